@@ -1,0 +1,1 @@
+"""NumPy block emulator for MiniTriton IR (installed as ``minitriton.emulator``)."""

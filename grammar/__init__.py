@@ -1,0 +1,1 @@
+"""The MiniTriton Lark grammar, shipped as package data (``minitriton.grammar``)."""

@@ -1,0 +1,842 @@
+"""Kernel source -> AST, with located syntax diagnostics.
+
+The grammar lives in ``grammar/minitriton.lark``; this module runs it and
+turns the Lark parse tree into :mod:`minitriton.frontend.ast` nodes. Every
+Lark error (unexpected character or token, bad indentation, unbalanced
+brackets) and every construct outside the kernel language becomes a
+:class:`~minitriton.diagnostics.CompileError` located in the real source
+file, never a traceback.
+
+Public API:
+
+* :func:`parse_function` - one kernel or helper, as ``inspect.getsource``
+  returns it;
+* :func:`parse_expression` - one expression (the debugger's ``p EXPR``);
+* :func:`load_grammar` - the grammar text; :func:`lark_parser` - the parser.
+"""
+
+from __future__ import annotations
+
+import ast as pyast
+import importlib.resources
+import warnings
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import NoReturn, TypeVar
+
+from lark import Lark, Token, Tree
+from lark.exceptions import LarkError, UnexpectedCharacters, UnexpectedInput, UnexpectedToken
+from lark.indenter import Indenter
+
+from minitriton.diagnostics import CompileError, Location, error
+from minitriton.frontend import ast
+
+GRAMMAR_FILE = "minitriton.lark"
+T = TypeVar("T")
+
+# ---------------------------------------------------------------------------
+# Loading the grammar
+# ---------------------------------------------------------------------------
+
+
+@cache
+def load_grammar() -> str:
+    """Return the text of ``minitriton.lark``.
+
+    It is package data of ``minitriton.grammar`` once installed; in a source
+    checkout it is ``grammar/`` at the repository root.
+    """
+    try:
+        resource = importlib.resources.files("minitriton.grammar").joinpath(GRAMMAR_FILE)
+        if resource.is_file():
+            return resource.read_text(encoding="utf-8")
+    except (ImportError, TypeError, OSError):
+        pass  # not installed: fall back to the source tree
+    path = Path(__file__).resolve().parents[2] / "grammar" / GRAMMAR_FILE
+    return path.read_text(encoding="utf-8")
+
+
+class IndentationProblem(LarkError):
+    """Raised by :class:`KernelIndenter` with a message and a position."""
+
+    def __init__(self, message: str, line: int, column: int) -> None:
+        super().__init__(message)
+        self.message = message
+        self.line = line
+        self.column = column
+
+
+class KernelIndenter(Indenter):
+    """Python-style indenter: emits _INDENT/_DEDENT, ignores newlines in brackets.
+
+    Unlike Lark's ``PythonIndenter`` it places indent tokens at the first
+    character of the indented line (so "unexpected indent" points there),
+    raises :class:`IndentationProblem` instead of a bare ``DedentError``, and
+    tolerates an unmatched closing bracket (the parser reports it).
+    """
+
+    NL_type = "_NEWLINE"
+    OPEN_PAREN_types = ["LPAR", "LSQB", "LBRACE"]
+    CLOSE_PAREN_types = ["RPAR", "RSQB", "RBRACE"]
+    INDENT_type = "_INDENT"
+    DEDENT_type = "_DEDENT"
+    tab_len = 8
+
+    def handle_NL(self, token: Token) -> Iterator[Token]:
+        """Yield the newline, then any indent or dedent tokens it implies."""
+        if self.paren_level > 0:
+            return
+        yield token
+        indent_str = token.rsplit("\n", 1)[1]
+        indent = indent_str.count(" ") + indent_str.count("\t") * self.tab_len
+        here = (token.end_line, token.end_column)
+        if indent > self.indent_level[-1]:
+            self.indent_level.append(indent)
+            yield _positioned(self.INDENT_type, indent_str, here)
+            return
+        while indent < self.indent_level[-1]:
+            self.indent_level.pop()
+            yield _positioned(self.DEDENT_type, indent_str, here)
+        if indent != self.indent_level[-1]:
+            raise IndentationProblem(
+                "unindent does not match any outer indentation level", *here
+            )
+
+    def _process(self, stream: Iterator[Token]) -> Iterator[Token]:
+        last: Token | None = None
+        for token in stream:
+            last = token
+            if token.type == self.NL_type:
+                yield from self.handle_NL(token)
+            else:
+                yield token
+            if token.type in self.OPEN_PAREN_types:
+                self.paren_level += 1
+            elif token.type in self.CLOSE_PAREN_types:
+                self.paren_level = max(self.paren_level - 1, 0)
+        end = (last.end_line, last.end_column) if last is not None else (1, 1)
+        while len(self.indent_level) > 1:
+            self.indent_level.pop()
+            yield _positioned(self.DEDENT_type, "", end)
+
+
+def _positioned(type_: str, value: str, pos: tuple[int, int]) -> Token:
+    """A token at ``pos`` = (line, column)."""
+    line, column = pos
+    return Token(type_, value, None, line, column, line, column, None)
+
+
+@cache
+def lark_parser() -> Lark:
+    """The LALR parser for the grammar (built once).
+
+    The basic lexer (rather than Lark's contextual one) always lexes keywords
+    as keywords, so ``x = lambda`` cannot slip through as a name.
+    """
+    return Lark(
+        load_grammar(),
+        parser="lalr",
+        lexer="basic",
+        postlex=KernelIndenter(),
+        start=["function_input", "expression_input"],
+        propagate_positions=True,
+        maybe_placeholders=True,
+    )
+
+
+@cache
+def _token_lexer() -> Lark:
+    """A lexer without the indenter, to check brackets after a parse error."""
+    return Lark(load_grammar(), parser="lalr", lexer="basic", start="expression_input")
+
+
+# ---------------------------------------------------------------------------
+# Source text and locations
+# ---------------------------------------------------------------------------
+
+
+@dataclass
+class _Source:
+    """Dedented source text and the map from its positions to the real file."""
+
+    text: str
+    filename: str
+    first_line: int
+    shifts: list[int]  # columns removed from each line by dedenting
+
+    @classmethod
+    def dedent(cls, source: str, filename: str, first_line: int, col_offset: int) -> _Source:
+        """Remove the common indentation of ``source`` (that of its first line)."""
+        # Split on "\n" only: Lark counts lines that way (str.splitlines does not).
+        lines = source.split("\n")
+        first = next((line for line in lines if line.strip()), "")
+        indent = len(first) - len(first.lstrip(" \t"))
+        shifts: list[int] = []
+        out: list[str] = []
+        for line in lines:
+            cut = min(indent, len(line) - len(line.lstrip(" \t")))
+            shifts.append(cut + col_offset)
+            out.append(line[cut:])
+        text = "\n".join(out)
+        if not text.endswith("\n"):
+            text += "\n"
+        return cls(text, filename, first_line, shifts)
+
+    def loc(self, line: int | None, column: int | None) -> Location:
+        """The real-file location of (line, column) in the dedented text."""
+        line = max(line or 1, 1)
+        shift = self.shifts[line - 1] if line <= len(self.shifts) else 0
+        return Location(self.filename, line + self.first_line - 1, max(column or 1, 1) + shift)
+
+
+# ---------------------------------------------------------------------------
+# Public entry points
+# ---------------------------------------------------------------------------
+
+
+def parse_function(
+    source: str, filename: str, first_line: int = 1, col_offset: int = 0
+) -> ast.FunctionDef:
+    """Parse one function (decorators included) into a :class:`ast.FunctionDef`.
+
+    ``source`` is the function's text as ``inspect.getsource`` returns it,
+    possibly indented (a method or a nested definition): it is dedented, and
+    locations point into the real file, whose line ``first_line`` holds the
+    first line of ``source``. ``col_offset`` adds columns removed by the
+    caller, if any. Raises :class:`CompileError` on any syntax error or
+    unsupported construct.
+    """
+    src = _Source.dedent(source, filename, first_line, col_offset)
+    tree = _parse(src, "function_input")
+    return _guarded(lambda: _Builder(src).function_input(tree), src)
+
+
+def parse_expression(
+    text: str, filename: str = "<expr>", allow_indexing: bool = False
+) -> ast.Expr:
+    """Parse a single expression, e.g. ``x[:, None] + 1``.
+
+    With ``allow_indexing=True`` (the debugger) subscripts may hold integers
+    and variables (``x[3]``); kernels allow only ``None`` and slices.
+    """
+    src = _Source.dedent(text.strip() + "\n", filename, 1, 0)
+    tree = _parse(src, "expression_input")
+    builder = _Builder(src, allow_indexing=allow_indexing)
+    return _guarded(lambda: builder.expr(tree.children[-1]), src)
+
+
+def _guarded(build: Callable[[], T], src: _Source) -> T:
+    """Run ``build()``, turning runaway recursion into a diagnostic."""
+    try:
+        return build()
+    except RecursionError:
+        raise error(src.loc(1, 1), "expression is nested too deeply") from None
+
+
+def _parse(src: _Source, start: str) -> Tree:
+    """Run Lark, converting its errors into located diagnostics."""
+    try:
+        return lark_parser().parse(src.text, start=start)
+    except IndentationProblem as e:
+        raise error(src.loc(e.line, e.column), e.message) from None
+    except UnexpectedInput as e:
+        raise _syntax_error(src, e) from None
+    except RecursionError:
+        raise error(src.loc(1, 1), "expression is nested too deeply") from None
+
+
+# ---------------------------------------------------------------------------
+# Syntax errors
+# ---------------------------------------------------------------------------
+
+_CLOSING = {"RPAR": "LPAR", "RSQB": "LSQB", "RBRACE": "LBRACE"}
+
+
+def _syntax_error(src: _Source, e: UnexpectedInput) -> CompileError:
+    """Map a Lark error to a friendly diagnostic (brackets are checked first)."""
+    where = (e.line if e.line and e.line > 0 else 1, e.column if e.column else 1)
+    bracket = _bracket_problem(src.text)
+    if bracket is not None and bracket[1] <= where:
+        message, pos = bracket
+        return error(src.loc(*pos), message)
+    if isinstance(e, UnexpectedCharacters):
+        return error(src.loc(*where), _bad_character_message(e.char))
+    if isinstance(e, UnexpectedToken):
+        message, help_ = _unexpected_token_message(e)
+        return error(src.loc(*where), message, help_)
+    return error(src.loc(*where), "invalid syntax")
+
+
+def _bad_character_message(char: str) -> str:
+    if char in "\"'":
+        return "unterminated string literal"
+    return f"invalid character {char!r}"
+
+
+def _unexpected_token_message(e: UnexpectedToken) -> tuple[str, str | None]:
+    """The message (and help) for a token the grammar did not expect."""
+    token = e.token
+    expected = set(e.expected or ())
+    if token.type == "_INDENT":
+        return "unexpected indent", None
+    if "_INDENT" in expected:
+        return "expected an indented block", "indent the body of the statement"
+    if "COLON" in expected and token.type in ("_NEWLINE", "$END"):
+        return "expected ':'", None
+    if token.type == "EQUAL":
+        return "invalid syntax: unexpected '='", "use '==' to compare values"
+    return f"invalid syntax: unexpected {_describe(token)}", None
+
+
+def _describe(token: Token) -> str:
+    """How a token reads in a message: ``name 'x'``, ``'else'``, ..."""
+    kinds = {
+        "$END": "end of input",
+        "_NEWLINE": "end of line",
+        "_DEDENT": "dedent",
+    }
+    if token.type in kinds:
+        return kinds[token.type]
+    if token.type == "NAME":
+        return f"name '{token.value}'"
+    if token.type.endswith("_NUMBER"):
+        return f"number {token.value}"
+    if token.type in ("STRING", "LONG_STRING"):
+        return "string literal"
+    return f"'{token.value}'"
+
+
+def _bracket_problem(text: str) -> tuple[str, tuple[int, int]] | None:
+    """The first unbalanced bracket in ``text``, as (message, (line, col))."""
+    stack: list[Token] = []
+    try:
+        for token in _token_lexer().lex(text):
+            if token.type in ("LPAR", "LSQB", "LBRACE"):
+                stack.append(token)
+            elif token.type in _CLOSING:
+                problem = _close_bracket(stack, token)
+                if problem is not None:
+                    return problem
+    except LarkError:
+        pass  # the lexer stopped at a bad character: judge what came before
+    if not stack:
+        return None
+    opener = stack[-1]
+    return f"'{opener.value}' was never closed", (opener.line, opener.column)
+
+
+def _close_bracket(stack: list[Token], token: Token) -> tuple[str, tuple[int, int]] | None:
+    """Pop the bracket ``token`` closes, or describe why it cannot."""
+    pos = (token.line, token.column)
+    if not stack:
+        return f"unmatched '{token.value}'", pos
+    opener = stack.pop()
+    if _CLOSING[token.type] == opener.type:
+        return None
+    return f"closing bracket '{token.value}' does not match '{opener.value}'", pos
+
+
+# ---------------------------------------------------------------------------
+# Unsupported constructs: what they are called and what to write instead
+# ---------------------------------------------------------------------------
+
+_NO_BREAK = (
+    "Triton does not support 'break' or 'continue'; use a while loop whose condition "
+    "includes the exit test, or mask the remaining work with tl.where"
+)
+_HELPER = "define a separate @triton.jit helper function at module level and call it"
+
+UNSUPPORTED_STATEMENTS: dict[str, tuple[str, str]] = {
+    "break_stmt": ("break", _NO_BREAK),
+    "continue_stmt": ("continue", _NO_BREAK),
+    "classdef": ("class definition", "kernels cannot define classes; " + _HELPER),
+    "try_stmt": (
+        "try/except",
+        "kernels have no exceptions; check conditions with masks or tl.device_assert",
+    ),
+    "with_stmt": ("with statement", "write the body of the 'with' block directly"),
+    "global_stmt": (
+        "global statement",
+        "pass the value as a kernel argument (a tl.constexpr if it is a constant)",
+    ),
+    "nonlocal_stmt": ("nonlocal statement", "pass the value as an argument and return it"),
+    "import_stmt": ("import inside a kernel", "move the import to module level"),
+    "async_stmt": ("async", "kernels are not coroutines; remove 'async'"),
+    "yield_stmt": ("yield", "kernels cannot be generators; tl.store the results instead"),
+    "del_stmt": ("del statement", "remove it; kernel values need no freeing"),
+    "raise_stmt": ("raise statement", "use tl.device_assert(cond, msg) to check at run time"),
+    "funcdef": ("nested function definition", _HELPER),
+    "decorated": ("decorator inside a kernel body", _HELPER),
+}
+
+UNSUPPORTED_EXPRESSIONS: dict[str, tuple[str, str]] = {
+    "lambdef": ("lambda", _HELPER.replace("separate ", "")),
+    "list_comp": (
+        "list comprehension",
+        "build blocks with tl.arange and broadcasting, or write a tl.static_range loop",
+    ),
+    "set_comp": ("set comprehension", "kernels have no sets; use blocks built with tl.arange"),
+    "dict_comp": ("dict comprehension", "kernels have no dicts; use separate variables"),
+    "generator": (
+        "generator expression",
+        "compute on whole blocks (e.g. tl.sum(x, axis=0)) or write a tl.static_range loop",
+    ),
+    "genexp_argument": (
+        "generator expression",
+        "compute on whole blocks (e.g. tl.sum(x, axis=0)) or write a tl.static_range loop",
+    ),
+    "assign_expr": ("assignment expression ':='", "assign the value in its own statement first"),
+    "star_expr": ("starred expression '*x'", "name each element explicitly"),
+    "stararg": ("star-args '*args'", "pass each argument explicitly"),
+    "kwstararg": ("keyword unpacking '**kwargs'", "pass each keyword argument explicitly"),
+    "yield_expr": ("yield", "kernels cannot be generators; tl.store the results instead"),
+    "set": ("set literal", "kernels have no sets; use a tuple"),
+    "star_param": ("star-args '*args' parameter", "list each parameter explicitly"),
+    "kwstar_param": ("'**kwargs' parameter", "list each parameter explicitly"),
+    "slash_param": ("positional-only marker '/'", "remove the '/'"),
+}
+
+_INDEX_HELP = (
+    "only None and ':' are allowed in kernel subscripts (e.g. x[:, None]); to read "
+    "element i of a pointer, use pointer arithmetic: tl.load(p + i)"
+)
+
+
+def _unsupported(loc: Location, construct: str, help_: str) -> NoReturn:
+    raise error(loc, f"unsupported construct: {construct}", help_)
+
+
+# ---------------------------------------------------------------------------
+# Parse tree -> AST
+# ---------------------------------------------------------------------------
+
+# Binary operators whose Lark rule lists only operands (the operator is fixed).
+_FIXED_OPS = {"or_expr": "|", "xor_expr": "^", "and_expr": "&"}
+# Rules that alternate operand, operator token, operand, ...
+_CHAIN_RULES = {"shift_expr", "arith_expr", "term"}
+
+
+class _Builder:
+    """Walks a Lark parse tree top-down and builds AST nodes.
+
+    Top-down (rather than a Lark ``Transformer``) so that context is known:
+    decorators may contain dicts and arbitrary indexing, kernel bodies not.
+    """
+
+    def __init__(self, src: _Source, allow_indexing: bool = False) -> None:
+        self.src = src
+        self.allow_indexing = allow_indexing
+        self.in_decorator = False
+
+    # -- locations ---------------------------------------------------------
+
+    def loc(self, item: Tree | Token) -> Location:
+        """Location of the first token of ``item``."""
+        if isinstance(item, Token):
+            return self.src.loc(item.line, item.column)
+        if not item.meta.empty:
+            return self.src.loc(item.meta.line, item.meta.column)
+        first = next(item.scan_values(lambda v: isinstance(v, Token)), None)
+        return self.loc(first) if first is not None else self.src.loc(1, 1)
+
+    # -- functions ---------------------------------------------------------
+
+    def function_input(self, tree: Tree) -> ast.FunctionDef:
+        *decorators, definition = tree.children
+        if definition.data == "funcdef":
+            return self.funcdef(definition, [self.decorator(d) for d in decorators])
+        if definition.data == "async_stmt":
+            _unsupported(self.loc(definition), "async def", "remove 'async'; kernels are plain functions")
+        _unsupported(self.loc(definition), "class definition", "a kernel is a function; " + _HELPER)
+
+    def decorator(self, tree: Tree) -> ast.Decorator:
+        expr_tree = tree.children[0]
+        text = self._text_of(expr_tree)
+        self.in_decorator = True
+        try:
+            expr = self.expr(expr_tree)
+        except CompileError:
+            expr = None  # outside the subset (e.g. a lambda): Python runs it anyway
+        finally:
+            self.in_decorator = False
+        return ast.Decorator(text, expr, loc=self.loc(tree))
+
+    def _text_of(self, item: Tree | Token) -> str:
+        if isinstance(item, Token):
+            return str(item.value)
+        return self.src.text[item.meta.start_pos : item.meta.end_pos]
+
+    def funcdef(self, tree: Tree, decorators: list[ast.Decorator]) -> ast.FunctionDef:
+        name, params_tree, returns, suite = tree.children
+        params = self.parameters(params_tree) if params_tree is not None else []
+        body = self.suite(suite)
+        docstring = _docstring(body)
+        if docstring is not None:
+            body = body[1:]
+        return ast.FunctionDef(
+            str(name),
+            params,
+            decorators,
+            body,
+            docstring,
+            self.expr(returns) if returns is not None else None,
+            loc=self.loc(tree),
+        )
+
+    def parameters(self, tree: Tree) -> list[ast.Param]:
+        params = [self.param(p) for p in tree.children]
+        seen: set[str] = set()
+        for param in params:
+            if param.name in seen:
+                raise error(param.loc, f"duplicate parameter '{param.name}'")
+            seen.add(param.name)
+        for before, after in zip(params, params[1:]):
+            if before.default is not None and after.default is None:
+                raise error(after.loc, "parameter without a default follows a parameter with one")
+        return params
+
+    def param(self, tree: Tree) -> ast.Param:
+        if tree.data != "param":
+            construct, help_ = UNSUPPORTED_EXPRESSIONS[tree.data]
+            _unsupported(self.loc(tree), construct, help_)
+        name, annotation, default = tree.children
+        return ast.Param(
+            str(name), self._opt(annotation), self._opt(default), loc=self.loc(tree)
+        )
+
+    def _opt(self, item: Tree | Token | None) -> ast.Expr | None:
+        return None if item is None else self.expr(item)
+
+    # -- statements --------------------------------------------------------
+
+    def suite(self, tree: Tree) -> list[ast.Stmt]:
+        return [self.stmt(child) for child in tree.children]
+
+    def stmt(self, tree: Tree) -> ast.Stmt:
+        if tree.data in UNSUPPORTED_STATEMENTS:
+            construct, help_ = UNSUPPORTED_STATEMENTS[tree.data]
+            if tree.data == "funcdef":
+                construct += f" '{tree.children[0]}'"
+            _unsupported(self.loc(tree), construct, help_)
+        return getattr(self, "s_" + tree.data)(tree)
+
+    def s_expr_stmt(self, tree: Tree) -> ast.ExprStmt:
+        return ast.ExprStmt(self.expr(tree.children[0]), loc=self.loc(tree))
+
+    def s_assign(self, tree: Tree) -> ast.Assign:
+        *targets, value = [self.expr(c) for c in tree.children]
+        for target in targets:
+            self._check_target(target)
+        return ast.Assign(targets, value, loc=self.loc(tree))
+
+    def s_augassign(self, tree: Tree) -> ast.AugAssign:
+        target_tree, op_tree, value_tree = tree.children
+        target = self.expr(target_tree)
+        if isinstance(target, ast.Tuple):
+            raise error(target.loc, "a tuple cannot be the target of an augmented assignment")
+        self._check_target(target)
+        op = str(op_tree.children[0])[:-1]  # "+=" -> "+"
+        return ast.AugAssign(target, op, self.expr(value_tree), loc=self.loc(tree))
+
+    def s_annassign(self, tree: Tree) -> ast.AnnAssign:
+        target_tree, annotation, value = tree.children
+        target = self.expr(target_tree)
+        if not isinstance(target, ast.Name):
+            raise error(target.loc, "only a plain name can have an annotation")
+        return ast.AnnAssign(target, self.expr(annotation), self._opt(value), loc=self.loc(tree))
+
+    def s_pass_stmt(self, tree: Tree) -> ast.Pass:
+        return ast.Pass(loc=self.loc(tree))
+
+    def s_return_stmt(self, tree: Tree) -> ast.Return:
+        return ast.Return(self._opt(tree.children[0]), loc=self.loc(tree))
+
+    def s_assert_stmt(self, tree: Tree) -> ast.Assert:
+        test, msg = tree.children
+        return ast.Assert(self.expr(test), self._opt(msg), loc=self.loc(tree))
+
+    def s_if_stmt(self, tree: Tree) -> ast.If:
+        test, suite, *elifs, else_clause = tree.children
+        orelse = self._else(else_clause)
+        # Build the elif chain from the innermost (last) one outwards.
+        for clause in reversed(elifs):
+            elif_test, elif_suite = clause.children
+            node = ast.If(self.expr(elif_test), self.suite(elif_suite), orelse, loc=self.loc(clause))
+            orelse = [node]
+        return ast.If(self.expr(test), self.suite(suite), orelse, loc=self.loc(tree))
+
+    def _else(self, clause: Tree | None) -> list[ast.Stmt]:
+        return [] if clause is None else self.suite(clause.children[0])
+
+    def s_for_stmt(self, tree: Tree) -> ast.For:
+        target_tree, iter_tree, suite, else_clause = tree.children
+        self._reject_loop_else(else_clause, "for")
+        target = self.expr(target_tree)
+        self._check_loop_target(target)
+        return ast.For(target, self.expr(iter_tree), self.suite(suite), loc=self.loc(tree))
+
+    def s_while_stmt(self, tree: Tree) -> ast.While:
+        test, suite, else_clause = tree.children
+        self._reject_loop_else(else_clause, "while")
+        return ast.While(self.expr(test), self.suite(suite), loc=self.loc(tree))
+
+    def _reject_loop_else(self, clause: Tree | None, loop: str) -> None:
+        if clause is None:
+            return
+        _unsupported(
+            self.loc(clause),
+            f"'else' clause on a '{loop}' loop",
+            "without 'break' the else block always runs: move it after the loop",
+        )
+
+    def _check_target(self, target: ast.Expr) -> None:
+        """Assignment targets: names and (nested) tuples of names."""
+        if isinstance(target, ast.Name):
+            return
+        if isinstance(target, ast.Tuple):
+            for elt in target.elts:
+                self._check_target(elt)
+            return
+        if isinstance(target, ast.Subscript):
+            _unsupported(
+                target.loc,
+                "assignment to a subscript",
+                "blocks are immutable values: write memory with tl.store(ptr + offs, value)",
+            )
+        if isinstance(target, ast.Attribute):
+            _unsupported(target.loc, "assignment to an attribute", "assign to a plain variable")
+        raise error(target.loc, f"cannot assign to {_describe_node(target)}")
+
+    def _check_loop_target(self, target: ast.Expr) -> None:
+        if isinstance(target, ast.Name):
+            return
+        if isinstance(target, ast.Tuple):
+            for elt in target.elts:
+                self._check_loop_target(elt)
+            return
+        raise error(target.loc, f"cannot use {_describe_node(target)} as a loop variable")
+
+    # -- expressions -------------------------------------------------------
+
+    def expr(self, item: Tree | Token) -> ast.Expr:
+        """Build the expression node for a parse-tree item."""
+        if isinstance(item, Token):  # defensive: expressions are always trees
+            raise error(self.loc(item), f"invalid syntax: unexpected {_describe(item)}")
+        if item.data in UNSUPPORTED_EXPRESSIONS:
+            construct, help_ = UNSUPPORTED_EXPRESSIONS[item.data]
+            _unsupported(self.loc(item), construct, help_)
+        if item.data in _FIXED_OPS:
+            return self._fold_fixed(item, _FIXED_OPS[item.data])
+        if item.data in _CHAIN_RULES:
+            return self._fold_chain(item)
+        return getattr(self, "e_" + item.data)(item)
+
+    def _fold_fixed(self, tree: Tree, op: str) -> ast.Expr:
+        operands = [self.expr(c) for c in tree.children]
+        result = operands[0]
+        for right in operands[1:]:
+            result = ast.BinOp(result, op, right, loc=operands[0].loc)
+        return result
+
+    def _fold_chain(self, tree: Tree) -> ast.Expr:
+        result = self.expr(tree.children[0])
+        items = tree.children[1:]
+        for op, right in zip(items[::2], items[1::2]):
+            result = ast.BinOp(result, str(op), self.expr(right), loc=result.loc)
+        return result
+
+    def e_name(self, tree: Tree) -> ast.Name:
+        return ast.Name(str(tree.children[0]), loc=self.loc(tree))
+
+    def e_const_none(self, tree: Tree) -> ast.Constant:
+        return ast.Constant(None, loc=self.loc(tree))
+
+    def e_const_true(self, tree: Tree) -> ast.Constant:
+        return ast.Constant(True, loc=self.loc(tree))
+
+    def e_const_false(self, tree: Tree) -> ast.Constant:
+        return ast.Constant(False, loc=self.loc(tree))
+
+    def e_number(self, tree: Tree) -> ast.Constant:
+        token = tree.children[0]
+        loc = self.loc(token)
+        if token.type == "IMAG_NUMBER":
+            _unsupported(loc, f"complex literal {token.value}", "kernels have no complex numbers")
+        try:
+            value: int | float = (
+                float(token.value) if token.type == "FLOAT_NUMBER" else int(token.value, 0)
+            )
+        except ValueError:
+            raise error(loc, f"invalid number literal {token.value}") from None
+        return ast.Constant(value, loc=loc)
+
+    def e_strings(self, tree: Tree) -> ast.Constant:
+        parts = [self._string(child.children[0]) for child in tree.children]
+        return ast.Constant("".join(parts), loc=self.loc(tree))
+
+    def _string(self, token: Token) -> str:
+        text = str(token.value)
+        prefix = text[: len(text) - len(text.lstrip("rRuUbBfF"))].lower()
+        loc = self.loc(token)
+        if "f" in prefix:
+            _unsupported(loc, "f-string", 'use a plain string: tl.device_print("x", x) prints values')
+        if "b" in prefix:
+            _unsupported(loc, "bytes literal", "use a str literal")
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                return str(pyast.literal_eval(text))
+        except (SyntaxError, ValueError):
+            raise error(loc, "invalid string literal") from None
+
+    def e_tuple(self, tree: Tree) -> ast.Tuple:
+        return ast.Tuple([self.expr(c) for c in tree.children], loc=self.loc(tree))
+
+    def e_list(self, tree: Tree) -> ast.List:
+        return ast.List([self.expr(c) for c in tree.children], loc=self.loc(tree))
+
+    def e_dict(self, tree: Tree) -> ast.Dict:
+        loc = self.loc(tree)
+        if not self.in_decorator:
+            _unsupported(loc, "dict literal", "kernels have no dicts; use separate variables")
+        pairs = [(self.expr(kv.children[0]), self.expr(kv.children[1])) for kv in tree.children]
+        return ast.Dict([k for k, _ in pairs], [v for _, v in pairs], loc=loc)
+
+    def e_ifexp(self, tree: Tree) -> ast.IfExp:
+        body, test, orelse = (self.expr(c) for c in tree.children)
+        return ast.IfExp(test, body, orelse, loc=body.loc)
+
+    def e_or_test(self, tree: Tree) -> ast.BoolOp:
+        return ast.BoolOp("or", [self.expr(c) for c in tree.children], loc=self.loc(tree))
+
+    def e_and_test(self, tree: Tree) -> ast.BoolOp:
+        return ast.BoolOp("and", [self.expr(c) for c in tree.children], loc=self.loc(tree))
+
+    def e_not_(self, tree: Tree) -> ast.UnaryOp:
+        return ast.UnaryOp("not", self.expr(tree.children[0]), loc=self.loc(tree))
+
+    def e_unary(self, tree: Tree) -> ast.UnaryOp:
+        op, operand = tree.children
+        return ast.UnaryOp(str(op), self.expr(operand), loc=self.loc(tree))
+
+    def e_power(self, tree: Tree) -> ast.BinOp:
+        base, exponent = (self.expr(c) for c in tree.children)
+        return ast.BinOp(base, "**", exponent, loc=base.loc)
+
+    def e_comparison(self, tree: Tree) -> ast.Compare:
+        left, *rest = tree.children
+        ops = [" ".join(str(t) for t in op.children) for op in rest[::2]]
+        comparators = [self.expr(c) for c in rest[1::2]]
+        return ast.Compare(self.expr(left), ops, comparators, loc=self.loc(tree))
+
+    def e_attribute(self, tree: Tree) -> ast.Attribute:
+        value, attr = tree.children
+        return ast.Attribute(self.expr(value), str(attr), loc=self.loc(tree))
+
+    def e_call(self, tree: Tree) -> ast.Call:
+        func_tree, arguments = tree.children
+        func = self.expr(func_tree)
+        args, keywords = self._arguments(arguments)
+        return ast.Call(func, args, keywords, loc=func.loc)
+
+    def _arguments(self, tree: Tree | None) -> tuple[list[ast.Expr], list[ast.Keyword]]:
+        if tree is None:
+            return [], []
+        if tree.data == "genexp_argument":
+            self.expr(tree)  # raises: generator expressions are rejected
+        args: list[ast.Expr] = []
+        keywords: list[ast.Keyword] = []
+        for child in tree.children:
+            if child.data == "kwarg":
+                keywords.append(self._keyword(child, keywords))
+                continue
+            arg = self.expr(child)
+            if keywords:
+                raise error(arg.loc, "positional argument follows keyword argument")
+            args.append(arg)
+        return args, keywords
+
+    def _keyword(self, tree: Tree, previous: list[ast.Keyword]) -> ast.Keyword:
+        name_tree, value = tree.children
+        if name_tree.data != "name":
+            raise error(
+                self.loc(name_tree),
+                "invalid keyword argument: only a name may stand before '='",
+                "use '==' to compare values",
+            )
+        name = str(name_tree.children[0])
+        if any(k.name == name for k in previous):
+            raise error(self.loc(tree), f"keyword argument repeated: {name}")
+        return ast.Keyword(name, self.expr(value), loc=self.loc(tree))
+
+    def e_subscript(self, tree: Tree) -> ast.Subscript:
+        value_tree, index_tree = tree.children
+        value = self.expr(value_tree)
+        items = index_tree.children if index_tree.data == "subscript_tuple" else [index_tree]
+        index = [self._index(item) for item in items]
+        if not (self.allow_indexing or self.in_decorator or _is_shape(value)):
+            self._check_kernel_index(index)
+        return ast.Subscript(value, index, loc=value.loc)
+
+    def _index(self, item: Tree) -> ast.Expr:
+        if item.data != "slice":
+            return self.expr(item)
+        lower, upper, step = item.children
+        step_expr = self._opt(step.children[0]) if step is not None else None
+        return ast.Slice(self._opt(lower), self._opt(upper), step_expr, loc=self.loc(item))
+
+    def _check_kernel_index(self, index: list[ast.Expr]) -> None:
+        for item in index:
+            if isinstance(item, ast.Slice):
+                continue
+            if isinstance(item, ast.Constant) and item.value is None:
+                continue
+            _unsupported(
+                item.loc,
+                f"indexing a block or pointer with {_describe_node(item)}",
+                _INDEX_HELP,
+            )
+
+
+def _is_shape(value: ast.Expr) -> bool:
+    """``x.shape[0]`` may index with integers: a shape is a tuple of constants."""
+    return isinstance(value, ast.Attribute) and value.attr == "shape"
+
+
+def _docstring(body: list[ast.Stmt]) -> str | None:
+    """The docstring if ``body`` starts with a string expression statement."""
+    if not body or not isinstance(body[0], ast.ExprStmt):
+        return None
+    value = body[0].value
+    if isinstance(value, ast.Constant) and isinstance(value.value, str):
+        return value.value
+    return None
+
+
+_NODE_NAMES = {
+    ast.Name: "a variable",
+    ast.Constant: "a literal",
+    ast.Call: "a function call",
+    ast.BinOp: "an expression",
+    ast.UnaryOp: "an expression",
+    ast.BoolOp: "an expression",
+    ast.Compare: "a comparison",
+    ast.IfExp: "a conditional expression",
+    ast.Subscript: "a subscript",
+    ast.Attribute: "an attribute",
+    ast.Tuple: "a tuple",
+    ast.List: "a list",
+    ast.Dict: "a dict",
+    ast.Slice: "a slice",
+}
+
+
+def _describe_node(node: ast.Expr) -> str:
+    """How an expression reads in a message: ``an integer '3'``, ``variable 'i'``."""
+    if isinstance(node, ast.Name):
+        return f"a variable '{node.id}'"
+    if isinstance(node, ast.Constant) and isinstance(node.value, int):
+        return f"an integer '{node.value}'"
+    return _NODE_NAMES.get(type(node), "an expression")

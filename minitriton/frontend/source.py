@@ -1,0 +1,84 @@
+"""What the frontend needs to know about a kernel before it compiles it.
+
+:class:`KernelSource` captures a Python function's source text, file and
+first line (so diagnostics point into the user's own file) plus the globals
+its names resolve through. :class:`ArgSpec` describes one argument of one
+specialization: the contract between the launcher (which looks at the
+actual arguments) and the frontend (which compiles for them).
+"""
+
+from __future__ import annotations
+
+import inspect
+import textwrap
+from dataclasses import dataclass, field
+from typing import Any
+
+from minitriton.ir.types import Type
+
+
+@dataclass
+class KernelSource:
+    """The source of one ``@jit`` function."""
+
+    fn: Any
+    source: str
+    filename: str
+    first_line: int
+    globals: dict[str, Any] = field(repr=False, default_factory=dict)
+
+    @property
+    def name(self) -> str:
+        """The Python function's name."""
+        return self.fn.__name__
+
+    @property
+    def param_names(self) -> list[str]:
+        """Parameter names in order."""
+        return list(inspect.signature(self.fn).parameters)
+
+    @classmethod
+    def from_function(cls, fn: Any) -> KernelSource:
+        """Capture ``fn``'s source; the text is dedented later by the parser."""
+        lines, first_line = inspect.getsourcelines(fn)
+        filename = inspect.getsourcefile(fn) or inspect.getfile(fn)
+        return cls(fn, "".join(lines), filename, first_line, fn.__globals__)
+
+    @property
+    def dedented(self) -> str:
+        """The source without its common indentation."""
+        return textwrap.dedent(self.source)
+
+
+class JITBase:
+    """Base class of :class:`minitriton.jit.JITFunction`.
+
+    The frontend treats any global that is an instance of this class as a
+    ``@jit`` helper it may call (or pass as a ``combine_fn``).
+    """
+
+    source: KernelSource
+
+
+@dataclass(frozen=True)
+class ArgSpec:
+    """One kernel argument as specialized for one compilation.
+
+    ``kind`` is ``"constexpr"`` (``value`` is the Python value, folded into
+    the IR), ``"pointer"`` or ``"scalar"`` (``type`` is the IR type). Like
+    Triton, integers (and pointers) divisible by 16 are marked so the GPU
+    backend may vectorize, and integers equal to 1 are folded as constants.
+    """
+
+    name: str
+    kind: str
+    type: Type | None = None
+    value: Any = None
+    divisible_by_16: bool = False
+    equal_to_1: bool = False
+
+    def key(self) -> tuple[Any, ...]:
+        """The part of the specialization key this argument contributes."""
+        if self.kind == "constexpr":
+            return (self.name, "constexpr", repr(self.value))
+        return (self.name, str(self.type), self.divisible_by_16, self.equal_to_1)

@@ -1,0 +1,196 @@
+"""The IR's core data structures: values, operations, blocks and regions.
+
+An :class:`Operation` has operands (SSA :class:`Value` objects), results,
+attributes (plain Python ints, floats, bools, strings and lists of them) and
+regions. A :class:`Region` holds one :class:`Block`; a block has typed
+arguments and a list of operations. Every operation carries a
+:class:`~minitriton.diagnostics.Location`.
+
+Each concrete op is a small subclass with a ``name`` and a ``verify()``
+method, registered in :data:`OP_REGISTRY` by :func:`register_op`, in the
+spirit of xDSL.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from typing import Any, ClassVar
+
+from minitriton.diagnostics import UNKNOWN, Location
+from minitriton.ir.types import BlockType, Type
+
+Attr = Any  # int | float | bool | str | list[Attr]
+
+
+class VerifyError(Exception):
+    """Raised when an op breaks the IR's rules."""
+
+    def __init__(self, op: Operation | None, message: str) -> None:
+        self.op = op
+        self.loc = op.loc if op is not None else UNKNOWN
+        name = f"'{op.name}' " if op is not None else ""
+        super().__init__(f"{name}{message}")
+
+
+class Value:
+    """An SSA value: the result of an op or the argument of a block."""
+
+    def __init__(self, type: Type, name_hint: str | None = None) -> None:
+        self.type = type
+        self.name_hint = name_hint
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        """The block shape, or ``()`` for scalars."""
+        return self.type.shape if isinstance(self.type, BlockType) else ()
+
+
+class OpResult(Value):
+    """The ``index``-th result of ``owner``."""
+
+    def __init__(self, type: Type, owner: Operation, index: int) -> None:
+        super().__init__(type)
+        self.owner = owner
+        self.index = index
+
+
+class BlockArgument(Value):
+    """The ``index``-th argument of a block (loop variable, iter arg, ...)."""
+
+    def __init__(self, type: Type, index: int, name_hint: str | None = None) -> None:
+        super().__init__(type, name_hint)
+        self.index = index
+
+
+class Block:
+    """A straight-line list of ops with typed arguments."""
+
+    def __init__(self, arg_types: Sequence[Type] = (), arg_names: Sequence[str | None] = ()):
+        names = list(arg_names) + [None] * (len(arg_types) - len(arg_names))
+        self.args = [BlockArgument(t, i, n) for i, (t, n) in enumerate(zip(arg_types, names))]
+        self.ops: list[Operation] = []
+        self.parent: Operation | None = None
+
+    def append(self, op: Operation) -> Operation:
+        """Append ``op`` and make this block its parent."""
+        op.parent = self
+        self.ops.append(op)
+        return op
+
+    def insert(self, index: int, op: Operation) -> Operation:
+        """Insert ``op`` before position ``index``."""
+        op.parent = self
+        self.ops.insert(index, op)
+        return op
+
+    def remove(self, op: Operation) -> None:
+        """Remove ``op`` from this block."""
+        self.ops.remove(op)
+        op.parent = None
+
+    @property
+    def terminator(self) -> Operation | None:
+        """The last op, if any."""
+        return self.ops[-1] if self.ops else None
+
+
+class Region:
+    """A region of one block, owned by an op (loop body, branch, combiner)."""
+
+    def __init__(self, block: Block | None = None) -> None:
+        self.block = block if block is not None else Block()
+
+    @property
+    def args(self) -> list[BlockArgument]:
+        """The entry block's arguments."""
+        return self.block.args
+
+    @property
+    def ops(self) -> list[Operation]:
+        """The entry block's ops."""
+        return self.block.ops
+
+
+class Operation:
+    """Base class of every IR op.
+
+    Subclasses set :attr:`name` and override :meth:`verify`. Construction
+    never verifies: the verifier runs over whole modules (and after every
+    pass in the tests).
+    """
+
+    name: ClassVar[str] = "<op>"
+    #: Ops whose only effect is their results (removable when unused).
+    pure: ClassVar[bool] = True
+    #: Ops that end a block (yield, return, ...).
+    is_terminator: ClassVar[bool] = False
+
+    def __init__(
+        self,
+        operands: Sequence[Value] = (),
+        result_types: Sequence[Type] = (),
+        attrs: dict[str, Attr] | None = None,
+        regions: Sequence[Region] = (),
+        loc: Location = UNKNOWN,
+    ) -> None:
+        self.operands = list(operands)
+        self.results = [OpResult(t, self, i) for i, t in enumerate(result_types)]
+        self.attrs: dict[str, Attr] = dict(attrs or {})
+        self.regions = list(regions)
+        for region in self.regions:
+            region.block.parent = self
+        self.loc = loc
+        self.parent: Block | None = None
+
+    @property
+    def result(self) -> OpResult:
+        """The single result (errors if the op has not exactly one)."""
+        if len(self.results) != 1:
+            raise VerifyError(self, f"expected one result, has {len(self.results)}")
+        return self.results[0]
+
+    @property
+    def parent_op(self) -> Operation | None:
+        """The op whose region holds this op."""
+        return self.parent.parent if self.parent is not None else None
+
+    def walk(self) -> Iterator[Operation]:
+        """This op, then every op nested in its regions, in order."""
+        yield self
+        for region in self.regions:
+            for op in list(region.ops):
+                yield from op.walk()
+
+    def verify(self) -> None:
+        """Check this op's own rules; raise :class:`VerifyError` if broken."""
+
+    def fail(self, message: str) -> VerifyError:
+        """Build a :class:`VerifyError` for this op."""
+        return VerifyError(self, message)
+
+    def __repr__(self) -> str:
+        return f"<{self.name} at {self.loc}>"
+
+
+OP_REGISTRY: dict[str, type[Operation]] = {}
+
+
+def register_op(cls: type[Operation]) -> type[Operation]:
+    """Class decorator: make ``cls`` known to the IR parser by its name."""
+    OP_REGISTRY[cls.name] = cls
+    return cls
+
+
+def replace_all_uses(root: Operation, old: Value, new: Value) -> None:
+    """Replace every use of ``old`` by ``new`` in ``root`` and its regions."""
+    for op in root.walk():
+        op.operands = [new if v is old else v for v in op.operands]
+
+
+def use_counts(root: Operation) -> dict[int, int]:
+    """Map ``id(value)`` to the number of uses in ``root`` and below."""
+    counts: dict[int, int] = {}
+    for op in root.walk():
+        for v in op.operands:
+            counts[id(v)] = counts.get(id(v), 0) + 1
+    return counts

@@ -1,0 +1,788 @@
+"""Every op of the block-level IR, each a small class that verifies itself.
+
+Conventions (they keep each ``verify()`` short):
+
+* The frontend makes types explicit: operands of a binary op already have
+  the same type (it inserts ``tt.broadcast``, ``tt.splat`` and
+  ``arith.cast``), so ops never broadcast or promote implicitly.
+* Ops work on scalars and on blocks alike. ``arith.add(%a, %b) : i32`` adds
+  two scalars, ``... : tensor<128xi32>`` adds two blocks elementwise.
+* Integer signedness lives in the type (``i32`` vs ``u32``), so ``arith.div``,
+  ``arith.rem``, ``arith.shr`` and ``arith.cmp`` need no signed/unsigned
+  variants.
+
+Op names follow Triton's TTIR where one exists (``tt.load``, ``tt.dot``,
+``scf.for``); see the IR reference page in the docs for each op's semantics.
+"""
+
+from __future__ import annotations
+
+from minitriton.ir.core import Operation, Region, Value, VerifyError, register_op
+from minitriton.ir.types import (
+    I1,
+    I32,
+    BlockType,
+    PointerType,
+    ScalarType,
+    Type,
+    element_type,
+    shape_of,
+    with_element,
+)
+
+# ---------------------------------------------------------------- helpers
+
+
+def _expect_operands(op: Operation, *counts: int) -> None:
+    if len(op.operands) not in counts:
+        want = " or ".join(str(c) for c in counts)
+        raise op.fail(f"expects {want} operands, got {len(op.operands)}")
+
+
+def _expect_results(op: Operation, count: int) -> None:
+    if len(op.results) != count:
+        raise op.fail(f"expects {count} results, got {len(op.results)}")
+
+
+def _expect_attrs(op: Operation, *names: str) -> None:
+    for name in names:
+        if name not in op.attrs:
+            raise op.fail(f"missing attribute '{name}'")
+
+
+def _same_type(op: Operation, values: list[Value], t: Type, what: str) -> None:
+    for v in values:
+        if v.type != t:
+            raise op.fail(f"{what} has type {v.type}, expected {t}")
+
+
+def _same_shape(op: Operation, a: Type, b: Type, what: str) -> None:
+    if shape_of(a) != shape_of(b):
+        raise op.fail(f"{what}: shape {shape_of(a)} does not match {shape_of(b)}")
+
+
+def _check_block_shape(op: Operation, t: Type) -> None:
+    # Rule from Triton: every block dimension is a power of two, <= 2^20 elements.
+    if not isinstance(t, BlockType):
+        return
+    for d in t.shape:
+        if d <= 0 or d & (d - 1):
+            raise op.fail(f"block dimension {d} is not a power of two")
+    if t.numel > 2**20:
+        raise op.fail(f"block of {t.numel} elements exceeds 2^20")
+
+
+# ---------------------------------------------------------------- constants
+
+
+@register_op
+class ConstantOp(Operation):
+    """``%c = arith.constant() {value = 1.0} : f32`` (a block constant is a splat)."""
+
+    name = "arith.constant"
+
+    def verify(self) -> None:
+        _expect_operands(self, 0)
+        _expect_results(self, 1)
+        _expect_attrs(self, "value")
+        value = self.attrs["value"]
+        elem = element_type(self.result.type)
+        if isinstance(elem, PointerType) or not isinstance(value, (int, float)):
+            raise self.fail(f"bad constant {value!r} of type {self.result.type}")
+        if elem.is_int() and not isinstance(value, int):
+            raise self.fail(f"integer constant has non-integer value {value!r}")
+        _check_block_shape(self, self.result.type)
+
+
+@register_op
+class ProgramIdOp(Operation):
+    """``%pid = tt.get_program_id() {axis = 0} : i32``."""
+
+    name = "tt.get_program_id"
+
+    def verify(self) -> None:
+        _expect_operands(self, 0)
+        _expect_attrs(self, "axis")
+        if self.attrs["axis"] not in (0, 1, 2) or self.result.type != I32:
+            raise self.fail("axis must be 0, 1 or 2 and the result i32")
+
+
+@register_op
+class NumProgramsOp(ProgramIdOp):
+    """``%n = tt.get_num_programs() {axis = 0} : i32``."""
+
+    name = "tt.get_num_programs"
+
+
+@register_op
+class MakeRangeOp(Operation):
+    """``%r = tt.make_range() {start = 0, end = 128} : tensor<128xi32>``."""
+
+    name = "tt.make_range"
+
+    def verify(self) -> None:
+        _expect_operands(self, 0)
+        _expect_attrs(self, "start", "end")
+        start, end = self.attrs["start"], self.attrs["end"]
+        t = self.result.type
+        if not isinstance(t, BlockType) or t.shape != (end - start,) or t.element != I32:
+            raise self.fail(f"result must be tensor<{end - start}xi32>")
+        _check_block_shape(self, t)
+
+
+# ---------------------------------------------------------------- elementwise
+
+
+class _Binary(Operation):
+    """Two operands and one result, all of one type."""
+
+    allow_int = True
+    allow_float = True
+
+    def verify(self) -> None:
+        _expect_operands(self, 2)
+        _expect_results(self, 1)
+        t = self.result.type
+        _same_type(self, self.operands, t, "operand")
+        elem = element_type(t)
+        if not isinstance(elem, ScalarType):
+            raise self.fail(f"does not apply to pointers ({t})")
+        if elem.is_float() and not self.allow_float:
+            raise self.fail(f"needs integer operands, got {t}")
+        if elem.is_int() and not self.allow_int:
+            raise self.fail(f"needs floating-point operands, got {t}")
+
+
+def _binary(op_name: str, doc: str, ints: bool = True, floats: bool = True) -> type:
+    cls = type(
+        op_name.split(".")[1].title().replace("_", "") + "Op",
+        (_Binary,),
+        {"name": op_name, "__doc__": doc, "allow_int": ints, "allow_float": floats},
+    )
+    return register_op(cls)
+
+
+AddOp = _binary("arith.add", "Addition; integers wrap around.")
+SubOp = _binary("arith.sub", "Subtraction; integers wrap around.")
+MulOp = _binary("arith.mul", "Multiplication; integers wrap around.")
+DivOp = _binary("arith.div", "Division: truncating for integers (C), approximate for floats.")
+RemOp = _binary("arith.rem", "Remainder with the sign of the dividend (C ``%`` / ``fmod``).")
+MaxOp = _binary("arith.max", "Elementwise maximum (``tl.maximum``).")
+MinOp = _binary("arith.min", "Elementwise minimum (``tl.minimum``).")
+AndOp = _binary("arith.and", "Bitwise and.", floats=False)
+OrOp = _binary("arith.or", "Bitwise or.", floats=False)
+XorOp = _binary("arith.xor", "Bitwise xor.", floats=False)
+ShlOp = _binary("arith.shl", "Shift left.", floats=False)
+ShrOp = _binary(
+    "arith.shr", "Shift right: arithmetic if signed, logical if unsigned.", floats=False
+)
+UmulhiOp = _binary("arith.umulhi", "High half of the full product (``tl.umulhi``).", floats=False)
+DivRnOp = _binary("math.div_rn", "IEEE round-to-nearest division (``tl.div_rn``).", ints=False)
+PowOp = _binary("math.pow", "Power ``x ** y`` on floats.", ints=False)
+
+CMP_PREDICATES = ("eq", "ne", "lt", "le", "gt", "ge")
+
+
+@register_op
+class CmpOp(Operation):
+    """``%m = arith.cmp(%a, %b) {pred = "lt"} : tensor<128xi1>``.
+
+    Signedness comes from the operand type; float compares are ordered
+    except ``ne``, as in Python.
+    """
+
+    name = "arith.cmp"
+
+    def verify(self) -> None:
+        _expect_operands(self, 2)
+        _expect_attrs(self, "pred")
+        if self.attrs["pred"] not in CMP_PREDICATES:
+            raise self.fail(f"unknown predicate {self.attrs['pred']!r}")
+        a, b = self.operands
+        _same_type(self, [b], a.type, "right operand")
+        if self.result.type != with_element(a.type, I1):
+            raise self.fail(f"result must be {with_element(a.type, I1)}")
+
+
+@register_op
+class SelectOp(Operation):
+    """``%r = arith.select(%cond, %a, %b) : T`` (``tl.where``)."""
+
+    name = "arith.select"
+
+    def verify(self) -> None:
+        _expect_operands(self, 3)
+        cond, a, b = self.operands
+        t = self.result.type
+        _same_type(self, [a, b], t, "operand")
+        if element_type(cond.type) != I1:
+            raise self.fail(f"condition must be i1, got {cond.type}")
+        if shape_of(cond.type) not in ((), shape_of(t)):
+            raise self.fail("condition shape must match the result shape")
+
+
+class _Unary(Operation):
+    """One operand and one result of the same type."""
+
+    allow_int = True
+    allow_float = True
+
+    def verify(self) -> None:
+        _expect_operands(self, 1)
+        _expect_results(self, 1)
+        t = self.result.type
+        _same_type(self, self.operands, t, "operand")
+        elem = element_type(t)
+        if not isinstance(elem, ScalarType):
+            raise self.fail(f"does not apply to pointers ({t})")
+        if elem.is_int() and not self.allow_int:
+            raise self.fail(f"needs floating-point operands, got {t}")
+        if elem.is_float() and not self.allow_float:
+            raise self.fail(f"needs integer operands, got {t}")
+
+
+def _unary(op_name: str, doc: str, ints: bool = False, floats: bool = True) -> type:
+    cls = type(
+        op_name.replace(".", "_").title().replace("_", "") + "Op",
+        (_Unary,),
+        {"name": op_name, "__doc__": doc, "allow_int": ints, "allow_float": floats},
+    )
+    return register_op(cls)
+
+
+NegOp = _unary("arith.neg", "Negation.", ints=True)
+NotOp = _unary("arith.not", "Bitwise not (``~x``).", ints=True, floats=False)
+AbsOp = _unary("math.abs", "Absolute value.", ints=True)
+MATH_UNARY = ("exp", "exp2", "log", "log2", "sqrt", "rsqrt", "sin", "cos")
+MATH_UNARY += ("floor", "ceil", "erf", "tanh")
+for _fn in MATH_UNARY:
+    _unary(f"math.{_fn}", f"Elementwise ``{_fn}`` (floats only).")
+
+
+@register_op
+class FmaOp(Operation):
+    """``%r = math.fma(%a, %b, %c) : T`` computes ``a * b + c`` with one rounding."""
+
+    name = "math.fma"
+
+    def verify(self) -> None:
+        _expect_operands(self, 3)
+        _same_type(self, self.operands, self.result.type, "operand")
+        if not element_type(self.result.type).is_float():
+            raise self.fail("needs floating-point operands")
+
+
+@register_op
+class CastOp(Operation):
+    """``%r = arith.cast(%x) : tensor<128xf16>`` converts values between types.
+
+    Float to int truncates toward zero; int to float rounds to nearest;
+    narrowing floats (incl. to bf16) rounds to nearest even; ints wrap.
+    Casting between pointer types, or between a pointer and ``i64``,
+    reinterprets the address.
+    """
+
+    name = "arith.cast"
+
+    def verify(self) -> None:
+        _expect_operands(self, 1)
+        _same_shape(self, self.operands[0].type, self.result.type, "cast")
+
+
+@register_op
+class BitcastOp(Operation):
+    """``%r = arith.bitcast(%x) : tensor<128xi32>`` reinterprets the bits."""
+
+    name = "arith.bitcast"
+
+    def verify(self) -> None:
+        _expect_operands(self, 1)
+        src, dst = element_type(self.operands[0].type), element_type(self.result.type)
+        _same_shape(self, self.operands[0].type, self.result.type, "bitcast")
+        if src.is_ptr() or dst.is_ptr() or src.bitwidth != dst.bitwidth:
+            raise self.fail(f"cannot bitcast {src} to {dst}")
+
+
+@register_op
+class AddPtrOp(Operation):
+    """``%p = tt.addptr(%ptr, %offset) : tensor<128xptr<f32>>`` offsets in elements."""
+
+    name = "tt.addptr"
+
+    def verify(self) -> None:
+        _expect_operands(self, 2)
+        ptr, off = self.operands
+        _same_type(self, [ptr], self.result.type, "pointer operand")
+        if not self.result.type.is_ptr():
+            raise self.fail("result must be a pointer")
+        if not element_type(off.type).is_int():
+            raise self.fail(f"offset must be an integer, got {off.type}")
+        _same_shape(self, off.type, ptr.type, "offset")
+
+
+# ---------------------------------------------------------------- shapes
+
+
+@register_op
+class SplatOp(Operation):
+    """``%b = tt.splat(%s) : tensor<128xf32>`` fills a block with a scalar."""
+
+    name = "tt.splat"
+
+    def verify(self) -> None:
+        _expect_operands(self, 1)
+        src, t = self.operands[0].type, self.result.type
+        if isinstance(src, BlockType) or not isinstance(t, BlockType) or t.element != src:
+            raise self.fail(f"cannot splat {src} to {t}")
+        _check_block_shape(self, t)
+
+
+@register_op
+class BroadcastOp(Operation):
+    """``%b = tt.broadcast(%x) : tensor<64x128xf32>`` expands size-1 dimensions."""
+
+    name = "tt.broadcast"
+
+    def verify(self) -> None:
+        _expect_operands(self, 1)
+        src, t = self.operands[0].type, self.result.type
+        if not isinstance(src, BlockType) or not isinstance(t, BlockType):
+            raise self.fail("operand and result must be blocks")
+        if src.element != t.element or len(src.shape) != len(t.shape):
+            raise self.fail(f"cannot broadcast {src} to {t}")
+        for a, b in zip(src.shape, t.shape):
+            if a not in (1, b):
+                raise self.fail(f"cannot broadcast {src} to {t}")
+
+
+@register_op
+class ExpandDimsOp(Operation):
+    """``%b = tt.expand_dims(%x) {axis = 1} : tensor<128x1xf32>``."""
+
+    name = "tt.expand_dims"
+
+    def verify(self) -> None:
+        _expect_operands(self, 1)
+        _expect_attrs(self, "axis")
+        src = list(shape_of(self.operands[0].type))
+        src.insert(self.attrs["axis"], 1)
+        if tuple(src) != shape_of(self.result.type):
+            raise self.fail(f"result shape must be {tuple(src)}")
+
+
+@register_op
+class ReshapeOp(Operation):
+    """``%b = tt.reshape(%x) : tensor<32x4xf32>`` keeps the row-major order."""
+
+    name = "tt.reshape"
+
+    def verify(self) -> None:
+        _expect_operands(self, 1)
+        src, t = self.operands[0].type, self.result.type
+        if not isinstance(src, BlockType) or not isinstance(t, BlockType):
+            raise self.fail("operand and result must be blocks")
+        if src.numel != t.numel or src.element != t.element:
+            raise self.fail(f"cannot reshape {src} to {t}")
+        _check_block_shape(self, t)
+
+
+@register_op
+class TransOp(Operation):
+    """``%b = tt.trans(%x) {order = [1, 0]} : tensor<64x32xf32>`` permutes dimensions."""
+
+    name = "tt.trans"
+
+    def verify(self) -> None:
+        _expect_operands(self, 1)
+        _expect_attrs(self, "order")
+        src = shape_of(self.operands[0].type)
+        order = self.attrs["order"]
+        if sorted(order) != list(range(len(src))):
+            raise self.fail(f"order {order} is not a permutation")
+        if shape_of(self.result.type) != tuple(src[i] for i in order):
+            raise self.fail("result shape does not match the permutation")
+
+
+# ---------------------------------------------------------------- memory
+
+
+@register_op
+class LoadOp(Operation):
+    """``%x = tt.load(%ptrs[, %mask[, %other]]) : tensor<128xf32>``.
+
+    Lanes whose mask is false are not read and take ``other`` (0 without it).
+    """
+
+    name = "tt.load"
+    pure = False  # reads memory: CSE and LICM must not move it past stores
+
+    def verify(self) -> None:
+        _expect_operands(self, 1, 2, 3)
+        ptr = self.operands[0].type
+        if not ptr.is_ptr():
+            raise self.fail(f"pointer operand has type {ptr}")
+        want = with_element(ptr, element_type(ptr).pointee)
+        if self.result.type != want:
+            raise self.fail(f"result must be {want}")
+        if len(self.operands) >= 2 and self.operands[1].type != with_element(ptr, I1):
+            raise self.fail(f"mask must be {with_element(ptr, I1)}")
+        if len(self.operands) == 3:
+            _same_type(self, [self.operands[2]], want, "other")
+
+
+@register_op
+class StoreOp(Operation):
+    """``tt.store(%ptrs, %value[, %mask])`` writes the lanes whose mask is true."""
+
+    name = "tt.store"
+    pure = False
+
+    def verify(self) -> None:
+        _expect_operands(self, 2, 3)
+        _expect_results(self, 0)
+        ptr, value = self.operands[:2]
+        if not ptr.type.is_ptr():
+            raise self.fail(f"pointer operand has type {ptr.type}")
+        _same_type(self, [value], with_element(ptr.type, element_type(ptr.type).pointee), "value")
+        if len(self.operands) == 3 and self.operands[2].type != with_element(ptr.type, I1):
+            raise self.fail(f"mask must be {with_element(ptr.type, I1)}")
+
+
+ATOMIC_KINDS = ("add", "max", "min", "and", "or", "xor", "xchg")
+MEM_SEMANTICS = ("relaxed", "acquire", "release", "acq_rel")
+
+
+@register_op
+class AtomicRMWOp(Operation):
+    """``%old = tt.atomic_rmw(%ptr, %val[, %mask]) {kind = "add", sem = "acq_rel"} : T``."""
+
+    name = "tt.atomic_rmw"
+    pure = False
+
+    def verify(self) -> None:
+        _expect_operands(self, 2, 3)
+        _expect_attrs(self, "kind", "sem")
+        if self.attrs["kind"] not in ATOMIC_KINDS or self.attrs["sem"] not in MEM_SEMANTICS:
+            raise self.fail("unknown atomic kind or memory semantics")
+        ptr, val = self.operands[:2]
+        want = with_element(ptr.type, element_type(ptr.type).pointee)
+        _same_type(self, [val], want, "value")
+        if self.result.type != want:
+            raise self.fail(f"result must be {want}")
+
+
+@register_op
+class AtomicCASOp(Operation):
+    """``%old = tt.atomic_cas(%ptr, %cmp, %val) {sem = "acq_rel"} : T``."""
+
+    name = "tt.atomic_cas"
+    pure = False
+
+    def verify(self) -> None:
+        _expect_operands(self, 3)
+        _expect_attrs(self, "sem")
+        ptr = self.operands[0].type
+        want = with_element(ptr, element_type(ptr).pointee)
+        _same_type(self, self.operands[1:], want, "operand")
+
+
+# ---------------------------------------------------------------- matrix
+
+
+@register_op
+class DotOp(Operation):
+    """``%c = tt.dot(%a, %b, %acc) {input_precision = "tf32"} : tensor<MxNxf32>``."""
+
+    name = "tt.dot"
+
+    def verify(self) -> None:
+        _expect_operands(self, 3)
+        a, b, acc = (v.type for v in self.operands)
+        if not all(isinstance(t, BlockType) and len(t.shape) == 2 for t in (a, b, acc)):
+            raise self.fail("operands must be 2-D blocks")
+        (m, k), (k2, n) = a.shape, b.shape
+        if k != k2 or acc.shape != (m, n):
+            raise self.fail(f"shapes {a.shape} x {b.shape} -> {acc.shape} do not match")
+        _same_type(self, [self.operands[2]], self.result.type, "accumulator")
+
+
+# ---------------------------------------------------------------- regions
+
+
+class _Combine(Operation):
+    """Shared checks of ``tt.reduce`` and ``tt.scan``: a combiner region."""
+
+    terminator_name = ""
+
+    def verify(self) -> None:
+        _expect_attrs(self, "axis")
+        if len(self.regions) != 1 or not self.operands:
+            raise self.fail("needs operands and one combiner region")
+        n = len(self.operands)
+        elems = [element_type(v.type) for v in self.operands]
+        args = [a.type for a in self.regions[0].args]
+        if args != elems + elems:
+            raise self.fail(f"combiner arguments must be {elems + elems}")
+        term = self.regions[0].block.terminator
+        if term is None or term.name != self.terminator_name or len(term.operands) != n:
+            raise self.fail(f"combiner must end with {self.terminator_name} of {n} values")
+
+
+@register_op
+class ReduceOp(_Combine):
+    """``%r = tt.reduce(%x) {axis = 0} : f32`` with a combiner region.
+
+    The region takes ``2n`` scalars (two partial results of ``n`` operands)
+    and returns ``n`` with ``tt.reduce_return``.
+    """
+
+    name = "tt.reduce"
+    terminator_name = "tt.reduce_return"
+
+
+@register_op
+class ScanOp(_Combine):
+    """``%r = tt.scan(%x) {axis = 0, reverse = false} : tensor<128xf32>``."""
+
+    name = "tt.scan"
+    terminator_name = "tt.scan_return"
+
+
+@register_op
+class ReduceReturnOp(Operation):
+    """Ends a ``tt.reduce`` combiner."""
+
+    name = "tt.reduce_return"
+    is_terminator = True
+
+
+@register_op
+class ScanReturnOp(Operation):
+    """Ends a ``tt.scan`` combiner."""
+
+    name = "tt.scan_return"
+    is_terminator = True
+
+
+@register_op
+class SortOp(Operation):
+    """``%s = tt.sort(%x) {dim = 0, descending = false} : tensor<128xf32>``."""
+
+    name = "tt.sort"
+
+    def verify(self) -> None:
+        _expect_operands(self, 1)
+        _expect_attrs(self, "dim", "descending")
+        _same_type(self, self.operands, self.result.type, "operand")
+
+
+@register_op
+class ForOp(Operation):
+    """``%r = scf.for(%lb, %ub, %step, %init...) : T... { ^(%iv, %acc...): ... }``.
+
+    Runs the body for ``iv = lb, lb+step, ... < ub``; iter args carry values
+    from one iteration to the next and are the op's results.
+    """
+
+    name = "scf.for"
+    pure = False
+
+    def verify(self) -> None:
+        if len(self.operands) < 3 or len(self.regions) != 1:
+            raise self.fail("needs lb, ub, step and one region")
+        lb, ub, step = (v.type for v in self.operands[:3])
+        if lb != ub or lb != step or not isinstance(lb, ScalarType) or not lb.is_int():
+            raise self.fail("bounds and step must be integer scalars of one type")
+        inits = [v.type for v in self.operands[3:]]
+        if [r.type for r in self.results] != inits:
+            raise self.fail("results must match the iter args")
+        if [a.type for a in self.regions[0].args] != [lb] + inits:
+            raise self.fail("body arguments must be the induction var and iter args")
+        _check_yield(self, self.regions[0], inits)
+
+
+@register_op
+class IfOp(Operation):
+    """``%r = scf.if(%cond) : T... { then } { else }``; both regions yield."""
+
+    name = "scf.if"
+    pure = False
+
+    def verify(self) -> None:
+        _expect_operands(self, 1)
+        if self.operands[0].type != I1 or len(self.regions) != 2:
+            raise self.fail("needs an i1 scalar condition and two regions")
+        types = [r.type for r in self.results]
+        for region in self.regions:
+            _check_yield(self, region, types)
+
+
+@register_op
+class WhileOp(Operation):
+    """``%r = scf.while(%init...) : T... { before } { after }``.
+
+    ``before`` ends with ``scf.condition(%c, %args...)``: if ``%c`` is true
+    the args go to ``after``, which yields the next iteration's values;
+    otherwise they become the results.
+    """
+
+    name = "scf.while"
+    pure = False
+
+    def verify(self) -> None:
+        if len(self.regions) != 2:
+            raise self.fail("needs a before and an after region")
+        types = [v.type for v in self.operands]
+        if [r.type for r in self.results] != types:
+            raise self.fail("results must match the loop-carried values")
+        term = self.regions[0].block.terminator
+        if term is None or term.name != "scf.condition":
+            raise self.fail("before region must end with scf.condition")
+        if term.operands[0].type != I1 or [v.type for v in term.operands[1:]] != types:
+            raise self.fail("scf.condition must pass an i1 and the carried values")
+        _check_yield(self, self.regions[1], types)
+
+
+def _check_yield(op: Operation, region: Region, types: list[Type]) -> None:
+    term = region.block.terminator
+    if term is None or term.name != "scf.yield":
+        raise op.fail("region must end with scf.yield")
+    if [v.type for v in term.operands] != types:
+        got = ", ".join(str(v.type) for v in term.operands)
+        raise op.fail(f"yields ({got}), expected ({', '.join(map(str, types))})")
+
+
+@register_op
+class YieldOp(Operation):
+    """Ends an ``scf`` region, passing values to the parent op."""
+
+    name = "scf.yield"
+    is_terminator = True
+
+
+@register_op
+class ConditionOp(Operation):
+    """Ends the before region of ``scf.while``."""
+
+    name = "scf.condition"
+    is_terminator = True
+
+
+@register_op
+class CallOp(Operation):
+    """``%r = tt.call(%a, %b) {callee = "helper"} : T...`` calls a ``tt.func``."""
+
+    name = "tt.call"
+    pure = False  # the callee may store; DCE keeps calls
+
+    def verify(self) -> None:
+        _expect_attrs(self, "callee")
+
+
+@register_op
+class ReturnOp(Operation):
+    """``tt.return(%v...)`` ends a function."""
+
+    name = "tt.return"
+    is_terminator = True
+
+
+@register_op
+class FuncOp(Operation):
+    """``tt.func @name(%arg: T, ...) -> (T...) { ... }``: a kernel or a helper.
+
+    Attributes: ``sym_name``, ``result_types`` (list of type strings),
+    ``private`` (helpers) and per-argument ``arg_attrs`` (e.g.
+    ``divisibility = 16``).
+    """
+
+    name = "tt.func"
+    pure = False
+
+    @property
+    def sym_name(self) -> str:
+        """The function's name."""
+        return self.attrs["sym_name"]
+
+    @property
+    def body(self) -> Region:
+        """The function body."""
+        return self.regions[0]
+
+    def verify(self) -> None:
+        term = self.body.block.terminator
+        if term is None or term.name != "tt.return":
+            raise self.fail(f"@{self.sym_name} must end with tt.return")
+
+
+# ---------------------------------------------------------------- debug, hints
+
+
+@register_op
+class PrintOp(Operation):
+    """``tt.print(%x...) {prefix = "x: ", hex = false}`` prints once per program."""
+
+    name = "tt.print"
+    pure = False
+
+
+@register_op
+class AssertOp(Operation):
+    """``tt.assert(%cond) {message = "..."}`` fails where ``cond`` is false (debug mode)."""
+
+    name = "tt.assert"
+    pure = False
+
+    def verify(self) -> None:
+        _expect_operands(self, 1)
+        _expect_attrs(self, "message")
+
+
+@register_op
+class BarrierOp(Operation):
+    """``tt.barrier()`` synchronizes the threads of one program."""
+
+    name = "tt.barrier"
+    pure = False
+
+
+@register_op
+class HintOp(Operation):
+    """``%y = tt.hint(%x) {multiple_of = [16]}`` / ``{max_contiguous = [128]}``.
+
+    The value is unchanged; the attribute tells the GPU backend about
+    divisibility and contiguity so it can vectorize memory accesses.
+    """
+
+    name = "tt.hint"
+
+    def verify(self) -> None:
+        _expect_operands(self, 1)
+        _same_type(self, self.operands, self.result.type, "operand")
+
+
+class Module:
+    """A list of ``tt.func`` ops; the first non-private one is the kernel."""
+
+    def __init__(self, funcs: list[FuncOp] | None = None) -> None:
+        self.funcs: list[FuncOp] = list(funcs or [])
+
+    def lookup(self, name: str) -> FuncOp:
+        """The function called ``name``."""
+        for f in self.funcs:
+            if f.sym_name == name:
+                return f
+        raise KeyError(name)
+
+    @property
+    def kernel(self) -> FuncOp:
+        """The public kernel function."""
+        for f in self.funcs:
+            if not f.attrs.get("private", False):
+                return f
+        raise VerifyError(None, "module has no public kernel")
+
+    def walk(self):  # noqa: ANN201 - generator of ops
+        """Every op of every function, in order."""
+        for f in self.funcs:
+            yield from f.walk()

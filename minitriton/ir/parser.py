@@ -1,0 +1,311 @@
+"""The IR parser: reads the text that :mod:`minitriton.ir.printer` writes.
+
+``print_module(parse_module(text)) == text`` holds for every printed module,
+and the tests check it on every golden file. Errors are ordinary located
+diagnostics that point into the IR text (``file.ir:3:14: error: ...``).
+"""
+
+from __future__ import annotations
+
+import json
+import linecache
+import re
+from dataclasses import dataclass
+
+from minitriton.diagnostics import CompileError, Location, error
+from minitriton.ir.core import OP_REGISTRY, Attr, Block, Operation, Region, Value
+from minitriton.ir.ops import FuncOp, Module
+from minitriton.ir.types import Type, parse_type
+
+_TOKEN = re.compile(
+    r"""
+    (?P<ws>[ \t\r\n]+|//[^\n]*)
+  | (?P<value>%[A-Za-z0-9_.]+)
+  | (?P<symbol>@[A-Za-z0-9_.]+)
+  | (?P<type>tensor<[^<>]*(?:<[^<>]*>)?>|ptr<\w+>)
+  | (?P<string>"(?:[^"\\]|\\.)*")
+  | (?P<number>-?(?:\d+\.\d*(?:[eE][-+]?\d+)?|\d+[eE][-+]?\d+|\d+|inf)|nan)
+  | (?P<ident>[A-Za-z_][A-Za-z0-9_.]*)
+  | (?P<arrow>->)
+  | (?P<punct>[(){}\[\],:=^])
+    """,
+    re.VERBOSE,
+)
+
+
+@dataclass
+class Token:
+    """One lexical token with its position in the text."""
+
+    kind: str
+    text: str
+    line: int
+    col: int
+
+
+def tokenize(text: str, filename: str) -> list[Token]:
+    """Split IR text into tokens; whitespace and ``//`` comments are dropped."""
+    tokens: list[Token] = []
+    pos, line, line_start = 0, 1, 0
+    while pos < len(text):
+        m = _TOKEN.match(text, pos)
+        if m is None:
+            loc = Location(filename, line, pos - line_start + 1)
+            raise error(loc, f"unexpected character {text[pos]!r} in IR")
+        kind = m.lastgroup or ""
+        if kind != "ws":
+            tokens.append(Token(kind, m.group(), line, pos - line_start + 1))
+        newlines = m.group().count("\n")
+        if newlines:
+            line += newlines
+            line_start = m.start() + m.group().rindex("\n") + 1
+        pos = m.end()
+    tokens.append(Token("eof", "", line, pos - line_start + 1))
+    return tokens
+
+
+class Parser:
+    """Recursive-descent parser over the token list."""
+
+    def __init__(self, text: str, filename: str = "<ir>") -> None:
+        self.filename = filename
+        _remember_source(text, filename)
+        self.tokens = tokenize(text, filename)
+        self.pos = 0
+        self.scopes: list[dict[str, Value]] = []
+
+    # -- token helpers --------------------------------------------------
+    @property
+    def tok(self) -> Token:
+        return self.tokens[self.pos]
+
+    def loc(self, tok: Token | None = None) -> Location:
+        t = tok or self.tok
+        return Location(self.filename, t.line, t.col)
+
+    def fail(self, message: str) -> CompileError:
+        return error(self.loc(), message)
+
+    def next(self) -> Token:
+        tok = self.tok
+        self.pos += 1
+        return tok
+
+    def accept(self, text: str) -> bool:
+        if self.tok.text == text and self.tok.kind in ("punct", "arrow", "ident"):
+            self.pos += 1
+            return True
+        return False
+
+    def expect(self, text: str) -> Token:
+        if self.tok.text != text:
+            raise self.fail(f"expected '{text}', found '{self.tok.text or 'end of input'}'")
+        return self.next()
+
+    def expect_kind(self, kind: str) -> Token:
+        if self.tok.kind != kind:
+            raise self.fail(f"expected a {kind}, found '{self.tok.text or 'end of input'}'")
+        return self.next()
+
+    # -- values ---------------------------------------------------------
+    def define(self, name_tok: Token, value: Value) -> None:
+        name = name_tok.text[1:]
+        value.name_hint = None if name.isdigit() else name
+        self.scopes[-1][name] = value
+
+    def lookup(self, tok: Token) -> Value:
+        name = tok.text[1:]
+        for scope in reversed(self.scopes):
+            if name in scope:
+                return scope[name]
+        raise error(self.loc(tok), f"use of undefined value %{name}")
+
+    # -- grammar --------------------------------------------------------
+    def parse_module(self) -> Module:
+        funcs = []
+        while self.tok.kind != "eof":
+            funcs.append(self.parse_func())
+        return Module(funcs)
+
+    def parse_func(self) -> FuncOp:
+        start = self.expect("tt.func")
+        private = self.accept("private")
+        name = self.expect_kind("symbol").text[1:]
+        self.scopes = [{}]
+        self.expect("(")
+        arg_toks, arg_types, arg_attrs = [], [], []
+        while not self.accept(")"):
+            if arg_toks:
+                self.expect(",")
+            arg_toks.append(self.expect_kind("value"))
+            self.expect(":")
+            arg_types.append(self.parse_type())
+            arg_attrs.append(
+                self.parse_attrs() if self.tok.text == "{" and self._attr_ahead() else {}
+            )
+        results: list[Type] = []
+        if self.accept("->"):
+            results = self.parse_paren_types()
+        block = Block(arg_types)
+        for tok, arg in zip(arg_toks, block.args):
+            self.define(tok, arg)
+        attrs: dict[str, Attr] = {"sym_name": name, "result_types": results}
+        if private:
+            attrs["private"] = True
+        if any(arg_attrs):
+            attrs["arg_attrs"] = arg_attrs
+        self.expect("{")
+        loc = self.parse_loc() or self.loc(start)
+        func = FuncOp(attrs=attrs, regions=[Region(block)], loc=loc)
+        self.parse_ops_until_close(block)
+        return func
+
+    def parse_paren_types(self) -> list[Type]:
+        self.expect("(")
+        types: list[Type] = []
+        while not self.accept(")"):
+            if types:
+                self.expect(",")
+            types.append(self.parse_type())
+        return types
+
+    def parse_type(self) -> Type:
+        tok = self.next()
+        try:
+            return parse_type(tok.text)
+        except ValueError:
+            raise error(self.loc(tok), f"unknown type '{tok.text}'") from None
+
+    def parse_ops_until_close(self, block: Block) -> None:
+        while not self.accept("}"):
+            if self.tok.kind == "eof":
+                raise self.fail("missing '}'")
+            block.append(self.parse_op())
+
+    def parse_op(self) -> Operation:
+        start = self.tok
+        result_toks = []
+        if self.tok.kind == "value":
+            result_toks.append(self.next())
+            while self.accept(","):
+                result_toks.append(self.expect_kind("value"))
+            self.expect("=")
+        name_tok = self.expect_kind("ident")
+        cls = OP_REGISTRY.get(name_tok.text)
+        if cls is None:
+            raise error(self.loc(name_tok), f"unknown op '{name_tok.text}'")
+        operands = self.parse_operands()
+        attrs = self.parse_attrs() if self.tok.text == "{" and self._attr_ahead() else {}
+        types: list[Type] = []
+        if self.accept(":"):
+            types.append(self.parse_type())
+            while self.accept(","):
+                types.append(self.parse_type())
+        if len(types) != len(result_toks):
+            raise error(self.loc(start), f"{len(result_toks)} results but {len(types)} types")
+        regions = []
+        while self.tok.text == "{":
+            regions.append(self.parse_region())
+            if not self.accept("}") and self.tok.text != "{":
+                raise self.fail("expected '{' or '}' after a region")
+        loc = self.parse_loc() or self.loc(start)
+        op = cls(operands, types, attrs, regions, loc)
+        for tok, res in zip(result_toks, op.results):
+            self.define(tok, res)
+        return op
+
+    def parse_operands(self) -> list[Value]:
+        self.expect("(")
+        values: list[Value] = []
+        while not self.accept(")"):
+            if values:
+                self.expect(",")
+            values.append(self.lookup(self.expect_kind("value")))
+        return values
+
+    def _attr_ahead(self) -> bool:
+        nxt = self.tokens[self.pos + 1]
+        return nxt.kind == "ident" and self.tokens[self.pos + 2].text == "="
+
+    def parse_attrs(self) -> dict[str, Attr]:
+        self.expect("{")
+        attrs: dict[str, Attr] = {}
+        while not self.accept("}"):
+            if attrs:
+                self.expect(",")
+            key = self.expect_kind("ident").text
+            self.expect("=")
+            attrs[key] = self.parse_attr_value()
+        return attrs
+
+    def parse_attr_value(self) -> Attr:
+        tok = self.next()
+        if tok.kind == "number":
+            return _number(tok.text)
+        if tok.kind == "string":
+            return json.loads(tok.text)
+        if tok.text in ("true", "false"):
+            return tok.text == "true"
+        if tok.text == "[":
+            items: list[Attr] = []
+            while not self.accept("]"):
+                if items:
+                    self.expect(",")
+                items.append(self.parse_attr_value())
+            return items
+        raise error(self.loc(tok), f"bad attribute value '{tok.text}'")
+
+    def parse_region(self) -> Region:
+        # The '{' was seen by the caller; regions close with the '}' that the
+        # caller consumes, so that "} {" can separate two regions.
+        self.expect("{")
+        self.expect("^")
+        self.expect("(")
+        toks, types = [], []
+        while not self.accept(")"):
+            if toks:
+                self.expect(",")
+            toks.append(self.expect_kind("value"))
+            self.expect(":")
+            types.append(self.parse_type())
+        self.expect(":")
+        block = Block(types)
+        self.scopes.append({})
+        for tok, arg in zip(toks, block.args):
+            self.define(tok, arg)
+        while self.tok.text != "}":
+            if self.tok.kind == "eof":
+                raise self.fail("missing '}'")
+            block.append(self.parse_op())
+        self.scopes.pop()
+        return Region(block)
+
+    def parse_loc(self) -> Location | None:
+        if self.tok.text != "loc":
+            return None
+        self.next()
+        self.expect("(")
+        file = json.loads(self.expect_kind("string").text)
+        self.expect(":")
+        line = int(self.expect_kind("number").text)
+        self.expect(":")
+        col = int(self.expect_kind("number").text)
+        self.expect(")")
+        return Location(file, line, col)
+
+
+def _number(text: str) -> int | float:
+    if text in ("inf", "-inf", "nan") or any(c in text for c in ".eE"):
+        return float(text)
+    return int(text)
+
+
+def _remember_source(text: str, filename: str) -> None:
+    # Lets diagnostics quote lines of IR that never lived in a file.
+    lines = text.splitlines(keepends=True)
+    linecache.cache[filename] = (len(text), None, lines, filename)
+
+
+def parse_module(text: str, filename: str = "<ir>") -> Module:
+    """Parse a whole module of IR text."""
+    return Parser(text, filename).parse_module()

@@ -1,0 +1,244 @@
+"""IR types: scalars, pointers and blocks.
+
+Types are frozen, hashable dataclasses, so they can be compared with ``==``,
+used as dict keys and shared freely. Their text form is the one the IR
+printer writes and the IR parser reads::
+
+    i1 i8 i16 i32 i64 u8 u16 u32 u64 f16 bf16 f32 f64   scalars
+    ptr<f32>                                             pointer to f32
+    tensor<128x64xf16>                                   a block of f16
+    tensor<128xptr<f32>>                                 a block of pointers
+
+The user-facing dtypes (``tl.float32``, ``tl.int8`` ...) are these same
+:class:`ScalarType` objects.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import reduce
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class ScalarType:
+    """An integer, unsigned integer, boolean (``i1``) or floating-point type."""
+
+    name: str
+
+    @property
+    def kind(self) -> str:
+        """One of ``"bool"``, ``"int"``, ``"uint"``, ``"float"``."""
+        if self.name == "i1":
+            return "bool"
+        return {"i": "int", "u": "uint", "f": "float", "b": "float"}[self.name[0]]
+
+    @property
+    def bitwidth(self) -> int:
+        """Number of bits of one value (1 for ``i1``)."""
+        return int(self.name.lstrip("iubf"))
+
+    def is_int(self) -> bool:
+        """True for signed and unsigned integers and ``i1``."""
+        return self.kind in ("bool", "int", "uint")
+
+    def is_float(self) -> bool:
+        """True for f16, bf16, f32 and f64."""
+        return self.kind == "float"
+
+    def is_bool(self) -> bool:
+        """True for ``i1``."""
+        return self.kind == "bool"
+
+    def is_signed(self) -> bool:
+        """True for signed integers (``i1`` counts as unsigned)."""
+        return self.kind == "int"
+
+    def is_unsigned(self) -> bool:
+        """True for unsigned integers and ``i1``."""
+        return self.kind in ("uint", "bool")
+
+    def is_ptr(self) -> bool:
+        """Scalars are not pointers."""
+        return False
+
+    @property
+    def scalar(self) -> ScalarType:
+        """The element type (itself)."""
+        return self
+
+    @property
+    def numpy(self) -> np.dtype:
+        """The NumPy dtype that stores this type (bf16 is stored as uint16)."""
+        return np.dtype(_NUMPY_NAMES[self.name])
+
+    @property
+    def triton_name(self) -> str:
+        """The name Triton prints: ``fp32``, ``int32``, ``uint8``, ``bf16``."""
+        return _TRITON_NAMES[self.name]
+
+    def __str__(self) -> str:
+        return self.name
+
+    def __repr__(self) -> str:
+        return self.triton_name
+
+
+@dataclass(frozen=True)
+class PointerType:
+    """A pointer to global memory holding ``pointee`` values."""
+
+    pointee: ScalarType
+
+    def is_ptr(self) -> bool:
+        """Pointers are pointers."""
+        return True
+
+    def is_int(self) -> bool:
+        """Pointers are not integers."""
+        return False
+
+    def is_float(self) -> bool:
+        """Pointers are not floats."""
+        return False
+
+    @property
+    def scalar(self) -> PointerType:
+        """The element type (itself)."""
+        return self
+
+    def __str__(self) -> str:
+        return f"ptr<{self.pointee}>"
+
+    def __repr__(self) -> str:
+        return f"pointer<{self.pointee!r}>"
+
+
+ElementType = ScalarType | PointerType
+
+
+@dataclass(frozen=True)
+class BlockType:
+    """A block (tensor) of ``shape`` holding ``element`` values."""
+
+    shape: tuple[int, ...]
+    element: ElementType
+
+    @property
+    def scalar(self) -> ElementType:
+        """The element type."""
+        return self.element
+
+    @property
+    def numel(self) -> int:
+        """Number of elements."""
+        return reduce(lambda a, b: a * b, self.shape, 1)
+
+    def is_ptr(self) -> bool:
+        """True for blocks of pointers."""
+        return self.element.is_ptr()
+
+    def __str__(self) -> str:
+        dims = "".join(f"{d}x" for d in self.shape)
+        return f"tensor<{dims}{self.element}>"
+
+
+Type = ScalarType | PointerType | BlockType
+
+SCALAR_NAMES = ("i1", "i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64")
+SCALAR_NAMES += ("f16", "bf16", "f32", "f64")
+
+_NUMPY_NAMES = {
+    "i1": "bool",
+    "i8": "int8",
+    "i16": "int16",
+    "i32": "int32",
+    "i64": "int64",
+    "u8": "uint8",
+    "u16": "uint16",
+    "u32": "uint32",
+    "u64": "uint64",
+    "f16": "float16",
+    "bf16": "uint16",
+    "f32": "float32",
+    "f64": "float64",
+}
+
+_TRITON_NAMES = {
+    "i1": "int1",
+    "i8": "int8",
+    "i16": "int16",
+    "i32": "int32",
+    "i64": "int64",
+    "u8": "uint8",
+    "u16": "uint16",
+    "u32": "uint32",
+    "u64": "uint64",
+    "f16": "fp16",
+    "bf16": "bf16",
+    "f32": "fp32",
+    "f64": "fp64",
+}
+
+I1, I8, I16, I32, I64 = (ScalarType(n) for n in ("i1", "i8", "i16", "i32", "i64"))
+U8, U16, U32, U64 = (ScalarType(n) for n in ("u8", "u16", "u32", "u64"))
+F16, BF16, F32, F64 = (ScalarType(n) for n in ("f16", "bf16", "f32", "f64"))
+
+
+def scalar(name: str) -> ScalarType:
+    """Look up a scalar type by IR name (``f32``) or Triton name (``fp32``)."""
+    if name in SCALAR_NAMES:
+        return ScalarType(name)
+    for ir_name, tname in _TRITON_NAMES.items():
+        if tname == name:
+            return ScalarType(ir_name)
+    raise ValueError(f"unknown scalar type {name!r}")
+
+
+def from_numpy(dtype: np.dtype) -> ScalarType:
+    """The scalar type that matches a NumPy dtype (``uint16`` maps to u16)."""
+    for ir_name, np_name in _NUMPY_NAMES.items():
+        if ir_name != "bf16" and np.dtype(np_name) == dtype:
+            return ScalarType(ir_name)
+    raise ValueError(f"no MiniTriton type for NumPy dtype {dtype}")
+
+
+def element_type(t: Type) -> ElementType:
+    """The element type of a block, or the type itself for scalars."""
+    return t.element if isinstance(t, BlockType) else t
+
+
+def shape_of(t: Type) -> tuple[int, ...]:
+    """The shape of a block, or ``()`` for scalars."""
+    return t.shape if isinstance(t, BlockType) else ()
+
+
+def with_element(t: Type, element: ElementType) -> Type:
+    """The same shape as ``t`` with another element type."""
+    return BlockType(t.shape, element) if isinstance(t, BlockType) else element
+
+
+def with_shape(element: ElementType, shape: tuple[int, ...]) -> Type:
+    """A block of ``shape``, or the scalar itself when ``shape`` is ``()``."""
+    return BlockType(tuple(shape), element) if shape else element
+
+
+_TYPE_RE = re.compile(r"tensor<((?:\d+x)+)(.+)>|ptr<(\w+)>|(\w+)")
+
+
+def parse_type(text: str) -> Type:
+    """Parse the text form of a type; raises ``ValueError`` on bad input."""
+    m = _TYPE_RE.fullmatch(text.strip())
+    if not m:
+        raise ValueError(f"bad type {text!r}")
+    if m.group(1):
+        dims = tuple(int(d) for d in m.group(1).split("x")[:-1])
+        elem = parse_type(m.group(2))
+        if isinstance(elem, BlockType):
+            raise ValueError(f"nested block type {text!r}")
+        return BlockType(dims, elem)
+    if m.group(3):
+        return PointerType(scalar(m.group(3)))
+    return scalar(m.group(4))

@@ -1,0 +1,9 @@
+"""``minitriton.language``: import it as ``tl``, as in Triton."""
+
+from minitriton.language.core import *  # noqa: F403
+from minitriton.language.core import BUILTINS, builtin, builtin_name, constexpr, tensor  # noqa: F401
+from minitriton.language.core import abs as abs
+from minitriton.language.core import max as max  # noqa: A004
+from minitriton.language.core import min as min
+from minitriton.language.core import range as range  # noqa: A004
+from minitriton.language.core import sum as sum

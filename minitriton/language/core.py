@@ -1,0 +1,524 @@
+"""The ``tl`` surface: dtypes, ``constexpr`` and every builtin's signature.
+
+Each builtin here is a *stub*: it carries Triton's exact signature and the
+docstring that the docs render, but it cannot run in plain Python. Inside a
+``@jit`` kernel the frontend resolves a call such as ``tl.load(p, mask=m)``
+to the stub, binds the arguments with the stub's signature (so a misspelled
+keyword is a located diagnostic) and lowers it with the implementation
+registered under the same name in :mod:`minitriton.frontend.builtins`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+from minitriton.ir import types as _t
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+# ---------------------------------------------------------------- dtypes
+
+dtype = _t.ScalarType
+pointer_type = _t.PointerType
+block_type = _t.BlockType
+
+int1 = _t.I1
+int8, int16, int32, int64 = _t.I8, _t.I16, _t.I32, _t.I64
+uint8, uint16, uint32, uint64 = _t.U8, _t.U16, _t.U32, _t.U64
+float16, bfloat16, float32, float64 = _t.F16, _t.BF16, _t.F32, _t.F64
+bool_ = int1
+float8e5 = float8e4nv = None  # not supported; named so the diagnostic can say so
+
+
+class constexpr:  # noqa: N801 - Triton's spelling
+    """A compile-time constant: an annotation for kernel parameters and a wrapper.
+
+    ``BLOCK: tl.constexpr`` makes ``BLOCK`` part of the specialization key;
+    ``X = tl.constexpr(3)`` at module level is a global the kernel may read.
+    """
+
+    def __init__(self, value: Any) -> None:
+        self.value = value.value if isinstance(value, constexpr) else value
+
+    def __repr__(self) -> str:
+        return f"constexpr[{self.value!r}]"
+
+    def __index__(self) -> int:
+        return int(self.value)
+
+    def __bool__(self) -> bool:
+        return bool(self.value)
+
+    def __eq__(self, other: object) -> bool:
+        other_value = other.value if isinstance(other, constexpr) else other
+        return self.value == other_value
+
+    def __hash__(self) -> int:
+        return hash(self.value)
+
+
+class tensor:  # noqa: N801 - Triton's spelling
+    """Type of block values inside a kernel (for annotations only)."""
+
+
+# ---------------------------------------------------------------- builtins
+
+BUILTINS: dict[str, Callable[..., Any]] = {}
+
+
+def builtin(fn: F) -> F:
+    """Mark ``fn`` as a ``tl`` builtin: callable only inside ``@jit`` kernels."""
+
+    def stub(*args: Any, **kwargs: Any) -> Any:
+        raise RuntimeError(f"tl.{fn.__name__} can only be called inside a @minitriton.jit kernel")
+
+    stub.__name__ = fn.__name__
+    stub.__qualname__ = fn.__qualname__
+    stub.__doc__ = fn.__doc__
+    stub.__wrapped__ = fn  # type: ignore[attr-defined]  # inspect.signature follows it
+    stub.__module__ = "minitriton.language"
+    stub.__minitriton_builtin__ = fn.__name__  # type: ignore[attr-defined]
+    BUILTINS[fn.__name__] = stub
+    return stub  # type: ignore[return-value]
+
+
+def builtin_name(obj: object) -> str | None:
+    """The builtin's name if ``obj`` is a ``tl`` builtin stub, else ``None``."""
+    return getattr(obj, "__minitriton_builtin__", None)
+
+
+# -- indexing and creation ------------------------------------------------
+
+
+@builtin
+def program_id(axis):
+    """The id of the current program along ``axis`` (0, 1 or 2), an ``int32`` scalar."""
+
+
+@builtin
+def num_programs(axis):
+    """The number of programs launched along ``axis``, an ``int32`` scalar."""
+
+
+@builtin
+def arange(start, end):
+    """The block ``[start, start+1, ..., end-1]`` of ``int32``.
+
+    ``start`` and ``end`` are constexprs and ``end - start`` is a power of two.
+    """
+
+
+@builtin
+def zeros(shape, dtype):
+    """A block of ``shape`` filled with zeros of ``dtype``."""
+
+
+@builtin
+def zeros_like(input):
+    """A block of zeros with the shape and dtype of ``input``."""
+
+
+@builtin
+def full(shape, value, dtype):
+    """A block of ``shape`` filled with ``value`` cast to ``dtype``."""
+
+
+@builtin
+def full_like(input, value, dtype=None):
+    """A block shaped like ``input`` filled with ``value``."""
+
+
+@builtin
+def cast(input, dtype, fp_downcast_rounding=None, bitcast=False):
+    """Convert ``input`` to ``dtype`` (also ``x.to(dtype)``); ``bitcast`` keeps the bits."""
+
+
+@builtin
+def trans(input, *dims):
+    """Transpose a 2-D block, or permute dimensions by ``dims``."""
+
+
+@builtin
+def permute(input, *dims):
+    """Permute the dimensions of ``input`` by ``dims``."""
+
+
+@builtin
+def reshape(input, *shape, can_reorder=False):
+    """Reshape ``input`` to ``shape`` (row-major order is kept)."""
+
+
+@builtin
+def view(input, *shape):
+    """Reshape ``input`` to ``shape`` (Triton's older name for :func:`reshape`)."""
+
+
+@builtin
+def expand_dims(input, axis):
+    """Insert a dimension of size 1 at ``axis`` (an int or a tuple of ints)."""
+
+
+@builtin
+def broadcast_to(input, *shape):
+    """Broadcast ``input`` to ``shape`` following NumPy's rules."""
+
+
+@builtin
+def broadcast(input, other):
+    """Broadcast two blocks to their common shape; returns both."""
+
+
+# -- memory -----------------------------------------------------------------
+
+
+@builtin
+def load(
+    pointer,
+    mask=None,
+    other=None,
+    boundary_check=(),
+    padding_option="",
+    cache_modifier="",
+    eviction_policy="",
+    volatile=False,
+):
+    """Load a block from the pointers ``pointer``.
+
+    Lanes where ``mask`` is false are not read; they take ``other``
+    (broadcast to the pointer's shape and cast to the pointee type), or 0
+    when ``other`` is omitted. ``other`` without ``mask`` is an error.
+    """
+
+
+@builtin
+def store(pointer, value, mask=None, boundary_check=(), cache_modifier="", eviction_policy=""):
+    """Store ``value`` (broadcast and cast to the pointee type) where ``mask`` is true."""
+
+
+@builtin
+def where(condition, x, y):
+    """Elementwise ``x if condition else y``, broadcasting all three."""
+
+
+# -- matrix -------------------------------------------------------------------
+
+
+@builtin
+def dot(
+    input,
+    other,
+    acc=None,
+    input_precision=None,
+    allow_tf32=None,
+    max_num_imprecise_acc=None,
+    out_dtype=float32,
+):
+    """Matrix product of two 2-D blocks, plus ``acc`` if given.
+
+    The result is ``out_dtype`` (fp32 by default). Every dimension must be at
+    least 16. With fp32 inputs Triton uses TF32 on the GPU by default
+    (``input_precision="tf32"``); the emulator computes exactly.
+    """
+
+
+# -- reductions and scans -----------------------------------------------------
+
+
+@builtin
+def sum(input, axis=None, keep_dims=False, dtype=None):
+    """Sum along ``axis`` (all axes if ``None``); int8/int16 accumulate in int32."""
+
+
+@builtin
+def max(
+    input, axis=None, return_indices=False, return_indices_tie_break_left=True, keep_dims=False
+):
+    """Maximum along ``axis``; with ``return_indices`` also its index."""
+
+
+@builtin
+def min(
+    input, axis=None, return_indices=False, return_indices_tie_break_left=True, keep_dims=False
+):
+    """Minimum along ``axis``; with ``return_indices`` also its index."""
+
+
+@builtin
+def argmax(input, axis, tie_break_left=True, keep_dims=False):
+    """Index of the maximum along ``axis``; the first index on ties."""
+
+
+@builtin
+def argmin(input, axis, tie_break_left=True, keep_dims=False):
+    """Index of the minimum along ``axis``; the first index on ties."""
+
+
+@builtin
+def reduce(input, axis, combine_fn, keep_dims=False):
+    """Reduce ``input`` (a block or tuple of blocks) along ``axis`` with ``combine_fn``."""
+
+
+@builtin
+def xor_sum(input, axis=None, keep_dims=False):
+    """Bitwise xor of the elements along ``axis``."""
+
+
+@builtin
+def cumsum(input, axis=0, reverse=False):
+    """Inclusive prefix sum along ``axis``."""
+
+
+@builtin
+def cumprod(input, axis=0, reverse=False):
+    """Inclusive prefix product along ``axis``."""
+
+
+@builtin
+def associative_scan(input, axis, combine_fn, reverse=False):
+    """Inclusive scan along ``axis`` with a ``@jit`` ``combine_fn``."""
+
+
+@builtin
+def sort(x, dim=None, descending=False):
+    """Sort ``x`` along ``dim`` (the last dimension by default)."""
+
+
+# -- atomics ------------------------------------------------------------------
+
+
+@builtin
+def atomic_add(pointer, val, mask=None, sem=None, scope=None):
+    """Atomically add ``val`` at ``pointer``; returns the old values."""
+
+
+@builtin
+def atomic_max(pointer, val, mask=None, sem=None, scope=None):
+    """Atomic maximum; returns the old values."""
+
+
+@builtin
+def atomic_min(pointer, val, mask=None, sem=None, scope=None):
+    """Atomic minimum; returns the old values."""
+
+
+@builtin
+def atomic_and(pointer, val, mask=None, sem=None, scope=None):
+    """Atomic bitwise and; returns the old values."""
+
+
+@builtin
+def atomic_or(pointer, val, mask=None, sem=None, scope=None):
+    """Atomic bitwise or; returns the old values."""
+
+
+@builtin
+def atomic_xor(pointer, val, mask=None, sem=None, scope=None):
+    """Atomic bitwise xor; returns the old values."""
+
+
+@builtin
+def atomic_xchg(pointer, val, mask=None, sem=None, scope=None):
+    """Atomic exchange; returns the old values."""
+
+
+@builtin
+def atomic_cas(pointer, cmp, val, sem=None, scope=None):
+    """Atomic compare-and-swap: store ``val`` where the old value is ``cmp``; returns it."""
+
+
+# -- math -----------------------------------------------------------------------
+
+
+@builtin
+def exp(x):
+    """Elementwise ``e**x`` (a fast approximation on the GPU)."""
+
+
+@builtin
+def exp2(x):
+    """Elementwise ``2**x``."""
+
+
+@builtin
+def log(x):
+    """Elementwise natural logarithm."""
+
+
+@builtin
+def log2(x):
+    """Elementwise base-2 logarithm."""
+
+
+@builtin
+def sqrt(x):
+    """Elementwise square root."""
+
+
+@builtin
+def sqrt_rn(x):
+    """Elementwise square root, rounded to nearest (IEEE)."""
+
+
+@builtin
+def rsqrt(x):
+    """Elementwise ``1 / sqrt(x)``."""
+
+
+@builtin
+def abs(x):
+    """Elementwise absolute value."""
+
+
+@builtin
+def sin(x):
+    """Elementwise sine."""
+
+
+@builtin
+def cos(x):
+    """Elementwise cosine."""
+
+
+@builtin
+def floor(x):
+    """Elementwise floor."""
+
+
+@builtin
+def ceil(x):
+    """Elementwise ceiling."""
+
+
+@builtin
+def erf(x):
+    """Elementwise error function."""
+
+
+@builtin
+def fma(x, y, z):
+    """Elementwise fused ``x * y + z``."""
+
+
+@builtin
+def maximum(x, y, propagate_nan=None):
+    """Elementwise maximum."""
+
+
+@builtin
+def minimum(x, y, propagate_nan=None):
+    """Elementwise minimum."""
+
+
+@builtin
+def clamp(x, min, max, propagate_nan=None):
+    """Elementwise ``minimum(maximum(x, min), max)``."""
+
+
+@builtin
+def umulhi(x, y):
+    """The high 32 bits of the 64-bit product of two uint32/int32 values."""
+
+
+@builtin
+def div_rn(x, y):
+    """IEEE division rounded to nearest (``/`` is approximate on the GPU)."""
+
+
+@builtin
+def fdiv(x, y, ieee_rounding=False):
+    """Floating-point division."""
+
+
+@builtin
+def cdiv(x, div):
+    """Ceiling division ``(x + div - 1) // div``."""
+
+
+@builtin
+def sigmoid(x):
+    """Elementwise ``1 / (1 + exp(-x))``."""
+
+
+@builtin
+def softmax(x, dim=None, keep_dims=False, ieee_rounding=False):
+    """Softmax along the last dimension (``dim``), computed stably."""
+
+
+# -- random numbers ---------------------------------------------------------
+
+
+@builtin
+def rand(seed, offset, n_rounds=10):
+    """Uniform floats in [0, 1) from Philox-4x32, keyed by ``seed``, counted by ``offset``."""
+
+
+@builtin
+def randn(seed, offset, n_rounds=10):
+    """Standard normal floats from Philox-4x32 (Box-Muller)."""
+
+
+@builtin
+def randint(seed, offset, n_rounds=10):
+    """Random uint32 values from Philox-4x32 (the first of its four outputs)."""
+
+
+@builtin
+def randint4x(seed, offset, n_rounds=10):
+    """All four Philox-4x32 outputs for ``offset``."""
+
+
+# -- hints and debugging ----------------------------------------------------
+
+
+@builtin
+def multiple_of(input, values):
+    """Promise that ``input`` (each element) is a multiple of ``values``."""
+
+
+@builtin
+def max_contiguous(input, values):
+    """Promise that the first ``values`` elements of ``input`` are contiguous."""
+
+
+@builtin
+def max_constancy(input, values):
+    """Promise that groups of ``values`` elements of ``input`` are equal."""
+
+
+@builtin
+def static_assert(cond, msg=""):
+    """Check ``cond`` at compile time; a false condition is a diagnostic."""
+
+
+@builtin
+def static_print(*values, sep=" ", end="\n", file=None, flush=False):
+    """Print compile-time values while the kernel compiles."""
+
+
+@builtin
+def device_print(prefix, *args, hex=False):
+    """Print values at run time, once per program (see the docs on differences)."""
+
+
+@builtin
+def device_assert(cond, msg=""):
+    """Check ``cond`` at run time in debug mode; report failing values."""
+
+
+@builtin
+def debug_barrier():
+    """Synchronize the threads of one program."""
+
+
+# -- loops ------------------------------------------------------------------------
+
+
+@builtin
+def static_range(arg1, arg2=None, step=None):
+    """A range unrolled at compile time; bounds are constexprs."""
+
+
+@builtin
+def range(arg1, arg2=None, step=None, num_stages=None, loop_unroll_factor=None):
+    """A loop range, like Python's ``range`` (``num_stages`` is accepted and ignored)."""

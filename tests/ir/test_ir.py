@@ -1,0 +1,112 @@
+"""Tests of the IR core: text round trip, locations and the verifier."""
+
+from pathlib import Path
+
+import pytest
+
+from minitriton.diagnostics import CompileError
+from minitriton.ir import parse_module, print_module, verify_module
+from minitriton.ir.types import parse_type
+
+SAMPLE = Path(__file__).parent / "goldens" / "sample.ir"
+
+
+@pytest.mark.parametrize(
+    "text", ["i1", "u64", "bf16", "ptr<f16>", "tensor<1x128xf32>", "tensor<64xptr<i8>>"]
+)
+def test_type_text_round_trips(text: str) -> None:
+    assert str(parse_type(text)) == text
+
+
+def test_sample_round_trips_and_verifies() -> None:
+    text = SAMPLE.read_text()
+    module = parse_module(text, str(SAMPLE))
+    verify_module(module)
+    assert print_module(module) == text
+
+
+def test_locations_round_trip() -> None:
+    module = parse_module(SAMPLE.read_text(), str(SAMPLE))
+    with_locs = print_module(module, with_locs=True)
+    assert f'loc("{SAMPLE}":3:3)' in with_locs
+    assert print_module(parse_module(with_locs), with_locs=True) == with_locs
+    assert print_module(parse_module(with_locs)) == SAMPLE.read_text()
+
+
+def test_name_collisions_get_suffixes() -> None:
+    text = SAMPLE.read_text()
+    module = parse_module(text)
+    ops = module.kernel.body.ops
+    ops[0].result.name_hint = "x"  # collides with the later %x
+    printed = print_module(module)
+    assert "%x = tt.get_program_id" in printed
+    assert "%x_1 = tt.load" in printed
+    assert print_module(parse_module(printed)) == printed
+
+
+def _diagnose(text: str) -> str:
+    with pytest.raises(CompileError) as info:
+        verify_module(parse_module(text, "bad.ir"))
+    return str(info.value)
+
+
+def test_verifier_rejects_type_mismatch() -> None:
+    msg = _diagnose(
+        "tt.func @k(%a: i32, %b: f32) {\n  %c = arith.add(%a, %b) : i32\n  tt.return()\n}\n"
+    )
+    assert msg.startswith("bad.ir:2:3: error: invalid IR in @k: 'arith.add' operand has type f32")
+
+
+def test_verifier_rejects_non_power_of_two_block() -> None:
+    msg = _diagnose(
+        "tt.func @k() {\n"
+        "  %r = tt.make_range() {end = 100, start = 0} : tensor<100xi32>\n"
+        "  tt.return()\n"
+        "}\n"
+    )
+    assert "bad.ir:2:3: error" in msg and "block dimension 100 is not a power of two" in msg
+
+
+def test_parser_rejects_values_escaping_a_region() -> None:
+    text = (
+        "tt.func @k(%n: i32) {\n"
+        '  %c = arith.cmp(%n, %n) {pred = "lt"} : i1\n'
+        "  scf.if(%c) {\n"
+        "  ^():\n"
+        "    %x = arith.add(%n, %n) : i32\n"
+        "    scf.yield()\n"
+        "  } {\n"
+        "  ^():\n"
+        "    scf.yield()\n"
+        "  }\n"
+        "  %y = arith.neg(%x) : i32\n"
+        "  tt.return()\n"
+        "}\n"
+    )
+    with pytest.raises(CompileError) as info:
+        parse_module(text, "esc.ir")
+    assert str(info.value).startswith("esc.ir:11:18: error: use of undefined value %x")
+
+
+def test_verifier_rejects_bad_yield() -> None:
+    msg = _diagnose(
+        "tt.func @k(%n: i32) {\n"
+        '  %c = arith.cmp(%n, %n) {pred = "lt"} : i1\n'
+        "  %r = scf.if(%c) : i32 {\n"
+        "  ^():\n"
+        "    scf.yield(%n)\n"
+        "  } {\n"
+        "  ^():\n"
+        "    scf.yield(%c)\n"
+        "  }\n"
+        "  tt.return()\n"
+        "}\n"
+    )
+    assert "bad.ir:3:3: error: invalid IR in @k: 'scf.if' yields (i1), expected (i32)" in msg
+
+
+def test_parser_reports_undefined_values_with_location() -> None:
+    with pytest.raises(CompileError) as info:
+        parse_module("tt.func @k() {\n  %a = arith.neg(%zz) : i32\n  tt.return()\n}\n", "u.ir")
+    assert str(info.value).splitlines()[0] == "u.ir:2:18: error: use of undefined value %zz"
+    assert str(info.value).splitlines()[2] == "    " + " " * 17 + "^"
