@@ -8,7 +8,16 @@ sphinx-gallery from the top-level ``examples/`` folder.
 
 from __future__ import annotations
 
+import sys
 from importlib.metadata import PackageNotFoundError, version
+from pathlib import Path
+
+_DOCS = Path(__file__).resolve().parent
+# The repository root first, so autodoc and the build-time examples always see
+# the working tree's code (an editable install made before a new subpackage
+# existed can otherwise hide it); _ext/ holds our own Sphinx extensions.
+sys.path.insert(0, str(_DOCS.parent))
+sys.path.insert(0, str(_DOCS / "_ext"))
 
 project = "MiniTriton"
 author = "The MiniTriton team"
@@ -27,6 +36,8 @@ extensions = [
     "sphinx.ext.napoleon",
     "sphinx.ext.viewcode",
     "sphinx_gallery.gen_gallery",
+    # Our own directives: builtins list, pass pages, IR/PTX produced at build time.
+    "minitriton_docs",
     # sphinx.ext.intersphinx stays off: CI has no network access.
 ]
 
@@ -70,4 +81,5 @@ sphinx_gallery_conf = {
 # -- HTML -----------------------------------------------------------------------
 html_theme = "furo"
 html_title = f"MiniTriton {release}"
-html_static_path: list[str] = []
+html_static_path = ["_static"]
+html_css_files = ["minitriton.css"]

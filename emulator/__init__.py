@@ -1,1 +1,69 @@
-"""NumPy block emulator for MiniTriton IR (installed as ``minitriton.emulator``)."""
+"""NumPy block emulator for MiniTriton IR (installed as ``minitriton.emulator``).
+
+The emulator *executes the IR*, not Python source: each op's meaning is one
+small function in a registry (``@semantics("arith.add")``), and listeners
+(``will_execute_op`` / ``did_execute_op``) see every op, for tracing and
+stepping. Entry point::
+
+    from minitriton.emulator import launch
+    launch(module, grid=(n_blocks, 1, 1), args=[x, y, out, n])
+
+Building blocks for tools such as a debugger: :class:`Interpreter` (one
+launch; :meth:`Interpreter.run_program` runs one program op by op),
+:class:`ProgramState` (the values of one scope), :class:`Listener`.
+
+Speed: programs whose control flow agrees run together as one batch of
+NumPy operations over a leading program axis (see :mod:`.launch`); kernels
+whose programs communicate through memory run one program at a time.
+
+Where the emulator differs from Triton on a GPU (the GPU is the reference):
+
+* fp32 ``/`` is IEEE-exact (the GPU's ``div.full.f32`` has ~2 ULP error);
+  ``exp``, ``log``, ``sin``... use NumPy, not the GPU's fast approximations;
+  a mul followed by an add is never fused into an FMA.
+* ``tt.dot`` is exact (fp64 accumulation, rounded once): with fp32 inputs
+  Triton uses TF32 by default, so GPU results differ by ~1e-3 relative.
+* Reductions combine neighbours in a pairwise tree; the GPU's order differs
+  again, so float sums agree only to rounding.
+* Integer division or remainder by zero gives 0 (undefined in Triton).
+* Float -> int casts of NaN give 0 and of out-of-range values saturate
+  (undefined in Triton; PTX ``cvt.rzi`` behaves the same).
+* Shifts by the bit width or more give 0 (or the sign for ``>>`` of
+  negative signed values), as PTX does; in LLVM they are poison.
+* ``arith.max``/``arith.min`` on floats ignore NaN (IEEE maxNum/minNum).
+* Conversions to bf16 round to nearest even from fp32; f64 and integer
+  sources go through fp32 first (two roundings).
+* ``math.fma`` on f64 is not fused (the product is rounded once first).
+* ``tt.print`` prints once per program, the whole block; output of a batch
+  appears in grid order. ``tt.assert`` is checked only with ``debug=True``.
+* Batched execution runs op by op across programs: within one store the
+  highest program id wins a shared address, but a program never sees
+  another's stores of the same batch in sequential order. Kernels with
+  spin locks (``atomic_cas``, ``atomic_xchg``) or atomics in while loops run
+  serially, where each program runs to completion before the next starts.
+* Out-of-bounds accesses on enabled lanes are errors (the GPU reads garbage
+  or faults); in a batch, the first failing program in grid order of the
+  first failing op is reported.
+"""
+
+from minitriton.emulator import ops_arith, ops_combine, ops_control, ops_core, ops_debug, ops_memory
+from minitriton.emulator.errors import EmulatorError
+from minitriton.emulator.interpreter import Interpreter, Listener, ProgramState
+from minitriton.emulator.launch import launch, run_grid, serial_reason
+from minitriton.emulator.registry import SEMANTICS, semantics
+from minitriton.emulator.values import RVal
+
+del ops_arith, ops_combine, ops_control, ops_core, ops_debug, ops_memory  # registered on import
+
+__all__ = [
+    "SEMANTICS",
+    "EmulatorError",
+    "Interpreter",
+    "Listener",
+    "ProgramState",
+    "RVal",
+    "launch",
+    "run_grid",
+    "semantics",
+    "serial_reason",
+]

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, field, fields
-from typing import Any, Union
+from typing import Any
 
 from minitriton.diagnostics import Location
 
@@ -161,22 +161,22 @@ class IfExp(Node):
     orelse: Expr
 
 
-Expr = Union[
-    Name,
-    Constant,
-    Attribute,
-    Call,
-    Slice,
-    Subscript,
-    Tuple,
-    List,
-    Dict,
-    BinOp,
-    UnaryOp,
-    BoolOp,
-    Compare,
-    IfExp,
-]
+Expr = (
+    Name
+    | Constant
+    | Attribute
+    | Call
+    | Slice
+    | Subscript
+    | Tuple
+    | List
+    | Dict
+    | BinOp
+    | UnaryOp
+    | BoolOp
+    | Compare
+    | IfExp
+)
 
 # ---------------------------------------------------------------------------
 # Statements
@@ -262,7 +262,7 @@ class ExprStmt(Node):
     value: Expr
 
 
-Stmt = Union[Assign, AugAssign, AnnAssign, If, For, While, Return, Pass, Assert, ExprStmt]
+Stmt = Assign | AugAssign | AnnAssign | If | For | While | Return | Pass | Assert | ExprStmt
 
 # ---------------------------------------------------------------------------
 # Functions

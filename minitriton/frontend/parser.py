@@ -30,7 +30,7 @@ from lark import Lark, Token, Tree
 from lark.exceptions import LarkError, UnexpectedCharacters, UnexpectedInput, UnexpectedToken
 from lark.indenter import Indenter
 
-from minitriton.diagnostics import CompileError, Location, error
+from minitriton.diagnostics import CompileError, Diagnostic, Location, error
 from minitriton.frontend import ast
 
 GRAMMAR_FILE = "minitriton.lark"
@@ -83,26 +83,46 @@ class KernelIndenter(Indenter):
     INDENT_type = "_INDENT"
     DEDENT_type = "_DEDENT"
     tab_len = 8
+    alt_level: list[int]
+
+    def process(self, stream: Iterator[Token]) -> Iterator[Token]:
+        """Indent the token stream of one parse (resets all state)."""
+        self.paren_level = 0
+        self.indent_level = [0]
+        self.alt_level = [0]  # the same indents with tabs counted as 1 column
+        return self._process(stream)
 
     def handle_NL(self, token: Token) -> Iterator[Token]:
-        """Yield the newline, then any indent or dedent tokens it implies."""
+        """Yield the newline, then any indent or dedent tokens it implies.
+
+        Like CPython, indents are measured twice, with tabs to the next
+        multiple of 8 and with tabs as 1 column; when the two disagree on
+        the nesting, tabs and spaces are mixed inconsistently.
+        """
         if self.paren_level > 0:
             return
         yield token
         indent_str = token.rsplit("\n", 1)[1]
-        indent = indent_str.count(" ") + indent_str.count("\t") * self.tab_len
+        col, alt = _indent_columns(indent_str)
         here = (token.end_line, token.end_column)
-        if indent > self.indent_level[-1]:
-            self.indent_level.append(indent)
+        if col > self.indent_level[-1]:
+            self._check_tabs(alt > self.alt_level[-1], here)
+            self.indent_level.append(col)
+            self.alt_level.append(alt)
             yield _positioned(self.INDENT_type, indent_str, here)
             return
-        while indent < self.indent_level[-1]:
+        while col < self.indent_level[-1]:
             self.indent_level.pop()
+            self.alt_level.pop()
             yield _positioned(self.DEDENT_type, indent_str, here)
-        if indent != self.indent_level[-1]:
-            raise IndentationProblem(
-                "unindent does not match any outer indentation level", *here
-            )
+        if col != self.indent_level[-1]:
+            raise IndentationProblem("unindent does not match any outer indentation level", *here)
+        self._check_tabs(alt == self.alt_level[-1], here)
+
+    @staticmethod
+    def _check_tabs(consistent: bool, here: tuple[int, int]) -> None:
+        if not consistent:
+            raise IndentationProblem("inconsistent use of tabs and spaces in indentation", *here)
 
     def _process(self, stream: Iterator[Token]) -> Iterator[Token]:
         last: Token | None = None
@@ -120,6 +140,14 @@ class KernelIndenter(Indenter):
         while len(self.indent_level) > 1:
             self.indent_level.pop()
             yield _positioned(self.DEDENT_type, "", end)
+
+
+def _indent_columns(indent: str) -> tuple[int, int]:
+    """Width of an indent with tabs to the next multiple of 8, and with tabs as 1."""
+    col = 0
+    for char in indent:
+        col = (col // 8 + 1) * 8 if char == "\t" else col + 1
+    return col, len(indent)
 
 
 def _positioned(type_: str, value: str, pos: tuple[int, int]) -> Token:
@@ -213,9 +241,7 @@ def parse_function(
     return _guarded(lambda: _Builder(src).function_input(tree), src)
 
 
-def parse_expression(
-    text: str, filename: str = "<expr>", allow_indexing: bool = False
-) -> ast.Expr:
+def parse_expression(text: str, filename: str = "<expr>", allow_indexing: bool = False) -> ast.Expr:
     """Parse a single expression, e.g. ``x[:, None] + 1``.
 
     With ``allow_indexing=True`` (the debugger) subscripts may hold integers
@@ -392,6 +418,7 @@ UNSUPPORTED_EXPRESSIONS: dict[str, tuple[str, str]] = {
     "stararg": ("star-args '*args'", "pass each argument explicitly"),
     "kwstararg": ("keyword unpacking '**kwargs'", "pass each keyword argument explicitly"),
     "yield_expr": ("yield", "kernels cannot be generators; tl.store the results instead"),
+    "await_expr": ("await", "kernels are not coroutines; remove 'await'"),
     "set": ("set literal", "kernels have no sets; use a tuple"),
     "star_param": ("star-args '*args' parameter", "list each parameter explicitly"),
     "kwstar_param": ("'**kwargs' parameter", "list each parameter explicitly"),
@@ -404,8 +431,13 @@ _INDEX_HELP = (
 )
 
 
+class UnsupportedConstruct(CompileError):
+    """Valid Python outside the kernel language (``lambda``, ``break``, ...)."""
+
+
 def _unsupported(loc: Location, construct: str, help_: str) -> NoReturn:
-    raise error(loc, f"unsupported construct: {construct}", help_)
+    diagnostic = Diagnostic(loc, f"unsupported construct: {construct}", help=help_)
+    raise UnsupportedConstruct([diagnostic])
 
 
 # ---------------------------------------------------------------------------
@@ -448,7 +480,9 @@ class _Builder:
         if definition.data == "funcdef":
             return self.funcdef(definition, [self.decorator(d) for d in decorators])
         if definition.data == "async_stmt":
-            _unsupported(self.loc(definition), "async def", "remove 'async'; kernels are plain functions")
+            _unsupported(
+                self.loc(definition), "async def", "remove 'async'; kernels are plain functions"
+            )
         _unsupported(self.loc(definition), "class definition", "a kernel is a function; " + _HELPER)
 
     def decorator(self, tree: Tree) -> ast.Decorator:
@@ -457,8 +491,8 @@ class _Builder:
         self.in_decorator = True
         try:
             expr = self.expr(expr_tree)
-        except CompileError:
-            expr = None  # outside the subset (e.g. a lambda): Python runs it anyway
+        except UnsupportedConstruct:
+            expr = None  # e.g. a lambda in @triton.heuristics: Python runs it anyway
         finally:
             self.in_decorator = False
         return ast.Decorator(text, expr, loc=self.loc(tree))
@@ -502,9 +536,7 @@ class _Builder:
             construct, help_ = UNSUPPORTED_EXPRESSIONS[tree.data]
             _unsupported(self.loc(tree), construct, help_)
         name, annotation, default = tree.children
-        return ast.Param(
-            str(name), self._opt(annotation), self._opt(default), loc=self.loc(tree)
-        )
+        return ast.Param(str(name), self._opt(annotation), self._opt(default), loc=self.loc(tree))
 
     def _opt(self, item: Tree | Token | None) -> ast.Expr | None:
         return None if item is None else self.expr(item)
@@ -526,13 +558,17 @@ class _Builder:
         return ast.ExprStmt(self.expr(tree.children[0]), loc=self.loc(tree))
 
     def s_assign(self, tree: Tree) -> ast.Assign:
-        *targets, value = [self.expr(c) for c in tree.children]
+        *target_trees, value_tree = tree.children
+        for target_tree in target_trees:
+            self._reject_store(target_tree)
+        targets = [self.expr(t) for t in target_trees]
         for target in targets:
             self._check_target(target)
-        return ast.Assign(targets, value, loc=self.loc(tree))
+        return ast.Assign(targets, self.expr(value_tree), loc=self.loc(tree))
 
     def s_augassign(self, tree: Tree) -> ast.AugAssign:
         target_tree, op_tree, value_tree = tree.children
+        self._reject_store(target_tree)
         target = self.expr(target_tree)
         if isinstance(target, ast.Tuple):
             raise error(target.loc, "a tuple cannot be the target of an augmented assignment")
@@ -563,7 +599,9 @@ class _Builder:
         # Build the elif chain from the innermost (last) one outwards.
         for clause in reversed(elifs):
             elif_test, elif_suite = clause.children
-            node = ast.If(self.expr(elif_test), self.suite(elif_suite), orelse, loc=self.loc(clause))
+            node = ast.If(
+                self.expr(elif_test), self.suite(elif_suite), orelse, loc=self.loc(clause)
+            )
             orelse = [node]
         return ast.If(self.expr(test), self.suite(suite), orelse, loc=self.loc(tree))
 
@@ -591,6 +629,20 @@ class _Builder:
             "without 'break' the else block always runs: move it after the loop",
         )
 
+    def _reject_store(self, tree: Tree) -> None:
+        """Reject ``x[i] = v`` and ``a.b = v`` before their parts are checked."""
+        if tree.data == "tuple":
+            for child in tree.children:
+                self._reject_store(child)
+        elif tree.data == "subscript":
+            _unsupported(
+                self.loc(tree),
+                "assignment to a subscript",
+                "blocks are immutable values: write memory with tl.store(ptr + offs, value)",
+            )
+        elif tree.data == "attribute":
+            _unsupported(self.loc(tree), "assignment to an attribute", "assign to a plain variable")
+
     def _check_target(self, target: ast.Expr) -> None:
         """Assignment targets: names and (nested) tuples of names."""
         if isinstance(target, ast.Name):
@@ -599,14 +651,6 @@ class _Builder:
             for elt in target.elts:
                 self._check_target(elt)
             return
-        if isinstance(target, ast.Subscript):
-            _unsupported(
-                target.loc,
-                "assignment to a subscript",
-                "blocks are immutable values: write memory with tl.store(ptr + offs, value)",
-            )
-        if isinstance(target, ast.Attribute):
-            _unsupported(target.loc, "assignment to an attribute", "assign to a plain variable")
         raise error(target.loc, f"cannot assign to {_describe_node(target)}")
 
     def _check_loop_target(self, target: ast.Expr) -> None:
@@ -681,7 +725,9 @@ class _Builder:
         prefix = text[: len(text) - len(text.lstrip("rRuUbBfF"))].lower()
         loc = self.loc(token)
         if "f" in prefix:
-            _unsupported(loc, "f-string", 'use a plain string: tl.device_print("x", x) prints values')
+            _unsupported(
+                loc, "f-string", 'use a plain string: tl.device_print("x", x) prints values'
+            )
         if "b" in prefix:
             _unsupported(loc, "bytes literal", "use a str literal")
         try:
@@ -776,6 +822,8 @@ class _Builder:
         value = self.expr(value_tree)
         items = index_tree.children if index_tree.data == "subscript_tuple" else [index_tree]
         index = [self._index(item) for item in items]
+        if len(index) == 1 and isinstance(index[0], ast.Tuple):
+            index = index[0].elts  # x[(a, b)] is x[a, b], as in Python
         if not (self.allow_indexing or self.in_decorator or _is_shape(value)):
             self._check_kernel_index(index)
         return ast.Subscript(value, index, loc=value.loc)

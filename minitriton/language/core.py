@@ -337,7 +337,7 @@ def exp(x):
 
 @builtin
 def exp2(x):
-    """Elementwise ``2**x``."""
+    """Elementwise ``2**x`` (a fast approximation on the GPU, as ``exp``)."""
 
 
 @builtin
@@ -372,22 +372,22 @@ def abs(x):
 
 @builtin
 def sin(x):
-    """Elementwise sine."""
+    """Elementwise sine of ``x`` in radians."""
 
 
 @builtin
 def cos(x):
-    """Elementwise cosine."""
+    """Elementwise cosine of ``x`` in radians."""
 
 
 @builtin
 def floor(x):
-    """Elementwise floor."""
+    """Elementwise floor: round toward minus infinity, keeping the float type."""
 
 
 @builtin
 def ceil(x):
-    """Elementwise ceiling."""
+    """Elementwise ceiling: round toward plus infinity, keeping the float type."""
 
 
 @builtin
@@ -402,12 +402,20 @@ def fma(x, y, z):
 
 @builtin
 def maximum(x, y, propagate_nan=None):
-    """Elementwise maximum."""
+    """Elementwise maximum of ``x`` and ``y``, promoted to a common type.
+
+    With the default ``propagate_nan``, whether a NaN or the other operand
+    comes out is unspecified, as in Triton.
+    """
 
 
 @builtin
 def minimum(x, y, propagate_nan=None):
-    """Elementwise minimum."""
+    """Elementwise minimum of ``x`` and ``y``, promoted to a common type.
+
+    With the default ``propagate_nan``, whether a NaN or the other operand
+    comes out is unspecified, as in Triton.
+    """
 
 
 @builtin
@@ -427,7 +435,7 @@ def div_rn(x, y):
 
 @builtin
 def fdiv(x, y, ieee_rounding=False):
-    """Floating-point division."""
+    """Floating-point division ``x / y``; ``ieee_rounding=True`` rounds as :func:`div_rn`."""
 
 
 @builtin

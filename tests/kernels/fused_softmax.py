@@ -1,5 +1,6 @@
 """Fused softmax, as in Triton's tutorial 02."""
 
+# fmt: off
 import minitriton as triton
 import minitriton.language as tl
 

@@ -1,5 +1,6 @@
 """Matrix multiplication with grouped ordering, as in Triton's tutorial 03."""
 
+# fmt: off
 import minitriton as triton
 import minitriton.language as tl
 

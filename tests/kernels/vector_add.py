@@ -1,5 +1,6 @@
 """Vector addition, as in Triton's tutorial 01."""
 
+# fmt: off
 import minitriton as triton
 import minitriton.language as tl
 

@@ -1,0 +1,304 @@
+"""The IR interpreter: runs one program, or a batch of programs, op by op.
+
+:class:`Interpreter` owns a launch (module, arguments, grid, memory).
+:class:`ProgramState` is one scope of execution: the values computed so far
+in one region, for one program or for a batch of ``size`` programs (row
+``i`` of a batched value belongs to program ``pids[i]``). A region nested
+in a divergent ``scf.if`` or loop runs in a child state over a subset of
+its parent's rows; values of the parent are restricted to those rows the
+first time the child reads them.
+
+Listeners see every op: ``will_execute_op(op, state)`` before it runs and
+``did_execute_op(op, state, results)`` after, which is what a stepping
+debugger or a tracer needs. To run a single program op by op::
+
+    interp = Interpreter(module, args, grid=(4, 1, 1), listeners=[MyTracer()])
+    state = interp.run_program((2, 0, 0))
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from minitriton.diagnostics import Location
+from minitriton.emulator.errors import EmulatorError, format_pid
+from minitriton.emulator.memory import Memory
+from minitriton.emulator.registry import SEMANTICS
+from minitriton.emulator.values import RVal, scalar_constant, storage_dtype, to_compute
+from minitriton.ir.core import Block, Operation, Region, Value
+from minitriton.ir.ops import FuncOp, Module
+from minitriton.ir.types import PointerType, ScalarType, element_type
+
+
+class NeedSerial(Exception):  # noqa: N818 - a control-flow signal, not an error
+    """Raised when a batch cannot be merged (e.g. programs pick pointers into
+    different buffers); the launcher then reruns the grid one program at a time."""
+
+
+class Listener:
+    """Base class of execution listeners; override the hooks you need."""
+
+    def will_execute_op(self, op: Operation, state: ProgramState) -> None:
+        """Called before ``op`` runs in ``state``."""
+
+    def did_execute_op(self, op: Operation, state: ProgramState, results: list[RVal]) -> None:
+        """Called after ``op`` ran, with its runtime results."""
+
+
+class ProgramState:
+    """The values of one region scope, for a batch of ``size`` programs."""
+
+    def __init__(
+        self,
+        interp: Interpreter,
+        pids: np.ndarray,
+        parent: ProgramState | None = None,
+        rows: np.ndarray | None = None,
+    ) -> None:
+        self.interp = interp
+        self.pids = pids  # (size, 3) int64: the program ids of the rows
+        self.parent = parent
+        self.rows = rows  # rows of the parent this state covers (None: all)
+        self.env: dict[Value, RVal] = {}  # Values hash by identity
+
+    @property
+    def size(self) -> int:
+        """Number of programs in this batch."""
+        return int(self.pids.shape[0])
+
+    def lookup(self, value: Value) -> RVal:
+        """The runtime value of ``value`` (restricted to this state's rows)."""
+        found = self.env.get(value)
+        if found is not None:
+            return found
+        if self.parent is None:
+            raise KeyError(value)
+        found = self.parent.lookup(value)
+        if self.rows is not None:
+            found = found.take(self.rows)
+        self.env[value] = found
+        return found
+
+    def bind(self, value: Value, rval: RVal) -> None:
+        """Set the runtime value of ``value``."""
+        self.env[value] = rval
+
+    def child(self, rows: np.ndarray | None = None) -> ProgramState:
+        """A nested scope over ``rows`` of this batch (all rows if ``None``)."""
+        pids = self.pids if rows is None else self.pids[rows]
+        return ProgramState(self.interp, pids, self, rows)
+
+    def pid(self, row: int = 0) -> tuple[int, int, int]:
+        """The program id of row ``row``."""
+        x, y, z = (int(v) for v in self.pids[row])
+        return (x, y, z)
+
+    def value_of(self, value: Value, row: int = 0) -> np.ndarray:
+        """The value as a program sees it (bf16 decoded to fp32), for debuggers."""
+        rval = self.lookup(value)
+        elem = element_type(value.type)
+        data = rval.program(row)
+        return to_compute(data, elem) if isinstance(elem, ScalarType) else data
+
+    def snapshot(self, row: int = 0) -> dict[str, np.ndarray]:
+        """Every named value visible here, as program ``row`` sees it."""
+        out: dict[str, np.ndarray] = {}
+        chain = []
+        state: ProgramState | None = self
+        while state is not None:
+            chain.append(state)
+            state = state.parent
+        for scope in reversed(chain):
+            for value in scope.env:
+                if value.name_hint:
+                    out[value.name_hint] = self.value_of(value, row)
+        return out
+
+
+class Interpreter:
+    """Runs the kernel of ``module`` on NumPy arguments, for any set of programs."""
+
+    def __init__(
+        self,
+        module: Module,
+        args: Sequence[Any],
+        grid: Sequence[int] = (1, 1, 1),
+        *,
+        debug: bool = False,
+        listeners: Sequence[Listener] = (),
+    ) -> None:
+        self.module = module
+        self.kernel: FuncOp = module.kernel
+        self.grid = _normalize_grid(grid)
+        self.debug = debug
+        self.listeners = list(listeners)
+        self.memory = Memory()
+        self.args = _bind_args(self.kernel, args, self.memory)
+        self.prints: list[tuple[int, str]] = []
+        self.defer_prints = False
+        #: Per-op cache for ops whose value never changes (constants).
+        self.cache: dict[Operation, RVal] = {}
+        self._funcs = {f.sym_name: f for f in module.funcs}
+
+    # -- entry points -----------------------------------------------------
+    def run_program(self, pid: Sequence[int]) -> ProgramState:
+        """Run the single program ``pid`` to completion; returns its state."""
+        pids = np.array([list(_normalize_grid(pid))], dtype=np.int64)
+        return self.run_batch(pids)
+
+    def run_batch(self, pids: np.ndarray) -> ProgramState:
+        """Run the programs ``pids`` (``(n, 3)``, in order) together."""
+        state = ProgramState(self, pids)
+        for arg, rval in zip(self.kernel.body.args, self.args):
+            state.bind(arg, rval)
+        with np.errstate(all="ignore"):
+            self.run_block(self.kernel.body.block, state)
+        if not self.defer_prints:
+            self.flush_prints()
+        return state
+
+    def linear_pid(self, pid: Sequence[int]) -> int:
+        """Grid order: axis 0 varies fastest."""
+        gx, gy, _ = self.grid
+        return int(pid[0]) + gx * (int(pid[1]) + gy * int(pid[2]))
+
+    # -- execution ----------------------------------------------------------
+    def run_block(self, block: Block, state: ProgramState) -> list[RVal]:
+        """Execute ``block`` in ``state``; returns its terminator's operand values."""
+        for op in block.ops:
+            if op.is_terminator:
+                return [state.lookup(v) for v in op.operands]
+            self.execute_op(op, state)
+        return []
+
+    def run_region(
+        self, region: Region, state: ProgramState, args: Sequence[RVal]
+    ) -> list[RVal]:
+        """Bind ``args`` to the region's block arguments in ``state`` and run it."""
+        for arg, rval in zip(region.args, args):
+            state.bind(arg, rval)
+        return self.run_block(region.block, state)
+
+    def call(self, name: str, state: ProgramState, args: Sequence[RVal]) -> list[RVal]:
+        """Run the helper function ``name`` for the programs of ``state``."""
+        func = self._funcs[name]
+        scope = ProgramState(self, state.pids)  # a function sees only its arguments
+        return self.run_region(func.body, scope, args)
+
+    def execute_op(self, op: Operation, state: ProgramState) -> list[RVal]:
+        """Run one op: listeners, semantics, result binding."""
+        fn = SEMANTICS.get(op.name)
+        if fn is None:
+            raise self.error(op, state, f"the emulator cannot execute {op.name}")
+        for listener in self.listeners:
+            listener.will_execute_op(op, state)
+        operands = [state.lookup(v) for v in op.operands]
+        try:
+            out = fn(op, state, *operands)
+        except (EmulatorError, NeedSerial):
+            raise
+        except Exception as exc:  # never show users a traceback from our internals
+            raise self.error(op, state, f"internal emulator error in {op.name}: {exc}") from exc
+        results = _as_list(out)
+        for value, rval in zip(op.results, results):
+            state.bind(value, rval)
+        for listener in self.listeners:
+            listener.did_execute_op(op, state, results)
+        return results
+
+    # -- printing and errors ------------------------------------------------
+    def emit_print(self, pid: tuple[int, int, int], text: str) -> None:
+        """Queue one line of device output; lines come out in program order."""
+        self.prints.append((self.linear_pid(pid), text))
+
+    def flush_prints(self) -> None:
+        """Print queued device output, program by program (stable within one)."""
+        for _, text in sorted(self.prints, key=lambda item: item[0]):
+            print(text)
+        self.prints.clear()
+
+    def error(
+        self,
+        op: Operation,
+        state: ProgramState,
+        message: str,
+        details: Sequence[str] = (),
+        row: int = 0,
+    ) -> EmulatorError:
+        """A located error at ``op`` in the program at ``row`` of ``state``."""
+        pid = state.pid(row)
+        return EmulatorError(op.loc, f"{message} in program {format_pid(pid)}", details, pid)
+
+
+def _as_list(out: Any) -> list[RVal]:
+    if out is None:
+        return []
+    if isinstance(out, RVal):
+        return [out]
+    return list(out)
+
+
+def _normalize_grid(grid: Sequence[int] | int) -> tuple[int, int, int]:
+    dims = [int(grid)] if isinstance(grid, (int, np.integer)) else [int(g) for g in grid]
+    if len(dims) > 3 or any(d < 0 for d in dims):
+        raise ValueError(f"grid must have 1 to 3 non-negative dimensions, got {grid!r}")
+    dims += [1] * (3 - len(dims))
+    return (dims[0], dims[1], dims[2])
+
+
+# ---------------------------------------------------------------- arguments
+
+
+def _bind_args(kernel: FuncOp, args: Sequence[Any], memory: Memory) -> list[RVal]:
+    params = kernel.body.args
+    if len(args) != len(params):
+        msg = f"@{kernel.sym_name} takes {len(params)} arguments, got {len(args)}"
+        raise EmulatorError(kernel.loc, msg)
+    return [_bind_arg(kernel, p, a, memory) for p, a in zip(params, args)]
+
+
+def _bind_arg(kernel: FuncOp, param: Value, arg: Any, memory: Memory) -> RVal:
+    name = param.name_hint or f"argument {param.index}"  # type: ignore[attr-defined]
+    t = param.type
+    if isinstance(t, PointerType):
+        return RVal(np.array(0, dtype=np.int64), False, _bind_array(kernel.loc, name, t, arg, memory))
+    if isinstance(arg, np.ndarray) and arg.ndim > 0:
+        raise EmulatorError(kernel.loc, f"argument '{name}' expects a {t!r} scalar, got an array")
+    assert isinstance(t, ScalarType)
+    value = arg.item() if isinstance(arg, (np.generic, np.ndarray)) else arg
+    return RVal(scalar_constant(value, t), False)
+
+
+def _bind_array(loc: Location, name: str, t: PointerType, arg: Any, memory: Memory) -> int:
+    want = t.pointee.numpy
+    if not isinstance(arg, np.ndarray):
+        got = type(arg).__name__
+        raise EmulatorError(loc, f"argument '{name}' expects a NumPy array of {t.pointee!r}, got {got}")
+    if arg.dtype != want:
+        msg = f"argument '{name}' expects a NumPy array of {want} ({t.pointee!r}), got {arg.dtype}"
+        raise EmulatorError(loc, msg)
+    if not (arg.flags.c_contiguous or arg.flags.f_contiguous):
+        msg = f"argument '{name}' is not contiguous: pass np.ascontiguousarray(...)"
+        raise EmulatorError(loc, msg)
+    return memory.add(name, arg, t.pointee)
+
+
+def merge_rows(size: int, parts: Sequence[tuple[np.ndarray, RVal]], value: Value) -> RVal:
+    """One batched value of ``size`` rows from values computed on disjoint row sets.
+
+    Used where programs of a batch took different paths (divergent ``scf.if``,
+    loops with per-program trip counts). Pointers into different buffers
+    cannot share one value: that raises :class:`NeedSerial`.
+    """
+    first = parts[0][1]
+    if not first.batched and all(p is first for _, p in parts):
+        return first  # e.g. both branches yield the same outer value
+    if len({p.buffer for _, p in parts}) > 1:
+        raise NeedSerial
+    out = np.empty((size, *value.shape), dtype=storage_dtype(value.type))
+    for rows, part in parts:
+        out[rows] = part.data
+    return RVal(out, True, first.buffer)

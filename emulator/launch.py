@@ -1,0 +1,142 @@
+"""Running a whole grid: batching, chunking and the serial fallback.
+
+Programs run in grid order (axis 0 fastest). By default they run *batched*:
+a chunk of programs executes each op once, as one NumPy operation over a
+leading program axis. A chunk holds at most ``CHUNK_ELEMENTS`` elements per
+batched value, which bounds memory for huge grids.
+
+Batching reorders work between programs (op by op instead of program by
+program). That is invisible unless programs communicate through memory, so
+kernels that do are run **one program at a time**, each to completion:
+
+* any ``tt.atomic_cas`` or ``tt.atomic_rmw`` of kind ``xchg`` (spin locks);
+* any atomic inside an ``scf.while`` (waiting on other programs).
+
+``serial=True`` forces that mode, ``serial=False`` forbids it. When a batch
+cannot be merged (programs of one batch picked pointers into different
+buffers), the launch restores the buffers and reruns serially.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from minitriton.emulator.errors import EmulatorError
+from minitriton.emulator.interpreter import Interpreter, Listener, NeedSerial
+from minitriton.ir.core import Operation
+from minitriton.ir.ops import Module
+from minitriton.ir.types import BlockType, element_type
+
+#: Most elements one batched value may hold (2^22: 16 MiB of fp32).
+CHUNK_ELEMENTS = 1 << 22
+
+_MERGING_OPS = ("scf.if", "scf.for", "scf.while", "arith.select")
+
+
+def launch(
+    module: Module,
+    grid: tuple[int, int, int],
+    args: Sequence[Any],
+    *,
+    debug: bool = False,
+    serial: bool | None = None,
+    listeners: Sequence[Listener] = (),
+) -> None:
+    """Run the kernel of ``module`` on every program of ``grid``.
+
+    ``args`` match the kernel's parameters one to one: NumPy arrays for
+    pointers (written in place; bf16 as uint16 arrays), scalars otherwise.
+    ``debug`` enables ``tt.assert``. ``serial`` forces (True) or forbids
+    (False) running one program at a time; by default it is chosen from the
+    kernel (see :func:`serial_reason`).
+    """
+    interp = Interpreter(module, args, grid, debug=debug, listeners=listeners)
+    run_grid(interp, serial=serial)
+
+
+def run_grid(interp: Interpreter, serial: bool | None = None) -> None:
+    """Run every program of ``interp.grid``, batched or one at a time."""
+    total = int(np.prod(interp.grid))
+    if total == 0:
+        return
+    if serial is None:
+        serial = serial_reason(interp.module) is not None
+    if serial:
+        run_serial(interp, total)
+        return
+    saved = interp.memory.snapshot() if _may_need_serial(interp.module) else None
+    interp.defer_prints = saved is not None  # a rerun must not print twice
+    try:
+        run_batched(interp, total)
+    except NeedSerial:
+        if saved is None:
+            raise EmulatorError(interp.kernel.loc, "internal emulator error: unmergeable batch") from None
+        interp.memory.restore(saved)
+        interp.prints.clear()
+        interp.defer_prints = False
+        run_serial(interp, total)
+        return
+    interp.defer_prints = False
+    interp.flush_prints()
+
+
+def run_batched(interp: Interpreter, total: int) -> None:
+    """Run the programs in chunks of :func:`batch_size`, in grid order."""
+    size = batch_size(interp.module)
+    for start in range(0, total, size):
+        interp.run_batch(program_ids(interp.grid, start, min(start + size, total)))
+
+
+def run_serial(interp: Interpreter, total: int) -> None:
+    """Run the programs one at a time, each to completion, in grid order."""
+    for pid in program_ids(interp.grid, 0, total):
+        interp.run_batch(pid[None, :])
+
+
+def program_ids(grid: tuple[int, int, int], start: int, stop: int) -> np.ndarray:
+    """Program ids ``(n, 3)`` of linear ids ``start..stop-1`` (axis 0 fastest)."""
+    linear = np.arange(start, stop, dtype=np.int64)
+    gx, gy, _ = grid
+    return np.stack([linear % gx, (linear // gx) % gy, linear // (gx * gy)], axis=1)
+
+
+def batch_size(module: Module) -> int:
+    """Programs per chunk: the largest block of the module bounds memory use."""
+    largest = 1
+    for op in module.walk():
+        for value in op.results:
+            if isinstance(value.type, BlockType):
+                largest = max(largest, value.type.numel)
+    return max(1, CHUNK_ELEMENTS // largest)
+
+
+def serial_reason(module: Module) -> str | None:
+    """Why the kernel must run one program at a time, or ``None``."""
+    for op in module.walk():
+        if op.name == "tt.atomic_cas":
+            return "tt.atomic_cas (spin locks need programs to run to completion)"
+        if op.name == "tt.atomic_rmw" and op.attrs.get("kind") == "xchg":
+            return "tt.atomic_rmw xchg (spin locks need programs to run to completion)"
+        if op.name.startswith("tt.atomic") and _inside(op, "scf.while"):
+            return "an atomic inside scf.while (programs wait on each other)"
+    return None
+
+
+def _inside(op: Operation, name: str) -> bool:
+    parent = op.parent_op
+    while parent is not None:
+        if parent.name == name:
+            return True
+        parent = parent.parent_op
+    return False
+
+
+def _may_need_serial(module: Module) -> bool:
+    # Only ops that merge per-program pointer values can raise NeedSerial.
+    for op in module.walk():
+        if op.name in _MERGING_OPS and any(element_type(r.type).is_ptr() for r in op.results):
+            return True
+    return False

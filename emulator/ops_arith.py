@@ -1,0 +1,321 @@
+"""Semantics of the elementwise ops: ``arith.*`` and ``math.*``.
+
+Every op computes in the exact NumPy dtype of its IR type, so integers wrap
+around as on the GPU (overflow warnings are silenced by the interpreter).
+bf16 operands are decoded to fp32 and the result rounded back to nearest
+even after each op; ``math.*`` functions on f16 also compute in fp32 and
+round once. Differences from Triton on a GPU are listed in the package
+docstring.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+
+import numpy as np
+
+from minitriton.emulator.interpreter import NeedSerial, ProgramState
+from minitriton.emulator.registry import semantics
+from minitriton.emulator.values import RVal, from_compute, to_compute
+from minitriton.ir.core import Operation
+from minitriton.ir.types import ScalarType, element_type
+
+ArrayFn = Callable[..., np.ndarray]
+
+
+def elementwise(name: str, *, math_precision: bool = False) -> Callable[[ArrayFn], ArrayFn]:
+    """Register ``fn(*arrays)`` as the semantics of the elementwise op ``name``.
+
+    The wrapper decodes bf16 operands to fp32 (and f16 too when
+    ``math_precision``), calls ``fn`` on whole arrays and stores the result in
+    the op's result type.
+    """
+
+    def register(fn: ArrayFn) -> ArrayFn:
+        @semantics(name)
+        def run(op: Operation, state: ProgramState, *args: RVal) -> RVal:
+            arrays = [
+                _decode(a.data, element_type(v.type), math_precision)
+                for a, v in zip(args, op.operands)
+            ]
+            out_type = element_type(op.results[0].type)
+            assert isinstance(out_type, ScalarType)
+            data = from_compute(fn(*arrays), out_type)
+            return RVal(np.asarray(data), any(a.batched for a in args))
+
+        run.__doc__ = fn.__doc__
+        return fn
+
+    return register
+
+
+def _decode(data: np.ndarray, t: object, math_precision: bool) -> np.ndarray:
+    if not isinstance(t, ScalarType):
+        return data
+    if math_precision and t.name == "f16":
+        return data.astype(np.float32)
+    return to_compute(data, t)
+
+
+def _is_int(a: np.ndarray) -> bool:
+    return a.dtype.kind in "iub"
+
+
+def _bool_safe(fn: ArrayFn) -> ArrayFn:
+    """i1 arithmetic wraps modulo 2 (NumPy's bool ``+`` would saturate)."""
+
+    def run(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        if a.dtype == np.bool_:
+            return (fn(a.astype(np.uint8), b.astype(np.uint8)) & 1).astype(bool)
+        return fn(a, b)
+
+    return run
+
+
+# ---------------------------------------------------------------- arithmetic
+
+
+@elementwise("arith.add")
+@_bool_safe
+def _add(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """a + b (integers wrap)."""
+    return a + b
+
+
+@elementwise("arith.sub")
+@_bool_safe
+def _sub(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """a - b (integers wrap)."""
+    return a - b
+
+
+@elementwise("arith.mul")
+@_bool_safe
+def _mul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """a * b (integers wrap)."""
+    return a * b
+
+
+def truncating_div(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """C integer division: rounds toward zero; ``x / 0`` is defined as 0."""
+    zero = b == 0
+    safe = np.where(zero, 1, b).astype(b.dtype)
+    exact = a - np.fmod(a, safe)  # a multiple of safe, so floor == trunc below
+    return np.where(zero, 0, exact // safe).astype(a.dtype)
+
+
+def truncating_rem(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """C ``%``: the sign of the dividend; ``x % 0`` is defined as 0."""
+    zero = b == 0
+    safe = np.where(zero, 1, b).astype(b.dtype)
+    return np.where(zero, 0, np.fmod(a, safe)).astype(a.dtype)
+
+
+@elementwise("arith.div")
+def _div(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Truncating for integers, IEEE for floats (the GPU's fp32 ``/`` is ~2 ULP)."""
+    return truncating_div(a, b) if _is_int(a) else a / b
+
+
+@elementwise("math.div_rn")
+def _div_rn(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """IEEE division, rounded to nearest."""
+    return a / b
+
+
+@elementwise("arith.rem")
+def _rem(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """C remainder (``fmod`` for floats)."""
+    return truncating_rem(a, b) if _is_int(a) else np.fmod(a, b)
+
+
+@elementwise("arith.max")
+def _max(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Maximum; on floats NaN-ignoring (IEEE ``maxNum``), as Triton's default."""
+    return np.maximum(a, b) if _is_int(a) else np.fmax(a, b)
+
+
+@elementwise("arith.min")
+def _min(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Minimum; on floats NaN-ignoring (IEEE ``minNum``)."""
+    return np.minimum(a, b) if _is_int(a) else np.fmin(a, b)
+
+
+@elementwise("math.pow", math_precision=True)
+def _pow(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """a ** b."""
+    return np.power(a, b)
+
+
+# ---------------------------------------------------------------- bits
+
+
+@elementwise("arith.and")
+def _and(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Bitwise and."""
+    return a & b
+
+
+@elementwise("arith.or")
+def _or(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Bitwise or."""
+    return a | b
+
+
+@elementwise("arith.xor")
+def _xor(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Bitwise xor."""
+    return a ^ b
+
+
+@elementwise("arith.shl")
+def _shl(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Shift left; shifting by the bit width or more gives 0 (as PTX ``shl``)."""
+    return np.left_shift(a, b)
+
+
+@elementwise("arith.shr")
+def _shr(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Arithmetic shift for signed dtypes, logical for unsigned (NumPy does the same)."""
+    return np.right_shift(a, b)
+
+
+@elementwise("arith.umulhi")
+def _umulhi(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """The high half of the double-width product (signed for signed types)."""
+    bits = a.dtype.itemsize * 8
+    if bits <= 32:
+        wide = np.int64 if a.dtype.kind == "i" else np.uint64
+        return (a.astype(wide) * b.astype(wide)) >> bits
+    return _mulhi64(a, b)
+
+
+def _mulhi64(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    ua, ub = a.astype(np.uint64), b.astype(np.uint64)
+    lo32 = np.uint64(0xFFFFFFFF)
+    s32 = np.uint64(32)
+    a_lo, a_hi, b_lo, b_hi = ua & lo32, ua >> s32, ub & lo32, ub >> s32
+    mid = (a_lo * b_lo >> s32) + (a_hi * b_lo & lo32) + (a_lo * b_hi & lo32)
+    hi = a_hi * b_hi + (a_hi * b_lo >> s32) + (a_lo * b_hi >> s32) + (mid >> s32)
+    if a.dtype.kind == "u":
+        return hi
+    # signed high half = unsigned high half minus the corrections for negative inputs
+    hi = hi - np.where(a < 0, ub, 0).astype(np.uint64) - np.where(b < 0, ua, 0).astype(np.uint64)
+    return hi.view(np.int64)
+
+
+# ---------------------------------------------------------------- unary
+
+
+@elementwise("arith.neg")
+def _neg(a: np.ndarray) -> np.ndarray:
+    """-a (wraps for integers)."""
+    return np.negative(a) if a.dtype != np.bool_ else a
+
+
+@elementwise("arith.not")
+def _not(a: np.ndarray) -> np.ndarray:
+    """Bitwise not."""
+    return np.invert(a)
+
+
+@elementwise("math.abs")
+def _abs(a: np.ndarray) -> np.ndarray:
+    """|a| (``abs(INT_MIN)`` wraps to INT_MIN)."""
+    return np.abs(a) if a.dtype.kind != "u" else a
+
+
+def _erf(a: np.ndarray) -> np.ndarray:
+    try:
+        from scipy.special import erf  # optional: much faster than the fallback
+    except ImportError:
+        return np.frompyfunc(math.erf, 1, 1)(a).astype(a.dtype)
+    return erf(a)
+
+
+_MATH: dict[str, ArrayFn] = {
+    "exp": np.exp,
+    "exp2": np.exp2,
+    "log": np.log,
+    "log2": np.log2,
+    "sqrt": np.sqrt,
+    "rsqrt": lambda a: 1 / np.sqrt(a),
+    "sin": np.sin,
+    "cos": np.cos,
+    "floor": np.floor,
+    "ceil": np.ceil,
+    "erf": _erf,
+    "tanh": np.tanh,
+}
+for _name, _fn in _MATH.items():
+    elementwise(f"math.{_name}", math_precision=True)(_fn)
+
+
+@elementwise("math.fma")
+def _fma(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
+    """a * b + c: exact product in fp64 (one rounding for f32 and narrower)."""
+    return a.astype(np.float64) * b.astype(np.float64) + c.astype(np.float64)
+
+
+# ---------------------------------------------------------------- compare, select
+
+_CMP: dict[str, ArrayFn] = {
+    "eq": np.equal,
+    "ne": np.not_equal,
+    "lt": np.less,
+    "le": np.less_equal,
+    "gt": np.greater,
+    "ge": np.greater_equal,
+}
+
+
+@semantics("arith.cmp")
+def _cmp(op: Operation, state: ProgramState, a: RVal, b: RVal) -> RVal:
+    """Compare; signedness comes from the dtype; NaN compares unequal to everything."""
+    t = element_type(op.operands[0].type)
+    fn = _CMP[op.attrs["pred"]]
+    batched = a.batched or b.batched
+    if isinstance(t, ScalarType):
+        return RVal(np.asarray(fn(to_compute(a.data, t), to_compute(b.data, t))), batched)
+    # pointers: order within one buffer; pointers into different buffers are unequal
+    if a.buffer == b.buffer:
+        return RVal(np.asarray(fn(a.data, b.data)), batched)
+    if op.attrs["pred"] in ("eq", "ne"):
+        shape = np.broadcast_shapes(a.data.shape, b.data.shape)
+        return RVal(np.full(shape, op.attrs["pred"] == "ne"), batched)
+    raise state.interp.error(op, state, "cannot order pointers into different buffers")
+
+
+@semantics("arith.select")
+def _select(op: Operation, state: ProgramState, cond: RVal, a: RVal, b: RVal) -> RVal:
+    """``tl.where``; a scalar condition picks whole values."""
+    batched = cond.batched or a.batched or b.batched
+    if a.buffer != b.buffer:
+        return _select_buffers(op, state, cond, a, b)
+    c = cond.data
+    if cond.batched:  # a batched scalar (P,) must broadcast over the block's dims
+        c = c.reshape(c.shape + (1,) * len(op.results[0].shape))
+    return RVal(np.where(c, a.data, b.data), batched, a.buffer)
+
+
+def _select_buffers(op: Operation, state: ProgramState, cond: RVal, a: RVal, b: RVal) -> RVal:
+    if not cond.batched and cond.data.ndim == 0:
+        return a if bool(cond.data) else b
+    if cond.data.ndim == 1 and op.operands[0].shape == ():
+        raise NeedSerial  # programs pick different buffers: fine one program at a time
+    memory = state.interp.memory
+    names = f"'{memory[a.buffer].name}' and '{memory[b.buffer].name}'"
+    msg = f"select mixes pointers into different buffers ({names}) lane by lane"
+    raise state.interp.error(op, state, msg)
+
+
+# ---------------------------------------------------------------- casts
+
+
+@semantics("arith.bitcast")
+def _bitcast(op: Operation, state: ProgramState, x: RVal) -> RVal:
+    """Reinterpret the bits (bf16 is stored as uint16, so it just works)."""
+    dst = element_type(op.results[0].type)
+    assert isinstance(dst, ScalarType)
+    return RVal(np.asarray(x.data).view(dst.numpy), x.batched)

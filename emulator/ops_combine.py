@@ -1,0 +1,122 @@
+"""Semantics of ``tt.reduce``, ``tt.scan``, ``tt.sort`` and ``tt.dot``.
+
+Combiner regions run *vectorized*: the region's ops are applied to whole
+NumPy arrays of many pairs at once.
+
+* A reduction combines neighbours pairwise, ``(x0, x1), (x2, x3), ...``,
+  halving the axis each step (log2(n) region runs). Left operands always
+  come from lower indices, so an associative combiner that is not
+  commutative (argmax's first-index tie break) still gives the sequential
+  answer. Float sums therefore use a tree order, as the GPU does, not
+  NumPy's.
+* A scan uses Hillis-Steele: step ``d`` combines element ``i - d`` with
+  element ``i``, for ``d = 1, 2, 4, ...``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from minitriton.emulator.interpreter import ProgramState
+from minitriton.emulator.registry import semantics
+from minitriton.emulator.values import RVal, from_compute, to_compute, to_float64
+from minitriton.ir.core import Operation, Region
+from minitriton.ir.types import ScalarType, element_type
+
+
+def _combine(
+    region: Region, state: ProgramState, left: list[np.ndarray], right: list[np.ndarray]
+) -> list[np.ndarray]:
+    """Apply the combiner region to arrays of left and right operands."""
+    args = [RVal(np.asarray(a), False) for a in left + right]
+    out = state.interp.run_region(region, state.child(), args)
+    return [np.broadcast_to(o.data, left[0].shape) for o in out]
+
+
+def _axis_last(op: Operation, state: ProgramState, xs: tuple[RVal, ...]) -> tuple[list, bool, int]:
+    """The operands with the combined axis moved last, the batched flag, the axis."""
+    batched = any(x.batched for x in xs)
+    lead = 1 if batched else 0
+    arrays = [x.rows(state.size) if batched else x.data for x in xs]
+    axis = op.attrs.get("axis")
+    if axis is None:  # all dimensions at once
+        arrays = [a.reshape((*a.shape[:lead], -1)) for a in arrays]
+        axis = 0
+    return [np.moveaxis(a, axis + lead, -1) for a in arrays], batched, axis + lead
+
+
+@semantics("tt.reduce")
+def _reduce(op: Operation, state: ProgramState, *xs: RVal) -> list[RVal]:
+    """Pairwise tree reduction along ``axis`` with the combiner region."""
+    arrays, batched, _ = _axis_last(op, state, xs)
+    region = op.regions[0]
+    while arrays[0].shape[-1] > 1:
+        n = arrays[0].shape[-1]
+        pairs = n - n % 2
+        left = [a[..., 0:pairs:2] for a in arrays]
+        right = [a[..., 1:pairs:2] for a in arrays]
+        combined = _combine(region, state, left, right)
+        if n % 2:  # an odd element waits for the next level
+            combined = [np.concatenate([c, a[..., -1:]], axis=-1) for c, a in zip(combined, arrays)]
+        arrays = combined
+    return [RVal(np.ascontiguousarray(a[..., 0]), batched) for a in arrays]
+
+
+@semantics("tt.scan")
+def _scan(op: Operation, state: ProgramState, *xs: RVal) -> list[RVal]:
+    """Inclusive Hillis-Steele scan along ``axis`` (``reverse`` scans from the end)."""
+    arrays, batched, axis = _axis_last(op, state, xs)
+    reverse = bool(op.attrs.get("reverse", False))
+    if reverse:
+        arrays = [a[..., ::-1] for a in arrays]
+    n = arrays[0].shape[-1]
+    d = 1
+    while d < n:
+        prev = [a[..., :-d] for a in arrays]
+        cur = [a[..., d:] for a in arrays]
+        # Keep operands in source order: earlier element on the left.
+        combined = _combine(op.regions[0], state, cur, prev) if reverse else _combine(
+            op.regions[0], state, prev, cur
+        )
+        arrays = [np.concatenate([a[..., :d], c], axis=-1) for a, c in zip(arrays, combined)]
+        d *= 2
+    if reverse:
+        arrays = [a[..., ::-1] for a in arrays]
+    return [RVal(np.ascontiguousarray(np.moveaxis(a, -1, axis)), batched) for a in arrays]
+
+
+@semantics("tt.sort")
+def _sort(op: Operation, state: ProgramState, x: RVal) -> RVal:
+    """Sort along ``dim``; NaNs go last (first when descending)."""
+    elem = element_type(op.operands[0].type)
+    assert isinstance(elem, ScalarType)
+    axis = op.attrs["dim"] + (1 if x.batched else 0)
+    order = np.argsort(to_compute(x.data, elem), axis=axis, kind="stable")
+    if op.attrs["descending"]:
+        order = np.flip(order, axis=axis)
+    return RVal(np.take_along_axis(x.data, order, axis=axis), x.batched)
+
+
+def _scalar_type(t: object) -> ScalarType:
+    elem = element_type(t)  # type: ignore[arg-type]
+    assert isinstance(elem, ScalarType)
+    return elem
+
+
+@semantics("tt.dot")
+def _dot(op: Operation, state: ProgramState, a: RVal, b: RVal, acc: RVal) -> RVal:
+    """``a @ b + acc`` computed exactly in fp64 (int64 for integers), then rounded once.
+
+    Triton uses TF32 for fp32 inputs by default on the GPU (about 10 bits of
+    mantissa per product); the emulator is exact, like Triton's interpreter.
+    """
+    ta, tb, tc = (_scalar_type(v.type) for v in op.operands)
+    out = _scalar_type(op.results[0].type)
+    batched = a.batched or b.batched or acc.batched
+    if ta.is_int():
+        prod = np.matmul(a.data.astype(np.int64), b.data.astype(np.int64))
+        return RVal(np.asarray(from_compute(prod + acc.data.astype(np.int64), out)), batched)
+    total = np.matmul(to_float64(a.data, ta), to_float64(b.data, tb)) + to_float64(acc.data, tc)
+    if out.name == "bf16":
+        total = total.astype(np.float32)
+    return RVal(np.asarray(from_compute(total, out)), batched)

@@ -1,0 +1,108 @@
+"""Semantics of ``tt.print`` and ``tt.assert``.
+
+``tt.print`` prints once per program (not once per GPU thread, which is
+what confuses users of Triton, triton#1469), the whole block at once::
+
+    pid (0, 0, 0) x: [0.0, 1.0, 2.0, 3.0]
+
+Output of a batch is collected and printed in grid order. ``tt.assert``
+is checked only when the launch has ``debug=True``; a failure is a located
+:class:`EmulatorError` that shows the failing lanes and, when the condition
+is a comparison, the values compared.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import numpy as np
+
+from minitriton.emulator.errors import format_lanes, format_list, format_pid, plural
+from minitriton.emulator.interpreter import ProgramState
+from minitriton.emulator.registry import semantics
+from minitriton.emulator.values import RVal, to_compute
+from minitriton.ir.core import Operation, OpResult, Value
+from minitriton.ir.types import ScalarType, element_type
+
+
+def format_value(data: np.ndarray, value: Value, state: ProgramState, hex: bool, indent: int) -> str:
+    """One program's value as readable text (bf16 decoded, pointers as ``name+offsets``)."""
+    elem = element_type(value.type)
+    prefix = ""
+    if isinstance(elem, ScalarType):
+        data = to_compute(data, elem)
+    else:
+        rval = state.lookup(value)
+        prefix = f"{state.interp.memory[rval.buffer or 0].name}+"
+    formatter = {"int": lambda v: hex_text(v, data.dtype)} if hex else None
+    if np.ndim(data) == 0:
+        return prefix + (hex_text(data.item(), data.dtype) if hex else str(data.item()))
+    return prefix + np.array2string(
+        np.asarray(data),
+        separator=", ",
+        threshold=sys.maxsize,
+        max_line_width=100,
+        prefix=" " * (indent + len(prefix)),
+        formatter=formatter,  # type: ignore[arg-type]
+    )
+
+
+def hex_text(v: int, dtype: np.dtype) -> str:
+    """Two's complement hex of the value's width (``0xffffffff`` for int32 -1)."""
+    bits = np.dtype(dtype).itemsize * 8
+    return f"0x{int(v) & ((1 << bits) - 1):0{bits // 4}x}"
+
+
+@semantics("tt.print")
+def _print(op: Operation, state: ProgramState, *values: RVal) -> None:
+    """Print the operands once per program of the batch, in grid order."""
+    prefix = str(op.attrs.get("prefix", ""))
+    hex = bool(op.attrs.get("hex", False))
+    for row in range(state.size):
+        head = f"pid {format_pid(state.pid(row))} {prefix}"
+        parts = [
+            format_value(v.program(row), ir_value, state, hex, len(head))
+            for v, ir_value in zip(values, op.operands)
+        ]
+        state.interp.emit_print(state.pid(row), head + " ".join(parts))
+
+
+@semantics("tt.assert")
+def _assert(op: Operation, state: ProgramState, cond: RVal) -> None:
+    """In debug mode, fail with the first program (grid order) whose condition is false."""
+    if not state.interp.debug or np.all(cond.data):
+        return
+    failed = ~np.asarray(cond.data, dtype=bool)
+    row = 0
+    if cond.batched:
+        row = int(np.argmax(failed.reshape(failed.shape[0], -1).any(axis=1)))
+        failed = failed[row]
+    message = "device assertion failed"
+    if op.attrs.get("message"):
+        message += f": {op.attrs['message']}"
+    details = _failure_details(op, state, failed, row)
+    raise state.interp.error(op, state, message, details, row)
+
+
+def _failure_details(op: Operation, state: ProgramState, failed: np.ndarray, row: int) -> list[str]:
+    shape = op.operands[0].shape
+    lanes = np.flatnonzero(failed)
+    details = []
+    if shape:
+        lane_text = format_list(format_lanes(lanes, shape), 3)
+        details.append(f"false at lanes {lane_text} ({plural(len(lanes), 'lane')} of {failed.size})")
+    compare = op.operands[0]
+    if isinstance(compare, OpResult) and compare.owner.name == "arith.cmp":
+        for side, operand in zip(("lhs", "rhs"), compare.owner.operands):
+            details.append(_operand_values(side, operand, state, row, lanes))
+    return details
+
+
+def _operand_values(side: str, operand: Value, state: ProgramState, row: int, lanes: np.ndarray) -> str:
+    data = np.asarray(state.value_of(operand, row))
+    picked = data.reshape(-1)[lanes[:3]] if data.ndim else data.reshape(1)
+    items = [str(v.item()) for v in picked]
+    if data.ndim and len(lanes) > 3:
+        items.append("...")
+    name = f" ({operand.name_hint})" if operand.name_hint else ""
+    return f"{side}{name}: {', '.join(items)}"

@@ -1,0 +1,253 @@
+"""Semantics of memory ops: ``tt.load``, ``tt.store`` and the atomics.
+
+Every access is checked against its buffer on the lanes the mask enables;
+an out-of-bounds access raises a located :class:`EmulatorError` naming the
+parameter, its size, the program and the first offending offsets and lanes.
+Disabled lanes are never read (a masked load without ``other`` gives 0).
+
+Order, as sequential execution in grid order would give it:
+
+* a batched store writes its lanes in program-major, then lane order, so
+  where two lanes write one address the highest program id wins;
+* an atomic runs lane by lane in that same order and returns the old
+  values. Duplicate addresses are handled in "occurrence rank" levels (all
+  first occurrences, then all second ones, ...), and very long runs of one
+  address with ``ufunc.accumulate``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+from minitriton.emulator.errors import EmulatorError, format_lanes, format_list, plural
+from minitriton.emulator.interpreter import ProgramState
+from minitriton.emulator.memory import Buffer
+from minitriton.emulator.registry import semantics
+from minitriton.emulator.values import RVal, from_compute, to_compute
+from minitriton.ir.core import Operation
+
+# ---------------------------------------------------------------- bounds
+
+
+def check_bounds(
+    op: Operation, state: ProgramState, ptr: RVal, mask: RVal | None, verb: str
+) -> Buffer:
+    """Return the buffer of ``ptr``; raise if an enabled lane is outside it."""
+    buf = state.interp.memory[ptr.buffer or 0]
+    # Negative offsets become huge as uint64: one comparison catches both ends.
+    bad = ptr.data.view(np.uint64) >= np.uint64(buf.size)
+    if mask is not None:
+        bad = bad & mask.data
+    if bad.any():
+        raise _oob_error(op, state, buf, ptr, bad, verb)
+    return buf
+
+
+def _oob_error(
+    op: Operation, state: ProgramState, buf: Buffer, ptr: RVal, bad: np.ndarray, verb: str
+) -> EmulatorError:
+    shape = op.operands[0].shape
+    offsets = np.broadcast_to(ptr.data, bad.shape)
+    row = 0
+    if bad.ndim > len(shape):  # batched: report the first program (in grid order)
+        row = int(np.argmax(bad.reshape(bad.shape[0], -1).any(axis=1)))
+        bad, offsets = bad[row], offsets[row]
+    lanes = np.flatnonzero(bad)
+    offs = [str(int(o)) for o in offsets.reshape(-1)[lanes[:3]]]
+    size = f"{plural(buf.size, 'element')} of {buf.dtype!r}"
+    message = f"out-of-bounds {op.name} {verb} '{buf.name}' ({size})"
+    if not shape:
+        detail = f"offset {offs[0]}"
+    elif len(lanes) == 1:
+        detail = f"offset {offs[0]} at lane {format_lanes(lanes, shape)[0]} (1 lane out of bounds)"
+    else:
+        lane_text = format_list(format_lanes(lanes[:3], shape))
+        detail = (
+            f"offsets {format_list(offs)} at lanes {lane_text} "
+            f"({len(lanes)} lanes out of bounds)"
+        )
+    return state.interp.error(op, state, message, [detail], row)
+
+
+# ---------------------------------------------------------------- load, store
+
+
+@semantics("tt.load")
+def _load(
+    op: Operation, state: ProgramState, ptr: RVal, mask: RVal | None = None, other: RVal | None = None
+) -> RVal:
+    """Gather; disabled lanes take ``other`` (0 without it) and are never read."""
+    buf = check_bounds(op, state, ptr, mask, "from")
+    batched = any(v is not None and v.batched for v in (ptr, mask, other))
+    if mask is None:
+        return RVal(np.asarray(buf.flat[ptr.data]), batched)
+    fill = other.data if other is not None else np.zeros((), dtype=buf.flat.dtype)
+    if buf.size == 0:  # every enabled lane would have been out of bounds
+        shape = np.broadcast_shapes(ptr.data.shape, mask.data.shape)
+        return RVal(np.broadcast_to(fill, shape).copy(), batched)
+    safe = np.where(mask.data, ptr.data, 0)
+    return RVal(np.asarray(np.where(mask.data, buf.flat[safe], fill)), batched)
+
+
+@semantics("tt.store")
+def _store(
+    op: Operation, state: ProgramState, ptr: RVal, value: RVal, mask: RVal | None = None
+) -> None:
+    """Scatter the enabled lanes, program-major then lane order (last writer wins)."""
+    buf = check_bounds(op, state, ptr, mask, "to")
+    parts = [ptr.data, value.data] + ([mask.data] if mask is not None else [])
+    shape = np.broadcast_shapes(*(p.shape for p in parts))
+    offsets = np.broadcast_to(ptr.data, shape)
+    values = np.broadcast_to(value.data, shape)
+    if mask is None:
+        # NumPy assigns repeated indices of a 1-D index array in order: the last one wins.
+        buf.flat[offsets.reshape(-1)] = values.reshape(-1)
+        return
+    enabled = np.broadcast_to(mask.data, shape)
+    buf.flat[offsets[enabled]] = values[enabled]
+
+
+# ---------------------------------------------------------------- atomics
+
+
+def _lanes(state: ProgramState, op: Operation, *vals: RVal | None) -> list[np.ndarray | None]:
+    """Operands with one row per program, flattened in program-major, lane order.
+
+    Even an unbatched atomic runs once per program, so everything is broadcast
+    to the batch.
+    """
+    shape = (state.size, *op.operands[0].shape)
+    out: list[np.ndarray | None] = []
+    for v in vals:
+        out.append(None if v is None else np.broadcast_to(v.rows(state.size), shape).reshape(-1))
+    return out
+
+
+def _atomic_result(op: Operation, state: ProgramState, old: np.ndarray, batched: bool) -> RVal:
+    shape = op.operands[0].shape
+    if state.size == 1 and not batched:
+        return RVal(old.reshape(shape), False)
+    return RVal(old.reshape((state.size, *shape)), True)
+
+
+@semantics("tt.atomic_rmw")
+def _atomic_rmw(
+    op: Operation, state: ProgramState, ptr: RVal, val: RVal, mask: RVal | None = None
+) -> RVal:
+    """Read-modify-write lane by lane in grid order; returns the old values (0 where masked)."""
+    buf = check_bounds(op, state, _batched_ptr(state, ptr), mask, "at")
+    offsets, values, enabled = _lanes(state, op, ptr, val, mask)
+    assert offsets is not None and values is not None
+    old = np.zeros(offsets.shape, dtype=buf.flat.dtype)
+    sel = enabled if enabled is not None else slice(None)
+    old[sel] = sequential_rmw(buf, offsets[sel], values[sel], op.attrs["kind"])
+    batched = any(v is not None and v.batched for v in (ptr, val, mask))
+    return _atomic_result(op, state, old, batched)
+
+
+@semantics("tt.atomic_cas")
+def _atomic_cas(op: Operation, state: ProgramState, ptr: RVal, cmp: RVal, val: RVal) -> RVal:
+    """Compare-and-swap lane by lane in grid order (bitwise compare); returns the old values."""
+    buf = check_bounds(op, state, _batched_ptr(state, ptr), None, "at")
+    offsets, cmps, values = _lanes(state, op, ptr, cmp, val)
+    assert offsets is not None and cmps is not None and values is not None
+    old = np.empty(offsets.shape, dtype=buf.flat.dtype)
+    bits = np.dtype(f"u{buf.flat.dtype.itemsize}")
+    for level in _rank_levels(offsets):
+        addr = offsets[level]
+        current = buf.flat[addr]
+        old[level] = current
+        hit = current.view(bits) == cmps[level].view(bits)
+        buf.flat[addr[hit]] = values[level][hit]
+    batched = ptr.batched or cmp.batched or val.batched
+    return _atomic_result(op, state, old, batched)
+
+
+def _batched_ptr(state: ProgramState, ptr: RVal) -> RVal:
+    # Bounds errors must name a program, so check the per-program view.
+    return ptr if ptr.batched or state.size == 1 else RVal(ptr.rows(state.size), True, ptr.buffer)
+
+
+_COMBINE: dict[str, Callable[[np.ndarray, np.ndarray], np.ndarray]] = {
+    "add": np.add,
+    "and": np.bitwise_and,
+    "or": np.bitwise_or,
+    "xor": np.bitwise_xor,
+    "xchg": lambda old, new: new,
+}
+_LONG_RUN = 32  # runs of one address longer than this use ufunc.accumulate
+
+
+def _combine_fn(kind: str, dtype: np.dtype) -> Callable[[np.ndarray, np.ndarray], np.ndarray]:
+    if kind in ("max", "min"):
+        is_int = dtype.kind in "iub"
+        if kind == "max":
+            return np.maximum if is_int else np.fmax
+        return np.minimum if is_int else np.fmin
+    return _COMBINE[kind]
+
+
+def sequential_rmw(buf: Buffer, offsets: np.ndarray, values: np.ndarray, kind: str) -> np.ndarray:
+    """Apply ``mem[o] = f(mem[o], v)`` for each lane in order; return the old values."""
+    elem = buf.dtype
+    old = np.empty(offsets.shape, dtype=buf.flat.dtype)
+    fn = _combine_fn(kind, to_compute(buf.flat[:0], elem).dtype)
+    long_runs = _long_runs(offsets) if elem.name != "bf16" else []
+    done = np.zeros(offsets.shape, dtype=bool)
+    for lanes in long_runs:
+        old[lanes] = _accumulate_run(buf, offsets[lanes[0]], values[lanes], fn, kind)
+        done[lanes] = True
+    rest = np.flatnonzero(~done)
+    for level in _rank_levels(offsets[rest]):
+        lanes = rest[level]
+        addr = offsets[lanes]
+        current = buf.flat[addr]
+        old[lanes] = current
+        new = fn(to_compute(current, elem), to_compute(values[lanes], elem))
+        buf.flat[addr] = from_compute(new, elem)
+    return old
+
+
+def _rank_levels(offsets: np.ndarray) -> list[np.ndarray]:
+    """Lane indices grouped by occurrence rank: level k holds each address's k-th lane."""
+    if offsets.size == 0:
+        return []
+    order = np.argsort(offsets, kind="stable")
+    starts, counts = _runs(offsets[order])
+    rank = np.empty(offsets.shape, dtype=np.int64)
+    rank[order] = np.arange(offsets.size) - np.repeat(starts, counts)
+    by_rank = np.argsort(rank, kind="stable")
+    bounds = np.searchsorted(rank[by_rank], np.arange(int(rank.max()) + 2))
+    return [by_rank[bounds[k] : bounds[k + 1]] for k in range(len(bounds) - 1)]
+
+
+def _runs(sorted_offsets: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    edges = np.flatnonzero(sorted_offsets[1:] != sorted_offsets[:-1]) + 1
+    starts = np.concatenate([[0], edges])
+    counts = np.diff(np.concatenate([starts, [sorted_offsets.size]]))
+    return starts, counts
+
+
+def _long_runs(offsets: np.ndarray) -> list[np.ndarray]:
+    """Lane indices (in order) of each address used more than ``_LONG_RUN`` times."""
+    if offsets.size <= _LONG_RUN:
+        return []
+    order = np.argsort(offsets, kind="stable")
+    starts, counts = _runs(offsets[order])
+    return [order[s : s + c] for s, c in zip(starts, counts) if c > _LONG_RUN]
+
+
+def _accumulate_run(
+    buf: Buffer, address: np.integer, values: np.ndarray, fn: Callable, kind: str
+) -> np.ndarray:
+    # Exactly sequential: accumulate walks the run left to right in the dtype.
+    current = buf.flat[address : address + 1]
+    if kind == "xchg":
+        buf.flat[address] = values[-1]
+        return np.concatenate([current, values[:-1]])
+    acc = fn.accumulate(np.concatenate([current, values]).astype(buf.flat.dtype))
+    buf.flat[address] = acc[-1]
+    return acc[:-1]
+

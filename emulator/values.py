@@ -1,0 +1,158 @@
+"""Runtime values of the emulator, and the number conversions they need.
+
+A runtime value (:class:`RVal`) is a NumPy array plus a flag that says
+whether it is *batched*:
+
+* an **unbatched** value has exactly the IR shape (``()`` for a scalar) and
+  is the same for every program of the batch (``tl.arange``, constants,
+  kernel arguments, anything computed only from those);
+* a **batched** value has a leading program axis: shape ``(P, *ir_shape)``,
+  one row per program of the batch.
+
+Elementwise NumPy operations broadcast trailing dimensions, so an unbatched
+``(128,)`` block combines with a batched ``(P, 128)`` block with no extra
+code. A pointer value is an ``int64`` array of *element offsets* into one
+buffer, plus that buffer's id (see :mod:`minitriton.emulator.memory`).
+
+bf16 values are stored as their ``uint16`` bit patterns (the top half of an
+fp32); arithmetic decodes them to fp32 and rounds back after every op.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from minitriton.ir.types import BlockType, PointerType, ScalarType, Type, element_type, shape_of
+
+
+@dataclass(frozen=True)
+class RVal:
+    """One SSA value at run time (for a single program or a batch of them)."""
+
+    data: np.ndarray
+    batched: bool
+    #: For pointers only: the id of the buffer the offsets point into.
+    buffer: int | None = None
+
+    def take(self, rows: np.ndarray) -> RVal:
+        """The rows ``rows`` of a batched value (an unbatched value is shared)."""
+        if not self.batched:
+            return self
+        return RVal(self.data[rows], True, self.buffer)
+
+    def rows(self, size: int) -> np.ndarray:
+        """The data with a leading program axis of ``size`` rows (a view if unbatched)."""
+        if self.batched:
+            return self.data
+        return np.broadcast_to(self.data, (size, *self.data.shape))
+
+    def program(self, row: int) -> np.ndarray:
+        """The value of the program at ``row`` of the batch."""
+        return self.data[row] if self.batched else self.data
+
+
+def storage_dtype(t: Type) -> np.dtype:
+    """The NumPy dtype that holds values of ``t`` (int64 offsets for pointers)."""
+    elem = element_type(t)
+    if isinstance(elem, PointerType):
+        return np.dtype(np.int64)
+    return elem.numpy
+
+
+def ir_shape(t: Type) -> tuple[int, ...]:
+    """The IR shape of ``t`` (``()`` for scalars)."""
+    return t.shape if isinstance(t, BlockType) else shape_of(t)
+
+
+# ---------------------------------------------------------------- bf16
+
+
+def bf16_to_f32(bits: np.ndarray) -> np.ndarray:
+    """Decode bf16 bit patterns (uint16) to fp32 exactly."""
+    return (np.asarray(bits).astype(np.uint32) << np.uint32(16)).view(np.float32)
+
+
+def f32_to_bf16(x: np.ndarray) -> np.ndarray:
+    """Round fp32 values to bf16 bit patterns, to nearest even (NaN stays NaN)."""
+    f = np.asarray(x, dtype=np.float32)
+    b = f.view(np.uint32)
+    # Adding 0x7FFF plus the lowest kept bit rounds half-way cases to even.
+    rounded = (b + np.uint32(0x7FFF) + ((b >> np.uint32(16)) & np.uint32(1))) >> np.uint32(16)
+    quiet_nan = (b >> np.uint32(16)) | np.uint32(0x40)
+    return np.where(np.isnan(f), quiet_nan, rounded).astype(np.uint16)
+
+
+def to_compute(data: np.ndarray, t: ScalarType) -> np.ndarray:
+    """Values of type ``t`` in the dtype arithmetic runs in (bf16 -> fp32)."""
+    if t.name == "bf16":
+        return bf16_to_f32(data)
+    return data
+
+
+def from_compute(data: np.ndarray, t: ScalarType) -> np.ndarray:
+    """Values computed for type ``t`` back in its storage dtype, rounded once."""
+    if t.name == "bf16":
+        return f32_to_bf16(np.asarray(data, dtype=np.float32))
+    return np.asarray(data).astype(t.numpy, copy=False)
+
+
+def to_float64(data: np.ndarray, t: ScalarType) -> np.ndarray:
+    """Values of type ``t`` as float64 (exact for every type but i64/u64)."""
+    return np.asarray(to_compute(data, t), dtype=np.float64)
+
+
+# ---------------------------------------------------------------- casts
+
+
+def wrap_int(value: int, t: ScalarType) -> np.ndarray:
+    """A Python int wrapped into integer type ``t`` (two's complement)."""
+    if t.is_bool():
+        return np.array(bool(value))
+    bits = t.bitwidth
+    value &= (1 << bits) - 1
+    if t.is_signed() and value >= 1 << (bits - 1):
+        value -= 1 << bits
+    return np.array(value, dtype=t.numpy)
+
+
+def scalar_constant(value: int | float | bool, t: ScalarType) -> np.ndarray:
+    """A 0-d array holding ``value`` converted to ``t``."""
+    if t.is_int():
+        return wrap_int(int(value), t)
+    if t.name == "bf16":
+        return f32_to_bf16(np.float32(value))
+    return np.array(value, dtype=t.numpy)
+
+
+def cast_values(data: np.ndarray, src: ScalarType, dst: ScalarType) -> np.ndarray:
+    """Convert values between scalar types with Triton's rules.
+
+    * int -> int wraps (two's complement); anything -> i1 is ``!= 0``;
+    * float -> int truncates toward zero; NaN gives 0 and out-of-range values
+      saturate to the type's limits (PTX ``cvt.rzi`` does the same; Triton
+      calls it undefined);
+    * int/float -> float rounds to nearest even (bf16 sources and targets go
+      through fp32, so f64 -> bf16 rounds twice).
+    """
+    if dst.is_bool():
+        return to_compute(data, src) != 0
+    if dst.is_int() and src.is_float():
+        return _float_to_int(to_float64(data, src), dst)
+    if dst.is_int():
+        return np.asarray(data).astype(dst.numpy)
+    if dst.name == "bf16":
+        return f32_to_bf16(np.asarray(to_compute(data, src)).astype(np.float32))
+    return np.asarray(to_compute(data, src)).astype(dst.numpy)
+
+
+def _float_to_int(x: np.ndarray, dst: ScalarType) -> np.ndarray:
+    info = np.iinfo(dst.numpy)
+    t = np.trunc(np.nan_to_num(x, nan=0.0, posinf=np.inf, neginf=-np.inf))
+    # float(info.max) may round up past the limit (2^63 - 1 -> 2^63): compare first.
+    too_big = t >= float(info.max)
+    too_small = t <= float(info.min)
+    safe = np.where(too_big | too_small, 0.0, t).astype(dst.numpy)
+    safe = np.where(too_big, info.max, safe)
+    return np.where(too_small, info.min, safe).astype(dst.numpy)

@@ -1,0 +1,54 @@
+"""MiniTriton: an educational reference compiler for Triton's kernel language.
+
+A kernel written for real Triton runs unchanged with::
+
+    import minitriton as triton
+    import minitriton.language as tl
+
+This module is the Triton-compatible surface: :func:`jit`, :func:`autotune`,
+:class:`Config`, :func:`heuristics`, :func:`cdiv`, :func:`next_power_of_2`,
+plus MiniTriton's own :func:`set_backend` / :func:`get_backend` (``"gpu"``
+or ``"emulator"``) and :class:`CompileError`.
+"""
+
+from __future__ import annotations
+
+from minitriton import language
+from minitriton.autotune import Autotuner, Config, Heuristics, autotune, heuristics
+from minitriton.compiler import CompiledKernel
+from minitriton.diagnostics import CompileError
+from minitriton.jit import JITFunction, KernelInterface, get_backend, jit, set_backend
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "Autotuner",
+    "CompileError",
+    "CompiledKernel",
+    "Config",
+    "Heuristics",
+    "JITFunction",
+    "KernelInterface",
+    "__version__",
+    "autotune",
+    "cdiv",
+    "get_backend",
+    "heuristics",
+    "jit",
+    "language",
+    "next_power_of_2",
+    "set_backend",
+]
+
+
+def cdiv(x: int, y: int) -> int:
+    """Ceiling division of two Python ints: ``cdiv(98432, 1024) == 97``."""
+    return (x + y - 1) // y
+
+
+def next_power_of_2(n: int) -> int:
+    """The smallest power of two ``>= n``, as in Triton (``0`` for ``n <= 0``)."""
+    n = int(n)
+    if n <= 0:
+        return 0
+    return 1 << (n - 1).bit_length()

@@ -1,0 +1,393 @@
+"""The ``minitriton`` command line.
+
+::
+
+    minitriton compile FILE.py[:KERNEL] --signature SIG --emit ast|ir|ir-opt|llvm|ptx|cubin
+                       [--print-after PASS ...] [--print-after-all] [--passes P,Q]
+                       [--arch sm_90] [--num-warps N] [-o OUT]
+    minitriton run [--backend emulator|gpu] FILE.py [--backend B] [args...]
+
+Errors in kernels print as ``file:line:col: error: message`` with the source
+line and a caret, on stderr, with exit status 1 and no traceback.
+
+More subcommands live in their own modules: each exposes
+``add_parser(subparsers)``, which adds a parser and sets ``func`` (taking the
+parsed arguments, returning the exit status) with ``set_defaults``. List the
+module in :data:`COMMAND_MODULES`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import importlib.util
+import os
+import re
+import runpy
+import shutil
+import subprocess
+import sys
+import tempfile
+import traceback
+from collections.abc import Sequence
+from pathlib import Path
+from types import ModuleType, TracebackType
+from typing import Any
+
+from minitriton.diagnostics import CompileError
+
+#: Modules that add more subcommands (each has ``add_parser(subparsers)``).
+COMMAND_MODULES: tuple[str, ...] = ()
+
+#: ``--emit`` choices -> the compiler stage that produces them.
+EMIT_STAGES = {
+    "ast": "ast",
+    "ir": "ir",
+    "ir-opt": "ir-opt",
+    "llvm": "ptx",
+    "ptx": "ptx",
+    "cubin": "ptx",
+}
+EMIT_ASM_KEYS = {"ast": "ast", "ir": "ir", "ir-opt": "ir-opt", "llvm": "llir", "ptx": "ptx"}
+
+
+class CliError(Exception):
+    """A usage problem reported as ``minitriton: error: ...`` with exit status 1."""
+
+
+# ---------------------------------------------------------------------------
+# main
+# ---------------------------------------------------------------------------
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the ``minitriton`` command; returns the exit status."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not hasattr(args, "func"):
+        parser.print_help(sys.stderr)
+        return 2
+    try:
+        return int(args.func(args) or 0)
+    except CompileError as e:
+        print(e, file=sys.stderr)
+        return 1
+    except CliError as e:
+        print(f"minitriton: error: {e}", file=sys.stderr)
+        return 1
+    except Exception as e:
+        from minitriton.compiler import MissingComponentError
+
+        if not isinstance(e, MissingComponentError):
+            raise
+        print(f"minitriton: error: {e}", file=sys.stderr)
+        return 1
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser with every subcommand."""
+    from minitriton import __version__
+
+    parser = argparse.ArgumentParser(
+        prog="minitriton",
+        description="MiniTriton: compile and run Triton-style kernels.",
+    )
+    parser.add_argument("--version", action="version", version=f"minitriton {__version__}")
+    subparsers = parser.add_subparsers(title="commands", metavar="COMMAND")
+    add_compile_parser(subparsers)
+    add_run_parser(subparsers)
+    for name in COMMAND_MODULES:
+        importlib.import_module(name).add_parser(subparsers)
+    return parser
+
+
+# ---------------------------------------------------------------------------
+# minitriton compile
+# ---------------------------------------------------------------------------
+
+
+def add_compile_parser(subparsers: Any) -> None:
+    """Register ``minitriton compile``."""
+    p = subparsers.add_parser(
+        "compile",
+        help="compile one kernel and print a stage (AST, IR, optimized IR, LLVM IR, PTX)",
+        description="Compile one @jit kernel of FILE.py for the argument types of a "
+        "Triton AOT signature, and print the chosen stage.",
+    )
+    p.add_argument("target", metavar="FILE.py[:KERNEL]", help="the kernel (default: the only one)")
+    p.add_argument(
+        "-s", "--signature", metavar="SIG",
+        help='argument types, e.g. "*fp32, *fp32, *fp32, i32, 1024" (constexprs as values)',
+    )  # fmt: skip
+    p.add_argument("--emit", choices=list(EMIT_STAGES), default="ir-opt", help="default: ir-opt")
+    p.add_argument(
+        "--print-after", action="append", default=[], metavar="PASS",
+        help="print the IR after PASS to stderr (repeatable, or comma-separated)",
+    )  # fmt: skip
+    p.add_argument("--print-after-all", action="store_true", help="print the IR after every pass")
+    p.add_argument("--passes", metavar="P,Q", help="run these passes instead of the pipeline")
+    p.add_argument("--arch", default=None, help="GPU architecture (default: sm_90)")
+    p.add_argument("--num-warps", type=int, default=None, help="warps per program (default: 4)")
+    p.add_argument("-o", "--output", metavar="OUT", help="write to OUT instead of stdout")
+    p.set_defaults(func=run_compile)
+
+
+def run_compile(args: argparse.Namespace) -> int:
+    """``minitriton compile``: see :func:`add_compile_parser`."""
+    from minitriton.compiler import compile_kernel
+
+    path, kernel_name = split_target(args.target)
+    kernel = find_kernel(import_user_file(path), path, kernel_name)
+    stage = EMIT_STAGES[args.emit]
+    options = _compile_options(args, kernel, stage)
+    specs = _arg_specs(args, kernel, stage)
+    compiled = compile_kernel(kernel_jit(kernel).source, specs, options, stop_after=stage)
+    if args.emit == "cubin":
+        return _write_cubin(compiled.asm["ptx"], options.arch, args.output, compiled.name)
+    _write_text(compiled.asm[EMIT_ASM_KEYS[args.emit]], args.output)
+    return 0
+
+
+def _compile_options(args: argparse.Namespace, kernel: Any, stage: str) -> Any:
+    from minitriton.compiler import DEFAULT_ARCH, CompileOptions, check_pass_names
+
+    print_after = tuple(n.strip() for item in args.print_after for n in item.split(",") if n)
+    if args.print_after_all:
+        print_after = ("all",)
+    if print_after and stage in ("ast", "ir"):
+        raise CliError("--print-after needs --emit ir-opt, llvm, ptx or cubin (passes must run)")
+    passes = tuple(n.strip() for n in args.passes.split(",") if n.strip()) if args.passes else None
+    try:
+        check_pass_names(list(passes or ()) + [n for n in print_after if n != "all"])
+    except ValueError as e:
+        raise CliError(str(e)) from None
+    arch = args.arch or DEFAULT_ARCH
+    if not re.fullmatch(r"sm_\d+a?", arch):
+        raise CliError(f"--arch {arch!r}: expected an architecture such as sm_80 or sm_90")
+    num_warps = args.num_warps or _first_config(kernel).get("num_warps", 4)
+    return CompileOptions(num_warps=num_warps, arch=arch, passes=passes, print_after=print_after)
+
+
+def _arg_specs(args: argparse.Namespace, kernel: Any, stage: str) -> list[Any]:
+    from minitriton.signature import kernel_params, parse_signature
+
+    jit_fn = kernel_jit(kernel)
+    params = kernel_params(jit_fn.fn)
+    if args.signature is None and stage == "ast":
+        return []  # the AST does not depend on argument types
+    if args.signature is None and params:
+        names = ", ".join(p.name for p in params)
+        raise CliError(f"--signature is required: give the types of {jit_fn.__name__}({names})")
+    return parse_signature(args.signature or "", params, fill=_first_config(kernel))
+
+
+def _first_config(kernel: Any) -> dict[str, Any]:
+    """The first autotune config's keywords: they fill constexprs the signature omits."""
+    while not hasattr(kernel, "configs") and hasattr(kernel, "fn"):
+        kernel = kernel.fn
+    configs = getattr(kernel, "configs", None)
+    return configs[0].all_kwargs() if configs else {}
+
+
+def _write_text(text: str, output: str | None) -> None:
+    if output is None:
+        sys.stdout.write(text if text.endswith("\n") else text + "\n")
+        return
+    Path(output).write_text(text, encoding="utf-8")
+
+
+def _write_cubin(ptx: str, arch: str, output: str | None, name: str) -> int:
+    """Assemble PTX with ``ptxas`` (when installed) into a cubin file."""
+    ptxas = shutil.which("ptxas")
+    if ptxas is None:
+        raise CliError("--emit cubin needs ptxas (from the CUDA toolkit) on PATH")
+    out = Path(output or f"{name}.cubin")
+    with tempfile.TemporaryDirectory() as tmp:
+        ptx_file = Path(tmp) / f"{name}.ptx"
+        ptx_file.write_text(ptx, encoding="utf-8")
+        cmd = [ptxas, f"-arch={arch}", str(ptx_file), "-o", str(out)]
+        result = subprocess.run(cmd, capture_output=True, text=True)
+    if result.returncode != 0:
+        raise CliError(f"ptxas failed:\n{result.stderr.strip()}")
+    if output is None:
+        print(f"wrote {out}", file=sys.stderr)
+    return 0
+
+
+# -- finding the kernel --------------------------------------------------------
+
+
+def split_target(target: str) -> tuple[str, str | None]:
+    """``"k.py:add_kernel"`` -> (``"k.py"``, ``"add_kernel"``); no name -> None."""
+    path, sep, name = target.rpartition(":")
+    if sep and path and name.isidentifier():
+        return path, name
+    return target, None
+
+
+def import_user_file(path: str) -> ModuleType:
+    """Import a Python file under a private name, so its ``__main__`` block does not run."""
+    file = Path(path)
+    if not file.is_file():
+        raise CliError(f"{path}: no such file")
+    name = "_minitriton_user_" + re.sub(r"\W", "_", file.stem)
+    spec = importlib.util.spec_from_file_location(name, file)
+    if spec is None or spec.loader is None:
+        raise CliError(f"{path}: cannot import this file")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    sys.path.insert(0, str(file.resolve().parent))  # its sibling imports work
+    try:
+        spec.loader.exec_module(module)
+    except Exception as e:
+        raise CliError(f"importing {path} failed:\n{user_traceback(e, file)}") from None
+    return module
+
+
+def kernel_jit(kernel: Any) -> Any:
+    """The ``JITFunction`` under ``@autotune``/``@heuristics``."""
+    from minitriton.jit import base_jit_function
+
+    return base_jit_function(kernel)
+
+
+def find_kernel(module: ModuleType, path: str, name: str | None) -> Any:
+    """The kernel called ``name`` in ``module``, or its only kernel."""
+    kernels = _kernels_of(module, path)
+    if name is not None:
+        return _named_kernel(module, path, name, kernels)
+    if len(kernels) == 1:
+        return next(iter(kernels.values()))
+    if not kernels:
+        raise CliError(f"{path} defines no @jit kernel")
+    names = ", ".join(kernels)
+    raise CliError(f"{path} defines several kernels ({names}): choose one as {path}:KERNEL")
+
+
+def _named_kernel(module: ModuleType, path: str, name: str, kernels: dict[str, Any]) -> Any:
+    from minitriton.jit import KernelInterface
+
+    kernel = getattr(module, name, None)
+    if isinstance(kernel, KernelInterface):
+        return kernel
+    known = ", ".join(kernels) or "none"
+    raise CliError(f"{path} has no @jit kernel named '{name}' (kernels: {known})")
+
+
+def _kernels_of(module: ModuleType, path: str) -> dict[str, Any]:
+    """Kernels defined in ``path``, without the @jit helpers that other kernels call."""
+    from minitriton.jit import KernelInterface
+
+    here = Path(path).resolve()
+    found = {
+        name: obj
+        for name, obj in vars(module).items()
+        if isinstance(obj, KernelInterface) and _defined_in(obj, here)
+    }
+    sources = {name: kernel_jit(obj).src for name, obj in found.items()}
+    return {
+        name: obj
+        for name, obj in found.items()
+        if not any(re.search(rf"\b{name}\b", s) for other, s in sources.items() if other != name)
+    }
+
+
+def _defined_in(kernel: Any, file: Path) -> bool:
+    try:
+        return Path(kernel_jit(kernel).source.filename).resolve() == file
+    except TypeError:
+        return False
+
+
+# ---------------------------------------------------------------------------
+# minitriton run
+# ---------------------------------------------------------------------------
+
+
+def add_run_parser(subparsers: Any) -> None:
+    """Register ``minitriton run``."""
+    p = subparsers.add_parser(
+        "run",
+        help="run a Python script that launches kernels, on the chosen backend",
+        description="Run FILE.py as __main__ with the chosen backend. Arguments after "
+        "FILE.py go to the script (a leading --backend is still read here).",
+    )
+    p.add_argument("--backend", choices=["emulator", "gpu"], help="default: GPU if available")
+    p.add_argument("script", metavar="FILE.py")
+    p.add_argument("script_args", nargs=argparse.REMAINDER, metavar="args")
+    p.set_defaults(func=run_script)
+
+
+def run_script(args: argparse.Namespace) -> int:
+    """``minitriton run``: run a script as ``__main__``; kernel errors print as diagnostics."""
+    from minitriton.jit import BACKEND_ENV, set_backend
+
+    backend, script_args = _pop_backend(args.backend, list(args.script_args))
+    script = Path(args.script)
+    if not script.is_file():
+        raise CliError(f"{args.script}: no such file")
+    if backend is not None:
+        os.environ[BACKEND_ENV] = backend  # child processes of the script agree
+        set_backend(backend)
+    sys.argv = [str(script), *script_args]
+    sys.path.insert(0, str(script.resolve().parent))
+    return _run_path(script)
+
+
+def _pop_backend(backend: str | None, rest: list[str]) -> tuple[str | None, list[str]]:
+    """Take a ``--backend B`` (or ``--backend=B``) written right after the script."""
+    if rest and rest[0] == "--":
+        return backend, rest[1:]
+    if rest and rest[0].startswith("--backend="):
+        return _backend_name(rest[0].split("=", 1)[1]), rest[1:]
+    if len(rest) >= 2 and rest[0] == "--backend":
+        return _backend_name(rest[1]), rest[2:]
+    return backend, rest
+
+
+def _backend_name(name: str) -> str:
+    if name not in ("emulator", "gpu"):
+        raise CliError(f"--backend {name!r}: expected 'emulator' or 'gpu'")
+    return name
+
+
+def _run_path(script: Path) -> int:
+    from minitriton.jit import is_user_error
+
+    try:
+        runpy.run_path(str(script), run_name="__main__")
+    except SystemExit as e:
+        return _exit_status(e.code)
+    except KeyboardInterrupt:
+        return 130
+    except Exception as e:
+        if is_user_error(e):
+            print(e, file=sys.stderr)
+        else:
+            print(user_traceback(e, script), file=sys.stderr, end="")
+        return 1
+    return 0
+
+
+def _exit_status(code: Any) -> int:
+    if code is None:
+        return 0
+    if isinstance(code, int):
+        return code
+    print(code, file=sys.stderr)
+    return 1
+
+
+def user_traceback(exc: BaseException, file: Path) -> str:
+    """The traceback of ``exc`` from the first frame in the user's ``file`` on."""
+    tb = _first_frame_in(exc.__traceback__, file.resolve())
+    return "".join(traceback.format_exception(type(exc), exc, tb))
+
+
+def _first_frame_in(tb: TracebackType | None, file: Path) -> TracebackType | None:
+    start = tb
+    while tb is not None:
+        if Path(tb.tb_frame.f_code.co_filename).resolve() == file:
+            return tb
+        tb = tb.tb_next
+    return start

@@ -1,0 +1,315 @@
+"""The compiler driver: one readable pipeline of named steps.
+
+:func:`compile_kernel` is the whole compiler::
+
+    source --parse--> AST --lower--> IR --verify--> --passes--> optimized IR
+           [--codegen--> LLVM IR -> PTX]  [--load--> a launchable GPU kernel]
+
+Each step's text lands in :attr:`CompiledKernel.asm` under the stage's name:
+``"ast"``, ``"ir"`` (the frontend's output), ``"ir-opt"`` (after the pass
+pipeline) and, when compiled for the GPU, ``"llir"`` and ``"ptx"``.
+
+Two environment variables help to look inside:
+
+* ``MINITRITON_DUMP_DIR=DIR`` writes every stage of every kernel compiled in
+  the process (the IR after each pass included) to
+  ``DIR/<kernel>-<hash>/NN-<stage>.txt``. With it set, kernels also compile
+  to PTX for the default architecture even when they run on the emulator, so
+  that CI exercises the whole GPU path.
+* ``MINITRITON_PRINT_AFTER=all`` (or ``name,name``) prints the IR after those
+  passes to stderr, like ``minitriton compile --print-after``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import sys
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from minitriton.frontend.source import ArgSpec, KernelSource
+
+DEFAULT_ARCH = "sm_90"
+DUMP_DIR_ENV = "MINITRITON_DUMP_DIR"
+PRINT_AFTER_ENV = "MINITRITON_PRINT_AFTER"
+
+#: Stages in pipeline order; ``stop_after`` names one of them.
+STAGES = ("ast", "ir", "ir-opt", "ptx", "gpu")
+
+#: Called with (stage name, text) for every stage and every pass.
+StageHook = Callable[[str, str], None]
+
+
+@dataclass(frozen=True)
+class CompileOptions:
+    """Everything besides the arguments that changes what gets compiled.
+
+    ``num_stages``, ``num_ctas`` and ``maxnreg`` are accepted for Triton
+    compatibility and only take part in the cache key.
+    """
+
+    num_warps: int = 4
+    num_stages: int = 3
+    num_ctas: int = 1
+    maxnreg: int | None = None
+    debug: bool = False
+    arch: str = DEFAULT_ARCH
+    passes: tuple[str, ...] | None = None  # None: the default pipeline
+    print_after: tuple[str, ...] = ()  # pass names, or ("all",)
+
+    def key(self) -> tuple[Any, ...]:
+        """The part of the specialization key these options contribute."""
+        return (self.num_warps, self.num_stages, self.num_ctas, self.maxnreg, self.debug,
+                self.arch, self.passes)  # fmt: skip
+
+
+@dataclass
+class CompiledKernel:
+    """The result of compiling one specialization of a kernel.
+
+    ``module`` is the optimized IR (what the emulator runs); ``asm`` maps a
+    stage name to its text; ``binary`` is the launchable GPU kernel when the
+    kernel was compiled for the GPU, else ``None``.
+    """
+
+    name: str
+    module: Any
+    arg_specs: list[ArgSpec]
+    asm: dict[str, str]
+    options: CompileOptions
+    binary: Any = field(default=None, repr=False)
+    dump_dir: Path | None = None
+
+
+# ---------------------------------------------------------------------------
+# The pipeline
+# ---------------------------------------------------------------------------
+
+
+def compile_kernel(
+    src: KernelSource,
+    arg_specs: Sequence[ArgSpec],
+    options: CompileOptions | None = None,
+    *,
+    stop_after: str = "ir-opt",
+    on_stage: StageHook | None = None,
+) -> CompiledKernel:
+    """Compile ``src`` for ``arg_specs``, up to and including ``stop_after``.
+
+    ``stop_after`` is one of :data:`STAGES`: ``"ptx"`` adds LLVM IR and PTX
+    (no GPU needed), ``"gpu"`` also loads the kernel on the device.
+    Raises :class:`~minitriton.diagnostics.CompileError` for errors in the
+    kernel.
+    """
+    options = options or CompileOptions()
+    options = _with_env_print_after(options)
+    if stop_after not in STAGES:
+        raise ValueError(f"unknown stage {stop_after!r}; expected one of {STAGES}")
+    dump = Dump.from_env(src, arg_specs, options)
+    if dump is not None and STAGES.index(stop_after) < STAGES.index("ptx"):
+        stop_after = "ptx"  # the dump exercises the whole GPU compile path
+    out = CompiledKernel(src.name, None, list(arg_specs), {}, options)
+    out.dump_dir = dump.folder if dump else None
+    record = _recorder(out, dump, on_stage)
+    # Printing the IR after every pass costs time: only when someone reads it.
+    per_pass = record if dump is not None or on_stage is not None else None
+    _run_steps(src, options, stop_after, out, record, per_pass)
+    return out
+
+
+def _run_steps(
+    src: KernelSource, options: CompileOptions, stop_after: str, out: CompiledKernel,
+    record: StageHook, per_pass: StageHook | None,
+) -> None:  # fmt: skip
+    """The named steps, in order; each stops the pipeline once it is the last."""
+    last = STAGES.index(stop_after)
+    record("ast", ast_text(src))  # 1. source -> AST (syntax errors surface here)
+    if last < STAGES.index("ir"):
+        return
+    out.module = lower(src, out.arg_specs)  # 2. AST -> IR, verified
+    record("ir", ir_text(out.module))
+    if last < STAGES.index("ir-opt"):
+        return
+    out.module = optimize(out.module, options, per_pass)  # 3. the pass pipeline
+    record("ir-opt", ir_text(out.module))
+    if last < STAGES.index("ptx"):
+        return
+    llir, ptx = to_ptx(out.module, options)  # 4. LLVM IR -> PTX
+    record("llir", llir)
+    record("ptx", ptx)
+    if last < STAGES.index("gpu"):
+        return
+    out.binary = load_on_gpu(out.module, options)  # 5. load on the device
+
+
+def _recorder(out: CompiledKernel, dump: Dump | None, on_stage: StageHook | None) -> StageHook:
+    def record(stage: str, text: str) -> None:
+        if not stage.startswith("after:"):
+            out.asm[stage] = text
+        if dump is not None:
+            dump.write(stage, text)
+        if on_stage is not None:
+            on_stage(stage, text)
+
+    return record
+
+
+# ---------------------------------------------------------------------------
+# The steps
+# ---------------------------------------------------------------------------
+
+
+def parse(src: KernelSource) -> Any:
+    """Step 1: the kernel's source text -> an AST ``FunctionDef``."""
+    from minitriton.frontend.parser import parse_function
+
+    return parse_function(src.source, src.filename, src.first_line)
+
+
+def ast_text(src: KernelSource) -> str:
+    """The AST of ``src`` as text (``--emit ast``)."""
+    from minitriton.frontend.ast import dump
+
+    text = dump(parse(src))
+    return text if text.endswith("\n") else text + "\n"
+
+
+def lower(src: KernelSource, arg_specs: Sequence[ArgSpec]) -> Any:
+    """Step 2: the kernel (parsed again by the frontend) -> verified IR ``Module``."""
+    lower_kernel = _require("minitriton.frontend.lower", "lower_kernel", "the frontend")
+    from minitriton.ir.verifier import verify_module
+
+    module = lower_kernel(src, list(arg_specs))
+    verify_module(module)
+    return module
+
+
+def optimize(module: Any, options: CompileOptions, record: StageHook | None = None) -> Any:
+    """Step 3: run the pass pipeline; ``record("after:<pass>", ir)`` sees every pass.
+
+    ``options.print_after`` passes print their IR to stderr, MLIR-style.
+    """
+    passes = _require("minitriton.passes.pipeline", None, "the pass pipeline")
+    names = list(options.passes) if options.passes is not None else list(passes.DEFAULT_PIPELINE)
+    print_after: Any = "all" if "all" in options.print_after else options.print_after
+    on_ir = None if record is None else (lambda name, text: record(f"after:{name}", text))
+    result = passes.run_pipeline(
+        module, names, print_after=print_after, verify=options.debug, on_ir=on_ir, out=sys.stderr
+    )
+    return module if result is None else result
+
+
+def to_ptx(module: Any, options: CompileOptions) -> tuple[str, str]:
+    """Step 4: optimized IR -> (LLVM IR, PTX) text; needs no GPU."""
+    compile_to_ptx = _require("minitriton.backend", "compile_to_ptx", "the GPU backend")
+    return compile_to_ptx(module, options.arch, options.num_warps)
+
+
+def load_on_gpu(module: Any, options: CompileOptions) -> Any:
+    """Step 5: compile and load the kernel on the device (a ``GPUKernel``)."""
+    compile_module = _require("minitriton.backend", "compile_module", "the GPU backend")
+    return compile_module(module, arch=options.arch, num_warps=options.num_warps)
+
+
+# ---------------------------------------------------------------------------
+# Pass selection and printing
+# ---------------------------------------------------------------------------
+
+
+def pass_names() -> list[str]:
+    """Every registered pass name."""
+    registry = _require("minitriton.passes", "PASSES", "the pass registry")
+    return list(registry)
+
+
+def default_pipeline() -> list[str]:
+    """The names of the default pass pipeline, in order."""
+    return list(_require("minitriton.passes.pipeline", "DEFAULT_PIPELINE", "the pass pipeline"))
+
+
+def check_pass_names(names: Sequence[str]) -> None:
+    """Raise ``ValueError`` naming any unknown pass (before any work is done)."""
+    known = pass_names()
+    unknown = [n for n in names if n not in known]
+    if unknown:
+        raise ValueError(f"unknown pass {unknown[0]!r}; known passes: {', '.join(known)}")
+
+
+def _with_env_print_after(options: CompileOptions) -> CompileOptions:
+    value = os.environ.get(PRINT_AFTER_ENV, "").strip()
+    if not value or options.print_after:
+        return options
+    names = tuple(n.strip() for n in value.split(",") if n.strip())
+    return replace(options, print_after=names)
+
+
+def ir_text(module: Any) -> str:
+    """The canonical text of an IR module."""
+    from minitriton.ir.printer import print_module
+
+    return print_module(module)
+
+
+# ---------------------------------------------------------------------------
+# MINITRITON_DUMP_DIR
+# ---------------------------------------------------------------------------
+
+
+@dataclass
+class Dump:
+    """Writes each stage to ``DIR/<kernel>-<hash>/NN-<stage>.txt``."""
+
+    folder: Path
+    count: int = 0
+
+    @classmethod
+    def from_env(
+        cls, src: KernelSource, arg_specs: Sequence[ArgSpec], options: CompileOptions
+    ) -> Dump | None:
+        """A dump into ``$MINITRITON_DUMP_DIR``, or None when it is unset."""
+        root = os.environ.get(DUMP_DIR_ENV)
+        if not root:
+            return None
+        key = repr((src.source, [a.key() for a in arg_specs], options.key()))
+        digest = hashlib.sha256(key.encode()).hexdigest()[:10]
+        folder = Path(root) / f"{src.name}-{digest}"
+        folder.mkdir(parents=True, exist_ok=True)
+        return cls(folder)
+
+    def write(self, stage: str, text: str) -> None:
+        """Write one stage; ``after:<pass>`` becomes ``NN-after-<pass>.txt``."""
+        name = stage.replace(":", "-").replace("/", "_")
+        path = self.folder / f"{self.count:02d}-{name}.txt"
+        path.write_text(text, encoding="utf-8")
+        self.count += 1
+
+
+# ---------------------------------------------------------------------------
+# Lazy imports of the other components
+# ---------------------------------------------------------------------------
+
+
+class MissingComponentError(RuntimeError):
+    """A part of MiniTriton this step needs is not available (not installed or not built)."""
+
+
+def _require(module_name: str, attr: str | None, what: str) -> Any:
+    """Import ``module_name`` (and ``attr`` from it), or say clearly what is missing."""
+    import importlib
+
+    try:
+        module = importlib.import_module(module_name)
+    except ModuleNotFoundError as e:
+        if e.name is None or not module_name.startswith(e.name):
+            raise  # a dependency of the component is missing: show that error
+        raise MissingComponentError(
+            f"{what} is not available: cannot import {module_name}"
+        ) from None
+    if attr is None:
+        return module
+    if not hasattr(module, attr):
+        raise MissingComponentError(f"{what} is not available: {module_name} has no {attr}")
+    return getattr(module, attr)

@@ -1,0 +1,927 @@
+"""The implementations of the ``tl`` builtins, registered by name.
+
+Every stub in :mod:`minitriton.language.core` has an implementation here.
+The lowerer binds the call's arguments with the stub's signature (so each
+implementation receives every parameter by name, defaults applied) and calls
+``IMPLS[name](ctx, **arguments)``. ``ctx`` is the
+:class:`~minitriton.frontend.lower.FunctionLowerer`; ``ctx.b`` is the
+builder, located at the call, so ops and diagnostics point at it.
+
+Builtins that Triton writes in Triton itself (``sigmoid``, ``softmax``,
+``cdiv``, ``rand`` ...) expand here into primitive ops, so the emulator and
+the GPU backend need no special op for them.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from typing import Any
+
+from minitriton.diagnostics import error
+from minitriton.frontend import promotion as P
+from minitriton.frontend import semantic as S
+from minitriton.frontend.builder import new_region
+from minitriton.frontend.semantic import Tensor
+from minitriton.ir import ops
+from minitriton.ir.core import OP_REGISTRY
+from minitriton.ir.types import (
+    F32,
+    F64,
+    I1,
+    I32,
+    U32,
+    U64,
+    BlockType,
+    PointerType,
+    ScalarType,
+    with_element,
+    with_shape,
+)
+
+Impl = Callable[..., Any]
+IMPLS: dict[str, Impl] = {}
+
+
+def impl(*names: str) -> Callable[[Impl], Impl]:
+    """Register the decorated function as the implementation of ``tl.<name>``."""
+
+    def register(fn: Impl) -> Impl:
+        for name in names:
+            IMPLS[name] = fn
+        return fn
+
+    return register
+
+
+# ---------------------------------------------------------------- argument checks
+
+
+def _tensor(ctx: Any, x: Any, what: str) -> Tensor:
+    """A run-time value for argument ``what`` (Python scalars become constants)."""
+    if isinstance(x, Tensor):
+        return x
+    if P.is_py_scalar(x):
+        return S.to_tensor(ctx.b, x)
+    raise error(ctx.b.loc, f"{what} must be a block or scalar value, got {S.describe(x)}")
+
+
+def _block(ctx: Any, x: Any, what: str) -> Tensor:
+    t = _tensor(ctx, x, what)
+    if not t.is_block:
+        raise error(ctx.b.loc, f"{what} must be a block, got {t.type}")
+    return t
+
+
+def _const_int(ctx: Any, x: Any, what: str) -> int:
+    if isinstance(x, bool) or not isinstance(x, int):
+        raise error(ctx.b.loc, f"{what} must be a compile-time integer, got {S.describe(x)}")
+    return x
+
+
+def _const_str(ctx: Any, x: Any, what: str) -> str:
+    if not isinstance(x, str):
+        raise error(ctx.b.loc, f"{what} must be a compile-time string, got {S.describe(x)}")
+    return x
+
+
+def _dtype(ctx: Any, x: Any, what: str = "dtype") -> ScalarType:
+    if not isinstance(x, ScalarType):
+        raise error(ctx.b.loc, f"{what} must be a tl dtype such as tl.float32, got "
+                    f"{S.describe(x)}")
+    return x
+
+
+def _shape(ctx: Any, shape: Any) -> tuple[int, ...]:
+    """A compile-time shape from an int, a tuple or a list (each dim checked)."""
+    if isinstance(shape, (list, tuple)) and len(shape) == 1 and isinstance(shape[0], (list, tuple)):
+        shape = shape[0]
+    dims = tuple(shape) if isinstance(shape, (list, tuple)) else (shape,)
+    out = tuple(_const_int(ctx, d, "a shape dimension") for d in dims)
+    S.check_block_shape(ctx.b, out)
+    return out
+
+
+def _axis(ctx: Any, axis: Any, rank: int) -> int:
+    axis = _const_int(ctx, axis, "axis")
+    if not -rank <= axis < rank:
+        raise error(ctx.b.loc, f"axis {axis} is out of range for a block of rank {rank}")
+    return axis % rank
+
+
+def _dims(args: tuple[Any, ...]) -> tuple[Any, ...]:
+    """``f(x, 1, 0)`` and ``f(x, (1, 0))`` both give ``(1, 0)``."""
+    if len(args) == 1 and isinstance(args[0], (list, tuple)):
+        return tuple(args[0])
+    return tuple(args)
+
+
+def _float_input(ctx: Any, x: Any, name: str, allowed: tuple[ScalarType, ...]) -> Tensor:
+    t = _tensor(ctx, x, "x")
+    if t.dtype not in allowed:
+        names = " or ".join(repr(a) for a in allowed)
+        raise error(ctx.b.loc, f"tl.{name} expects {names}, got {t.dtype!r}",
+                    help="convert with .to(tl.float32) first")
+    return t
+
+
+# ---------------------------------------------------------------- creation
+
+
+def _axis_op(ctx: Any, axis: Any, op: type) -> Tensor:
+    axis = _const_int(ctx, axis, "axis")
+    if axis not in (0, 1, 2):
+        raise error(ctx.b.loc, f"axis must be 0, 1 or 2, got {axis}")
+    return Tensor(ctx.b.value(op, [], I32, {"axis": axis}))
+
+
+@impl("program_id")
+def _program_id(ctx: Any, axis: Any) -> Tensor:
+    return _axis_op(ctx, axis, ops.ProgramIdOp)
+
+
+@impl("num_programs")
+def _num_programs(ctx: Any, axis: Any) -> Tensor:
+    return _axis_op(ctx, axis, ops.NumProgramsOp)
+
+
+@impl("arange")
+def _arange(ctx: Any, start: Any, end: Any) -> Tensor:
+    if isinstance(start, Tensor) or isinstance(end, Tensor):
+        raise error(ctx.b.loc, "arange's arguments must be compile-time constants (tl.constexpr)")
+    start = _const_int(ctx, start, "start")
+    end = _const_int(ctx, end, "end")
+    if not (-(2**31) <= start < 2**31 and -(2**31) <= end < 2**31):
+        raise error(ctx.b.loc, "arange's bounds must fit in int32")
+    if end <= start:
+        raise error(ctx.b.loc, f"arange's end ({end}) must be greater than its start ({start})")
+    n = end - start
+    if n & (n - 1):
+        raise error(ctx.b.loc, f"arange's range must be a power of 2, got {n} ({start}..{end})")
+    S.check_block_shape(ctx.b, (n,))
+    t = BlockType((n,), I32)
+    return Tensor(ctx.b.value(ops.MakeRangeOp, [], t, {"start": start, "end": end}))
+
+
+def _full(ctx: Any, shape: tuple[int, ...], value: Any, dtype: ScalarType) -> Tensor:
+    if isinstance(value, Tensor):
+        if value.is_block:
+            raise error(ctx.b.loc, f"the fill value must be a scalar, got {value.type}")
+        return S.broadcast_to(ctx.b, S.cast(ctx.b, value, dtype), shape)
+    if not P.is_py_scalar(value):
+        raise error(ctx.b.loc, f"the fill value must be a number, got {S.describe(value)}")
+    return S.constant(ctx.b, value, with_shape(dtype, shape))
+
+
+@impl("zeros")
+def _zeros(ctx: Any, shape: Any, dtype: Any) -> Tensor:
+    return _full(ctx, _shape(ctx, shape), 0, _dtype(ctx, dtype))
+
+
+@impl("full")
+def _full_builtin(ctx: Any, shape: Any, value: Any, dtype: Any) -> Tensor:
+    return _full(ctx, _shape(ctx, shape), value, _dtype(ctx, dtype))
+
+
+@impl("zeros_like")
+def _zeros_like(ctx: Any, input: Any) -> Tensor:
+    t = _tensor(ctx, input, "input")
+    return _full(ctx, t.shape, 0, _dtype(ctx, t.dtype, "input's dtype"))
+
+
+@impl("full_like")
+def _full_like(ctx: Any, input: Any, value: Any, dtype: Any) -> Tensor:
+    t = _tensor(ctx, input, "input")
+    dtype = t.dtype if dtype is None else dtype
+    return _full(ctx, t.shape, value, _dtype(ctx, dtype))
+
+
+# ---------------------------------------------------------------- shapes and casts
+
+
+@impl("cast")
+def _cast(ctx: Any, input: Any, dtype: Any, fp_downcast_rounding: Any, bitcast: Any) -> Tensor:
+    if not isinstance(dtype, (ScalarType, PointerType)):
+        if dtype is None:
+            raise error(ctx.b.loc, "this dtype (fp8) is not supported by MiniTriton")
+        raise error(ctx.b.loc, f"dtype must be a tl dtype, got {S.describe(dtype)}")
+    if fp_downcast_rounding not in (None, "rtne"):
+        raise error(ctx.b.loc, f"fp_downcast_rounding={fp_downcast_rounding!r} is not "
+                    "supported (only round-to-nearest-even, 'rtne')")
+    x = _tensor(ctx, input, "input")
+    if bitcast:
+        return S.bitcast(ctx.b, x, dtype)
+    return S.cast(ctx.b, x, dtype)
+
+
+@impl("trans")
+def _trans(ctx: Any, input: Any, dims: tuple[Any, ...]) -> Tensor:
+    x = _block(ctx, input, "input")
+    order = _dims(dims)
+    if not order:
+        if len(x.shape) != 2:
+            raise error(ctx.b.loc, f"tl.trans without dims needs a 2-D block, got {x.type}")
+        order = (1, 0)
+    return S.permute(ctx.b, x, tuple(_const_int(ctx, d, "a dimension") for d in order))
+
+
+@impl("permute")
+def _permute(ctx: Any, input: Any, dims: tuple[Any, ...]) -> Tensor:
+    x = _block(ctx, input, "input")
+    order = tuple(_const_int(ctx, d, "a dimension") for d in _dims(dims))
+    return S.permute(ctx.b, x, order)
+
+
+@impl("reshape", "view")
+def _reshape(ctx: Any, input: Any, shape: tuple[Any, ...], can_reorder: Any = False) -> Tensor:
+    x = _tensor(ctx, input, "input")
+    return S.reshape(ctx.b, x, _shape(ctx, _dims(shape)))
+
+
+@impl("expand_dims")
+def _expand_dims(ctx: Any, input: Any, axis: Any) -> Tensor:
+    x = _tensor(ctx, input, "input")
+    axes = list(axis) if isinstance(axis, (list, tuple)) else [axis]
+    rank = len(x.shape) + len(axes)
+    norm = sorted(_axis(ctx, a, rank) for a in axes)
+    for a in norm:
+        x = S.expand_dims(ctx.b, x, a)
+    return x
+
+
+@impl("broadcast_to")
+def _broadcast_to(ctx: Any, input: Any, shape: tuple[Any, ...]) -> Tensor:
+    x = _tensor(ctx, input, "input")
+    return S.broadcast_to(ctx.b, x, _shape(ctx, _dims(shape)))
+
+
+@impl("broadcast")
+def _broadcast(ctx: Any, input: Any, other: Any) -> tuple[Tensor, Tensor]:
+    return S.broadcast_pair(ctx.b, _tensor(ctx, input, "input"), _tensor(ctx, other, "other"))
+
+
+# ---------------------------------------------------------------- memory
+
+
+def _pointer(ctx: Any, pointer: Any) -> Tensor:
+    if not isinstance(pointer, Tensor) or not isinstance(pointer.dtype, PointerType):
+        raise error(ctx.b.loc, f"pointer must be a pointer or a block of pointers, got "
+                    f"{S.describe(pointer)}")
+    return pointer
+
+
+def _mask(ctx: Any, mask: Any, shape: tuple[int, ...]) -> Tensor:
+    m = _tensor(ctx, mask, "mask")
+    if m.dtype != I1:
+        raise error(ctx.b.loc, f"mask must be a boolean (int1) value, got {m.type}")
+    return S.broadcast_to(ctx.b, m, shape)
+
+
+def _value_for(ctx: Any, value: Any, ptr: Tensor, what: str) -> Tensor:
+    """``value`` cast to the pointee type and broadcast to the pointer's shape."""
+    pointee = ptr.dtype.pointee
+    if isinstance(value, Tensor):
+        if value.is_block and not ptr.is_block:
+            raise error(ctx.b.loc, f"{what} is a block ({value.type}) but the pointer is a scalar")
+        return S.broadcast_to(ctx.b, S.cast(ctx.b, value, pointee), ptr.shape)
+    if not P.is_py_scalar(value):
+        raise error(ctx.b.loc, f"{what} must be a value, got {S.describe(value)}")
+    return S.constant(ctx.b, value, with_shape(pointee, ptr.shape))
+
+
+def _ptr_and_mask(ctx: Any, pointer: Any, mask: Any) -> tuple[Tensor, Tensor | None]:
+    ptr = _pointer(ctx, pointer)
+    if mask is None:
+        return ptr, None
+    if isinstance(mask, Tensor) and mask.is_block and not ptr.is_block:
+        ptr = S.broadcast_to(ctx.b, ptr, mask.shape)
+    return ptr, _mask(ctx, mask, ptr.shape)
+
+
+def _no_block_pointer_options(ctx: Any, boundary_check: Any, padding_option: Any) -> None:
+    if boundary_check not in ((), None) or padding_option not in ("", None):
+        raise error(ctx.b.loc, "boundary_check and padding_option need block pointers "
+                    "(tl.make_block_ptr), which MiniTriton does not support")
+
+
+@impl("load")
+def _load(
+    ctx: Any, pointer: Any, mask: Any, other: Any, boundary_check: Any, padding_option: Any,
+    cache_modifier: Any, eviction_policy: Any, volatile: Any,
+) -> Tensor:
+    _no_block_pointer_options(ctx, boundary_check, padding_option)
+    if other is not None and mask is None:
+        raise error(ctx.b.loc, "`other` cannot be provided without `mask`",
+                    help="pass mask= too, or drop other=")
+    ptr, m = _ptr_and_mask(ctx, pointer, mask)
+    operands = [ptr.handle]
+    if m is not None:
+        operands.append(m.handle)
+    if other is not None:
+        operands.append(_value_for(ctx, other, ptr, "other").handle)
+    result = with_element(ptr.type, ptr.dtype.pointee)
+    return Tensor(ctx.b.value(ops.LoadOp, operands, result))
+
+
+@impl("store")
+def _store(
+    ctx: Any, pointer: Any, value: Any, mask: Any, boundary_check: Any, cache_modifier: Any,
+    eviction_policy: Any,
+) -> None:
+    _no_block_pointer_options(ctx, boundary_check, "")
+    ptr, m = _ptr_and_mask(ctx, pointer, mask)
+    if isinstance(value, Tensor) and value.is_block and not ptr.is_block:
+        ptr = S.broadcast_to(ctx.b, ptr, value.shape)
+        m = _mask(ctx, m, ptr.shape) if m is not None else None
+    operands = [ptr.handle, _value_for(ctx, value, ptr, "value").handle]
+    if m is not None:
+        operands.append(m.handle)
+    ctx.b.create(ops.StoreOp, operands)
+
+
+@impl("where")
+def _where(ctx: Any, condition: Any, x: Any, y: Any) -> Any:
+    return S.where(ctx.b, condition, x, y)
+
+
+_SEMANTICS = ("relaxed", "acquire", "release", "acq_rel")
+_SCOPES = ("gpu", "cta", "sys")
+
+
+def _sem_scope(ctx: Any, sem: Any, scope: Any) -> dict[str, str]:
+    sem = "acq_rel" if sem is None else _const_str(ctx, sem, "sem")
+    scope = "gpu" if scope is None else _const_str(ctx, scope, "scope")
+    if sem not in _SEMANTICS:
+        raise error(ctx.b.loc, f"sem must be one of {', '.join(_SEMANTICS)}, got {sem!r}")
+    if scope not in _SCOPES:
+        raise error(ctx.b.loc, f"scope must be one of {', '.join(_SCOPES)}, got {scope!r}")
+    return {"sem": sem, "scope": scope}
+
+
+def _atomic_rmw(ctx: Any, kind: str, pointer: Any, val: Any, mask: Any, sem: Any,
+                scope: Any) -> Tensor:
+    ptr, m = _ptr_and_mask(ctx, pointer, mask)
+    if isinstance(val, Tensor) and val.is_block and not ptr.is_block:
+        ptr = S.broadcast_to(ctx.b, ptr, val.shape)
+        m = _mask(ctx, m, ptr.shape) if m is not None else None
+    pointee = ptr.dtype.pointee
+    if kind in ("and", "or", "xor") and not pointee.is_int():
+        raise error(ctx.b.loc, f"tl.atomic_{kind} needs integer pointers, got {ptr.type}")
+    value = _value_for(ctx, val, ptr, "val")
+    operands = [ptr.handle, value.handle] + ([m.handle] if m is not None else [])
+    attrs = {"kind": kind, **_sem_scope(ctx, sem, scope)}
+    return Tensor(ctx.b.value(ops.AtomicRMWOp, operands, value.type, attrs))
+
+
+def _make_atomic(kind: str) -> Impl:
+    def lower(ctx: Any, pointer: Any, val: Any, mask: Any, sem: Any, scope: Any) -> Tensor:
+        return _atomic_rmw(ctx, kind, pointer, val, mask, sem, scope)
+
+    return lower
+
+
+for _kind in ("add", "max", "min", "and", "or", "xor", "xchg"):
+    IMPLS[f"atomic_{_kind}"] = _make_atomic(_kind)
+
+
+@impl("atomic_cas")
+def _atomic_cas(ctx: Any, pointer: Any, cmp: Any, val: Any, sem: Any, scope: Any) -> Tensor:
+    ptr = _pointer(ctx, pointer)
+    for v in (cmp, val):
+        if isinstance(v, Tensor) and v.is_block and not ptr.is_block:
+            ptr = S.broadcast_to(ctx.b, ptr, v.shape)
+    c = _value_for(ctx, cmp, ptr, "cmp")
+    v = _value_for(ctx, val, ptr, "val")
+    attrs = _sem_scope(ctx, sem, scope)
+    return Tensor(ctx.b.value(ops.AtomicCASOp, [ptr.handle, c.handle, v.handle], c.type, attrs))
+
+
+# ---------------------------------------------------------------- dot
+
+_PRECISIONS = ("tf32", "tf32x3", "ieee")
+
+
+@impl("dot")
+def _dot(
+    ctx: Any, input: Any, other: Any, acc: Any, input_precision: Any, allow_tf32: Any,
+    max_num_imprecise_acc: Any, out_dtype: Any,
+) -> Tensor:
+    a, c = _block(ctx, input, "input"), _block(ctx, other, "other")
+    if len(a.shape) != 2 or len(c.shape) != 2:
+        raise error(ctx.b.loc, f"tl.dot needs 2-D blocks, got {a.type} and {c.type}")
+    if a.dtype != c.dtype:
+        raise error(ctx.b.loc, f"tl.dot operands must have the same dtype, got {a.dtype!r} "
+                    f"and {c.dtype!r}")
+    (m, k), (k2, n) = a.shape, c.shape
+    if k != k2:
+        raise error(ctx.b.loc, f"tl.dot shapes {list(a.shape)} and {list(c.shape)} are not "
+                    f"compatible: {k} != {k2}")
+    if min(m, n, k) < 16:
+        raise error(ctx.b.loc, f"tl.dot needs M, N and K >= 16, got M={m}, N={n}, K={k}")
+    precision = _precision(ctx, input_precision, allow_tf32)
+    out = I32 if a.dtype.is_int() else _dtype(ctx, out_dtype, "out_dtype")
+    result = BlockType((m, n), out)
+    if acc is None:
+        acc_t = S.constant(ctx.b, 0, result)
+    else:
+        acc_t = _block(ctx, acc, "acc")
+        if acc_t.type != result:
+            raise error(ctx.b.loc, f"tl.dot accumulator has type {acc_t.type}, expected {result}")
+    operands = [a.handle, c.handle, acc_t.handle]
+    return Tensor(ctx.b.value(ops.DotOp, operands, result, {"input_precision": precision}))
+
+
+def _precision(ctx: Any, input_precision: Any, allow_tf32: Any) -> str:
+    if input_precision is not None and allow_tf32 is not None:
+        raise error(ctx.b.loc, "only one of input_precision and allow_tf32 can be given")
+    if allow_tf32 is not None:
+        return "tf32" if allow_tf32 else "ieee"
+    precision = "tf32" if input_precision is None else input_precision
+    if precision not in _PRECISIONS:
+        raise error(ctx.b.loc, f"input_precision must be one of {', '.join(_PRECISIONS)}, "
+                    f"got {precision!r}")
+    return precision
+
+
+# ---------------------------------------------------------------- reductions
+
+Combine = Callable[[list[Tensor], list[Tensor]], list[Any]]
+
+
+def _prepare_axis(ctx: Any, inputs: list[Tensor], axis: Any) -> tuple[list[Tensor], int]:
+    """Axis ``None`` flattens the inputs; other axes are normalized."""
+    for t in inputs:
+        if not t.is_block:
+            raise error(ctx.b.loc, f"reductions need a block, got {t.type}")
+        if t.shape != inputs[0].shape:
+            raise error(ctx.b.loc, "all inputs of a reduction must have the same shape")
+    if axis is None:
+        numel = inputs[0].type.numel
+        return [S.reshape(ctx.b, t, (numel,)) for t in inputs], 0
+    return inputs, _axis(ctx, axis, len(inputs[0].shape))
+
+
+def _combiner_region(ctx: Any, elems: list[Any], combine: Combine, ret: type) -> Any:
+    region = new_region(elems + elems)
+    n = len(elems)
+    with ctx.b.at(region.block):
+        args = [Tensor(a) for a in region.args]
+        outs = combine(args[:n], args[n:])
+        if len(outs) != n:
+            raise error(ctx.b.loc, f"combine_fn must return {n} value(s), got {len(outs)}")
+        outs = [S.cast(ctx.b, o, e) for o, e in zip(outs, elems)]
+        for o in outs:
+            if o.is_block:
+                raise error(ctx.b.loc, "combine_fn must return scalars")
+        ctx.b.create(ret, [o.handle for o in outs])
+    return region
+
+
+def reduce_blocks(
+    ctx: Any, inputs: list[Tensor], axis: Any, combine: Combine, keep_dims: bool
+) -> list[Tensor]:
+    """``tt.reduce`` of ``inputs`` along ``axis`` with ``combine`` as the combiner."""
+    original_rank = len(inputs[0].shape) if inputs and inputs[0].is_block else 0
+    flat = axis is None
+    inputs, ax = _prepare_axis(ctx, inputs, axis)
+    elems = [t.dtype for t in inputs]
+    region = _combiner_region(ctx, elems, combine, ops.ReduceReturnOp)
+    shape = inputs[0].shape[:ax] + inputs[0].shape[ax + 1 :]
+    result_types = [with_shape(e, shape) for e in elems]
+    op = ctx.b.create(ops.ReduceOp, [t.handle for t in inputs], result_types, {"axis": ax},
+                      regions=[region])
+    results = [Tensor(r) for r in op.results]
+    if keep_dims and flat:
+        return [S.broadcast_to(ctx.b, r, (1,) * original_rank) for r in results]
+    if keep_dims:
+        return [S.expand_dims(ctx.b, r, ax) for r in results]
+    return results
+
+
+def _combine_with(ctx: Any, op: str) -> Combine:
+    def combine(lhs: list[Tensor], rhs: list[Tensor]) -> list[Any]:
+        if op in ("max", "min"):
+            return [S.minmax(ctx.b, op, lhs[0], rhs[0])]
+        return [S.binary(ctx.b, op, lhs[0], rhs[0])]
+
+    return combine
+
+
+def _sum_dtype(t: ScalarType) -> ScalarType | None:
+    """Triton's ``_pick_sum_dtype``: small integers accumulate in 32 bits."""
+    if t.is_int() and t.bitwidth < 32:
+        return U32 if t.kind == "uint" else I32
+    return None
+
+
+@impl("sum")
+def _sum(ctx: Any, input: Any, axis: Any, keep_dims: Any, dtype: Any) -> Tensor:
+    x = _block(ctx, input, "input")
+    target = _dtype(ctx, dtype) if dtype is not None else _sum_dtype(x.dtype)
+    if target is not None:
+        x = S.cast(ctx.b, x, target)
+    return reduce_blocks(ctx, [x], axis, _combine_with(ctx, "+"), bool(keep_dims))[0]
+
+
+@impl("xor_sum")
+def _xor_sum(ctx: Any, input: Any, axis: Any, keep_dims: Any) -> Tensor:
+    x = _block(ctx, input, "input")
+    if not x.dtype.is_int():
+        raise error(ctx.b.loc, f"tl.xor_sum needs integers, got {x.dtype!r}")
+    return reduce_blocks(ctx, [x], axis, _combine_with(ctx, "^"), bool(keep_dims))[0]
+
+
+def _upcast_for_minmax(ctx: Any, x: Tensor) -> Tensor:
+    """Triton's max/min reduce in at least 32 bits (bf16/fp16 -> fp32, small ints -> int32)."""
+    if x.dtype.bitwidth >= 32 or x.dtype == I1:
+        return x
+    return S.cast(ctx.b, x, F32 if x.dtype.is_float() else I32)
+
+
+def _minmax_reduce(
+    ctx: Any, kind: str, input: Any, axis: Any, return_indices: Any, tie_break_left: Any,
+    keep_dims: Any,
+) -> Any:
+    x = _block(ctx, input, "input")
+    if return_indices:
+        return _reduce_with_indices(ctx, kind, x, axis, bool(tie_break_left), bool(keep_dims))
+    x = _upcast_for_minmax(ctx, x)
+    return reduce_blocks(ctx, [x], axis, _combine_with(ctx, kind), bool(keep_dims))[0]
+
+
+@impl("max")
+def _max(ctx: Any, input: Any, axis: Any, return_indices: Any,
+         return_indices_tie_break_left: Any, keep_dims: Any) -> Any:
+    return _minmax_reduce(ctx, "max", input, axis, return_indices,
+                          return_indices_tie_break_left, keep_dims)
+
+
+@impl("min")
+def _min(ctx: Any, input: Any, axis: Any, return_indices: Any,
+         return_indices_tie_break_left: Any, keep_dims: Any) -> Any:
+    return _minmax_reduce(ctx, "min", input, axis, return_indices,
+                          return_indices_tie_break_left, keep_dims)
+
+
+@impl("argmax")
+def _argmax(ctx: Any, input: Any, axis: Any, tie_break_left: Any, keep_dims: Any) -> Tensor:
+    x = _block(ctx, input, "input")
+    return _reduce_with_indices(ctx, "max", x, axis, bool(tie_break_left), bool(keep_dims))[1]
+
+
+@impl("argmin")
+def _argmin(ctx: Any, input: Any, axis: Any, tie_break_left: Any, keep_dims: Any) -> Tensor:
+    x = _block(ctx, input, "input")
+    return _reduce_with_indices(ctx, "min", x, axis, bool(tie_break_left), bool(keep_dims))[1]
+
+
+def _reduce_with_indices(
+    ctx: Any, kind: str, x: Tensor, axis: Any, tie_break_left: bool, keep_dims: bool
+) -> tuple[Tensor, Tensor]:
+    """Reduce (value, index) pairs; on ties the first index wins (semantics item 20)."""
+    if x.dtype == ScalarType("bf16"):
+        x = S.cast(ctx.b, x, F32)
+    if axis is None:
+        x = S.reshape(ctx.b, x, (x.type.numel,))
+        axis = 0
+    ax = _axis(ctx, axis, len(x.shape))
+    n = x.shape[ax]
+    index = Tensor(ctx.b.value(ops.MakeRangeOp, [], BlockType((n,), I32),
+                               {"start": 0, "end": n}))
+    for d in range(len(x.shape)):
+        if d != ax:
+            index = S.expand_dims(ctx.b, index, d)
+    index = S.broadcast_to(ctx.b, index, x.shape)
+    pred = ">" if kind == "max" else "<"
+
+    def combine(lhs: list[Tensor], rhs: list[Tensor]) -> list[Any]:
+        b = ctx.b
+        (v1, i1), (v2, i2) = lhs, rhs
+        better = S.compare(b, pred, v1, v2)
+        if tie_break_left:
+            tie = S.logical(b, "and", S.compare(b, "==", v1, v2), S.compare(b, "<", i1, i2))
+            better = S.logical(b, "or", better, tie)
+        return [S.where(b, better, v1, v2), S.where(b, better, i1, i2)]
+
+    values, indices = reduce_blocks(ctx, [x, index], ax, combine, keep_dims)
+    return values, indices
+
+
+def _inputs_tuple(ctx: Any, input: Any) -> tuple[list[Tensor], bool]:
+    if isinstance(input, (tuple, list)):
+        return [_block(ctx, t, "input") for t in input], True
+    return [_block(ctx, input, "input")], False
+
+
+def _user_combine(ctx: Any, combine_fn: Any) -> Combine:
+    def combine(lhs: list[Tensor], rhs: list[Tensor]) -> list[Any]:
+        out = ctx.call_combine(combine_fn, [*lhs, *rhs])
+        return list(out) if isinstance(out, tuple) else [out]
+
+    return combine
+
+
+@impl("reduce")
+def _reduce(ctx: Any, input: Any, axis: Any, combine_fn: Any, keep_dims: Any) -> Any:
+    inputs, is_tuple = _inputs_tuple(ctx, input)
+    results = reduce_blocks(ctx, inputs, axis, _user_combine(ctx, combine_fn), bool(keep_dims))
+    return tuple(results) if is_tuple else results[0]
+
+
+def scan_blocks(
+    ctx: Any, inputs: list[Tensor], axis: Any, combine: Combine, reverse: bool
+) -> list[Tensor]:
+    """``tt.scan`` (inclusive) of ``inputs`` along ``axis``."""
+    for t in inputs:
+        if not t.is_block:
+            raise error(ctx.b.loc, f"scans need a block, got {t.type}")
+    ax = _axis(ctx, axis, len(inputs[0].shape))
+    elems = [t.dtype for t in inputs]
+    region = _combiner_region(ctx, elems, combine, ops.ScanReturnOp)
+    attrs = {"axis": ax, "reverse": bool(reverse)}
+    op = ctx.b.create(ops.ScanOp, [t.handle for t in inputs], [t.type for t in inputs], attrs,
+                      regions=[region])
+    return [Tensor(r) for r in op.results]
+
+
+@impl("associative_scan")
+def _associative_scan(ctx: Any, input: Any, axis: Any, combine_fn: Any, reverse: Any) -> Any:
+    inputs, is_tuple = _inputs_tuple(ctx, input)
+    results = scan_blocks(ctx, inputs, axis, _user_combine(ctx, combine_fn), bool(reverse))
+    return tuple(results) if is_tuple else results[0]
+
+
+def _scan_input(ctx: Any, input: Any, small_ints: bool) -> Tensor:
+    x = _block(ctx, input, "input")
+    if x.dtype == ScalarType("bf16"):
+        x = S.cast(ctx.b, x, F32)
+    target = _sum_dtype(x.dtype) if small_ints else None
+    return S.cast(ctx.b, x, target) if target is not None else x
+
+
+@impl("cumsum")
+def _cumsum(ctx: Any, input: Any, axis: Any, reverse: Any) -> Tensor:
+    x = _scan_input(ctx, input, small_ints=True)
+    return scan_blocks(ctx, [x], axis, _combine_with(ctx, "+"), bool(reverse))[0]
+
+
+@impl("cumprod")
+def _cumprod(ctx: Any, input: Any, axis: Any, reverse: Any) -> Tensor:
+    x = _scan_input(ctx, input, small_ints=False)
+    return scan_blocks(ctx, [x], axis, _combine_with(ctx, "*"), bool(reverse))[0]
+
+
+@impl("sort")
+def _sort(ctx: Any, x: Any, dim: Any, descending: Any) -> Tensor:
+    t = _block(ctx, x, "x")
+    rank = len(t.shape)
+    d = rank - 1 if dim is None else _axis(ctx, dim, rank)
+    if d != rank - 1:
+        raise error(ctx.b.loc, "tl.sort only sorts along the last dimension")
+    attrs = {"dim": d, "descending": bool(descending)}
+    return Tensor(ctx.b.value(ops.SortOp, [t.handle], t.type, attrs))
+
+
+# ---------------------------------------------------------------- math
+
+_FP32_64 = (F32, F64)
+_MATH = {
+    "exp": "math.exp", "exp2": "math.exp2", "log": "math.log", "log2": "math.log2",
+    "sqrt": "math.sqrt", "sqrt_rn": "math.sqrt", "rsqrt": "math.rsqrt", "sin": "math.sin",
+    "cos": "math.cos", "floor": "math.floor", "ceil": "math.ceil", "erf": "math.erf",
+}
+
+
+def _math(b: Any, op_name: str, t: Tensor) -> Tensor:
+    return Tensor(b.value(OP_REGISTRY[op_name], [t.handle], t.type))
+
+
+def _make_math(name: str, op_name: str) -> Impl:
+    def lower(ctx: Any, x: Any) -> Tensor:
+        return _math(ctx.b, op_name, _float_input(ctx, x, name, _FP32_64))
+
+    return lower
+
+
+for _name, _op in _MATH.items():
+    IMPLS[_name] = _make_math(_name, _op)
+
+
+@impl("abs")
+def _abs(ctx: Any, x: Any) -> Tensor:
+    t = _tensor(ctx, x, "x")
+    S.computation_type(ctx.b, t, t, P.ARITH)
+    if t.dtype.kind in ("uint", "bool"):
+        return t
+    return Tensor(ctx.b.value(ops.AbsOp, [t.handle], t.type))
+
+
+@impl("fma")
+def _fma(ctx: Any, x: Any, y: Any, z: Any) -> Tensor:
+    a, c = S.promote_pair(ctx.b, x, y)
+    a, d = S.promote_pair(ctx.b, a, z)
+    a, c = S.promote_pair(ctx.b, a, c)
+    if not a.dtype.is_float():
+        raise error(ctx.b.loc, f"tl.fma needs floating-point values, got {a.dtype!r}")
+    return Tensor(ctx.b.value(ops.FmaOp, [a.handle, c.handle, d.handle], a.type))
+
+
+@impl("maximum")
+def _maximum(ctx: Any, x: Any, y: Any, propagate_nan: Any) -> Tensor:
+    return S.minmax(ctx.b, "max", _tensor(ctx, x, "x") if not isinstance(y, Tensor) else x, y)
+
+
+@impl("minimum")
+def _minimum(ctx: Any, x: Any, y: Any, propagate_nan: Any) -> Tensor:
+    return S.minmax(ctx.b, "min", _tensor(ctx, x, "x") if not isinstance(y, Tensor) else x, y)
+
+
+@impl("clamp")
+def _clamp(ctx: Any, x: Any, min: Any, max: Any, propagate_nan: Any) -> Tensor:  # noqa: A002
+    low = S.minmax(ctx.b, "max", _tensor(ctx, x, "x"), min)
+    return S.minmax(ctx.b, "min", low, max)
+
+
+@impl("umulhi")
+def _umulhi(ctx: Any, x: Any, y: Any) -> Tensor:
+    a, c = S.promote_pair(ctx.b, _tensor(ctx, x, "x") if not isinstance(y, Tensor) else x, y,
+                          P.BITWISE)
+    return Tensor(ctx.b.value(ops.UmulhiOp, [a.handle, c.handle], a.type))
+
+
+def _float_pair(ctx: Any, x: Any, y: Any, name: str) -> tuple[Tensor, Tensor]:
+    a, c = S.promote_pair(ctx.b, _tensor(ctx, x, "x") if not isinstance(y, Tensor) else x, y)
+    if not a.dtype.is_float():
+        raise error(ctx.b.loc, f"tl.{name} needs floating-point values, got {a.dtype!r}")
+    return a, c
+
+
+@impl("div_rn")
+def _div_rn(ctx: Any, x: Any, y: Any) -> Tensor:
+    a, c = _float_pair(ctx, x, y, "div_rn")
+    return Tensor(ctx.b.value(ops.DivRnOp, [a.handle, c.handle], a.type))
+
+
+@impl("fdiv")
+def _fdiv(ctx: Any, x: Any, y: Any, ieee_rounding: Any) -> Tensor:
+    a, c = _float_pair(ctx, x, y, "fdiv")
+    op = ops.DivRnOp if ieee_rounding else ops.DivOp
+    return Tensor(ctx.b.value(op, [a.handle, c.handle], a.type))
+
+
+@impl("cdiv")
+def _cdiv(ctx: Any, x: Any, div: Any) -> Any:
+    loc = ctx.b.loc
+    return ctx.binop("//", ctx.binop("-", ctx.binop("+", x, div, loc), 1, loc), div, loc)
+
+
+@impl("sigmoid")
+def _sigmoid(ctx: Any, x: Any) -> Tensor:
+    t = _float_input(ctx, x, "sigmoid", _FP32_64)
+    e = IMPLS["exp"](ctx, S.negate(ctx.b, t))
+    return S.truediv(ctx.b, 1, S.binary(ctx.b, "+", 1, e))
+
+
+@impl("softmax")
+def _softmax(ctx: Any, x: Any, dim: Any, keep_dims: Any, ieee_rounding: Any) -> Tensor:
+    t = _block(ctx, x, "x")
+    axis = 0 if dim is None else dim  # Triton's default
+    m = _max(ctx, t, axis, False, True, True)
+    z = S.binary(ctx.b, "-", t, m)
+    num = IMPLS["exp"](ctx, z)
+    den = _sum(ctx, num, axis, True, None)
+    return _fdiv(ctx, num, den, ieee_rounding)
+
+
+# ---------------------------------------------------------------- random numbers
+
+PHILOX_KEY_A = 0x9E3779B9
+PHILOX_KEY_B = 0xBB67AE85
+PHILOX_ROUND_A = 0xD2511F53
+PHILOX_ROUND_B = 0xCD9E8D57
+
+
+def _philox(ctx: Any, seed: Any, offset: Any, n_rounds: Any) -> tuple[Tensor, ...]:
+    """Philox-4x32 as Triton's ``random.py``: counter (offset, 0, 0, 0), key = seed."""
+    b = ctx.b
+    rounds = _const_int(ctx, n_rounds, "n_rounds")
+    seed_t = _tensor(ctx, seed, "seed")
+    offset_t = _tensor(ctx, offset, "offset")
+    if seed_t.is_block or not seed_t.dtype.is_int():
+        raise error(b.loc, f"seed must be an integer scalar, got {seed_t.type}")
+    if not offset_t.dtype.is_int() or offset_t.dtype.bitwidth != 32:
+        raise error(b.loc, f"offset must be a 32-bit integer block, got {offset_t.type}")
+    seed64 = S.cast(b, seed_t, U64)
+    k1 = S.cast(b, S.binary(b, "&", S.binary(b, ">>", seed64, 32), 0xFFFFFFFF), U32)
+    k0 = S.cast(b, S.binary(b, "&", seed64, 0xFFFFFFFF), U32)
+    c0 = S.bitcast(b, offset_t, U32)
+    zero = S.constant(b, 0, c0.type)
+    c1 = c2 = c3 = zero
+    for _ in range(rounds):
+        _c0, _c2 = c0, c2
+        c0 = S.binary(b, "^", S.binary(b, "^", _umulhi(ctx, PHILOX_ROUND_B, _c2), c1), k0)
+        c2 = S.binary(b, "^", S.binary(b, "^", _umulhi(ctx, PHILOX_ROUND_A, _c0), c3), k1)
+        c1 = S.binary(b, "*", PHILOX_ROUND_B, _c2)
+        c3 = S.binary(b, "*", PHILOX_ROUND_A, _c0)
+        k0 = S.binary(b, "+", k0, PHILOX_KEY_A)
+        k1 = S.binary(b, "+", k1, PHILOX_KEY_B)
+    return c0, c1, c2, c3
+
+
+def _uniform(ctx: Any, x: Tensor) -> Tensor:
+    """Triton's ``uint_to_uniform_float`` for 32-bit values."""
+    b = ctx.b
+    i = S.bitcast(b, x, I32)
+    neg = S.compare(b, "<", i, 0)
+    i = S.where(b, neg, S.binary(b, "-", S.negate(b, i), 1), i)
+    return S.binary(b, "*", i, 4.6566127342e-10)
+
+
+@impl("randint")
+def _randint(ctx: Any, seed: Any, offset: Any, n_rounds: Any) -> Tensor:
+    return _philox(ctx, seed, offset, n_rounds)[0]
+
+
+@impl("randint4x")
+def _randint4x(ctx: Any, seed: Any, offset: Any, n_rounds: Any) -> tuple[Tensor, ...]:
+    return _philox(ctx, seed, offset, n_rounds)
+
+
+@impl("rand")
+def _rand(ctx: Any, seed: Any, offset: Any, n_rounds: Any) -> Tensor:
+    return _uniform(ctx, _philox(ctx, seed, offset, n_rounds)[0])
+
+
+@impl("randn")
+def _randn(ctx: Any, seed: Any, offset: Any, n_rounds: Any) -> Tensor:
+    """Box-Muller on the first two Philox outputs, as Triton's ``randn``."""
+    b = ctx.b
+    i1, i2, _, _ = _philox(ctx, seed, offset, n_rounds)
+    u1, u2 = _uniform(ctx, i1), _uniform(ctx, i2)
+    u1 = S.minmax(b, "max", u1, 1.0e-7)
+    th = S.binary(b, "*", 6.283185307179586, u2)
+    log_u1 = _math(b, "math.log", u1)
+    r = _math(b, "math.sqrt", S.binary(b, "*", -2.0, log_u1))
+    return S.binary(b, "*", r, _math(b, "math.cos", th))
+
+
+# ---------------------------------------------------------------- hints and debugging
+
+
+def _make_hint(attr: str) -> Impl:
+    def lower(ctx: Any, input: Any, values: Any) -> Any:
+        vals = list(values) if isinstance(values, (list, tuple)) else [values]
+        vals = [_const_int(ctx, v, "values") for v in vals]
+        if not isinstance(input, Tensor):
+            return input
+        if len(vals) != max(len(input.shape), 1):
+            raise error(ctx.b.loc, f"tl.{attr} needs one value per dimension of {input.type}")
+        return Tensor(ctx.b.value(ops.HintOp, [input.handle], input.type, {attr: vals}))
+
+    return lower
+
+
+for _hint in ("multiple_of", "max_contiguous", "max_constancy"):
+    IMPLS[_hint] = _make_hint(_hint)
+
+
+@impl("static_assert")
+def _static_assert(ctx: Any, cond: Any, msg: Any) -> None:
+    if isinstance(cond, Tensor):
+        raise error(ctx.b.loc, "static_assert needs a compile-time condition",
+                    help="use tl.device_assert for run-time checks")
+    if not cond:
+        raise error(ctx.b.loc, "static_assert failed" + (f": {msg}" if msg else ""))
+
+
+@impl("static_print")
+def _static_print(ctx: Any, values: Any, sep: Any, end: Any, file: Any, flush: Any) -> None:
+    text = sep.join(str(v.type) if isinstance(v, Tensor) else str(v) for v in values)
+    sys.stdout.write(text + end)
+    if flush:
+        sys.stdout.flush()
+
+
+@impl("device_print")
+def _device_print(ctx: Any, prefix: Any, args: Any, hex: Any) -> None:  # noqa: A002
+    prefix = _const_str(ctx, prefix, "prefix")
+    values = [_tensor(ctx, a, "a printed value") for a in args]
+    attrs = {"prefix": prefix, "hex": bool(hex)}
+    ctx.b.create(ops.PrintOp, [v.handle for v in values], [], attrs)
+
+
+@impl("device_assert")
+def _device_assert(ctx: Any, cond: Any, msg: Any) -> None:
+    flag = S.to_bool(ctx.b, _tensor(ctx, cond, "cond"))
+    msg = _const_str(ctx, msg, "msg")
+    ctx.b.create(ops.AssertOp, [flag.handle], [], {"message": msg})
+
+
+@impl("debug_barrier")
+def _debug_barrier(ctx: Any) -> None:
+    ctx.b.create(ops.BarrierOp)
+
+
+@impl("range", "static_range")
+def _range(ctx: Any, arg1: Any, arg2: Any, step: Any, **_: Any) -> None:
+    raise error(ctx.b.loc, "tl.range and tl.static_range can only be the iterable of a for loop")

@@ -1,0 +1,1166 @@
+"""Lowering: the located AST of a ``@jit`` kernel -> typed block-level SSA IR.
+
+Entry point: :func:`lower_kernel` (the launcher calls it once per
+specialization). It walks the kernel's AST with an environment that maps
+names to *compile-time* values (plain Python objects, folded with Python's
+own semantics) or *run-time* values (:class:`~minitriton.frontend.semantic.Tensor`).
+
+* Names resolve like Python: locals, then the function's globals (``tl``
+  under any alias, ``tl.constexpr`` and plain number globals, other
+  ``@jit`` functions), then a few Python builtins (``range``, ``min``,
+  ``max``, ``float``, ``int``, ``len``, ``print``).
+* ``if`` on a compile-time value lowers only the taken branch; on a run-time
+  scalar it becomes ``scf.if`` yielding the variables the branches assign.
+* ``for ... in range/tl.range`` becomes ``scf.for`` whose iter args are the
+  variables assigned in the body and live before it; ``tl.static_range``
+  and tuples unroll at compile time; ``while`` becomes ``scf.while``.
+* Calls to other ``@jit`` functions become ``tt.call`` of a private
+  ``tt.func`` specialized on the argument types and compile-time values.
+
+Every op carries the location of the AST node it came from; every error is
+a located :class:`~minitriton.diagnostics.CompileError`.
+"""
+
+from __future__ import annotations
+
+import difflib
+import inspect
+import operator
+import types
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from minitriton import language as tl_module
+from minitriton.diagnostics import UNKNOWN, CompileError, Location, error
+from minitriton.frontend import ast
+from minitriton.frontend import promotion as P
+from minitriton.frontend import semantic as S
+from minitriton.frontend.builder import Builder
+from minitriton.frontend.semantic import Tensor
+from minitriton.frontend.source import ArgSpec, JITBase, KernelSource
+from minitriton.ir import ops
+from minitriton.ir.core import Block, BlockArgument, Region
+from minitriton.ir.ops import FuncOp, Module
+from minitriton.ir.types import BlockType, PointerType, ScalarType, Type
+from minitriton.language.core import BUILTINS, builtin_name, constexpr
+
+
+def lower_kernel(src: KernelSource, args: list[ArgSpec]) -> Module:
+    """Lower the kernel ``src`` specialized for ``args`` into a verified-ready module.
+
+    The module holds the kernel ``tt.func`` (its arguments are the
+    non-constexpr parameters, in order) followed by one private ``tt.func``
+    per specialized ``@jit`` helper it calls.
+    """
+    compiler = Compiler()
+    try:
+        kernel = compiler.lower_kernel(src, args)
+    except CompileError:
+        raise
+    except RecursionError:
+        raise error(compiler.loc, "expression or call chain is nested too deeply") from None
+    except Exception as e:  # last resort: never show our traceback to users
+        msg = f"internal compiler error: {type(e).__name__}: {e}"
+        raise error(compiler.loc, msg) from e
+    return Module([kernel, *compiler.helpers])
+
+
+# ---------------------------------------------------------------------------
+# Compile-time objects that are not plain Python values
+# ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Undefined:
+    """A variable that is not defined on every path to here (see ``reason``)."""
+
+    reason: str
+
+
+@dataclass(frozen=True)
+class PyBuiltin:
+    """A Python builtin the kernel language understands (``range``, ``min`` ...)."""
+
+    name: str
+
+
+@dataclass(frozen=True)
+class BoundMethod:
+    """``x.sum`` / ``x.to``: a ``tl`` builtin with its first argument bound."""
+
+    builtin: str
+    self_value: Tensor
+
+
+PY_BUILTINS = {n: PyBuiltin(n) for n in ("range", "min", "max", "float", "int", "bool", "len")}
+PY_BUILTINS |= {n: PyBuiltin(n) for n in ("print", "abs", "isinstance", "tuple", "getattr")}
+
+#: Tensor methods, by the ``tl`` builtin they call with the tensor first.
+TENSOR_METHODS = {"to": "cast", "T": "trans"}
+TENSOR_METHODS |= {
+    n: n
+    for n in ["reshape", "view", "trans", "permute", "expand_dims", "broadcast_to", "sum", "max", "min", "argmax", "argmin", "cumsum", "cumprod", "sort", "xor_sum", "reduce", "associative_scan", "exp", "exp2", "log", "log2", "sqrt", "rsqrt", "abs", "sin", "cos", "floor", "ceil", "erf", "sigmoid", "softmax", "cast"]
+}
+
+_PY_BINOPS: dict[str, Callable[[Any, Any], Any]] = {
+    "+": operator.add,
+    "-": operator.sub,
+    "*": operator.mul,
+    "/": operator.truediv,
+    "//": operator.floordiv,
+    "%": operator.mod,
+    "**": operator.pow,
+    "&": operator.and_,
+    "|": operator.or_,
+    "^": operator.xor,
+    "<<": operator.lshift,
+    ">>": operator.rshift,
+    "@": operator.matmul,
+}
+_PY_COMPARE: dict[str, Callable[[Any, Any], Any]] = {
+    "==": operator.eq,
+    "!=": operator.ne,
+    "<": operator.lt,
+    "<=": operator.le,
+    ">": operator.gt,
+    ">=": operator.ge,
+    "is": operator.is_,
+    "is not": operator.is_not,
+    "in": lambda a, b: a in b,
+    "not in": lambda a, b: a not in b,
+}
+
+
+def is_constexpr_annotation(annotation: Any) -> bool:
+    """True if a parameter annotation means ``tl.constexpr``."""
+    if annotation is constexpr:
+        return True
+    return isinstance(annotation, str) and annotation.split(".")[-1] == "constexpr"
+
+
+def unwrap(value: Any) -> Any:
+    """A global or argument as a frontend value (``tl.constexpr`` unwrapped)."""
+    return value.value if isinstance(value, constexpr) else value
+
+
+# ---------------------------------------------------------------------------
+# The compiler: state shared by the kernel and its helpers
+# ---------------------------------------------------------------------------
+
+
+class Compiler:
+    """Holds the helpers lowered so far and the location being worked on."""
+
+    def __init__(self) -> None:
+        self.helpers: list[FuncOp] = []
+        self.signatures: dict[str, list[Type]] = {}
+        self.in_progress: set[str] = set()
+        self.loc: Location = UNKNOWN
+        self._parsed: dict[int, ast.FunctionDef] = {}
+        self._returns_tuple: dict[str, bool] = {}
+
+    def parse(self, src: KernelSource) -> ast.FunctionDef:
+        """The AST of ``src`` (parsed once per compilation)."""
+        key = id(src)
+        if key not in self._parsed:
+            from minitriton.frontend.parser import parse_function
+
+            self._parsed[key] = parse_function(src.source, src.filename, src.first_line)
+        return self._parsed[key]
+
+    def lower_kernel(self, src: KernelSource, args: list[ArgSpec]) -> FuncOp:
+        """Build the kernel's ``tt.func``."""
+        fdef = self.parse(src)
+        self.loc = fdef.loc
+        specs = {a.name: a for a in args}
+        defaults = _python_defaults(src)
+        block = Block()
+        env: dict[str, Any] = {}
+        arg_attrs: list[dict[str, Any]] = []
+        for param in fdef.params:
+            spec = specs.get(param.name)
+            if spec is None:
+                if param.name not in defaults:
+                    raise error(param.loc, f"no argument given for parameter '{param.name}'")
+                env[param.name] = unwrap(defaults[param.name])
+                continue
+            if spec.kind == "constexpr":
+                env[param.name] = unwrap(spec.value)
+                continue
+            arg = _add_block_arg(block, spec.type, param.name)
+            env[param.name] = 1 if spec.equal_to_1 else Tensor(arg)
+            arg_attrs.append({"divisibility": 16} if spec.divisible_by_16 else {})
+        attrs: dict[str, Any] = {"sym_name": fdef.name, "result_types": []}
+        if any(arg_attrs):
+            attrs["arg_attrs"] = arg_attrs
+        func = FuncOp(attrs=attrs, regions=[Region(block)], loc=fdef.loc)
+        lowerer = FunctionLowerer(self, src, Builder(block, fdef.loc), env, is_kernel=True)
+        returned = lowerer.lower_body(fdef)
+        if returned is not None:
+            raise error(lowerer.return_loc, "a kernel cannot return a value")
+        lowerer.b.create(ops.ReturnOp, [], loc=lowerer.end_loc(fdef))
+        return func
+
+    def call_helper(
+        self, caller: FunctionLowerer, fn: JITBase, args: list[Any], kwargs: dict[str, Any]
+    ) -> Any:
+        """Lower a call to the ``@jit`` function ``fn``: ``tt.call`` of its specialization."""
+        src = fn.source
+        fdef = self.parse(src)
+        bound = _bind_helper(caller.b.loc, src, fdef.name, args, kwargs)
+        annotations = getattr(src.fn, "__annotations__", {})
+        runtime: list[Tensor] = []
+        key_parts: list[str] = []
+        constants: list[str] = []
+        for i, (name, value) in enumerate(bound.items()):
+            if is_constexpr_annotation(annotations.get(name)) and isinstance(value, Tensor):
+                msg = f"argument '{name}' of '{fdef.name}' is a tl.constexpr, got a run-time value"
+                raise error(caller.b.loc, msg)
+            if isinstance(value, Tensor):
+                runtime.append(value)
+                key_parts.append(mangle_type(value.type))
+            else:
+                constants.append(f"{i}c{value!r}")
+        name = mangle_name(fdef.name, key_parts, constants)
+        if name not in self.signatures:
+            self._lower_helper(name, src, fdef, bound)
+        results = self.signatures[name]
+        call = caller.b.create(
+            ops.CallOp, [t.handle for t in runtime], results, {"callee": name}
+        )
+        values = [Tensor(r) for r in call.results]
+        if self._returns_tuple.get(name):
+            return tuple(values)
+        return values[0] if values else None
+
+    def _lower_helper(
+        self, name: str, src: KernelSource, fdef: ast.FunctionDef, bound: dict[str, Any]
+    ) -> None:
+        if name in self.in_progress:
+            raise error(self.loc, f"recursive call of @jit function '{fdef.name}' is not supported")
+        self.in_progress.add(name)
+        saved_loc = self.loc
+        block = Block()
+        env: dict[str, Any] = {}
+        for pname, value in bound.items():
+            env[pname] = Tensor(_add_block_arg(block, value.type, pname)) if isinstance(
+                value, Tensor
+            ) else value
+        lowerer = FunctionLowerer(self, src, Builder(block, fdef.loc), env, is_kernel=False)
+        returned = lowerer.lower_body(fdef)
+        values = list(returned) if isinstance(returned, tuple) else [returned]
+        if returned is None:
+            values = []
+        end = lowerer.return_loc or lowerer.end_loc(fdef)
+        with lowerer.b.located(end):
+            tensors = [S.to_tensor(lowerer.b, v) for v in values]
+        lowerer.b.create(ops.ReturnOp, [t.handle for t in tensors], loc=end)
+        result_types = [t.type for t in tensors]
+        attrs = {"sym_name": name, "result_types": result_types, "private": True}
+        func = FuncOp(attrs=attrs, regions=[Region(block)], loc=fdef.loc)
+        self.helpers.append(func)
+        self.signatures[name] = result_types
+        self._returns_tuple[name] = isinstance(returned, tuple)
+        self.in_progress.discard(name)
+        self.loc = saved_loc
+
+    def inline_helper(
+        self, caller: FunctionLowerer, fn: JITBase, args: list[Any]
+    ) -> Any:
+        """Lower ``fn``'s body in place (a ``tt.reduce``/``tt.scan`` combiner)."""
+        src = fn.source
+        fdef = self.parse(src)
+        bound = _bind_helper(caller.b.loc, src, fdef.name, args, {})
+        lowerer = FunctionLowerer(self, src, caller.b, dict(bound), is_kernel=False)
+        lowerer.depth = 0
+        saved = self.loc
+        returned = lowerer.lower_body(fdef)
+        self.loc = saved
+        return returned
+
+
+def _add_block_arg(block: Block, t: Type | None, name: str) -> Any:
+    if t is None:
+        raise error(UNKNOWN, f"argument '{name}' has no type")
+    arg = BlockArgument(t, len(block.args), name)
+    block.args.append(arg)
+    return arg
+
+
+def _python_defaults(src: KernelSource) -> dict[str, Any]:
+    try:
+        params = inspect.signature(src.fn).parameters
+    except (TypeError, ValueError):
+        return {}
+    return {n: p.default for n, p in params.items() if p.default is not inspect.Parameter.empty}
+
+
+def _bind_helper(
+    loc: Location, src: KernelSource, name: str, args: list[Any], kwargs: dict[str, Any]
+) -> dict[str, Any]:
+    """Bind call arguments to a helper's parameters, with Python's rules."""
+    try:
+        sig = inspect.signature(src.fn)
+        bound = sig.bind(*args, **kwargs)
+    except TypeError as e:
+        raise error(loc, f"wrong arguments for @jit function '{name}': {e}") from None
+    bound.apply_defaults()
+    return {k: unwrap(v) for k, v in bound.arguments.items()}
+
+
+def mangle_type(t: Type) -> str:
+    """Triton's mangling of a type in a specialized function's name."""
+    if isinstance(t, BlockType):
+        return f"{mangle_type(t.element)}S{'_'.join(map(str, t.shape))}S"
+    if isinstance(t, PointerType):
+        return "P" + mangle_type(t.pointee)
+    return t.triton_name
+
+
+def mangle_name(name: str, arg_types: list[str], constants: list[str]) -> str:
+    """``helper__fp32_fp32`` (+ ``__1c2`` per compile-time argument)."""
+    text = f"{name}__{'_'.join(arg_types)}"
+    if constants:
+        text += "__" + "_".join(constants)
+    text = text.replace(".", "_d_").replace("'", "_sq_").replace("-", "_m_")
+    return "".join(c if c.isalnum() or c == "_" else "_" for c in text)
+
+
+# ---------------------------------------------------------------------------
+# Syntactic helpers
+# ---------------------------------------------------------------------------
+
+
+def assigned_names(stmts: list[ast.Stmt]) -> dict[str, Location]:
+    """Names assigned anywhere in ``stmts`` (nested blocks included) -> last location."""
+    found: dict[str, Location] = {}
+    for stmt in stmts:
+        for node in ast.walk(stmt):
+            for target in _targets(node):
+                for name_node in ast.walk(target):
+                    if isinstance(name_node, ast.Name):
+                        found[name_node.id] = node.loc
+    return found
+
+
+def _targets(node: ast.Node) -> list[ast.Expr]:
+    if isinstance(node, ast.Assign):
+        return list(node.targets)
+    if isinstance(node, (ast.AugAssign, ast.AnnAssign, ast.For)):
+        return [node.target]
+    return []
+
+
+# ---------------------------------------------------------------------------
+# The function lowerer
+# ---------------------------------------------------------------------------
+
+
+class FunctionLowerer:
+    """Lowers one function body (kernel or helper) into ``self.b``'s block."""
+
+    def __init__(
+        self,
+        compiler: Compiler,
+        src: KernelSource,
+        builder: Builder,
+        env: dict[str, Any],
+        is_kernel: bool,
+    ) -> None:
+        self.compiler = compiler
+        self.src = src
+        self.globals = src.globals
+        self.b = builder
+        self.env = env
+        self.is_kernel = is_kernel
+        self.depth = 0  # run-time regions (scf.if/for/while bodies) we are inside
+        self.returned = False
+        self.return_value: Any = None
+        self.return_loc: Location | None = None
+
+    # -- entry ----------------------------------------------------------------
+    def lower_body(self, fdef: ast.FunctionDef) -> Any:
+        """Lower the statements of ``fdef``; returns the returned value, if any."""
+        self.lower_stmts(fdef.body)
+        return self.return_value
+
+    def end_loc(self, fdef: ast.FunctionDef) -> Location:
+        """Where the implicit ``return`` at the end of ``fdef`` is located."""
+        last = fdef.body[-1] if fdef.body else fdef
+        return last.loc
+
+    # -- statements -----------------------------------------------------------
+    def lower_stmts(self, stmts: list[ast.Stmt]) -> None:
+        """Lower statements in order, stopping after a ``return``."""
+        for stmt in stmts:
+            if self.returned:
+                return
+            self.lower_stmt(stmt)
+
+    def lower_stmt(self, stmt: ast.Stmt) -> None:
+        """Dispatch one statement."""
+        self.compiler.loc = stmt.loc
+        with self.b.located(stmt.loc):
+            method = getattr(self, "stmt_" + type(stmt).__name__)
+            method(stmt)
+
+    def stmt_Pass(self, node: ast.Pass) -> None:  # noqa: N802
+        """``pass``: nothing to lower."""
+
+    def stmt_ExprStmt(self, node: ast.ExprStmt) -> None:  # noqa: N802
+        """An expression statement (a call, usually)."""
+        self.eval(node.value)
+
+    def stmt_Assign(self, node: ast.Assign) -> None:  # noqa: N802
+        """``a = b = value`` and tuple unpacking."""
+        value = self.eval(node.value)
+        for target in node.targets:
+            self.bind(target, value)
+
+    def stmt_AnnAssign(self, node: ast.AnnAssign) -> None:  # noqa: N802
+        """``x: tl.constexpr = value``."""
+        if node.value is None:
+            return
+        value = self.eval(node.value)
+        if is_constexpr_annotation(self.eval(node.annotation)) and isinstance(value, Tensor):
+            raise error(node.value.loc, "a tl.constexpr variable needs a compile-time value")
+        self.bind(node.target, value)
+
+    def stmt_AugAssign(self, node: ast.AugAssign) -> None:  # noqa: N802
+        """``x op= value``."""
+        if not isinstance(node.target, ast.Name):
+            raise error(node.target.loc, "only variables can be targets of augmented assignment")
+        left = self.lookup(node.target)
+        right = self.eval(node.value)
+        self.bind(node.target, self.binop(node.op, left, right, node.loc))
+
+    def stmt_Return(self, node: ast.Return) -> None:  # noqa: N802
+        """``return [value]``: only where the function ends (no early return)."""
+        if self.depth > 0:
+            raise error(
+                node.loc,
+                "return inside a run-time if or loop is not supported",
+                help="assign the result to a variable and return it at the end",
+            )
+        self.return_value = self.eval(node.value) if node.value is not None else None
+        self.return_loc = node.loc
+        self.returned = True
+
+    def stmt_Assert(self, node: ast.Assert) -> None:  # noqa: N802
+        """``assert cond, msg``: static if compile-time, else ``tt.assert``."""
+        cond = self.eval(node.test)
+        msg = self.eval(node.msg) if node.msg is not None else ""
+        self.call_builtin("static_assert" if not isinstance(cond, Tensor) else "device_assert",
+                          [cond, msg], {}, node.loc)
+
+    def stmt_If(self, node: ast.If) -> None:  # noqa: N802
+        """Compile-time ``if`` picks a branch; run-time ``if`` becomes ``scf.if``."""
+        cond = self.eval(node.test)
+        if not isinstance(cond, Tensor):
+            self.lower_stmts(node.body if _truth(self.b.loc, cond) else node.orelse)
+            return
+        with self.b.located(node.test.loc):
+            flag = self._scalar_condition(cond, "if")
+        self._lower_runtime_if(node, flag)
+
+    def _scalar_condition(self, cond: Tensor, what: str) -> Tensor:
+        if cond.is_block:
+            raise error(self.b.loc, f"the condition of {what} must be a scalar, got {cond.type}")
+        return S.to_bool(self.b, cond)
+
+    def _lower_runtime_if(self, node: ast.If, flag: Tensor) -> None:
+        before = self.env
+        then_block, else_block = Block(), Block()
+        then_env = self._lower_branch(node.body, then_block, before)
+        else_env = self._lower_branch(node.orelse, else_block, before)
+        self.env = dict(before)
+        names, then_vals, else_vals = self._merge_plan(node, before, then_env, else_env)
+        then_t = self._materialize(then_block, then_vals)
+        else_t = self._materialize(else_block, else_vals)
+        for name, a, c in zip(names, then_t, else_t):
+            if a.type != c.type:
+                raise error(
+                    node.loc,
+                    f"variable '{name}' has type {a.type} in the then-branch "
+                    f"but {c.type} in the else-branch",
+                )
+        with self.b.at(then_block):
+            self.b.create(ops.YieldOp, [t.handle for t in then_t], loc=node.loc)
+        with self.b.at(else_block):
+            self.b.create(ops.YieldOp, [t.handle for t in else_t], loc=node.loc)
+        regions = [Region(then_block), Region(else_block)]
+        op = self.b.create(ops.IfOp, [flag.handle], [t.type for t in then_t], loc=node.loc,
+                           regions=regions)
+        for name, result in zip(names, op.results):
+            result.name_hint = name
+            self.env[name] = Tensor(result)
+
+    def _lower_branch(self, stmts: list[ast.Stmt], block: Block, env: dict[str, Any]) -> dict:
+        self.env = dict(env)
+        self.depth += 1
+        with self.b.at(block):
+            self.lower_stmts(stmts)
+        self.depth -= 1
+        return self.env
+
+    def _merge_plan(
+        self, node: ast.If, before: dict, then_env: dict, else_env: dict
+    ) -> tuple[list[str], list[Any], list[Any]]:
+        """Decide, per variable, whether it is unchanged, undefined or yielded."""
+        names: list[str] = []
+        then_vals: list[Any] = []
+        else_vals: list[Any] = []
+        for name in dict.fromkeys([*then_env, *else_env]):
+            a, c = then_env.get(name), else_env.get(name)
+            if a is before.get(name) and c is before.get(name):
+                continue
+            missing = [w for w, v in (("then", a), ("else", c)) if v is None or _undef(v)]
+            if missing:
+                where = "else" if missing == ["then"] else "then"
+                reason = (
+                    f"it is assigned only in the {where}-branch of the if at line {node.loc.line}"
+                    if len(missing) == 1
+                    else f"it is not defined before the if at line {node.loc.line}"
+                )
+                self.env[name] = Undefined(reason)
+                continue
+            if _same_compile_time(a, c):
+                self.env[name] = a
+                continue
+            names.append(name)
+            then_vals.append(a)
+            else_vals.append(c)
+        return names, then_vals, else_vals
+
+    def _materialize(self, block: Block, values: list[Any]) -> list[Tensor]:
+        with self.b.at(block):
+            return [S.to_tensor(self.b, v) for v in values]
+
+    # -- loops ------------------------------------------------------------------
+    def stmt_While(self, node: ast.While) -> None:  # noqa: N802
+        """``while cond: body`` -> ``scf.while``."""
+        assigned = assigned_names(node.body)
+        carried, inits = self._loop_carried(assigned, set(), node.loc)
+        types_ = [t.type for t in inits]
+        before = Block(types_, carried)
+        after = Block(types_, carried)
+        outer_env = self.env
+        self.env = dict(outer_env)
+        self._bind_carried(carried, before)
+        with self.b.at(before):
+            cond = self.eval(node.test)
+            if not isinstance(cond, Tensor):
+                self.env = outer_env
+                if not _truth(node.test.loc, cond):
+                    return
+                raise error(node.test.loc, "while loop with a compile-time true condition never "
+                            "ends (break is not supported)")
+            with self.b.located(node.test.loc):
+                flag = self._scalar_condition(cond, "while")
+            self.b.create(ops.ConditionOp, [flag.handle, *before.args], loc=node.loc)
+        self.env = dict(outer_env)
+        self._bind_carried(carried, after)
+        self.depth += 1
+        with self.b.at(after):
+            self.lower_stmts(node.body)
+            yields = self._loop_yields(carried, inits, assigned)
+            self.b.create(ops.YieldOp, [t.handle for t in yields], loc=node.loc)
+        self.depth -= 1
+        body_env = self.env
+        self.env = outer_env
+        op = self.b.create(ops.WhileOp, [t.handle for t in inits], types_, loc=node.loc,
+                           regions=[Region(before), Region(after)])
+        self._after_loop(op, carried, assigned, body_env, node, "while")
+
+    def stmt_For(self, node: ast.For) -> None:  # noqa: N802
+        """``for`` over ``range``/``tl.range`` (scf.for), ``tl.static_range`` or a tuple."""
+        it = node.iter
+        if isinstance(it, ast.Call):
+            fn = self.eval(it.func)
+            kind = _range_kind(fn)
+            if kind is not None:
+                bounds = self._range_bounds(kind, fn, it)
+                if kind == "static_range":
+                    return self._unroll(node, range(*bounds))
+                return self._lower_scf_for(node, bounds)
+        value = self.eval(it)
+        if isinstance(value, (tuple, list)):
+            return self._unroll(node, value)
+        raise error(it.loc, "for loops must iterate over range(...), tl.range(...), "
+                    "tl.static_range(...) or a compile-time tuple")
+
+    def _range_bounds(self, kind: str, fn: Any, call: ast.Call) -> tuple[Any, Any, Any]:
+        args = [self.eval(a) for a in call.args]
+        kwargs = {k.name: self.eval(k.value) for k in call.keywords}
+        if kind == "range":
+            if kwargs or not 1 <= len(args) <= 3:
+                raise error(call.loc, "range() takes 1 to 3 positional arguments")
+            start, end, step = _range_triple(args)
+        else:
+            bound = self.bind_builtin(kind, BUILTINS[kind], args, kwargs, call)
+            start, end, step = _range_triple(
+                [v for v in (bound["arg1"], bound["arg2"], bound["step"]) if v is not None]
+            )
+        if kind == "static_range" and any(isinstance(v, Tensor) for v in (start, end, step)):
+            raise error(call.loc, "tl.static_range needs compile-time bounds")
+        if not isinstance(step, Tensor) and step == 0:
+            raise error(call.loc, "range() step must not be zero")
+        return start, end, step
+
+    def _unroll(self, node: ast.For, values: Any) -> None:
+        self.depth += 1
+        for value in values:
+            if self.returned:
+                break
+            self.bind(node.target, value)
+            self.lower_stmts(node.body)
+        self.depth -= 1
+
+    def _lower_scf_for(self, node: ast.For, bounds: tuple[Any, Any, Any]) -> None:
+        if not isinstance(node.target, ast.Name):
+            raise error(node.target.loc, "the target of a for loop over a range must be a name")
+        with self.b.located(node.iter.loc):
+            lb, ub, step = self._loop_bounds(bounds)
+        target = node.target.id
+        assigned = assigned_names(node.body)
+        carried, inits = self._loop_carried(assigned, {target}, node.loc)
+        types_ = [t.type for t in inits]
+        body = Block([lb.type, *types_], [target, *carried])
+        outer_env = self.env
+        self.env = dict(outer_env)
+        self.env[target] = Tensor(body.args[0])
+        self._bind_carried(carried, body, offset=1)
+        self.depth += 1
+        with self.b.at(body):
+            self.lower_stmts(node.body)
+            yields = self._loop_yields(carried, inits, assigned)
+            self.b.create(ops.YieldOp, [t.handle for t in yields], loc=node.loc)
+        self.depth -= 1
+        body_env = self.env
+        self.env = outer_env
+        operands = [lb.handle, ub.handle, step.handle, *(t.handle for t in inits)]
+        op = self.b.create(ops.ForOp, operands, types_, loc=node.loc, regions=[Region(body)])
+        self._after_loop(op, carried, assigned, body_env, node, "for")
+
+    def _loop_bounds(self, bounds: tuple[Any, Any, Any]) -> tuple[Tensor, Tensor, Tensor]:
+        """Rule 8 on the bounds: one integer type for lb, ub and step."""
+        if not isinstance(bounds[2], Tensor) and bounds[2] < 0:
+            raise error(self.b.loc, "a range with a negative step is not supported in scf.for; "
+                        "use a positive step")
+        tys = []
+        for v in bounds:
+            t = v.dtype if isinstance(v, Tensor) else P.literal_type(v) if P.is_py_scalar(v) else v
+            if not isinstance(t, ScalarType) or not t.is_int() or isinstance(v, Tensor) and v.is_block:
+                raise error(self.b.loc, f"range bounds must be integer scalars, got {S.describe(v)}")
+            tys.append(t)
+        ivt = P.integer_promote(P.integer_promote(tys[0], tys[1]), tys[2])
+        return tuple(S.cast(self.b, v, ivt) for v in bounds)  # type: ignore[return-value]
+
+    def _loop_carried(
+        self, assigned: dict[str, Location], exclude: set[str], loc: Location
+    ) -> tuple[list[str], list[Tensor]]:
+        """Variables assigned in a loop body and live before it, as run-time inits."""
+        carried: list[str] = []
+        inits: list[Tensor] = []
+        for name in assigned:
+            value = self.env.get(name)
+            if name in exclude or value is None or _undef(value):
+                continue
+            if isinstance(value, Tensor) or P.is_py_scalar(value):
+                carried.append(name)
+                with self.b.located(loc):
+                    inits.append(S.to_tensor(self.b, value))
+        return carried, inits
+
+    def _bind_carried(self, carried: list[str], block: Block, offset: int = 0) -> None:
+        for i, name in enumerate(carried):
+            self.env[name] = Tensor(block.args[i + offset])
+
+    def _loop_yields(
+        self, carried: list[str], inits: list[Tensor], assigned: dict[str, Location]
+    ) -> list[Tensor]:
+        yields = []
+        for name, init in zip(carried, inits):
+            value = self.env.get(name)
+            loc = assigned[name]
+            if value is None or _undef(value):
+                raise error(loc, f"loop-carried variable '{name}' is not defined on every path "
+                            "through the loop body")
+            with self.b.located(loc):
+                t = S.to_tensor(self.b, value)
+            if t.type != init.type:
+                raise error(
+                    loc,
+                    f"loop-carried variable '{name}' changes type from {init.type} to {t.type}",
+                    help="give it its final type before the loop (e.g. with .to())",
+                )
+            yields.append(t)
+        return yields
+
+    def _after_loop(
+        self, op: Any, carried: list[str], assigned: dict[str, Location], body_env: dict,
+        node: ast.For | ast.While, what: str,
+    ) -> None:
+        for name, result in zip(carried, op.results):
+            result.name_hint = name
+            self.env[name] = Tensor(result)
+        for name in assigned:
+            if name in carried:
+                continue
+            before = self.env.get(name)
+            if before is not None and not _undef(before) and body_env.get(name) is not before:
+                if isinstance(node, ast.For) and name == getattr(node.target, "id", None):
+                    self.env[name] = Undefined(f"it is the loop variable of the for loop at line "
+                                               f"{node.loc.line}")
+                    continue
+                raise error(assigned[name], f"variable '{name}' holds a compile-time "
+                            f"{type(before).__name__} and cannot change inside a {what} loop")
+            if before is None or _undef(before):
+                self.env[name] = Undefined(
+                    f"it is only defined inside the {what} loop at line {node.loc.line}"
+                )
+
+    # -- binding ------------------------------------------------------------------
+    def bind(self, target: ast.Expr, value: Any) -> None:
+        """Assign ``value`` to ``target`` (a name or a tuple of targets)."""
+        if isinstance(target, ast.Name):
+            if isinstance(value, Tensor) and value.handle.name_hint is None:
+                value.handle.name_hint = target.id
+            self.env[target.id] = value
+            return
+        if isinstance(target, (ast.Tuple, ast.List)):
+            if isinstance(value, Tensor) or not isinstance(value, (tuple, list)):
+                raise error(target.loc, f"cannot unpack {S.describe(value)}")
+            if len(value) != len(target.elts):
+                raise error(target.loc, f"cannot unpack {len(value)} values into "
+                            f"{len(target.elts)} targets")
+            for t, v in zip(target.elts, value):
+                self.bind(t, v)
+            return
+        raise error(target.loc, "only names and tuples of names can be assigned to")
+
+    # -- expressions ----------------------------------------------------------------
+    def eval(self, node: ast.Expr) -> Any:
+        """The value of an expression (compile-time or run-time)."""
+        self.compiler.loc = node.loc
+        with self.b.located(node.loc):
+            return getattr(self, "expr_" + type(node).__name__)(node)
+
+    def expr_Constant(self, node: ast.Constant) -> Any:  # noqa: N802
+        """A literal."""
+        return node.value
+
+    def expr_Name(self, node: ast.Name) -> Any:  # noqa: N802
+        """A variable, global or Python builtin."""
+        return self.lookup(node)
+
+    def lookup(self, node: ast.Name) -> Any:
+        """Resolve a name like Python: locals, globals, builtins."""
+        name = node.id
+        if name in self.env:
+            value = self.env[name]
+            if isinstance(value, Undefined):
+                raise error(node.loc, f"variable '{name}' is not defined on every path to "
+                            f"this use: {value.reason}")
+            return value
+        if name in self.globals:
+            return unwrap(self.globals[name])
+        if name in PY_BUILTINS:
+            return PY_BUILTINS[name]
+        raise error(node.loc, f"name '{name}' is not defined")
+
+    def expr_Tuple(self, node: ast.Tuple) -> Any:  # noqa: N802
+        """``(a, b)``."""
+        return tuple(self.eval(e) for e in node.elts)
+
+    def expr_List(self, node: ast.List) -> Any:  # noqa: N802
+        """``[a, b]`` (a compile-time list, e.g. a shape)."""
+        return [self.eval(e) for e in node.elts]
+
+    def expr_Dict(self, node: ast.Dict) -> Any:  # noqa: N802
+        """Dicts are not part of the kernel language."""
+        raise error(node.loc, "dict literals are not supported in kernels")
+
+    def expr_Slice(self, node: ast.Slice) -> Any:  # noqa: N802
+        """A slice outside a subscript."""
+        raise error(node.loc, "a slice is only allowed inside a subscript")
+
+    def expr_BinOp(self, node: ast.BinOp) -> Any:  # noqa: N802
+        """``a op b``."""
+        left = self.eval(node.left)
+        right = self.eval(node.right)
+        return self.binop(node.op, left, right, node.loc)
+
+    def binop(self, op: str, left: Any, right: Any, loc: Location) -> Any:
+        """``left op right``: folded in Python if both are compile-time."""
+        with self.b.located(loc):
+            if not isinstance(left, Tensor) and not isinstance(right, Tensor):
+                return _fold(loc, _PY_BINOPS[op], left, right, op)
+            if op == "@":
+                return self.call_builtin("dot", [left, right], {}, loc)
+            return S.binary(self.b, op, left, right)
+
+    def expr_UnaryOp(self, node: ast.UnaryOp) -> Any:  # noqa: N802
+        """``-x``, ``+x``, ``~x``, ``not x``."""
+        value = self.eval(node.operand)
+        if not isinstance(value, Tensor):
+            fns = {"-": operator.neg, "+": operator.pos, "~": operator.invert,
+                   "not": operator.not_}
+            return _fold(node.loc, lambda a, _: fns[node.op](a), value, None, node.op)
+        if node.op == "-":
+            return S.negate(self.b, value)
+        if node.op == "~":
+            return S.invert(self.b, value)
+        if node.op == "not":
+            return S.logical_not(self.b, value)
+        S.computation_type(self.b, value, value, P.ARITH)
+        return value
+
+    def expr_BoolOp(self, node: ast.BoolOp) -> Any:  # noqa: N802
+        """``a and b`` / ``a or b``: short-circuit at compile time."""
+        result = self.eval(node.values[0])
+        for operand in node.values[1:]:
+            if not isinstance(result, Tensor):
+                truth = _truth(node.loc, result)
+                if truth == (node.op == "or"):
+                    return result
+                result = self.eval(operand)
+                continue
+            right = self.eval(operand)
+            with self.b.located(node.loc):
+                result = S.logical(self.b, node.op, result, right)
+        return result
+
+    def expr_Compare(self, node: ast.Compare) -> Any:  # noqa: N802
+        """A (chained) comparison."""
+        left = self.eval(node.left)
+        result: Any = True
+        for op, comp in zip(node.ops, node.comparators):
+            right = self.eval(comp)
+            with self.b.located(node.loc):
+                one = self._compare(op, left, right, node.loc)
+                if not isinstance(result, Tensor) and not isinstance(one, Tensor):
+                    result = result and one
+                elif result is True:
+                    result = one
+                elif result is not False:
+                    result = S.logical(self.b, "and", result, one)
+            left = right
+        return result
+
+    def _compare(self, op: str, left: Any, right: Any, loc: Location) -> Any:
+        runtime = isinstance(left, Tensor) or isinstance(right, Tensor)
+        if op in ("is", "is not", "in", "not in"):
+            if runtime and op in ("in", "not in"):
+                raise error(loc, f"'{op}' is not supported on run-time values")
+            return _PY_COMPARE[op](left, right)
+        if not runtime:
+            return _fold(loc, _PY_COMPARE[op], left, right, op)
+        return S.compare(self.b, op, left, right)
+
+    def expr_IfExp(self, node: ast.IfExp) -> Any:  # noqa: N802
+        """``a if cond else b``: compile-time pick, or ``arith.select`` on a scalar."""
+        cond = self.eval(node.test)
+        if not isinstance(cond, Tensor):
+            return self.eval(node.body if _truth(node.test.loc, cond) else node.orelse)
+        if cond.is_block:
+            raise error(node.test.loc, "a conditional expression needs a scalar condition; "
+                        "use tl.where for blocks")
+        body, orelse = self.eval(node.body), self.eval(node.orelse)
+        return S.where(self.b, cond, body, orelse)
+
+    def expr_Subscript(self, node: ast.Subscript) -> Any:  # noqa: N802
+        """``x[:, None]`` on blocks; indexing on compile-time tuples."""
+        value = self.eval(node.value)
+        if isinstance(value, Tensor):
+            return self._index_tensor(node, value)
+        index = [self._py_index(i) for i in node.index]
+        key = index[0] if len(index) == 1 else tuple(index)
+        try:
+            return value[key]
+        except Exception as e:  # noqa: BLE001 - any Python error becomes a diagnostic
+            raise error(node.loc, f"cannot index {S.describe(value)}: {e}") from None
+
+    def _py_index(self, item: ast.Expr) -> Any:
+        if isinstance(item, ast.Slice):
+            parts = [self.eval(p) if p is not None else None
+                     for p in (item.lower, item.upper, item.step)]
+            return slice(*parts)
+        return self.eval(item)
+
+    def _index_tensor(self, node: ast.Subscript, value: Tensor) -> Tensor:
+        result = value
+        for dim, item in enumerate(node.index):
+            if isinstance(item, ast.Constant) and item.value is None:
+                result = S.expand_dims(self.b, result, dim)
+                continue
+            full = isinstance(item, ast.Slice) and all(
+                p is None for p in (item.lower, item.upper, item.step))
+            if not full:
+                raise error(item.loc, "blocks can only be indexed with ':' and None",
+                            help="to read element i of a pointer p, use tl.load(p + i)")
+        return result
+
+    def expr_Attribute(self, node: ast.Attribute) -> Any:  # noqa: N802
+        """``tl.load``, ``x.dtype``, ``x.to`` ..."""
+        value = self.eval(node.value)
+        return self.get_attribute(value, node.attr, node)
+
+    def get_attribute(self, value: Any, attr: str, node: ast.Attribute) -> Any:
+        """Attribute access on compile-time objects and run-time values."""
+        if isinstance(value, Tensor):
+            return self._tensor_attribute(value, attr, node)
+        if isinstance(value, types.ModuleType):
+            return self._module_attribute(value, attr, node)
+        if isinstance(value, (ScalarType, PointerType, BlockType)):
+            return _type_attribute(node.loc, value, attr)
+        try:
+            return unwrap(getattr(value, attr))
+        except AttributeError:
+            raise error(node.loc, f"{S.describe(value)} has no attribute '{attr}'") from None
+
+    def _tensor_attribute(self, value: Tensor, attr: str, node: ast.Attribute) -> Any:
+        if attr == "dtype":
+            return value.dtype
+        if attr == "shape":
+            return value.shape
+        if attr == "type":
+            return value.type
+        if attr == "numel":
+            return value.type.numel if value.is_block else 1
+        if attr == "T":
+            return self.call_builtin("trans", [value], {}, node.loc)
+        if attr in TENSOR_METHODS:
+            return BoundMethod(TENSOR_METHODS[attr], value)
+        raise error(node.loc, f"a block value has no attribute '{attr}'")
+
+    def _module_attribute(self, module: types.ModuleType, attr: str, node: ast.Attribute) -> Any:
+        is_language = module is tl_module or module.__name__.startswith("minitriton.language")
+        if is_language and attr in ("math", "libdevice", "extra"):
+            return tl_module  # tl.math.exp2 is tl.exp2
+        if hasattr(module, attr):
+            return unwrap(getattr(module, attr))
+        if module.__name__ == "minitriton" and attr == "cdiv":
+            return BUILTINS["cdiv"]
+        name = _expr_text(node.value)
+        close = difflib.get_close_matches(attr, dir(module), n=1)
+        hint = f"did you mean '{name}.{close[0]}'?" if close else None
+        if is_language:
+            raise error(node.loc, f"unknown function '{name}.{attr}'", help=hint)
+        raise error(node.loc, f"module '{name}' has no attribute '{attr}'", help=hint)
+
+    def expr_Call(self, node: ast.Call) -> Any:  # noqa: N802
+        """Calls of builtins, ``@jit`` helpers, tensor methods and Python builtins."""
+        fn = self.eval(node.func)
+        args = [self.eval(a) for a in node.args]
+        kwargs = {k.name: self.eval(k.value) for k in node.keywords}
+        return self.call(fn, args, kwargs, node)
+
+    def call(self, fn: Any, args: list[Any], kwargs: dict[str, Any], node: ast.Call) -> Any:
+        """Dispatch a call on what ``fn`` resolved to."""
+        with self.b.located(node.loc):
+            name = builtin_name(fn)
+            if name is not None:
+                return self.call_builtin(name, args, kwargs, node.loc, node)
+            if isinstance(fn, BoundMethod):
+                return self.call_builtin(fn.builtin, [fn.self_value, *args], kwargs, node.loc,
+                                         node)
+            if isinstance(fn, JITBase):
+                return self.compiler.call_helper(self, fn, args, kwargs)
+            if isinstance(fn, PyBuiltin):
+                return self._call_py_builtin(fn.name, args, kwargs, node)
+            if fn is constexpr:
+                return args[0] if args else None
+            return self._call_python(fn, args, kwargs, node)
+
+    def _call_python(self, fn: Any, args: list[Any], kwargs: dict[str, Any], node: ast.Call) -> Any:
+        """Plain Python callables run at compile time on compile-time arguments."""
+        fname = getattr(fn, "__name__", type(fn).__name__)
+        if not callable(fn):
+            raise error(node.loc, f"{S.describe(fn)} is not callable")
+        if any(isinstance(v, Tensor) for v in [*args, *kwargs.values()]):
+            if fname == "cdiv":
+                return self.call_builtin("cdiv", args, kwargs, node.loc, node)
+            raise error(node.loc, f"cannot call the Python function '{fname}' with run-time "
+                        "values", help="decorate it with @triton.jit")
+        try:
+            return unwrap(fn(*args, **kwargs))
+        except Exception as e:  # noqa: BLE001
+            raise error(node.loc, f"calling '{fname}' at compile time failed: {e}") from None
+
+    def _call_py_builtin(
+        self, name: str, args: list[Any], kwargs: dict[str, Any], node: ast.Call
+    ) -> Any:
+        runtime = any(isinstance(v, Tensor) for v in [*args, *kwargs.values()])
+        if name in ("min", "max") and runtime:
+            if len(args) < 2 or kwargs:
+                raise error(node.loc, f"{name}() of run-time values needs 2 or more arguments")
+            result = args[0]
+            for other in args[1:]:
+                result = self.call_builtin(f"{name}imum", [result, other], {}, node.loc)
+            return result
+        if name == "print":
+            return self.call_builtin("device_print", ["", *args], {}, node.loc)
+        if name == "abs" and runtime:
+            return self.call_builtin("abs", args, kwargs, node.loc, node)
+        if name == "range":
+            raise error(node.loc, "range() can only be used as the iterable of a for loop")
+        if runtime:
+            raise error(node.loc, f"{name}() needs compile-time arguments",
+                        help="use x.to(tl.float32) / x.to(tl.int32) to convert run-time values")
+        fn = __builtins__[name] if isinstance(__builtins__, dict) else getattr(__builtins__, name)
+        try:
+            return fn(*args, **kwargs)
+        except Exception as e:  # noqa: BLE001
+            raise error(node.loc, f"{name}() failed at compile time: {e}") from None
+
+    # -- builtins -------------------------------------------------------------
+    def bind_builtin(
+        self, name: str, stub: Any, args: list[Any], kwargs: dict[str, Any],
+        node: ast.Call | None,
+    ) -> dict[str, Any]:
+        """Bind arguments with the stub's signature (located errors for bad keywords)."""
+        sig = inspect.signature(stub)
+        params = sig.parameters
+        for key in kwargs:
+            if key in params and params[key].kind != inspect.Parameter.VAR_POSITIONAL:
+                continue
+            loc = _keyword_loc(node, key) if node is not None else self.b.loc
+            close = difflib.get_close_matches(key, list(params), n=1)
+            hint = f"did you mean '{close[0]}'?" if close else None
+            raise error(loc, f"tl.{name}() got an unexpected keyword argument '{key}'", help=hint)
+        try:
+            bound = sig.bind(*args, **kwargs)
+        except TypeError as e:
+            raise error(self.b.loc, f"tl.{name}(): {e}") from None
+        bound.apply_defaults()
+        return {k: unwrap(v) for k, v in bound.arguments.items()}
+
+    def call_builtin(
+        self, name: str, args: list[Any], kwargs: dict[str, Any], loc: Location,
+        node: ast.Call | None = None,
+    ) -> Any:
+        """Bind and lower a call of the ``tl`` builtin ``name``."""
+        from minitriton.frontend.builtins import IMPLS
+
+        stub = BUILTINS.get(name)
+        if stub is None:
+            raise error(loc, f"unknown function 'tl.{name}'")
+        with self.b.located(loc):
+            bound = self.bind_builtin(name, stub, args, kwargs, node)
+            impl = IMPLS.get(name)
+            if impl is None:
+                raise error(loc, f"tl.{name} is not supported here")
+            return impl(self, **bound)
+
+    def call_combine(self, fn: Any, args: list[Tensor]) -> Any:
+        """Call a combine function (``@jit`` helper inlined, or a builtin)."""
+        if isinstance(fn, JITBase):
+            return self.compiler.inline_helper(self, fn, args)
+        name = builtin_name(fn)
+        if name is not None:
+            return self.call_builtin(name, args, {}, self.b.loc)
+        raise error(self.b.loc, f"combine_fn must be a @jit function, got {S.describe(fn)}")
+
+
+# ---------------------------------------------------------------------------
+# Small helpers
+# ---------------------------------------------------------------------------
+
+
+def _undef(value: Any) -> bool:
+    return isinstance(value, Undefined)
+
+
+def _same_compile_time(a: Any, c: Any) -> bool:
+    if isinstance(a, Tensor) or isinstance(c, Tensor):
+        return a is c
+    if type(a) is not type(c):
+        return False
+    try:
+        return bool(a == c)
+    except Exception:  # noqa: BLE001
+        return a is c
+
+
+def _truth(loc: Location, value: Any) -> bool:
+    try:
+        return bool(value)
+    except Exception as e:  # noqa: BLE001
+        raise error(loc, f"cannot use {S.describe(value)} as a condition: {e}") from None
+
+
+def _fold(loc: Location, fn: Callable[[Any, Any], Any], a: Any, c: Any, op: str) -> Any:
+    """Evaluate a compile-time operation with Python's semantics."""
+    try:
+        return fn(a, c)
+    except ZeroDivisionError:
+        raise error(loc, "division by zero in a compile-time expression") from None
+    except Exception as e:  # noqa: BLE001
+        raise error(loc, f"unsupported operand types for '{op}': {S.describe(a)} and "
+                    f"{S.describe(c)} ({e})") from None
+
+
+def _range_kind(fn: Any) -> str | None:
+    if isinstance(fn, PyBuiltin) and fn.name == "range":
+        return "range"
+    name = builtin_name(fn)
+    return name if name in ("range", "static_range") else None
+
+
+def _range_triple(args: list[Any]) -> tuple[Any, Any, Any]:
+    if len(args) == 1:
+        return 0, args[0], 1
+    if len(args) == 2:
+        return args[0], args[1], 1
+    return args[0], args[1], args[2]
+
+
+def _keyword_loc(node: ast.Call, key: str) -> Location:
+    for kw in node.keywords:
+        if kw.name == key:
+            return kw.loc
+    return node.loc
+
+
+def _expr_text(node: ast.Expr) -> str:
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        return f"{_expr_text(node.value)}.{node.attr}"
+    return "module"
+
+
+_DTYPE_PREDICATES = {
+    "is_floating": lambda t: t.is_float(),
+    "is_int": lambda t: t.is_int(),
+    "is_int_signed": lambda t: t.is_signed(),
+    "is_int_unsigned": lambda t: t.kind == "uint",
+    "is_bool": lambda t: t.is_bool(),
+    "is_ptr": lambda t: t.is_ptr(),
+    "is_fp16": lambda t: t.name == "f16",
+    "is_bf16": lambda t: t.name == "bf16",
+    "is_fp32": lambda t: t.name == "f32",
+    "is_fp64": lambda t: t.name == "f64",
+}
+
+
+def _type_attribute(loc: Location, t: Any, attr: str) -> Any:
+    """``dtype.element_ty``, ``dtype.primitive_bitwidth``, ``dtype.is_floating()`` ..."""
+    if attr == "element_ty":
+        return t.pointee if isinstance(t, PointerType) else t.element if isinstance(
+            t, BlockType) else t
+    if attr == "primitive_bitwidth" and isinstance(t, ScalarType):
+        return t.bitwidth
+    if attr in ("int_bitwidth", "fp_mantissa_width") and isinstance(t, ScalarType):
+        return t.bitwidth
+    if attr in _DTYPE_PREDICATES and not isinstance(t, BlockType):
+        predicate = _DTYPE_PREDICATES[attr]
+        return lambda: predicate(t)
+    if attr in ("shape", "scalar", "numel", "pointee", "element", "name", "bitwidth"):
+        try:
+            return getattr(t, attr)
+        except AttributeError:
+            pass
+    raise error(loc, f"type {t!r} has no attribute '{attr}'")

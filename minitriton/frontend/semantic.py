@@ -1,0 +1,406 @@
+"""Semantic operations on frontend values: casts, broadcasting, arithmetic.
+
+The frontend has two kinds of values. *Compile-time* values are plain
+Python objects (``int``, ``float``, ``bool``, ``None``, ``str``, dtypes,
+tuples). *Run-time* values are :class:`Tensor` objects wrapping an IR
+:class:`~minitriton.ir.core.Value` (a scalar or a block). The functions here
+take a :class:`~minitriton.frontend.builder.Builder` (whose ``loc`` locates
+both the ops they create and their diagnostics), make types explicit with
+``arith.cast``, ``tt.splat``, ``tt.expand_dims`` and ``tt.broadcast``, and
+follow the numbered promotion rules of :mod:`minitriton.frontend.promotion`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from minitriton.diagnostics import error
+from minitriton.frontend import promotion as P
+from minitriton.frontend.builder import Builder
+from minitriton.ir import ops
+from minitriton.ir.core import Value
+from minitriton.ir.types import (
+    I1,
+    BlockType,
+    PointerType,
+    ScalarType,
+    Type,
+    element_type,
+    shape_of,
+    with_element,
+    with_shape,
+)
+
+MAX_NUMEL = 2**20
+
+
+class Tensor:
+    """A run-time value: an IR value and its type (scalar, pointer or block)."""
+
+    def __init__(self, handle: Value) -> None:
+        self.handle = handle
+
+    @property
+    def type(self) -> Type:
+        """The IR type."""
+        return self.handle.type
+
+    @property
+    def dtype(self) -> ScalarType | PointerType:
+        """The element type (``tl.float32``, a pointer type ...)."""
+        return element_type(self.type)
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        """The block shape, ``()`` for scalars."""
+        return shape_of(self.type)
+
+    @property
+    def is_block(self) -> bool:
+        """True for blocks."""
+        return isinstance(self.type, BlockType)
+
+    def __repr__(self) -> str:
+        return f"Tensor({self.type})"
+
+
+def is_runtime(x: object) -> bool:
+    """True for run-time values."""
+    return isinstance(x, Tensor)
+
+
+def describe(x: object) -> str:
+    """How a value reads in a diagnostic."""
+    if isinstance(x, Tensor):
+        return str(x.type)
+    if isinstance(x, ScalarType):
+        return f"dtype {x!r}"
+    return f"{type(x).__name__} {x!r}"
+
+
+# ---------------------------------------------------------------- shapes
+
+
+def check_block_shape(b: Builder, shape: tuple[int, ...]) -> None:
+    """Triton's rule: every dimension a power of two, at most 2^20 elements."""
+    numel = 1
+    for d in shape:
+        if not isinstance(d, int) or d <= 0 or d & (d - 1):
+            raise error(b.loc, f"block shape {list(shape)}: dimension {d} is not a power of two")
+        numel *= d
+    if numel > MAX_NUMEL:
+        raise error(b.loc, f"block shape {list(shape)} has {numel} elements, more than 2^20")
+
+
+def broadcast_shapes(b: Builder, a: tuple[int, ...], c: tuple[int, ...]) -> tuple[int, ...]:
+    """NumPy's broadcasting of two shapes (a located error if incompatible)."""
+    rank = max(len(a), len(c))
+    a2 = (1,) * (rank - len(a)) + a
+    c2 = (1,) * (rank - len(c)) + c
+    out = []
+    for x, y in zip(a2, c2):
+        if x != y and 1 not in (x, y):
+            raise error(b.loc, f"shapes {list(a)} and {list(c)} cannot be broadcast together")
+        out.append(max(x, y))
+    return tuple(out)
+
+
+def broadcast_to(b: Builder, x: Tensor, shape: tuple[int, ...]) -> Tensor:
+    """Splat or broadcast ``x`` to ``shape`` (one-way NumPy rules)."""
+    if x.shape == shape:
+        return x
+    if not x.is_block:
+        return Tensor(b.value(ops.SplatOp, [x.handle], BlockType(shape, x.dtype)))
+    if broadcast_shapes(b, x.shape, shape) != shape:
+        raise error(b.loc, f"cannot broadcast {x.type} to shape {list(shape)}")
+    while len(x.shape) < len(shape):
+        x = expand_dims(b, x, 0)
+    if x.shape == shape:
+        return x
+    return Tensor(b.value(ops.BroadcastOp, [x.handle], BlockType(shape, x.dtype)))
+
+
+def broadcast_pair(b: Builder, x: Tensor, y: Tensor) -> tuple[Tensor, Tensor]:
+    """Broadcast two values to their common shape."""
+    shape = broadcast_shapes(b, x.shape, y.shape)
+    return broadcast_to(b, x, shape), broadcast_to(b, y, shape)
+
+
+def expand_dims(b: Builder, x: Tensor, axis: int) -> Tensor:
+    """Insert a dimension of size 1 at ``axis``."""
+    if not x.is_block:
+        return Tensor(b.value(ops.SplatOp, [x.handle], BlockType((1,), x.dtype)))
+    rank = len(x.shape) + 1
+    if not -rank <= axis < rank:
+        raise error(b.loc, f"expand_dims axis {axis} is out of range for {x.type}")
+    axis %= rank
+    shape = x.shape[:axis] + (1,) + x.shape[axis:]
+    return Tensor(b.value(ops.ExpandDimsOp, [x.handle], BlockType(shape, x.dtype), {"axis": axis}))
+
+
+def reshape(b: Builder, x: Tensor, shape: tuple[int, ...]) -> Tensor:
+    """Reshape keeping the row-major order."""
+    numel = 1
+    for d in shape:
+        numel *= d
+    if numel != (x.type.numel if x.is_block else 1):
+        raise error(b.loc, f"cannot reshape {x.type} to shape {list(shape)}")
+    if x.shape == shape:
+        return x
+    if not shape:
+        raise error(b.loc, "reshaping a block to a scalar is not supported; use tl.sum")
+    check_block_shape(b, shape)
+    if not x.is_block:
+        return broadcast_to(b, x, shape)
+    return Tensor(b.value(ops.ReshapeOp, [x.handle], BlockType(shape, x.dtype)))
+
+
+def permute(b: Builder, x: Tensor, order: tuple[int, ...]) -> Tensor:
+    """Permute the dimensions of a block."""
+    if sorted(order) != list(range(len(x.shape))):
+        raise error(b.loc, f"{list(order)} is not a permutation of the dimensions of {x.type}")
+    if list(order) == sorted(order):
+        return x
+    shape = tuple(x.shape[i] for i in order)
+    attrs = {"order": list(order)}
+    return Tensor(b.value(ops.TransOp, [x.handle], BlockType(shape, x.dtype), attrs))
+
+
+# ---------------------------------------------------------------- conversion
+
+
+def constant(b: Builder, value: Any, t: Type) -> Tensor:
+    """A constant of type ``t`` holding the Python scalar ``value``."""
+    if not P.is_py_scalar(value):
+        raise error(b.loc, f"cannot use {describe(value)} as a run-time value")
+    if isinstance(element_type(t), PointerType):
+        raise error(b.loc, "cannot make a pointer constant")
+    return Tensor(b.constant(value, t))
+
+
+def to_tensor(b: Builder, x: Any) -> Tensor:
+    """A run-time value for ``x`` (Python scalars get their rule-3 type)."""
+    if isinstance(x, Tensor):
+        return x
+    if not P.is_py_scalar(x):
+        raise error(b.loc, f"cannot use {describe(x)} as a run-time value")
+    return constant(b, x, _literal_type(b, x))
+
+
+def _literal_type(b: Builder, x: Any) -> ScalarType:
+    try:
+        return P.literal_type(x)
+    except P.PromotionError as e:
+        raise error(b.loc, str(e)) from None
+
+
+def cast(b: Builder, x: Any, dtype: ScalarType | PointerType) -> Tensor:
+    """Convert ``x`` to element type ``dtype`` (``x.to(dtype)``)."""
+    if not isinstance(x, Tensor):
+        return constant(b, x, dtype) if isinstance(dtype, ScalarType) else to_tensor(b, x)
+    if x.dtype == dtype:
+        return x
+    if dtype == I1 and not isinstance(x.dtype, PointerType):
+        # Triton casts to bool with `!= 0`, not by truncation.
+        return compare(b, "!=", x, 0)
+    if isinstance(x.dtype, PointerType) != isinstance(dtype, PointerType):
+        if not (dtype.is_int() or x.dtype.is_int()):
+            raise error(b.loc, f"cannot cast {x.type} to {dtype!r}")
+    return Tensor(b.value(ops.CastOp, [x.handle], with_element(x.type, dtype)))
+
+
+def bitcast(b: Builder, x: Any, dtype: ScalarType) -> Tensor:
+    """Reinterpret the bits of ``x`` as ``dtype`` (same width)."""
+    x = to_tensor(b, x)
+    if x.dtype == dtype:
+        return x
+    src = x.dtype
+    if src.is_ptr() or dtype.is_ptr() or src.bitwidth != dtype.bitwidth:
+        raise error(b.loc, f"cannot bitcast {src!r} to {dtype!r}: the widths differ")
+    return Tensor(b.value(ops.BitcastOp, [x.handle], with_element(x.type, dtype)))
+
+
+def to_bool(b: Builder, x: Any) -> Tensor:
+    """``x`` as int1 (``x != 0`` for numbers)."""
+    x = to_tensor(b, x)
+    if x.dtype == I1:
+        return x
+    if isinstance(x.dtype, PointerType):
+        raise error(b.loc, f"cannot use a pointer ({x.type}) as a condition")
+    return compare(b, "!=", x, 0)
+
+
+# ---------------------------------------------------------------- binary ops
+
+_ARITH_OPS = {
+    "+": ops.AddOp,
+    "-": ops.SubOp,
+    "*": ops.MulOp,
+    "%": ops.RemOp,
+    "&": ops.AndOp,
+    "|": ops.OrOp,
+    "^": ops.XorOp,
+    "<<": ops.ShlOp,
+    ">>": ops.ShrOp,
+}
+_CATEGORY = {"%": P.MOD, "&": P.BITWISE, "|": P.BITWISE, "^": P.BITWISE}
+_CATEGORY |= {"<<": P.BITWISE, ">>": P.BITWISE, "/": P.TRUEDIV, "//": P.FLOORDIV}
+CMP_PREDICATES = {"==": "eq", "!=": "ne", "<": "lt", "<=": "le", ">": "gt", ">=": "ge"}
+
+
+def _operand_type(b: Builder, x: Any) -> P.Operand:
+    if isinstance(x, Tensor):
+        if isinstance(x.dtype, PointerType):
+            raise error(b.loc, f"this operation does not apply to pointers ({x.type})")
+        return x.dtype
+    if P.is_py_scalar(x):
+        return x
+    raise error(b.loc, f"cannot use {describe(x)} in an arithmetic expression")
+
+
+def computation_type(b: Builder, x: Any, y: Any, category: str) -> ScalarType:
+    """The promotion rules' type for ``x op y``, with a located error."""
+    try:
+        return P.computation_type(_operand_type(b, x), _operand_type(b, y), category)
+    except P.PromotionError as e:
+        raise error(b.loc, str(e)) from None
+
+
+def promote_pair(b: Builder, x: Any, y: Any, category: str = P.ARITH) -> tuple[Tensor, Tensor]:
+    """Cast both operands to their computation type and broadcast them."""
+    t = computation_type(b, x, y, category)
+    shape = broadcast_shapes(b, _shape(x), _shape(y))
+    return _convert(b, x, t, shape), _convert(b, y, t, shape)
+
+
+def _shape(x: Any) -> tuple[int, ...]:
+    return x.shape if isinstance(x, Tensor) else ()
+
+
+def _convert(b: Builder, x: Any, t: ScalarType, shape: tuple[int, ...]) -> Tensor:
+    """``x`` cast to ``t`` and broadcast to ``shape``; scalars become constants."""
+    if not isinstance(x, Tensor):
+        return constant(b, x, with_shape(t, shape))
+    return broadcast_to(b, cast(b, x, t), shape)
+
+
+def binary(b: Builder, op: str, x: Any, y: Any) -> Tensor:
+    """``x op y`` for the arithmetic and bitwise operators (at least one run-time)."""
+    if op in ("+", "-") and (_is_ptr(x) or _is_ptr(y)):
+        return pointer_arith(b, op, x, y)
+    if op == "/":
+        return truediv(b, x, y)
+    if op == "//":
+        return floordiv(b, x, y)
+    if op == "**":
+        return power(b, x, y)
+    if op not in _ARITH_OPS:
+        raise error(b.loc, f"operator '{op}' is not supported on blocks")
+    a, c = promote_pair(b, x, y, _CATEGORY.get(op, P.ARITH))
+    return Tensor(b.value(_ARITH_OPS[op], [a.handle, c.handle], a.type))
+
+
+def truediv(b: Builder, x: Any, y: Any) -> Tensor:
+    """Rule 10: ``/`` computes in fp32 (fp64 if an operand is fp64)."""
+    a, c = promote_pair(b, x, y, P.TRUEDIV)
+    return Tensor(b.value(ops.DivOp, [a.handle, c.handle], a.type))
+
+
+def floordiv(b: Builder, x: Any, y: Any) -> Tensor:
+    """Rule 11: integer ``//`` (truncating, like C); floats are rejected."""
+    a, c = promote_pair(b, x, y, P.FLOORDIV)
+    return Tensor(b.value(ops.DivOp, [a.handle, c.handle], a.type))
+
+
+def power(b: Builder, x: Any, y: Any) -> Tensor:
+    """``x ** y`` on floats (``math.pow``)."""
+    a, c = promote_pair(b, x, y)
+    if not a.dtype.is_float():
+        raise error(b.loc, f"'**' needs floating-point operands, got {a.dtype!r}")
+    return Tensor(b.value(ops.PowOp, [a.handle, c.handle], a.type))
+
+
+def minmax(b: Builder, kind: str, x: Any, y: Any) -> Tensor:
+    """Rule 15: elementwise ``maximum``/``minimum``."""
+    a, c = promote_pair(b, x, y)
+    op = ops.MaxOp if kind == "max" else ops.MinOp
+    return Tensor(b.value(op, [a.handle, c.handle], a.type))
+
+
+def compare(b: Builder, op: str, x: Any, y: Any) -> Tensor:
+    """Rule 13: compare in the promoted type; the result is int1."""
+    if _is_ptr(x) or _is_ptr(y):
+        a, c = _pointer_pair(b, x, y)
+    else:
+        a, c = promote_pair(b, x, y, P.COMPARE)
+    pred = {"pred": CMP_PREDICATES[op]}
+    return Tensor(b.value(ops.CmpOp, [a.handle, c.handle], with_element(a.type, I1), pred))
+
+
+def _pointer_pair(b: Builder, x: Any, y: Any) -> tuple[Tensor, Tensor]:
+    if not (isinstance(x, Tensor) and isinstance(y, Tensor)) or x.dtype != y.dtype:
+        raise error(b.loc, f"cannot compare {describe(x)} with {describe(y)}")
+    return broadcast_pair(b, x, y)
+
+
+def _is_ptr(x: Any) -> bool:
+    return isinstance(x, Tensor) and isinstance(x.dtype, PointerType)
+
+
+def pointer_arith(b: Builder, op: str, x: Any, y: Any) -> Tensor:
+    """Rule 14: ``ptr + int`` and ``ptr - int`` give ``tt.addptr``."""
+    if _is_ptr(y) and op == "+":
+        x, y = y, x
+    if not _is_ptr(x) or _is_ptr(y):
+        raise error(b.loc, f"unsupported pointer arithmetic: {describe(x)} {op} {describe(y)}")
+    offset = to_tensor(b, y)
+    if not isinstance(offset.dtype, ScalarType) or not offset.dtype.is_int():
+        raise error(b.loc, f"pointer offsets must be integers, got {offset.type}")
+    if op == "-":
+        offset = Tensor(b.value(ops.NegOp, [offset.handle], offset.type))
+    ptr, offset = broadcast_pair(b, x, offset)
+    return Tensor(b.value(ops.AddPtrOp, [ptr.handle, offset.handle], ptr.type))
+
+
+# ---------------------------------------------------------------- unary ops
+
+
+def negate(b: Builder, x: Tensor) -> Tensor:
+    """``-x``."""
+    _operand_type(b, x)
+    return Tensor(b.value(ops.NegOp, [x.handle], x.type))
+
+
+def invert(b: Builder, x: Tensor) -> Tensor:
+    """``~x`` (bitwise not, integers only)."""
+    if not _operand_type(b, x).is_int():
+        raise error(b.loc, f"'~' needs an integer operand, got {x.type}")
+    return Tensor(b.value(ops.NotOp, [x.handle], x.type))
+
+
+def logical_not(b: Builder, x: Tensor) -> Tensor:
+    """``not x``: ``x == 0`` as int1."""
+    flag = to_bool(b, x)
+    return Tensor(b.value(ops.NotOp, [flag.handle], flag.type))
+
+
+def logical(b: Builder, op: str, x: Any, y: Any) -> Tensor:
+    """``x and y`` / ``x or y`` on run-time values: bitwise on int1."""
+    a, c = broadcast_pair(b, to_bool(b, x), to_bool(b, y))
+    cls = ops.AndOp if op == "and" else ops.OrOp
+    return Tensor(b.value(cls, [a.handle, c.handle], a.type))
+
+
+def where(b: Builder, cond: Any, x: Any, y: Any) -> Tensor:
+    """Rule 15: ``x if cond else y`` elementwise, broadcasting all three."""
+    c = to_bool(b, cond)
+    if not isinstance(x, Tensor) and not isinstance(y, Tensor):
+        t = computation_type(b, to_tensor(b, x), y, P.ARITH) if P.is_py_scalar(x) else None
+        x = to_tensor(b, x) if t is None else constant(b, x, t)
+    if _is_ptr(x) or _is_ptr(y):
+        a, d = _pointer_pair(b, x, y)
+    else:
+        a, d = promote_pair(b, x, y)
+    shape = broadcast_shapes(b, c.shape, a.shape)
+    c, a, d = (broadcast_to(b, v, shape) for v in (c, a, d))
+    return Tensor(b.value(ops.SelectOp, [c.handle, a.handle, d.handle], a.type))

@@ -1,0 +1,399 @@
+"""``@jit`` kernels and their launches: ``kernel[grid](*args, **meta)``.
+
+A launch does what Triton's launcher does:
+
+1. bind the arguments to the kernel's parameters (defaults apply) and split
+   off launch options (``num_warps``, ``num_stages``, ``num_ctas``,
+   ``maxnreg``, ``debug``, and MiniTriton's ``backend``);
+2. turn each argument into an :class:`~minitriton.frontend.source.ArgSpec`
+   by Triton's rules (:func:`minitriton.signature.spec_for_value`);
+3. look the specialization key (every ArgSpec's key plus the options) up in
+   the kernel's in-memory cache, compiling on a miss
+   (:func:`minitriton.compiler.compile_kernel`);
+4. evaluate the grid (a tuple, or a callable taking the meta dict) and run
+   the kernel on the selected backend: the NumPy emulator or the GPU.
+
+The backend is, in order of precedence: a launch's ``backend=`` keyword,
+:func:`set_backend`, the ``MINITRITON_BACKEND`` environment variable
+(``emulator`` or ``gpu``), and otherwise the GPU when one is available.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from minitriton.compiler import CompiledKernel, CompileOptions, compile_kernel
+from minitriton.diagnostics import CompileError
+from minitriton.frontend.source import ArgSpec, JITBase, KernelSource
+from minitriton.language.core import constexpr
+from minitriton.signature import Param, kernel_params, spec_for_value
+
+# ---------------------------------------------------------------------------
+# Backend selection
+# ---------------------------------------------------------------------------
+
+BACKENDS = ("emulator", "gpu")
+BACKEND_ENV = "MINITRITON_BACKEND"
+DEBUG_ENV = "MINITRITON_DEBUG"
+
+_selected_backend: str | None = None
+
+
+def set_backend(name: str | None) -> None:
+    """Run kernels on ``"emulator"`` or ``"gpu"``; ``None`` restores the default."""
+    global _selected_backend
+    if name is not None:
+        _check_backend_name(name, "set_backend()")
+    _selected_backend = name
+
+
+def get_backend() -> str:
+    """The backend launches use unless they pass ``backend=``."""
+    if _selected_backend is not None:
+        return _selected_backend
+    env = os.environ.get(BACKEND_ENV, "").strip().lower()
+    if env:
+        _check_backend_name(env, BACKEND_ENV)
+        return env
+    return "gpu" if gpu_available() else "emulator"
+
+
+def resolve_backend(override: str | None = None) -> str:
+    """``override`` if given (checked), else :func:`get_backend`."""
+    if override is None:
+        return get_backend()
+    _check_backend_name(override, "backend=")
+    return override
+
+
+def _check_backend_name(name: str, where: str) -> None:
+    if name not in BACKENDS:
+        raise ValueError(f"{where}: unknown backend {name!r}; expected 'emulator' or 'gpu'")
+
+
+@functools.cache
+def gpu_available() -> bool:
+    """True when the GPU backend loads, cuda-python is importable and a device is present."""
+    try:
+        from minitriton.backend import gpu_available as backend_gpu_available
+    except ImportError:
+        return False
+    return bool(backend_gpu_available())
+
+
+# ---------------------------------------------------------------------------
+# The launch syntax shared by @jit, @autotune and @heuristics
+# ---------------------------------------------------------------------------
+
+Grid = Sequence[int] | Callable[[dict[str, Any]], Sequence[int]]
+
+#: Launch keywords that are not kernel arguments.
+LAUNCH_OPTIONS = ("num_warps", "num_stages", "num_ctas", "maxnreg", "debug", "backend", "arch")
+#: Triton launch keywords accepted for compatibility; they change nothing here.
+IGNORED_OPTIONS = ("stream", "enable_fp_fusion", "launch_cooperative_grid", "sanitize_overflow")
+
+
+class KernelInterface:
+    """``kernel[grid](*args, **kwargs)`` calls ``kernel.run(*args, grid=grid, **kwargs)``."""
+
+    def run(self, *args: Any, grid: Grid, warmup: bool = False, **kwargs: Any) -> Any:
+        """Launch (or with ``warmup=True`` only compile) the kernel."""
+        raise NotImplementedError
+
+    def __getitem__(self, grid: Grid) -> Callable[..., Any]:
+        def launcher(*args: Any, **kwargs: Any) -> Any:
+            return self.run(*args, grid=grid, warmup=False, **kwargs)
+
+        return launcher
+
+
+def base_jit_function(fn: Any) -> JITFunction:
+    """The :class:`JITFunction` under any stack of ``@autotune``/``@heuristics``."""
+    while not isinstance(fn, JITFunction):
+        if not hasattr(fn, "fn"):
+            raise TypeError(f"{fn!r} is not a @minitriton.jit function")
+        fn = fn.fn
+    return fn
+
+
+# ---------------------------------------------------------------------------
+# @jit
+# ---------------------------------------------------------------------------
+
+
+class JITFunction(KernelInterface, JITBase):
+    """A ``@jit`` kernel: compiled per specialization, cached in memory.
+
+    Attributes: ``fn`` (the Python function), ``source``
+    (:class:`~minitriton.frontend.source.KernelSource`), ``params``,
+    ``arg_names``, ``cache`` (specialization key -> :class:`CompiledKernel`)
+    and ``compile_count`` (how many times this kernel was compiled).
+    """
+
+    def __init__(
+        self,
+        fn: Callable[..., Any],
+        *,
+        debug: bool | None = None,
+        do_not_specialize: Sequence[int | str] = (),
+        do_not_specialize_on_alignment: Sequence[int | str] = (),
+        **_triton_only: Any,  # version, repr, launch_metadata, noinline: accepted, unused
+    ) -> None:
+        self.fn = fn
+        self.source = _capture_source(fn)
+        self.params: list[Param] = kernel_params(fn)
+        self.arg_names = [p.name for p in self.params]
+        self.debug = debug
+        self._no_spec = set(self._param_names(do_not_specialize))
+        self._no_align_spec = set(self._param_names(do_not_specialize_on_alignment))
+        self.cache: dict[tuple[Any, ...], CompiledKernel] = {}
+        self.compile_count = 0
+        functools.update_wrapper(self, fn)  # type: ignore[arg-type]
+
+    def _param_names(self, items: Sequence[int | str]) -> list[str]:
+        return [self.arg_names[i] if isinstance(i, int) else i for i in items]
+
+    @property
+    def src(self) -> str:
+        """The kernel's source text (Triton's ``JITFunction.src``)."""
+        return self.source.source
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        raise RuntimeError(
+            f"@jit kernel '{self.__name__}' cannot be called directly outside a kernel: "
+            f"launch it with {self.__name__}[grid](...)"
+        )
+
+    def __repr__(self) -> str:
+        return f"JITFunction({self.fn.__module__}:{self.fn.__qualname__})"
+
+    # -- launching -------------------------------------------------------
+    def run(self, *args: Any, grid: Grid | None, warmup: bool = False, **kwargs: Any) -> Any:
+        """Bind, specialize, compile if needed and (unless ``warmup``) launch."""
+        options, backend, kwargs = self._split_options(kwargs)
+        bound = self.bind(args, kwargs)
+        specs = self.specialize(bound)
+        try:
+            compiled = self.compile(specs, options, backend)
+        except CompileError as e:
+            raise e.with_traceback(None) from None  # the diagnostic says it all
+        if warmup:
+            return compiled
+        grid3 = resolve_grid(grid, bound)
+        launch(compiled, grid3, kernel_args(compiled, bound), backend)
+        return compiled
+
+    def warmup(self, *args: Any, grid: Grid | None = None, **kwargs: Any) -> CompiledKernel:
+        """Compile for these arguments without running; returns the :class:`CompiledKernel`."""
+        return self.run(*args, grid=grid, warmup=True, **kwargs)
+
+    def _split_options(self, kwargs: dict[str, Any]) -> tuple[CompileOptions, str, dict]:
+        launch_opts = {k: kwargs.pop(k) for k in LAUNCH_OPTIONS if k in kwargs}
+        for k in IGNORED_OPTIONS:
+            kwargs.pop(k, None)
+        backend = resolve_backend(launch_opts.pop("backend", None))
+        launch_opts.setdefault("debug", self._default_debug())
+        launch_opts = {k: v for k, v in launch_opts.items() if v is not None or k == "maxnreg"}
+        return CompileOptions(**launch_opts), backend, kwargs
+
+    def _default_debug(self) -> bool:
+        if self.debug is not None:
+            return bool(self.debug)
+        return os.environ.get(DEBUG_ENV, "") not in ("", "0")
+
+    def bind(self, args: Sequence[Any], kwargs: dict[str, Any]) -> dict[str, Any]:
+        """Map every parameter name to its value (defaults applied)."""
+        if len(args) > len(self.params):
+            raise TypeError(
+                f"{self.__name__}: takes {len(self.params)} arguments, {len(args)} given"
+            )
+        bound = dict(zip(self.arg_names, args))
+        for name, value in kwargs.items():
+            if name not in self.arg_names:
+                raise TypeError(f"{self.__name__}: unexpected keyword argument '{name}'")
+            if name in bound:
+                raise TypeError(f"{self.__name__}: got multiple values for argument '{name}'")
+            bound[name] = value
+        for p in self.params:
+            if p.name not in bound and p.has_default:
+                bound[p.name] = p.default
+        missing = [p.name for p in self.params if p.name not in bound]
+        if missing:
+            raise TypeError(f"{self.__name__}: missing argument(s) {', '.join(missing)}")
+        return {name: bound[name] for name in self.arg_names}
+
+    def specialize(self, bound: dict[str, Any]) -> list[ArgSpec]:
+        """One :class:`ArgSpec` per parameter, by Triton's rules."""
+        specs = []
+        for p in self.params:
+            spec = spec_for_value(p.name, bound[p.name], p.is_constexpr)
+            specs.append(self._drop_hints(spec))
+        return specs
+
+    def _drop_hints(self, spec: ArgSpec) -> ArgSpec:
+        """Honour ``do_not_specialize`` and ``do_not_specialize_on_alignment``."""
+        if spec.name in self._no_spec:
+            return ArgSpec(spec.name, spec.kind, spec.type, spec.value)
+        if spec.name in self._no_align_spec and spec.kind == "pointer":
+            return ArgSpec(spec.name, spec.kind, spec.type, spec.value)
+        return spec
+
+    def compile(
+        self, specs: list[ArgSpec], options: CompileOptions, backend: str = "emulator"
+    ) -> CompiledKernel:
+        """The compiled kernel for this specialization, from the cache if possible."""
+        key = (tuple(s.key() for s in specs), options.key(), backend)
+        compiled = self.cache.get(key)
+        if compiled is None:
+            if backend == "gpu" and not gpu_available():
+                raise RuntimeError(
+                    "the GPU backend was chosen but no GPU is available "
+                    "(it needs cuda-python and an NVIDIA device); use backend='emulator'"
+                )
+            stop_after = "gpu" if backend == "gpu" else "ir-opt"
+            compiled = compile_kernel(self.source, specs, options, stop_after=stop_after)
+            self.compile_count += 1
+            self.cache[key] = compiled
+        return compiled
+
+
+def _capture_source(fn: Callable[..., Any]) -> KernelSource:
+    try:
+        return KernelSource.from_function(fn)
+    except (OSError, TypeError):
+        name = getattr(fn, "__name__", repr(fn))
+        raise RuntimeError(
+            f"@jit: cannot read the source of '{name}'; kernels must be defined in a .py file"
+        ) from None
+
+
+def jit(fn: Callable[..., Any] | None = None, **options: Any) -> Any:
+    """Decorator: make ``fn`` a :class:`JITFunction` (``@jit`` or ``@jit(debug=True)``).
+
+    Triton's keyword arguments are accepted: ``debug``, ``do_not_specialize``,
+    ``do_not_specialize_on_alignment``, ``version``, ``repr``,
+    ``launch_metadata``, ``noinline``.
+    """
+
+    def decorator(f: Callable[..., Any]) -> JITFunction:
+        return JITFunction(f, **options)
+
+    return decorator(fn) if fn is not None else decorator
+
+
+# ---------------------------------------------------------------------------
+# Running a compiled kernel
+# ---------------------------------------------------------------------------
+
+
+def resolve_grid(grid: Grid | None, meta: dict[str, Any]) -> tuple[int, int, int]:
+    """A 3-D grid from a tuple of 1-3 ints or a callable of the meta dict."""
+    if grid is None:
+        raise TypeError("launch a kernel with kernel[grid](...): the grid is missing")
+    if callable(grid):
+        grid = grid({k: v.value if isinstance(v, constexpr) else v for k, v in meta.items()})
+    if isinstance(grid, (int, np.integer)):
+        grid = (grid,)
+    dims = tuple(grid)
+    if not 1 <= len(dims) <= 3:
+        raise ValueError(f"the grid must have 1 to 3 dimensions, got {dims!r}")
+    if not all(isinstance(d, (int, np.integer)) and d >= 0 for d in dims):
+        raise ValueError(f"grid dimensions must be non-negative ints, got {dims!r}")
+    return tuple(int(d) for d in dims) + (1,) * (3 - len(dims))  # type: ignore[return-value]
+
+
+def kernel_args(compiled: CompiledKernel, bound: dict[str, Any]) -> list[Any]:
+    """The values for the kernel function's block arguments, in order.
+
+    Constexprs are folded into the IR, so the kernel takes fewer arguments
+    than the Python function; its block arguments carry the parameter names.
+    """
+    specs = {s.name: s for s in compiled.arg_specs}
+    names = [a.name_hint for a in compiled.module.kernel.body.args]
+    if not all(n in specs for n in names):
+        names = [s.name for s in compiled.arg_specs if s.kind != "constexpr"]
+    if len(names) != len(compiled.module.kernel.body.args):
+        raise RuntimeError(
+            f"internal error: kernel '{compiled.name}' takes "
+            f"{len(compiled.module.kernel.body.args)} arguments, the launcher has {len(names)}"
+        )
+    return [(specs[n], bound[n]) for n in names]
+
+
+def launch(
+    compiled: CompiledKernel, grid: tuple[int, int, int], args: list[tuple[ArgSpec, Any]],
+    backend: str,
+) -> None:  # fmt: skip
+    """Run ``compiled`` over ``grid`` on ``backend``; ``args`` pairs specs and values."""
+    if 0 in grid:
+        return  # Triton launches nothing for an empty grid
+    if backend == "gpu":
+        compiled.binary.launch(grid, [_gpu_value(s, v) for s, v in args])
+        return
+    from minitriton.compiler import _require
+
+    emulate = _require("minitriton.emulator", "launch", "the emulator")
+    values = [_host_value(s, v) for s, v in args]
+    try:
+        emulate(compiled.module, grid, values, debug=compiled.options.debug)
+    except Exception as e:
+        if is_user_error(e):
+            raise e.with_traceback(None) from None  # located in the kernel: no internals
+        raise
+
+
+def is_user_error(exc: BaseException) -> bool:
+    """True for errors that describe the user's kernel (diagnostics, emulator errors)."""
+    if isinstance(exc, CompileError):
+        return True
+    return any(cls.__name__ in ("EmulatorError", "KernelError") for cls in type(exc).__mro__)
+
+
+def _scalar_value(spec: ArgSpec, value: Any) -> Any:
+    """A NumPy scalar of the argument's type (u64 values above 2**63 included)."""
+    return spec.type.numpy.type(value)
+
+
+def _host_value(spec: ArgSpec, value: Any) -> Any:
+    if spec.kind == "scalar":
+        return _scalar_value(spec, value)
+    return flat_host_array(value)
+
+
+def _gpu_value(spec: ArgSpec, value: Any) -> Any:
+    if spec.kind == "scalar":
+        return _scalar_value(spec, value)
+    return value
+
+
+def flat_host_array(value: Any) -> np.ndarray:
+    """A 1-D NumPy view from an argument's first element through its last.
+
+    The kernel indexes memory with its own strides, so a strided view must
+    stay a view of the same memory (a copy would lose the kernel's stores).
+    """
+    arr = _as_numpy(value)
+    if arr.flags.c_contiguous:
+        return arr.reshape(-1)
+    if any(s < 0 for s in arr.strides):
+        raise ValueError("arrays with negative strides cannot be passed to a kernel")
+    if arr.size == 0:
+        return arr.reshape(-1)
+    last = sum((n - 1) * s for n, s in zip(arr.shape, arr.strides)) // arr.itemsize
+    return np.lib.stride_tricks.as_strided(arr, shape=(last + 1,), strides=(arr.itemsize,))
+
+
+def _as_numpy(value: Any) -> np.ndarray:
+    if isinstance(value, np.ndarray):
+        return value
+    device = getattr(getattr(value, "device", None), "type", None)
+    if device == "cpu" and hasattr(value, "numpy"):
+        return value.numpy()  # a CPU torch tensor shares its memory
+    raise TypeError(
+        f"the emulator runs on host memory: pass NumPy arrays, not {type(value).__name__}"
+    )

@@ -1,0 +1,409 @@
+"""Canonicalize: fold constants and simplify ops into their simplest form.
+
+The pass applies local rewrite rules, one op at a time, until none applies
+(a fixpoint). Each rule either leaves an op alone or gives the values that
+replace its results; the new ops it makes (constants, mostly) take the
+location of the op they replace. Rules, by kind:
+
+* **Constant folding** (arithmetic in :mod:`minitriton.passes.folding`):
+  ``add sub mul div rem and or xor shl shr max min``, ``neg not abs floor
+  ceil``, ``cmp`` and ``cast`` of constants become a constant. Integers wrap
+  at the type's width and divide as C does; floats are computed in their own
+  precision (``bf16`` through ``f32``). Nothing undefined is folded: integer
+  division by zero, shifts by the width or more, float-to-int casts out of
+  range, ``max``/``min`` of NaN, transcendental functions (approximate on
+  the GPU).
+* **Shapes of constants**: ``splat``, ``broadcast``, ``expand_dims``,
+  ``reshape`` and ``trans`` of a constant give a block constant.
+* **Algebraic identities**: ``x+0``, ``x-0``, ``x*1``, ``x//1``, ``x|0``,
+  ``x^0``, ``x<<0``, ``x&~0`` give ``x``; ``x*0``, ``x%1``, ``x-x``, ``x^x``
+  and ``x&0`` give ``0`` (integers only: with floats ``inf*0`` is NaN); for
+  floats only the exact ones (``x*1.0``, ``x/1.0``, ``x-0.0``, ``x+(-0.0)``).
+  ``select`` of a constant condition or of two equal values;
+  ``addptr(p, 0)``; a cast to the same type; ``cast(cast(x: A): B): A`` when
+  ``A -> B`` loses nothing (``i8 -> i32 -> i8``, but not ``i32 -> i8 -> i32``).
+* **Control flow**: ``scf.if`` with a constant condition is replaced by the
+  ops of the taken region; ``scf.for`` whose constant bounds give zero trips
+  (``lb >= ub``) is replaced by its initial values.
+
+Ops left without users (the ``%c4`` below) are for ``dce`` to remove.
+
+Example
+-------
+
+Before::
+
+    tt.func @kernel(%x: tensor<128xf32>, %p: ptr<f32>) -> (tensor<128xf32>) {
+      %c4 = arith.constant() {value = 4} : i32
+      %c8 = arith.constant() {value = 8} : i32
+      %n = arith.mul(%c4, %c8) : i32
+      %zero = arith.constant() {value = 0} : i32
+      %q = tt.addptr(%p, %zero) : ptr<f32>
+      %one = arith.constant() {value = 1.0} : f32
+      %ones = tt.splat(%one) : tensor<128xf32>
+      %y = arith.mul(%x, %ones) : tensor<128xf32>
+      %debug = arith.constant() {value = false} : i1
+      scf.if(%debug) {
+      ^():
+        tt.print(%y) {hex = false, prefix = "y: "}
+        scf.yield()
+      } {
+      ^():
+        scf.yield()
+      }
+      tt.store(%q, %one)
+      tt.return(%y)
+    }
+
+After::
+
+    tt.func @kernel(%x: tensor<128xf32>, %p: ptr<f32>) -> (tensor<128xf32>) {
+      %c4 = arith.constant() {value = 4} : i32
+      %c8 = arith.constant() {value = 8} : i32
+      %n = arith.constant() {value = 32} : i32
+      %zero = arith.constant() {value = 0} : i32
+      %one = arith.constant() {value = 1.0} : f32
+      %ones = arith.constant() {value = 1.0} : tensor<128xf32>
+      %debug = arith.constant() {value = false} : i1
+      tt.store(%p, %one)
+      tt.return(%x)
+    }
+
+Conditions
+----------
+
+Precondition: verified IR. Postcondition: verified IR with the same
+observable behaviour; no rule applies any more.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import ClassVar
+
+from minitriton.ir.core import Operation, Value
+from minitriton.ir.ops import FuncOp, Module
+from minitriton.ir.types import ScalarType, element_type
+from minitriton.passes import folding
+from minitriton.passes.base import Pass, register_pass
+from minitriton.passes.rewriting import (
+    constant_of,
+    insert_before,
+    is_attached,
+    make_constant,
+    replace_op,
+)
+
+# A rule looks at one op and returns the values that replace its results,
+# or None to leave it alone. It may insert new ops (constants, an inlined
+# region) just before the op; the driver then rewires the uses and erases it.
+Rule = Callable[[Operation], "list[Value] | None"]
+
+
+@register_pass
+@dataclass(frozen=True)
+class Canonicalize(Pass):
+    """Fold constants and simplify ops until nothing changes."""
+
+    name: ClassVar[str] = "canonicalize"
+
+    def apply(self, module: Module) -> None:
+        for func in module.funcs:
+            while _sweep(func):
+                pass
+
+
+def _sweep(func: FuncOp) -> bool:
+    """Try every rule on every op once; True if anything was rewritten."""
+    changed = False
+    for op in list(func.walk()):
+        # An earlier rewrite in this sweep may have erased op (or its parent).
+        if op is func or not is_attached(op, func):
+            continue
+        rule = RULES.get(op.name)
+        replacement = rule(op) if rule else None
+        if replacement is None:
+            continue
+        replace_op(op, replacement, func)
+        changed = True
+    return changed
+
+
+# ---------------------------------------------------------------- helpers
+
+
+def _elem(value: Value) -> ScalarType:
+    elem = element_type(value.type)
+    assert isinstance(elem, ScalarType)
+    return elem
+
+
+def _const(value: Value) -> int | float | bool | None:
+    """The constant value of ``value`` read in its type, or None."""
+    raw = constant_of(value)
+    if raw is None:
+        return None
+    return folding.normalize(raw, _elem(value))
+
+
+def _is(value: Value, want: float) -> bool:
+    """True if ``value`` is the constant ``want`` (``-0.0`` differs from ``0.0``)."""
+    got = _const(value)
+    if got is None or got != want:
+        return False
+    return isinstance(got, (bool, int)) or str(got) == str(float(want))
+
+
+def _all_ones(value: Value) -> bool:
+    elem = _elem(value)
+    return elem.is_int() and _const(value) == folding.wrap_int(-1, elem)
+
+
+def _is_int(value: Value) -> bool:
+    elem = element_type(value.type)
+    return isinstance(elem, ScalarType) and elem.is_int()
+
+
+def _fold_to(op: Operation, value: int | float | bool | None) -> list[Value] | None:
+    """Replace ``op``'s result by a constant ``value`` (None: do not fold)."""
+    if value is None:
+        return None
+    value = folding.normalize(value, _elem(op.result))
+    return [make_constant(value, op.result.type, op)]
+
+
+# ---------------------------------------------------------------- arithmetic
+
+
+def _fold_binary(op: Operation) -> list[Value] | None:
+    """``c1 <op> c2 -> c3``: both operands are constants."""
+    a, b = (_const(v) for v in op.operands)
+    if a is None or b is None:
+        return None
+    return _fold_to(op, folding.fold_binary(op.name, a, b, _elem(op.result)))
+
+
+def _add(op: Operation) -> list[Value] | None:
+    x, y = op.operands
+    # x + 0 -> x, 0 + x -> x (ints); x + -0.0 -> x (floats: x + 0.0 turns -0.0 into 0.0)
+    zero = 0 if _is_int(x) else -0.0
+    if _is(y, zero):
+        return [x]
+    if _is(x, zero):
+        return [y]
+    return _fold_binary(op)
+
+
+def _sub(op: Operation) -> list[Value] | None:
+    x, y = op.operands
+    # x - 0 -> x
+    if _is(y, 0 if _is_int(x) else 0.0):
+        return [x]
+    # x - x -> 0 (ints only: inf - inf is nan)
+    if x is y and _is_int(x):
+        return _fold_to(op, 0)
+    return _fold_binary(op)
+
+
+def _mul(op: Operation) -> list[Value] | None:
+    x, y = op.operands
+    # x * 1 -> x, 1 * x -> x
+    if _is(y, 1):
+        return [x]
+    if _is(x, 1):
+        return [y]
+    # x * 0 -> 0, 0 * x -> 0 (ints only: inf * 0 is nan, -1.0 * 0 is -0.0)
+    if _is_int(x) and (_is(x, 0) or _is(y, 0)):
+        return _fold_to(op, 0)
+    return _fold_binary(op)
+
+
+def _div(op: Operation) -> list[Value] | None:
+    x, y = op.operands
+    # x // 1 -> x, x / 1.0 -> x
+    if _is(y, 1):
+        return [x]
+    return _fold_binary(op)
+
+
+def _rem(op: Operation) -> list[Value] | None:
+    x, y = op.operands
+    # x % 1 -> 0 (ints)
+    if _is_int(x) and _is(y, 1):
+        return _fold_to(op, 0)
+    return _fold_binary(op)
+
+
+def _and(op: Operation) -> list[Value] | None:
+    x, y = op.operands
+    # x & x -> x
+    if x is y:
+        return [x]
+    # x & 0 -> 0, 0 & x -> 0
+    if _is(x, 0) or _is(y, 0):
+        return _fold_to(op, folding.wrap_int(0, _elem(x)))
+    # x & ~0 -> x, ~0 & x -> x
+    if _all_ones(y):
+        return [x]
+    if _all_ones(x):
+        return [y]
+    return _fold_binary(op)
+
+
+def _or_xor(op: Operation) -> list[Value] | None:
+    x, y = op.operands
+    # x | 0 -> x, x ^ 0 -> x (and 0 | x, 0 ^ x)
+    if _is(y, 0):
+        return [x]
+    if _is(x, 0):
+        return [y]
+    # x | x -> x
+    if x is y and op.name == "arith.or":
+        return [x]
+    # x ^ x -> 0
+    if x is y:
+        return _fold_to(op, folding.wrap_int(0, _elem(x)))
+    return _fold_binary(op)
+
+
+def _shift(op: Operation) -> list[Value] | None:
+    x, y = op.operands
+    # x << 0 -> x, x >> 0 -> x
+    if _is(y, 0):
+        return [x]
+    return _fold_binary(op)
+
+
+def _min_max(op: Operation) -> list[Value] | None:
+    x, y = op.operands
+    # max(x, x) -> x, min(x, x) -> x
+    if x is y:
+        return [x]
+    return _fold_binary(op)
+
+
+def _unary(op: Operation) -> list[Value] | None:
+    """``op(c1) -> c2`` for neg, not, abs, floor, ceil."""
+    a = _const(op.operands[0])
+    if a is None:
+        return None
+    return _fold_to(op, folding.fold_unary(op.name, a, _elem(op.result)))
+
+
+def _cmp(op: Operation) -> list[Value] | None:
+    """``cmp(c1, c2) -> true/false``."""
+    a, b = (_const(v) for v in op.operands)
+    if a is None or b is None:
+        return None
+    return _fold_to(op, folding.fold_cmp(op.attrs["pred"], a, b))
+
+
+def _select(op: Operation) -> list[Value] | None:
+    cond, x, y = op.operands
+    # select(c, x, x) -> x
+    if x is y:
+        return [x]
+    # select(true, x, y) -> x, select(false, x, y) -> y
+    c = _const(cond)
+    if c is None:
+        return None
+    return [x] if c else [y]
+
+
+def _cast(op: Operation) -> list[Value] | None:
+    x = op.operands[0]
+    # cast(x : T) : T -> x
+    if x.type == op.result.type:
+        return [x]
+    # cast(cast(x : A) : B) : A -> x, when A -> B loses nothing
+    inner = getattr(x, "owner", None)
+    if inner is not None and inner.name == "arith.cast":
+        src = inner.operands[0]
+        exact = folding.is_exact_cast(element_type(src.type), element_type(x.type))
+        if src.type == op.result.type and exact:
+            return [src]
+    # cast(c1) -> c2
+    raw = constant_of(x)
+    if raw is None:
+        return None
+    value = folding.normalize(raw, _elem(x))
+    src_t, dst_t = element_type(x.type), element_type(op.result.type)
+    return _fold_to(op, folding.fold_cast(value, src_t, dst_t))
+
+
+def _addptr(op: Operation) -> list[Value] | None:
+    ptr, offset = op.operands
+    # addptr(p, 0) -> p
+    return [ptr] if _is(offset, 0) else None
+
+
+# ---------------------------------------------------------------- shapes
+
+
+def _reshape_constant(op: Operation) -> list[Value] | None:
+    x = op.operands[0]
+    # broadcast(x) : T -> x, reshape(x) : T -> x, when x already has type T
+    if x.type == op.result.type and op.name in ("tt.broadcast", "tt.reshape"):
+        return [x]
+    # splat(c), broadcast(c), expand_dims(c), reshape(c), trans(c) -> block constant
+    # (a block constant is a splat, so any reshuffle of it is the same splat)
+    raw = constant_of(x)
+    return None if raw is None else _fold_to(op, raw)
+
+
+# ---------------------------------------------------------------- control flow
+
+
+def _if(op: Operation) -> list[Value] | None:
+    """``scf.if(true) {A} {B}`` -> A inline (``false`` -> B)."""
+    cond = _const(op.operands[0])
+    if cond is None:
+        return None
+    taken = op.regions[0 if cond else 1].block
+    terminator = taken.ops[-1]
+    for inner in list(taken.ops[:-1]):
+        taken.remove(inner)
+        insert_before(op, inner)
+    return list(terminator.operands)
+
+
+def _for(op: Operation) -> list[Value] | None:
+    """``scf.for`` with ``lb >= ub`` (zero trips) -> its results are the inits."""
+    lb, ub = (_const(v) for v in op.operands[:2])
+    if lb is None or ub is None or lb < ub:
+        return None
+    return list(op.operands[3:])
+
+
+RULES: dict[str, Rule] = {
+    "arith.add": _add,
+    "arith.sub": _sub,
+    "arith.mul": _mul,
+    "arith.div": _div,
+    "math.div_rn": _div,
+    "arith.rem": _rem,
+    "arith.and": _and,
+    "arith.or": _or_xor,
+    "arith.xor": _or_xor,
+    "arith.shl": _shift,
+    "arith.shr": _shift,
+    "arith.max": _min_max,
+    "arith.min": _min_max,
+    "arith.neg": _unary,
+    "arith.not": _unary,
+    "math.abs": _unary,
+    "math.floor": _unary,
+    "math.ceil": _unary,
+    "arith.cmp": _cmp,
+    "arith.select": _select,
+    "arith.cast": _cast,
+    "tt.addptr": _addptr,
+    "tt.splat": _reshape_constant,
+    "tt.broadcast": _reshape_constant,
+    "tt.expand_dims": _reshape_constant,
+    "tt.reshape": _reshape_constant,
+    "tt.trans": _reshape_constant,
+    "scf.if": _if,
+    "scf.for": _for,
+}

@@ -1,0 +1,65 @@
+"""Shared pytest fixtures.
+
+``golden``: compare text with a file under ``goldens/`` next to the test
+module. Run ``pytest --update-goldens`` to (re)write the files instead; review
+the diff before committing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--update-goldens",
+        action="store_true",
+        default=False,
+        help="rewrite golden files with the current output instead of comparing",
+    )
+
+
+@pytest.fixture
+def golden(request: pytest.FixtureRequest) -> Callable[[str, str], None]:
+    """Return ``check(text, name)``: assert ``text`` equals ``goldens/<name>``.
+
+    ``name`` is relative to the ``goldens`` folder beside the test module.
+    A missing golden file fails the test unless ``--update-goldens`` is given.
+    """
+    update = request.config.getoption("--update-goldens")
+    folder = Path(request.path).parent / "goldens"
+
+    def check(text: str, name: str) -> None:
+        path = folder / name
+        if update:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text, encoding="utf-8")
+            return
+        if not path.exists():
+            pytest.fail(f"golden file {path} is missing; run pytest --update-goldens")
+        expected = path.read_text(encoding="utf-8")
+        assert text == expected, f"output differs from {path} (pytest --update-goldens)"
+
+    return check
+
+
+def _gpu_available() -> bool:
+    """True when MiniTriton's GPU backend imports and reports a usable device."""
+    try:
+        from minitriton.backend import gpu_available
+    except ImportError:
+        return False
+    return bool(gpu_available())
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Skip tests marked ``gpu`` unless ``minitriton.backend.gpu_available()`` is true."""
+    gpu_items = [item for item in items if item.get_closest_marker("gpu") is not None]
+    if not gpu_items or _gpu_available():
+        return
+    skip = pytest.mark.skip(reason="needs an NVIDIA GPU and cuda-python")
+    for item in gpu_items:
+        item.add_marker(skip)
