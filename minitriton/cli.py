@@ -240,7 +240,7 @@ def import_user_file(path: str) -> ModuleType:
     try:
         spec.loader.exec_module(module)
     except Exception as e:
-        raise CliError(f"importing {path} failed:\n{user_traceback(e, file)}") from None
+        raise CliError(f"importing {path} failed:\n{user_traceback(e, file).rstrip()}") from None
     return module
 
 

@@ -95,11 +95,37 @@ class MiniTritonIRLexer(RegexLexer):
 
 
 def module_exists(name: str) -> bool:
-    """True if ``name`` can be imported (without importing it)."""
+    """True if ``name`` is a written module or package (without importing it).
+
+    A folder without ``__init__.py`` (a namespace package: a package being
+    written whose first files just landed) does not count yet.
+    """
     try:
-        return importlib.util.find_spec(name) is not None
+        spec = importlib.util.find_spec(name)
     except ModuleNotFoundError:
         return False
+    return spec is not None and spec.origin is not None
+
+
+class GeneratingDirective(SphinxDirective):
+    """A directive whose content is computed from the code at build time.
+
+    If computing it fails, the build gets a warning (an error under ``-W``)
+    that names the directive and the exception, and the page shows the error
+    instead of stale or missing content.
+    """
+
+    def run(self) -> list[nodes.Node]:
+        try:
+            return self.generate()
+        except Exception as exc:  # noqa: BLE001 - any failure must become a located warning
+            message = f"{self.name}: {type(exc).__name__}: {exc}"
+            logger.warning(message, location=self.get_location())
+            return [nodes.error("", nodes.literal_block(message, message))]
+
+    def generate(self) -> list[nodes.Node]:
+        """The nodes to render."""
+        raise NotImplementedError
 
 
 def literal(text: str, language: str = "text", caption: str | None = None) -> nodes.Node:
@@ -179,10 +205,10 @@ def _summary(obj: object) -> str:
     return doc.split("\n\n")[0].replace("\n", " ")
 
 
-class BuiltinsDirective(SphinxDirective):
+class BuiltinsDirective(GeneratingDirective):
     """``.. minitriton-builtins::`` renders every ``tl`` builtin."""
 
-    def run(self) -> list[nodes.Node]:
+    def generate(self) -> list[nodes.Node]:
         from minitriton.language import BUILTINS
 
         sections = builtin_sections()
@@ -224,10 +250,10 @@ def dtype_rows() -> list[tuple[str, Any]]:
     return [(rows[t], t) for t in ordered]
 
 
-class DtypesDirective(SphinxDirective):
+class DtypesDirective(GeneratingDirective):
     """``.. minitriton-dtypes::``: the table of ``tl`` dtypes, read from the code."""
 
-    def run(self) -> list[nodes.Node]:
+    def generate(self) -> list[nodes.Node]:
         import minitriton.language as tl
 
         header = [
@@ -331,12 +357,12 @@ def _apply(pass_obj: Any, module: Any) -> Any:
     raise TypeError(f"{type(pass_obj).__name__} has no run() method")
 
 
-class PassDirective(SphinxDirective):
+class PassDirective(GeneratingDirective):
     """``.. minitriton-pass:: NAME`` renders one pass page."""
 
     required_arguments = 1
 
-    def run(self) -> list[nodes.Node]:
+    def generate(self) -> list[nodes.Node]:
         name = self.arguments[0]
         cls = registered_passes()[name]
         self.env.note_dependency(inspect.getsourcefile(cls) or "")
@@ -440,13 +466,13 @@ def generate_pass_pages(app: Sphinx) -> None:
 # ---------------------------------------------------------------- modules
 
 
-class AutomoduleIfExists(SphinxDirective):
+class AutomoduleIfExists(GeneratingDirective):
     """``.. minitriton-automodule:: MODULE`` (with ``:members:``)."""
 
     required_arguments = 1
     option_spec = {"members": directives.unchanged, "pending": directives.unchanged}
 
-    def run(self) -> list[nodes.Node]:
+    def generate(self) -> list[nodes.Node]:
         name = self.arguments[0]
         if not module_exists(name):
             note = self.options.get("pending") or f"``{name}`` is not written yet."
@@ -460,7 +486,7 @@ class AutomoduleIfExists(SphinxDirective):
 # ---------------------------------------------------------------- IR
 
 
-class IRDirective(SphinxDirective):
+class IRDirective(GeneratingDirective):
     """``.. minitriton-ir::``: IR parsed, verified and printed back at build time.
 
     The IR is the directive's content, or ``:file:`` (relative to the
@@ -475,7 +501,7 @@ class IRDirective(SphinxDirective):
         "with-locs": directives.flag,
     }
 
-    def run(self) -> list[nodes.Node]:
+    def generate(self) -> list[nodes.Node]:
         from minitriton.ir import parse_module, print_module, verify_module
 
         text, filename = self._text()
@@ -502,10 +528,10 @@ def op_groups() -> list[tuple[str, list[type]]]:
     return sorted(groups.items())
 
 
-class OpsDirective(SphinxDirective):
+class OpsDirective(GeneratingDirective):
     """``.. minitriton-ops::``: every op of ``OP_REGISTRY`` with its docstring."""
 
-    def run(self) -> list[nodes.Node]:
+    def generate(self) -> list[nodes.Node]:
         out: list[nodes.Node] = []
         for dialect, classes in op_groups():
             section = make_section(self, f"{dialect}", f"ops-{dialect}")
@@ -577,14 +603,21 @@ def _load_kernel(spec: str) -> Any:
     return getattr(module, name)
 
 
-class PTXDirective(SphinxDirective):
+def _backend_ready() -> bool:
+    """True once ``minitriton.backend`` exists and offers ``compile_to_ptx``."""
+    if not module_exists("minitriton.backend"):
+        return False
+    return hasattr(importlib.import_module("minitriton.backend"), "compile_to_ptx")
+
+
+class PTXDirective(GeneratingDirective):
     """``.. minitriton-ptx:: path.py::kernel``: real PTX, annotated with the source."""
 
     required_arguments = 1
     option_spec = {"constexprs": directives.unchanged, "signature": directives.unchanged}
 
-    def run(self) -> list[nodes.Node]:
-        if not module_exists("minitriton.backend"):
+    def generate(self) -> list[nodes.Node]:
+        if not _backend_ready():
             text = "The GPU backend is not written yet: the annotated PTX appears here once it is."
             return [nodes.note("", nodes.paragraph(text=text))]
         self.env.note_dependency(str(REPO / self.arguments[0].split("::")[0]))
@@ -688,10 +721,10 @@ def _bench_panel(ax: Any, rows: list[dict[str, Any]], unit: str) -> None:
     ax.legend(loc="best", fontsize="small")
 
 
-class BenchDirective(SphinxDirective):
+class BenchDirective(GeneratingDirective):
     """``.. minitriton-bench::``: table and plot of ``docs/_data/gpu_bench.json``."""
 
-    def run(self) -> list[nodes.Node]:
+    def generate(self) -> list[nodes.Node]:
         self.env.note_dependency(str(BENCH_DATA))
         data, rows = _bench_rows()
         if not rows:

@@ -7,6 +7,19 @@ AST; ``NodeVisitor`` is the base class for passes over it.
 
 from minitriton.frontend import ast
 from minitriton.frontend.ast import NodeVisitor, dump
-from minitriton.frontend.parser import load_grammar, parse_expression, parse_function
+from minitriton.frontend.parser import (
+    UnsupportedConstruct,
+    load_grammar,
+    parse_expression,
+    parse_function,
+)
 
-__all__ = ["NodeVisitor", "ast", "dump", "load_grammar", "parse_expression", "parse_function"]
+__all__ = [
+    "NodeVisitor",
+    "UnsupportedConstruct",
+    "ast",
+    "dump",
+    "load_grammar",
+    "parse_expression",
+    "parse_function",
+]

@@ -593,7 +593,7 @@ class FunctionLowerer:
     def _range_bounds(self, kind: str, fn: Any, call: ast.Call) -> tuple[Any, Any, Any]:
         args = [self.eval(a) for a in call.args]
         kwargs = {k.name: self.eval(k.value) for k in call.keywords}
-        if kind == "range":
+        if kind == "pyrange":
             if kwargs or not 1 <= len(args) <= 3:
                 raise error(call.loc, "range() takes 1 to 3 positional arguments")
             start, end, step = _range_triple(args)
@@ -1104,7 +1104,7 @@ def _fold(loc: Location, fn: Callable[[Any, Any], Any], a: Any, c: Any, op: str)
 
 def _range_kind(fn: Any) -> str | None:
     if isinstance(fn, PyBuiltin) and fn.name == "range":
-        return "range"
+        return "pyrange"
     name = builtin_name(fn)
     return name if name in ("range", "static_range") else None
 

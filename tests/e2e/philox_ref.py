@@ -1,33 +1,47 @@
 """NumPy reference for Triton's random numbers (``triton/language/random.py``).
 
 It follows Triton's ``philox_impl``, ``philox``, ``randint4x``, ``randint``,
-``rand`` (``uint32_to_uniform_float``) and ``randn`` (``pair_uniform_to_normal``)
-step by step, on uint32 arrays, so the stream matches Triton's bit for bit.
-Philox-4x32 with Triton's constants is the Random123 generator, so the
-Random123 known-answer vectors check this module on its own.
+``uint_to_uniform_float``, ``rand`` and ``randn`` (with
+``pair_uniform_to_normal``) step by step, on unsigned NumPy arrays, so the
+stream matches Triton's bit for bit: 32-bit offsets run Philox-4x32-10,
+64-bit offsets Philox-4x64-10. With 32-bit words Triton's Philox is the
+Random123 generator, so Random123's known-answer vectors check this module
+on its own.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-PHILOX_KEY_A = np.uint32(0x9E3779B9)
-PHILOX_KEY_B = np.uint32(0xBB67AE85)
-PHILOX_ROUND_A = np.uint32(0xD2511F53)
-PHILOX_ROUND_B = np.uint32(0xCD9E8D57)
 N_ROUNDS_DEFAULT = 10
 
-_U32 = np.uint32
-_U64 = np.uint64
-_LOW32 = np.uint64(0xFFFFFFFF)
+# (KEY_A, KEY_B, ROUND_A, ROUND_B) for 32- and 64-bit words, as in ``philox_impl``.
+CONSTANTS = {
+    32: (0x9E3779B9, 0xBB67AE85, 0xD2511F53, 0xCD9E8D57),
+    64: (0x9E3779B97F4A7C15, 0xBB67AE8584CAA73B, 0xD2E7470EE14C6C93, 0xCA5A826395121157),
+}
+UINT = {32: np.uint32, 64: np.uint64}
+SIGNED = {32: np.int32, 64: np.int64}
+# scale = ((2**23 - 1) / 2**23) * 2**-(N_BITS - 1): the largest with MAX_INT * scale < 1.0
+UNIFORM_SCALE = {32: 4.6566127342e-10, 64: 1.0842020432385337e-19}
 
 Quad = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]
 
 
-def _mul_lo_hi(a: np.uint32, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Low and high 32 bits of the 64-bit product ``a * b`` (``a * b`` and ``tl.umulhi``)."""
-    product = _U64(a) * b.astype(_U64)
-    return (product & _LOW32).astype(_U32), (product >> _U64(32)).astype(_U32)
+def _mul_lo_hi(a: int, b: np.ndarray, bits: int) -> tuple[np.ndarray, np.ndarray]:
+    """Low and high halves of the ``2 * bits`` product ``a * b`` (``a * b`` and ``umulhi``)."""
+    if bits == 32:
+        product = np.uint64(a) * b.astype(np.uint64)
+        return product.astype(np.uint32), (product >> np.uint64(32)).astype(np.uint32)
+    # 64 x 64 -> 128 bits from four 32 x 32 -> 64 partial products.
+    m32, s32 = np.uint64(0xFFFFFFFF), np.uint64(32)
+    a_lo, a_hi = np.uint64(a & 0xFFFFFFFF), np.uint64(a >> 32)
+    b_lo, b_hi = b & m32, b >> s32
+    p0, p1, p2, p3 = a_lo * b_lo, a_lo * b_hi, a_hi * b_lo, a_hi * b_hi
+    mid = (p0 >> s32) + (p1 & m32) + (p2 & m32)
+    hi = p3 + (p1 >> s32) + (p2 >> s32) + (mid >> s32)
+    lo = np.uint64(a) * b  # wraps modulo 2**64
+    return lo, hi
 
 
 def philox_impl(
@@ -39,17 +53,23 @@ def philox_impl(
     k1: np.ndarray,
     n_rounds: int = N_ROUNDS_DEFAULT,
 ) -> Quad:
-    """``n_rounds`` Philox rounds on the counter ``(c0..c3)`` with the key ``(k0, k1)``."""
-    c0, c1, c2, c3 = (np.asarray(c, dtype=_U32) for c in (c0, c1, c2, c3))
-    k0, k1 = np.asarray(k0, dtype=_U32), np.asarray(k1, dtype=_U32)
+    """``n_rounds`` Philox rounds on the counter ``(c0..c3)`` with the key ``(k0, k1)``.
+
+    The word size (32 or 64 bits) is ``c0``'s; every input must be unsigned.
+    """
+    bits = np.asarray(c0).dtype.itemsize * 8
+    key_a, key_b, round_a, round_b = CONSTANTS[bits]
+    u = UINT[bits]
+    c0, c1, c2, c3 = (np.asarray(c, dtype=u) for c in (c0, c1, c2, c3))
+    k0, k1 = np.asarray(k0, dtype=u), np.asarray(k1, dtype=u)
     with np.errstate(over="ignore"):
         for _ in range(n_rounds):
-            lo_b, hi_b = _mul_lo_hi(PHILOX_ROUND_B, c2)
-            lo_a, hi_a = _mul_lo_hi(PHILOX_ROUND_A, c0)
+            lo_b, hi_b = _mul_lo_hi(round_b, c2, bits)
+            lo_a, hi_a = _mul_lo_hi(round_a, c0, bits)
             c0, c1, c2, c3 = hi_b ^ c1 ^ k0, lo_b, hi_a ^ c3 ^ k1, lo_a
             # raise key
-            k0 = (k0 + PHILOX_KEY_A).astype(_U32)
-            k1 = (k1 + PHILOX_KEY_B).astype(_U32)
+            k0 = (k0 + u(key_a)).astype(u)
+            k1 = (k1 + u(key_b)).astype(u)
     return c0, c1, c2, c3
 
 
@@ -61,56 +81,60 @@ def philox(
     c3: np.ndarray,
     n_rounds: int = N_ROUNDS_DEFAULT,
 ) -> Quad:
-    """Split the seed into its 32-bit halves (low half first) and run Philox."""
-    seed = int(seed) & 0xFFFFFFFFFFFFFFFF
-    seed_hi = _U32((seed >> 32) & 0xFFFFFFFF)
-    seed_lo = _U32(seed & 0xFFFFFFFF)
-    return philox_impl(c0, c1, c2, c3, seed_lo, seed_hi, n_rounds)
+    """Key Philox with the seed and bitcast the counters to unsigned words.
 
-
-def _as_u32(offset: np.ndarray) -> np.ndarray:
-    """Bitcast an int32 (or uint32) offset block to uint32."""
-    offset = np.asarray(offset)
-    if offset.dtype == np.int32:
-        return offset.view(_U32)
-    return offset.astype(_U32)
+    32-bit words: key ``(seed_lo, seed_hi)``; 64-bit words: key ``(seed, 0)``.
+    """
+    bits = np.asarray(c0).dtype.itemsize * 8
+    seed = int(seed) & 0xFFFFFFFFFFFFFFFF  # seed.to(tl.uint64)
+    if bits == 32:
+        k0, k1 = np.uint32(seed & 0xFFFFFFFF), np.uint32(seed >> 32)
+    else:
+        k0, k1 = np.uint64(seed), np.uint64(0)
+    u = UINT[bits]
+    c0, c1, c2, c3 = (np.asarray(c).view(u) for c in (c0, c1, c2, c3))
+    return philox_impl(c0, c1, c2, c3, k0, k1, n_rounds)
 
 
 def randint4x(seed: int, offset: np.ndarray, n_rounds: int = N_ROUNDS_DEFAULT) -> Quad:
-    """Four blocks of random uint32 for ``seed`` and the ``offset`` block."""
-    c0 = _as_u32(offset)
-    zero = np.zeros_like(c0)
-    return philox(seed, c0, zero, zero, zero, n_rounds)
+    """Four blocks of random unsigned words for ``seed`` and the ``offset`` block.
+
+    ``offset`` must be int32/uint32 (Philox-4x32) or int64/uint64 (Philox-4x64).
+    """
+    offset = np.asarray(offset)
+    zero = offset * 0
+    return philox(seed, offset, zero, zero, zero, n_rounds)
 
 
 def randint(seed: int, offset: np.ndarray, n_rounds: int = N_ROUNDS_DEFAULT) -> np.ndarray:
-    """The first of ``randint4x``'s blocks, as uint32."""
+    """The first of ``randint4x``'s blocks."""
     return randint4x(seed, offset, n_rounds)[0]
 
 
-def uint32_to_uniform_float(x: np.ndarray) -> np.ndarray:
-    """Triton's map from uint32 to fp32 in [0, 1): fold the sign, scale by 1/MAX_INT."""
-    x = np.asarray(x, dtype=_U32).view(np.int32)
+def uint_to_uniform_float(x: np.ndarray) -> np.ndarray:
+    """Triton's map from random words to fp32 in [0, 1): fold the sign, then scale."""
+    bits = x.dtype.itemsize * 8
+    x = x.view(SIGNED[bits])
     x = np.where(x < 0, -x - 1, x)
-    # int32 -> fp32 rounds to nearest, then one fp32 multiply by the fp32 constant.
-    return x.astype(np.float32) * np.float32(4.656613e-10)
+    # int -> fp32 rounds to nearest, then one fp32 multiply by the fp32 constant.
+    return x.astype(np.float32) * np.float32(UNIFORM_SCALE[bits])
 
 
 def rand(seed: int, offset: np.ndarray, n_rounds: int = N_ROUNDS_DEFAULT) -> np.ndarray:
     """Uniform fp32 in [0, 1), as ``tl.rand(seed, offset)``."""
-    return uint32_to_uniform_float(randint(seed, offset, n_rounds))
+    return uint_to_uniform_float(randint(seed, offset, n_rounds))
 
 
 def pair_uniform_to_normal(u1: np.ndarray, u2: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Box-Muller transform, in float64 (Triton computes in fp32 with fast math)."""
     u1 = np.maximum(np.float32(1.0e-7), u1).astype(np.float64)
-    th = np.float64(np.float32(6.283185307179586)) * u2.astype(np.float64)
+    th = np.float64(np.float32(6.283185307179586) * u2)
     r = np.sqrt(-2.0 * np.log(u1))
     return r * np.cos(th), r * np.sin(th)
 
 
 def randn(seed: int, offset: np.ndarray, n_rounds: int = N_ROUNDS_DEFAULT) -> np.ndarray:
-    """Standard normal samples, as ``tl.randn(seed, offset)`` (float64, to compare loosely)."""
+    """Standard normal samples, as ``tl.randn(seed, offset)`` (float64: compare loosely)."""
     i1, i2, _, _ = randint4x(seed, offset, n_rounds)
-    n1, _ = pair_uniform_to_normal(uint32_to_uniform_float(i1), uint32_to_uniform_float(i2))
+    n1, _ = pair_uniform_to_normal(uint_to_uniform_float(i1), uint_to_uniform_float(i2))
     return n1

@@ -32,7 +32,7 @@ KEYWORDS = [*keyword.kwlist, "tl", "range", "None", "lambda x: x", "f'{x}'", "*"
 # ASCII only: Python normalizes Unicode identifiers (NFKC), which we do not model.
 CHARS = "()[]{}:;,.=+-*/%<>!&|^~@#\\'\"\n\t 0123456789abcxyz_eEjJ"
 SETTINGS = settings(
-    max_examples=400,
+    max_examples=1500,
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
@@ -164,13 +164,13 @@ _FRAGMENTS = st.sampled_from(
 )
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=800, deadline=None)
 @given(st.lists(_FRAGMENTS | st.sampled_from(CHARS), max_size=40))
 def test_random_token_soup(parts: list[str]) -> None:
     check_against_python("def k(x):\n    " + "".join(parts) + "\n")
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=500, deadline=None)
 @given(st.text(max_size=60))
 def test_random_text(text: str) -> None:
     check(text)

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from minitriton.diagnostics import CompileError, Location
-from minitriton.frontend import parse_expression, parse_function
+from minitriton.frontend import UnsupportedConstruct, parse_expression, parse_function
 
 
 def first_error(source: str, first_line: int = 1) -> tuple[int, int, str, str | None]:
@@ -71,6 +71,7 @@ UNSUPPORTED = [
     ("for-else", K("for j in x:", "    pass", "else:", "    pass"), 4, 5,
      "'else' clause on a 'for' loop", "after the loop"),
     ("complex", K("y = 1j"), 2, 9, "complex literal 1j", None),
+    ("await", K("y = await x"), 2, 9, "await", None),
     ("star-param", "def k(*args):\n    pass\n", 1, 7, "star-args '*args' parameter", None),
     ("kwargs-param", "def k(**kw):\n    pass\n", 1, 7, "'**kwargs' parameter", None),
     ("async-def", "async def k(x):\n    pass\n", 1, 1, "async def", None),
@@ -86,6 +87,8 @@ UNSUPPORTED = [
 def test_unsupported_construct(
     source: str, line: int, col: int, construct: str, help_phrase: str | None
 ) -> None:
+    with pytest.raises(UnsupportedConstruct):
+        parse_function(source, "k.py")
     got_line, got_col, message, help_ = first_error(source)
     assert (got_line, got_col) == (line, col)
     assert message == f"unsupported construct: {construct}"

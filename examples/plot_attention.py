@@ -69,7 +69,7 @@ def attention(q, k, v):
         v,
         o,
         seq_len,
-        1.0 / np.sqrt(head_dim),
+        float(1.0 / np.sqrt(head_dim)),  # a Python float: np.float64 would make the kernel fp64
         HEAD_DIM=head_dim,
         BLOCK_M=BLOCK_M,
         BLOCK_N=BLOCK_N,

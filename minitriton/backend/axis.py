@@ -1,0 +1,249 @@
+"""Axis analysis: contiguity, divisibility and constancy of integer and pointer values.
+
+The same facts Triton's AxisInfo tracks, per dimension ``d`` of a value:
+
+* ``contig[d]``: values come in runs of this many consecutive integers along
+  ``d`` (runs start at multiples of the run length);
+* ``div[d]``: the first value of each run is a multiple of this power of two
+  (in *bytes* for pointers, in units for integers);
+* ``const[d]``: values come in runs of this many equal values along ``d``.
+
+The code generator uses them to vectorize memory accesses: registers that
+hold ``n`` consecutive elements become one ``n``-wide load when the pointers
+are contiguous over ``n``, aligned to ``n`` elements, and the mask is
+constant over ``n``. Facts come from ``divisibility = 16`` argument
+attributes, ``tt.hint`` ops, ``make_range``, constants and splats, and flow
+through ``add``, ``sub``, ``mul``, ``shl``, ``addptr``, broadcasts and
+comparisons (``offs < n`` is constant over aligned runs when ``n`` is
+divisible). Unknown values get the safe answer 1.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from math import gcd
+
+from minitriton.ir.core import Operation, Value
+from minitriton.ir.ops import FuncOp
+from minitriton.ir.types import BlockType, PointerType, element_type
+
+MAX_DIV = 1 << 20
+
+
+@dataclass(frozen=True)
+class AxisInfo:
+    """Per-dimension contiguity, divisibility and constancy (one entry for scalars)."""
+
+    contig: tuple[int, ...]
+    div: tuple[int, ...]
+    const: tuple[int, ...]
+    value: int | None = None  # known constant value, if any
+
+
+def _pow2_divisor(n: int) -> int:
+    if n == 0:
+        return MAX_DIV
+    return min(MAX_DIV, n & -n)
+
+
+def _dims(v: Value) -> tuple[int, ...]:
+    return v.type.shape if isinstance(v.type, BlockType) else (1,)
+
+
+def unknown(v: Value) -> AxisInfo:
+    """The safe answer for ``v``."""
+    ones = tuple(1 for _ in _dims(v))
+    return AxisInfo(ones, ones, ones)
+
+
+def _splat_like(v: Value, div: int, value: int | None) -> AxisInfo:
+    dims = _dims(v)
+    return AxisInfo(tuple(1 for _ in dims), tuple(div for _ in dims), dims, value)
+
+
+def _elem_bytes(v: Value) -> int:
+    ptr = element_type(v.type)
+    return max(1, ptr.pointee.bitwidth // 8) if isinstance(ptr, PointerType) else 1
+
+
+class AxisAnalysis:
+    """Computes :class:`AxisInfo` for every value of one function."""
+
+    def __init__(self, func: FuncOp) -> None:
+        self.info: dict[int, AxisInfo] = {}
+        self._args(func)
+        for op in func.body.ops:
+            self.visit(op)
+
+    def get(self, v: Value) -> AxisInfo:
+        """The facts known about ``v``."""
+        return self.info.get(id(v)) or unknown(v)
+
+    def _args(self, func: FuncOp) -> None:
+        attrs = func.attrs.get("arg_attrs") or [{} for _ in func.body.args]
+        for arg, a in zip(func.body.args, attrs):
+            div = int(a.get("divisibility", 1)) if isinstance(a, dict) else 1
+            self.info[id(arg)] = _splat_like(arg, _pow2_divisor(div), None)
+
+    def visit(self, op: Operation) -> None:
+        """Compute the results of ``op`` (and of ops in its regions)."""
+        handler = getattr(self, "_" + op.name.replace(".", "_"), None)
+        result = handler(op) if handler is not None else self._generic(op)
+        if result is not None and op.results:
+            self.info[id(op.results[0])] = result
+        for region in op.regions:
+            for inner in region.ops:
+                self.visit(inner)
+
+    def _generic(self, op: Operation) -> AxisInfo | None:
+        # Elementwise ops of constant runs stay constant over the common runs.
+        if len(op.results) != 1 or not op.operands:
+            return None
+        res = op.result
+        infos = [self.get(v) for v in op.operands if v.shape == res.shape]
+        if len(infos) != len([v for v in op.operands if v.shape]) or not res.shape:
+            return None
+        const = tuple(_gcd_all(i.const[d] for i in infos) for d in range(len(res.shape)))
+        ones = tuple(1 for _ in res.shape)
+        return AxisInfo(ones, ones, const)
+
+    # -- sources --------------------------------------------------------
+    def _arith_constant(self, op: Operation) -> AxisInfo | None:
+        value = op.attrs["value"]
+        if not isinstance(value, int) or isinstance(value, bool):
+            return _splat_like(op.result, 1, None)
+        return _splat_like(op.result, _pow2_divisor(value), value)
+
+    def _tt_make_range(self, op: Operation) -> AxisInfo:
+        n = op.result.type.shape[0]
+        return AxisInfo((n,), (_pow2_divisor(op.attrs["start"]),), (1,))
+
+    def _tt_splat(self, op: Operation) -> AxisInfo:
+        src = self.get(op.operands[0])
+        return _splat_like(op.result, src.div[0], src.value)
+
+    def _tt_hint(self, op: Operation) -> AxisInfo:
+        src = self.get(op.operands[0])
+        rank = len(src.div)
+        div = _hint(op.attrs.get("multiple_of"), rank) or src.div
+        contig = _hint(op.attrs.get("max_contiguous"), rank) or src.contig
+        div = tuple(_pow2_divisor(d) if d else 1 for d in div)
+        return AxisInfo(contig, div, src.const, src.value)
+
+    def _ttg_convert_layout(self, op: Operation) -> AxisInfo:
+        return self.get(op.operands[0])
+
+    # -- shape ops ------------------------------------------------------
+    def _tt_broadcast(self, op: Operation) -> AxisInfo:
+        src = self.get(op.operands[0])
+        contig, div, const = [], [], []
+        for d, (a, b) in enumerate(zip(op.operands[0].shape, op.result.shape)):
+            stretched = a == 1 and b > 1
+            contig.append(1 if stretched else src.contig[d])
+            div.append(src.div[d])
+            const.append(b if stretched else src.const[d])
+        return AxisInfo(tuple(contig), tuple(div), tuple(const), src.value)
+
+    def _tt_expand_dims(self, op: Operation) -> AxisInfo:
+        src = self.get(op.operands[0])
+        axis = op.attrs["axis"]
+        every = min(d if c == 1 else 1 for d, c in zip(src.div, src.contig))
+        if not op.operands[0].shape:
+            src = AxisInfo((), (), (), src.value)
+
+        def ins(t: tuple[int, ...], v: int) -> tuple[int, ...]:
+            return t[:axis] + (v,) + t[axis:]
+
+        return AxisInfo(ins(src.contig, 1), ins(src.div, every), ins(src.const, 1), src.value)
+
+    # -- arithmetic -----------------------------------------------------
+    def _add_like(self, op: Operation, sub: bool = False, scale: int = 1) -> AxisInfo:
+        a, b = (self.get(v) for v in op.operands)
+        rank = len(a.contig)
+        contig = []
+        for d in range(rank):
+            c = gcd(a.contig[d], b.const[d])
+            if not sub:
+                c = max(c, gcd(a.const[d], b.contig[d]))
+            contig.append(c)
+        div = tuple(gcd(a.div[d], min(MAX_DIV, b.div[d] * scale)) for d in range(rank))
+        const = tuple(gcd(a.const[d], b.const[d]) for d in range(rank))
+        value = None
+        if a.value is not None and b.value is not None:
+            value = a.value - b.value if sub else a.value + b.value * scale
+        return AxisInfo(tuple(contig), div, const, value)
+
+    def _arith_add(self, op: Operation) -> AxisInfo:
+        return self._add_like(op)
+
+    def _arith_sub(self, op: Operation) -> AxisInfo:
+        return self._add_like(op, sub=True)
+
+    def _tt_addptr(self, op: Operation) -> AxisInfo:
+        return self._add_like(op, scale=_elem_bytes(op.result))
+
+    def _arith_mul(self, op: Operation) -> AxisInfo:
+        a, b = (self.get(v) for v in op.operands)
+        rank = len(a.contig)
+        contig = tuple(
+            a.contig[d] if b.value == 1 else b.contig[d] if a.value == 1 else 1
+            for d in range(rank)
+        )
+        div = tuple(min(MAX_DIV, a.div[d] * b.div[d]) for d in range(rank))
+        const = tuple(gcd(a.const[d], b.const[d]) for d in range(rank))
+        value = a.value * b.value if a.value is not None and b.value is not None else None
+        return AxisInfo(contig, div, const, value)
+
+    def _arith_shl(self, op: Operation) -> AxisInfo:
+        a, b = (self.get(v) for v in op.operands)
+        if b.value is None or not 0 <= b.value < 20:
+            return self._generic(op) or unknown(op.result)
+        div = tuple(min(MAX_DIV, d << b.value) for d in a.div)
+        contig = a.contig if b.value == 0 else tuple(1 for _ in a.contig)
+        return AxisInfo(contig, div, tuple(gcd(x, y) for x, y in zip(a.const, b.const)))
+
+    def _arith_cast(self, op: Operation) -> AxisInfo | None:
+        src, dst = element_type(op.operands[0].type), element_type(op.result.type)
+        if src.is_int() and dst.is_int() and not dst.is_bool():
+            return self.get(op.operands[0])
+        return self._generic(op)
+
+    def _arith_cmp(self, op: Operation) -> AxisInfo | None:
+        base = self._generic(op)
+        if base is None:
+            return None
+        a, b = (self.get(v) for v in op.operands)
+        pred = op.attrs["pred"]
+        if pred in ("gt", "le"):
+            a, b = b, a
+            pred = "lt" if pred == "gt" else "ge"
+        if pred not in ("lt", "ge"):
+            return base
+        shape = op.result.type.shape
+        const = list(base.const)
+        for d in range(len(shape)):
+            if b.const[d] == shape[d]:
+                const[d] = max(const[d], gcd(a.contig[d], gcd(a.div[d], b.div[d])))
+        return AxisInfo(base.contig, base.div, tuple(const))
+
+    def _scf_for(self, op: Operation) -> None:
+        lb, _, step = (self.get(v) for v in op.operands[:3])
+        iv = op.regions[0].args[0]
+        self.info[id(iv)] = AxisInfo((1,), (gcd(lb.div[0], step.div[0]),), (1,))
+        return None
+
+
+def _hint(value: object, rank: int) -> tuple[int, ...] | None:
+    if value is None:
+        return None
+    values = value if isinstance(value, list) else [value]
+    if len(values) == 1 and rank > 1:
+        values = values * rank
+    return tuple(int(v) for v in values[:rank]) if len(values) >= rank else None
+
+
+def _gcd_all(values: object) -> int:
+    out = 0
+    for v in values:
+        out = gcd(out, v)
+    return out or 1

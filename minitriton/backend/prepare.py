@@ -1,0 +1,408 @@
+"""Turn the pipeline's IR into the GPU form the code generator reads.
+
+Three steps, all on a private copy (the caller's module is never changed):
+
+1. :func:`copy_module` — print and re-parse, keeping locations;
+2. :func:`inline_calls` — every ``tt.call`` is replaced by the callee's body,
+   remembering each inlined op's call site for the ``.loc`` line info;
+3. :func:`assign_layouts` (``layout_plan``) — every block value gets a
+   distributed layout, and a ``ttg.convert_layout`` op is inserted wherever an
+   op needs its operand in another layout. Each op with block results gets a
+   ``layout`` attribute, so ``print_module`` of the result (the ``ttgir``
+   dump of a compiled kernel) shows the layout of every value.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from minitriton.diagnostics import Location, error
+from minitriton.ir.core import Block, Operation, Region, Value, register_op, replace_all_uses
+from minitriton.ir.ops import FuncOp, Module
+from minitriton.ir.parser import parse_module
+from minitriton.ir.printer import print_module
+from minitriton.ir.types import BlockType, PointerType, element_type
+from minitriton.backend.layouts import (
+    Layout,
+    blocked,
+    default_params,
+    expand_layout,
+    restrict,
+    slice_layout,
+    squeeze_layout,
+)
+
+
+@register_op
+class ConvertLayoutOp(Operation):
+    """``%y = ttg.convert_layout(%x) {layout = "..."} : T`` moves a block to another layout.
+
+    Only the GPU backend creates it (through shared memory); the values are
+    unchanged. It appears in the ``ttgir`` dump of a compiled kernel.
+    """
+
+    name = "ttg.convert_layout"
+
+    def verify(self) -> None:
+        if len(self.operands) != 1 or self.operands[0].type != self.result.type:
+            raise self.fail("needs one operand of the result type")
+
+
+# ------------------------------------------------------------------ copy, inline
+
+
+def copy_module(module: Module) -> Module:
+    """A deep copy of ``module`` (through the printer and parser, locations kept)."""
+    copy = parse_module(print_module(module, with_locs=True), "<ir>")
+    for new, old in zip(copy.funcs, module.funcs):
+        new.loc = old.loc
+    return copy
+
+
+def _clone(op: Operation, mapping: dict[int, Value]) -> Operation:
+    regions = [_clone_region(r, mapping) for r in op.regions]
+    operands = [mapping.get(id(v), v) for v in op.operands]
+    types = [r.type for r in op.results]
+    new = type(op)(operands, types, dict(op.attrs), regions, op.loc)
+    for old_r, new_r in zip(op.results, new.results):
+        new_r.name_hint = old_r.name_hint
+        mapping[id(old_r)] = new_r
+    return new
+
+
+def _clone_region(region: Region, mapping: dict[int, Value]) -> Region:
+    block = Block([a.type for a in region.args], [a.name_hint for a in region.args])
+    for old, new in zip(region.args, block.args):
+        mapping[id(old)] = new
+    for op in region.ops:
+        block.append(_clone(op, mapping))
+    return Region(block)
+
+
+def _first_call(func: FuncOp) -> Operation | None:
+    return next((op for op in func.walk() if op.name == "tt.call"), None)
+
+
+def inline_calls(module: Module) -> tuple[FuncOp, dict[int, tuple[str, Location]]]:
+    """Inline every call into the kernel; returns it and each inlined op's call site.
+
+    The map goes from ``id(op)`` to ``(callee name, call location)``, the
+    call location being the one in the kernel itself for nested helpers.
+    """
+    kernel = module.kernel
+    inlined_at: dict[int, tuple[str, Location]] = {}
+    for _ in range(10_000):
+        call = _first_call(kernel)
+        if call is None:
+            return kernel, inlined_at
+        _inline_one(module, kernel, call, inlined_at)
+    raise error(kernel.loc, "too many nested calls (is a helper recursive?)")
+
+
+def _inline_one(
+    module: Module, kernel: FuncOp, call: Operation, inlined_at: dict[int, tuple[str, Location]]
+) -> None:
+    name = call.attrs["callee"]
+    try:
+        callee = module.lookup(name)
+    except KeyError:
+        raise error(call.loc, f"call of unknown function @{name}") from None
+    mapping = {id(a): v for a, v in zip(callee.body.args, call.operands)}
+    site = inlined_at.get(id(call), (name, call.loc))[1]
+    block = call.parent
+    index = block.ops.index(call)
+    body = callee.body.ops
+    for offset, cop in enumerate(body[:-1]):
+        new = block.insert(index + offset, _clone(cop, mapping))
+        for op in new.walk():
+            inlined_at[id(op)] = (name, site)
+    returned = [mapping.get(id(v), v) for v in body[-1].operands]
+    block.remove(call)
+    for old, new_value in zip(call.results, returned):
+        replace_all_uses(kernel, old, new_value)
+
+
+# ------------------------------------------------------------------ layouts
+
+_ELEMENTWISE_PREFIXES = ("arith.", "math.")
+_ELEMENTWISE = {"tt.addptr", "tt.hint", "tt.load", "tt.atomic_rmw", "tt.atomic_cas"}
+_FREE = {"tt.make_range", "tt.splat", "arith.constant"}
+
+
+def _is_block(v: Value) -> bool:
+    return isinstance(v.type, BlockType)
+
+
+def _elementwise(op: Operation) -> bool:
+    return op.name.startswith(_ELEMENTWISE_PREFIXES) or op.name in _ELEMENTWISE
+
+
+def memory_vector_width(func: FuncOp) -> int:
+    """Elements per thread along the fastest dim: 16 bytes of the narrowest accessed type."""
+    widths = []
+    for op in func.walk():
+        if op.name in ("tt.load", "tt.store", "tt.atomic_rmw", "tt.atomic_cas"):
+            pointee = element_type(op.operands[0].type)
+            if isinstance(pointee, PointerType):
+                widths.append(max(1, pointee.pointee.bitwidth // 8))
+    return max(1, min(16, 16 // min(widths))) if widths else 4
+
+
+class LayoutPlan:
+    """Chooses a layout for every block value of one function (see module doc).
+
+    Pass 1 walks backwards and records the layout each value's users *want*
+    (the first demand wins). Pass 2 walks forwards: ops that may produce any
+    layout produce the wanted one; reductions, ``expand_dims``, scans and
+    sorts derive theirs from their operand; a ``ttg.convert_layout`` is
+    inserted where an operand's layout differs from what its op needs.
+    """
+
+    def __init__(self, func: FuncOp, num_warps: int) -> None:
+        self.func = func
+        self.num_warps = num_warps
+        self.vec = memory_vector_width(func)
+        self.want: dict[int, Layout] = {}
+        self.carried: dict[int, list[Layout | None]] = {}
+        self.layout_of: dict[int, Layout] = {}
+        self._defaults: dict[tuple[int, ...], Layout] = {}
+        self._converts: dict[tuple[int, Layout, int], Value] = {}
+
+    # -- helpers --------------------------------------------------------
+    def default(self, shape: tuple[int, ...]) -> Layout:
+        """The default blocked layout of ``shape``."""
+        if shape not in self._defaults:
+            params = default_params(shape, self.num_warps, self.vec)
+            self._defaults[shape] = blocked(params, shape)
+        return self._defaults[shape]
+
+    def wanted(self, v: Value) -> Layout:
+        """The layout users want for ``v`` (the default if none asked)."""
+        return self.want.get(id(v)) or self.default(v.shape)
+
+    def demand(self, v: Value, layout: Layout) -> None:
+        """Record that a user wants ``v`` in ``layout`` (first demand wins)."""
+        if _is_block(v) and id(v) not in self.want:
+            self.want[id(v)] = layout
+
+    def of(self, v: Value) -> Layout:
+        """The layout chosen for block value ``v``."""
+        return self.layout_of[id(v)]
+
+    # -- pass 1: backwards ---------------------------------------------
+    def back_block(self, block: Block) -> None:
+        for op in reversed(block.ops):
+            self.back(op)
+
+    def back(self, op: Operation) -> None:
+        handler = getattr(self, "_back_" + op.name.replace(".", "_"), None)
+        if handler is not None:
+            handler(op)
+        elif _elementwise(op) and op.results and _is_block(op.results[0]):
+            want = self.wanted(op.results[0])
+            for v in op.operands:
+                self.demand(v, want)
+
+    def _back_tt_store(self, op: Operation) -> None:
+        ptr, value = op.operands[:2]
+        layout = self.want.get(id(ptr)) or self.want.get(id(value)) or self.default(ptr.shape)
+        for v in op.operands:
+            self.demand(v, layout)
+
+    def _back_tt_broadcast(self, op: Operation) -> None:
+        src = op.operands[0]
+        self.demand(src, restrict(self.wanted(op.result), src.shape))
+
+    def _back_tt_expand_dims(self, op: Operation) -> None:
+        self.demand(op.operands[0], squeeze_layout(self.wanted(op.result), op.attrs["axis"]))
+
+    def _back_tt_reduce(self, op: Operation) -> None:
+        for v in op.operands:
+            self.demand(v, self.default(v.shape))
+
+    def _back_tt_scan(self, op: Operation) -> None:
+        for v, r in zip(op.operands, op.results):
+            self.demand(v, self.wanted(r))
+
+    _back_tt_sort = _back_tt_scan
+
+    def _back_tt_dot(self, op: Operation) -> None:
+        a, b, acc = op.operands
+        self.demand(a, self.default(a.shape))
+        self.demand(b, self.default(b.shape))
+        self.demand(acc, self.wanted(op.result))
+
+    def _carried(self, op: Operation) -> list[Layout | None]:
+        layouts = [self.wanted(r) if _is_block(r) else None for r in op.results]
+        self.carried[id(op)] = layouts
+        return layouts
+
+    def _back_yield(self, region: Region, layouts: list[Layout | None], skip: int = 0) -> None:
+        term = region.block.terminator
+        for v, layout in zip(term.operands[skip:], layouts):
+            if layout is not None:
+                self.demand(v, layout)
+        self.back_block(region.block)
+
+    def _back_scf_for(self, op: Operation) -> None:
+        layouts = self._carried(op)
+        self._back_yield(op.regions[0], layouts)
+        for v, layout in zip(op.operands[3:], layouts):
+            if layout is not None:
+                self.demand(v, layout)
+
+    def _back_scf_if(self, op: Operation) -> None:
+        layouts = self._carried(op)
+        for region in op.regions:
+            self._back_yield(region, layouts)
+
+    def _back_scf_while(self, op: Operation) -> None:
+        layouts = self._carried(op)
+        self._back_yield(op.regions[1], layouts)
+        self._back_yield(op.regions[0], layouts, skip=1)
+        for v, layout in zip(op.operands, layouts):
+            if layout is not None:
+                self.demand(v, layout)
+
+    # -- pass 2: forwards ----------------------------------------------
+    def fwd_block(self, block: Block) -> None:
+        for op in list(block.ops):
+            self.fwd(op)
+
+    def fwd(self, op: Operation) -> None:
+        handler = getattr(self, "_fwd_" + op.name.replace(".", "_"), None)
+        if handler is not None:
+            handler(op)
+        elif _elementwise(op) and op.results and _is_block(op.results[0]):
+            layout = self.wanted(op.results[0])
+            for i in range(len(op.operands)):
+                self.ensure(op, i, layout)
+            self.set(op.results, [layout])
+        elif op.name in _FREE and op.results and _is_block(op.result):
+            self.set(op.results, [self.wanted(op.result)])
+
+    def set(self, values: Iterable[Value], layouts: list[Layout | None]) -> None:
+        """Record the layouts of ``values`` (``None`` entries for scalars)."""
+        values = list(values)
+        if len(layouts) == 1 and len(values) > 1:
+            layouts = layouts * len(values)
+        for v, layout in zip(values, layouts):
+            if layout is not None and _is_block(v):
+                self.layout_of[id(v)] = layout
+
+    def ensure(self, op: Operation, index: int, layout: Layout) -> None:
+        """Make operand ``index`` of ``op`` arrive in ``layout`` (inserting a conversion)."""
+        v = op.operands[index]
+        if not _is_block(v) or self.of(v) == layout:
+            return
+        key = (id(v), layout, id(op.parent))
+        conv = self._converts.get(key)
+        if conv is None:
+            conv_op = ConvertLayoutOp([v], [v.type], {}, (), op.loc)
+            op.parent.insert(op.parent.ops.index(op), conv_op)
+            conv = conv_op.result
+            self.layout_of[id(conv)] = layout
+            self._converts[key] = conv
+        op.operands[index] = conv
+
+    def _fwd_tt_store(self, op: Operation) -> None:
+        layout = self.of(op.operands[0]) if _is_block(op.operands[0]) else None
+        if layout is None:
+            return
+        for i in range(1, len(op.operands)):
+            self.ensure(op, i, layout)
+
+    def _fwd_tt_broadcast(self, op: Operation) -> None:
+        layout = self.wanted(op.result)
+        self.ensure(op, 0, restrict(layout, op.operands[0].shape))
+        self.set(op.results, [layout])
+
+    def _fwd_tt_expand_dims(self, op: Operation) -> None:
+        self.set(op.results, [expand_layout(self.of(op.operands[0]), op.attrs["axis"])])
+
+    def _same_operands(self, op: Operation) -> Layout:
+        layout = self.of(op.operands[0])
+        for i in range(1, len(op.operands)):
+            self.ensure(op, i, layout)
+        return layout
+
+    def _fwd_tt_reduce(self, op: Operation) -> None:
+        layout = self._same_operands(op)
+        self.set(op.results, [slice_layout(layout, op.attrs["axis"])])
+
+    def _fwd_tt_scan(self, op: Operation) -> None:
+        self.set(op.results, [self._same_operands(op)])
+
+    _fwd_tt_sort = _fwd_tt_scan
+
+    def _fwd_tt_reshape(self, op: Operation) -> None:
+        self.set(op.results, [self.wanted(op.result)])
+
+    _fwd_tt_trans = _fwd_tt_reshape
+
+    def _fwd_tt_dot(self, op: Operation) -> None:
+        layout = self.wanted(op.result)
+        self.ensure(op, 2, layout)
+        self.set(op.results, [layout])
+
+    def _fwd_yield(self, region: Region, layouts: list[Layout | None], skip: int = 0) -> None:
+        self.fwd_block(region.block)
+        term = region.block.terminator
+        for i, layout in enumerate(layouts):
+            if layout is not None:
+                self.ensure(term, skip + i, layout)
+
+    def _fwd_scf_for(self, op: Operation) -> None:
+        layouts = self.carried[id(op)]
+        for i, layout in enumerate(layouts):
+            if layout is not None:
+                self.ensure(op, 3 + i, layout)
+        self.set(op.regions[0].args[1:], layouts)
+        self._fwd_yield(op.regions[0], layouts)
+        self.set(op.results, layouts)
+
+    def _fwd_scf_if(self, op: Operation) -> None:
+        layouts = self.carried[id(op)]
+        for region in op.regions:
+            self._fwd_yield(region, layouts)
+        self.set(op.results, layouts)
+
+    def _fwd_scf_while(self, op: Operation) -> None:
+        layouts = self.carried[id(op)]
+        for i, layout in enumerate(layouts):
+            if layout is not None:
+                self.ensure(op, i, layout)
+        before, after = op.regions
+        self.set(before.args, layouts)
+        self._fwd_yield(before, layouts, skip=1)
+        self.set(after.args, layouts)
+        self._fwd_yield(after, layouts)
+        self.set(op.results, layouts)
+
+    # -- annotation -----------------------------------------------------
+    def annotate(self) -> None:
+        """Write each op's result layouts into its ``layout`` attribute."""
+        for op in self.func.walk():
+            names = [str(self.layout_of[id(r)]) if _is_block(r) else "-" for r in op.results]
+            if not any(n != "-" for n in names):
+                continue
+            op.attrs["layout"] = names[0] if len(names) == 1 else names
+
+
+def assign_layouts(func: FuncOp, num_warps: int) -> LayoutPlan:
+    """Choose layouts for ``func`` (in place: conversions and ``layout`` attributes)."""
+    plan = LayoutPlan(func, num_warps)
+    plan.back_block(func.body.block)
+    plan.set(func.body.args, [None] * len(func.body.args))
+    plan.fwd_block(func.body.block)
+    plan.annotate()
+    return plan
+
+
+def prepare_kernel(module: Module, num_warps: int) -> tuple[Module, FuncOp, LayoutPlan, dict]:
+    """Copy, inline and lay out ``module``'s kernel; see the module docstring."""
+    copy = copy_module(module)
+    kernel, inlined_at = inline_calls(copy)
+    copy.funcs = [kernel]
+    plan = assign_layouts(kernel, num_warps)
+    return copy, kernel, plan, inlined_at
