@@ -34,9 +34,11 @@ def format_value(data: np.ndarray, value: Value, state: ProgramState, hex: bool,
     else:
         rval = state.lookup(value)
         prefix = f"{state.interp.memory[rval.buffer or 0].name}+"
-    formatter = {"int": lambda v: hex_text(v, data.dtype)} if hex else None
+    # str() of a NumPy scalar is its shortest round-trip text: 0.1, not 0.10000000149.
+    formatter = {"float_kind": str, "int": (lambda v: hex_text(v, data.dtype)) if hex else str}
     if np.ndim(data) == 0:
-        return prefix + (hex_text(data.item(), data.dtype) if hex else str(data.item()))
+        scalar = np.asarray(data)[()]
+        return prefix + (hex_text(scalar, data.dtype) if hex else str(scalar))
     return prefix + np.array2string(
         np.asarray(data),
         separator=", ",

@@ -243,7 +243,7 @@ def _accumulate_run(
     buf: Buffer, address: np.integer, values: np.ndarray, fn: Callable, kind: str
 ) -> np.ndarray:
     # Exactly sequential: accumulate walks the run left to right in the dtype.
-    current = buf.flat[address : address + 1]
+    current = buf.flat[address : address + 1].copy()
     if kind == "xchg":
         buf.flat[address] = values[-1]
         return np.concatenate([current, values[:-1]])

@@ -30,6 +30,7 @@ import numpy as np
 from minitriton.compiler import CompiledKernel, CompileOptions, compile_kernel
 from minitriton.diagnostics import CompileError
 from minitriton.frontend.source import ArgSpec, JITBase, KernelSource
+from minitriton.ir.types import BF16
 from minitriton.language.core import constexpr
 from minitriton.signature import Param, kernel_params, spec_for_value
 
@@ -198,7 +199,7 @@ class JITFunction(KernelInterface, JITBase):
             kwargs.pop(k, None)
         backend = resolve_backend(launch_opts.pop("backend", None))
         launch_opts.setdefault("debug", self._default_debug())
-        launch_opts = {k: v for k, v in launch_opts.items() if v is not None or k == "maxnreg"}
+        launch_opts = {k: v for k, v in launch_opts.items() if v is not None}
         return CompileOptions(**launch_opts), backend, kwargs
 
     def _default_debug(self) -> bool:
@@ -362,7 +363,10 @@ def _scalar_value(spec: ArgSpec, value: Any) -> Any:
 def _host_value(spec: ArgSpec, value: Any) -> Any:
     if spec.kind == "scalar":
         return _scalar_value(spec, value)
-    return flat_host_array(value)
+    arr = flat_host_array(value)
+    if spec.type.pointee == BF16 and arr.dtype != np.uint16:
+        arr = arr.view(np.uint16)  # the emulator keeps bf16 as its 16 raw bits
+    return arr
 
 
 def _gpu_value(spec: ArgSpec, value: Any) -> Any:

@@ -36,8 +36,10 @@ import importlib.util
 import inspect
 import io
 import json
+import os
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -128,14 +130,25 @@ class GeneratingDirective(SphinxDirective):
         raise NotImplementedError
 
 
-def literal(text: str, language: str = "text", caption: str | None = None) -> nodes.Node:
-    """A highlighted code block, with an optional caption."""
+def literal(
+    text: str, language: str = "text", caption: str | None = None, command: str | None = None
+) -> nodes.Node:
+    """A highlighted code block, with an optional caption and shell command.
+
+    The command is set as inline code, so that smart quotes leave its ``--``
+    and ``"`` alone.
+    """
     block = nodes.literal_block(text, text)
     block["language"] = language
-    if caption is None:
+    if caption is None and command is None:
         return block
     container = nodes.container("", literal_block=True, classes=["literal-block-wrapper"])
-    container += nodes.caption(caption, caption)
+    title = nodes.caption("", "")
+    if command is not None:
+        title += nodes.literal(command, command)
+        title += nodes.Text(" ")
+    title += nodes.Text(caption or "")
+    container += title
     container += block
     return container
 
@@ -518,6 +531,79 @@ class IRDirective(GeneratingDirective):
         return path.read_text(), self.options["file"]
 
 
+def run_cli(args: list[str]) -> tuple[str, str]:
+    """Run ``minitriton ARGS`` in-process; return what it wrote and its stderr."""
+    import contextlib
+    import tempfile
+
+    from minitriton.cli import main
+
+    with tempfile.TemporaryDirectory() as tmp:
+        out_path = Path(tmp) / "out.txt"
+        err = io.StringIO()
+        with contextlib.redirect_stderr(err):
+            status = main([*args, "-o", str(out_path)])
+        if status:
+            command = " ".join(args)
+            raise RuntimeError(f"minitriton {command} exited with {status}:\n{err.getvalue()}")
+        return out_path.read_text(), err.getvalue()
+
+
+class CompileDirective(GeneratingDirective):
+    """``.. minitriton-compile:: FILE.py[:KERNEL]``: run ``minitriton compile`` now.
+
+    Options: ``:signature:`` (``-s``), ``:emit:`` (default ``ir``) and
+    ``:print-after:`` (shows the pass's IR, printed to stderr, instead).
+    PTX is annotated with the kernel's source lines.
+    """
+
+    required_arguments = 1
+    option_spec = {
+        "signature": directives.unchanged,
+        "emit": directives.unchanged,
+        "print-after": directives.unchanged,
+    }
+
+    def generate(self) -> list[nodes.Node]:
+        target = self.arguments[0]
+        # --print-after needs the passes to run: the optimized IR is the default then.
+        emit = self.options.get("emit", "ir-opt" if "print-after" in self.options else "ir")
+        args = ["compile", target, "--emit", emit]
+        if "signature" in self.options:
+            args += ["-s", self.options["signature"]]
+        if "print-after" in self.options:
+            args += ["--print-after", self.options["print-after"]]
+        self.env.note_dependency(str(REPO / target.split(":")[0]))
+        if emit in ("llvm", "ptx") and not _backend_ready():
+            text = "The GPU backend is not written yet: this PTX appears once it is."
+            return [nodes.note("", nodes.paragraph(text=text))]
+        with _chdir(REPO):
+            text, err = run_cli(args)
+        shown, language = (err, "mtir") if "print-after" in self.options else (text, _LANGS[emit])
+        if emit == "ptx":
+            shown = annotate_ptx(shown)
+        command = "$ minitriton " + " ".join(_quote_arg(a) for a in args)
+        return [literal(shown, language, caption="(run when the docs were built)", command=command)]
+
+
+_LANGS = {"ast": "text", "ir": "mtir", "ir-opt": "mtir", "llvm": "llvm", "ptx": "text"}
+
+
+def _quote_arg(arg: str) -> str:
+    return f'"{arg}"' if " " in arg else arg
+
+
+@contextmanager
+def _chdir(path: Path) -> Iterator[None]:
+    """``contextlib.chdir`` for Python 3.10: relative kernel paths are the repo's."""
+    old = os.getcwd()
+    os.chdir(path)
+    try:
+        yield
+    finally:
+        os.chdir(old)
+
+
 def op_groups() -> list[tuple[str, list[type]]]:
     """Registered IR op classes grouped by dialect (``tt``, ``arith``, ...)."""
     from minitriton.ir import OP_REGISTRY
@@ -755,6 +841,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.add_directive("minitriton-automodule", AutomoduleIfExists)
     app.add_directive("minitriton-ir", IRDirective)
     app.add_directive("minitriton-ops", OpsDirective)
+    app.add_directive("minitriton-compile", CompileDirective)
     app.add_directive("minitriton-bench", BenchDirective)
     app.add_directive("minitriton-ptx", PTXDirective)
     app.connect("builder-inited", generate_pass_pages)

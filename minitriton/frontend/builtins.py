@@ -87,8 +87,7 @@ def _const_str(ctx: Any, x: Any, what: str) -> str:
 
 def _dtype(ctx: Any, x: Any, what: str = "dtype") -> ScalarType:
     if not isinstance(x, ScalarType):
-        raise error(ctx.b.loc, f"{what} must be a tl dtype such as tl.float32, got "
-                    f"{S.describe(x)}")
+        raise error(ctx.b.loc, f"{what} must be a tl dtype such as tl.float32, got {S.describe(x)}")
     return x
 
 
@@ -120,8 +119,11 @@ def _float_input(ctx: Any, x: Any, name: str, allowed: tuple[ScalarType, ...]) -
     t = _tensor(ctx, x, "x")
     if t.dtype not in allowed:
         names = " or ".join(repr(a) for a in allowed)
-        raise error(ctx.b.loc, f"tl.{name} expects {names}, got {t.dtype!r}",
-                    help="convert with .to(tl.float32) first")
+        raise error(
+            ctx.b.loc,
+            f"tl.{name} expects {names}, got {t.dtype!r}",
+            help="convert with .to(tl.float32) first",
+        )
     return t
 
 
@@ -206,8 +208,11 @@ def _cast(ctx: Any, input: Any, dtype: Any, fp_downcast_rounding: Any, bitcast: 
             raise error(ctx.b.loc, "this dtype (fp8) is not supported by MiniTriton")
         raise error(ctx.b.loc, f"dtype must be a tl dtype, got {S.describe(dtype)}")
     if fp_downcast_rounding not in (None, "rtne"):
-        raise error(ctx.b.loc, f"fp_downcast_rounding={fp_downcast_rounding!r} is not "
-                    "supported (only round-to-nearest-even, 'rtne')")
+        raise error(
+            ctx.b.loc,
+            f"fp_downcast_rounding={fp_downcast_rounding!r} is not "
+            "supported (only round-to-nearest-even, 'rtne')",
+        )
     x = _tensor(ctx, input, "input")
     if bitcast:
         return S.bitcast(ctx.b, x, dtype)
@@ -265,8 +270,10 @@ def _broadcast(ctx: Any, input: Any, other: Any) -> tuple[Tensor, Tensor]:
 
 def _pointer(ctx: Any, pointer: Any) -> Tensor:
     if not isinstance(pointer, Tensor) or not isinstance(pointer.dtype, PointerType):
-        raise error(ctx.b.loc, f"pointer must be a pointer or a block of pointers, got "
-                    f"{S.describe(pointer)}")
+        raise error(
+            ctx.b.loc,
+            f"pointer must be a pointer or a block of pointers, got {S.describe(pointer)}",
+        )
     return pointer
 
 
@@ -300,19 +307,32 @@ def _ptr_and_mask(ctx: Any, pointer: Any, mask: Any) -> tuple[Tensor, Tensor | N
 
 def _no_block_pointer_options(ctx: Any, boundary_check: Any, padding_option: Any) -> None:
     if boundary_check not in ((), None) or padding_option not in ("", None):
-        raise error(ctx.b.loc, "boundary_check and padding_option need block pointers "
-                    "(tl.make_block_ptr), which MiniTriton does not support")
+        raise error(
+            ctx.b.loc,
+            "boundary_check and padding_option need block pointers "
+            "(tl.make_block_ptr), which MiniTriton does not support",
+        )
 
 
 @impl("load")
 def _load(
-    ctx: Any, pointer: Any, mask: Any, other: Any, boundary_check: Any, padding_option: Any,
-    cache_modifier: Any, eviction_policy: Any, volatile: Any,
+    ctx: Any,
+    pointer: Any,
+    mask: Any,
+    other: Any,
+    boundary_check: Any,
+    padding_option: Any,
+    cache_modifier: Any,
+    eviction_policy: Any,
+    volatile: Any,
 ) -> Tensor:
     _no_block_pointer_options(ctx, boundary_check, padding_option)
     if other is not None and mask is None:
-        raise error(ctx.b.loc, "`other` cannot be provided without `mask`",
-                    help="pass mask= too, or drop other=")
+        raise error(
+            ctx.b.loc,
+            "`other` cannot be provided without `mask`",
+            help="pass mask= too, or drop other=",
+        )
     ptr, m = _ptr_and_mask(ctx, pointer, mask)
     operands = [ptr.handle]
     if m is not None:
@@ -325,7 +345,12 @@ def _load(
 
 @impl("store")
 def _store(
-    ctx: Any, pointer: Any, value: Any, mask: Any, boundary_check: Any, cache_modifier: Any,
+    ctx: Any,
+    pointer: Any,
+    value: Any,
+    mask: Any,
+    boundary_check: Any,
+    cache_modifier: Any,
     eviction_policy: Any,
 ) -> None:
     _no_block_pointer_options(ctx, boundary_check, "")
@@ -358,8 +383,9 @@ def _sem_scope(ctx: Any, sem: Any, scope: Any) -> dict[str, str]:
     return {"sem": sem, "scope": scope}
 
 
-def _atomic_rmw(ctx: Any, kind: str, pointer: Any, val: Any, mask: Any, sem: Any,
-                scope: Any) -> Tensor:
+def _atomic_rmw(
+    ctx: Any, kind: str, pointer: Any, val: Any, mask: Any, sem: Any, scope: Any
+) -> Tensor:
     ptr, m = _ptr_and_mask(ctx, pointer, mask)
     if isinstance(val, Tensor) and val.is_block and not ptr.is_block:
         ptr = S.broadcast_to(ctx.b, ptr, val.shape)
@@ -403,19 +429,28 @@ _PRECISIONS = ("tf32", "tf32x3", "ieee")
 
 @impl("dot")
 def _dot(
-    ctx: Any, input: Any, other: Any, acc: Any, input_precision: Any, allow_tf32: Any,
-    max_num_imprecise_acc: Any, out_dtype: Any,
+    ctx: Any,
+    input: Any,
+    other: Any,
+    acc: Any,
+    input_precision: Any,
+    allow_tf32: Any,
+    max_num_imprecise_acc: Any,
+    out_dtype: Any,
 ) -> Tensor:
     a, c = _block(ctx, input, "input"), _block(ctx, other, "other")
     if len(a.shape) != 2 or len(c.shape) != 2:
         raise error(ctx.b.loc, f"tl.dot needs 2-D blocks, got {a.type} and {c.type}")
     if a.dtype != c.dtype:
-        raise error(ctx.b.loc, f"tl.dot operands must have the same dtype, got {a.dtype!r} "
-                    f"and {c.dtype!r}")
+        raise error(
+            ctx.b.loc, f"tl.dot operands must have the same dtype, got {a.dtype!r} and {c.dtype!r}"
+        )
     (m, k), (k2, n) = a.shape, c.shape
     if k != k2:
-        raise error(ctx.b.loc, f"tl.dot shapes {list(a.shape)} and {list(c.shape)} are not "
-                    f"compatible: {k} != {k2}")
+        raise error(
+            ctx.b.loc,
+            f"tl.dot shapes {list(a.shape)} and {list(c.shape)} are not compatible: {k} != {k2}",
+        )
     if min(m, n, k) < 16:
         raise error(ctx.b.loc, f"tl.dot needs M, N and K >= 16, got M={m}, N={n}, K={k}")
     precision = _precision(ctx, input_precision, allow_tf32)
@@ -438,8 +473,9 @@ def _precision(ctx: Any, input_precision: Any, allow_tf32: Any) -> str:
         return "tf32" if allow_tf32 else "ieee"
     precision = "tf32" if input_precision is None else input_precision
     if precision not in _PRECISIONS:
-        raise error(ctx.b.loc, f"input_precision must be one of {', '.join(_PRECISIONS)}, "
-                    f"got {precision!r}")
+        raise error(
+            ctx.b.loc, f"input_precision must be one of {', '.join(_PRECISIONS)}, got {precision!r}"
+        )
     return precision
 
 
@@ -488,8 +524,9 @@ def reduce_blocks(
     region = _combiner_region(ctx, elems, combine, ops.ReduceReturnOp)
     shape = inputs[0].shape[:ax] + inputs[0].shape[ax + 1 :]
     result_types = [with_shape(e, shape) for e in elems]
-    op = ctx.b.create(ops.ReduceOp, [t.handle for t in inputs], result_types, {"axis": ax},
-                      regions=[region])
+    op = ctx.b.create(
+        ops.ReduceOp, [t.handle for t in inputs], result_types, {"axis": ax}, regions=[region]
+    )
     results = [Tensor(r) for r in op.results]
     if keep_dims and flat:
         return [S.broadcast_to(ctx.b, r, (1,) * original_rank) for r in results]
@@ -539,7 +576,12 @@ def _upcast_for_minmax(ctx: Any, x: Tensor) -> Tensor:
 
 
 def _minmax_reduce(
-    ctx: Any, kind: str, input: Any, axis: Any, return_indices: Any, tie_break_left: Any,
+    ctx: Any,
+    kind: str,
+    input: Any,
+    axis: Any,
+    return_indices: Any,
+    tie_break_left: Any,
     keep_dims: Any,
 ) -> Any:
     x = _block(ctx, input, "input")
@@ -550,17 +592,31 @@ def _minmax_reduce(
 
 
 @impl("max")
-def _max(ctx: Any, input: Any, axis: Any, return_indices: Any,
-         return_indices_tie_break_left: Any, keep_dims: Any) -> Any:
-    return _minmax_reduce(ctx, "max", input, axis, return_indices,
-                          return_indices_tie_break_left, keep_dims)
+def _max(
+    ctx: Any,
+    input: Any,
+    axis: Any,
+    return_indices: Any,
+    return_indices_tie_break_left: Any,
+    keep_dims: Any,
+) -> Any:
+    return _minmax_reduce(
+        ctx, "max", input, axis, return_indices, return_indices_tie_break_left, keep_dims
+    )
 
 
 @impl("min")
-def _min(ctx: Any, input: Any, axis: Any, return_indices: Any,
-         return_indices_tie_break_left: Any, keep_dims: Any) -> Any:
-    return _minmax_reduce(ctx, "min", input, axis, return_indices,
-                          return_indices_tie_break_left, keep_dims)
+def _min(
+    ctx: Any,
+    input: Any,
+    axis: Any,
+    return_indices: Any,
+    return_indices_tie_break_left: Any,
+    keep_dims: Any,
+) -> Any:
+    return _minmax_reduce(
+        ctx, "min", input, axis, return_indices, return_indices_tie_break_left, keep_dims
+    )
 
 
 @impl("argmax")
@@ -586,8 +642,7 @@ def _reduce_with_indices(
         axis = 0
     ax = _axis(ctx, axis, len(x.shape))
     n = x.shape[ax]
-    index = Tensor(ctx.b.value(ops.MakeRangeOp, [], BlockType((n,), I32),
-                               {"start": 0, "end": n}))
+    index = Tensor(ctx.b.value(ops.MakeRangeOp, [], BlockType((n,), I32), {"start": 0, "end": n}))
     for d in range(len(x.shape)):
         if d != ax:
             index = S.expand_dims(ctx.b, index, d)
@@ -639,8 +694,9 @@ def scan_blocks(
     elems = [t.dtype for t in inputs]
     region = _combiner_region(ctx, elems, combine, ops.ScanReturnOp)
     attrs = {"axis": ax, "reverse": bool(reverse)}
-    op = ctx.b.create(ops.ScanOp, [t.handle for t in inputs], [t.type for t in inputs], attrs,
-                      regions=[region])
+    op = ctx.b.create(
+        ops.ScanOp, [t.handle for t in inputs], [t.type for t in inputs], attrs, regions=[region]
+    )
     return [Tensor(r) for r in op.results]
 
 
@@ -686,9 +742,18 @@ def _sort(ctx: Any, x: Any, dim: Any, descending: Any) -> Tensor:
 
 _FP32_64 = (F32, F64)
 _MATH = {
-    "exp": "math.exp", "exp2": "math.exp2", "log": "math.log", "log2": "math.log2",
-    "sqrt": "math.sqrt", "sqrt_rn": "math.sqrt", "rsqrt": "math.rsqrt", "sin": "math.sin",
-    "cos": "math.cos", "floor": "math.floor", "ceil": "math.ceil", "erf": "math.erf",
+    "exp": "math.exp",
+    "exp2": "math.exp2",
+    "log": "math.log",
+    "log2": "math.log2",
+    "sqrt": "math.sqrt",
+    "sqrt_rn": "math.sqrt",
+    "rsqrt": "math.rsqrt",
+    "sin": "math.sin",
+    "cos": "math.cos",
+    "floor": "math.floor",
+    "ceil": "math.ceil",
+    "erf": "math.erf",
 }
 
 
@@ -744,8 +809,9 @@ def _clamp(ctx: Any, x: Any, min: Any, max: Any, propagate_nan: Any) -> Tensor: 
 
 @impl("umulhi")
 def _umulhi(ctx: Any, x: Any, y: Any) -> Tensor:
-    a, c = S.promote_pair(ctx.b, _tensor(ctx, x, "x") if not isinstance(y, Tensor) else x, y,
-                          P.BITWISE)
+    a, c = S.promote_pair(
+        ctx.b, _tensor(ctx, x, "x") if not isinstance(y, Tensor) else x, y, P.BITWISE
+    )
     return Tensor(ctx.b.value(ops.UmulhiOp, [a.handle, c.handle], a.type))
 
 
@@ -888,8 +954,11 @@ for _hint in ("multiple_of", "max_contiguous", "max_constancy"):
 @impl("static_assert")
 def _static_assert(ctx: Any, cond: Any, msg: Any) -> None:
     if isinstance(cond, Tensor):
-        raise error(ctx.b.loc, "static_assert needs a compile-time condition",
-                    help="use tl.device_assert for run-time checks")
+        raise error(
+            ctx.b.loc,
+            "static_assert needs a compile-time condition",
+            help="use tl.device_assert for run-time checks",
+        )
     if not cond:
         raise error(ctx.b.loc, "static_assert failed" + (f": {msg}" if msg else ""))
 

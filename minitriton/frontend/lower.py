@@ -100,7 +100,40 @@ PY_BUILTINS |= {n: PyBuiltin(n) for n in ("print", "abs", "isinstance", "tuple",
 TENSOR_METHODS = {"to": "cast", "T": "trans"}
 TENSOR_METHODS |= {
     n: n
-    for n in ["reshape", "view", "trans", "permute", "expand_dims", "broadcast_to", "sum", "max", "min", "argmax", "argmin", "cumsum", "cumprod", "sort", "xor_sum", "reduce", "associative_scan", "exp", "exp2", "log", "log2", "sqrt", "rsqrt", "abs", "sin", "cos", "floor", "ceil", "erf", "sigmoid", "softmax", "cast"]
+    for n in [
+        "reshape",
+        "view",
+        "trans",
+        "permute",
+        "expand_dims",
+        "broadcast_to",
+        "sum",
+        "max",
+        "min",
+        "argmax",
+        "argmin",
+        "cumsum",
+        "cumprod",
+        "sort",
+        "xor_sum",
+        "reduce",
+        "associative_scan",
+        "exp",
+        "exp2",
+        "log",
+        "log2",
+        "sqrt",
+        "rsqrt",
+        "abs",
+        "sin",
+        "cos",
+        "floor",
+        "ceil",
+        "erf",
+        "sigmoid",
+        "softmax",
+        "cast",
+    ]
 }
 
 _PY_BINOPS: dict[str, Callable[[Any, Any], Any]] = {
@@ -226,9 +259,7 @@ class Compiler:
         if name not in self.signatures:
             self._lower_helper(name, src, fdef, bound)
         results = self.signatures[name]
-        call = caller.b.create(
-            ops.CallOp, [t.handle for t in runtime], results, {"callee": name}
-        )
+        call = caller.b.create(ops.CallOp, [t.handle for t in runtime], results, {"callee": name})
         values = [Tensor(r) for r in call.results]
         if self._returns_tuple.get(name):
             return tuple(values)
@@ -244,9 +275,11 @@ class Compiler:
         block = Block()
         env: dict[str, Any] = {}
         for pname, value in bound.items():
-            env[pname] = Tensor(_add_block_arg(block, value.type, pname)) if isinstance(
-                value, Tensor
-            ) else value
+            env[pname] = (
+                Tensor(_add_block_arg(block, value.type, pname))
+                if isinstance(value, Tensor)
+                else value
+            )
         lowerer = FunctionLowerer(self, src, Builder(block, fdef.loc), env, is_kernel=False)
         returned = lowerer.lower_body(fdef)
         values = list(returned) if isinstance(returned, tuple) else [returned]
@@ -265,9 +298,7 @@ class Compiler:
         self.in_progress.discard(name)
         self.loc = saved_loc
 
-    def inline_helper(
-        self, caller: FunctionLowerer, fn: JITBase, args: list[Any]
-    ) -> Any:
+    def inline_helper(self, caller: FunctionLowerer, fn: JITBase, args: list[Any]) -> Any:
         """Lower ``fn``'s body in place (a ``tt.reduce``/``tt.scan`` combiner)."""
         src = fn.source
         fdef = self.parse(src)
@@ -451,8 +482,12 @@ class FunctionLowerer:
         """``assert cond, msg``: static if compile-time, else ``tt.assert``."""
         cond = self.eval(node.test)
         msg = self.eval(node.msg) if node.msg is not None else ""
-        self.call_builtin("static_assert" if not isinstance(cond, Tensor) else "device_assert",
-                          [cond, msg], {}, node.loc)
+        self.call_builtin(
+            "static_assert" if not isinstance(cond, Tensor) else "device_assert",
+            [cond, msg],
+            {},
+            node.loc,
+        )
 
     def stmt_If(self, node: ast.If) -> None:  # noqa: N802
         """Compile-time ``if`` picks a branch; run-time ``if`` becomes ``scf.if``."""
@@ -490,8 +525,9 @@ class FunctionLowerer:
         with self.b.at(else_block):
             self.b.create(ops.YieldOp, [t.handle for t in else_t], loc=node.loc)
         regions = [Region(then_block), Region(else_block)]
-        op = self.b.create(ops.IfOp, [flag.handle], [t.type for t in then_t], loc=node.loc,
-                           regions=regions)
+        op = self.b.create(
+            ops.IfOp, [flag.handle], [t.type for t in then_t], loc=node.loc, regions=regions
+        )
         for name, result in zip(names, op.results):
             result.name_hint = name
             self.env[name] = Tensor(result)
@@ -554,8 +590,11 @@ class FunctionLowerer:
                 self.env = outer_env
                 if not _truth(node.test.loc, cond):
                     return
-                raise error(node.test.loc, "while loop with a compile-time true condition never "
-                            "ends (break is not supported)")
+                raise error(
+                    node.test.loc,
+                    "while loop with a compile-time true condition never "
+                    "ends (break is not supported)",
+                )
             with self.b.located(node.test.loc):
                 flag = self._scalar_condition(cond, "while")
             self.b.create(ops.ConditionOp, [flag.handle, *before.args], loc=node.loc)
@@ -569,8 +608,13 @@ class FunctionLowerer:
         self.depth -= 1
         body_env = self.env
         self.env = outer_env
-        op = self.b.create(ops.WhileOp, [t.handle for t in inits], types_, loc=node.loc,
-                           regions=[Region(before), Region(after)])
+        op = self.b.create(
+            ops.WhileOp,
+            [t.handle for t in inits],
+            types_,
+            loc=node.loc,
+            regions=[Region(before), Region(after)],
+        )
         self._after_loop(op, carried, assigned, body_env, node, "while")
 
     def stmt_For(self, node: ast.For) -> None:  # noqa: N802
@@ -587,8 +631,11 @@ class FunctionLowerer:
         value = self.eval(it)
         if isinstance(value, (tuple, list)):
             return self._unroll(node, value)
-        raise error(it.loc, "for loops must iterate over range(...), tl.range(...), "
-                    "tl.static_range(...) or a compile-time tuple")
+        raise error(
+            it.loc,
+            "for loops must iterate over range(...), tl.range(...), "
+            "tl.static_range(...) or a compile-time tuple",
+        )
 
     def _range_bounds(self, kind: str, fn: Any, call: ast.Call) -> tuple[Any, Any, Any]:
         args = [self.eval(a) for a in call.args]
@@ -646,13 +693,22 @@ class FunctionLowerer:
     def _loop_bounds(self, bounds: tuple[Any, Any, Any]) -> tuple[Tensor, Tensor, Tensor]:
         """Rule 8 on the bounds: one integer type for lb, ub and step."""
         if not isinstance(bounds[2], Tensor) and bounds[2] < 0:
-            raise error(self.b.loc, "a range with a negative step is not supported in scf.for; "
-                        "use a positive step")
+            raise error(
+                self.b.loc,
+                "a range with a negative step is not supported in scf.for; use a positive step",
+            )
         tys = []
         for v in bounds:
             t = v.dtype if isinstance(v, Tensor) else P.literal_type(v) if P.is_py_scalar(v) else v
-            if not isinstance(t, ScalarType) or not t.is_int() or isinstance(v, Tensor) and v.is_block:
-                raise error(self.b.loc, f"range bounds must be integer scalars, got {S.describe(v)}")
+            if (
+                not isinstance(t, ScalarType)
+                or not t.is_int()
+                or isinstance(v, Tensor)
+                and v.is_block
+            ):
+                raise error(
+                    self.b.loc, f"range bounds must be integer scalars, got {S.describe(v)}"
+                )
             tys.append(t)
         ivt = P.integer_promote(P.integer_promote(tys[0], tys[1]), tys[2])
         return tuple(S.cast(self.b, v, ivt) for v in bounds)  # type: ignore[return-value]
@@ -685,8 +741,11 @@ class FunctionLowerer:
             value = self.env.get(name)
             loc = assigned[name]
             if value is None or _undef(value):
-                raise error(loc, f"loop-carried variable '{name}' is not defined on every path "
-                            "through the loop body")
+                raise error(
+                    loc,
+                    f"loop-carried variable '{name}' is not defined on every path "
+                    "through the loop body",
+                )
             with self.b.located(loc):
                 t = S.to_tensor(self.b, value)
             if t.type != init.type:
@@ -699,8 +758,13 @@ class FunctionLowerer:
         return yields
 
     def _after_loop(
-        self, op: Any, carried: list[str], assigned: dict[str, Location], body_env: dict,
-        node: ast.For | ast.While, what: str,
+        self,
+        op: Any,
+        carried: list[str],
+        assigned: dict[str, Location],
+        body_env: dict,
+        node: ast.For | ast.While,
+        what: str,
     ) -> None:
         for name, result in zip(carried, op.results):
             result.name_hint = name
@@ -711,11 +775,15 @@ class FunctionLowerer:
             before = self.env.get(name)
             if before is not None and not _undef(before) and body_env.get(name) is not before:
                 if isinstance(node, ast.For) and name == getattr(node.target, "id", None):
-                    self.env[name] = Undefined(f"it is the loop variable of the for loop at line "
-                                               f"{node.loc.line}")
+                    self.env[name] = Undefined(
+                        f"it is the loop variable of the for loop at line {node.loc.line}"
+                    )
                     continue
-                raise error(assigned[name], f"variable '{name}' holds a compile-time "
-                            f"{type(before).__name__} and cannot change inside a {what} loop")
+                raise error(
+                    assigned[name],
+                    f"variable '{name}' holds a compile-time "
+                    f"{type(before).__name__} and cannot change inside a {what} loop",
+                )
             if before is None or _undef(before):
                 self.env[name] = Undefined(
                     f"it is only defined inside the {what} loop at line {node.loc.line}"
@@ -733,8 +801,9 @@ class FunctionLowerer:
             if isinstance(value, Tensor) or not isinstance(value, (tuple, list)):
                 raise error(target.loc, f"cannot unpack {S.describe(value)}")
             if len(value) != len(target.elts):
-                raise error(target.loc, f"cannot unpack {len(value)} values into "
-                            f"{len(target.elts)} targets")
+                raise error(
+                    target.loc, f"cannot unpack {len(value)} values into {len(target.elts)} targets"
+                )
             for t, v in zip(target.elts, value):
                 self.bind(t, v)
             return
@@ -761,8 +830,10 @@ class FunctionLowerer:
         if name in self.env:
             value = self.env[name]
             if isinstance(value, Undefined):
-                raise error(node.loc, f"variable '{name}' is not defined on every path to "
-                            f"this use: {value.reason}")
+                raise error(
+                    node.loc,
+                    f"variable '{name}' is not defined on every path to this use: {value.reason}",
+                )
             return value
         if name in self.globals:
             return unwrap(self.globals[name])
@@ -805,8 +876,7 @@ class FunctionLowerer:
         """``-x``, ``+x``, ``~x``, ``not x``."""
         value = self.eval(node.operand)
         if not isinstance(value, Tensor):
-            fns = {"-": operator.neg, "+": operator.pos, "~": operator.invert,
-                   "not": operator.not_}
+            fns = {"-": operator.neg, "+": operator.pos, "~": operator.invert, "not": operator.not_}
             return _fold(node.loc, lambda a, _: fns[node.op](a), value, None, node.op)
         if node.op == "-":
             return S.negate(self.b, value)
@@ -865,8 +935,10 @@ class FunctionLowerer:
         if not isinstance(cond, Tensor):
             return self.eval(node.body if _truth(node.test.loc, cond) else node.orelse)
         if cond.is_block:
-            raise error(node.test.loc, "a conditional expression needs a scalar condition; "
-                        "use tl.where for blocks")
+            raise error(
+                node.test.loc,
+                "a conditional expression needs a scalar condition; use tl.where for blocks",
+            )
         body, orelse = self.eval(node.body), self.eval(node.orelse)
         return S.where(self.b, cond, body, orelse)
 
@@ -884,8 +956,9 @@ class FunctionLowerer:
 
     def _py_index(self, item: ast.Expr) -> Any:
         if isinstance(item, ast.Slice):
-            parts = [self.eval(p) if p is not None else None
-                     for p in (item.lower, item.upper, item.step)]
+            parts = [
+                self.eval(p) if p is not None else None for p in (item.lower, item.upper, item.step)
+            ]
             return slice(*parts)
         return self.eval(item)
 
@@ -896,10 +969,14 @@ class FunctionLowerer:
                 result = S.expand_dims(self.b, result, dim)
                 continue
             full = isinstance(item, ast.Slice) and all(
-                p is None for p in (item.lower, item.upper, item.step))
+                p is None for p in (item.lower, item.upper, item.step)
+            )
             if not full:
-                raise error(item.loc, "blocks can only be indexed with ':' and None",
-                            help="to read element i of a pointer p, use tl.load(p + i)")
+                raise error(
+                    item.loc,
+                    "blocks can only be indexed with ':' and None",
+                    help="to read element i of a pointer p, use tl.load(p + i)",
+                )
         return result
 
     def expr_Attribute(self, node: ast.Attribute) -> Any:  # noqa: N802
@@ -964,8 +1041,7 @@ class FunctionLowerer:
             if name is not None:
                 return self.call_builtin(name, args, kwargs, node.loc, node)
             if isinstance(fn, BoundMethod):
-                return self.call_builtin(fn.builtin, [fn.self_value, *args], kwargs, node.loc,
-                                         node)
+                return self.call_builtin(fn.builtin, [fn.self_value, *args], kwargs, node.loc, node)
             if isinstance(fn, JITBase):
                 return self.compiler.call_helper(self, fn, args, kwargs)
             if isinstance(fn, PyBuiltin):
@@ -982,8 +1058,11 @@ class FunctionLowerer:
         if any(isinstance(v, Tensor) for v in [*args, *kwargs.values()]):
             if fname == "cdiv":
                 return self.call_builtin("cdiv", args, kwargs, node.loc, node)
-            raise error(node.loc, f"cannot call the Python function '{fname}' with run-time "
-                        "values", help="decorate it with @triton.jit")
+            raise error(
+                node.loc,
+                f"cannot call the Python function '{fname}' with run-time values",
+                help="decorate it with @triton.jit",
+            )
         try:
             return unwrap(fn(*args, **kwargs))
         except Exception as e:  # noqa: BLE001
@@ -1007,8 +1086,11 @@ class FunctionLowerer:
         if name == "range":
             raise error(node.loc, "range() can only be used as the iterable of a for loop")
         if runtime:
-            raise error(node.loc, f"{name}() needs compile-time arguments",
-                        help="use x.to(tl.float32) / x.to(tl.int32) to convert run-time values")
+            raise error(
+                node.loc,
+                f"{name}() needs compile-time arguments",
+                help="use x.to(tl.float32) / x.to(tl.int32) to convert run-time values",
+            )
         fn = __builtins__[name] if isinstance(__builtins__, dict) else getattr(__builtins__, name)
         try:
             return fn(*args, **kwargs)
@@ -1017,7 +1099,11 @@ class FunctionLowerer:
 
     # -- builtins -------------------------------------------------------------
     def bind_builtin(
-        self, name: str, stub: Any, args: list[Any], kwargs: dict[str, Any],
+        self,
+        name: str,
+        stub: Any,
+        args: list[Any],
+        kwargs: dict[str, Any],
         node: ast.Call | None,
     ) -> dict[str, Any]:
         """Bind arguments with the stub's signature (located errors for bad keywords)."""
@@ -1038,7 +1124,11 @@ class FunctionLowerer:
         return {k: unwrap(v) for k, v in bound.arguments.items()}
 
     def call_builtin(
-        self, name: str, args: list[Any], kwargs: dict[str, Any], loc: Location,
+        self,
+        name: str,
+        args: list[Any],
+        kwargs: dict[str, Any],
+        loc: Location,
         node: ast.Call | None = None,
     ) -> Any:
         """Bind and lower a call of the ``tl`` builtin ``name``."""
@@ -1098,8 +1188,9 @@ def _fold(loc: Location, fn: Callable[[Any, Any], Any], a: Any, c: Any, op: str)
     except ZeroDivisionError:
         raise error(loc, "division by zero in a compile-time expression") from None
     except Exception as e:  # noqa: BLE001
-        raise error(loc, f"unsupported operand types for '{op}': {S.describe(a)} and "
-                    f"{S.describe(c)} ({e})") from None
+        raise error(
+            loc, f"unsupported operand types for '{op}': {S.describe(a)} and {S.describe(c)} ({e})"
+        ) from None
 
 
 def _range_kind(fn: Any) -> str | None:
@@ -1149,8 +1240,13 @@ _DTYPE_PREDICATES = {
 def _type_attribute(loc: Location, t: Any, attr: str) -> Any:
     """``dtype.element_ty``, ``dtype.primitive_bitwidth``, ``dtype.is_floating()`` ..."""
     if attr == "element_ty":
-        return t.pointee if isinstance(t, PointerType) else t.element if isinstance(
-            t, BlockType) else t
+        return (
+            t.pointee
+            if isinstance(t, PointerType)
+            else t.element
+            if isinstance(t, BlockType)
+            else t
+        )
     if attr == "primitive_bitwidth" and isinstance(t, ScalarType):
         return t.bitwidth
     if attr in ("int_bitwidth", "fp_mantissa_width") and isinstance(t, ScalarType):

@@ -203,9 +203,9 @@ def cast(b: Builder, x: Any, dtype: ScalarType | PointerType) -> Tensor:
     if dtype == I1 and not isinstance(x.dtype, PointerType):
         # Triton casts to bool with `!= 0`, not by truncation.
         return compare(b, "!=", x, 0)
-    if isinstance(x.dtype, PointerType) != isinstance(dtype, PointerType):
-        if not (dtype.is_int() or x.dtype.is_int()):
-            raise error(b.loc, f"cannot cast {x.type} to {dtype!r}")
+    ptr_change = isinstance(x.dtype, PointerType) != isinstance(dtype, PointerType)
+    if ptr_change and not (dtype.is_int() or x.dtype.is_int()):
+        raise error(b.loc, f"cannot cast {x.type} to {dtype!r}")
     return Tensor(b.value(ops.CastOp, [x.handle], with_element(x.type, dtype)))
 
 
@@ -394,9 +394,10 @@ def logical(b: Builder, op: str, x: Any, y: Any) -> Tensor:
 def where(b: Builder, cond: Any, x: Any, y: Any) -> Tensor:
     """Rule 15: ``x if cond else y`` elementwise, broadcasting all three."""
     c = to_bool(b, cond)
-    if not isinstance(x, Tensor) and not isinstance(y, Tensor):
-        t = computation_type(b, to_tensor(b, x), y, P.ARITH) if P.is_py_scalar(x) else None
-        x = to_tensor(b, x) if t is None else constant(b, x, t)
+    if P.is_py_scalar(x) and P.is_py_scalar(y):
+        # Two Python scalars: rule 3 types both, then the usual rules pick one.
+        t = P.computation_type(_literal_type(b, x), _literal_type(b, y), P.ARITH)
+        x = constant(b, x, t)
     if _is_ptr(x) or _is_ptr(y):
         a, d = _pointer_pair(b, x, y)
     else:

@@ -22,7 +22,12 @@ from tests.kernels.layer_norm import (
     _layer_norm_fwd_fused,
 )
 from tests.kernels.matmul import matmul_kernel
-from tests.kernels.random_kernels import rand_kernel, randint_kernel, randn_kernel
+from tests.kernels.random_kernels import (
+    rand_kernel,
+    rand_offset64_kernel,
+    randint_kernel,
+    randn_kernel,
+)
 from tests.kernels.vector_add import add_kernel
 
 
@@ -80,6 +85,21 @@ def test_fused_softmax(backend: str, rng: np.random.Generator, n_rows: int, n_co
         BLOCK_SIZE=block, num_stages=2, backend=backend,
     )  # fmt: skip
     np.testing.assert_allclose(y, softmax_ref(x), rtol=1e-5, atol=1e-7)
+
+
+def test_fused_softmax_strided_views(backend: str, rng: np.random.Generator) -> None:
+    """Input and output are views into wider arrays: the row strides differ from n_cols,
+    and the kernel's stores must land in the caller's array."""
+    n_rows, n_cols = 9, 50
+    x_full = rng.standard_normal((n_rows, 64), dtype=np.float32)
+    y_full = np.full((n_rows, 80), 5.0, dtype=np.float32)
+    x, y = x_full[:, 3 : 3 + n_cols], y_full[:, :n_cols]
+    softmax_kernel[(3,)](
+        y, x, row_stride(x), row_stride(y), n_rows, n_cols,
+        BLOCK_SIZE=64, num_stages=2, backend=backend,
+    )  # fmt: skip
+    np.testing.assert_allclose(y_full[:, :n_cols], softmax_ref(x), rtol=1e-5, atol=1e-7)
+    assert np.all(y_full[:, n_cols:] == 5.0), "stores past n_cols"
 
 
 # ---------------------------------------------------------------- 03 matmul
@@ -155,17 +175,36 @@ def test_matmul_transposed_strides(backend: str, rng: np.random.Generator) -> No
 
 
 def test_philox_reference_known_answers() -> None:
-    """The NumPy reference reproduces Random123's Philox-4x32-10 known-answer vectors."""
+    """The NumPy reference reproduces Random123's Philox-4x32-10 and 4x64-10 known answers."""
     cases = [
-        ([0] * 6, [0x6627E8D5, 0xE169C58D, 0xBC57AC4C, 0x9B00DBD8]),
-        ([0xFFFFFFFF] * 6, [0x408F276D, 0x41C83B0E, 0xA20BC7C6, 0x6D5451FD]),
+        (np.uint32, [0] * 6, [0x6627E8D5, 0xE169C58D, 0xBC57AC4C, 0x9B00DBD8]),
+        (np.uint32, [0xFFFFFFFF] * 6, [0x408F276D, 0x41C83B0E, 0xA20BC7C6, 0x6D5451FD]),
         (
+            np.uint32,
             [0x243F6A88, 0x85A308D3, 0x13198A2E, 0x03707344, 0xA4093822, 0x299F31D0],
             [0xD16CFE09, 0x94FDCCEB, 0x5001E420, 0x24126EA1],
         ),
-    ]
-    for inputs, expected in cases:
-        args = [np.array([v], dtype=np.uint32) for v in inputs]
+        (
+            np.uint64,
+            [0] * 6,
+            [0x16554D9ECA36314C, 0xDB20FE9D672D0FDC, 0xD7E772CEE186176B, 0x7E68B68AEC7BA23B],
+        ),
+        (
+            np.uint64,
+            [2**64 - 1] * 6,
+            [0x87B092C3013FE90B, 0x438C3C67BE8D0224, 0x9CC7D7C69CD777B6, 0xA09CAEBF594F0BA0],
+        ),
+        (
+            np.uint64,
+            [
+                0x243F6A8885A308D3, 0x13198A2E03707344, 0xA4093822299F31D0,
+                0x082EFA98EC4E6C89, 0x452821E638D01377, 0xBE5466CF34E90C6C,
+            ],
+            [0xA528F45403E61D95, 0x38C72DBD566E9788, 0xA5A1610E72FD18B5, 0x57BD43B5E52B7FE6],
+        ),
+    ]  # fmt: skip
+    for dtype, inputs, expected in cases:
+        args = [np.array([v], dtype=dtype) for v in inputs]
         got = [int(c[0]) for c in philox_ref.philox_impl(*args)]
         assert got == expected
 
@@ -190,6 +229,15 @@ def test_rand_stream(backend: str, seed: int) -> None:
     # Integer arithmetic, an int->float conversion and one fp32 multiply: exact.
     np.testing.assert_array_equal(out, philox_ref.rand(seed, np.arange(n, dtype=np.int32)))
     assert out.min() >= 0.0 and out.max() < 1.0
+
+
+def test_rand_stream_int64_offsets(backend: str) -> None:
+    """int64 offsets switch Triton to Philox-4x64 and the 64-bit uniform scale."""
+    n, seed, base = 700, 99, 2**33 + 5
+    out = np.zeros(n, dtype=np.float32)
+    rand_offset64_kernel[(triton.cdiv(n, 256),)](out, seed, base, n, BLOCK=256, backend=backend)
+    offsets = base + np.arange(n, dtype=np.int64)
+    np.testing.assert_array_equal(out, philox_ref.rand(seed, offsets))
 
 
 def test_randn_stream(backend: str) -> None:

@@ -68,8 +68,12 @@ def float_floordiv(p, BLOCK: tl.constexpr):
 
 def test_float_floor_division() -> None:
     err = compile_error(float_floordiv, "ptr<f32>", 16)
-    check(err, "floordiv", 9, "floor division '//' is not supported on floating-point "
-          "values (fp32 // fp32)")
+    check(
+        err,
+        "floordiv",
+        9,
+        "floor division '//' is not supported on floating-point values (fp32 // fp32)",
+    )
 
 
 @triton.jit
@@ -95,8 +99,13 @@ def undefined_on_one_path(p, n):
 def test_variable_undefined_on_one_path() -> None:
     err = compile_error(undefined_on_one_path, "ptr<f32>", "i32")
     if_line = marked_line("undef") - 2
-    check(err, "undef", 17, "variable 'y' is not defined on every path to this use: it is "
-          f"assigned only in the then-branch of the if at line {if_line}")
+    check(
+        err,
+        "undef",
+        17,
+        "variable 'y' is not defined on every path to this use: it is "
+        f"assigned only in the then-branch of the if at line {if_line}",
+    )
 
 
 @triton.jit
@@ -109,8 +118,13 @@ def defined_in_one_branch_unused(p, n):
 
 def test_variable_in_one_branch_unused_after_is_fine() -> None:
     src = defined_in_one_branch_unused.source
-    lower_kernel(src, [ArgSpec("p", "pointer", parse_type("ptr<f32>")),
-                       ArgSpec("n", "scalar", parse_type("i32"))])
+    lower_kernel(
+        src,
+        [
+            ArgSpec("p", "pointer", parse_type("ptr<f32>")),
+            ArgSpec("n", "scalar", parse_type("i32")),
+        ],
+    )
 
 
 @triton.jit
@@ -199,8 +213,12 @@ def wrong_helper_arity(p):
 
 def test_wrong_helper_arity() -> None:
     err = compile_error(wrong_helper_arity, "ptr<f32>")
-    check(err, "arity", 9, "wrong arguments for @jit function 'two_args': "
-          "too many positional arguments")
+    check(
+        err,
+        "arity",
+        9,
+        "wrong arguments for @jit function 'two_args': too many positional arguments",
+    )
 
 
 @triton.jit

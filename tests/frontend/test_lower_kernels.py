@@ -69,31 +69,32 @@ F32P, F16P, I32 = "ptr<f32>", "ptr<f16>", "i32"
 
 CASES = {
     "vector_add": ("vector_add", "add_kernel", [F32P, F32P, F32P, I32, 1024]),
-    "fused_softmax": (
-        "fused_softmax", "softmax_kernel", [F32P, F32P, I32, I32, I32, I32, 1024, 4]
-    ),
+    "fused_softmax": ("fused_softmax", "softmax_kernel", [F32P, F32P, I32, I32, I32, I32, 1024, 4]),
     "matmul_leaky_relu": (
-        "matmul", "matmul_kernel",
+        "matmul",
+        "matmul_kernel",
         [F16P, F16P, F16P] + [I32] * 9 + [64, 64, 32, 8, "leaky_relu"],
     ),
     "matmul_no_activation": (
-        "matmul", "matmul_kernel", [F16P, F16P, F16P] + [I32] * 9 + [32, 32, 16, 4, ""],
+        "matmul",
+        "matmul_kernel",
+        [F16P, F16P, F16P] + [I32] * 9 + [32, 32, 16, 4, ""],
     ),
-    "layer_norm_fwd": (
-        "layer_norm", "_layer_norm_fwd_fused", [F32P] * 6 + [I32, I32, "f32", 1024]
-    ),
+    "layer_norm_fwd": ("layer_norm", "_layer_norm_fwd_fused", [F32P] * 6 + [I32, I32, "f32", 1024]),
     "layer_norm_bwd_dx": (
-        "layer_norm", "_layer_norm_bwd_dx_fused", [F32P] * 8 + ["ptr<i32>", I32, I32, 8, 1024]
+        "layer_norm",
+        "_layer_norm_bwd_dx_fused",
+        [F32P] * 8 + ["ptr<i32>", I32, I32, 8, 1024],
     ),
-    "layer_norm_bwd_dwdb": (
-        "layer_norm", "_layer_norm_bwd_dwdb", [F32P] * 4 + [I32, I32, 32, 128]
-    ),
+    "layer_norm_bwd_dwdb": ("layer_norm", "_layer_norm_bwd_dwdb", [F32P] * 4 + [I32, I32, 32, 128]),
     "attention_causal": (
-        "attention_masked", "attn_fwd_masked",
+        "attention_masked",
+        "attn_fwd_masked",
         [F16P, F16P, F16P, "f32", F32P, F16P] + [I32] * 19 + [64, 64, 32, 3],
     ),
     "attention_noncausal": (
-        "attention_masked", "attn_fwd_masked",
+        "attention_masked",
+        "attn_fwd_masked",
         [F16P, F16P, F16P, "f32", F32P, F16P] + [I32] * 19 + [64, 64, 32, 1],
     ),
     "dropout": ("dropout", "_seeded_dropout", [F32P, F32P, I32, "f32", I32, 1024]),
@@ -163,3 +164,22 @@ def test_equal_to_1_argument_is_folded() -> None:
     n_arg = module.kernel.body.args[3]
     assert n_arg.name_hint == "n_elements"
     assert not any(n_arg in op.operands for op in module.walk())
+
+
+FEATURES = {
+    "features_control_flow": ("control_flow", [F32P, I32, 128, None]),
+    "features_control_flow_bias": ("control_flow", [F32P, I32, 128, 1.5]),
+    "features_reductions": ("reductions", [F32P, F32P, 16, 32]),
+    "features_shapes_and_math": ("shapes_and_math", [F32P, F32P, 64]),
+    "features_random": ("random_numbers", [F32P, I32, 256]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(FEATURES))
+def test_feature_golden(name: str, golden: Any) -> None:
+    fn_name, args = FEATURES[name]
+    module = lower("lowering_features", fn_name, args)
+    verify_module(module)
+    text = print_module(module)
+    assert print_module(parse_module(text)) == text
+    golden(text, f"{name}.ir")

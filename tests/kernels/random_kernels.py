@@ -24,3 +24,10 @@ def randn_kernel(out_ptr, seed, n, BLOCK: tl.constexpr):
     """``out[i] = tl.randn(seed, i)``."""
     offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
     tl.store(out_ptr + offsets, tl.randn(seed, offsets), mask=offsets < n)
+
+
+@triton.jit
+def rand_offset64_kernel(out_ptr, seed, base, n, BLOCK: tl.constexpr):
+    """``out[i] = tl.rand(seed, base + i)``; an int64 ``base`` makes the offsets int64."""
+    offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(out_ptr + offsets, tl.rand(seed, base + offsets), mask=offsets < n)

@@ -1,0 +1,153 @@
+"""Math functions: fast PTX instructions, libdevice, or portable fallbacks.
+
+Like Triton, fp32 ``exp``/``exp2`` use ``ex2.approx.f32`` and ``rsqrt`` uses
+``rsqrt.approx.f32`` (fast approximations); ``sqrt`` is IEEE ``sqrt.rn``.
+The other functions (``log``, ``sin``, ``erf``, ``pow``, all of fp64 ...)
+call NVIDIA's libdevice, as Triton does, when libdevice is found
+(``MINITRITON_LIBDEVICE``, Triton's copy, or a CUDA toolkit). Without it,
+fp32 falls back to the approximate PTX instructions (``lg2.approx``,
+``sin.approx``, ``tanh.approx``; ``erf`` by a polynomial with 1.5e-7 error) and
+fp64 is computed in fp32 — less accurate, and documented as such.
+"""
+
+from __future__ import annotations
+
+import glob
+import importlib.util
+import os
+from functools import lru_cache
+from pathlib import Path
+
+from llvmlite import ir
+
+from minitriton.backend.lltypes import F32_T, F64_T
+from minitriton.ir.types import F32, F64, ScalarType
+
+_LIBDEVICE_F32 = {
+    "log": "__nv_logf",
+    "log2": "__nv_log2f",
+    "sin": "__nv_sinf",
+    "cos": "__nv_cosf",
+    "erf": "__nv_erff",
+    "tanh": "__nv_tanhf",
+    "pow": "__nv_powf",
+}
+_LIBDEVICE_F64 = {
+    "exp": "__nv_exp",
+    "exp2": "__nv_exp2",
+    "log": "__nv_log",
+    "log2": "__nv_log2",
+    "sin": "__nv_sin",
+    "cos": "__nv_cos",
+    "erf": "__nv_erf",
+    "tanh": "__nv_tanh",
+    "rsqrt": "__nv_rsqrt",
+    "pow": "__nv_pow",
+}
+_APPROX = {
+    "exp2": "ex2.approx.f32",
+    "log2": "lg2.approx.f32",
+    "rsqrt": "rsqrt.approx.f32",
+    "sin": "sin.approx.f32",
+    "cos": "cos.approx.f32",
+    "tanh": "tanh.approx.f32",
+}
+LOG2E = 1.4426950408889634
+LN2 = 0.6931471805599453
+
+
+@lru_cache(maxsize=1)
+def find_libdevice() -> str | None:
+    """Path of ``libdevice.10.bc``, or ``None`` if none is installed."""
+    env = os.environ.get("MINITRITON_LIBDEVICE")
+    if env:
+        return env if os.path.isfile(env) else None
+    candidates = []
+    spec = importlib.util.find_spec("triton")
+    if spec is not None and spec.origin:
+        root = Path(spec.origin).parent
+        candidates.append(str(root / "backends" / "nvidia" / "lib" / "libdevice.10.bc"))
+    for home in (os.environ.get("CUDA_HOME"), os.environ.get("CUDA_PATH"), "/usr/local/cuda"):
+        if home:
+            candidates.append(os.path.join(home, "nvvm", "libdevice", "libdevice.10.bc"))
+    candidates += sorted(glob.glob("/usr/local/cuda-*/nvvm/libdevice/libdevice.10.bc"))
+    return next((c for c in candidates if os.path.isfile(c)), None)
+
+
+class MathMixin:
+    """Math lowering for :class:`~minitriton.backend.codegen.Codegen`."""
+
+    b: ir.IRBuilder
+    uses_libdevice: bool
+
+    def math(self, name: str, st: ScalarType, x: ir.Value, y: ir.Value | None = None) -> ir.Value:
+        """``name`` (exp, log, sin, pow, ...) of ``x`` (and ``y`` for pow), of float type ``st``."""
+        if st not in (F32, F64):
+            args = [self.to_f32(v, st) for v in (x, y) if v is not None]
+            return self.from_f32(self.math(name, F32, *args), st)
+        simple = self._simple_math(name, st, x)
+        if simple is not None:
+            return simple
+        return self._library_math(name, st, x, y)
+
+    def _simple_math(self, name: str, st: ScalarType, x: ir.Value) -> ir.Value | None:
+        ty = F32_T if st == F32 else F64_T
+        suffix = "f32" if st == F32 else "f64"
+        if name in ("sqrt", "floor", "ceil"):
+            return self.call_intrinsic(f"llvm.{name}.{suffix}", ty, [x])
+        if st != F32:
+            return None
+        if name == "exp":
+            scaled = self.b.fmul(x, ir.Constant(F32_T, LOG2E))
+            return self.approx("ex2.approx.f32", scaled)
+        if name in ("exp2", "rsqrt"):
+            return self.approx(_APPROX[name], x)
+        return None
+
+    def _library_math(
+        self, name: str, st: ScalarType, x: ir.Value, y: ir.Value | None
+    ) -> ir.Value:
+        table = _LIBDEVICE_F32 if st == F32 else _LIBDEVICE_F64
+        args = [v for v in (x, y) if v is not None]
+        if find_libdevice() is not None and name in table:
+            self.uses_libdevice = True
+            ty = F32_T if st == F32 else F64_T
+            return self.call_function(table[name], ty, args)
+        if st == F64:
+            narrow = [self.b.fptrunc(v, F32_T) for v in args]
+            return self.b.fpext(self._fallback_f32(name, *narrow), F64_T)
+        return self._fallback_f32(name, *args)
+
+    def _fallback_f32(self, name: str, x: ir.Value, y: ir.Value | None = None) -> ir.Value:
+        b = self.b
+        if name in _APPROX:
+            return self.approx(_APPROX[name], x)
+        if name == "log":
+            return b.fmul(self.approx("lg2.approx.f32", x), ir.Constant(F32_T, LN2))
+        if name == "pow":
+            return self.approx("ex2.approx.f32", b.fmul(y, self.approx("lg2.approx.f32", x)))
+        if name == "erf":
+            return self._erf_poly(x)
+        raise NotImplementedError(name)
+
+    def _erf_poly(self, x: ir.Value) -> ir.Value:
+        # Abramowitz & Stegun 7.1.26: |error| < 1.5e-7.
+        b = self.b
+
+        def c(v: float) -> ir.Constant:
+            return ir.Constant(F32_T, v)
+
+        ax = self.call_intrinsic("llvm.fabs.f32", F32_T, [x])
+        t = b.fdiv(c(1.0), b.fadd(c(1.0), b.fmul(c(0.3275911), ax)))
+        poly = c(1.061405429)
+        for coef in (-1.453152027, 1.421413741, -0.284496736, 0.254829592):
+            poly = b.fadd(b.fmul(poly, t), c(coef))
+        poly = b.fmul(poly, t)
+        e = self.approx("ex2.approx.f32", b.fmul(b.fmul(ax, ax), c(-LOG2E)))
+        r = b.fsub(c(1.0), b.fmul(poly, e))
+        return self.call_intrinsic("llvm.copysign.f32", F32_T, [r, x])
+
+    def approx(self, instr: str, x: ir.Value) -> ir.Value:
+        """A one-operand fp32 PTX instruction through inline assembly."""
+        fty = ir.FunctionType(F32_T, [F32_T])
+        return self.b.call(ir.InlineAsm(fty, f"{instr} $0, $1;", "=f,f"), [x])

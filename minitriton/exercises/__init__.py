@@ -1,0 +1,16 @@
+"""The MiniTriton course grader: ``minitriton exercises list|start|check|hint|verify``.
+
+The course lives in the repository's ``exercises/`` folder (see its
+README for the course map). This package finds the exercises
+(:mod:`.catalog`), keeps each student's copies and progress in a workspace
+(:mod:`.workspace`), grades kernel exercises on the emulator or the GPU
+(:mod:`.kernels`) and compiler exercises with the project's own tests
+(:mod:`.compiler`), and generates compiler-exercise stubs from
+``# BEGIN EXERCISE`` markers in the real source (:mod:`.stubs`).
+
+Spec files of kernel exercises import :class:`Case` from :mod:`.spec`.
+"""
+
+from minitriton.exercises.spec import Case
+
+__all__ = ["Case"]

@@ -1,0 +1,37 @@
+"""What an exercise's ``spec.py`` builds on: one :class:`Case` per test.
+
+A kernel exercise's ``spec.py`` defines::
+
+    TITLE = "Vector add with masks"
+    KERNELS = ("add_kernel",)       # names the student's file must define
+    MINUTES = 20                    # estimated time, for the course map
+    REQUIRES = ("01",)              # exercises to do first
+    OUTCOMES = ("...",)             # what the student learns
+
+    def reference(*args): ...       # NumPy: the expected output(s)
+    def launch(kernels, *args): ... # runs the student's kernels, returns the output(s)
+    def cases() -> list[Case]: ...  # the inputs; shapes that catch typical bugs
+
+``launch`` gets the student's module (``kernels.add_kernel``) and fresh
+copies of the arrays; ``reference`` gets copies too, so in-place kernels
+are fine. Outputs are one array, a tuple of arrays or a dict of named arrays.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Case:
+    """One test input of a kernel exercise.
+
+    ``name`` says what the case catches (``"n = 1000: not a multiple of
+    BLOCK"``); outputs match when ``|got - expected| <= atol + rtol * |expected|``.
+    """
+
+    name: str
+    args: tuple[Any, ...]
+    atol: float = 1e-5
+    rtol: float = 1e-5
