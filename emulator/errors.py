@@ -5,10 +5,13 @@ An :class:`EmulatorError` renders like every other MiniTriton diagnostic
 the details that only exist at run time: the program id and the values
 involved, one indented line each::
 
-    kernel.py:14:9: error: out-of-bounds tt.load from 'x_ptr' (98432 elements of fp32) in program (96, 0, 0)
+    kernel.py:14:9: error: out-of-bounds tt.load from 'x_ptr' (98432 elements of fp32) \
+in program (96, 0, 0)
         x = tl.load(x_ptr + offsets)
             ^
       offsets 98432, 98433, ... at lanes 128, 129, ... (896 lanes out of bounds)
+
+(the first line is one line; it is split here only to fit the page).
 """
 
 from __future__ import annotations

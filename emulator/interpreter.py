@@ -174,9 +174,7 @@ class Interpreter:
             self.execute_op(op, state)
         return []
 
-    def run_region(
-        self, region: Region, state: ProgramState, args: Sequence[RVal]
-    ) -> list[RVal]:
+    def run_region(self, region: Region, state: ProgramState, args: Sequence[RVal]) -> list[RVal]:
         """Bind ``args`` to the region's block arguments in ``state`` and run it."""
         for arg, rval in zip(region.args, args):
             state.bind(arg, rval)
@@ -264,7 +262,9 @@ def _bind_arg(kernel: FuncOp, param: Value, arg: Any, memory: Memory) -> RVal:
     name = param.name_hint or f"argument {param.index}"  # type: ignore[attr-defined]
     t = param.type
     if isinstance(t, PointerType):
-        return RVal(np.array(0, dtype=np.int64), False, _bind_array(kernel.loc, name, t, arg, memory))
+        return RVal(
+            np.array(0, dtype=np.int64), False, _bind_array(kernel.loc, name, t, arg, memory)
+        )
     if isinstance(arg, np.ndarray) and arg.ndim > 0:
         raise EmulatorError(kernel.loc, f"argument '{name}' expects a {t!r} scalar, got an array")
     assert isinstance(t, ScalarType)
@@ -276,7 +276,8 @@ def _bind_array(loc: Location, name: str, t: PointerType, arg: Any, memory: Memo
     want = t.pointee.numpy
     if not isinstance(arg, np.ndarray):
         got = type(arg).__name__
-        raise EmulatorError(loc, f"argument '{name}' expects a NumPy array of {t.pointee!r}, got {got}")
+        msg = f"argument '{name}' expects a NumPy array of {t.pointee!r}, got {got}"
+        raise EmulatorError(loc, msg)
     if arg.dtype != want:
         msg = f"argument '{name}' expects a NumPy array of {want} ({t.pointee!r}), got {arg.dtype}"
         raise EmulatorError(loc, msg)

@@ -73,7 +73,9 @@ def run_grid(interp: Interpreter, serial: bool | None = None) -> None:
         run_batched(interp, total)
     except NeedSerial:
         if saved is None:
-            raise EmulatorError(interp.kernel.loc, "internal emulator error: unmergeable batch") from None
+            raise EmulatorError(
+                interp.kernel.loc, "internal emulator error: unmergeable batch"
+            ) from None
         interp.memory.restore(saved)
         interp.prints.clear()
         interp.defer_prints = False

@@ -294,7 +294,7 @@ def _select(op: Operation, state: ProgramState, cond: RVal, a: RVal, b: RVal) ->
     if a.buffer != b.buffer:
         return _select_buffers(op, state, cond, a, b)
     c = cond.data
-    if cond.batched:  # a batched scalar (P,) must broadcast over the block's dims
+    if cond.batched and not op.operands[0].shape:  # a batched scalar (P,) broadcasts
         c = c.reshape(c.shape + (1,) * len(op.results[0].shape))
     return RVal(np.where(c, a.data, b.data), batched, a.buffer)
 

@@ -59,7 +59,7 @@ def _reduce(op: Operation, state: ProgramState, *xs: RVal) -> list[RVal]:
         if n % 2:  # an odd element waits for the next level
             combined = [np.concatenate([c, a[..., -1:]], axis=-1) for c, a in zip(combined, arrays)]
         arrays = combined
-    return [RVal(np.ascontiguousarray(a[..., 0]), batched) for a in arrays]
+    return [RVal(np.array(a[..., 0]), batched) for a in arrays]  # np.array keeps 0-d
 
 
 @semantics("tt.scan")
@@ -75,8 +75,10 @@ def _scan(op: Operation, state: ProgramState, *xs: RVal) -> list[RVal]:
         prev = [a[..., :-d] for a in arrays]
         cur = [a[..., d:] for a in arrays]
         # Keep operands in source order: earlier element on the left.
-        combined = _combine(op.regions[0], state, cur, prev) if reverse else _combine(
-            op.regions[0], state, prev, cur
+        combined = (
+            _combine(op.regions[0], state, cur, prev)
+            if reverse
+            else _combine(op.regions[0], state, prev, cur)
         )
         arrays = [np.concatenate([a[..., :d], c], axis=-1) for a, c in zip(arrays, combined)]
         d *= 2

@@ -44,7 +44,9 @@ def _if(op: Operation, state: ProgramState, cond: RVal) -> list[RVal]:
 
 
 @semantics("scf.for")
-def _for(op: Operation, state: ProgramState, lb: RVal, ub: RVal, step: RVal, *inits: RVal) -> list[RVal]:
+def _for(
+    op: Operation, state: ProgramState, lb: RVal, ub: RVal, step: RVal, *inits: RVal
+) -> list[RVal]:
     """``for iv in range(lb, ub, step)`` carrying the iter args."""
     if lb.batched or ub.batched or step.batched:
         return _divergent_for(op, state, lb, ub, step, list(inits))
@@ -137,4 +139,3 @@ def _continuing(cond: RVal, n: int) -> np.ndarray:
 def _call(op: Operation, state: ProgramState, *args: RVal) -> list[RVal]:
     """Run a helper ``tt.func`` for the same programs."""
     return state.interp.call(op.attrs["callee"], state, args)
-

@@ -101,7 +101,9 @@ def _int_to_ptr(
     roots = np.unique(address // ADDRESS_SPACING - 1)
     root = memory.root_of_address(int(address.flat[0])) if address.size else None
     if root is None or len(roots) != 1:
-        raise state.interp.error(op, state, "integer cast to a pointer is not an argument's address")
+        raise state.interp.error(
+            op, state, "integer cast to a pointer is not an argument's address"
+        )
     buffer = memory.view(root, dst.pointee)
     offsets = (address - memory[root].base_address) // dst.pointee.numpy.itemsize
     return RVal(offsets, x.batched, buffer)

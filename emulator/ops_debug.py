@@ -25,7 +25,9 @@ from minitriton.ir.core import Operation, OpResult, Value
 from minitriton.ir.types import ScalarType, element_type
 
 
-def format_value(data: np.ndarray, value: Value, state: ProgramState, hex: bool, indent: int) -> str:
+def format_value(
+    data: np.ndarray, value: Value, state: ProgramState, hex: bool, indent: int
+) -> str:
     """One program's value as readable text (bf16 decoded, pointers as ``name+offsets``)."""
     elem = element_type(value.type)
     prefix = ""
@@ -92,7 +94,9 @@ def _failure_details(op: Operation, state: ProgramState, failed: np.ndarray, row
     details = []
     if shape:
         lane_text = format_list(format_lanes(lanes, shape), 3)
-        details.append(f"false at lanes {lane_text} ({plural(len(lanes), 'lane')} of {failed.size})")
+        details.append(
+            f"false at lanes {lane_text} ({plural(len(lanes), 'lane')} of {failed.size})"
+        )
     compare = op.operands[0]
     if isinstance(compare, OpResult) and compare.owner.name == "arith.cmp":
         for side, operand in zip(("lhs", "rhs"), compare.owner.operands):
@@ -100,7 +104,9 @@ def _failure_details(op: Operation, state: ProgramState, failed: np.ndarray, row
     return details
 
 
-def _operand_values(side: str, operand: Value, state: ProgramState, row: int, lanes: np.ndarray) -> str:
+def _operand_values(
+    side: str, operand: Value, state: ProgramState, row: int, lanes: np.ndarray
+) -> str:
     data = np.asarray(state.value_of(operand, row))
     picked = data.reshape(-1)[lanes[:3]] if data.ndim else data.reshape(1)
     items = [str(v.item()) for v in picked]

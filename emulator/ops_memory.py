@@ -65,8 +65,7 @@ def _oob_error(
     else:
         lane_text = format_list(format_lanes(lanes[:3], shape))
         detail = (
-            f"offsets {format_list(offs)} at lanes {lane_text} "
-            f"({len(lanes)} lanes out of bounds)"
+            f"offsets {format_list(offs)} at lanes {lane_text} ({len(lanes)} lanes out of bounds)"
         )
     return state.interp.error(op, state, message, [detail], row)
 
@@ -76,7 +75,11 @@ def _oob_error(
 
 @semantics("tt.load")
 def _load(
-    op: Operation, state: ProgramState, ptr: RVal, mask: RVal | None = None, other: RVal | None = None
+    op: Operation,
+    state: ProgramState,
+    ptr: RVal,
+    mask: RVal | None = None,
+    other: RVal | None = None,
 ) -> RVal:
     """Gather; disabled lanes take ``other`` (0 without it) and are never read."""
     buf = check_bounds(op, state, ptr, mask, "from")
@@ -250,4 +253,3 @@ def _accumulate_run(
     acc = fn.accumulate(np.concatenate([current, values]).astype(buf.flat.dtype))
     buf.flat[address] = acc[-1]
     return acc[:-1]
-

@@ -37,7 +37,7 @@ from typing import Any
 from minitriton.diagnostics import CompileError
 
 #: Modules that add more subcommands (each has ``add_parser(subparsers)``).
-COMMAND_MODULES: tuple[str, ...] = ()
+COMMAND_MODULES: tuple[str, ...] = ("minitriton.exercises.cli",)
 
 #: ``--emit`` choices -> the compiler stage that produces them.
 EMIT_STAGES = {

@@ -54,7 +54,7 @@ OOB_LOAD_TEXT = """\
 kernel.py:14:9: error: out-of-bounds tt.load from 'x_ptr' (98432 elements of fp32) in program (96, 0, 0)
         x = tl.load(x_ptr + offsets, mask=mask)
             ^
-  offsets 98432, 98433, ... at lanes 128, 129, ... (896 lanes out of bounds)"""
+  offsets 98432, 98433, ... at lanes 128, 129, ... (896 lanes out of bounds)"""  # noqa: E501
 
 
 @pytest.mark.parametrize("serial", [False, True])
@@ -255,7 +255,7 @@ def test_run_one_program_op_by_op_with_listeners() -> None:
     state = interp.run_program((1, 0, 0))
     np.testing.assert_array_equal(out[16:32], 2 * np.arange(16, 32))
     assert out[:16].sum() == 0 and out[32:].sum() == 0
-    assert rec.before == rec.after
+    assert sorted(rec.before) == sorted(rec.after)  # nested ops finish inside tt.call
     assert rec.before[:3] == ["tt.get_program_id", "arith.constant", "arith.mul"]
     assert "tt.call" in rec.before and "arith.add" in rec.before
     snap = state.snapshot()

@@ -32,7 +32,7 @@ VECTOR_ADD = """tt.func @add_kernel(%x_ptr: ptr<f32>, %y_ptr: ptr<f32>, %out_ptr
   tt.store(%oa, %sum, %mask)
   tt.return()
 }
-"""
+"""  # noqa: E501
 
 
 @pytest.mark.parametrize("serial", [False, True])
@@ -369,7 +369,7 @@ SPIN_LOCK = """tt.func @locked_increment(%lock_ptr: ptr<i32>, %counter_ptr: ptr<
   %released = tt.atomic_rmw(%lock_ptr, %c0) {kind = "xchg", sem = "release"} : i32
   tt.return()
 }
-"""
+"""  # noqa: E501
 
 
 def test_spin_lock_with_atomic_cas_runs_serially() -> None:

@@ -41,7 +41,11 @@ def _binary(op: str, t: str, a: list[int], b: list[int]) -> np.ndarray:
 @given(st.sampled_from(sorted(INT_TYPES)), st.data())
 def test_integer_arithmetic_wraps_around(t: str, data: st.DataObject) -> None:
     a, b = data.draw(_ints(t)), data.draw(_ints(t))
-    for op, ref in (("add", lambda x, y: x + y), ("sub", lambda x, y: x - y), ("mul", lambda x, y: x * y)):
+    for op, ref in (
+        ("add", lambda x, y: x + y),
+        ("sub", lambda x, y: x - y),
+        ("mul", lambda x, y: x * y),
+    ):
         got = _binary(f"arith.{op}", t, a, b)
         assert got.tolist() == [_wrap(ref(x, y), t) for x, y in zip(a, b)], op
 
@@ -143,7 +147,11 @@ bf16_bits = st.integers(0, 0xFFFF).filter(lambda b: (b & 0x7F80) != 0x7F80)  # f
 @given(st.lists(bf16_bits, min_size=N, max_size=N), st.lists(bf16_bits, min_size=N, max_size=N))
 def test_bf16_add_rounds_the_exact_sum(a: list[int], b: list[int]) -> None:
     out = np.zeros(N, dtype=np.uint16)
-    run(binary_kernel("arith.add", "bf16", N), (1,), [np.array(a, np.uint16), np.array(b, np.uint16), out])
+    run(
+        binary_kernel("arith.add", "bf16", N),
+        (1,),
+        [np.array(a, np.uint16), np.array(b, np.uint16), out],
+    )
     for x, y, got in zip(a, b, out.tolist()):
         exact = float(_bits_value(x << 16) + _bits_value(y << 16))  # type: ignore[operator]
         # exact sums of two bf16 fit in fp32 unless exponents are far apart; then fp32
