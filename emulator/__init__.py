@@ -13,7 +13,7 @@ launch; :meth:`Interpreter.run_program` runs one program op by op),
 :class:`ProgramState` (the values of one scope), :class:`Listener`.
 
 Speed: programs whose control flow agrees run together as one batch of
-NumPy operations over a leading program axis (see :mod:`.launch`); kernels
+NumPy operations over a leading program axis (see :mod:`.schedule`); kernels
 whose programs communicate through memory run one program at a time.
 
 Where the emulator differs from Triton on a GPU (the GPU is the reference):
@@ -49,8 +49,8 @@ Where the emulator differs from Triton on a GPU (the GPU is the reference):
 from minitriton.emulator import ops_arith, ops_combine, ops_control, ops_core, ops_debug, ops_memory
 from minitriton.emulator.errors import EmulatorError
 from minitriton.emulator.interpreter import Interpreter, Listener, ProgramState
-from minitriton.emulator.launch import launch, run_grid, serial_reason
 from minitriton.emulator.registry import SEMANTICS, semantics
+from minitriton.emulator.schedule import launch, run_grid, serial_reason
 from minitriton.emulator.values import RVal
 
 del ops_arith, ops_combine, ops_control, ops_core, ops_debug, ops_memory  # registered on import

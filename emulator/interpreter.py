@@ -154,10 +154,12 @@ class Interpreter:
         state = ProgramState(self, pids)
         for arg, rval in zip(self.kernel.body.args, self.args):
             state.bind(arg, rval)
-        with np.errstate(all="ignore"):
-            self.run_block(self.kernel.body.block, state)
-        if not self.defer_prints:
-            self.flush_prints()
+        try:
+            with np.errstate(all="ignore"):  # integers wrap silently, as on the GPU
+                self.run_block(self.kernel.body.block, state)
+        finally:
+            if not self.defer_prints:
+                self.flush_prints()
         return state
 
     def linear_pid(self, pid: Sequence[int]) -> int:

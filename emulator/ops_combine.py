@@ -50,6 +50,8 @@ def _reduce(op: Operation, state: ProgramState, *xs: RVal) -> list[RVal]:
     """Pairwise tree reduction along ``axis`` with the combiner region."""
     arrays, batched, _ = _axis_last(op, state, xs)
     region = op.regions[0]
+    # BEGIN EXERCISE c5-reduce
+    # STUB: raise NotImplementedError("c5-reduce: combine neighbours pairwise until one is left")
     while arrays[0].shape[-1] > 1:
         n = arrays[0].shape[-1]
         pairs = n - n % 2
@@ -59,6 +61,7 @@ def _reduce(op: Operation, state: ProgramState, *xs: RVal) -> list[RVal]:
         if n % 2:  # an odd element waits for the next level
             combined = [np.concatenate([c, a[..., -1:]], axis=-1) for c, a in zip(combined, arrays)]
         arrays = combined
+    # END EXERCISE
     return [RVal(np.array(a[..., 0]), batched) for a in arrays]  # np.array keeps 0-d
 
 

@@ -112,7 +112,7 @@ def _int_to_ptr(
 @semantics("tt.addptr")
 def _addptr(op: Operation, state: ProgramState, ptr: RVal, offset: RVal) -> RVal:
     """Pointer plus an element offset (computed in 64 bits; the offset already wrapped)."""
-    data = ptr.data + offset.data.astype(np.int64)
+    data = np.add(ptr.data, offset.data, dtype=np.int64)  # one pass, no temporary
     return RVal(data, ptr.batched or offset.batched, ptr.buffer)
 
 

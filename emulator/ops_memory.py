@@ -36,8 +36,11 @@ def check_bounds(
 ) -> Buffer:
     """Return the buffer of ``ptr``; raise if an enabled lane is outside it."""
     buf = state.interp.memory[ptr.buffer or 0]
+    offsets = ptr.data
+    if offsets.size and offsets.min() >= 0 and offsets.max() < buf.size:
+        return buf  # fast path: no lane is out of bounds, masked or not
     # Negative offsets become huge as uint64: one comparison catches both ends.
-    bad = ptr.data.view(np.uint64) >= np.uint64(buf.size)
+    bad = offsets.view(np.uint64) >= np.uint64(buf.size)
     if mask is not None:
         bad = bad & mask.data
     if bad.any():
@@ -90,8 +93,11 @@ def _load(
     if buf.size == 0:  # every enabled lane would have been out of bounds
         shape = np.broadcast_shapes(ptr.data.shape, mask.data.shape)
         return RVal(np.broadcast_to(fill, shape).copy(), batched)
-    safe = np.where(mask.data, ptr.data, 0)
-    return RVal(np.asarray(np.where(mask.data, buf.flat[safe], fill)), batched)
+    # Disabled lanes may point anywhere: clip them to a valid index, then overwrite.
+    shape = np.broadcast_shapes(ptr.data.shape, mask.data.shape)
+    values = np.asarray(np.take(buf.flat, np.broadcast_to(ptr.data, shape), mode="clip"))
+    np.copyto(values, fill, where=np.logical_not(mask.data))
+    return RVal(values, batched)
 
 
 @semantics("tt.store")
@@ -109,6 +115,9 @@ def _store(
         buf.flat[offsets.reshape(-1)] = values.reshape(-1)
         return
     enabled = np.broadcast_to(mask.data, shape)
+    if enabled.all():
+        buf.flat[offsets.reshape(-1)] = values.reshape(-1)
+        return
     buf.flat[offsets[enabled]] = values[enabled]
 
 

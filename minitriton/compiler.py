@@ -82,6 +82,9 @@ class CompiledKernel:
     options: CompileOptions
     binary: Any = field(default=None, repr=False)
     dump_dir: Path | None = None
+    #: The kernel's source, so that tools can lower it again
+    #: (the debugger runs the IR before passes).
+    source: KernelSource | None = field(default=None, repr=False)
 
 
 # ---------------------------------------------------------------------------
@@ -111,7 +114,7 @@ def compile_kernel(
     dump = Dump.from_env(src, arg_specs, options)
     if dump is not None and STAGES.index(stop_after) < STAGES.index("ptx"):
         stop_after = "ptx"  # the dump exercises the whole GPU compile path
-    out = CompiledKernel(src.name, None, list(arg_specs), {}, options)
+    out = CompiledKernel(src.name, None, list(arg_specs), {}, options, source=src)
     out.dump_dir = dump.folder if dump else None
     record = _recorder(out, dump, on_stage)
     # Printing the IR after every pass costs time: only when someone reads it.

@@ -41,6 +41,12 @@ from minitriton.signature import Param, kernel_params, spec_for_value
 BACKENDS = ("emulator", "gpu")
 BACKEND_ENV = "MINITRITON_BACKEND"
 DEBUG_ENV = "MINITRITON_DEBUG"
+#: Turns the emulator's checks on for every launch (see minitriton.emulator.tools).
+CHECKS_ENV = "MINITRITON_CHECKS"
+
+#: Set by the debugging tools (:func:`minitriton.emulator.tools.using`): emulator
+#: launches then call ``EMULATOR_HOOK(compiled, grid, values)`` instead.
+EMULATOR_HOOK: Callable[[Any, tuple[int, int, int], list[Any]], None] | None = None
 
 _selected_backend: str | None = None
 
@@ -194,9 +200,13 @@ class JITFunction(KernelInterface, JITBase):
         return self.run(*args, grid=grid, warmup=True, **kwargs)
 
     def _split_options(self, kwargs: dict[str, Any]) -> tuple[CompileOptions, str, dict]:
-        launch_opts = {k: kwargs.pop(k) for k in LAUNCH_OPTIONS if k in kwargs}
+        launch_opts = {k: kwargs[k] for k in LAUNCH_OPTIONS if k in kwargs}
+        # As in Triton, a kernel parameter may share an option's name (the softmax
+        # tutorial's num_stages): it then is both an argument and an option.
+        kwargs = {k: v for k, v in kwargs.items() if k not in launch_opts or k in self.arg_names}
         for k in IGNORED_OPTIONS:
-            kwargs.pop(k, None)
+            if k not in self.arg_names:
+                kwargs.pop(k, None)
         backend = resolve_backend(launch_opts.pop("backend", None))
         launch_opts.setdefault("debug", self._default_debug())
         launch_opts = {k: v for k, v in launch_opts.items() if v is not None}
@@ -340,8 +350,14 @@ def launch(
 
     emulate = _require("minitriton.emulator", "launch", "the emulator")
     values = [_host_value(s, v) for s, v in args]
+    hook = EMULATOR_HOOK
+    if hook is None and os.environ.get(CHECKS_ENV, "") not in ("", "0"):
+        hook = _require("minitriton.emulator.tools", "run_launch", "the emulator's checks")
     try:
-        emulate(compiled.module, grid, values, debug=compiled.options.debug)
+        if hook is not None:
+            hook(compiled, grid, values)
+        else:
+            emulate(compiled.module, grid, values, debug=compiled.options.debug)
     except Exception as e:
         if is_user_error(e):
             raise e.with_traceback(None) from None  # located in the kernel: no internals

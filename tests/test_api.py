@@ -184,6 +184,17 @@ def test_launch_options_are_not_kernel_arguments(fake: Fake):
     assert fake.launches[-1]["args"] == [x, y, out, 100]
 
 
+def test_a_parameter_may_share_a_launch_options_name(fake: Fake):
+    @triton.jit
+    def kernel(x_ptr, BLOCK: tl.constexpr, num_stages: tl.constexpr):
+        tl.store(x_ptr + tl.arange(0, BLOCK), 1.0)
+
+    kernel[(1,)](np.zeros(16, np.float32), BLOCK=16, num_stages=2)  # as in the softmax tutorial
+    specs, options = fake.compiles[-1]
+    assert specs[-1] == ArgSpec("num_stages", "constexpr", value=2)
+    assert options.num_stages == 2
+
+
 def test_argument_errors(fake: Fake):
     x, y, out = _arrays()
     with pytest.raises(TypeError, match="missing argument.*BLOCK_SIZE"):

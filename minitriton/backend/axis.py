@@ -87,6 +87,9 @@ class AxisAnalysis:
 
     def visit(self, op: Operation) -> None:
         """Compute the results of ``op`` (and of ops in its regions)."""
+        if op.name in ("scf.for", "scf.if"):
+            self._loop(op) if op.name == "scf.for" else self._if(op)
+            return
         handler = getattr(self, "_" + op.name.replace(".", "_"), None)
         result = handler(op) if handler is not None else self._generic(op)
         if result is not None and op.results:
@@ -94,6 +97,36 @@ class AxisAnalysis:
         for region in op.regions:
             for inner in region.ops:
                 self.visit(inner)
+
+    def _loop(self, op: Operation) -> None:
+        # Loop-carried values: the facts that hold for the initial value and for
+        # every yielded one (iterated to a fixpoint, a few rounds at most).
+        lb, _, step = (self.get(v) for v in op.operands[:3])
+        body = op.regions[0]
+        self.info[id(body.args[0])] = AxisInfo((1,), (gcd(lb.div[0], step.div[0]),), (1,))
+        carried = body.args[1:]
+        for arg, init in zip(carried, op.operands[3:]):
+            self.info[id(arg)] = self.get(init)
+        for _ in range(4):
+            for inner in body.ops:
+                self.visit(inner)
+            changed = False
+            for arg, y in zip(carried, body.block.terminator.operands):
+                new = meet(self.get(arg), self.get(y))
+                changed |= new != self.get(arg)
+                self.info[id(arg)] = new
+            if not changed:
+                break
+        for arg, res in zip(carried, op.results):
+            self.info[id(res)] = self.get(arg)
+
+    def _if(self, op: Operation) -> None:
+        for region in op.regions:
+            for inner in region.ops:
+                self.visit(inner)
+        then_y, else_y = (r.block.terminator.operands for r in op.regions)
+        for res, a, b in zip(op.results, then_y, else_y):
+            self.info[id(res)] = meet(self.get(a), self.get(b))
 
     def _generic(self, op: Operation) -> AxisInfo | None:
         # Elementwise ops of constant runs stay constant over the common runs.
@@ -226,11 +259,15 @@ class AxisAnalysis:
                 const[d] = max(const[d], gcd(a.contig[d], gcd(a.div[d], b.div[d])))
         return AxisInfo(base.contig, base.div, tuple(const))
 
-    def _scf_for(self, op: Operation) -> None:
-        lb, _, step = (self.get(v) for v in op.operands[:3])
-        iv = op.regions[0].args[0]
-        self.info[id(iv)] = AxisInfo((1,), (gcd(lb.div[0], step.div[0]),), (1,))
-        return None
+
+def meet(a: AxisInfo, b: AxisInfo) -> AxisInfo:
+    """The facts true of both ``a`` and ``b``."""
+
+    def g(x: tuple[int, ...], y: tuple[int, ...]) -> tuple[int, ...]:
+        return tuple(gcd(p, q) for p, q in zip(x, y))
+
+    value = a.value if a.value == b.value else None
+    return AxisInfo(g(a.contig, b.contig), g(a.div, b.div), g(a.const, b.const), value)
 
 
 def _hint(value: object, rank: int) -> tuple[int, ...] | None:

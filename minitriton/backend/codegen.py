@@ -275,10 +275,10 @@ class Codegen(MathMixin, MemoryMixin, CollectiveMixin):
 
     def _generic_handler(self, op: Operation) -> Callable[[Operation], object]:
         name = op.name
-        if name in _INT_BINARY or name.startswith(("arith.", "math.div_rn", "math.pow")):
-            return self.op_binary
-        if name.startswith("math.") and name[5:] in MATH_UNARY:
+        if name in ("arith.neg", "arith.not", "math.abs") or name[5:] in MATH_UNARY:
             return self.op_unary
+        if name.startswith(("arith.", "math.div_rn", "math.pow")):
+            return self.op_binary
         raise error(op.loc, f"the GPU backend cannot lower '{name}'")
 
     def elementwise(self, op: Operation, fn: Callable[..., ir.Value]) -> Lowered:

@@ -127,6 +127,7 @@ def _inline_one(
 _ELEMENTWISE_PREFIXES = ("arith.", "math.")
 _ELEMENTWISE = {"tt.addptr", "tt.hint", "tt.load", "tt.atomic_rmw", "tt.atomic_cas"}
 _FREE = {"tt.make_range", "tt.splat", "arith.constant"}
+_MEMORY = {"tt.load", "tt.atomic_rmw", "tt.atomic_cas"}
 
 
 def _is_block(v: Value) -> bool:
@@ -205,6 +206,8 @@ class LayoutPlan:
 
     def _back_tt_store(self, op: Operation) -> None:
         ptr, value = op.operands[:2]
+        if not _is_block(ptr):
+            return
         layout = self.want.get(id(ptr)) or self.want.get(id(value)) or self.default(ptr.shape)
         for v in op.operands:
             self.demand(v, layout)
@@ -291,24 +294,90 @@ class LayoutPlan:
                 self.layout_of[id(v)] = layout
 
     def ensure(self, op: Operation, index: int, layout: Layout) -> None:
-        """Make operand ``index`` of ``op`` arrive in ``layout`` (inserting a conversion)."""
+        """Make operand ``index`` of ``op`` arrive in ``layout``.
+
+        Cheap producers (constants, ranges, splats, and elementwise or shape
+        ops of those) are recomputed in the wanted layout; anything else is
+        moved by a ``ttg.convert_layout``, which goes through shared memory.
+        """
         v = op.operands[index]
         if not _is_block(v) or self.of(v) == layout:
             return
-        key = (id(v), layout, id(op.parent))
-        conv = self._converts.get(key)
-        if conv is None:
-            conv_op = ConvertLayoutOp([v], [v.type], {}, (), op.loc)
-            op.parent.insert(op.parent.ops.index(op), conv_op)
-            conv = conv_op.result
-            self.layout_of[id(conv)] = layout
-            self._converts[key] = conv
-        op.operands[index] = conv
+        new = self._remat(v, layout, op, 0)
+        if new is None:
+            new = self._convert(v, layout, op)
+        op.operands[index] = new
+
+    def _convert(self, v: Value, layout: Layout, before: Operation) -> Value:
+        key = (id(v), layout, id(before.parent))
+        if key not in self._converts:
+            conv_op = ConvertLayoutOp([v], [v.type], {}, (), before.loc)
+            before.parent.insert(before.parent.ops.index(before), conv_op)
+            self.layout_of[id(conv_op.result)] = layout
+            self._converts[key] = conv_op.result
+        return self._converts[key]
+
+    def _remat_operand(self, v: Value, layout: Layout, before: Operation, depth: int):
+        if not _is_block(v) or self.of(v) == layout:
+            return v
+        return self._remat(v, layout, before, depth + 1)
+
+    def _remat_layouts(self, op: Operation, layout: Layout) -> list[Layout] | None:
+        """The operand layouts that make ``op`` produce ``layout``, if it is cheap to redo."""
+        if op.name in _FREE:
+            return []
+        if op.name == "tt.expand_dims":
+            return [squeeze_layout(layout, op.attrs["axis"])]
+        if op.name == "tt.broadcast":
+            return [restrict(layout, op.operands[0].shape)]
+        if _elementwise(op) and op.name not in _MEMORY:
+            return [layout] * len(op.operands)
+        return None
+
+    def can_remat(self, v: Value, layout: Layout, depth: int = 0) -> bool:
+        """True when ``v`` can be recomputed in ``layout`` without shared memory."""
+        if not _is_block(v) or self.of(v) == layout:
+            return True
+        op = getattr(v, "owner", None)
+        if op is None or depth > 4 or len(op.results) != 1 or op.regions:
+            return False
+        wanted = self._remat_layouts(op, layout)
+        if wanted is None:
+            return False
+        pairs = zip(op.operands, wanted + [layout] * len(op.operands))
+        return all(self.can_remat(o, w, depth + 1) for o, w in pairs)
+
+    def _remat(self, v: Value, layout: Layout, before: Operation, depth: int) -> Value | None:
+        key = (id(v), layout, id(before.parent))
+        if key in self._converts:
+            return self._converts[key]
+        if not self.can_remat(v, layout, depth):
+            return None
+        op = v.owner
+        wanted = self._remat_layouts(op, layout)
+        operands = []
+        for o, want in zip(op.operands, wanted + [layout] * len(op.operands)):
+            new = self._remat_operand(o, want, before, depth)
+            if new is None:
+                return None
+            operands.append(new)
+        attrs = {k: a for k, a in op.attrs.items() if k != "layout"}
+        clone = type(op)(operands, [v.type], attrs, (), op.loc)
+        clone.result.name_hint = v.name_hint
+        before.parent.insert(before.parent.ops.index(before), clone)
+        self.layout_of[id(clone.result)] = layout
+        self._converts[key] = clone.result
+        return clone.result
 
     def _fwd_tt_store(self, op: Operation) -> None:
-        layout = self.of(op.operands[0]) if _is_block(op.operands[0]) else None
-        if layout is None:
+        ptr, value = op.operands[:2]
+        if not _is_block(ptr):
             return
+        layout = self.of(ptr)
+        # Store a computed value where it lives when the pointers are cheap to redo.
+        if all(self.can_remat(v, self.of(value)) for v in op.operands):
+            layout = self.of(value)
+            self.ensure(op, 0, layout)
         for i in range(1, len(op.operands)):
             self.ensure(op, i, layout)
 

@@ -48,7 +48,10 @@ class Exercise:
     def spec(self) -> ModuleType:
         """The imported ``spec.py`` (imported once)."""
         if self._spec is None:
-            self._spec = import_file(self.folder / "spec.py", f"_minitriton_spec_{self.slug}")
+            try:
+                self._spec = import_file(self.folder / "spec.py", f"_minitriton_spec_{self.slug}")
+            except Exception as e:  # a broken course file: say which one
+                raise CourseError(f"{self.folder / 'spec.py'}: {type(e).__name__}: {e}") from e
         return self._spec
 
     def hints(self) -> list[str]:
@@ -88,9 +91,9 @@ def import_file(path: Path, name: str) -> ModuleType:
 def all_exercises() -> list[Exercise]:
     """Every exercise: the kernel track first, then the compiler track."""
     root = course_dir()
-    kernels = sorted(p for p in (root / "kernels").glob("[0-9][0-9]_*") if p.is_dir())
+    kernels = sorted(p.parent for p in (root / "kernels").glob("[0-9][0-9]_*/spec.py"))
     compiler = sorted(
-        (p for p in (root / "compiler").glob("c[0-9]*_*") if p.is_dir()),
+        (p.parent for p in (root / "compiler").glob("c[0-9]*_*/spec.py")),
         key=lambda p: int(re.match(r"c(\d+)", p.name).group(1)),  # type: ignore[union-attr]
     )
     return [_load("kernels", p) for p in kernels] + [_load("compiler", p) for p in compiler]

@@ -209,9 +209,10 @@ def cmd_check(args: argparse.Namespace) -> int:
         result = grade(ex, ws, backend, args)
         results.append(result)
         if not args.solution and args.file is None:
-            _record(ws, ex, result)
+            _record(ws, ex, result)  # grading someone else's file changes no progress
+        own_work = not args.solution and args.file is None
         if not args.json:
-            _print_result(ex, ws, result, backend, reveal=len(exercises) == 1)
+            _print_result(ex, ws, result, backend, reveal=len(exercises) == 1 and own_work)
     if args.json:
         total = sum(r.score for r in results)
         print(json.dumps({"workspace": str(ws.root), "backend": backend, "total": total,
@@ -270,18 +271,32 @@ def _print_result(
         print(f"\n{FAIL} {result.error}")
         return
     print()
-    for case in result.cases:
-        tail = f"  -- {case.message}" if case.message else ""
-        print(f"  {PASS if case.passed else FAIL} {case.name}{tail}")
+    _print_cases(result)
     passed = sum(c.passed for c in result.cases)
     print(f"\nScore: {passed}/{len(result.cases)} ({result.score:.0%})")
     if result.passed:
-        print(f"{PASS} Exercise {ex.id} passed. {_next_step(ws, all_exercises())}")
+        print(f"{PASS} Exercise {ex.id} passed." + (f" {_next_step(ws, all_exercises())}" if reveal else ""))
         return
     if result.report:
         print("\n" + result.report)
     if reveal:
         _reveal_hint(ex, ws)
+
+
+def _print_cases(result: CheckResult, limit: int = 12) -> None:
+    """One line per case; with many cases (compiler tests), only the failing ones."""
+    cases = result.cases
+    if len(cases) > limit:
+        cases = [c for c in cases if not c.passed]
+    for case in cases[:limit]:
+        tail = f"  -- {case.message}" if case.message else ""
+        print(f"  {PASS if case.passed else FAIL} {case.name}{tail}")
+    hidden_failing = len(cases) - len(cases[:limit])
+    hidden_passing = len(result.cases) - len(cases)
+    if hidden_failing:
+        print(f"  ... and {hidden_failing} more failing")
+    if hidden_passing:
+        print(f"  ({hidden_passing} passing tests not shown)")
 
 
 # ---------------------------------------------------------------- hints

@@ -17,6 +17,7 @@ outcome from pytest's JUnit XML report.
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -60,11 +61,6 @@ def check_compiler_copy(ex: Exercise, copy: Path | None) -> CheckResult:
             result.error = "the tests did not run:\n" + _tail(proc.stdout + proc.stderr)
             return result
         result.cases = _read_junit(report)
-    failing = [c for c in result.cases if not c.passed]
-    if failing:
-        lines = [f"  {c.name}\n      {c.message}" for c in failing[:6]]
-        more = f"\n  ... and {len(failing) - 6} more" if len(failing) > 6 else ""
-        result.report = "failing tests:\n" + "\n".join(lines) + more
     return result
 
 
@@ -125,8 +121,11 @@ def _read_junit(report: Path) -> list[CaseResult]:
 
 
 def _one_line(message: str) -> str:
+    """The first line of a failure, without module paths and directories."""
     lines = [ln.strip() for ln in message.splitlines() if ln.strip()]
     text = lines[0] if lines else "failed"
+    text = re.sub(r"^(?:\w+\.)+(\w+(?:Error|Exception)):", r"\1:", text)
+    text = re.sub(r"(?:/[^\s:/]+)+/([^\s:/]+:\d+)", r"\1", text)
     return text if len(text) <= 160 else text[:157] + "..."
 
 

@@ -11,6 +11,7 @@ Nothing here lets a Python traceback reach the student.
 from __future__ import annotations
 
 import contextlib
+import re
 import traceback
 from collections.abc import Iterator
 from pathlib import Path
@@ -111,8 +112,14 @@ def _run_case(
         text = str(e) if is_user_error(e) else _located(e, path, ex.folder / "spec.py")
         if not result.report:
             result.report = f"case '{case.name}' stopped with an error:\n{text}"
-        return CaseResult(case.name, False, text.splitlines()[0] if text else type(e).__name__)
+        return CaseResult(case.name, False, _short(text) or type(e).__name__)
     return _compare(case, expected, got, result, png)
+
+
+def _short(text: str) -> str:
+    """The first line of an error, with ``file:line:col: error:`` cut to ``line N:``."""
+    first = text.splitlines()[0] if text else ""
+    return re.sub(r"^.*?:(\d+):\d+: error: ", r"line \1: ", first)
 
 
 def _compare(

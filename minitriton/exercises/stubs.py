@@ -5,12 +5,14 @@ marker comments; optional ``# STUB:`` comments inside give the code that
 replaces them in the student's copy::
 
     def is_effect_free(op):
-        # BEGIN EXERCISE c2-dce
-        # STUB: raise NotImplementedError("c2-dce: is_effect_free")
+        # BEGIN EXERCISE <name>
+        # STUB: raise NotImplementedError("<name>: is_effect_free")
         if op.is_terminator or op.name in _REMOVABLE_IMPURE:
             return True
         ...
         # END EXERCISE
+
+(``<name>`` is the exercise's marker name, such as ``c2-dce``.)
 
 Without ``# STUB:`` lines the region becomes ``raise NotImplementedError``.
 The markers are comments, so the real code runs (and is tested) unchanged:
@@ -103,9 +105,9 @@ def source_files(repo: Path) -> Iterable[tuple[Path, Path]]:
 def marker_index(repo: Path) -> dict[str, list[tuple[Path, Region]]]:
     """Exercise name -> the ``(file, region)`` pairs that carry its markers."""
     index: dict[str, list[tuple[Path, Region]]] = {}
-    for path, _ in source_files(repo):
-        if path.suffix != ".py":
-            continue
+    for path, rel in source_files(repo):
+        if path.suffix != ".py" or rel.parts[:2] == ("minitriton", "exercises"):
+            continue  # the grader itself is not an exercise
         text = path.read_text(encoding="utf-8")
         if "# BEGIN EXERCISE" not in text:
             continue

@@ -134,12 +134,15 @@ def _int_literal_type(x: int) -> ScalarType:
 
 def integer_promote(a: ScalarType, b: ScalarType) -> ScalarType:
     """Rule 8: C's usual arithmetic conversions between two integer types."""
+    # BEGIN EXERCISE c4-promotion
+    # STUB: raise NotImplementedError("c4-promotion: rule 8, integer_promote")
     a_unsigned, b_unsigned = a.kind == "uint", b.kind == "uint"
     if a_unsigned == b_unsigned:
         return a if a.bitwidth > b.bitwidth else b
     if a_unsigned:
         return a if a.bitwidth >= b.bitwidth else b
     return b if b.bitwidth >= a.bitwidth else a
+    # END EXERCISE
 
 
 def _weak_scalar(a: Operand, b: Operand, op: str) -> ScalarType | None:

@@ -85,6 +85,8 @@ def _cse_block(block: Block, outer: list[dict[Key, Operation]], func: FuncOp) ->
     """Walk ``block`` with the ops seen so far in it and in enclosing blocks."""
     # Scopes are a stack: a nested region sees its parents' ops, but what it
     # defines is forgotten when it ends (it does not dominate what follows).
+    # BEGIN EXERCISE c3-cse
+    # STUB: raise NotImplementedError("c3-cse: walk the block with a stack of scoped tables")
     scopes = [*outer, {}]
     for op in list(block.ops):
         key = _key(op)
@@ -96,6 +98,7 @@ def _cse_block(block: Block, outer: list[dict[Key, Operation]], func: FuncOp) ->
             scopes[-1][key] = op
         for region in op.regions:
             _cse_block(region.block, scopes, func)
+    # END EXERCISE
 
 
 def _lookup(scopes: list[dict[Key, Operation]], key: Key) -> Operation | None:
@@ -109,11 +112,14 @@ def _key(op: Operation) -> Key | None:
     """The identity of ``op``'s computation, or None if it must stay unique."""
     # Only pure ops without regions: loads may see different memory, and
     # region ops (reduce, loops) are left alone to keep the pass simple.
+    # BEGIN EXERCISE c3-cse
+    # STUB: raise NotImplementedError("c3-cse: the key of an op, or None")
     if not op.pure or op.is_terminator or op.regions or not op.results:
         return None
     operands = tuple(id(v) for v in op.operands)
     types = tuple(str(r.type) for r in op.results)
     return (op.name, operands, _freeze(op.attrs), types)
+    # END EXERCISE
 
 
 def _freeze(attr: Attr) -> Any:

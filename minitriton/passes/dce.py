@@ -83,15 +83,20 @@ class DCE(Pass):
 
 def is_effect_free(op: Operation) -> bool:
     """True if running ``op`` (and its regions) changes nothing but its results."""
+    # BEGIN EXERCISE c2-dce
+    # STUB: raise NotImplementedError("c2-dce: is_effect_free (see the module docstring)")
     if op.is_terminator or op.name in _REMOVABLE_IMPURE:
         return True
     if not op.pure and op.name not in _REMOVABLE_CONTROL:
         return False
     return all(is_effect_free(inner) for r in op.regions for inner in r.ops)
+    # END EXERCISE
 
 
 def _remove_dead_ops(func: FuncOp) -> bool:
     """One backward sweep; True if an op was removed."""
+    # BEGIN EXERCISE c2-dce
+    # STUB: raise NotImplementedError("c2-dce: one backward sweep that erases dead ops")
     counts = use_counts(func)
     changed = False
     # Backward, so that the users of a value die before its producer is
@@ -107,6 +112,7 @@ def _remove_dead_ops(func: FuncOp) -> bool:
         erase_op(op)
         changed = True
     return changed
+    # END EXERCISE
 
 
 # ---------------------------------------------------------------- unused results

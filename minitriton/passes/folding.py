@@ -84,15 +84,21 @@ def normalize(value: Number, t: ScalarType) -> Number:
 
 
 def _int_div(a: int, b: int) -> int | None:
+    # BEGIN EXERCISE c1-fold
+    # STUB: raise NotImplementedError("c1-fold: a / b truncated toward zero, None if b == 0")
     if b == 0:
         return None  # undefined (rule 3): never fold
     q = abs(a) // abs(b)
     return q if (a < 0) == (b < 0) else -q
+    # END EXERCISE
 
 
 def _int_rem(a: int, b: int) -> int | None:
+    # BEGIN EXERCISE c1-fold
+    # STUB: raise NotImplementedError("c1-fold: a % b with the sign of a, None if b == 0")
     q = _int_div(a, b)
     return None if q is None else a - b * q
+    # END EXERCISE
 
 
 def _shift_ok(t: ScalarType, b: int) -> bool:

@@ -1,11 +1,15 @@
-"""NumPy reference for Triton's random numbers (``triton/language/random.py``).
+"""NumPy reference for Triton's random numbers (``triton/language/random.py``, Triton 3.6).
 
 It follows Triton's ``philox_impl``, ``philox``, ``randint4x``, ``randint``,
 ``uint_to_uniform_float``, ``rand`` and ``randn`` (with
 ``pair_uniform_to_normal``) step by step, on unsigned NumPy arrays, so the
-stream matches Triton's bit for bit: 32-bit offsets run Philox-4x32-10,
-64-bit offsets Philox-4x64-10. With 32-bit words Triton's Philox is the
-Random123 generator, so Random123's known-answer vectors check this module
+stream matches Triton's bit for bit (checked against Triton 3.6 on an H200).
+
+``tl.rand``/``tl.randint`` always run Philox-4x32-10: the counter is
+``(offset_lo, offset_hi, 0, 0)``, where ``offset_hi`` is the high word of an
+int64 offset and 0 for 32-bit offsets, and the key is ``(seed_lo, seed_hi)``.
+``philox`` on 64-bit counters runs Philox-4x64-10, as Triton's does. Triton's
+Philox is Random123's, so Random123's known-answer vectors check this module
 on its own.
 """
 
@@ -97,13 +101,19 @@ def philox(
 
 
 def randint4x(seed: int, offset: np.ndarray, n_rounds: int = N_ROUNDS_DEFAULT) -> Quad:
-    """Four blocks of random unsigned words for ``seed`` and the ``offset`` block.
+    """Four blocks of random uint32 words for ``seed`` and the ``offset`` block.
 
-    ``offset`` must be int32/uint32 (Philox-4x32) or int64/uint64 (Philox-4x64).
+    The offset's low 32 bits are the first counter word; for a 64-bit offset
+    its high word (``offset >> 32``, arithmetic for int64) is the second.
     """
     offset = np.asarray(offset)
-    zero = offset * 0
-    return philox(seed, offset, zero, zero, zero, n_rounds)
+    offset_lo = offset.astype(np.uint32)  # offset.to(tl.uint32): keeps the low 32 bits
+    zero = offset_lo * np.uint32(0)
+    if offset.dtype.itemsize * 8 > 32:
+        offset_hi = (offset >> 32).astype(np.uint32)
+    else:
+        offset_hi = zero
+    return philox(seed, offset_lo, offset_hi, zero, zero, n_rounds)
 
 
 def randint(seed: int, offset: np.ndarray, n_rounds: int = N_ROUNDS_DEFAULT) -> np.ndarray:

@@ -296,3 +296,15 @@ def test_bf16_reduction_rounds_after_every_add() -> None:
     while level.size > 1:  # the same pairwise tree, rounding to bf16 at each add
         level = bf16_to_f32(f32_to_bf16(level[0::2] + level[1::2]))
     assert out[0] == f32_to_bf16(level)[0]
+
+
+def test_every_ir_op_has_semantics() -> None:
+    from minitriton.emulator import SEMANTICS
+    from minitriton.ir import OP_REGISTRY
+
+    missing = [
+        name
+        for name, cls in OP_REGISTRY.items()
+        if name not in SEMANTICS and not cls.is_terminator and name != "tt.func"
+    ]
+    assert missing == []

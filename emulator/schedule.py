@@ -12,9 +12,26 @@ kernels that do are run **one program at a time**, each to completion:
 * any ``tt.atomic_cas`` or ``tt.atomic_rmw`` of kind ``xchg`` (spin locks);
 * any atomic inside an ``scf.while`` (waiting on other programs).
 
-``serial=True`` forces that mode, ``serial=False`` forbids it. When a batch
-cannot be merged (programs of one batch picked pointers into different
-buffers), the launch restores the buffers and reruns serially.
+``serial=True`` forces that mode; ``serial=False`` batches even such kernels
+(a spin lock may then never be released). When a batch cannot be merged
+(programs of one batch picked pointers into different buffers), the launch
+restores the buffers from a snapshot and reruns serially; the snapshot is
+taken only for kernels with pointer-typed ``scf``/select results.
+
+Limits of batching:
+
+* Programs of one batch do not see each other's plain stores in sequential
+  order (all programs run op 1, then op 2...). Kernels that pass data
+  between programs through ordinary loads and stores are not detected:
+  launch them with ``serial=True``. Within one store, the highest program id
+  wins an address; atomics follow grid order exactly within one atomic op.
+* Divergent control flow costs one pass per path (``scf.if``), per
+  iteration up to the largest trip count (``scf.for``, ``scf.while``), on
+  the sub-batch that takes it.
+* An error reports the first failing program (grid order) of the first
+  failing op; run serially to get the first failing program overall.
+* Combiner regions (``tt.reduce``, ``tt.scan``) may read only their own
+  arguments and values shared by the whole batch.
 """
 
 from __future__ import annotations
@@ -71,6 +88,9 @@ def run_grid(interp: Interpreter, serial: bool | None = None) -> None:
     interp.defer_prints = saved is not None  # a rerun must not print twice
     try:
         run_batched(interp, total)
+    except EmulatorError:
+        interp.flush_prints()  # output printed before the error helps find it
+        raise
     except NeedSerial:
         if saved is None:
             raise EmulatorError(

@@ -1,0 +1,52 @@
+"""Which Triton the benchmark kernels are written against, and host helpers.
+
+``BENCH_FLAVOR=triton`` imports real Triton (run it with
+``TRITON_INTERPRET=1`` for its CPU interpreter, set before the import);
+anything else imports MiniTriton and selects its NumPy emulator. Kernel
+modules do ``from kernels_src.lang import tl, triton`` and never look at the
+flavor themselves.
+
+Inputs are made as NumPy arrays. :func:`device` hands an array to a launch:
+Triton's interpreter wants torch tensors, so there the array is wrapped by
+``torch.from_numpy`` (sharing its memory, so the kernel's stores land in the
+NumPy array that the check reads); MiniTriton takes the array itself.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+FLAVOR = os.environ.get("BENCH_FLAVOR", "minitriton")
+
+if FLAVOR == "triton":
+    import torch
+    import triton
+    import triton.language as tl
+else:
+    import minitriton as triton
+    import minitriton.language as tl
+
+    triton.set_backend("emulator")
+
+__all__ = ["FLAVOR", "Case", "device", "tl", "triton"]
+
+
+@dataclass
+class Case:
+    """One benchmark row, ready to run: ``launch()`` runs the kernel once,
+    ``check()`` asserts the outputs of the last launch match NumPy."""
+
+    launch: Callable[[], None]
+    check: Callable[[], None]
+
+
+def device(array: np.ndarray) -> Any:
+    """``array`` as a kernel argument of the current flavor (same memory)."""
+    if FLAVOR == "triton":
+        return torch.from_numpy(array)
+    return array

@@ -1,0 +1,238 @@
+"""Find the pass that changed a kernel's results.
+
+:func:`check_module` runs the kernel on the emulator after every pass of the
+pipeline (:func:`minitriton.passes.pipeline.snapshots`), each time on fresh
+copies of the same arguments, and compares every array argument with the
+results of the IR before any pass. The first pass whose results differ (or
+that makes the kernel fail) is reported with the elements that changed and
+the IR it produced::
+
+    report = check_passes(add_kernel, (4,), x, y, out, n, BLOCK_SIZE=64)
+    assert report.ok, report
+
+``minitriton check-passes FILE.py`` does this for every launch a script
+makes, and ``MINITRITON_CHECKS=passes`` for every launch of a test run.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from minitriton.emulator.errors import EmulatorError
+from minitriton.emulator.interpreter import Interpreter, Listener
+from minitriton.emulator.schedule import run_grid
+from minitriton.emulator.tools import Launch, Tool
+from minitriton.ir.ops import Module
+from minitriton.ir.printer import print_module
+
+
+@dataclass
+class PassResult:
+    """The outcome of running the IR after one pass."""
+
+    name: str
+    outputs: list[Any] | None  # the argument arrays after the launch (None: it failed)
+    error: EmulatorError | None = None
+
+
+@dataclass
+class PassReport:
+    """Which pass, if any, changed the results; ``str(report)`` explains."""
+
+    kernel: str
+    passes: list[str]
+    bad_pass: str | None = None
+    differences: list[str] = field(default_factory=list)
+    ir_diff: str = ""
+
+    @property
+    def ok(self) -> bool:
+        """True when every pass kept the results of the unoptimized IR."""
+        return self.bad_pass is None
+
+    def __str__(self) -> str:
+        if self.ok:
+            names = ", ".join(self.passes) or "no passes"
+            return f"{self.kernel}: the results agree after every pass ({names})"
+        lines = [f"{self.kernel}: pass '{self.bad_pass}' changes the kernel's results"]
+        lines += [f"  {d}" for d in self.differences]
+        if self.ir_diff:
+            lines += [
+                "  IR changes made by this pass:",
+                *(f"    {line}" for line in self.ir_diff.splitlines()),
+            ]
+        return "\n".join(lines)
+
+
+def check_module(
+    module: Module,
+    grid: Sequence[int],
+    args: Sequence[Any],
+    *,
+    passes: Sequence[str] | None = None,
+    param_names: Sequence[str] | None = None,
+    debug: bool = False,
+    kernel: str | None = None,
+    listeners: Sequence[Listener] = (),
+) -> PassReport:
+    """Run ``module`` (the IR before passes) after each pass of ``passes`` and compare."""
+    from minitriton.passes.pipeline import DEFAULT_PIPELINE, snapshots
+
+    names = list(DEFAULT_PIPELINE if passes is None else passes)
+    params = list(
+        param_names or [a.name_hint or f"arg{i}" for i, a in enumerate(module.kernel.body.args)]
+    )
+    report = PassReport(kernel or module.kernel.sym_name, names)
+    stages = snapshots(module, names)
+    reference = _run(stages[0], grid, args, debug, listeners)
+    before = stages[0][1]
+    for stage in stages[1:]:
+        result = _run(stage, grid, args, debug, listeners)
+        problems = _compare(reference, result, params)
+        if problems:
+            report.bad_pass = stage[0]
+            report.differences = problems
+            report.ir_diff = _ir_diff(before, stage[1])
+            return report
+        before = stage[1]
+    return report
+
+
+def _run(
+    stage: tuple[str, Module], grid: Sequence[int], args: Sequence[Any], debug: bool,
+    listeners: Sequence[Listener],
+) -> PassResult:  # fmt: skip
+    copies = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+    interp = Interpreter(stage[1], copies, grid, debug=debug, listeners=listeners)
+    try:
+        run_grid(interp)
+    except EmulatorError as err:
+        return PassResult(stage[0], None, err)
+    return PassResult(stage[0], copies)
+
+
+def _compare(ref: PassResult, got: PassResult, params: list[str]) -> list[str]:
+    if ref.error is not None or got.error is not None:
+        return _compare_errors(ref, got)
+    assert ref.outputs is not None and got.outputs is not None
+    problems = []
+    for name, a, b in zip(params, ref.outputs, got.outputs):
+        if isinstance(a, np.ndarray) and not _same_bits(a, b):
+            problems.append(_describe(name, a, b))
+    return problems
+
+
+def _compare_errors(ref: PassResult, got: PassResult) -> list[str]:
+    if got.error is not None and ref.error is None:
+        return [
+            "the kernel fails after this pass (it ran before):",
+            *got.error.render().splitlines(),
+        ]
+    if ref.error is not None and got.error is None:
+        return ["the kernel no longer fails after this pass (it failed before):",
+                *ref.error.render().splitlines()]  # fmt: skip
+    assert ref.error is not None and got.error is not None
+    if ref.error.diagnostic.message != got.error.diagnostic.message:
+        return ["the kernel fails differently after this pass:", *got.error.render().splitlines()]
+    return []
+
+
+def _same_bits(a: np.ndarray, b: np.ndarray) -> bool:
+    return bool(np.all(_equal(a, b)))
+
+
+def _equal(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Elementwise equality where NaN equals NaN."""
+    if a.dtype.kind == "f":
+        return (a == b) | (np.isnan(a) & np.isnan(b))
+    return a == b
+
+
+def _describe(name: str, a: np.ndarray, b: np.ndarray) -> str:
+    differ = ~_equal(a, b)
+    where = np.flatnonzero(differ.reshape(-1))
+    shown = ", ".join(
+        f"[{i}] {a.reshape(-1)[i].item()!r} -> {b.reshape(-1)[i].item()!r}" for i in where[:4]
+    )
+    more = ", ..." if where.size > 4 else ""
+    return f"'{name}': {where.size} of {a.size} elements differ: {shown}{more}"
+
+
+def _ir_diff(before: Module, after: Module, limit: int = 40) -> str:
+    lines = list(difflib.unified_diff(
+        print_module(before).splitlines(), print_module(after).splitlines(),
+        "before", "after", lineterm="", n=1,
+    ))[2:]  # fmt: skip
+    if len(lines) > limit:
+        lines = lines[:limit] + [f"... ({len(lines) - limit} more lines)"]
+    return "\n".join(lines)
+
+
+# ---------------------------------------------------------------- kernels and launches
+
+
+def check_passes(
+    kernel: Any, grid: Any, *args: Any, passes: Sequence[str] | None = None, **kwargs: Any
+) -> PassReport:
+    """Check a ``@jit`` kernel launched as ``kernel[grid](*args, **kwargs)``.
+
+    Nothing is launched for real: the arguments are copied for every run.
+    """
+    launch = capture_launch(kernel, grid, *args, **kwargs)
+    return check_launch(launch, passes)
+
+
+def check_launch(launch: Launch, passes: Sequence[str] | None = None) -> PassReport:
+    """Check one captured launch (see :class:`PassChecker`)."""
+    if passes is None and launch.compiled.options.passes is not None:
+        passes = launch.compiled.options.passes
+    return check_module(
+        launch.frontend_module(), launch.grid, launch.args, passes=passes,
+        param_names=launch.param_names(), debug=launch.debug, kernel=launch.name,
+    )  # fmt: skip
+
+
+def capture_launch(kernel: Any, grid: Any, *args: Any, **kwargs: Any) -> Launch:
+    """The :class:`Launch` that ``kernel[grid](*args, **kwargs)`` would make, without running it."""
+    from minitriton.emulator.tools import using
+
+    class _Capture(Tool):
+        launch: Launch | None = None
+
+        def run(self, launch: Launch, listeners: Sequence[Listener]) -> bool:
+            self.launch = Launch(launch.compiled, launch.grid, launch.copy_args(), launch.number)
+            return True
+
+    capture = _Capture()
+    with using(capture):
+        kwargs.pop("backend", None)
+        kernel[grid](*args, backend="emulator", **kwargs)
+    if capture.launch is None:
+        raise RuntimeError("the kernel launched nothing (an empty grid?)")
+    return capture.launch
+
+
+class PassCheckFailed(AssertionError):
+    """Raised by :class:`PassChecker` with ``raise_on_difference=True``."""
+
+
+class PassChecker(Tool):
+    """Checks the passes on every launch, then lets the launch run normally."""
+
+    def __init__(self, passes: Sequence[str] | None = None, raise_on_difference: bool = False):
+        self.passes = passes
+        self.raise_on_difference = raise_on_difference
+        self.reports: list[tuple[Launch, PassReport]] = []
+
+    def run(self, launch: Launch, listeners: Sequence[Listener]) -> bool:
+        """Check first (on copies); the real launch follows."""
+        report = check_launch(launch, self.passes)
+        self.reports.append((launch, report))
+        if self.raise_on_difference and not report.ok:
+            raise PassCheckFailed(str(report))
+        return False

@@ -1,0 +1,155 @@
+"""Where debugging tools plug into kernel launches.
+
+The debugger, the checks, the tracer and the pass checker all need to see a
+launch that the user's code makes with ``kernel[grid](...)``. While a tool is
+active (``with using(tool): ...``), :mod:`minitriton.jit` sends every
+emulator launch to :func:`run_launch` instead of the plain emulator; with no
+tool active nothing changes. A tool may add listeners to the launch
+(:meth:`Tool.listeners`) or run the launch itself (:meth:`Tool.run`)::
+
+    class CountStores(Tool):
+        def listeners(self, launch):
+            return [MyListener()]
+
+    with using(CountStores()):
+        add_kernel[grid](x, y, out, n, BLOCK_SIZE=128)
+
+Setting ``MINITRITON_CHECKS`` (``all``, or a list such as ``races,uninit``)
+turns the checks of :mod:`minitriton.emulator.checks` on for every launch,
+without any code change (``passes`` adds the pass checker).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib
+import os
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from minitriton.emulator.interpreter import Interpreter, Listener
+from minitriton.emulator.schedule import run_grid
+from minitriton.ir.ops import Module
+
+CHECKS_ENV = "MINITRITON_CHECKS"
+
+
+@dataclass
+class Launch:
+    """One launch as a tool sees it: the compiled kernel, the grid, the host values."""
+
+    compiled: Any  # minitriton.compiler.CompiledKernel
+    grid: tuple[int, int, int]
+    args: list[Any]  # one host value per kernel block argument (arrays are written in place)
+    number: int = 1  # the how-manieth launch of this kernel (1 = the first)
+    _frontend: Module | None = field(default=None, repr=False)
+
+    @property
+    def name(self) -> str:
+        """The kernel's name."""
+        return str(self.compiled.name)
+
+    @property
+    def module(self) -> Module:
+        """The optimized IR, what a plain launch runs."""
+        return self.compiled.module
+
+    @property
+    def debug(self) -> bool:
+        """Whether the kernel was compiled in debug mode (``device_assert`` active)."""
+        return bool(self.compiled.options.debug)
+
+    def frontend_module(self) -> Module:
+        """The IR before any pass: every source variable is still there.
+
+        Falls back to the optimized IR when the kernel's source is unknown.
+        """
+        if self._frontend is None:
+            source = getattr(self.compiled, "source", None)
+            if source is None:
+                return self.module
+            from minitriton.compiler import lower
+
+            self._frontend = lower(source, self.compiled.arg_specs)
+        return self._frontend
+
+    def constexprs(self) -> dict[str, Any]:
+        """The values of the constexpr parameters (folded into the IR)."""
+        return {s.name: s.value for s in self.compiled.arg_specs if s.kind == "constexpr"}
+
+    def param_names(self) -> list[str]:
+        """Names of the kernel's runtime parameters, in order."""
+        return [a.name_hint or f"arg{i}" for i, a in enumerate(self.module.kernel.body.args)]
+
+    def copy_args(self) -> list[Any]:
+        """Fresh copies of the argument arrays (scalars are shared)."""
+        return [a.copy() if isinstance(a, np.ndarray) else a for a in self.args]
+
+
+class Tool:
+    """Base class of the tools that watch or take over launches."""
+
+    def listeners(self, launch: Launch) -> list[Listener]:
+        """Listeners to attach to this launch (fresh objects per launch)."""
+        return []
+
+    def run(self, launch: Launch, listeners: Sequence[Listener]) -> bool:
+        """Run the launch yourself and return True, or return False to let it run normally."""
+        return False
+
+
+_ACTIVE: list[Tool] = []
+_LAUNCH_COUNTS: dict[str, int] = {}
+
+
+@contextlib.contextmanager
+def using(*tools: Tool) -> Iterator[None]:
+    """Activate ``tools`` for the launches made inside the ``with`` block."""
+    # ``minitriton.jit`` the attribute is the decorator: fetch the module itself.
+    jit = importlib.import_module("minitriton.jit")
+    _ACTIVE.extend(tools)
+    jit.EMULATOR_HOOK = run_launch
+    try:
+        yield
+    finally:
+        for tool in tools:
+            _ACTIVE.remove(tool)
+        if not _ACTIVE:
+            jit.EMULATOR_HOOK = None
+
+
+def active_tools() -> list[Tool]:
+    """The active tools, plus those that ``MINITRITON_CHECKS`` asks for."""
+    return [*env_tools(), *_ACTIVE]
+
+
+def env_tools() -> list[Tool]:
+    """Tools named by the ``MINITRITON_CHECKS`` environment variable."""
+    text = os.environ.get(CHECKS_ENV, "").strip()
+    if not text or text == "0":
+        return []
+    from minitriton.emulator.checks import CheckOptions, Checks
+
+    tools: list[Tool] = [Checks(CheckOptions.parse(text))]
+    if "passes" in text.split(","):
+        from minitriton.emulator.passcheck import PassChecker
+
+        tools.append(PassChecker(raise_on_difference=True))
+    return tools
+
+
+def run_launch(compiled: Any, grid: tuple[int, int, int], args: list[Any]) -> None:
+    """The launch hook: give the active tools their say, then run the grid."""
+    count = _LAUNCH_COUNTS.get(compiled.name, 0) + 1
+    _LAUNCH_COUNTS[compiled.name] = count
+    launch = Launch(compiled, grid, list(args), count)
+    tools = active_tools()
+    listeners = [listener for tool in tools for listener in tool.listeners(launch)]
+    for tool in reversed(tools):  # the innermost tool decides first
+        if tool.run(launch, listeners):
+            return
+    interp = Interpreter(launch.module, launch.args, grid, debug=launch.debug, listeners=listeners)
+    run_grid(interp)

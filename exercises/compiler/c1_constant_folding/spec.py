@@ -1,0 +1,9 @@
+"""Exercise c1 spec: fold integer division and remainder exactly as the GPU computes them."""
+
+TITLE = "Constant folding: C integer division"
+MARKER = "c1-fold"
+TESTS = ("tests/passes/test_folding.py", "tests/passes/test_goldens.py")
+SELECT = "div or rem or int_fold"
+MINUTES = 30
+REQUIRES = ("02",)
+OUTCOMES = ("what 'semantics-preserving' means for a folder", "C vs Python integer division")

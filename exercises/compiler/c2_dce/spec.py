@@ -1,0 +1,9 @@
+"""Exercise c2 spec: dead-code elimination."""
+
+TITLE = "Dead-code elimination"
+MARKER = "c2-dce"
+TESTS = ("tests/passes/test_goldens.py",)
+SELECT = "dce or pipeline"
+MINUTES = 40
+REQUIRES = ("c1",)
+OUTCOMES = ("side effects vs pure ops", "use counts", "why sweeping backward removes chains")

@@ -1,0 +1,9 @@
+"""Exercise c3 spec: common-subexpression elimination."""
+
+TITLE = "Common-subexpression elimination"
+MARKER = "c3-cse"
+TESTS = ("tests/passes/test_goldens.py",)
+SELECT = "cse or pipeline"
+MINUTES = 40
+REQUIRES = ("c2",)
+OUTCOMES = ("value numbering with hashable keys", "scopes follow dominance")

@@ -1,0 +1,9 @@
+"""Exercise c4 spec: type promotion rule 8 (integers)."""
+
+TITLE = "Type promotion: integer rule 8"
+MARKER = "c4-promotion"
+TESTS = ("tests/frontend/test_lower_promotion.py",)
+SELECT = "r8 or r11 or r12"
+MINUTES = 20
+REQUIRES = ("10",)
+OUTCOMES = ("C's usual arithmetic conversions", "why x_u32 + x_i32 is unsigned")

@@ -1,0 +1,21 @@
+"""Exercise 03, reference solution: 2D outer add with strides."""
+
+import minitriton as triton
+import minitriton.language as tl
+
+
+@triton.jit
+def outer_add_kernel(
+    x_ptr, y_ptr, out_ptr, M, N, stride_om, stride_on,
+    BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+):  # fmt: skip
+    pid_m = tl.program_id(axis=0)
+    pid_n = tl.program_id(axis=1)
+    rows = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    cols = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
+    x = tl.load(x_ptr + rows, mask=rows < M)
+    y = tl.load(y_ptr + cols, mask=cols < N)
+    out = x[:, None] + y[None, :]
+    ptrs = out_ptr + rows[:, None] * stride_om + cols[None, :] * stride_on
+    mask = (rows[:, None] < M) & (cols[None, :] < N)
+    tl.store(ptrs, out, mask=mask)

@@ -1,0 +1,41 @@
+"""Exercise 05 spec: softmax of rows that fit in one block."""
+
+import numpy as np
+
+from minitriton.exercises import Case
+
+TITLE = "Softmax"
+KERNELS = ("softmax_kernel",)
+MINUTES = 25
+REQUIRES = ("04",)
+OUTCOMES = ("numerically stable softmax", "-inf padding for max reductions")
+BLOCK = 128
+
+
+def reference(x: np.ndarray) -> np.ndarray:
+    """Softmax along axis 1, computed in float64."""
+    e = np.exp(x.astype(np.float64) - x.max(axis=1, keepdims=True))
+    return (e / e.sum(axis=1, keepdims=True)).astype(np.float32)
+
+
+def launch(kernels, x: np.ndarray) -> np.ndarray:
+    """One program per row."""
+    M, N = x.shape
+    out = np.full((M, N), np.nan, np.float32)
+    kernels.softmax_kernel[(M,)](x, out, N, x.strides[0] // 4, out.strides[0] // 4, BLOCK=BLOCK)
+    return out
+
+
+def cases() -> list[Case]:
+    """Partial rows (padding must not count), large logits (overflow), a strided view."""
+    rng = np.random.default_rng(5)
+    wide = rng.standard_normal((6, 300), dtype=np.float32)
+    return [
+        Case("4 x 128, small values", (rng.standard_normal((4, 128), dtype=np.float32),),
+             atol=1e-6),  # fmt: skip
+        Case("5 x 100: 28 padding lanes per row", (rng.standard_normal((5, 100), dtype=np.float32),),
+             atol=1e-6),  # fmt: skip
+        Case("3 x 64 logits around 100: exp overflows without the max",
+             (100.0 + 5 * rng.standard_normal((3, 64), dtype=np.float32),), atol=1e-6),  # fmt: skip
+        Case("6 x 90 view of a 6 x 300 array", (wide[:, 7:97],), atol=1e-6),
+    ]

@@ -1,0 +1,47 @@
+"""Exercise 07 spec: C = A @ B with ragged sizes and a transposed B."""
+
+import numpy as np
+
+import minitriton as triton
+from minitriton.exercises import Case
+
+TITLE = "Tiled matmul"
+KERNELS = ("matmul_kernel",)
+MINUTES = 40
+REQUIRES = ("03", "04")
+OUTCOMES = ("tl.dot on tiles", "the K loop and its masks", "data reuse in tiles")
+BLOCK_M = BLOCK_N = BLOCK_K = 16
+
+
+def reference(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """``a @ b`` in float64, rounded to fp32."""
+    return (a.astype(np.float64) @ b.astype(np.float64)).astype(np.float32)
+
+
+def launch(kernels, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """A 2D grid of BLOCK_M x BLOCK_N tiles of C."""
+    (M, K), (_, N) = a.shape, b.shape
+    c = np.full((M, N), np.nan, np.float32)
+    grid = (triton.cdiv(M, BLOCK_M), triton.cdiv(N, BLOCK_N))
+    strides = [s // 4 for arr in (a, b, c) for s in arr.strides]
+    kernels.matmul_kernel[grid](a, b, c, M, N, K, *strides,
+                                BLOCK_M=BLOCK_M, BLOCK_N=BLOCK_N, BLOCK_K=BLOCK_K)  # fmt: skip
+    return c
+
+
+def cases() -> list[Case]:
+    """Full tiles, ragged M, N and K, and B given as the transpose of a row-major array."""
+    rng = np.random.default_rng(7)
+
+    def mats(m: int, k: int, n: int, b_transposed: bool = False) -> tuple:
+        a = rng.standard_normal((m, k), dtype=np.float32)
+        b = rng.standard_normal((n, k), dtype=np.float32).T if b_transposed else \
+            rng.standard_normal((k, n), dtype=np.float32)  # fmt: skip
+        return a, b
+
+    return [
+        Case("32 x 32 x 32: full tiles", mats(32, 32, 32), atol=1e-4, rtol=1e-4),
+        Case("M=40, K=50, N=24: ragged on every axis", mats(40, 50, 24), atol=1e-4, rtol=1e-4),
+        Case("B = transpose of a 20 x 33 array: stride_bk = 1", mats(17, 33, 20, True),
+             atol=1e-4, rtol=1e-4),  # fmt: skip
+    ]

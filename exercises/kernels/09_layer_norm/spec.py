@@ -1,0 +1,48 @@
+"""Exercise 09 spec: layer norm of rows of 50 to 700 elements (BLOCK = 128)."""
+
+import numpy as np
+
+from minitriton.exercises import Case
+
+TITLE = "Layer norm"
+KERNELS = ("layer_norm_kernel",)
+MINUTES = 35
+REQUIRES = ("06",)
+OUTCOMES = ("multi-pass reductions over long rows", "masking values, not just memory")
+BLOCK = 128
+EPS = 1e-5
+
+
+def reference(x: np.ndarray, w: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """``(x - mean) / sqrt(var + eps) * w + b`` along each row, in float64."""
+    x64 = x.astype(np.float64)
+    mean = x64.mean(axis=1, keepdims=True)
+    var = ((x64 - mean) ** 2).mean(axis=1, keepdims=True)
+    return ((x64 - mean) / np.sqrt(var + EPS) * w + b).astype(np.float32)
+
+
+def launch(kernels, x: np.ndarray, w: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """One program per row."""
+    M, N = x.shape
+    y = np.full((M, N), np.nan, np.float32)
+    kernels.layer_norm_kernel[(M,)](
+        x, y, w, b, N, x.strides[0] // 4, y.strides[0] // 4, EPS, BLOCK=BLOCK
+    )
+    return y
+
+
+def cases() -> list[Case]:
+    """A partial block, several blocks, an offset mean (padding must not count)."""
+    rng = np.random.default_rng(9)
+
+    def rows(m: int, n: int, shift: float = 0.0) -> tuple:
+        return (rng.standard_normal((m, n), dtype=np.float32) + np.float32(shift),
+                rng.standard_normal(n, dtype=np.float32),
+                rng.standard_normal(n, dtype=np.float32))  # fmt: skip
+
+    return [
+        Case("4 x 50: one partial block", rows(4, 50), atol=1e-4, rtol=1e-4),
+        Case("3 x 700: six blocks, the last partial", rows(3, 700), atol=1e-4, rtol=1e-4),
+        Case("3 x 200, values around 10: padding lanes must not count", rows(3, 200, 10.0),
+             atol=1e-4, rtol=1e-4),  # fmt: skip
+    ]

@@ -1,0 +1,57 @@
+"""Exercise 14 spec: RNN hidden states for batches of sequences."""
+
+import numpy as np
+
+import minitriton as triton
+from minitriton.exercises import Case
+
+TITLE = "RNN forward"
+KERNELS = ("rnn_forward_kernel",)
+MINUTES = 40
+REQUIRES = ("07", "08")
+OUTCOMES = ("sequential loops with a carried block", "weights resident across time steps")
+BLOCK_B = 16
+
+
+def reference(x: np.ndarray, h0: np.ndarray, wx: np.ndarray, wh: np.ndarray, b: np.ndarray):
+    """Every hidden state ``h_t = tanh(x_t @ wx + h_{t-1} @ wh + b)``, shape (B, T, H)."""
+    B, T, _ = x.shape
+    h = h0.astype(np.float64)
+    out = np.empty((B, T, wh.shape[0]))
+    for t in range(T):
+        h = np.tanh(x[:, t].astype(np.float64) @ wx + h @ wh + b)
+        out[:, t] = h
+    return out.astype(np.float32)
+
+
+def launch(kernels, x: np.ndarray, h0: np.ndarray, wx: np.ndarray, wh: np.ndarray,
+           b: np.ndarray) -> np.ndarray:  # fmt: skip
+    """One program per BLOCK_B sequences; it runs all T steps."""
+    B, T, D = x.shape
+    H = wh.shape[0]
+    out = np.full((B, T, H), np.nan, np.float32)
+    sx, so = [s // 4 for s in x.strides], [s // 4 for s in out.strides]
+    kernels.rnn_forward_kernel[(triton.cdiv(B, BLOCK_B),)](
+        x, h0, wx, wh, b, out, B, T, sx[0], sx[1], so[0], so[1], D=D, H=H, BLOCK_B=BLOCK_B
+    )
+    return out
+
+
+def cases() -> list[Case]:
+    """A full batch block, a partial one, and x stored time-major (T, B, D)."""
+    rng = np.random.default_rng(14)
+
+    def problem(B: int, T: int, D: int, H: int, time_major: bool = False) -> tuple:
+        x = rng.standard_normal((T, B, D) if time_major else (B, T, D), dtype=np.float32)
+        x = x.transpose(1, 0, 2) if time_major else x
+        return (x, rng.standard_normal((B, H), dtype=np.float32) * 0.5,
+                (rng.standard_normal((D, H)) / np.sqrt(D)).astype(np.float32),
+                (rng.standard_normal((H, H)) / np.sqrt(H)).astype(np.float32),
+                rng.standard_normal(H, dtype=np.float32) * 0.1)  # fmt: skip
+
+    return [
+        Case("B = 16, T = 6, D = 16, H = 32", problem(16, 6, 16, 32), atol=1e-4, rtol=1e-4),
+        Case("B = 20: a partial batch block", problem(20, 5, 16, 16), atol=1e-4, rtol=1e-4),
+        Case("x stored time-major: stride_xb = D, stride_xt = B * D",
+             problem(12, 4, 16, 16, time_major=True), atol=1e-4, rtol=1e-4),  # fmt: skip
+    ]

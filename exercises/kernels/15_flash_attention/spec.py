@@ -1,0 +1,53 @@
+"""Exercise 15 spec: attention over ragged sequence lengths, causal or not."""
+
+import numpy as np
+
+import minitriton as triton
+from minitriton.exercises import Case
+
+TITLE = "Flash attention"
+KERNELS = ("flash_attention_kernel",)
+MINUTES = 60
+REQUIRES = ("06", "07")
+OUTCOMES = ("the online softmax on tiles", "causal masking", "attention without an S x S matrix")
+BLOCK_M = BLOCK_N = 16
+
+
+def reference(q: np.ndarray, k: np.ndarray, v: np.ndarray, causal: bool) -> np.ndarray:
+    """``softmax(q k^T / sqrt(d)) v`` per head, in float64."""
+    d = q.shape[-1]
+    s = q.astype(np.float64) @ k.astype(np.float64).transpose(0, 2, 1) / np.sqrt(d)
+    if causal:
+        S = q.shape[1]
+        s = np.where(np.tril(np.ones((S, S), bool)), s, -np.inf)
+    p = np.exp(s - s.max(axis=-1, keepdims=True))
+    return (p / p.sum(axis=-1, keepdims=True) @ v).astype(np.float32)
+
+
+def launch(kernels, q: np.ndarray, k: np.ndarray, v: np.ndarray, causal: bool) -> np.ndarray:
+    """Grid: (query blocks, heads); q, k, v, o are (heads, S, HEAD_DIM), contiguous."""
+    heads, S, d = q.shape
+    o = np.full_like(q, np.nan)
+    grid = (triton.cdiv(S, BLOCK_M), heads)
+    kernels.flash_attention_kernel[grid](
+        q, k, v, o, S, S * d, d, float(1.0 / np.sqrt(d)),
+        CAUSAL=causal, HEAD_DIM=d, BLOCK_M=BLOCK_M, BLOCK_N=BLOCK_N,
+    )  # fmt: skip
+    return o
+
+
+def cases() -> list[Case]:
+    """Full blocks, a ragged length, large scores, and causal attention."""
+    rng = np.random.default_rng(15)
+
+    def qkv(heads: int, S: int, scale: float = 1.0, causal: bool = False) -> tuple:
+        q, k, v = (rng.standard_normal((heads, S, 16), dtype=np.float32) for _ in range(3))
+        return q * np.float32(scale), k, v, causal
+
+    return [
+        Case("2 heads, S = 32", qkv(2, 32), atol=1e-4, rtol=1e-4),
+        Case("S = 50: the last key block is partial", qkv(1, 50), atol=1e-4, rtol=1e-4),
+        Case("scores around 100: exp overflows without the max", qkv(1, 32, 30.0),
+             atol=1e-4, rtol=1e-4),  # fmt: skip
+        Case("causal, S = 40", qkv(2, 40, causal=True), atol=1e-4, rtol=1e-4),
+    ]

@@ -1,0 +1,127 @@
+"""The GPU backend: block IR -> LLVM IR (llvmlite) -> PTX -> cuda-python.
+
+Public API (used by ``minitriton.jit``)::
+
+    kernel = compile_module(module, arch="sm_90", num_warps=4)   # GPUKernel
+    kernel.launch((grid_x, grid_y, grid_z), args)                # NumPy or device arrays
+    llir, ptx = compile_to_ptx(module, "sm_90", 4)               # no GPU needed
+    gpu_available()                                              # never raises
+
+``kernel.asm["ttgir"]`` shows the IR with the layout chosen for every block
+value; ``kernel.llir`` and ``kernel.ptx`` the later stages. See
+``docs/internals`` for the design: layouts, vectorization, reductions, the
+cache and the runtime.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+from typing import Any
+
+from minitriton.backend.cache import cache_key, load, store
+from minitriton.backend.compiler import CompiledKernel, compile_ir, compile_to_ptx, ir_text
+from minitriton.backend.driver import (
+    CUDAError,
+    DeviceArray,
+    Launcher,
+    gpu_available,
+    load_kernel,
+    synchronize,
+)
+from minitriton.ir.ops import Module
+
+__all__ = [
+    "CUDAError",
+    "CompiledKernel",
+    "DeviceArray",
+    "GPUKernel",
+    "compile_module",
+    "compile_to_ptx",
+    "gpu_available",
+    "synchronize",
+]
+
+_kernels: dict[str, GPUKernel] = {}
+_lock = threading.Lock()
+
+
+class GPUKernel:
+    """A compiled kernel; loaded into the CUDA context on its first launch."""
+
+    def __init__(self, compiled: CompiledKernel) -> None:
+        self.compiled = compiled
+        self._launcher: Launcher | None = None
+
+    @property
+    def name(self) -> str:
+        """The kernel's symbol name."""
+        return self.compiled.name
+
+    @property
+    def llir(self) -> str:
+        """The optimized LLVM IR."""
+        return self.compiled.llir
+
+    @property
+    def ptx(self) -> str:
+        """The PTX."""
+        return self.compiled.ptx
+
+    @property
+    def ttgir(self) -> str:
+        """The IR with layouts (``layout`` attributes, ``ttg.convert_layout`` ops)."""
+        return self.compiled.ttgir
+
+    @property
+    def shared(self) -> int:
+        """Bytes of dynamic shared memory per program."""
+        return self.compiled.shared
+
+    @property
+    def num_warps(self) -> int:
+        """Warps per program."""
+        return self.compiled.num_warps
+
+    @property
+    def asm(self) -> dict[str, str]:
+        """``{"ttgir": ..., "llir": ..., "ptx": ...}``, as Triton's ``kernel.asm``."""
+        return self.compiled.asm
+
+    def load(self) -> Launcher:
+        """Load the PTX into the CUDA context (once)."""
+        if self._launcher is None:
+            c = self.compiled
+            func = load_kernel(c.ptx, c.name, c.shared)
+            self._launcher = Launcher(func, c.name, c.params, c.num_warps, c.shared)
+        return self._launcher
+
+    def launch(self, grid: Sequence[int], args: Sequence[Any], stream: Any = None) -> None:
+        """Launch on ``grid`` programs; ``args`` match the kernel's arguments one to one."""
+        launcher = self._launcher or self.load()
+        launcher(grid, args, stream)
+
+    def __repr__(self) -> str:
+        return f"<GPUKernel {self.name} num_warps={self.num_warps} shared={self.shared}>"
+
+
+def compile_module(module: Module, *, arch: str = "sm_90", num_warps: int = 4) -> GPUKernel:
+    """Compile ``module``'s kernel (cached in memory and on disk); no GPU is needed."""
+    key = cache_key(ir_text(module), arch, num_warps)
+    kernel = _kernels.get(key)
+    if kernel is not None:
+        return kernel
+    with _lock:
+        kernel = _kernels.get(key)
+        if kernel is None:
+            compiled = load(key)
+            if compiled is None:
+                compiled = compile_ir(module, arch, num_warps)
+                store(key, compiled)
+            kernel = _kernels[key] = GPUKernel(compiled)
+    return kernel
+
+
+def clear_memory_cache() -> None:
+    """Forget the in-memory cache (the disk cache stays); for tests and benchmarks."""
+    _kernels.clear()

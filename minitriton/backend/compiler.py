@@ -1,0 +1,152 @@
+"""Block IR -> LLVM IR -> PTX, with llvmlite only (no GPU, no CUDA needed).
+
+:func:`compile_ir` runs the whole chain and returns a :class:`CompiledKernel`
+holding every stage's text (``ttgir``: the IR with layouts; ``llir``; ``ptx``)
+and what the launcher needs (parameter kinds, shared-memory bytes).
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+import llvmlite
+import llvmlite.binding as llvm
+
+from minitriton.backend.codegen import Codegen
+from minitriton.backend.mathlib import find_libdevice
+from minitriton.backend.prepare import prepare_kernel
+from minitriton.diagnostics import CompileError, error
+from minitriton.ir.ops import Module
+from minitriton.ir.printer import print_module
+from minitriton.ir.types import PointerType
+from minitriton.ir.verifier import verify_module
+
+#: Bump when the generated code changes: it is part of every cache key.
+COMPILER_VERSION = "minitriton-ptx-1"
+TRIPLE = "nvptx64-nvidia-cuda"
+SUPPORTED_ARCHS = ("sm_80", "sm_86", "sm_89", "sm_90")
+_LOCK = threading.Lock()
+
+
+@dataclass
+class CompiledKernel:
+    """Everything compiled for one kernel (no CUDA objects)."""
+
+    name: str
+    ttgir: str
+    llir: str
+    ptx: str
+    shared: int
+    num_warps: int
+    arch: str
+    #: One entry per kernel argument: ``"ptr"`` or a scalar type name (``"i32"``).
+    params: list[str] = field(default_factory=list)
+
+    @property
+    def asm(self) -> dict[str, str]:
+        """The stages by name, as Triton's ``kernel.asm``."""
+        return {"ttgir": self.ttgir, "llir": self.llir, "ptx": self.ptx}
+
+
+@lru_cache(maxsize=1)
+def _init_llvm() -> None:
+    llvm.initialize_all_targets()
+    llvm.initialize_all_asmprinters()
+
+
+@lru_cache(maxsize=8)
+def _target_machine(arch: str) -> llvm.TargetMachine:
+    _init_llvm()
+    target = llvm.Target.from_triple(TRIPLE)
+    return target.create_target_machine(cpu=arch, features="+ptx80", opt=3)
+
+
+@lru_cache(maxsize=1)
+def _libdevice_bitcode() -> bytes | None:
+    path = find_libdevice()
+    if path is None:
+        return None
+    with open(path, "rb") as f:
+        return f.read()
+
+
+def ir_text(module: Module) -> str:
+    """The text the cache key is made of (locations included: they reach the PTX)."""
+    return print_module(module, with_locs=True)
+
+
+def compile_ir(module: Module, arch: str = "sm_90", num_warps: int = 4) -> CompiledKernel:
+    """Compile ``module``'s kernel to PTX for ``arch`` with ``num_warps`` warps per program."""
+    if arch not in SUPPORTED_ARCHS:
+        raise ValueError(f"unsupported arch {arch!r}; expected one of {SUPPORTED_ARCHS}")
+    if num_warps not in (1, 2, 4, 8, 16, 32):
+        raise ValueError(f"num_warps must be a power of two in 1..32, got {num_warps}")
+    verify_module(module)
+    with _LOCK:
+        try:
+            return _compile(module, arch, num_warps)
+        except CompileError:
+            raise
+        except Exception as e:  # internal failure: report it located at the kernel
+            raise error(
+                module.kernel.loc,
+                f"internal error in the GPU backend: {type(e).__name__}: {e}",
+                help="please report this with the kernel's IR (MINITRITON_DUMP_DIR)",
+            ) from e
+
+
+def _compile(module: Module, arch: str, num_warps: int) -> CompiledKernel:
+    copy, kernel, plan, inlined_at = prepare_kernel(module, num_warps)
+    gen = Codegen(kernel, plan, inlined_at, arch=arch, num_warps=num_warps)
+    ll_module = gen.generate()
+    tm = _target_machine(arch)
+    ll_module.data_layout = str(tm.target_data)
+    mod = llvm.parse_assembly(str(ll_module))
+    if gen.uses_libdevice:
+        _link_libdevice(mod, kernel.sym_name)
+    mod.verify()
+    _optimize(mod, tm)
+    ptx = tm.emit_assembly(mod)
+    params = [
+        "ptr" if isinstance(a.type, PointerType) else str(a.type) for a in kernel.body.args
+    ]
+    return CompiledKernel(
+        name=kernel.sym_name,
+        ttgir=print_module(copy),
+        llir=str(mod),
+        ptx=ptx,
+        shared=gen.smem_bytes,
+        num_warps=num_warps,
+        arch=arch,
+        params=params,
+    )
+
+
+def _link_libdevice(mod: llvm.ModuleRef, kernel_name: str) -> None:
+    bitcode = _libdevice_bitcode()
+    if bitcode is None:
+        return
+    mod.link_in(llvm.parse_bitcode(bitcode))
+    # Internal linkage lets the optimizer drop the hundreds of unused functions.
+    for fn in mod.functions:
+        if fn.name != kernel_name and not fn.is_declaration:
+            fn.linkage = llvm.Linkage.internal
+
+
+def _optimize(mod: llvm.ModuleRef, tm: llvm.TargetMachine) -> None:
+    pto = llvm.create_pipeline_tuning_options(speed_level=3)
+    pb = llvm.create_pass_builder(tm, pto)
+    pb.getModulePassManager().run(mod, pb)
+
+
+def compile_to_ptx(module: Module, arch: str = "sm_90", num_warps: int = 4) -> tuple[str, str]:
+    """``(llir, ptx)`` of ``module``'s kernel; needs llvmlite only (no GPU, no CUDA)."""
+    k = compile_ir(module, arch, num_warps)
+    return k.llir, k.ptx
+
+
+def version_tag() -> str:
+    """Compiler and LLVM versions, for cache keys."""
+    return f"{COMPILER_VERSION}/llvmlite-{llvmlite.__version__}/llvm-{llvm.llvm_version_info}"

@@ -1,0 +1,376 @@
+"""The CUDA runtime side: context, modules, device memory, launches, errors.
+
+Everything goes through ``cuda.bindings.driver`` (cuda-python), imported
+lazily so that the rest of MiniTriton works without it.
+
+Context: the first use calls ``cuInit``, retains device 0's *primary*
+context (the one PyTorch and CuPy use too) and makes it current.
+
+Arguments of a launch: NumPy arrays are copied to the device before the
+launch and back afterwards (only arrays passed for pointer parameters;
+read-only arrays are not copied back). Device arrays are passed as they are:
+:class:`DeviceArray`, anything with ``__cuda_array_interface__`` (PyTorch
+CUDA tensors, CuPy) or with DLPack on a CUDA device. Plain ints are taken as
+raw device addresses.
+
+Errors: every failing driver call raises :class:`CUDAError`, naming the
+kernel and the call. A fault inside a kernel (``CUDA_ERROR_ILLEGAL_ADDRESS``
+after an out-of-bounds access, a failed ``device_assert``,
+``CUDA_ERROR_LAUNCH_FAILED`` ...) is *sticky*: the CUDA context is unusable
+for the rest of the process, every later call fails with the same error,
+and only a new process recovers. :attr:`CUDAError.context_usable` says which
+case it is. Such faults surface at the next synchronizing call — right after
+the launch when NumPy arrays are copied back, otherwise at
+:func:`synchronize` or the next copy.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import threading
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from minitriton.backend.lltypes import bf16_bits
+
+_STICKY = {
+    "CUDA_ERROR_ILLEGAL_ADDRESS",
+    "CUDA_ERROR_LAUNCH_TIMEOUT",
+    "CUDA_ERROR_ASSERT",
+    "CUDA_ERROR_HARDWARE_STACK_ERROR",
+    "CUDA_ERROR_ILLEGAL_INSTRUCTION",
+    "CUDA_ERROR_MISALIGNED_ADDRESS",
+    "CUDA_ERROR_INVALID_ADDRESS_SPACE",
+    "CUDA_ERROR_INVALID_PC",
+    "CUDA_ERROR_LAUNCH_FAILED",
+    "CUDA_ERROR_ECC_UNCORRECTABLE",
+}
+_DLPACK_CUDA = (2, 13)  # kDLCUDA, kDLCUDAManaged
+_lock = threading.Lock()
+_state: dict[str, Any] = {}
+_last_kernel = ["<none>"]
+
+
+class CUDAError(RuntimeError):
+    """A CUDA driver call failed.
+
+    ``code`` is the driver's error name (``CUDA_ERROR_ILLEGAL_ADDRESS``),
+    ``kernel`` the kernel concerned, ``context_usable`` whether the CUDA
+    context survived (False after any fault inside a kernel).
+    """
+
+    def __init__(self, code: str, description: str, call: str, kernel: str | None) -> None:
+        self.code = code
+        self.kernel = kernel
+        self.context_usable = code not in _STICKY
+        where = f" (kernel '{kernel}')" if kernel else ""
+        msg = f"{code}: {description} — in {call}{where}."
+        if not self.context_usable:
+            msg += (
+                " This error is sticky: the CUDA context is no longer usable and every"
+                " later CUDA call in this process will fail; restart the process."
+            )
+            if code == "CUDA_ERROR_ILLEGAL_ADDRESS":
+                msg += " Check the kernel's masks and offsets for out-of-bounds accesses."
+        super().__init__(msg)
+
+
+def _cu() -> Any:
+    from cuda.bindings import driver
+
+    return driver
+
+
+def check(result: tuple, call: str, kernel: str | None = None) -> Any:
+    """Unpack a cuda-python result tuple, raising :class:`CUDAError` on failure."""
+    err = result[0]
+    if int(err) != 0:
+        raise _error(err, call, kernel)
+    if len(result) == 1:
+        return None
+    return result[1] if len(result) == 2 else result[1:]
+
+
+def _error(err: Any, call: str, kernel: str | None) -> CUDAError:
+    cu = _cu()
+    name = cu.cuGetErrorName(err)[1]
+    desc = cu.cuGetErrorString(err)[1]
+    name = name.decode() if isinstance(name, bytes) else str(err)
+    desc = desc.decode() if isinstance(desc, bytes) else ""
+    return CUDAError(name, desc, call, kernel)
+
+
+def gpu_available() -> bool:
+    """True when cuda-python imports and a CUDA device is present; never raises."""
+    if "available" not in _state:
+        try:
+            ensure_context()
+            _state["available"] = True
+        except Exception:  # no cuda-python, no driver, no device: all mean "no GPU"
+            _state["available"] = False
+    return _state["available"]
+
+
+def ensure_context() -> Any:
+    """Initialize CUDA once and make device 0's primary context current."""
+    ctx = _state.get("ctx")
+    if ctx is not None:
+        return ctx
+    with _lock:
+        if "ctx" not in _state:
+            cu = _cu()
+            check(cu.cuInit(0), "cuInit")
+            dev = check(cu.cuDeviceGet(0), "cuDeviceGet")
+            ctx = check(cu.cuDevicePrimaryCtxRetain(dev), "cuDevicePrimaryCtxRetain")
+            check(cu.cuCtxSetCurrent(ctx), "cuCtxSetCurrent")
+            _state["dev"] = dev
+            _state["ctx"] = ctx
+    return _state["ctx"]
+
+
+def device_arch() -> str:
+    """``sm_XY`` of device 0."""
+    ensure_context()
+    cu = _cu()
+    attr = cu.CUdevice_attribute
+    major = check(
+        cu.cuDeviceGetAttribute(attr.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, _state["dev"]),
+        "cuDeviceGetAttribute",
+    )
+    minor = check(
+        cu.cuDeviceGetAttribute(attr.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, _state["dev"]),
+        "cuDeviceGetAttribute",
+    )
+    return f"sm_{major}{minor}"
+
+
+def synchronize(kernel: str | None = None) -> None:
+    """Wait for all work; a kernel fault raises :class:`CUDAError` here."""
+    ensure_context()
+    check(_cu().cuCtxSynchronize(), "cuCtxSynchronize", kernel or _last_kernel[0])
+
+
+# ------------------------------------------------------------------ memory
+
+
+class DeviceArray:
+    """A contiguous array in device memory (freed when garbage-collected)."""
+
+    def __init__(self, ptr: int, shape: tuple[int, ...], dtype: np.dtype, owner: bool = True):
+        self.ptr = int(ptr)
+        self.shape = tuple(shape)
+        self.dtype = np.dtype(dtype)
+        self._owner = owner
+
+    @property
+    def nbytes(self) -> int:
+        """Size in bytes."""
+        return int(np.prod(self.shape, dtype=np.int64)) * self.dtype.itemsize
+
+    @classmethod
+    def empty(cls, shape: int | tuple[int, ...], dtype: Any = np.float32) -> DeviceArray:
+        """Uninitialized device memory."""
+        ensure_context()
+        shape = (shape,) if isinstance(shape, int) else tuple(shape)
+        nbytes = max(1, int(np.prod(shape, dtype=np.int64)) * np.dtype(dtype).itemsize)
+        ptr = check(_cu().cuMemAlloc(nbytes), "cuMemAlloc")
+        return cls(int(ptr), shape, np.dtype(dtype))
+
+    @classmethod
+    def from_numpy(cls, arr: np.ndarray) -> DeviceArray:
+        """A device copy of ``arr``."""
+        arr = np.ascontiguousarray(arr)
+        out = cls.empty(arr.shape, arr.dtype)
+        out.copy_from(arr)
+        return out
+
+    def copy_from(self, arr: np.ndarray) -> None:
+        """Copy a host array of the same size into this one."""
+        arr = np.ascontiguousarray(arr)
+        if arr.nbytes:
+            check(_cu().cuMemcpyHtoD(self.ptr, arr.ctypes.data, arr.nbytes), "cuMemcpyHtoD", _last_kernel[0])
+
+    def copy_to(self, arr: np.ndarray) -> None:
+        """Copy into a contiguous host array of the same size."""
+        if arr.nbytes:
+            check(_cu().cuMemcpyDtoH(arr.ctypes.data, self.ptr, arr.nbytes), "cuMemcpyDtoH", _last_kernel[0])
+
+    def to_numpy(self) -> np.ndarray:
+        """A host copy."""
+        out = np.empty(self.shape, self.dtype)
+        self.copy_to(out)
+        return out
+
+    @property
+    def __cuda_array_interface__(self) -> dict[str, Any]:
+        return {
+            "shape": self.shape,
+            "typestr": self.dtype.str,
+            "data": (self.ptr, False),
+            "version": 3,
+            "strides": None,
+        }
+
+    def __del__(self) -> None:
+        if self._owner and self.ptr and _state.get("ctx") is not None:
+            try:
+                _cu().cuMemFree(self.ptr)
+            except Exception:  # interpreter shutdown or dead context: nothing to do
+                pass
+            self.ptr = 0
+
+    def __repr__(self) -> str:
+        return f"DeviceArray(shape={self.shape}, dtype={self.dtype}, ptr=0x{self.ptr:x})"
+
+
+class _DLTensor(ctypes.Structure):
+    _fields_ = [
+        ("data", ctypes.c_void_p),
+        ("device_type", ctypes.c_int32),
+        ("device_id", ctypes.c_int32),
+        ("ndim", ctypes.c_int32),
+        ("dtype", ctypes.c_uint32),
+        ("shape", ctypes.c_void_p),
+        ("strides", ctypes.c_void_p),
+        ("byte_offset", ctypes.c_uint64),
+    ]
+
+
+def _dlpack_pointer(obj: Any) -> int:
+    capsule = obj.__dlpack__()
+    get = ctypes.pythonapi.PyCapsule_GetPointer
+    get.restype = ctypes.c_void_p
+    get.argtypes = [ctypes.py_object, ctypes.c_char_p]
+    tensor = _DLTensor.from_address(get(capsule, b"dltensor"))
+    return int(tensor.data or 0) + int(tensor.byte_offset)
+
+
+def device_pointer(obj: Any) -> int | None:
+    """The device address of a device array, or ``None`` if ``obj`` is not one."""
+    if isinstance(obj, DeviceArray):
+        return obj.ptr
+    if getattr(obj, "is_cuda", False) and hasattr(obj, "data_ptr"):
+        return int(obj.data_ptr())  # PyTorch fast path
+    cai = getattr(obj, "__cuda_array_interface__", None)
+    if cai is not None:
+        return int(cai["data"][0])
+    dev = getattr(obj, "__dlpack_device__", None)
+    if dev is not None and dev()[0] in _DLPACK_CUDA:
+        return _dlpack_pointer(obj)
+    return None
+
+
+# ------------------------------------------------------------------ launching
+
+_CTYPES = {
+    "i1": ctypes.c_uint8,
+    "i8": ctypes.c_int8,
+    "i16": ctypes.c_int16,
+    "i32": ctypes.c_int32,
+    "i64": ctypes.c_int64,
+    "u8": ctypes.c_uint8,
+    "u16": ctypes.c_uint16,
+    "u32": ctypes.c_uint32,
+    "u64": ctypes.c_uint64,
+    "f16": ctypes.c_uint16,
+    "bf16": ctypes.c_uint16,
+    "f32": ctypes.c_float,
+    "f64": ctypes.c_double,
+    "ptr": ctypes.c_uint64,
+}
+
+
+def _convert_scalar(kind: str, value: Any) -> Any:
+    if kind in ("f32", "f64"):
+        return float(value)
+    if kind == "f16":
+        return int(np.array(value, np.float16).view(np.uint16))
+    if kind == "bf16":
+        return bf16_bits(float(value))
+    if kind == "i1":
+        return int(bool(value))
+    return int(value)
+
+
+class Launcher:
+    """Launches one loaded kernel with precomputed parameter storage."""
+
+    def __init__(self, func: Any, name: str, params: list[str], num_warps: int, shared: int):
+        self.func = func
+        self.name = name
+        self.kinds = params
+        self.block = 32 * num_warps
+        self.shared = shared
+        self.slots = [_CTYPES[k]() for k in params]
+        self.array = (ctypes.c_void_p * max(1, len(params)))(
+            *[ctypes.addressof(s) for s in self.slots]
+        )
+        self.array_addr = ctypes.addressof(self.array)
+        self._launch = _cu().cuLaunchKernel
+
+    def __call__(self, grid: Sequence[int], args: Sequence[Any], stream: Any = None) -> None:
+        if len(args) != len(self.kinds):
+            raise TypeError(f"kernel '{self.name}' takes {len(self.kinds)} arguments, got {len(args)}")
+        copies = None
+        for i, (slot, kind, arg) in enumerate(zip(self.slots, self.kinds, args)):
+            if kind != "ptr":
+                slot.value = _convert_scalar(kind, arg)
+                continue
+            ptr = device_pointer(arg)
+            if ptr is None:
+                ptr, copies = self._host_arg(i, arg, copies)
+            slot.value = ptr
+        gx, gy, gz = (tuple(grid) + (1, 1, 1))[:3]
+        _last_kernel[0] = self.name
+        err = self._launch(
+            self.func, gx, gy, gz, self.block, 1, 1, self.shared, _stream(stream), self.array_addr, 0
+        )[0]
+        if int(err) != 0:
+            raise _error(err, "cuLaunchKernel", self.name)
+        if copies:
+            self._copy_back(copies)
+
+    def _host_arg(self, index: int, arg: Any, copies: list | None) -> tuple[int, list]:
+        if isinstance(arg, int) and not isinstance(arg, bool):
+            return arg, copies or []
+        if not isinstance(arg, np.ndarray):
+            raise TypeError(
+                f"argument {index} of kernel '{self.name}' must be a NumPy array or a device "
+                f"array (CUDA tensor, DeviceArray, __cuda_array_interface__), got {type(arg).__name__}"
+            )
+        dev = DeviceArray.from_numpy(arg)
+        copies = copies or []
+        copies.append((arg, dev))
+        return dev.ptr, copies
+
+    def _copy_back(self, copies: list) -> None:
+        synchronize(self.name)
+        for host, dev in copies:
+            if not host.flags.writeable:
+                continue
+            if host.flags.c_contiguous:
+                dev.copy_to(host)
+            else:
+                host[...] = dev.to_numpy()
+
+
+def _stream(stream: Any) -> Any:
+    if stream is None:
+        return 0
+    handle = getattr(stream, "cuda_stream", None)  # torch.cuda.Stream
+    return handle if handle is not None else stream
+
+
+def load_kernel(ptx: str, name: str, shared: int) -> Any:
+    """Load PTX into the current context; returns the ``CUfunction``."""
+    ensure_context()
+    cu = _cu()
+    module = check(cu.cuModuleLoadData(ptx.encode() + b"\0"), "cuModuleLoadData", name)
+    func = check(cu.cuModuleGetFunction(module, name.encode()), "cuModuleGetFunction", name)
+    if shared > 48 * 1024:
+        attr = cu.CUfunction_attribute.CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES
+        check(cu.cuFuncSetAttribute(func, attr, shared), "cuFuncSetAttribute", name)
+    _state.setdefault("modules", []).append(module)  # keep modules loaded for the process
+    return func
