@@ -67,3 +67,25 @@ __all__ = [
     "semantics",
     "serial_reason",
 ]
+
+# Debugging tools (debugger.py, checks.py, trace.py, passcheck.py), imported on first use.
+_TOOLS = {
+    "Debugger": "debugger",
+    "Block": "debugger",
+    "CheckError": "checks",
+    "checking": "checks",
+    "checked_launch": "checks",
+    "uninitialized": "checks",
+    "empty": "checks",
+    "empty_like": "checks",
+    "trace": "trace",
+    "check_passes": "passcheck",
+}
+
+
+def __getattr__(name: str) -> object:
+    if name not in _TOOLS:
+        raise AttributeError(f"module 'minitriton.emulator' has no attribute {name!r}")
+    import importlib
+
+    return getattr(importlib.import_module(f"minitriton.emulator.{_TOOLS[name]}"), name)

@@ -276,11 +276,16 @@ class Checker(Listener):
 
     def checkpoint(self) -> Any:
         """A copy of the tracking state (the debugger rewinds to it)."""
+        if self.interp is None:
+            return None  # not attached yet: rewinding means starting afresh
         copies = {k: _copy_state(v) for k, v in self.buffers.items()}
         return copies, {k: set(v) for k, v in self.locks.items()}
 
     def rewind(self, token: Any) -> None:
         """Go back to a :meth:`checkpoint`."""
+        if token is None:
+            self.interp, self.buffers, self.locks = None, {}, {}
+            return
         copies, locks = token
         self.buffers = {k: _copy_state(v) for k, v in copies.items()}
         self.locks = {k: set(v) for k, v in locks.items()}

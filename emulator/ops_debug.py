@@ -61,6 +61,8 @@ def hex_text(v: int, dtype: np.dtype) -> str:
 def _print(op: Operation, state: ProgramState, *values: RVal) -> None:
     """Print the operands once per program of the batch, in grid order."""
     prefix = str(op.attrs.get("prefix", ""))
+    if prefix.strip() and not prefix.rstrip().endswith(":"):
+        prefix = prefix.rstrip() + ": "  # as Triton: the label always ends with ": " (triton#2532)
     hex = bool(op.attrs.get("hex", False))
     for row in range(state.size):
         head = f"pid {format_pid(state.pid(row))} {prefix}"

@@ -37,7 +37,13 @@ from typing import Any
 from minitriton.diagnostics import CompileError
 
 #: Modules that add more subcommands (each has ``add_parser(subparsers)``).
-COMMAND_MODULES: tuple[str, ...] = ("minitriton.exercises.cli",)
+COMMAND_MODULES: tuple[str, ...] = (
+    "minitriton.exercises.cli",
+    "minitriton.tools.debug_cli",
+    "minitriton.tools.trace_cli",
+    "minitriton.tools.check_passes",
+    "minitriton.tools.check_cli",
+)
 
 #: ``--emit`` choices -> the compiler stage that produces them.
 EMIT_STAGES = {

@@ -3,11 +3,12 @@
 :func:`compile_kernel` is the whole compiler::
 
     source --parse--> AST --lower--> IR --verify--> --passes--> optimized IR
-           [--codegen--> LLVM IR -> PTX]  [--load--> a launchable GPU kernel]
+           [--codegen--> LLVM IR -> PTX]  [--load--> a kernel loaded on the GPU]
 
 Each step's text lands in :attr:`CompiledKernel.asm` under the stage's name:
 ``"ast"``, ``"ir"`` (the frontend's output), ``"ir-opt"`` (after the pass
-pipeline) and, when compiled for the GPU, ``"llir"`` and ``"ptx"``.
+pipeline) and, when compiled for the GPU, ``"ttgir"`` (the IR with layouts),
+``"llir"`` and ``"ptx"``.
 
 Two environment variables help to look inside:
 
@@ -103,7 +104,8 @@ def compile_kernel(
     """Compile ``src`` for ``arg_specs``, up to and including ``stop_after``.
 
     ``stop_after`` is one of :data:`STAGES`: ``"ptx"`` adds LLVM IR and PTX
-    (no GPU needed), ``"gpu"`` also loads the kernel on the device.
+    (no GPU needed) and the launchable ``binary``; ``"gpu"`` also loads it on
+    the device.
     Raises :class:`~minitriton.diagnostics.CompileError` for errors in the
     kernel.
     """
@@ -140,12 +142,12 @@ def _run_steps(
     record("ir-opt", ir_text(out.module))
     if last < STAGES.index("ptx"):
         return
-    llir, ptx = to_ptx(out.module, options)  # 4. LLVM IR -> PTX
-    record("llir", llir)
-    record("ptx", ptx)
+    out.binary = codegen(out.module, options)  # 4. layouts -> LLVM IR -> PTX
+    for stage in ("ttgir", "llir", "ptx"):
+        record(stage, out.binary.asm[stage])
     if last < STAGES.index("gpu"):
         return
-    out.binary = load_on_gpu(out.module, options)  # 5. load on the device
+    out.binary.load()  # 5. load the PTX on the device
 
 
 def _recorder(out: CompiledKernel, dump: Dump | None, on_stage: StageHook | None) -> StageHook:
@@ -205,14 +207,11 @@ def optimize(module: Any, options: CompileOptions, record: StageHook | None = No
     return module if result is None else result
 
 
-def to_ptx(module: Any, options: CompileOptions) -> tuple[str, str]:
-    """Step 4: optimized IR -> (LLVM IR, PTX) text; needs no GPU."""
-    compile_to_ptx = _require("minitriton.backend", "compile_to_ptx", "the GPU backend")
-    return compile_to_ptx(module, options.arch, options.num_warps)
+def codegen(module: Any, options: CompileOptions) -> Any:
+    """Step 4: optimized IR -> a ``GPUKernel`` holding ``ttgir``, ``llir`` and ``ptx``.
 
-
-def load_on_gpu(module: Any, options: CompileOptions) -> Any:
-    """Step 5: compile and load the kernel on the device (a ``GPUKernel``)."""
+    Needs llvmlite only, no GPU; the backend caches the result on disk.
+    """
     compile_module = _require("minitriton.backend", "compile_module", "the GPU backend")
     return compile_module(module, arch=options.arch, num_warps=options.num_warps)
 

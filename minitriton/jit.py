@@ -208,6 +208,8 @@ class JITFunction(KernelInterface, JITBase):
             if k not in self.arg_names:
                 kwargs.pop(k, None)
         backend = resolve_backend(launch_opts.pop("backend", None))
+        if backend == "gpu" and "arch" not in launch_opts:
+            launch_opts["arch"] = _device_arch()
         launch_opts.setdefault("debug", self._default_debug())
         launch_opts = {k: v for k, v in launch_opts.items() if v is not None}
         return CompileOptions(**launch_opts), backend, kwargs
@@ -271,6 +273,15 @@ class JITFunction(KernelInterface, JITBase):
             self.compile_count += 1
             self.cache[key] = compiled
         return compiled
+
+
+def _device_arch() -> str | None:
+    """The GPU's ``sm_XY`` (None without a GPU: the default arch then applies)."""
+    if not gpu_available():
+        return None
+    from minitriton.backend.driver import device_arch
+
+    return device_arch()
 
 
 def _capture_source(fn: Callable[..., Any]) -> KernelSource:
@@ -388,6 +399,8 @@ def _host_value(spec: ArgSpec, value: Any) -> Any:
 def _gpu_value(spec: ArgSpec, value: Any) -> Any:
     if spec.kind == "scalar":
         return _scalar_value(spec, value)
+    if isinstance(value, np.ndarray):
+        return flat_host_array(value)  # copied to the device and back, views included
     return value
 
 

@@ -24,8 +24,9 @@ from minitriton.frontend.source import ArgSpec
 from minitriton.ir import types as t
 from minitriton.passes import DEFAULT_PIPELINE
 
-# ``minitriton.jit`` is the decorator; the module of the same name is this one.
+# ``minitriton.jit`` and ``minitriton.autotune`` are the decorators; these are the modules.
 jit_module = importlib.import_module("minitriton.jit")
+autotune_module = importlib.import_module("minitriton.autotune")
 
 # ---------------------------------------------------------------------------
 # Kernels (module level: @jit reads their source from this file)
@@ -278,8 +279,14 @@ def test_backend_env_var_and_set_backend(monkeypatch: pytest.MonkeyPatch):
         triton.set_backend("tpu")
 
 
-def test_per_launch_backend_override(fake: Fake, monkeypatch: pytest.MonkeyPatch):
+def pretend_gpu(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Make the launcher believe an sm_90 GPU is present."""
     monkeypatch.setattr(jit_module, "gpu_available", lambda: True)
+    monkeypatch.setattr(jit_module, "_device_arch", lambda: "sm_90")
+
+
+def test_per_launch_backend_override(fake: Fake, monkeypatch: pytest.MonkeyPatch):
+    pretend_gpu(monkeypatch)
     x, y, out = _arrays()
     add_kernel[(1,)](x, y, out, 100, BLOCK_SIZE=64)
     add_kernel[(1,)](x, y, out, 100, BLOCK_SIZE=64, backend="gpu")
@@ -343,7 +350,8 @@ def test_autotune_on_the_gpu_times_each_config_once_per_key(
     fake: Fake, monkeypatch: pytest.MonkeyPatch
 ):
     monkeypatch.setenv("MINITRITON_BACKEND", "gpu")
-    monkeypatch.setattr(jit_module, "gpu_available", lambda: True)
+    pretend_gpu(monkeypatch)
+    monkeypatch.setattr(autotune_module, "_synchronize", lambda: None)
     timings = {32: 2.0, 128: 1.0}
     benched: list[int] = []
 
@@ -466,7 +474,8 @@ def test_dump_dir_writes_every_stage(emulator: None, monkeypatch: pytest.MonkeyP
     expected = ["00-ast.txt", "01-ir.txt"]
     expected += [f"{i + 2:02d}-after-{n}.txt" for i, n in enumerate(DEFAULT_PIPELINE)]
     k = len(expected)
-    expected += [f"{k:02d}-ir-opt.txt", f"{k + 1:02d}-llir.txt", f"{k + 2:02d}-ptx.txt"]
+    expected += [f"{k + i:02d}-{stage}.txt" for i, stage in enumerate(["ir-opt", "ttgir"])]
+    expected += [f"{k + 2:02d}-llir.txt", f"{k + 3:02d}-ptx.txt"]
     assert names == expected
     assert ".entry dumped" in (folder / expected[-1]).read_text()
     assert "tt.func @dumped(" in (folder / "01-ir.txt").read_text()

@@ -219,8 +219,7 @@ class AxisAnalysis:
         a, b = (self.get(v) for v in op.operands)
         rank = len(a.contig)
         contig = tuple(
-            a.contig[d] if b.value == 1 else b.contig[d] if a.value == 1 else 1
-            for d in range(rank)
+            a.contig[d] if b.value == 1 else b.contig[d] if a.value == 1 else 1 for d in range(rank)
         )
         div = tuple(min(MAX_DIV, a.div[d] * b.div[d]) for d in range(rank))
         const = tuple(gcd(a.const[d], b.const[d]) for d in range(rank))

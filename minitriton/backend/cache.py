@@ -15,6 +15,7 @@ is ignored and rebuilt.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -75,8 +76,12 @@ def store(key: str, kernel: CompiledKernel) -> None:
         directory = cache_dir()
         directory.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=directory, prefix=".tmp-", suffix=".json")
+    except OSError:
+        return
+    try:
         with os.fdopen(fd, "w", encoding="utf-8") as f:
             f.write(text)
         os.replace(tmp, _path(key))
     except OSError:
-        pass
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)

@@ -143,7 +143,9 @@ class Codegen(MathMixin, MemoryMixin, CollectiveMixin):
         # .maxntid lets ptxas budget registers for the real CTA size.
         md = self.module.add_named_metadata("nvvm.annotations")
         threads = ir.Constant(I32, 32 * self.num_warps)
-        md.add(self.module.add_metadata([self.fn, ir.MetaDataString(self.module, "maxntidx"), threads]))
+        md.add(
+            self.module.add_metadata([self.fn, ir.MetaDataString(self.module, "maxntidx"), threads])
+        )
 
     # ------------------------------------------------------------ values
     def bind(self, v: Value, lowered: Lowered) -> None:
@@ -486,7 +488,9 @@ class Codegen(MathMixin, MemoryMixin, CollectiveMixin):
             zero = const(src, 0)
             return self.compare("ne", src, v, zero)
         if src == BF16 or dst == BF16:
-            mid = v if src == F32 else self.cast(src, F32, v) if src != BF16 else self.to_f32(v, src)
+            mid = (
+                v if src == F32 else self.cast(src, F32, v) if src != BF16 else self.to_f32(v, src)
+            )
             return self.from_f32(mid, dst) if dst == BF16 else self.cast(F32, dst, mid)
         if src.is_float() and dst.is_float():
             wider = dst.bitwidth > src.bitwidth
@@ -700,7 +704,9 @@ class _DebugInfo:
         """A DISubprogram for the kernel or an inlined helper."""
         if name not in self.subprograms:
             file = self.file(loc.file)
-            sub_type = self.module.add_debug_info("DISubroutineType", {"types": self.module.add_metadata([])})
+            sub_type = self.module.add_debug_info(
+                "DISubroutineType", {"types": self.module.add_metadata([])}
+            )
             self.subprograms[name] = self.module.add_debug_info(
                 "DISubprogram",
                 {

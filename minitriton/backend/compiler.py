@@ -7,6 +7,7 @@ and what the launcher needs (parameter kinds, shared-memory bytes).
 
 from __future__ import annotations
 
+import re
 import threading
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -26,6 +27,7 @@ from minitriton.ir.verifier import verify_module
 #: Bump when the generated code changes: it is part of every cache key.
 COMPILER_VERSION = "minitriton-ptx-1"
 TRIPLE = "nvptx64-nvidia-cuda"
+#: Tested targets; any ``sm_XY`` with XY >= 80 is accepted (bf16 conversions need sm_80).
 SUPPORTED_ARCHS = ("sm_80", "sm_86", "sm_89", "sm_90")
 _LOCK = threading.Lock()
 
@@ -60,7 +62,9 @@ def _init_llvm() -> None:
 def _target_machine(arch: str) -> llvm.TargetMachine:
     _init_llvm()
     target = llvm.Target.from_triple(TRIPLE)
-    return target.create_target_machine(cpu=arch, features="+ptx80", opt=3)
+    # The oldest PTX ISA that knows the arch (sm_100 needs PTX 8.6).
+    ptx = "+ptx86" if int(arch[3:].rstrip("a")) >= 100 else "+ptx80"
+    return target.create_target_machine(cpu=arch, features=ptx, opt=3)
 
 
 @lru_cache(maxsize=1)
@@ -79,8 +83,8 @@ def ir_text(module: Module) -> str:
 
 def compile_ir(module: Module, arch: str = "sm_90", num_warps: int = 4) -> CompiledKernel:
     """Compile ``module``'s kernel to PTX for ``arch`` with ``num_warps`` warps per program."""
-    if arch not in SUPPORTED_ARCHS:
-        raise ValueError(f"unsupported arch {arch!r}; expected one of {SUPPORTED_ARCHS}")
+    if not re.fullmatch(r"sm_\d+a?", arch) or int(arch[3:].rstrip("a")) < 80:
+        raise ValueError(f"unsupported arch {arch!r}: the GPU backend needs sm_80 or newer")
     if num_warps not in (1, 2, 4, 8, 16, 32):
         raise ValueError(f"num_warps must be a power of two in 1..32, got {num_warps}")
     verify_module(module)
@@ -109,9 +113,7 @@ def _compile(module: Module, arch: str, num_warps: int) -> CompiledKernel:
     mod.verify()
     _optimize(mod, tm)
     ptx = tm.emit_assembly(mod)
-    params = [
-        "ptr" if isinstance(a.type, PointerType) else str(a.type) for a in kernel.body.args
-    ]
+    params = ["ptr" if isinstance(a.type, PointerType) else str(a.type) for a in kernel.body.args]
     return CompiledKernel(
         name=kernel.sym_name,
         ttgir=print_module(copy),

@@ -26,6 +26,7 @@ the launch when NumPy arrays are copied back, otherwise at
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import threading
 from collections.abc import Sequence
@@ -190,12 +191,20 @@ class DeviceArray:
         """Copy a host array of the same size into this one."""
         arr = np.ascontiguousarray(arr)
         if arr.nbytes:
-            check(_cu().cuMemcpyHtoD(self.ptr, arr.ctypes.data, arr.nbytes), "cuMemcpyHtoD", _last_kernel[0])
+            check(
+                _cu().cuMemcpyHtoD(self.ptr, arr.ctypes.data, arr.nbytes),
+                "cuMemcpyHtoD",
+                _last_kernel[0],
+            )
 
     def copy_to(self, arr: np.ndarray) -> None:
         """Copy into a contiguous host array of the same size."""
         if arr.nbytes:
-            check(_cu().cuMemcpyDtoH(arr.ctypes.data, self.ptr, arr.nbytes), "cuMemcpyDtoH", _last_kernel[0])
+            check(
+                _cu().cuMemcpyDtoH(arr.ctypes.data, self.ptr, arr.nbytes),
+                "cuMemcpyDtoH",
+                _last_kernel[0],
+            )
 
     def to_numpy(self) -> np.ndarray:
         """A host copy."""
@@ -215,10 +224,9 @@ class DeviceArray:
 
     def __del__(self) -> None:
         if self._owner and self.ptr and _state.get("ctx") is not None:
-            try:
+            # At interpreter shutdown or with a dead context there is nothing to do.
+            with contextlib.suppress(Exception):
                 _cu().cuMemFree(self.ptr)
-            except Exception:  # interpreter shutdown or dead context: nothing to do
-                pass
             self.ptr = 0
 
     def __repr__(self) -> str:
@@ -312,7 +320,9 @@ class Launcher:
 
     def __call__(self, grid: Sequence[int], args: Sequence[Any], stream: Any = None) -> None:
         if len(args) != len(self.kinds):
-            raise TypeError(f"kernel '{self.name}' takes {len(self.kinds)} arguments, got {len(args)}")
+            raise TypeError(
+                f"kernel '{self.name}' takes {len(self.kinds)} arguments, got {len(args)}"
+            )
         copies = None
         for i, (slot, kind, arg) in enumerate(zip(self.slots, self.kinds, args)):
             if kind != "ptr":
@@ -325,7 +335,17 @@ class Launcher:
         gx, gy, gz = (tuple(grid) + (1, 1, 1))[:3]
         _last_kernel[0] = self.name
         err = self._launch(
-            self.func, gx, gy, gz, self.block, 1, 1, self.shared, _stream(stream), self.array_addr, 0
+            self.func,
+            gx,
+            gy,
+            gz,
+            self.block,
+            1,
+            1,
+            self.shared,
+            _stream(stream),
+            self.array_addr,
+            0,
         )[0]
         if int(err) != 0:
             raise _error(err, "cuLaunchKernel", self.name)
@@ -337,8 +357,9 @@ class Launcher:
             return arg, copies or []
         if not isinstance(arg, np.ndarray):
             raise TypeError(
-                f"argument {index} of kernel '{self.name}' must be a NumPy array or a device "
-                f"array (CUDA tensor, DeviceArray, __cuda_array_interface__), got {type(arg).__name__}"
+                f"argument {index} of kernel '{self.name}' must be a NumPy array or a device"
+                " array (CUDA tensor, DeviceArray, __cuda_array_interface__), got"
+                f" {type(arg).__name__}"
             )
         dev = DeviceArray.from_numpy(arg)
         copies = copies or []

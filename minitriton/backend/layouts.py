@@ -228,12 +228,10 @@ def expand_layout(layout: Layout, dim: int) -> Layout:
         return basis[:dim] + (0,) + basis[dim:]
 
     shape = layout.shape[:dim] + (1,) + layout.shape[dim:]
-    desc = layout.desc
     prefix = f"slice<dim={dim}, parent="
-    if desc.startswith(prefix):
-        desc = desc[len(prefix) : -1]
-    else:
-        desc = f"expand<dim={dim}, {desc}>"
+    desc = layout.desc
+    # expand_dims undoes a slice: name the parent again.
+    desc = desc[len(prefix) : -1] if desc.startswith(prefix) else f"expand<dim={dim}, {desc}>"
     return Layout(
         shape,
         tuple(insert(b) for b in layout.reg_bases),

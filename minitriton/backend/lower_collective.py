@@ -43,7 +43,7 @@ from minitriton.backend.lltypes import (
     mem_type,
 )
 from minitriton.ir.core import Operation, Region
-from minitriton.ir.types import BF16, BlockType, PointerType, ScalarType, element_type
+from minitriton.ir.types import BlockType, PointerType, ScalarType, element_type
 
 Vals = tuple[ir.Value, ...]
 
@@ -198,7 +198,9 @@ class CollectiveMixin:
         as_int = v if isinstance(ty, ir.IntType) else b.bitcast(v, ir.IntType(bits))
         if bits == 64:
             halves = b.bitcast(as_int, ir.VectorType(I32, 2))
-            parts = [self._shfl32(b.extract_element(halves, ir.Constant(I32, i)), mask) for i in (0, 1)]
+            parts = [
+                self._shfl32(b.extract_element(halves, ir.Constant(I32, i)), mask) for i in (0, 1)
+            ]
             vec = ir.Constant(ir.VectorType(I32, 2), None)
             for i, p in enumerate(parts):
                 vec = b.insert_element(vec, p, ir.Constant(I32, i))
@@ -318,7 +320,9 @@ class CollectiveMixin:
         vals = [tuple(s.vals[r] for s in srcs) for r in range(layout.num_regs)]
         step = 1
         while step < n:
-            vals = self._scan_round(op, vals, sts, bases, positions, lin, consts, step, strides[axis], n, reverse)
+            vals = self._scan_round(
+                op, vals, sts, bases, positions, lin, consts, step, strides[axis], n, reverse
+            )
             step *= 2
         return [Tensor(layout, [v[i] for v in vals]) for i in range(len(srcs))]
 
@@ -369,7 +373,9 @@ class CollectiveMixin:
         while k <= n:
             j = k // 2
             while j >= 1:
-                vals = self._sort_step(vals, st, positions, lin, consts, k, j, strides[dim], descending)
+                vals = self._sort_step(
+                    vals, st, positions, lin, consts, k, j, strides[dim], descending
+                )
                 j //= 2
             k *= 2
         return Tensor(layout, vals)
@@ -388,7 +394,11 @@ class CollectiveMixin:
             lower = b.not_(self._bit_set(pos, j.bit_length() - 1))
             delta = b.select(lower, ir.Constant(I32, j * stride), ir.Constant(I32, -j * stride))
             other = self.smem_load(self._offset(b.add(idx, delta), eb, 0), st)
-            up = b.not_(self._bit_set(pos, k.bit_length() - 1)) if k < (1 << 31) else ir.Constant(I1, 1)
+            up = (
+                b.not_(self._bit_set(pos, k.bit_length() - 1))
+                if k < (1 << 31)
+                else ir.Constant(I1, 1)
+            )
             want_min = b.icmp_unsigned("==", lower, up)
             if descending:
                 want_min = b.not_(want_min)
@@ -433,10 +443,14 @@ class CollectiveMixin:
             phi.add_incoming(v, entry)
         bld.cbranch(bld.icmp_signed("<", kk, ir.Constant(I32, k)), body, exit_)
         bld.position_at_end(body)
-        a_vals = {r: self._dot_operand(bld.add(bld.mul(i, ir.Constant(I32, k)), kk), sta, stc, 0)
-                  for r, i in rows.items()}
-        b_vals = {q: self._dot_operand(bld.add(bld.mul(kk, ir.Constant(I32, n)), j), stb, stc, off_b)
-                  for q, j in cols.items()}
+        a_vals = {
+            r: self._dot_operand(bld.add(bld.mul(i, ir.Constant(I32, k)), kk), sta, stc, 0)
+            for r, i in rows.items()
+        }
+        b_vals = {
+            q: self._dot_operand(bld.add(bld.mul(kk, ir.Constant(I32, n)), j), stb, stc, off_b)
+            for q, j in cols.items()
+        }
         new = [self._mac(stc, a_vals[x[0]], b_vals[x[1]], acc) for x, acc in zip(coords, accs)]
         nxt = bld.add(kk, ir.Constant(I32, 1))
         latch = bld.block
@@ -523,7 +537,9 @@ class CollectiveMixin:
             val = self.smem_load(self.b.mul(i, ir.Constant(I32, byte_size(st))), st)
             fmt, pval = self._format(st, val, hex_)
             idx = self._unravel(i, shape)
-            self.vprintf(f"pid (%d, %d, %d) idx ({idx_fmt}) {label}{fmt}\n", [*self._pids(), *idx, pval])
+            self.vprintf(
+                f"pid (%d, %d, %d) idx ({idx_fmt}) {label}{fmt}\n", [*self._pids(), *idx, pval]
+            )
 
         def loop() -> list[ir.Value]:
             self.counted_loop(prod(shape), body)

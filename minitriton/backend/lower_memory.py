@@ -23,10 +23,10 @@ from collections.abc import Callable
 from llvmlite import ir
 
 from minitriton.backend.layouts import Layout
-from minitriton.backend.lltypes import I1, I8, I16, I32, I64, Tensor, byte_size, const, mem_type
+from minitriton.backend.lltypes import I1, I8, I16, I32, Tensor, byte_size, mem_type
 from minitriton.diagnostics import error
 from minitriton.ir.core import Operation, Value
-from minitriton.ir.types import BF16, F16, BlockType, PointerType, ScalarType, element_type
+from minitriton.ir.types import BF16, F16, BlockType, ScalarType, element_type
 
 _SEM = {"relaxed": "relaxed", "acquire": "acquire", "release": "release", "acq_rel": "acq_rel"}
 _SCOPE = {"gpu": "gpu", "cta": "cta", "sys": "sys"}
@@ -336,4 +336,3 @@ class MemoryMixin:
 
 def _atom_op(kind: str) -> str:
     return "exch" if kind == "xchg" else kind
-

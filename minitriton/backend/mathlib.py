@@ -104,9 +104,7 @@ class MathMixin:
             return self.approx(_APPROX[name], x)
         return None
 
-    def _library_math(
-        self, name: str, st: ScalarType, x: ir.Value, y: ir.Value | None
-    ) -> ir.Value:
+    def _library_math(self, name: str, st: ScalarType, x: ir.Value, y: ir.Value | None) -> ir.Value:
         table = _LIBDEVICE_F32 if st == F32 else _LIBDEVICE_F64
         args = [v for v in (x, y) if v is not None]
         if find_libdevice() is not None and name in table:

@@ -16,12 +16,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from minitriton.diagnostics import Location, error
-from minitriton.ir.core import Block, Operation, Region, Value, register_op, replace_all_uses
-from minitriton.ir.ops import FuncOp, Module
-from minitriton.ir.parser import parse_module
-from minitriton.ir.printer import print_module
-from minitriton.ir.types import BlockType, PointerType, element_type
 from minitriton.backend.layouts import (
     Layout,
     blocked,
@@ -31,6 +25,12 @@ from minitriton.backend.layouts import (
     slice_layout,
     squeeze_layout,
 )
+from minitriton.diagnostics import Location, error
+from minitriton.ir.core import Block, Operation, Region, Value, register_op, replace_all_uses
+from minitriton.ir.ops import FuncOp, Module
+from minitriton.ir.parser import parse_module
+from minitriton.ir.printer import print_module
+from minitriton.ir.types import BlockType, PointerType, element_type
 
 
 @register_op

@@ -50,8 +50,11 @@ def add_parser(subparsers: Any) -> None:
         "(exercises/compiler). Start with `minitriton exercises list`.",
     )
     common = argparse.ArgumentParser(add_help=False)
-    common.add_argument("--workspace", metavar="DIR", help="where your work lives "
-                        "(default: $MINITRITON_WORKSPACE, else exercises/workspace)")  # fmt: skip
+    common.add_argument(
+        "--workspace",
+        metavar="DIR",
+        help="where your work lives (default: $MINITRITON_WORKSPACE, else exercises/workspace)",
+    )
     sub = p.add_subparsers(title="subcommands", metavar="SUBCOMMAND")
     _add_list(sub, common)
     _add_start(sub, common)
@@ -95,9 +98,19 @@ def cmd_list(args: argparse.Namespace) -> int:
     exercises = all_exercises()
     rows = [(ex, ws.progress(ex)) for ex in exercises]
     if args.json:
-        data = [{"id": ex.id, "track": ex.track, "title": ex.title, "minutes": ex.minutes,
-                 "requires": list(ex.requires), "status": pr.status, "score": pr.score,
-                 "hints_seen": pr.hints_seen} for ex, pr in rows]  # fmt: skip
+        data = [
+            {
+                "id": ex.id,
+                "track": ex.track,
+                "title": ex.title,
+                "minutes": ex.minutes,
+                "requires": list(ex.requires),
+                "status": pr.status,
+                "score": pr.score,
+                "hints_seen": pr.hints_seen,
+            }
+            for ex, pr in rows
+        ]
         print(json.dumps({"workspace": str(ws.root), "exercises": data}, indent=2))
         return 0
     print(f"MiniTriton course (workspace: {ws.root})")
@@ -137,8 +150,11 @@ def _next_step(ws: Workspace, exercises: list[Exercise]) -> str:
 def _add_start(sub: Any, common: argparse.ArgumentParser) -> None:
     p = sub.add_parser("start", parents=[common], help="copy an exercise into your workspace")
     p.add_argument("id", metavar="N", help="exercise id: 1..17 (kernels) or c1..c6 (compiler)")
-    p.add_argument("--force", action="store_true",
-                   help="start over (your previous copy is kept with a .bak suffix)")  # fmt: skip
+    p.add_argument(
+        "--force",
+        action="store_true",
+        help="start over (your previous copy is kept with a .bak suffix)",
+    )
     p.set_defaults(func=_guarded(cmd_start))
 
 
@@ -215,8 +231,17 @@ def cmd_check(args: argparse.Namespace) -> int:
             _print_result(ex, ws, result, backend, reveal=len(exercises) == 1 and own_work)
     if args.json:
         total = sum(r.score for r in results)
-        print(json.dumps({"workspace": str(ws.root), "backend": backend, "total": total,
-                          "exercises": [r.as_json() for r in results]}, indent=2))  # fmt: skip
+        print(
+            json.dumps(
+                {
+                    "workspace": str(ws.root),
+                    "backend": backend,
+                    "total": total,
+                    "exercises": [r.as_json() for r in results],
+                },
+                indent=2,
+            )
+        )
     return 0 if all(r.passed for r in results) else 1
 
 
@@ -234,9 +259,11 @@ def _backend(gpu: bool) -> str | None:
 
     if gpu_available():
         return "gpu"
-    print("minitriton exercises: error: --gpu needs an NVIDIA GPU, its driver and "
-          "cuda-python (pip install -e '.[gpu]'); without them, check on the emulator",
-          file=sys.stderr)  # fmt: skip
+    print(
+        "minitriton exercises: error: --gpu needs an NVIDIA GPU, its driver and "
+        "cuda-python (pip install -e '.[gpu]'); without them, check on the emulator",
+        file=sys.stderr,
+    )
     return None
 
 
@@ -275,7 +302,10 @@ def _print_result(
     passed = sum(c.passed for c in result.cases)
     print(f"\nScore: {passed}/{len(result.cases)} ({result.score:.0%})")
     if result.passed:
-        print(f"{PASS} Exercise {ex.id} passed." + (f" {_next_step(ws, all_exercises())}" if reveal else ""))
+        print(
+            f"{PASS} Exercise {ex.id} passed."
+            + (f" {_next_step(ws, all_exercises())}" if reveal else "")
+        )
         return
     if result.report:
         print("\n" + result.report)
@@ -330,7 +360,11 @@ def _reveal_hint(ex: Exercise, ws: Workspace) -> None:
     if pr.hints_seen < len(hints):
         pr.hints_seen += 1
         ws.save(ex, pr)
-    last = "this is the last one" if n == len(hints) - 1 else f"next: `minitriton exercises hint {ex.id}`"
+    last = (
+        "this is the last one"
+        if n == len(hints) - 1
+        else f"next: `minitriton exercises hint {ex.id}`"
+    )
     print(f"\nHint {n + 1} of {len(hints)} ({last}):\n{_indent(hints[n])}")
 
 
@@ -369,8 +403,10 @@ def cmd_verify(args: argparse.Namespace) -> int:
         print(json.dumps([r.as_json() for r in results], indent=2))
     failed = [r.exercise for r in results if not r.passed]
     if not args.json:
-        print(f"\n{len(results) - len(failed)} of {len(results)} reference solutions pass"
-              + (f"; failing: {', '.join(failed)}" if failed else ""))  # fmt: skip
+        print(
+            f"\n{len(results) - len(failed)} of {len(results)} reference solutions pass"
+            + (f"; failing: {', '.join(failed)}" if failed else "")
+        )
     return 1 if failed else 0
 
 
@@ -388,8 +424,11 @@ def _verify_one(ex: Exercise, backend: str, markers: dict) -> CheckResult:
 
 
 def _add_make_stubs(sub: Any, common: argparse.ArgumentParser) -> None:
-    p = sub.add_parser("make-stubs", parents=[common],
-                       help="write a copy of the package with exercise regions stubbed")  # fmt: skip
+    p = sub.add_parser(
+        "make-stubs",
+        parents=[common],
+        help="write a copy of the package with exercise regions stubbed",
+    )
     p.add_argument("ids", nargs="*", metavar="cN", help="compiler exercises (default: all)")
     p.add_argument("--out", metavar="DIR", help="default: WORKSPACE/stubs")
     p.set_defaults(func=_guarded(cmd_make_stubs))

@@ -78,9 +78,22 @@ def _syntax_errors(files: list[Path]) -> str:
 def pytest_command(ex: Exercise, report: Path) -> list[str]:
     """The pytest command line that grades ``ex``."""
     repo = repo_dir()
-    cmd = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
-           "--rootdir", str(repo), "-c", str(repo / "pyproject.toml"),
-           "--junitxml", str(report), "-o", "junit_family=xunit1"]  # fmt: skip
+    cmd = [
+        sys.executable,
+        "-m",
+        "pytest",
+        "-q",
+        "-p",
+        "no:cacheprovider",
+        "--rootdir",
+        str(repo),
+        "-c",
+        str(repo / "pyproject.toml"),
+        "--junitxml",
+        str(report),
+        "-o",
+        "junit_family=xunit1",
+    ]
     select = getattr(ex.spec, "SELECT", "")
     if select:
         cmd += ["-k", select]
@@ -101,9 +114,13 @@ def _run_pytest(ex: Exercise, copy: Path | None, report: Path) -> subprocess.Com
     # copy, so that its `minitriton` wins over the installed one.
     cwd = copy if copy is not None else repo_dir()
     return subprocess.run(
-        pytest_command(ex, report), cwd=cwd, env=student_env(copy),
-        capture_output=True, text=True, timeout=TIMEOUT_S,
-    )  # fmt: skip
+        pytest_command(ex, report),
+        cwd=cwd,
+        env=student_env(copy),
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT_S,
+    )
 
 
 def _read_junit(report: Path) -> list[CaseResult]:
@@ -126,6 +143,8 @@ def _one_line(message: str) -> str:
     text = lines[0] if lines else "failed"
     text = re.sub(r"^(?:\w+\.)+(\w+(?:Error|Exception)):", r"\1:", text)
     text = re.sub(r"(?:/[^\s:/]+)+/([^\s:/]+:\d+)", r"\1", text)
+    # The golden fixture suggests regenerating; a student must match the file instead.
+    text = text.replace("(pytest --update-goldens)", "(the expected output: match it)")
     return text if len(text) <= 160 else text[:157] + "..."
 
 

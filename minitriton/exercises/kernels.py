@@ -123,9 +123,12 @@ def _short(text: str) -> str:
 
 
 def _compare(
-    case: Case, expected: dict[str, np.ndarray], got: dict[str, np.ndarray],
-    result: CheckResult, png: Path | None,
-) -> CaseResult:  # fmt: skip
+    case: Case,
+    expected: dict[str, np.ndarray],
+    got: dict[str, np.ndarray],
+    result: CheckResult,
+    png: Path | None,
+) -> CaseResult:
     for name, exp in expected.items():
         out = got.get(name)
         if out is None or out.shape != exp.shape:

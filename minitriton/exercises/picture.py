@@ -64,19 +64,23 @@ def as_grid(a: np.ndarray) -> tuple[np.ndarray, int]:
     return a.reshape(-1, a.shape[-1]), 1
 
 
-def _cells(wrong: np.ndarray, unwritten: np.ndarray) -> tuple[list[str], int, int]:
+def _cells(
+    wrong: np.ndarray, unwritten: np.ndarray, valid: np.ndarray
+) -> tuple[list[str], int, int]:
     """Grid rows of characters, and the rows and columns each character stands for."""
     rows, cols = wrong.shape
     fy, fx = math.ceil(rows / MAX_ROWS), math.ceil(cols / MAX_COLS)
     lines = []
     for y in range(0, rows, fy):
-        chars = [_cell(wrong[y : y + fy, x : x + fx], unwritten[y : y + fy, x : x + fx])
-                 for x in range(0, cols, fx)]  # fmt: skip
-        lines.append("".join(chars))
+        cells = [(slice(y, y + fy), slice(x, x + fx)) for x in range(0, cols, fx)]
+        chars = [_cell(wrong[c], unwritten[c], valid[c]) for c in cells]
+        lines.append("".join(chars).rstrip())
     return lines, fy, fx
 
 
-def _cell(wrong: np.ndarray, unwritten: np.ndarray) -> str:
+def _cell(wrong: np.ndarray, unwritten: np.ndarray, valid: np.ndarray) -> str:
+    if not valid.any():
+        return " "  # padding after the last element of a 1-D output
     if not wrong.any():
         return RIGHT
     if wrong.all():
@@ -92,9 +96,10 @@ def diff_picture(expected: np.ndarray, got: np.ndarray, atol: float, rtol: float
     unwritten = unwritten_mask(expected, got) & wrong
     grid_wrong, step = as_grid(wrong)
     grid_unwritten, _ = as_grid(unwritten)
-    lines, fy, fx = _cells(grid_wrong, grid_unwritten)
+    grid_valid, _ = as_grid(np.ones(wrong.shape, dtype=bool))
+    lines, fy, fx = _cells(grid_wrong, grid_unwritten, grid_valid)
     out = [_header(expected, fy, fx, step)]
-    out += [_column_ruler(len(lines[0]), fx)]
+    out += [_column_ruler(max(len(line) for line in lines), fx)]
     for i, line in enumerate(lines):
         out.append(f"{i * fy * step:>8}  {line}")
     out += ["", "    " + LEGEND, "", _summary(expected, got, wrong, unwritten)]
@@ -104,7 +109,9 @@ def diff_picture(expected: np.ndarray, got: np.ndarray, atol: float, rtol: float
 def _header(expected: np.ndarray, fy: int, fx: int, step: int) -> str:
     shape = "x".join(str(n) for n in expected.shape) or "scalar"
     if expected.ndim == 1:
-        layout = f"{expected.size} elements in rows of {ROW_WIDTH_1D}; a row starts at the index shown"
+        layout = (
+            f"{expected.size} elements in rows of {ROW_WIDTH_1D}; a row starts at the index shown"
+        )
     else:
         layout = f"shape {shape}: rows down, the last axis across"
     group = f"; each character is a {fy}x{fx} group" if fy * fx > 1 else ""
@@ -115,7 +122,7 @@ def _column_ruler(width: int, fx: int) -> str:
     ruler = ""
     for x in range(0, width, 8):
         ruler += f"{x * fx:<8}"
-    return "          " + ruler[:width + 6].rstrip()
+    return "          " + ruler[: width + 6].rstrip()
 
 
 def _summary(exp: np.ndarray, got: np.ndarray, wrong: np.ndarray, unwritten: np.ndarray) -> str:
@@ -151,8 +158,12 @@ def save_png(expected: np.ndarray, got: np.ndarray, atol: float, rtol: float, pa
     got2, _ = as_grid(np.nan_to_num(got.astype(np.float64), nan=0.0))
     fig, axes = plt.subplots(1, 3, figsize=(12, 4))
     for ax, data, title in zip(axes, (exp2, got2, wrong), ("expected", "got", "wrong")):
-        ax.imshow(data, aspect="auto", interpolation="nearest",
-                  cmap="Reds" if title == "wrong" else "viridis")  # fmt: skip
+        ax.imshow(
+            data,
+            aspect="auto",
+            interpolation="nearest",
+            cmap="Reds" if title == "wrong" else "viridis",
+        )
         ax.set_title(title)
     fig.tight_layout()
     fig.savefig(path)

@@ -45,7 +45,8 @@ class CheckResult:
             "title": self.title,
             "passed": self.passed,
             "score": round(self.score, 4),
-            "cases": [{"name": c.name, "passed": c.passed, "message": c.message}
-                      for c in self.cases],  # fmt: skip
+            "cases": [
+                {"name": c.name, "passed": c.passed, "message": c.message} for c in self.cases
+            ],
             "error": self.error,
         }

@@ -37,8 +37,11 @@ STUB = re.compile(r"^(?P<indent>[ \t]*)# STUB: ?(?P<code>.*)$")
 
 #: Source folders of the package, and where they are installed inside it
 #: (pyproject.toml's [tool.setuptools.package-dir]).
-PACKAGE_DIRS = {"minitriton": "minitriton", "emulator": "minitriton/emulator",
-                "grammar": "minitriton/grammar"}  # fmt: skip
+PACKAGE_DIRS = {
+    "minitriton": "minitriton",
+    "emulator": "minitriton/emulator",
+    "grammar": "minitriton/grammar",
+}
 
 
 class MarkerError(Exception):

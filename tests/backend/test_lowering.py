@@ -48,8 +48,11 @@ def test_kernel_lowers_and_assembles(name, arch, tmp_path):
         pytest.skip("ptxas not found")
     ptx = tmp_path / f"{name}.ptx"
     ptx.write_text(k.ptx)
-    proc = subprocess.run([PTXAS, f"-arch={arch}", str(ptx), "-o", str(tmp_path / "out.cubin")],
-                          capture_output=True, text=True)
+    proc = subprocess.run(
+        [PTXAS, f"-arch={arch}", str(ptx), "-o", str(tmp_path / "out.cubin")],
+        capture_output=True,
+        text=True,
+    )
     assert proc.returncode == 0, proc.stderr
 
 
@@ -60,8 +63,14 @@ def test_all_op_kinds_are_covered():
     for name in ALL:
         used |= {op.name for op in load(name).walk()}
     expected = set(OP_REGISTRY) - {"ttg.convert_layout"}
-    missing = sorted(n for n in expected if n not in used and not n.startswith("math.") or
-                     n in ("math.fma", "math.div_rn", "math.pow", "math.abs") and n not in used)
+    missing = sorted(
+        n
+        for n in expected
+        if n not in used
+        and not n.startswith("math.")
+        or n in ("math.fma", "math.div_rn", "math.pow", "math.abs")
+        and n not in used
+    )
     assert not missing, f"no test kernel uses {missing}"
 
 
@@ -81,7 +90,11 @@ def test_vector_add_is_vectorized_and_predicated():
 
 
 def test_without_divisibility_masked_accesses_are_scalar():
-    text = (KERNELS / "vector_add.ir").read_text().replace("%n_elements: i32 {divisibility = 16}", "%n_elements: i32")
+    text = (
+        (KERNELS / "vector_add.ir")
+        .read_text()
+        .replace("%n_elements: i32 {divisibility = 16}", "%n_elements: i32")
+    )
     ptx = compile_ir(load("vector_add", text)).ptx
     assert "v4" not in ptx
     assert len(re.findall(r"@%p\d+ ld\.global\.b32", ptx)) == 16
@@ -101,7 +114,10 @@ def test_layouts_are_visible_in_ttgir():
     k = compile_ir(load("vector_add"))
     assert 'layout = "blocked<spt=[4], tpw=[32], wpc=[4], order=[0]>"' in k.ttgir
     k = compile_ir(load("reduce2d"))
-    assert 'layout = "slice<dim=1, parent=blocked<spt=[1, 4], tpw=[4, 8], wpc=[4, 1], order=[1, 0]>>"' in k.ttgir
+    assert (
+        'layout = "slice<dim=1, parent=blocked<spt=[1, 4], tpw=[4, 8], wpc=[4, 1], order=[1, 0]>>"'
+        in k.ttgir
+    )
 
 
 @pytest.mark.parametrize("name", ["vector_add", "softmax", "layer_norm", "matmul"])
@@ -156,8 +172,13 @@ def test_unsupported_arch_and_warps():
 
 
 def test_invalid_ir_is_a_located_error():
-    text = (KERNELS / "vector_add.ir").read_text().replace(
-        "%output = arith.add(%x, %y) : tensor<1024xf32>", "%output = arith.add(%x, %mask) : tensor<1024xf32>"
+    text = (
+        (KERNELS / "vector_add.ir")
+        .read_text()
+        .replace(
+            "%output = arith.add(%x, %y) : tensor<1024xf32>",
+            "%output = arith.add(%x, %mask) : tensor<1024xf32>",
+        )
     )
     with pytest.raises(CompileError) as err:
         compile_ir(load("vector_add", text))

@@ -109,10 +109,8 @@ def randint4x(seed: int, offset: np.ndarray, n_rounds: int = N_ROUNDS_DEFAULT) -
     offset = np.asarray(offset)
     offset_lo = offset.astype(np.uint32)  # offset.to(tl.uint32): keeps the low 32 bits
     zero = offset_lo * np.uint32(0)
-    if offset.dtype.itemsize * 8 > 32:
-        offset_hi = (offset >> 32).astype(np.uint32)
-    else:
-        offset_hi = zero
+    wide = offset.dtype.itemsize * 8 > 32
+    offset_hi = (offset >> 32).astype(np.uint32) if wide else zero
     return philox(seed, offset_lo, offset_hi, zero, zero, n_rounds)
 
 

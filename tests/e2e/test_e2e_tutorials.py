@@ -232,7 +232,7 @@ def test_rand_stream(backend: str, seed: int) -> None:
 
 
 def test_rand_stream_int64_offsets(backend: str) -> None:
-    """int64 offsets switch Triton to Philox-4x64 and the 64-bit uniform scale."""
+    """int64 offsets: their high word is Philox's second counter word (Triton 3.6)."""
     n, seed, base = 700, 99, 2**33 + 5
     out = np.zeros(n, dtype=np.float32)
     rand_offset64_kernel[(triton.cdiv(n, 256),)](out, seed, base, n, BLOCK=256, backend=backend)

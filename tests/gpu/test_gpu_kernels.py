@@ -13,6 +13,7 @@ import os
 import re
 import subprocess
 import sys
+import tempfile
 import textwrap
 from pathlib import Path
 
@@ -35,7 +36,9 @@ def kernel(name: str):
     """Compile ``kernels/<name>.ir`` with the warps its header asks for."""
     text = (KERNELS / f"{name}.ir").read_text()
     m = re.search(r"//\s*num_warps:\s*(\d+)", text)
-    return compile_module(parse_module(text, str(KERNELS / f"{name}.ir")), num_warps=int(m.group(1)) if m else 4)
+    return compile_module(
+        parse_module(text, str(KERNELS / f"{name}.ir")), num_warps=int(m.group(1)) if m else 4
+    )
 
 
 @pytest.fixture
@@ -57,7 +60,11 @@ def test_vector_add_device_arrays(rng):
     n = 4096
     x = rng.standard_normal(n, dtype=np.float32)
     y = rng.standard_normal(n, dtype=np.float32)
-    dx, dy, dout = DeviceArray.from_numpy(x), DeviceArray.from_numpy(y), DeviceArray.empty(n, np.float32)
+    dx, dy, dout = (
+        DeviceArray.from_numpy(x),
+        DeviceArray.from_numpy(y),
+        DeviceArray.empty(n, np.float32),
+    )
     kernel("vector_add").launch((4, 1, 1), [dx, dy, dout, n])
     np.testing.assert_array_equal(dout.to_numpy(), x + y)
     assert dout.__cuda_array_interface__["data"][0] == dout.ptr
@@ -110,7 +117,9 @@ def test_layer_norm(rng):
     r = 1 / np.sqrt(xs.var(1) + 1e-5)
     np.testing.assert_allclose(mean, m, rtol=1e-5, atol=1e-6)
     np.testing.assert_allclose(rstd, r, rtol=1e-5)
-    np.testing.assert_allclose(y[:, :n], (xs - m[:, None]) * r[:, None] * w + b, rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(
+        y[:, :n], (xs - m[:, None]) * r[:, None] * w + b, rtol=1e-4, atol=1e-5
+    )
     assert np.isnan(y[:, n:]).all()
 
 
@@ -158,7 +167,9 @@ def test_atomics(rng):
     tickets = np.full(programs, -1, np.int32)
     lock = np.zeros(1, np.int32)
     counter = np.zeros(1, np.int32)
-    kernel("atomics").launch((programs, 1, 1), [hist, bins, vals, n, fmax, ticket, tickets, lock, counter])
+    kernel("atomics").launch(
+        (programs, 1, 1), [hist, bins, vals, n, fmax, ticket, tickets, lock, counter]
+    )
     np.testing.assert_array_equal(hist, np.bincount(bins, minlength=10))
     assert fmax[0] == vals.max()
     assert ticket[0] == programs
@@ -189,7 +200,9 @@ def test_control_flow(rng):
 
 
 def _load_cases():
-    spec = importlib.util.spec_from_file_location("elementwise_cases", KERNELS / "elementwise_cases.py")
+    spec = importlib.util.spec_from_file_location(
+        "elementwise_cases", KERNELS / "elementwise_cases.py"
+    )
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
     return mod
@@ -242,7 +255,7 @@ def test_print_once_per_program(capfd):
 
 _CHILD = """
 import numpy as np, sys
-sys.path.insert(0, {root!r})
+sys.path.append({root!r})
 from minitriton.backend import compile_module, CUDAError
 from minitriton.ir.parser import parse_module
 text = open({path!r}).read()
@@ -256,9 +269,18 @@ except CUDAError as e:
 
 
 def _child(name: str, args: str) -> str:
-    code = textwrap.dedent(_CHILD).format(root=str(ROOT), path=str(KERNELS / f"{name}.ir"), args=args)
+    code = textwrap.dedent(_CHILD).format(
+        root=str(ROOT), path=str(KERNELS / f"{name}.ir"), args=args
+    )
     env = dict(os.environ, MINITRITON_CACHE="0")
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, env=env)
+    proc = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
+        cwd=tempfile.gettempdir(),  # not the repo: the child imports minitriton via sys.path
+    )
     return proc.stdout + proc.stderr
 
 

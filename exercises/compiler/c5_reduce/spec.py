@@ -2,8 +2,10 @@
 
 TITLE = "Emulator: the semantics of a reduction"
 MARKER = "c5-reduce"
-TESTS = ("exercises/compiler/c5_reduce/test_reduce_semantics.py",
-         "tests/emulator/test_emulator_kernels.py")  # fmt: skip
+TESTS = (
+    "exercises/compiler/c5_reduce/test_reduce_semantics.py",
+    "tests/emulator/test_emulator_kernels.py",
+)
 SELECT = "reduce or softmax or argmax or accumulation"
 MINUTES = 40
 REQUIRES = ("05", "13")

@@ -85,8 +85,9 @@ def test_column_sum_reduces_axis_0() -> None:
 
 
 def test_custom_combiner_sees_left_operands_first() -> None:
-    x = np.array([[0, 0, 7, 0, 3, 0, 0, 9], [0, 0, 0, 0, 0, 0, 0, 4], [2, 1, 0, 0, 0, 0, 0, 0]],
-                 np.float32)  # fmt: skip
+    x = np.array(
+        [[0, 0, 7, 0, 3, 0, 0, 9], [0, 0, 0, 0, 0, 0, 0, 4], [2, 1, 0, 0, 0, 0, 0, 0]], np.float32
+    )
     out = np.zeros(3, np.float32)
     _first_nonzero_kernel[(3,)](x, out, N=8, backend="emulator")
     np.testing.assert_array_equal(out, [7, 4, 2])

@@ -21,7 +21,9 @@ def reference(x: np.ndarray, y: np.ndarray, transposed: bool) -> np.ndarray:
 def launch(kernels, x: np.ndarray, y: np.ndarray, transposed: bool) -> np.ndarray:
     """A 2D grid of BLOCK_M x BLOCK_N tiles; ``transposed`` stores into a column-major view."""
     M, N = x.size, y.size
-    out = np.full((N, M), np.nan, np.float32).T if transposed else np.full((M, N), np.nan, np.float32)
+    out = (
+        np.full((N, M), np.nan, np.float32).T if transposed else np.full((M, N), np.nan, np.float32)
+    )
     s_m, s_n = (s // out.itemsize for s in out.strides)
     grid = (triton.cdiv(M, BLOCK_M), triton.cdiv(N, BLOCK_N))
     kernels.outer_add_kernel[grid](x, y, out, M, N, s_m, s_n, BLOCK_M=BLOCK_M, BLOCK_N=BLOCK_N)
@@ -33,8 +35,11 @@ def cases() -> list[Case]:
     rng = np.random.default_rng(3)
 
     def vecs(m: int, n: int, transposed: bool = False) -> tuple:
-        return (rng.standard_normal(m, dtype=np.float32),
-                rng.standard_normal(n, dtype=np.float32), transposed)  # fmt: skip
+        return (
+            rng.standard_normal(m, dtype=np.float32),
+            rng.standard_normal(n, dtype=np.float32),
+            transposed,
+        )
 
     return [
         Case("32 x 64: full tiles", vecs(32, 64)),

@@ -31,11 +31,18 @@ def cases() -> list[Case]:
     rng = np.random.default_rng(5)
     wide = rng.standard_normal((6, 300), dtype=np.float32)
     return [
-        Case("4 x 128, small values", (rng.standard_normal((4, 128), dtype=np.float32),),
-             atol=1e-6),  # fmt: skip
-        Case("5 x 100: 28 padding lanes per row", (rng.standard_normal((5, 100), dtype=np.float32),),
-             atol=1e-6),  # fmt: skip
-        Case("3 x 64 logits around 100: exp overflows without the max",
-             (100.0 + 5 * rng.standard_normal((3, 64), dtype=np.float32),), atol=1e-6),  # fmt: skip
+        Case(
+            "4 x 128, small values", (rng.standard_normal((4, 128), dtype=np.float32),), atol=1e-6
+        ),
+        Case(
+            "5 x 100: 28 padding lanes per row",
+            (rng.standard_normal((5, 100), dtype=np.float32),),
+            atol=1e-6,
+        ),
+        Case(
+            "3 x 64 logits around 100: exp overflows without the max",
+            (100.0 + 5 * rng.standard_normal((3, 64), dtype=np.float32),),
+            atol=1e-6,
+        ),
         Case("6 x 90 view of a 6 x 300 array", (wide[:, 7:97],), atol=1e-6),
     ]

@@ -33,11 +33,20 @@ def cases() -> list[Case]:
     rng = np.random.default_rng(6)
     rising = np.linspace(0, 60, 1000, dtype=np.float32)[None, :].repeat(2, axis=0)
     return [
-        Case("3 x 100: one partial block", (rng.standard_normal((3, 100), dtype=np.float32),),
-             atol=1e-6),  # fmt: skip
-        Case("4 x 256: two full blocks", (3 * rng.standard_normal((4, 256), dtype=np.float32),),
-             atol=1e-6),  # fmt: skip
+        Case(
+            "3 x 100: one partial block",
+            (rng.standard_normal((3, 100), dtype=np.float32),),
+            atol=1e-6,
+        ),
+        Case(
+            "4 x 256: two full blocks",
+            (3 * rng.standard_normal((4, 256), dtype=np.float32),),
+            atol=1e-6,
+        ),
         Case("2 x 1000, rising values: the max is in the last block", (rising,), atol=1e-6),
-        Case("5 x 300 logits around 80", (80 + rng.standard_normal((5, 300), dtype=np.float32),),
-             atol=1e-6),  # fmt: skip
+        Case(
+            "5 x 300 logits around 80",
+            (80 + rng.standard_normal((5, 300), dtype=np.float32),),
+            atol=1e-6,
+        ),
     ]

@@ -24,8 +24,9 @@ def launch(kernels, a: np.ndarray, b: np.ndarray) -> np.ndarray:
     c = np.full((M, N), np.nan, np.float32)
     grid = (triton.cdiv(M, BLOCK_M), triton.cdiv(N, BLOCK_N))
     strides = [s // 4 for arr in (a, b, c) for s in arr.strides]
-    kernels.matmul_kernel[grid](a, b, c, M, N, K, *strides,
-                                BLOCK_M=BLOCK_M, BLOCK_N=BLOCK_N, BLOCK_K=BLOCK_K)  # fmt: skip
+    kernels.matmul_kernel[grid](
+        a, b, c, M, N, K, *strides, BLOCK_M=BLOCK_M, BLOCK_N=BLOCK_N, BLOCK_K=BLOCK_K
+    )
     return c
 
 
@@ -35,13 +36,20 @@ def cases() -> list[Case]:
 
     def mats(m: int, k: int, n: int, b_transposed: bool = False) -> tuple:
         a = rng.standard_normal((m, k), dtype=np.float32)
-        b = rng.standard_normal((n, k), dtype=np.float32).T if b_transposed else \
-            rng.standard_normal((k, n), dtype=np.float32)  # fmt: skip
+        b = (
+            rng.standard_normal((n, k), dtype=np.float32).T
+            if b_transposed
+            else rng.standard_normal((k, n), dtype=np.float32)
+        )
         return a, b
 
     return [
         Case("32 x 32 x 32: full tiles", mats(32, 32, 32), atol=1e-4, rtol=1e-4),
         Case("M=40, K=50, N=24: ragged on every axis", mats(40, 50, 24), atol=1e-4, rtol=1e-4),
-        Case("B = transpose of a 20 x 33 array: stride_bk = 1", mats(17, 33, 20, True),
-             atol=1e-4, rtol=1e-4),  # fmt: skip
+        Case(
+            "B = transpose of a 20 x 33 array: stride_bk = 1",
+            mats(17, 33, 20, True),
+            atol=1e-4,
+            rtol=1e-4,
+        ),
     ]

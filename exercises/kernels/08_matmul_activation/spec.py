@@ -36,12 +36,18 @@ def cases() -> list[Case]:
     rng = np.random.default_rng(8)
 
     def layer(m: int, k: int, n: int) -> tuple:
-        return (rng.standard_normal((m, k), dtype=np.float32),
-                rng.standard_normal((k, n), dtype=np.float32) / np.sqrt(k).astype(np.float32),
-                rng.standard_normal(n, dtype=np.float32))  # fmt: skip
+        return (
+            rng.standard_normal((m, k), dtype=np.float32),
+            rng.standard_normal((k, n), dtype=np.float32) / np.sqrt(k).astype(np.float32),
+            rng.standard_normal(n, dtype=np.float32),
+        )
 
     return [
         Case("32 x 32 x 32", layer(32, 32, 32), atol=1e-4, rtol=1e-4),
-        Case("M=33, K=40, N=20: ragged, N not a multiple of 16", layer(33, 40, 20),
-             atol=1e-4, rtol=1e-4),  # fmt: skip
+        Case(
+            "M=33, K=40, N=20: ragged, N not a multiple of 16",
+            layer(33, 40, 20),
+            atol=1e-4,
+            rtol=1e-4,
+        ),
     ]

@@ -36,13 +36,19 @@ def cases() -> list[Case]:
     rng = np.random.default_rng(9)
 
     def rows(m: int, n: int, shift: float = 0.0) -> tuple:
-        return (rng.standard_normal((m, n), dtype=np.float32) + np.float32(shift),
-                rng.standard_normal(n, dtype=np.float32),
-                rng.standard_normal(n, dtype=np.float32))  # fmt: skip
+        return (
+            rng.standard_normal((m, n), dtype=np.float32) + np.float32(shift),
+            rng.standard_normal(n, dtype=np.float32),
+            rng.standard_normal(n, dtype=np.float32),
+        )
 
     return [
         Case("4 x 50: one partial block", rows(4, 50), atol=1e-4, rtol=1e-4),
         Case("3 x 700: six blocks, the last partial", rows(3, 700), atol=1e-4, rtol=1e-4),
-        Case("3 x 200, values around 10: padding lanes must not count", rows(3, 200, 10.0),
-             atol=1e-4, rtol=1e-4),  # fmt: skip
+        Case(
+            "3 x 200, values around 10: padding lanes must not count",
+            rows(3, 200, 10.0),
+            atol=1e-4,
+            rtol=1e-4,
+        ),
     ]

@@ -42,6 +42,5 @@ def cases() -> list[Case]:
     return [
         Case("n = 1000 normal samples", (rng.standard_normal(1000, dtype=np.float32),)),
         Case("n = 77: one partial block", (rng.uniform(-5, 5, 77).astype(np.float32),)),
-        Case("n = 640, all equal: every lane hits one bin",
-             (np.full(640, 0.3, dtype=np.float32),)),  # fmt: skip
+        Case("n = 640, all equal: every lane hits one bin", (np.full(640, 0.3, dtype=np.float32),)),
     ]

@@ -42,7 +42,11 @@ def cases() -> list[Case]:
 
     return [
         Case("64 samples, D = 8: one program", problem(64, 8), atol=1e-4, rtol=1e-4),
-        Case("500 samples, D = 8: 8 programs, the last partial", problem(500, 8),
-             atol=1e-4, rtol=1e-4),  # fmt: skip
+        Case(
+            "500 samples, D = 8: 8 programs, the last partial",
+            problem(500, 8),
+            atol=1e-4,
+            rtol=1e-4,
+        ),
         Case("300 samples, D = 16", problem(300, 16), atol=1e-4, rtol=1e-4),
     ]

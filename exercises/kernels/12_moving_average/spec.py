@@ -18,8 +18,10 @@ def reference(x: np.ndarray, window: int) -> dict:
     prefix = np.cumsum(x.astype(np.float64))
     before = np.concatenate([np.zeros(window), prefix[:-window]])[: x.size]
     count = np.minimum(np.arange(x.size) + 1, window)
-    return {"prefix": prefix.astype(np.float32),
-            "average": ((prefix - before) / count).astype(np.float32)}  # fmt: skip
+    return {
+        "prefix": prefix.astype(np.float32),
+        "average": ((prefix - before) / count).astype(np.float32),
+    }
 
 
 def launch(kernels, x: np.ndarray, window: int) -> dict:
@@ -42,8 +44,8 @@ def cases() -> list[Case]:
 
     return [
         Case("n = 100, W = 5: one block", (series(100), 5), atol=1e-4, rtol=1e-4),
-        Case("n = 1000, W = 30: 8 blocks, the last partial", (series(1000), 30),
-             atol=1e-3, rtol=1e-4),  # fmt: skip
-        Case("n = 700, W = 200: the window spans blocks", (series(700), 200),
-             atol=1e-3, rtol=1e-4),  # fmt: skip
+        Case(
+            "n = 1000, W = 30: 8 blocks, the last partial", (series(1000), 30), atol=1e-3, rtol=1e-4
+        ),
+        Case("n = 700, W = 200: the window spans blocks", (series(700), 200), atol=1e-3, rtol=1e-4),
     ]

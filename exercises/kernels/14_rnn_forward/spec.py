@@ -24,8 +24,9 @@ def reference(x: np.ndarray, h0: np.ndarray, wx: np.ndarray, wh: np.ndarray, b: 
     return out.astype(np.float32)
 
 
-def launch(kernels, x: np.ndarray, h0: np.ndarray, wx: np.ndarray, wh: np.ndarray,
-           b: np.ndarray) -> np.ndarray:  # fmt: skip
+def launch(
+    kernels, x: np.ndarray, h0: np.ndarray, wx: np.ndarray, wh: np.ndarray, b: np.ndarray
+) -> np.ndarray:
     """One program per BLOCK_B sequences; it runs all T steps."""
     B, T, D = x.shape
     H = wh.shape[0]
@@ -44,14 +45,21 @@ def cases() -> list[Case]:
     def problem(B: int, T: int, D: int, H: int, time_major: bool = False) -> tuple:
         x = rng.standard_normal((T, B, D) if time_major else (B, T, D), dtype=np.float32)
         x = x.transpose(1, 0, 2) if time_major else x
-        return (x, rng.standard_normal((B, H), dtype=np.float32) * 0.5,
-                (rng.standard_normal((D, H)) / np.sqrt(D)).astype(np.float32),
-                (rng.standard_normal((H, H)) / np.sqrt(H)).astype(np.float32),
-                rng.standard_normal(H, dtype=np.float32) * 0.1)  # fmt: skip
+        return (
+            x,
+            rng.standard_normal((B, H), dtype=np.float32) * 0.5,
+            (rng.standard_normal((D, H)) / np.sqrt(D)).astype(np.float32),
+            (rng.standard_normal((H, H)) / np.sqrt(H)).astype(np.float32),
+            rng.standard_normal(H, dtype=np.float32) * 0.1,
+        )
 
     return [
         Case("B = 16, T = 6, D = 16, H = 32", problem(16, 6, 16, 32), atol=1e-4, rtol=1e-4),
         Case("B = 20: a partial batch block", problem(20, 5, 16, 16), atol=1e-4, rtol=1e-4),
-        Case("x stored time-major: stride_xb = D, stride_xt = B * D",
-             problem(12, 4, 16, 16, time_major=True), atol=1e-4, rtol=1e-4),  # fmt: skip
+        Case(
+            "x stored time-major: stride_xb = D, stride_xt = B * D",
+            problem(12, 4, 16, 16, time_major=True),
+            atol=1e-4,
+            rtol=1e-4,
+        ),
     ]

@@ -30,9 +30,19 @@ def launch(kernels, q: np.ndarray, k: np.ndarray, v: np.ndarray, causal: bool) -
     o = np.full_like(q, np.nan)
     grid = (triton.cdiv(S, BLOCK_M), heads)
     kernels.flash_attention_kernel[grid](
-        q, k, v, o, S, S * d, d, float(1.0 / np.sqrt(d)),
-        CAUSAL=causal, HEAD_DIM=d, BLOCK_M=BLOCK_M, BLOCK_N=BLOCK_N,
-    )  # fmt: skip
+        q,
+        k,
+        v,
+        o,
+        S,
+        S * d,
+        d,
+        float(1.0 / np.sqrt(d)),
+        CAUSAL=causal,
+        HEAD_DIM=d,
+        BLOCK_M=BLOCK_M,
+        BLOCK_N=BLOCK_N,
+    )
     return o
 
 
@@ -47,7 +57,11 @@ def cases() -> list[Case]:
     return [
         Case("2 heads, S = 32", qkv(2, 32), atol=1e-4, rtol=1e-4),
         Case("S = 50: the last key block is partial", qkv(1, 50), atol=1e-4, rtol=1e-4),
-        Case("scores around 100: exp overflows without the max", qkv(1, 32, 30.0),
-             atol=1e-4, rtol=1e-4),  # fmt: skip
+        Case(
+            "scores around 100: exp overflows without the max",
+            qkv(1, 32, 30.0),
+            atol=1e-4,
+            rtol=1e-4,
+        ),
         Case("causal, S = 40", qkv(2, 40, causal=True), atol=1e-4, rtol=1e-4),
     ]

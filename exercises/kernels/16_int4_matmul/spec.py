@@ -38,10 +38,22 @@ def launch(kernels, a: np.ndarray, packed: np.ndarray, scale: np.ndarray) -> np.
     c = np.full((M, N), np.nan, np.float32)
     grid = (triton.cdiv(M, BLOCK_M), triton.cdiv(N, BLOCK_N))
     kernels.int4_matmul_kernel[grid](
-        a, packed, scale, c, M, N, K,
-        a.strides[0] // 4, packed.strides[0], scale.strides[0] // 4, c.strides[0] // 4,
-        GROUP=GROUP, BLOCK_M=BLOCK_M, BLOCK_N=BLOCK_N, BLOCK_K=BLOCK_K,
-    )  # fmt: skip
+        a,
+        packed,
+        scale,
+        c,
+        M,
+        N,
+        K,
+        a.strides[0] // 4,
+        packed.strides[0],
+        scale.strides[0] // 4,
+        c.strides[0] // 4,
+        GROUP=GROUP,
+        BLOCK_M=BLOCK_M,
+        BLOCK_N=BLOCK_N,
+        BLOCK_K=BLOCK_K,
+    )
     return c
 
 
@@ -56,7 +68,11 @@ def cases() -> list[Case]:
 
     return [
         Case("16 x 32 x 16: one group", problem(16, 32, 16), atol=1e-4, rtol=1e-4),
-        Case("K = 128: four groups, four scales per column", problem(16, 128, 32),
-             atol=1e-4, rtol=1e-4),  # fmt: skip
+        Case(
+            "K = 128: four groups, four scales per column",
+            problem(16, 128, 32),
+            atol=1e-4,
+            rtol=1e-4,
+        ),
         Case("M = 20, N = 40: ragged tiles", problem(20, 64, 40), atol=1e-4, rtol=1e-4),
     ]

@@ -29,8 +29,9 @@ def reference(row_ptr: np.ndarray, col_idx: np.ndarray, values: np.ndarray, x: n
     return y.astype(np.float32)
 
 
-def launch(kernels, row_ptr: np.ndarray, col_idx: np.ndarray, values: np.ndarray,
-           x: np.ndarray) -> np.ndarray:  # fmt: skip
+def launch(
+    kernels, row_ptr: np.ndarray, col_idx: np.ndarray, values: np.ndarray, x: np.ndarray
+) -> np.ndarray:
     """One program per row."""
     n_rows = len(row_ptr) - 1
     y = np.full(n_rows, np.nan, np.float32)
@@ -50,8 +51,16 @@ def cases() -> list[Case]:
 
     return [
         Case("40 x 60, ~5 nonzeros per row", sparse(40, 60, 0.08), atol=1e-5, rtol=1e-4),
-        Case("30 x 200, ~60 nonzeros per row: longer than BLOCK = 16",
-             sparse(30, 200, 0.3), atol=1e-4, rtol=1e-4),  # fmt: skip
-        Case("50 x 80 with empty rows 0, 7 and 49", sparse(50, 80, 0.1, (0, 7, 49)),
-             atol=1e-5, rtol=1e-4),  # fmt: skip
+        Case(
+            "30 x 200, ~60 nonzeros per row: longer than BLOCK = 16",
+            sparse(30, 200, 0.3),
+            atol=1e-4,
+            rtol=1e-4,
+        ),
+        Case(
+            "50 x 80 with empty rows 0, 7 and 49",
+            sparse(50, 80, 0.1, (0, 7, 49)),
+            atol=1e-5,
+            rtol=1e-4,
+        ),
     ]

@@ -76,57 +76,171 @@ FLOAT_CASES = [
     ("tanh", _unary("tanh"), np.tanh, 2e-6),
     ("exp2", _unary("exp2"), np.exp2, 2e-6),
     ("log2", _unary("log2"), np.log2, 2e-6),
-    ("floor3", lambda b, x, i: b.un("math.floor", b.bin("arith.mul", x, b.const(3.0, "f32"), "f32"), "f32"),
-     lambda x: np.floor(x * np.float32(3)), 0),
-    ("ceil3", lambda b, x, i: b.un("math.ceil", b.bin("arith.mul", x, b.const(3.0, "f32"), "f32"), "f32"),
-     lambda x: np.ceil(x * np.float32(3)), 0),
-    ("pow", lambda b, x, i: b.bin("math.pow", x, b.const(1.5, "f32"), "f32"), lambda x: x**1.5, 2e-6),
+    (
+        "floor3",
+        lambda b, x, i: b.un(
+            "math.floor", b.bin("arith.mul", x, b.const(3.0, "f32"), "f32"), "f32"
+        ),
+        lambda x: np.floor(x * np.float32(3)),
+        0,
+    ),
+    (
+        "ceil3",
+        lambda b, x, i: b.un("math.ceil", b.bin("arith.mul", x, b.const(3.0, "f32"), "f32"), "f32"),
+        lambda x: np.ceil(x * np.float32(3)),
+        0,
+    ),
+    (
+        "pow",
+        lambda b, x, i: b.bin("math.pow", x, b.const(1.5, "f32"), "f32"),
+        lambda x: x**1.5,
+        2e-6,
+    ),
     ("abs_neg", lambda b, x, i: b.un("math.abs", b.un("arith.neg", x, "f32"), "f32"), np.abs, 0),
     ("fma", lambda b, x, i: b.op(f"math.fma({x}, {x}, {x})", "f32"), lambda x: x * x + x, 1e-6),
-    ("f16_roundtrip", lambda b, x, i: b.cast(b.cast(x, "f16"), "f32"),
-     lambda x: x.astype(np.float16).astype(np.float32), 0),
+    (
+        "f16_roundtrip",
+        lambda b, x, i: b.cast(b.cast(x, "f16"), "f32"),
+        lambda x: x.astype(np.float16).astype(np.float32),
+        0,
+    ),
     ("bf16_roundtrip", lambda b, x, i: b.cast(b.cast(x, "bf16"), "f32"), _bf16, 0),
-    ("bf16_mul", lambda b, x, i: b.cast(b.bin("arith.mul", (h := b.cast(x, "bf16")), h, "bf16"), "f32"),
-     lambda x: _bf16(_bf16(x) * _bf16(x)), 0),
-    ("div_rn", lambda b, x, i: b.bin("math.div_rn", x, b.const(3.0, "f32"), "f32"),
-     lambda x: x / np.float32(3), 0),
-    ("div", lambda b, x, i: b.bin("arith.div", x, b.const(3.0, "f32"), "f32"),
-     lambda x: x / np.float32(3), 3e-7),
-    ("f64_exp", lambda b, x, i: b.cast(b.un("math.exp", b.cast(x, "f64"), "f64"), "f32"),
-     lambda x: np.exp(x.astype(np.float64)), 1e-7),
-    ("rem", lambda b, x, i: b.bin("arith.rem", b.bin("arith.mul", x, b.const(7.0, "f32"), "f32"),
-                                  b.const(2.5, "f32"), "f32"),
-     lambda x: np.fmod(x * np.float32(7), np.float32(2.5)), 1e-6),
-    ("max", lambda b, x, i: b.bin("arith.max", x, b.const(1.0, "f32"), "f32"), lambda x: np.maximum(x, 1), 0),
-    ("min", lambda b, x, i: b.bin("arith.min", x, b.const(1.0, "f32"), "f32"), lambda x: np.minimum(x, 1), 0),
+    (
+        "bf16_mul",
+        lambda b, x, i: b.cast(b.bin("arith.mul", (h := b.cast(x, "bf16")), h, "bf16"), "f32"),
+        lambda x: _bf16(_bf16(x) * _bf16(x)),
+        0,
+    ),
+    (
+        "div_rn",
+        lambda b, x, i: b.bin("math.div_rn", x, b.const(3.0, "f32"), "f32"),
+        lambda x: x / np.float32(3),
+        0,
+    ),
+    (
+        "div",
+        lambda b, x, i: b.bin("arith.div", x, b.const(3.0, "f32"), "f32"),
+        lambda x: x / np.float32(3),
+        3e-7,
+    ),
+    (
+        "f64_exp",
+        lambda b, x, i: b.cast(b.un("math.exp", b.cast(x, "f64"), "f64"), "f32"),
+        lambda x: np.exp(x.astype(np.float64)),
+        1e-7,
+    ),
+    (
+        "rem",
+        lambda b, x, i: b.bin(
+            "arith.rem",
+            b.bin("arith.mul", x, b.const(7.0, "f32"), "f32"),
+            b.const(2.5, "f32"),
+            "f32",
+        ),
+        lambda x: np.fmod(x * np.float32(7), np.float32(2.5)),
+        1e-6,
+    ),
+    (
+        "max",
+        lambda b, x, i: b.bin("arith.max", x, b.const(1.0, "f32"), "f32"),
+        lambda x: np.maximum(x, 1),
+        0,
+    ),
+    (
+        "min",
+        lambda b, x, i: b.bin("arith.min", x, b.const(1.0, "f32"), "f32"),
+        lambda x: np.minimum(x, 1),
+        0,
+    ),
     ("select", lambda b, x, i: _select_case(b, x), lambda x: np.where(x > 1, x, -x), 0),
-    ("f2i2f", lambda b, x, i: b.cast(b.cast(b.bin("arith.mul", x, b.const(100.0, "f32"), "f32"), "i32"), "f32"),
-     lambda x: np.trunc(x * np.float32(100)), 0),
+    (
+        "f2i2f",
+        lambda b, x, i: b.cast(
+            b.cast(b.bin("arith.mul", x, b.const(100.0, "f32"), "f32"), "i32"), "f32"
+        ),
+        lambda x: np.trunc(x * np.float32(100)),
+        0,
+    ),
 ]
 INT_CASES = [
-    ("div7", lambda b, x, i: b.bin("arith.div", i, b.const(7, "i32"), "i32"), lambda i: _c_div(i, 7)),
-    ("rem7", lambda b, x, i: b.bin("arith.rem", i, b.const(7, "i32"), "i32"), lambda i: np.fmod(i, 7)),
+    (
+        "div7",
+        lambda b, x, i: b.bin("arith.div", i, b.const(7, "i32"), "i32"),
+        lambda i: _c_div(i, 7),
+    ),
+    (
+        "rem7",
+        lambda b, x, i: b.bin("arith.rem", i, b.const(7, "i32"), "i32"),
+        lambda i: np.fmod(i, 7),
+    ),
     ("ashr", lambda b, x, i: b.bin("arith.shr", i, b.const(2, "i32"), "i32"), lambda i: i >> 2),
-    ("lshr", lambda b, x, i: b.cast(b.bin("arith.shr", b.cast(i, "u32"), b.const(2, "u32"), "u32"), "i32"),
-     lambda i: (i.view(np.uint32) >> 2).view(np.int32)),
-    ("umulhi", lambda b, x, i: b.cast(b.bin("arith.umulhi", b.cast(i, "u32"), b.const(2654435769, "u32"), "u32"), "i32"),
-     lambda i: ((i.view(np.uint32).astype(np.uint64) * 2654435769) >> 32).astype(np.uint32).view(np.int32)),
+    (
+        "lshr",
+        lambda b, x, i: b.cast(
+            b.bin("arith.shr", b.cast(i, "u32"), b.const(2, "u32"), "u32"), "i32"
+        ),
+        lambda i: (i.view(np.uint32) >> 2).view(np.int32),
+    ),
+    (
+        "umulhi",
+        lambda b, x, i: b.cast(
+            b.bin("arith.umulhi", b.cast(i, "u32"), b.const(2654435769, "u32"), "u32"), "i32"
+        ),
+        lambda i: (
+            ((i.view(np.uint32).astype(np.uint64) * 2654435769) >> 32)
+            .astype(np.uint32)
+            .view(np.int32)
+        ),
+    ),
     ("shl", lambda b, x, i: b.bin("arith.shl", i, b.const(3, "i32"), "i32"), lambda i: i << 3),
     ("xor", lambda b, x, i: b.bin("arith.xor", i, b.const(85, "i32"), "i32"), lambda i: i ^ 85),
     ("not", lambda b, x, i: b.un("arith.not", i, "i32"), lambda i: ~i),
     ("abs", lambda b, x, i: b.un("math.abs", i, "i32"), np.abs),
     ("neg", lambda b, x, i: b.un("arith.neg", i, "i32"), lambda i: -i),
-    ("i8_wrap", lambda b, x, i: b.cast(b.cast(i, "i8"), "i32"), lambda i: i.astype(np.int8).astype(np.int32)),
-    ("u8_wrap", lambda b, x, i: b.cast(b.cast(i, "u8"), "i32"), lambda i: i.astype(np.uint8).astype(np.int32)),
-    ("u16_wrap", lambda b, x, i: b.cast(b.cast(i, "u16"), "i32"), lambda i: i.astype(np.uint16).astype(np.int32)),
-    ("i64_math", lambda b, x, i: b.cast(b.bin("arith.shr", b.bin("arith.mul", (w := b.cast(i, "i64")), w, "i64"),
-                                              b.const(4, "i64"), "i64"), "i32"),
-     lambda i: ((i.astype(np.int64) * i.astype(np.int64)) >> 4).astype(np.int32)),
+    (
+        "i8_wrap",
+        lambda b, x, i: b.cast(b.cast(i, "i8"), "i32"),
+        lambda i: i.astype(np.int8).astype(np.int32),
+    ),
+    (
+        "u8_wrap",
+        lambda b, x, i: b.cast(b.cast(i, "u8"), "i32"),
+        lambda i: i.astype(np.uint8).astype(np.int32),
+    ),
+    (
+        "u16_wrap",
+        lambda b, x, i: b.cast(b.cast(i, "u16"), "i32"),
+        lambda i: i.astype(np.uint16).astype(np.int32),
+    ),
+    (
+        "i64_math",
+        lambda b, x, i: b.cast(
+            b.bin(
+                "arith.shr",
+                b.bin("arith.mul", (w := b.cast(i, "i64")), w, "i64"),
+                b.const(4, "i64"),
+                "i64",
+            ),
+            "i32",
+        ),
+        lambda i: ((i.astype(np.int64) * i.astype(np.int64)) >> 4).astype(np.int32),
+    ),
     ("bitcast", lambda b, x, i: b.op(f"arith.bitcast({x})", "i32"), None),
-    ("max0", lambda b, x, i: b.bin("arith.max", i, b.const(0, "i32"), "i32"), lambda i: np.maximum(i, 0)),
-    ("min0", lambda b, x, i: b.bin("arith.min", i, b.const(0, "i32"), "i32"), lambda i: np.minimum(i, 0)),
-    ("bool", lambda b, x, i: b.cast(_cmp(b, i, b.const(0, "i32"), "lt"), "i32"),
-     lambda i: (i < 0).astype(np.int32)),
+    (
+        "max0",
+        lambda b, x, i: b.bin("arith.max", i, b.const(0, "i32"), "i32"),
+        lambda i: np.maximum(i, 0),
+    ),
+    (
+        "min0",
+        lambda b, x, i: b.bin("arith.min", i, b.const(0, "i32"), "i32"),
+        lambda i: np.minimum(i, 0),
+    ),
+    (
+        "bool",
+        lambda b, x, i: b.cast(_cmp(b, i, b.const(0, "i32"), "lt"), "i32"),
+        lambda i: (i < 0).astype(np.int32),
+    ),
     ("via_f16", lambda b, x, i: b.cast(b.cast(i, "f16"), "i32"), lambda i: i),
 ]
 

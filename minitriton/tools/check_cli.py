@@ -1,0 +1,53 @@
+"""``minitriton check FILE.py``: run a script with the emulator's checks on.
+
+Races between programs, reads of uninitialized memory (arrays from
+``minitriton.emulator.empty``, or ``--poison PARAM``) and integer overflow
+in index arithmetic are reported as located errors, with the program ids
+and offsets involved (see :mod:`minitriton.emulator.checks`).
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from minitriton.tools.debug_cli import own_options
+
+
+def add_parser(subparsers: Any) -> None:
+    """Register ``minitriton check``."""
+    p = subparsers.add_parser(
+        "check",
+        help="run a script on the emulator with race, uninitialized-read and overflow checks",
+        description="Run FILE.py on the emulator with the checks on; the first finding "
+        "stops the script with a located error.",
+    )
+    p.add_argument("script", metavar="FILE.py")
+    p.add_argument("--checks", default="all", help="all, or some of races,uninit,overflow")
+    p.add_argument("--poison", action="append", default=[], metavar="PARAM",
+                   help="treat this parameter's memory as unwritten")  # fmt: skip
+    p.add_argument("script_args", nargs=argparse.REMAINDER, metavar="args")
+    p.set_defaults(own_options=own_options(p), func=run_check)
+
+
+def run_check(args: argparse.Namespace) -> int:
+    """``minitriton check``: see the module docstring."""
+    from dataclasses import replace
+
+    from minitriton.cli import CliError
+    from minitriton.emulator.checks import CheckOptions, Checks
+    from minitriton.emulator.tools import using
+    from minitriton.tools.debug_cli import prepare_script, script_runner, split_options
+    from minitriton.tools.run_status import run_reporting_errors
+
+    try:
+        options = CheckOptions.parse(args.checks)
+    except ValueError as e:
+        raise CliError(str(e)) from None
+    options = replace(options, poison=tuple(args.poison))
+    path = prepare_script(args.script, split_options(args))
+    with using(Checks(options)):
+        status = run_reporting_errors(script_runner(path), path)
+    if status == 0:
+        print("no problems found")
+    return status

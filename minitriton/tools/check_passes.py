@@ -1,0 +1,54 @@
+"""``minitriton check-passes FILE.py``: find the pass that changes a kernel's results.
+
+Every launch the script makes is run on the emulator after each pass of the
+pipeline (on copies of its arguments) and compared with the IR before any
+pass; the first pass whose results differ is reported with the changed
+elements and the IR changes it made. Exit status 1 if any pass is guilty.
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from minitriton.tools.debug_cli import own_options
+
+
+def add_parser(subparsers: Any) -> None:
+    """Register ``minitriton check-passes``."""
+    p = subparsers.add_parser(
+        "check-passes",
+        help="report the first pass that changes a script's kernel results",
+        description="Run FILE.py on the emulator; for every launch, run the kernel after "
+        "each pass of the pipeline on copies of its arguments and compare the results.",
+    )
+    p.add_argument("script", metavar="FILE.py")
+    p.add_argument("--passes", metavar="P,Q", help="check these passes instead of the pipeline")
+    p.add_argument("script_args", nargs=argparse.REMAINDER, metavar="args")
+    p.set_defaults(own_options=own_options(p), func=run_check_passes)
+
+
+def run_check_passes(args: argparse.Namespace) -> int:
+    """``minitriton check-passes``: see the module docstring."""
+    from minitriton.cli import CliError
+    from minitriton.compiler import check_pass_names
+    from minitriton.emulator.passcheck import PassChecker
+    from minitriton.emulator.tools import using
+    from minitriton.tools.debug_cli import prepare_script, script_runner, split_options
+    from minitriton.tools.run_status import run_reporting_errors
+
+    passes = [n.strip() for n in args.passes.split(",") if n.strip()] if args.passes else None
+    try:
+        check_pass_names(passes or [])
+    except ValueError as e:
+        raise CliError(str(e)) from None
+    path = prepare_script(args.script, split_options(args))
+    checker = PassChecker(passes)
+    with using(checker):
+        status = run_reporting_errors(script_runner(path), path)
+    if not checker.reports:
+        print("no kernel was launched")
+    for launch, report in checker.reports:
+        print(f"launch {launch.number} of {launch.name}, grid {launch.grid}: {report}")
+    bad = any(not report.ok for _, report in checker.reports)
+    return 1 if bad else status

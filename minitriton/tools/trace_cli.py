@@ -1,0 +1,56 @@
+"""``minitriton trace FILE.py --out DIR``: record every load and store of a script's launches.
+
+For each launch (or those of ``--kernel``) it prints a summary table (bytes
+per program, mask efficiency, 128-byte segments per access) and writes one
+PNG per buffer to ``DIR``, showing which program touched which element.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+from minitriton.tools.debug_cli import own_options
+
+
+def add_parser(subparsers: Any) -> None:
+    """Register ``minitriton trace``."""
+    p = subparsers.add_parser(
+        "trace",
+        help="record the loads and stores of a script's kernel launches; tables and pictures",
+        description="Run FILE.py on the emulator, record every load and store of every "
+        "program, print a summary per launch and draw one PNG per buffer into DIR.",
+    )
+    p.add_argument("script", metavar="FILE.py")
+    p.add_argument(
+        "--out", default="trace", metavar="DIR", help="folder for the PNGs (default: trace)"
+    )
+    p.add_argument("--kernel", help="trace only this kernel")
+    p.add_argument("--no-png", action="store_true", help="print the summary only")
+    p.add_argument("script_args", nargs=argparse.REMAINDER, metavar="args")
+    p.set_defaults(own_options=own_options(p), func=run_trace)
+
+
+def run_trace(args: argparse.Namespace) -> int:
+    """``minitriton trace``: see the module docstring."""
+    from minitriton.emulator.tools import using
+    from minitriton.emulator.trace import TraceTool
+    from minitriton.tools.debug_cli import prepare_script, script_runner, split_options
+    from minitriton.tools.run_status import run_reporting_errors
+
+    path = prepare_script(args.script, split_options(args))
+    tool = TraceTool(args.kernel)
+    with using(tool):
+        status = run_reporting_errors(script_runner(path), path)
+    if not tool.traces:
+        print("no kernel was launched")
+    for number, trace in enumerate(tool.traces, 1):
+        print(f"== launch {number} ==")
+        print(trace.summary())
+        if args.no_png:
+            continue
+        folder = Path(args.out) if len(tool.traces) == 1 else Path(args.out) / f"launch{number}"
+        for png in trace.save_pngs(folder):
+            print(f"wrote {png}")
+    return status

@@ -1,0 +1,289 @@
+"""The course (exercises/) and its grader (minitriton.exercises).
+
+* Every reference solution passes its spec (kernels on the emulator,
+  compiler exercises with the project's own tests against the real source).
+* Every untouched skeleton or stub fails *helpfully*: exit status 1, no
+  Python traceback, and a report (a picture of the wrong elements or a
+  located error) plus the first hint.
+* Stubs are generated from ``# BEGIN EXERCISE`` markers in the real source,
+  so the markers must exist, be well formed and stub into valid Python.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from minitriton.cli import main
+from minitriton.exercises import catalog, picture, stubs
+from minitriton.exercises.compiler import student_env
+from minitriton.exercises.kernels import check_kernel_file
+
+EXERCISES = catalog.all_exercises()
+KERNELS = [ex for ex in EXERCISES if ex.track == "kernels"]
+COMPILER = [ex for ex in EXERCISES if ex.track == "compiler"]
+REPO = catalog.repo_dir()
+
+
+def _param(ex: catalog.Exercise) -> object:
+    marker = ex.spec.MARKER if ex.track == "compiler" else ex.slug
+    return pytest.param(ex, id=ex.id, marks=pytest.mark.exercise(marker))
+
+
+def _cli(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str]:
+    rc = main(["exercises", *args])
+    out = capsys.readouterr()
+    return rc, out.out + out.err
+
+
+# ---------------------------------------------------------------- the catalogue
+
+
+def test_course_has_both_tracks() -> None:
+    assert len(KERNELS) >= 16
+    assert len(COMPILER) >= 6
+    assert [ex.id for ex in KERNELS] == [f"{i:02d}" for i in range(1, len(KERNELS) + 1)]
+
+
+@pytest.mark.parametrize("ex", [_param(ex) for ex in EXERCISES])
+def test_exercise_folder_is_complete(ex: catalog.Exercise) -> None:
+    files = ["README.md", "hints.md", "spec.py"]
+    if ex.track == "kernels":
+        files += ["skeleton.py", "solution.py"]
+    assert all((ex.folder / f).is_file() for f in files)
+    readme = (ex.folder / "README.md").read_text(encoding="utf-8")
+    assert "```" in readme, "the README needs a picture of the data layout or the IR"
+    if ex.track == "kernels":
+        assert "## Memory traffic" in readme and "bytes" in readme
+        assert len(ex.spec.cases()) >= 2
+    assert len(ex.hints()) >= 2
+    known = {e.id for e in EXERCISES}
+    assert set(ex.requires) <= known and ex.minutes > 0 and ex.outcomes
+
+
+@pytest.mark.parametrize("ex", [_param(ex) for ex in KERNELS])
+def test_kernel_files_use_the_triton_imports(ex: catalog.Exercise) -> None:
+    for name in ("skeleton.py", "solution.py"):
+        text = (ex.folder / name).read_text(encoding="utf-8")
+        assert "import minitriton as triton" in text
+        assert "import minitriton.language as tl" in text
+        assert "TODO" in text if name == "skeleton.py" else "TODO" not in text
+
+
+# ---------------------------------------------------------------- kernel track
+
+
+@pytest.mark.parametrize("ex", [_param(ex) for ex in KERNELS])
+def test_reference_solution_passes(ex: catalog.Exercise) -> None:
+    result = check_kernel_file(ex, ex.folder / "solution.py")
+    assert result.passed, result.error or result.report
+    assert result.score == 1.0
+
+
+@pytest.mark.parametrize("ex", [_param(ex) for ex in KERNELS])
+def test_untouched_skeleton_fails_helpfully(
+    ex: catalog.Exercise, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    ws = str(tmp_path)
+    rc, out = _cli(capsys, "start", ex.id, "--workspace", ws)
+    assert rc == 0 and f"{ex.slug}.py" in out
+    rc, out = _cli(capsys, "check", ex.id, "--workspace", ws)
+    assert rc == 1
+    assert "Traceback" not in out
+    assert "Score:" in out and "✗" in out
+    # Either a picture of the wrong elements or a located error...
+    assert picture.LEGEND in out or ": error: " in out
+    # ...and the first hint.
+    assert f"Hint 1 of {len(ex.hints())}" in out
+
+
+def test_missing_mask_shows_the_located_out_of_bounds_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _cli(capsys, "start", "2", "--workspace", str(tmp_path))
+    rc, out = _cli(capsys, "check", "2", "--workspace", str(tmp_path))
+    assert rc == 1
+    assert "02_vector_add.py:18:9: error: out-of-bounds tt.load" in out
+    assert "in program (7, 0, 0)" in out
+    assert "✓ n = 1024: a multiple of BLOCK = 128" in out
+
+
+def test_check_via_the_installed_command_has_no_traceback(tmp_path: Path) -> None:
+    env = {**student_env(None), "MINITRITON_WORKSPACE": str(tmp_path)}
+    run = [sys.executable, "-m", "minitriton", "exercises"]
+    subprocess.run([*run, "start", "5"], env=env, check=True, capture_output=True)
+    proc = subprocess.run([*run, "check", "5"], env=env, capture_output=True, text=True)
+    assert proc.returncode == 1
+    assert "Traceback" not in proc.stdout + proc.stderr
+    assert "Hint 1 of 3" in proc.stdout
+
+
+def test_student_progress_hints_and_json(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    ws = str(tmp_path)
+    _cli(capsys, "start", "1", "--workspace", ws)
+    _cli(capsys, "check", "1", "--workspace", ws)  # fails, reveals hint 1
+    rc, out = _cli(capsys, "hint", "1", "--workspace", ws)
+    assert rc == 0 and "Hint 2 of 3" in out
+    # The student fixes the kernel: copy the solution in.
+    solution = (KERNELS[0].folder / "solution.py").read_text(encoding="utf-8")
+    (tmp_path / "kernels" / f"{KERNELS[0].slug}.py").write_text(solution, encoding="utf-8")
+    rc, out = _cli(capsys, "check", "1", "--workspace", ws)
+    assert rc == 0 and "Exercise 01 passed" in out
+    rc, out = _cli(capsys, "list", "--workspace", ws, "--json")
+    statuses = {e["id"]: e["status"] for e in json.loads(out)["exercises"]}
+    assert statuses["01"] == "passed" and statuses["02"] == "not started"
+    rc, out = _cli(capsys, "check", "1", "2", "--json", "--workspace", ws)
+    scores = {e["id"]: e["score"] for e in json.loads(out)["exercises"]}
+    assert rc == 1 and scores == {"01": 1.0, "02": 0.0}
+
+
+def test_gpu_flag_without_a_gpu_is_a_clear_error(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    jit_module = sys.modules["minitriton.jit"]  # `minitriton.jit` is also the decorator
+    monkeypatch.setattr(jit_module, "gpu_available", lambda: False)
+    rc, out = _cli(capsys, "check", "1", "--gpu")
+    assert rc == 2 and "--gpu needs an NVIDIA GPU" in out
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("ex", [_param(ex) for ex in KERNELS])
+def test_reference_solution_passes_on_the_gpu(ex: catalog.Exercise) -> None:
+    result = check_kernel_file(ex, ex.folder / "solution.py", backend="gpu")
+    assert result.passed, result.error or result.report
+
+
+# ---------------------------------------------------------------- the diff picture
+
+
+def test_picture_marks_wrong_and_unwritten_elements() -> None:
+    expected = np.arange(100, dtype=np.float32)
+    got = expected.copy()
+    got[96:] = np.nan  # never written
+    got[3] = -1.0  # wrong
+    text = picture.diff_picture(expected, got, 1e-5, 1e-5)
+    rows = [line for line in text.splitlines() if re.fullmatch(r"\s+\d+  \S+", line)]
+    assert rows[0].split()[1] == "···█" + "·" * 28
+    assert rows[3].split()[1] == "????"  # elements 100..127 do not exist: blank
+    assert "5 of 100 elements wrong (5.0%), 4 of them never written" in text
+    assert "at [3]: expected 3, got -1" in text
+
+
+def test_picture_groups_large_outputs() -> None:
+    expected = np.zeros((64, 256), np.float32)
+    got = expected.copy()
+    got[:, :128] = 1.0
+    text = picture.diff_picture(expected, got, 1e-5, 1e-5)
+    assert "each character is a 4x4 group" in text
+    grid = [line.split()[1] for line in text.splitlines() if re.fullmatch(r"\s+\d+  \S+", line)]
+    assert grid[0] == "█" * 32 + "·" * 32
+
+
+# ---------------------------------------------------------------- compiler track
+
+
+def test_every_compiler_exercise_has_markers() -> None:
+    index = stubs.marker_index(REPO)
+    for ex in COMPILER:
+        assert ex.spec.MARKER in index, f"no '# BEGIN EXERCISE {ex.spec.MARKER}' in the source"
+
+
+@pytest.mark.parametrize("ex", [_param(ex) for ex in COMPILER])
+def test_stubs_are_valid_python_and_differ(ex: catalog.Exercise) -> None:
+    for path, _ in stubs.marker_index(REPO)[ex.spec.MARKER]:
+        text = path.read_text(encoding="utf-8")
+        assert stubs.stub_text(text, []) == text  # markers alone change nothing
+        stubbed = stubs.stub_text(text, [ex.spec.MARKER])
+        assert stubbed != text and "NotImplementedError" in stubbed
+        ast.parse(stubbed, str(path))
+
+
+def test_malformed_markers_are_reported() -> None:
+    with pytest.raises(stubs.MarkerError, match="without END"):
+        stubs.find_regions("x = 1\n# BEGIN EXERCISE a\ny = 2\n")
+    with pytest.raises(stubs.MarkerError, match="inside another"):
+        stubs.find_regions("# BEGIN EXERCISE a\n# BEGIN EXERCISE b\n# END EXERCISE\n")
+    with pytest.raises(stubs.MarkerError, match="without BEGIN"):
+        stubs.find_regions("# END EXERCISE\n")
+
+
+def test_stub_keeps_indentation_and_uses_stub_lines() -> None:
+    text = (
+        "def f(x):\n"
+        "    # BEGIN EXERCISE demo\n"
+        "    # STUB: return 0\n"
+        "    return x + 1\n"
+        "    # END EXERCISE\n"
+    )
+    out = stubs.stub_text(text, ["demo"])
+    assert "    return 0\n" in out and "return x + 1" not in out
+    namespace: dict = {}
+    exec(compile(out, "<stub>", "exec"), namespace)
+    assert namespace["f"](5) == 0
+
+
+def test_student_copy_is_what_the_tests_import(tmp_path: Path) -> None:
+    stubs.make_package_copy(REPO, tmp_path, [])
+    code = (
+        "import minitriton, minitriton.emulator, minitriton.grammar as g; "
+        "print(minitriton.__file__); print(minitriton.emulator.__file__); print(g.__file__)"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=tmp_path,
+        env=student_env(tmp_path),
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert all(line.startswith(str(tmp_path)) for line in proc.stdout.split())
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("ex", [_param(ex) for ex in COMPILER])
+def test_compiler_solution_passes(ex: catalog.Exercise, capsys: pytest.CaptureFixture[str]) -> None:
+    rc, out = _cli(capsys, "check", ex.id, "--solution")
+    assert rc == 0, out
+    assert f"Exercise {ex.id} passed" in out
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("ex", [_param(ex) for ex in COMPILER])
+def test_untouched_compiler_stub_fails_helpfully(
+    ex: catalog.Exercise, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    ws = str(tmp_path)
+    rc, out = _cli(capsys, "start", ex.id, "--workspace", ws)
+    assert rc == 0 and "edit:" in out
+    rc, out = _cli(capsys, "check", ex.id, "--workspace", ws)
+    assert rc == 1
+    assert "Traceback" not in out
+    assert f"{ex.spec.MARKER}: " in out  # the stub's message names the exercise
+    assert f"Hint 1 of {len(ex.hints())}" in out
+
+
+def test_syntax_error_in_a_student_copy_is_located(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    ws = str(tmp_path)
+    _cli(capsys, "start", "c4", "--workspace", ws)
+    target = tmp_path / "compiler" / "c4_promotion" / "minitriton" / "frontend" / "promotion.py"
+    target.write_text(target.read_text(encoding="utf-8") + "\ndef broken(:\n", encoding="utf-8")
+    rc, out = _cli(capsys, "check", "c4", "--workspace", ws)
+    assert rc == 1 and "Traceback" not in out
+    assert "promotion.py:" in out and "error: " in out
+
+
+def test_verify_kernel_track(capsys: pytest.CaptureFixture[str]) -> None:
+    rc, out = _cli(capsys, "verify", *[ex.id for ex in KERNELS])
+    assert rc == 0, out
+    assert f"{len(KERNELS)} of {len(KERNELS)} reference solutions pass" in out
