@@ -530,7 +530,8 @@ class DebugLaunch:
         """Stop at the end of a stepped program; ``continue`` and ``finish all`` go on."""
         if self.stepper.mode in ("continue", "finish all"):
             return _Resume(self.stepper.mode)
-        return self.session.pause(Stop("finished", pid, event=self.stepper.events))
+        frames = [_copy(f) for f in self.stepper.frames]  # its variables stay readable
+        return self.session.pause(Stop("finished", pid, None, frames, self.stepper.events))
 
     def _after_program(self, command: Any, index: int, saved: Any) -> Any:
         self.stepper.active = False
@@ -931,9 +932,9 @@ def _cmd_list(dbg: Debugger, arg: str) -> str:
     marks = {bp.line for bp in dbg.session.breakpoints if _same_file(bp.file, file)}
     lines = []
     for n in range(max(1, line - 5), line + 6):
+        if not linecache.getline(file, n):
+            break  # past the end of the file
         text = _source_line(file, n)
-        if not text and n > line:
-            break
         flag = ("B" if n in marks else " ") + ("->" if n == line else "  ")
         lines.append(f"{n:>4} {flag} {text}")
     return "\n".join(lines)

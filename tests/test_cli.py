@@ -262,7 +262,8 @@ def test_emit_cubin(capsys: pytest.CaptureFixture[str], tmp_path: Path):
 
 
 def run_command(*argv: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    path = os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH")) if p)
+    env = {**os.environ, "PYTHONPATH": path}
     env.pop("MINITRITON_BACKEND", None)
     cmd = [sys.executable, "-m", "minitriton", *argv]
     return subprocess.run(cmd, capture_output=True, text=True, cwd=cwd, env=env, timeout=120)
