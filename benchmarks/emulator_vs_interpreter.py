@@ -43,7 +43,9 @@ FLAVORS = ("triton", "minitriton")
 # `minitriton` without an install.
 sys.path[:0] = [str(HERE), str(ROOT)]
 
-from kernels_src import ROWS  # noqa: E402
+from kernels_src import ROWS  # noqa: E402 - found through the path set above
+
+ROW_BY_MODULE = {row.module: row for row in ROWS}
 
 # ---------------------------------------------------------------------------
 # Child: run the rows of one flavor, print one JSON line per row
@@ -231,29 +233,27 @@ def table_line(cells: tuple[str, ...], widths: tuple[int, ...], n_text: int = 2)
 
 def print_table(results: dict[str, dict[str, dict]], grammar_ms: float | None) -> None:
     """The comparison table, then first launches and compiles, then errors."""
-    import importlib
-
     triton_rows = results.get("triton", {})
-    widths = (26, 21, 16, 13, 8, 6, 4)
+    widths = (22, 17, 16, 13, 8, 6, 4)
     heads = ("row", "size", "Triton interp ms", "MiniTriton ms", "speedup", "target", "met")
     print(table_line(heads, widths))
     for name, mini in results["minitriton"].items():
-        module = importlib.import_module(f"kernels_src.{name}")
+        row = ROW_BY_MODULE[name]
         tri = triton_rows.get(name)
         ratio = speedup(tri, mini)
-        met = "-" if ratio is None else ("yes" if ratio >= module.TARGET else "NO")
-        cells = (module.NAME, module.SIZE, fmt_ms(tri), fmt_ms(mini))
-        cells += ("-" if ratio is None else f"{ratio:.1f}x", f"{module.TARGET:g}x", met)
+        met = "-" if ratio is None else ("yes" if ratio >= row.target else "NO")
+        cells = (row.name, row.size, fmt_ms(tri), fmt_ms(mini))
+        cells += ("-" if ratio is None else f"{ratio:.1f}x", f"{row.target:g}x", met)
         print(table_line(cells, widths))
     print()
     print("Excluded above: the first (warm-up) launch. Triton's interpreter does not compile;")
     print("MiniTriton's first launch includes its compile, timed on its own in the last column.")
-    widths = (26, 16, 13, 14)
+    widths = (22, 16, 13, 14)
     heads = ("row", "Triton first ms", "MT first ms", "MT compile ms")
     print(table_line(heads, widths, n_text=1))
     for name, mini in results["minitriton"].items():
         tri = triton_rows.get(name)
-        cells = (importlib.import_module(f"kernels_src.{name}").NAME, fmt_ms(tri, "first_ms"))
+        cells = (ROW_BY_MODULE[name].name, fmt_ms(tri, "first_ms"))
         cells += (fmt_ms(mini, "first_ms"), fmt_ms(mini, "compile_ms"))
         print(table_line(cells, widths, n_text=1))
     if grammar_ms is not None:
@@ -268,7 +268,9 @@ def main(argv: list[str] | None = None) -> int:
     """Parse arguments; run as the parent or as one flavor's child."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
-        "--rows", default=",".join(ROWS), help="comma-separated, of: " + ", ".join(ROWS)
+        "--rows",
+        default=",".join(ROW_BY_MODULE),
+        help="comma-separated, of: " + ", ".join(ROW_BY_MODULE),
     )
     parser.add_argument(
         "--min-time", type=float, default=1.0, help="seconds of timed launches per row"
@@ -279,9 +281,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--child", choices=FLAVORS, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     args.rows = [r.strip() for r in args.rows.split(",") if r.strip()]
-    unknown = [r for r in args.rows if r not in ROWS]
+    unknown = [r for r in args.rows if r not in ROW_BY_MODULE]
     if unknown:
-        parser.error(f"unknown rows {unknown}; choose from {', '.join(ROWS)}")
+        parser.error(f"unknown rows {unknown}; choose from {', '.join(ROW_BY_MODULE)}")
     if args.child:
         return child_main(args.child, args.rows, args.min_time, args.max_reps)
 

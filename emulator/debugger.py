@@ -33,6 +33,7 @@ import html
 import linecache
 import os
 import queue
+import re
 import sys
 import threading
 from collections.abc import Callable, Sequence
@@ -166,7 +167,8 @@ def as_block(value: Any, name: str = "") -> Block:
 class Frame:
     """One function on the kernel's call stack."""
 
-    func: str
+    func: str  # the IR function (a helper's name carries its specialization)
+    name: str = ""  # the Python function's name
     line: int | None = None  # the source line running now
     loc: Location | None = None  # location of the op about to run
     state: ProgramState | None = None  # the scope that op runs in
@@ -260,6 +262,7 @@ class Stepper(Listener):
         self.state: ProgramState | None = None
         self.silent = False  # replaying: device output was shown already
         self.combining = 0  # inside a reduce/scan/sort combiner: never stop there
+        self._names = {f.sym_name: source_name(f) for f in module.funcs}
         self._loop_heads = {
             id(r.block.ops[0])
             for op in module.walk()
@@ -271,7 +274,8 @@ class Stepper(Listener):
     def begin(self, pid: Pid, mode: str, replay_to: int = -1) -> None:
         """Start stepping a program run."""
         self.active, self.pid, self.mode, self.replay_to = True, pid, mode, replay_to
-        self.frames = [Frame(self.session.kernel_name)]
+        name = self.session.kernel_name
+        self.frames = [Frame(name, self._names.get(name, name))]
         self.events, self.depth, self.state, self.combining = 0, 1, None, 0
         self.silent = replay_to >= 0
 
@@ -289,7 +293,8 @@ class Stepper(Listener):
             frame.line = op.loc.line
             self._line_event(op)
         if op.name == "tt.call":
-            self.frames.append(Frame(str(op.attrs["callee"])))
+            callee = str(op.attrs["callee"])
+            self.frames.append(Frame(callee, self._names.get(callee, callee)))
         if op.name in _COMBINERS:
             self.combining += 1
 
@@ -342,7 +347,18 @@ class Stepper(Listener):
 
 
 def _copy(frame: Frame) -> Frame:
-    return Frame(frame.func, frame.line, frame.loc, frame.state)
+    return Frame(frame.func, frame.name, frame.line, frame.loc, frame.state)
+
+
+def source_name(func: Any) -> str:
+    """The Python name of a ``tt.func`` (helpers are named after their specialization)."""
+    loc = func.loc
+    if loc is not None:
+        for n in range(loc.line, loc.line + 3):
+            match = re.match(r"\s*(?:async\s+)?def\s+(\w+)", linecache.getline(loc.file, n))
+            if match:
+                return match.group(1)
+    return str(func.sym_name)
 
 
 @dataclass
@@ -506,8 +522,9 @@ class DebugLaunch:
         stepping = mode in ("step", "next") or replay_to >= 0
         saved = (self.interp.memory.snapshot(), self._checkpoint()) if stepping else None
         self.stepper.begin(pid, mode if replay_to < 0 else "replay", replay_to)
-        silent = index in self.session.shown and not stepping
-        self.stepper.silent = self.stepper.silent or silent  # its output was shown before
+        # A program re-run only to restore memory does not print again.
+        silent = index in self.session.shown and mode == "finish all"
+        self.stepper.silent = self.stepper.silent or silent
         self.session.shown.add(index)
         try:
             self.interp.run_batch(self.pids[index][None, :])
@@ -567,19 +584,26 @@ class DebugTool(Tool):
 
     def __init__(self, session: DebugSession) -> None:
         self.session = session
+        self.counts: dict[str, int] = {}  # launches seen, per kernel
 
     def run(self, launch: Launch, listeners: Sequence[Listener]) -> bool:
         """Debug this launch, or let it run normally."""
         s = self.session
         if s.kernel is not None and launch.name != s.kernel:
             return False
-        first = not s.debugged and launch.number >= s.launch_number
+        self.counts[launch.name] = self.counts.get(launch.name, 0) + 1
+        first = not s.debugged and self.counts[launch.name] >= s.launch_number
         if not first and not s.breakpoints:
             return False
         s.debugged = True
         debug = DebugLaunch(s, launch, listeners)
-        index = _grid_index(s.pid, debug.interp.grid) if first else 0
         mode = "step" if first else "continue"
+        index = 0
+        if first and _inside_grid(s.pid, debug.interp.grid):
+            index = _grid_index(s.pid, debug.interp.grid)
+        elif first:
+            s.output.append(f"program {format_pid(s.pid)} is outside the grid: debugging (0, 0, 0)")
+            s.pid = (0, 0, 0)
         if first:
             s.output.append(
                 f"debugging {launch.name}, grid {format_pid(debug.interp.grid)}, "
@@ -591,6 +615,10 @@ class DebugTool(Tool):
         finally:
             _flush_output(s)
         return True
+
+
+def _inside_grid(pid: Pid, grid: tuple[int, int, int]) -> bool:
+    return all(0 <= p < g for p, g in zip(pid, grid))
 
 
 def _grid_index(pid: Pid, grid: tuple[int, int, int]) -> int:
@@ -711,7 +739,6 @@ class Debugger:
             )
         return "\n".join(lines)
 
-
     def _done_text(self, error: BaseException | None) -> str:
         if error is None:
             return "the script finished"
@@ -725,7 +752,7 @@ class Debugger:
         loc = stop.loc
         assert loc is not None
         pid = format_pid(stop.pid or (0, 0, 0))
-        head = f"> {_short(loc.file)}:{loc.line} {stop.frames[-1].func}, program {pid}"
+        head = f"> {_short(loc.file)}:{loc.line} {stop.frames[-1].name}, program {pid}"
         if stop.reason:
             head += f" ({stop.reason})"
         return [head, f"-> {_source_line(loc.file, loc.line).strip()}"]
@@ -950,7 +977,7 @@ def _cmd_where(dbg: Debugger, arg: str) -> str:
         arrow = ">" if depth == len(stop.frames) - 1 else " "
         where = f"{_short(frame.loc.file)}:{frame.loc.line}" if frame.loc else "?"
         source = _source_line(frame.loc.file, frame.loc.line).strip() if frame.loc else ""
-        out.append(f"{arrow} {'  ' * depth}{frame.func}  {where}  {source}")
+        out.append(f"{arrow} {'  ' * depth}{frame.name}  {where}  {source}")
     return "\n".join(out)
 
 
@@ -981,9 +1008,10 @@ class _LinePrinter(Printer):
 
     def print_op(self, op: Operation, depth: int) -> None:
         """Print and remember ``op``'s header line."""
-        start = len(self.lines)
+        start, slot = len(self.lines), len(self.op_lines)
+        self.op_lines.append((op, ""))  # keep source order: an op before its region's ops
         super().print_op(op, depth)
-        self.op_lines.append((op, self.lines[start]))
+        self.op_lines[slot] = (op, self.lines[start])
 
 
 def _cmd_break(dbg: Debugger, arg: str) -> str:

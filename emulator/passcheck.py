@@ -205,7 +205,7 @@ def capture_launch(kernel: Any, grid: Any, *args: Any, **kwargs: Any) -> Launch:
         launch: Launch | None = None
 
         def run(self, launch: Launch, listeners: Sequence[Listener]) -> bool:
-            self.launch = Launch(launch.compiled, launch.grid, launch.copy_args(), launch.number)
+            self.launch = Launch(launch.compiled, launch.grid, launch.copy_args())
             return True
 
     capture = _Capture()

@@ -44,7 +44,6 @@ class Launch:
     compiled: Any  # minitriton.compiler.CompiledKernel
     grid: tuple[int, int, int]
     args: list[Any]  # one host value per kernel block argument (arrays are written in place)
-    number: int = 1  # the how-manieth launch of this kernel (1 = the first)
     _frontend: Module | None = field(default=None, repr=False)
 
     @property
@@ -102,7 +101,6 @@ class Tool:
 
 
 _ACTIVE: list[Tool] = []
-_LAUNCH_COUNTS: dict[str, int] = {}
 
 
 @contextlib.contextmanager
@@ -143,9 +141,7 @@ def env_tools() -> list[Tool]:
 
 def run_launch(compiled: Any, grid: tuple[int, int, int], args: list[Any]) -> None:
     """The launch hook: give the active tools their say, then run the grid."""
-    count = _LAUNCH_COUNTS.get(compiled.name, 0) + 1
-    _LAUNCH_COUNTS[compiled.name] = count
-    launch = Launch(compiled, grid, list(args), count)
+    launch = Launch(compiled, grid, list(args))
     tools = active_tools()
     listeners = [listener for tool in tools for listener in tool.listeners(launch)]
     for tool in reversed(tools):  # the innermost tool decides first

@@ -10,9 +10,6 @@ import numpy as np
 
 from kernels_src.lang import Case, device, tl, triton
 
-NAME = "attention fwd"
-SIZE = "Z*H=4 N=256 D=64 fp16"
-TARGET = 5.0
 BLOCK_M = 64
 BLOCK_N = 64
 

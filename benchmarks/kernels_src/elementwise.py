@@ -10,9 +10,6 @@ import numpy as np
 
 from kernels_src.lang import Case, device, tl, triton
 
-NAME = "elementwise, 10^5 programs"
-SIZE = "n=6,399,963 BLOCK=64"
-TARGET = 20.0
 BLOCK_SIZE = 64
 
 

@@ -6,10 +6,6 @@ import numpy as np
 
 from kernels_src.lang import Case, device, tl, triton
 
-NAME = "layer norm fwd"
-SIZE = "1151x8192 fp16"
-TARGET = 5.0
-
 
 @triton.jit
 def _layer_norm_fwd_fused(

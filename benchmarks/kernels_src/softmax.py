@@ -6,10 +6,6 @@ import numpy as np
 
 from kernels_src.lang import Case, device, tl, triton
 
-NAME = "fused softmax"
-SIZE = "1823x781"
-TARGET = 5.0
-
 
 @triton.jit
 def softmax_kernel(

@@ -6,9 +6,6 @@ import numpy as np
 
 from kernels_src.lang import Case, device, tl, triton
 
-NAME = "vector add"
-SIZE = "n=98,432"
-TARGET = 5.0
 BLOCK_SIZE = 1024
 
 

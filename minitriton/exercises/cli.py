@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import shutil
 import sys
 import time
@@ -79,6 +80,10 @@ def _guarded(fn: Any) -> Any:
         except CourseError as e:
             print(f"minitriton exercises: error: {e}", file=sys.stderr)
             return 2
+        except BrokenPipeError:
+            # `check | head`: stop quietly, and keep Python's exit-time flush quiet too.
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            return 1
 
     return run
 

@@ -126,7 +126,8 @@ def _run_pytest(ex: Exercise, copy: Path | None, report: Path) -> subprocess.Com
 def _read_junit(report: Path) -> list[CaseResult]:
     cases = []
     for tc in ET.parse(report).getroot().iter("testcase"):
-        name = f"{tc.get('classname', '')}::{tc.get('name', '')}".split(".")[-1]
+        module = tc.get("classname", "").split(".")[-1]
+        name = f"{module}::{tc.get('name', '')}"
         problem = tc.find("failure")
         if problem is None:
             problem = tc.find("error")

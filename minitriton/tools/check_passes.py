@@ -48,7 +48,7 @@ def run_check_passes(args: argparse.Namespace) -> int:
         status = run_reporting_errors(script_runner(path), path)
     if not checker.reports:
         print("no kernel was launched")
-    for launch, report in checker.reports:
-        print(f"launch {launch.number} of {launch.name}, grid {launch.grid}: {report}")
+    for number, (launch, report) in enumerate(checker.reports, 1):
+        print(f"launch {number} ({launch.name}, grid {launch.grid}): {report}")
     bad = any(not report.ok for _, report in checker.reports)
     return 1 if bad else status

@@ -53,36 +53,33 @@ def _operands(op: str, dtype: type, rng: np.random.Generator) -> tuple[np.ndarra
     return a, b
 
 
-@pytest.fixture(scope="module")
-def engine() -> llvm.ExecutionEngine:
-    """One host module with ``f_<op>_<type>(a, b)`` for every op and type."""
+_ENGINES: list[llvm.ExecutionEngine] = []  # keep the JIT code alive
+
+
+def _compile(op: str, st: ScalarType, ctype: type) -> ctypes._CFuncPtr:
+    """``f(a, b)``: ``op`` lowered by ``Codegen._int_binary`` and JIT-compiled for this CPU."""
     module = ir.Module(name="c6")
-    for tname, (st, _, _) in TYPES.items():
-        for op in OPS:
-            _define(module, f"f_{op[6:]}_{tname}", op, st)
-    for init in ("initialize_native_target", "initialize_native_asmprinter"):
-        getattr(llvm, init)()
-    target = llvm.Target.from_default_triple().create_target_machine()
-    parsed = llvm.parse_assembly(str(module))
-    parsed.verify()
-    eng = llvm.create_mcjit_compiler(parsed, target)
-    eng.finalize_object()
-    return eng
-
-
-def _define(module: ir.Module, name: str, op: str, st: ScalarType) -> None:
     ty = ir.IntType(st.bitwidth)
-    fn = ir.Function(module, ir.FunctionType(ty, [ty, ty]), name=name)
+    fn = ir.Function(module, ir.FunctionType(ty, [ty, ty]), name="f")
     builder = ir.IRBuilder(fn.append_basic_block())
     # _int_binary only needs the builder of the code generator.
     builder.ret(Codegen._int_binary(SimpleNamespace(b=builder), op, st, *fn.args))
+    llvm.initialize_native_target()
+    llvm.initialize_native_asmprinter()
+    parsed = llvm.parse_assembly(str(module))
+    parsed.verify()
+    target = llvm.Target.from_default_triple().create_target_machine()
+    engine = llvm.create_mcjit_compiler(parsed, target)
+    engine.finalize_object()
+    _ENGINES.append(engine)
+    return ctypes.CFUNCTYPE(ctype, ctype, ctype)(engine.get_function_address("f"))
 
 
 @pytest.mark.parametrize("tname", list(TYPES))
 @pytest.mark.parametrize("op", OPS)
-def test_int_op_matches_c(engine: llvm.ExecutionEngine, op: str, tname: str) -> None:
-    _, dtype, ctype = TYPES[tname]
-    fn = ctypes.CFUNCTYPE(ctype, ctype, ctype)(engine.get_function_address(f"f_{op[6:]}_{tname}"))
+def test_int_op_matches_c(op: str, tname: str) -> None:
+    st, dtype, ctype = TYPES[tname]
+    fn = _compile(op, st, ctype)
     a, b = _operands(op, dtype, np.random.default_rng(len(op) * 7 + len(tname)))
     got = np.array([fn(int(x), int(y)) for x, y in zip(a, b)], dtype=dtype)
     np.testing.assert_array_equal(got, _expected(op, a, b), err_msg=f"{op} on {tname}")

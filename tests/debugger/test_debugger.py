@@ -1,0 +1,174 @@
+"""The stepping debugger: scripted sessions with their transcripts asserted."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from minitriton.emulator import Block, Debugger, EmulatorError
+from minitriton.emulator.debugger import DebuggerQuit
+from tests.debugger.buggy_kernels import same_block_kernel, softmax_no_mask
+from tests.debugger.debug_kernels import run_scale, sum_rows_kernel
+
+HERE = Path(__file__).resolve().parent
+REPO_ROOT = HERE.parents[1]
+
+SESSION = """\
+n
+n
+n
+p offs
+p mask.sum()
+n
+s
+w
+s
+locals
+n
+back
+ir
+finish
+p y
+back
+p tl.load(out_ptr + offs, mask=mask)
+n
+p tl.load(out_ptr + offs, mask=mask)
+pid 1
+p tl.load(out_ptr + tl.arange(0, 8))
+b 24, x.sum() > 10
+b
+c
+p x
+c
+"""
+
+
+def run_cli(args: list[str], stdin: str, cwd: Path = HERE) -> subprocess.CompletedProcess[str]:
+    """``python -m minitriton ARGS`` with ``stdin`` piped in."""
+    env = dict(os.environ, PYTHONPATH=str(REPO_ROOT))
+    env.pop("MINITRITON_CHECKS", None)
+    return subprocess.run(
+        [sys.executable, "-m", "minitriton", *args], input=stdin, capture_output=True,
+        text=True, cwd=cwd, env=env, timeout=120,
+    )  # fmt: skip
+
+
+def test_cli_session_transcript(golden: Callable[[str, str], None]) -> None:
+    """Stepping, stepping into a helper, printing, back, ir, pid, conditional breakpoints.
+
+    The whole transcript is compared with goldens/scale_session.txt.
+    """
+    result = run_cli(["debug", "debug_kernels.py", "--pid", "2"], SESSION)
+    assert result.stderr == ""
+    assert result.returncode == 0
+    golden(result.stdout, "scale_session.txt")
+
+
+def test_cli_quit_stops_the_script() -> None:
+    result = run_cli(["debug", "debug_kernels.py", "-c", "n", "-c", "p pid"], "q\n")
+    assert result.returncode == 0
+    lines = result.stdout.splitlines()
+    assert lines[-4:] == ["(mtdb) p pid", "0", "(mtdb) q", "quit"]
+    assert "result" not in result.stdout  # the script stopped at the launch
+
+
+def test_cli_unknown_kernel_runs_the_script_without_stopping() -> None:
+    result = run_cli(["debug", "debug_kernels.py", "--kernel", "nope"], "")
+    assert result.returncode == 0
+    assert "result [ 1.  3." in result.stdout
+    assert result.stdout.rstrip().endswith("the script finished")
+
+
+def test_api_returns_values(in_test_dir: Path) -> None:
+    dbg = Debugger(run_scale, pid=1)
+    assert dbg.intro.splitlines()[-1] == "-> pid = tl.program_id(0)"
+    dbg.next()
+    dbg.next()
+    offs = dbg.print("offs")
+    assert isinstance(offs, Block)
+    np.testing.assert_array_equal(offs.value, [4, 5, 6, 7])
+    assert offs.type == "int32[4]"
+    assert repr(offs) == "int32[4] [4, 5, 6, 7]"
+    assert "<table" in offs._repr_html_()
+    assert dbg.eval("tl.program_id(0) * 10") == 10
+    assert set(dbg.locals()) == {"BLOCK", "n", "offs", "out_ptr", "pid", "x_ptr"}
+    assert dbg.locals()["x_ptr"].preview() == "x_ptr + 0"
+    assert "20  ->" in repr(dbg)
+    assert dbg.cont().endswith("the script finished")
+
+
+def test_api_breakpoint_condition_in_a_loop(in_test_dir: Path) -> None:
+    """The condition is evaluated per program, each time the line runs."""
+    x = np.arange(24, dtype=np.float32).reshape(3, 8)
+    out = np.zeros(3, np.float32)
+    dbg = Debugger.launch(sum_rows_kernel, (3,), x, out, 8, BLOCK=4)
+    assert "Breakpoint 1" in dbg.command("b 33, acc.sum() > 40")
+    stop = dbg.command("c")
+    assert "program (2, 0, 0) (breakpoint 1)" in stop  # row 1 sums to 38 after one step
+    assert dbg.eval("start") == 4
+    np.testing.assert_array_equal(dbg.eval("acc"), [16, 17, 18, 19])
+    dbg.command("clear")
+    dbg.cont()
+    np.testing.assert_array_equal(out, x.sum(axis=1))
+
+
+def test_api_errors_in_expressions_are_messages(in_test_dir: Path) -> None:
+    dbg = Debugger(run_scale)
+    assert dbg.command("p nothing").startswith("*** name 'nothing' is not defined here")
+    assert dbg.command("p 1 +").startswith("***")
+    assert dbg.command("b 3").startswith("*** line 3 of debug_kernels.py has no kernel code")
+    assert dbg.command("frobnicate").startswith("*** unknown command")
+    assert dbg.command("back") == "*** already at the first line of this program"
+    with pytest.raises(DebuggerQuit):
+        dbg.quit()
+        raise dbg.result  # type: ignore[misc]
+
+
+def test_post_mortem_after_out_of_bounds(in_test_dir: Path) -> None:
+    """An error stops the debugger where it happened; 'back' goes to the failing line."""
+    x = np.ones((3, 5), np.float32)
+    y = np.zeros_like(x)
+    dbg = Debugger.launch(softmax_no_mask, (3,), y, x, 5, 5, BLOCK=8)
+    text = dbg.cont()
+    assert (
+        "error: out-of-bounds tt.load from 'in_ptr' (15 elements of fp32) in program (2, 0, 0)"
+        in text
+    )
+    assert "post-mortem" in text
+    assert dbg.eval("row") == 2
+    back = dbg.back()
+    assert "> buggy_kernels.py:68 softmax_no_mask, program (2, 0, 0)" in back
+    ptrs = dbg.print("in_ptr + row * stride + cols")
+    assert repr(ptrs) == "in_ptr + [10, 11, 12, 13, 14, 15, 16, 17]"
+    assert "post-mortem" in dbg.cont()  # the same error again
+    assert "error: out-of-bounds" in dbg.cont()  # 'c' ends the launch with it
+    assert dbg.finished and isinstance(dbg.result, EmulatorError)
+
+
+def test_race_found_under_the_debugger(in_test_dir: Path) -> None:
+    x = np.arange(8, dtype=np.float32)
+    dbg = Debugger.launch(same_block_kernel, (2,), x, np.zeros(8, np.float32), 8, BLOCK=4, pid=1)
+    text = dbg.cont()
+    assert "data race: tt.store to 'out_ptr' overwrites what program (0, 0, 0) stored" in text
+    assert "in program (1, 0, 0)" in text
+
+
+def test_debugging_later_launch_and_pid_outside_grid(in_test_dir: Path) -> None:
+    def twice() -> None:
+        run_scale(8, 4)
+        run_scale(12, 4)
+
+    dbg = Debugger(twice, launch=2, pid=2)
+    assert "grid (3, 1, 1), program (2, 0, 0)" in dbg.intro
+    outside = Debugger(run_scale, pid=5)
+    assert "program (5, 0, 0) is outside the grid: debugging (0, 0, 0)" in outside.intro
+    outside.quit()
+    assert dbg.command("pid 7") == "*** program (7, 0, 0) is outside the grid (3, 1, 1)"
+    dbg.finish(all=True)
+    assert dbg.finished and dbg.result is None
