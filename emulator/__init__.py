@@ -78,7 +78,7 @@ _TOOLS = {
     "uninitialized": "checks",
     "empty": "checks",
     "empty_like": "checks",
-    "trace": "trace",
+    "trace": "tracer",
     "check_passes": "passcheck",
 }
 

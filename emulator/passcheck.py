@@ -16,7 +16,9 @@ makes, and ``MINITRITON_CHECKS=passes`` for every launch of a test run.
 
 from __future__ import annotations
 
+import contextlib
 import difflib
+import io
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -110,7 +112,8 @@ def _run(
     copies = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
     interp = Interpreter(stage[1], copies, grid, debug=debug, listeners=listeners)
     try:
-        run_grid(interp)
+        with contextlib.redirect_stdout(io.StringIO()):  # device prints: once, by the real launch
+            run_grid(interp)
     except EmulatorError as err:
         return PassResult(stage[0], None, err)
     return PassResult(stage[0], copies)

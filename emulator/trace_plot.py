@@ -6,7 +6,8 @@ is one element, laid out as the host array (2-D arrays keep their rows):
 * coloured by the program that accessed it (the colour legend names them),
   with a black dot where several programs accessed the same element;
 * light grey where only masked-off lanes pointed;
-* red cells after the end of the buffer mark out-of-bounds attempts.
+* black cells past the end of the buffer mark out-of-bounds attempts
+  (pale cells are past the end but nobody tried them).
 """
 
 from __future__ import annotations
@@ -16,11 +17,12 @@ from typing import Any
 import numpy as np
 
 from minitriton.emulator.errors import format_pid
-from minitriton.emulator.trace import Trace
+from minitriton.emulator.tracer import Trace
 
 _EMPTY = (1.0, 1.0, 1.0, 1.0)
 _MASKED = (0.85, 0.85, 0.85, 1.0)
-_OOB = (0.85, 0.1, 0.1, 1.0)
+_OOB = (0.1, 0.1, 0.1, 1.0)
+_PAST_END = (0.97, 0.93, 0.93, 1.0)
 _ANNOTATE_LIMIT = 512  # write program numbers into cells up to this many cells
 
 
@@ -36,7 +38,8 @@ def plot_buffer(trace: Trace, buffer: str) -> Any:
     kinds = [k for k in ("load", "store") if any(a.buffer == buffer and a.kind in (k, "atomic")
                                                  for a in trace.accesses)]  # fmt: skip
     rows, cols = _layout(info.shape, info.size)
-    fig, axes = plt.subplots(1, len(kinds), figsize=_figsize(rows, cols, len(kinds)), squeeze=False)
+    size = _figsize(rows, cols, len(kinds))
+    fig, axes = plt.subplots(1, len(kinds), figsize=size, squeeze=False, layout="constrained")
     used: set[int] = set()
     extra_rows = 0
     for ax, kind in zip(axes[0], kinds):
@@ -50,10 +53,9 @@ def plot_buffer(trace: Trace, buffer: str) -> Any:
     handles = [Patch(color=_color(p), label=f"program {format_pid(_pid(p, trace.grid))}")
                for p in sorted(used)[:12]]  # fmt: skip
     handles.append(Patch(color=_MASKED, label="masked-off lanes only"))
-    if extra_rows:
-        handles.append(Patch(color=_OOB, label="out of bounds (after the end)"))
-    fig.legend(handles=handles, loc="lower center", ncol=min(4, len(handles)), fontsize=8,
-               bbox_to_anchor=(0.5, -0.02 - 0.04 * (len(handles) // 4)))  # fmt: skip
+    if any(a.buffer == buffer and a.oob.size for a in trace.accesses):
+        handles.append(Patch(color=_OOB, label="out-of-bounds attempt"))
+    fig.legend(handles=handles, loc="outside lower center", ncol=min(4, len(handles)), fontsize=8)
     title = (
         f"{trace.kernel}: '{buffer}' ({info.size} x {info.dtype}), grid {format_pid(trace.grid)}"
     )
@@ -71,7 +73,7 @@ def _layout(shape: tuple[int, ...], size: int) -> tuple[int, int]:
 def _figsize(rows: int, cols: int, panels: int) -> tuple[float, float]:
     cell = min(0.35, 9.0 / max(cols, 1))
     width = max(4.0, min(8.0, cols * cell)) * panels
-    height = max(2.0, min(10.0, (rows + 2) * cell + 1.2))
+    height = max(1.6, min(10.0, (rows + 1) * cell + 1.4))
     return width, height
 
 
@@ -83,6 +85,7 @@ def _image(data: dict[str, np.ndarray], size: int, rows: int, cols: int) -> tupl
     n_rows = rows + max(0, extra)
     image = np.ones((n_rows * cols, 4))
     image[:] = _EMPTY
+    image[size:] = _PAST_END
     owner = data["owner"]
     image[:size][data["masked"]] = _MASKED
     touched = np.flatnonzero(owner >= 0)
@@ -99,9 +102,10 @@ def _draw(ax: Any, image: np.ndarray, data: dict[str, np.ndarray], rows: int, co
     ax.set_yticks(np.arange(-0.5, n_rows, 1), minor=True)
     if rows * cols <= 4096:
         ax.grid(which="minor", color="white", linewidth=0.5)
+    step = max(1, cols // 16)
+    ax.set_xticks(np.arange(0, cols, step))
+    ax.set_yticks(np.arange(0, n_rows, max(1, n_rows // 16)))
     ax.tick_params(which="both", length=0, labelsize=7)
-    if n_rows > rows:
-        ax.axhline(rows - 0.5, color="black", linewidth=1.5)
     several = np.flatnonzero(data["count"] > 1)
     if several.size:
         ax.plot(several % cols, several // cols, "k.", markersize=3)
@@ -110,6 +114,8 @@ def _draw(ax: Any, image: np.ndarray, data: dict[str, np.ndarray], rows: int, co
     for i in np.flatnonzero(data["owner"] >= 0):
         ax.text(i % cols, i // cols, str(int(data["owner"][i])), ha="center", va="center",
                 fontsize=6, color="black")  # fmt: skip
+    for i in data["oob"][(data["oob"] >= 0) & (data["oob"] < n_rows * cols)]:
+        ax.text(i % cols, i // cols, "x", ha="center", va="center", fontsize=7, color="white")
 
 
 def _color(linear: int) -> tuple[float, float, float, float]:

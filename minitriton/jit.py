@@ -160,6 +160,7 @@ class JITFunction(KernelInterface, JITBase):
         self._no_align_spec = set(self._param_names(do_not_specialize_on_alignment))
         self.cache: dict[tuple[Any, ...], CompiledKernel] = {}
         self.compile_count = 0
+        self._fast = FastLaunchCache(self)
         functools.update_wrapper(self, fn)  # type: ignore[arg-type]
 
     def _param_names(self, items: Sequence[int | str]) -> list[str]:
@@ -182,6 +183,11 @@ class JITFunction(KernelInterface, JITBase):
     # -- launching -------------------------------------------------------
     def run(self, *args: Any, grid: Grid | None, warmup: bool = False, **kwargs: Any) -> Any:
         """Bind, specialize, compile if needed and (unless ``warmup``) launch."""
+        if not warmup:
+            compiled = self._fast.launch(args, kwargs, grid)
+            if compiled is not None:
+                return compiled
+        call_kwargs = kwargs
         options, backend, kwargs = self._split_options(kwargs)
         bound = self.bind(args, kwargs)
         specs = self.specialize(bound)
@@ -193,6 +199,8 @@ class JITFunction(KernelInterface, JITBase):
             return compiled
         grid3 = resolve_grid(grid, bound)
         launch(compiled, grid3, kernel_args(compiled, bound), backend)
+        if backend == "gpu":
+            self._fast.remember(args, call_kwargs, bound, compiled)
         return compiled
 
     def warmup(self, *args: Any, grid: Grid | None = None, **kwargs: Any) -> CompiledKernel:
@@ -273,6 +281,180 @@ class JITFunction(KernelInterface, JITBase):
             self.compile_count += 1
             self.cache[key] = compiled
         return compiled
+
+
+# ---------------------------------------------------------------------------
+# The launch fast path (GPU launches of an already compiled specialization)
+# ---------------------------------------------------------------------------
+
+_I32_MIN, _I32_MAX, _I64_MIN, _U64_END = -(2**31), 2**31 - 1, -(2**63), 2**64
+#: Valid tuple grids, padded to 3-D: a dict hit is cheaper than validating again.
+_GRIDS: dict[tuple[Any, ...], tuple[int, int, int]] = {}
+
+
+def _runtime_key(value: Any) -> Any:
+    """What specialization sees of a non-constexpr argument; None: no fast path.
+
+    It must separate every pair of values that :func:`spec_for_value` would
+    specialize differently: int width, ``== 1`` and divisibility by 16, the
+    dtype and 16-byte alignment of a tensor. NumPy arrays (copied to the
+    device at each launch) and other kinds of argument take the full path.
+    """
+    tp = type(value)
+    if tp is int:
+        if _I32_MIN <= value <= _I32_MAX:
+            width = 32
+        elif _I64_MIN <= value < _U64_END:
+            width = 64 if value < 2**63 else 65  # i64 or u64
+        else:
+            return None
+        return (width, value == 1, value % 16 == 0)
+    if tp is float:
+        return float
+    data_ptr = getattr(value, "data_ptr", None)
+    if data_ptr is None or isinstance(value, np.ndarray):
+        return None
+    return (tp, value.dtype, data_ptr() % 16 == 0)
+
+
+def _constexpr_key(value: Any) -> Any:
+    """A constexpr's value as a key (floats by repr, as the compile cache: 0.0 vs -0.0)."""
+    tp = type(value)
+    return (tp, repr(value)) if tp is float else (tp, value)
+
+
+def _env_state() -> tuple[Any, ...]:
+    """The global settings a launch depends on (backend choice, debug default).
+
+    ``os.environ.get`` costs about a microsecond for a missing name; the
+    environment's underlying dict answers in tens of nanoseconds.
+    """
+    data = getattr(os.environ, "_data", None)
+    if isinstance(data, dict) and os.name == "posix":
+        return (_selected_backend, data.get(b"MINITRITON_BACKEND"), data.get(b"MINITRITON_DEBUG"))
+    return (_selected_backend, os.environ.get(BACKEND_ENV), os.environ.get(DEBUG_ENV))
+
+
+class FastLaunchCache:
+    """Launches a cached GPU specialization without binding or specializing again.
+
+    The full path (bind, :func:`spec_for_value` per argument, the options,
+    the cache key) costs tens of microseconds; Triton's launcher avoids it
+    the same way. The key here is computed from the raw arguments: for
+    constexpr parameters and launch options the value itself, for the others
+    :func:`_runtime_key`. An entry is made after a full-path GPU launch and
+    remembers where each kernel argument comes from. Anything unusual (NumPy
+    arrays, unhashable constexprs, emulator launches) takes the full path.
+    """
+
+    def __init__(self, fn: JITFunction) -> None:
+        self.fn = fn
+        self.entries: dict[tuple[Any, ...], _FastEntry] = {}
+        self.cache_size = -1  # len(fn.cache) when the entries were made
+        self.constexpr_flags = tuple(p.is_constexpr for p in fn.params)
+        self.runtime_names = {p.name for p in fn.params if not p.is_constexpr}
+
+    def key(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, ...] | None:
+        """The fast key of a call, or None when the call must take the full path.
+
+        Written flat, with the common cases inline: every call pays for it.
+        """
+        flags = self.constexpr_flags
+        if len(args) > len(flags):
+            return None
+        parts: list[Any] = [_env_state()]
+        append = parts.append
+        for is_constexpr, value in zip(flags, args):
+            tp = type(value)
+            if is_constexpr:
+                append((tp, repr(value)) if tp is float else (tp, value))
+            elif tp is int and _I32_MIN <= value <= _I32_MAX:
+                append((value == 1, value % 16 == 0))
+            elif hasattr(value, "data_ptr") and tp is not np.ndarray:  # a tensor
+                append((tp, value.dtype, value.data_ptr() % 16 == 0))
+            else:
+                part = _runtime_key(value)
+                if part is None:
+                    return None
+                append(part)
+        runtime = self.runtime_names
+        for name, value in kwargs.items():
+            part = _runtime_key(value) if name in runtime else _constexpr_key(value)
+            if part is None:
+                return None
+            append((name, part))
+        return tuple(parts)
+
+    def launch(self, args: tuple[Any, ...], kwargs: dict[str, Any], grid: Any) -> Any:
+        """Launch through a cached entry and return its CompiledKernel, else None."""
+        if not self.entries:
+            return None
+        if len(self.fn.cache) != self.cache_size:  # the kernel cache was cleared or grew
+            self.entries.clear()
+            return None
+        key = self.key(args, kwargs)
+        try:
+            entry = self.entries.get(key) if key is not None else None
+        except TypeError:  # an unhashable constexpr value
+            return None
+        if entry is None:
+            return None
+        values = args + tuple(kwargs.values()) + entry.defaults
+        grid3 = _GRIDS.get(grid) if type(grid) is tuple else None
+        if grid3 is None:
+            grid3 = self._grid(grid, values, entry)
+            if 0 in grid3:
+                return entry.compiled
+        entry.launcher(grid3, [values[i] for i in entry.take])
+        return entry.compiled
+
+    @staticmethod
+    def _grid(grid: Any, values: tuple[Any, ...], entry: _FastEntry) -> tuple[int, int, int]:
+        if callable(grid):
+            return resolve_grid(grid, {name: values[i] for name, i in entry.meta})
+        grid3 = resolve_grid(grid, {})
+        if type(grid) is tuple and 0 not in grid3:
+            if len(_GRIDS) > 4096:
+                _GRIDS.clear()
+            _GRIDS[grid] = grid3
+        return grid3
+
+    def remember(
+        self, args: tuple[Any, ...], kwargs: dict[str, Any], bound: dict[str, Any],
+        compiled: CompiledKernel,
+    ) -> None:  # fmt: skip
+        """Make an entry for a call that just launched ``compiled`` on the GPU."""
+        key = self.key(args, kwargs)
+        binary = getattr(compiled, "binary", None)
+        if key is None or binary is None or not hasattr(binary, "load"):
+            return
+        names = self.fn.arg_names[: len(args)] + list(kwargs)
+        defaults = tuple(bound[n] for n in self.fn.arg_names if n not in names)
+        names += [n for n in self.fn.arg_names if n not in names]
+        position = {name: i for i, name in enumerate(names)}
+        try:
+            take = tuple(position[spec.name] for spec, _ in kernel_args(compiled, bound))
+            meta = tuple((n, position[n]) for n in self.fn.arg_names)
+            self.entries[key] = _FastEntry(compiled, binary.load(), defaults, take, meta)
+        except (KeyError, TypeError):  # an unhashable key, or an unusual kernel
+            return
+        self.cache_size = len(self.fn.cache)
+
+
+class _FastEntry:
+    """One cached launch: where each kernel argument is found among the call's values."""
+
+    __slots__ = ("compiled", "launcher", "defaults", "take", "meta")
+
+    def __init__(
+        self, compiled: CompiledKernel, launcher: Any, defaults: tuple[Any, ...],
+        take: tuple[int, ...], meta: tuple[tuple[str, int], ...],
+    ) -> None:  # fmt: skip
+        self.compiled = compiled
+        self.launcher = launcher
+        self.defaults = defaults
+        self.take = take
+        self.meta = meta
 
 
 def _device_arch() -> str | None:

@@ -155,6 +155,27 @@ def test_gpu_flag_without_a_gpu_is_a_clear_error(
     assert rc == 2 and "--gpu needs an NVIDIA GPU" in out
 
 
+def test_gpu_check_runs_the_emulator_first(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Without masks, exercise 02 passes on a real GPU (out-of-bounds reads do
+    # not fault): the emulator must catch it before the GPU runs.
+    monkeypatch.setattr(sys.modules["minitriton.jit"], "gpu_available", lambda: True)
+    _cli(capsys, "start", "2", "--workspace", str(tmp_path))
+    rc, out = _cli(capsys, "check", "2", "--gpu", "--workspace", str(tmp_path))
+    assert rc == 1 and "(backend: emulator)" in out
+    assert "checked on the emulator first" in out and "out-of-bounds tt.load" in out
+
+
+@pytest.mark.gpu
+def test_gpu_check_of_a_fixed_kernel(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    _cli(capsys, "start", "2", "--workspace", str(tmp_path))
+    solution = (KERNELS[1].folder / "solution.py").read_text(encoding="utf-8")
+    (tmp_path / "kernels" / f"{KERNELS[1].slug}.py").write_text(solution, encoding="utf-8")
+    rc, out = _cli(capsys, "check", "2", "--gpu", "--workspace", str(tmp_path))
+    assert rc == 0 and "(backend: gpu)" in out
+
+
 @pytest.mark.gpu
 @pytest.mark.parametrize("ex", [_param(ex) for ex in KERNELS])
 def test_reference_solution_passes_on_the_gpu(ex: catalog.Exercise) -> None:

@@ -29,7 +29,7 @@ def check_kernel_file(
     ex: Exercise, path: Path, backend: str = "emulator", png: Path | None = None
 ) -> CheckResult:
     """Grade the kernels in ``path`` against ``ex``'s spec on ``backend``."""
-    result = CheckResult(ex.id, ex.title, str(path))
+    result = CheckResult(ex.id, ex.title, str(path), backend=backend)
     module = _import_student(path, ex, result)
     if module is None:
         return result

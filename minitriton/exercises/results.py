@@ -25,6 +25,8 @@ class CheckResult:
     cases: list[CaseResult] = field(default_factory=list)
     report: str = ""  # the picture, or the located error, of the first failure
     error: str = ""  # set when nothing could run (import or compile error)
+    backend: str = ""  # where kernels ran: "emulator" or "gpu" ("" for compiler exercises)
+    note: str = ""  # a remark printed under the header
 
     @property
     def passed(self) -> bool:
@@ -49,4 +51,5 @@ class CheckResult:
                 {"name": c.name, "passed": c.passed, "message": c.message} for c in self.cases
             ],
             "error": self.error,
+            "backend": self.backend,
         }

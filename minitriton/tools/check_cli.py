@@ -40,12 +40,13 @@ def run_check(args: argparse.Namespace) -> int:
     from minitriton.tools.debug_cli import prepare_script, script_runner, split_options
     from minitriton.tools.run_status import run_reporting_errors
 
+    script_args = split_options(args)  # options written after FILE.py count too
     try:
         options = CheckOptions.parse(args.checks)
     except ValueError as e:
         raise CliError(str(e)) from None
     options = replace(options, poison=tuple(args.poison))
-    path = prepare_script(args.script, split_options(args))
+    path = prepare_script(args.script, script_args)
     with using(Checks(options)):
         status = run_reporting_errors(script_runner(path), path)
     if status == 0:

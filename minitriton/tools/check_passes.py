@@ -37,12 +37,13 @@ def run_check_passes(args: argparse.Namespace) -> int:
     from minitriton.tools.debug_cli import prepare_script, script_runner, split_options
     from minitriton.tools.run_status import run_reporting_errors
 
+    script_args = split_options(args)  # options written after FILE.py count too
     passes = [n.strip() for n in args.passes.split(",") if n.strip()] if args.passes else None
     try:
         check_pass_names(passes or [])
     except ValueError as e:
         raise CliError(str(e)) from None
-    path = prepare_script(args.script, split_options(args))
+    path = prepare_script(args.script, script_args)
     checker = PassChecker(passes)
     with using(checker):
         status = run_reporting_errors(script_runner(path), path)

@@ -35,11 +35,12 @@ def add_parser(subparsers: Any) -> None:
 def run_trace(args: argparse.Namespace) -> int:
     """``minitriton trace``: see the module docstring."""
     from minitriton.emulator.tools import using
-    from minitriton.emulator.trace import TraceTool
+    from minitriton.emulator.tracer import TraceTool
     from minitriton.tools.debug_cli import prepare_script, script_runner, split_options
     from minitriton.tools.run_status import run_reporting_errors
 
-    path = prepare_script(args.script, split_options(args))
+    script_args = split_options(args)  # options written after FILE.py count too
+    path = prepare_script(args.script, script_args)
     tool = TraceTool(args.kernel)
     with using(tool):
         status = run_reporting_errors(script_runner(path), path)

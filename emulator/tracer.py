@@ -15,7 +15,7 @@ GPU profiler would, on the emulator:
 
 From Python::
 
-    from minitriton.emulator.trace import trace
+    from minitriton.emulator.tracer import trace
     t = trace(lambda: add_kernel[grid](x, y, out, n, BLOCK_SIZE=64))
     print(t.summary())
     t.save_pngs("trace/")
@@ -282,10 +282,13 @@ def _accesses(op: Operation, state: ProgramState, kind: str) -> list[Access]:
 
 
 def _display_shape(flat: np.ndarray) -> tuple[int, ...]:
-    """The host array's 2-D shape when the flat view still knows it, else 1-D."""
-    base = flat.base
-    if isinstance(base, np.ndarray) and base.ndim == 2 and base.nbytes == flat.nbytes:
-        return tuple(int(d) for d in base.shape)
+    """Rows of the host's 2-D array (even for a strided view of it), else 1-D."""
+    base: Any = flat.base
+    for _ in range(4):  # the launcher's flat view may wrap the user's array
+        if isinstance(base, np.ndarray) and base.ndim == 2 and base.strides[0] > 0:
+            cols = int(base.strides[0] // flat.itemsize) or int(base.shape[1])
+            return (-(-int(flat.shape[0]) // cols), cols)
+        base = getattr(base, "base", None)
     return (int(flat.shape[0]),)
 
 

@@ -1,0 +1,95 @@
+#!/usr/bin/env bash
+# The one command the team runs on the GPU machine, from the repository root:
+#
+#     bash scripts/device_check.sh            # with the lark wheel carried in .whl/
+#
+# It installs lark (from .whl/, no network) and MiniTriton itself into
+# /tmp/site, then
+#   (a) runs every GPU-marked test (tests/gpu, tests/e2e and the other test
+#       files that use the `gpu` marker) with `pytest -m gpu -rA`,
+#   (b) runs benchmarks/gpu_bench.py (table on stdout, JSON into $OUT),
+#   (c) prints the pass/fail counts.
+# Logs and the JUnit XML go to $OUT (default /tmp/device_check). The exit
+# status is non-zero if a test failed or a benchmark floor was missed.
+# About 4 minutes on one H200; every step has a time limit.
+set -uo pipefail
+
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+REPO="$(pwd)"
+OUT="${OUT:-/tmp/device_check}"
+SITE=/tmp/site
+mkdir -p "$OUT" "$SITE"
+export PYTHONUNBUFFERED=1 PIP_DISABLE_PIP_VERSION_CHECK=1
+export MINITRITON_CACHE_DIR=/tmp/minitriton-cache
+SECONDS=0
+
+banner() { printf '\n==================== %s (t=%ss) ====================\n' "$*" "$SECONDS"; }
+
+banner "install"
+nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader || true
+python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade \
+    --target "$SITE" .whl/*.whl || { echo "error: cannot install the wheels in .whl/"; exit 2; }
+# MiniTriton: emulator/ and grammar/ are installed as minitriton.emulator and
+# minitriton.grammar (pyproject's package-dir), so PYTHONPATH=. is not enough.
+if ! python3 -m pip install -q --no-index --no-deps --no-build-isolation --no-compile \
+        --target "$SITE" . >"$OUT/pip_install.log" 2>&1; then
+    echo "pip could not build MiniTriton (see pip_install.log); copying the packages instead"
+    rm -rf "$SITE/minitriton"
+    cp -r minitriton "$SITE/minitriton"
+    cp -r emulator "$SITE/minitriton/emulator"
+    cp -r grammar "$SITE/minitriton/grammar"
+fi
+# The installed copy comes first. The repository comes after it for
+# `tests.kernels` (tests/e2e/conftest.py only adds the root when it is absent
+# from sys.path, so it cannot shadow the installed minitriton). Every Python
+# below runs from /tmp, so the current directory shadows nothing either.
+export PYTHONPATH="$SITE:$REPO"
+cd /tmp
+python3 - <<'PY' || { echo "error: the installed MiniTriton does not import"; exit 2; }
+import minitriton, minitriton.emulator, minitriton.backend, lark
+print(f"minitriton from {minitriton.__file__}; emulator {minitriton.emulator.__file__}")
+print(f"lark {lark.__version__}; gpu_available() = {minitriton.backend.gpu_available()}")
+assert minitriton.__file__.startswith("/tmp/site/"), "the repository's copy shadows the install"
+PY
+
+banner "(a) pytest -m gpu"
+# The GPU tests: tests/gpu, tests/e2e (its `backend` fixture marks the GPU
+# cases) and any other test file that uses the marker.
+mapfile -t TARGETS < <(
+    cd "$REPO" && { echo tests/gpu; echo tests/e2e;
+        grep -l "mark.gpu" tests/*.py tests/*/test_*.py 2>/dev/null |
+        grep -v -e '^tests/gpu/' -e '^tests/e2e/'; } | sort -u | sed "s|^|$REPO/|")
+echo "targets: ${TARGETS[*]#"$REPO/"}"
+timeout 330 python3 -m pytest -c "$REPO/pyproject.toml" --rootdir="$REPO" -p no:cacheprovider \
+    -m gpu -rA -q --durations=10 --junitxml="$OUT/gpu_tests.xml" "${TARGETS[@]}" \
+    2>&1 | tee "$OUT/gpu_tests.log"
+TEST_RC=${PIPESTATUS[0]}
+
+banner "(b) benchmarks/gpu_bench.py"
+timeout 240 python3 "$REPO/benchmarks/gpu_bench.py" --json "$OUT/gpu_bench.json" \
+    2>&1 | tee "$OUT/gpu_bench.log"
+BENCH_RC=${PIPESTATUS[0]}
+
+banner "(c) summary"
+python3 - "$OUT/gpu_tests.xml" <<'PY'
+import sys
+import xml.etree.ElementTree as ET
+
+try:
+    root = ET.parse(sys.argv[1]).getroot()
+except (OSError, ET.ParseError) as e:
+    sys.exit(f"no JUnit XML: {e}")
+counts = {"passed": 0, "failed": 0, "error": 0, "skipped": 0}
+bad = []
+for case in root.iter("testcase"):
+    outcome = next((c.tag for c in case if c.tag in ("failure", "error", "skipped")), "passed")
+    outcome = {"failure": "failed"}.get(outcome, outcome)
+    counts[outcome] += 1
+    if outcome in ("failed", "error"):
+        msg = next(iter(c.get("message", "") for c in case if c.tag in ("failure", "error")), "")
+        bad.append(f"  {outcome}: {case.get('classname')}::{case.get('name')}: {msg[:200]}")
+print("GPU tests: " + ", ".join(f"{v} {k}" for k, v in counts.items()))
+print("\n".join(bad))
+PY
+echo "pytest exit status ${TEST_RC}; gpu_bench exit status ${BENCH_RC}; total ${SECONDS}s"
+[[ $TEST_RC -eq 0 && $BENCH_RC -eq 0 ]]

@@ -1,0 +1,96 @@
+"""The pass checker: real kernels agree after every pass; a broken pass is found."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import ClassVar
+
+import numpy as np
+import pytest
+
+from minitriton.emulator import check_passes
+from minitriton.emulator.passcheck import PassChecker
+from minitriton.emulator.tools import using
+from minitriton.ir.ops import Module
+from minitriton.ir.types import element_type
+from minitriton.passes.base import PASSES, Pass, register_pass
+from tests.debugger.debug_kernels import run_scale, sum_rows_kernel
+from tests.kernels.fused_softmax import softmax_kernel
+from tests.kernels.vector_add import add_kernel
+
+
+@dataclass(frozen=True)
+class AddToItself(Pass):
+    """A deliberately wrong pass: ``a + b`` on floats becomes ``a + a`` (a bad value merge)."""
+
+    name: ClassVar[str] = "test-add-to-itself"
+
+    def apply(self, module: Module) -> None:
+        for op in module.walk():
+            if op.name == "arith.add" and element_type(op.results[0].type).is_float():
+                op.operands[1] = op.operands[0]
+
+
+@pytest.fixture
+def broken_pass() -> Iterator[str]:
+    register_pass(AddToItself)
+    yield AddToItself.name
+    PASSES.pop(AddToItself.name)
+
+
+def test_kernels_agree_after_every_pass() -> None:
+    x = np.arange(100, dtype=np.float32)
+    report = check_passes(add_kernel, (4,), x, x, np.empty_like(x), 100, BLOCK_SIZE=32)
+    assert report.ok, report
+    assert (
+        str(report)
+        == "add_kernel: the results agree after every pass (canonicalize, licm, cse, dce)"
+    )
+    rows = np.random.default_rng(0).standard_normal((5, 10)).astype(np.float32)
+    report = check_passes(softmax_kernel, (3,), np.empty_like(rows), rows, 10, 10, 5, 10, 16, 2)
+    assert report.ok, report
+    report = check_passes(sum_rows_kernel, (5,), rows, np.zeros(5, np.float32), 10, BLOCK=4)
+    assert report.ok, report
+
+
+def test_broken_pass_is_reported(broken_pass: str) -> None:
+    x = np.arange(8, dtype=np.float32)
+    out = np.zeros(8, np.float32)
+    report = check_passes(add_kernel, (2,), x, 2 * x, out, 8, BLOCK_SIZE=4,
+                          passes=["canonicalize", broken_pass, "dce"])  # fmt: skip
+    assert not report.ok
+    assert report.bad_pass == broken_pass
+    text = str(report)
+    assert text.startswith(f"add_kernel: pass '{broken_pass}' changes the kernel's results")
+    assert "'output_ptr': 8 of 8 elements differ: [0] 0.0 -> 0.0" not in text
+    assert "'output_ptr': 7 of 8 elements differ: [1] 3.0 -> 2.0, [2] 6.0 -> 4.0" in text
+    assert "-  %output = arith.add(%x, %y) : tensor<4xf32>" in text
+    assert "+  %output = arith.add(%x, %x) : tensor<4xf32>" in text
+    assert not out.any()  # check_passes launches nothing for real
+
+
+def test_pass_checker_tool_on_every_launch(broken_pass: str) -> None:
+    checker = PassChecker(["canonicalize", broken_pass])
+    with using(checker):
+        out = run_scale(10, 4)
+    assert out[1] == 3.0  # the real launch ran normally
+    assert len(checker.reports) == 1
+    launch, report = checker.reports[0]
+    assert launch.name == "scale_kernel" and report.bad_pass == broken_pass
+
+
+def test_cli_reports_the_broken_pass(
+    broken_pass: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from pathlib import Path
+
+    from minitriton.cli import main
+
+    monkeypatch.setattr("sys.argv", list(__import__("sys").argv))
+    script = str(Path(__file__).with_name("debug_kernels.py"))
+    assert main(["check-passes", script]) == 0
+    assert "scale_kernel: the results agree after every pass" in capsys.readouterr().out
+    assert main(["check-passes", script, "--passes", f"canonicalize,{broken_pass}"]) == 1
+    out = capsys.readouterr().out
+    assert f"launch 1 (scale_kernel, grid (3, 1, 1)): scale_kernel: pass '{broken_pass}'" in out
