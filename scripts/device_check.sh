@@ -26,7 +26,7 @@ SECONDS=0
 banner() { printf '\n==================== %s (t=%ss) ====================\n' "$*" "$SECONDS"; }
 
 banner "install"
-nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader || true
+nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader 2>&1 || true
 python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade \
     --target "$SITE" .whl/*.whl || { echo "error: cannot install the wheels in .whl/"; exit 2; }
 # MiniTriton: emulator/ and grammar/ are installed as minitriton.emulator and
@@ -44,6 +44,7 @@ fi
 # from sys.path, so it cannot shadow the installed minitriton). Every Python
 # below runs from /tmp, so the current directory shadows nothing either.
 export PYTHONPATH="$SITE:$REPO"
+export MINITRITON_COURSE="$REPO/exercises"  # the course is not part of the package
 cd /tmp
 python3 - <<'PY' || { echo "error: the installed MiniTriton does not import"; exit 2; }
 import minitriton, minitriton.emulator, minitriton.backend, lark

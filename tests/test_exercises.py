@@ -68,6 +68,14 @@ def test_exercise_folder_is_complete(ex: catalog.Exercise) -> None:
     assert set(ex.requires) <= known and ex.minutes > 0 and ex.outcomes
 
 
+def test_course_maps_list_every_exercise() -> None:
+    readme = (REPO / "exercises" / "README.md").read_text(encoding="utf-8")
+    docs = (REPO / "docs" / "course.md").read_text(encoding="utf-8")
+    for ex in EXERCISES:
+        assert f"| {ex.id} | [{ex.title}]({ex.track}/{ex.slug}/README.md) |" in readme
+        assert f"| {ex.id} | {ex.title}" in docs
+
+
 @pytest.mark.parametrize("ex", [_param(ex) for ex in KERNELS])
 def test_kernel_files_use_the_triton_imports(ex: catalog.Exercise) -> None:
     for name in ("skeleton.py", "solution.py"):

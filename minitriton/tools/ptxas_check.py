@@ -1,12 +1,22 @@
 """Check the generated PTX with NVIDIA's assembler: ``python -m minitriton.tools.ptxas_check``.
 
-Every end-to-end kernel's IR is compiled to PTX for each target (``sm_90``
-and ``sm_80``) and assembled with ``ptxas -arch=<target>``. Kernels are the
-``*.ir`` files under ``tests/backend/kernels/`` plus any files or directories
-given on the command line (for example a ``MINITRITON_DUMP_DIR``). A file may
-choose its warps with a ``// num_warps: 8`` line. The exit status is non-zero
-if any compilation or assembly fails; a summary table is printed last.
-Without ``ptxas`` on ``PATH`` (or ``$PTXAS``) the check is skipped (status 0).
+Kernels checked:
+
+* the hand-written ``*.ir`` files under ``tests/backend/kernels/`` (a file may
+  choose its warps with a ``// num_warps: 8`` line);
+* every end-to-end kernel: the end-to-end suite (``tests/e2e``) runs on the
+  emulator in a child process with ``MINITRITON_DUMP_DIR`` set, which writes
+  each compiled specialization's stages, the optimized IR (``NN-ir-opt.txt``)
+  and the PTX for the default target included; ``--no-e2e`` skips this;
+* any files or directories given on the command line: ``.ir`` files, or
+  folders holding either (a ``MINITRITON_DUMP_DIR`` from another run, say).
+
+Each kernel's IR is compiled to PTX for each target (``sm_90`` and ``sm_80``)
+and assembled with ``ptxas -arch=<target>``. A dumped kernel keeps the warps it
+was compiled with (read from its PTX's ``.maxntid``). The exit status is
+non-zero if any compilation or assembly fails; a summary table is printed
+last. Without ``ptxas`` on ``PATH`` (or ``$PTXAS``) the check is skipped
+(status 0).
 """
 
 from __future__ import annotations
@@ -19,6 +29,8 @@ import subprocess
 import sys
 import tempfile
 import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
 
 from minitriton.backend.compiler import compile_ir
@@ -27,61 +39,145 @@ from minitriton.ir.parser import parse_module
 
 ROOT = Path(__file__).resolve().parents[2]
 DEFAULT_DIRS = [ROOT / "tests" / "backend" / "kernels"]
+E2E_TESTS = ROOT / "tests" / "e2e"
 ARCHS = ("sm_90", "sm_80")
 _WARPS = re.compile(r"//\s*num_warps:\s*(\d+)")
+_MAXNTID = re.compile(r"\.maxntid\s+(\d+)")
+_DUMPED_IR = "*-ir-opt.txt"
 
 
-def find_kernels(paths: list[Path]) -> list[Path]:
-    """All ``.ir`` files in ``paths`` (files, or directories searched recursively)."""
-    out: list[Path] = []
+@dataclass(frozen=True)
+class Kernel:
+    """One kernel to check: its name in the table, IR text and warps per program."""
+
+    name: str
+    path: Path
+    text: str
+    num_warps: int
+
+
+def find_kernels(paths: list[Path]) -> list[Kernel]:
+    """The kernels in ``paths``: ``.ir`` files and dumped ``NN-ir-opt.txt`` stages."""
+    out: list[Kernel] = []
     for p in paths:
         if p.is_dir():
-            out.extend(sorted(p.rglob("*.ir")))
+            out += [_ir_file(f) for f in sorted(p.rglob("*.ir"))]
+            out += [_dumped(f) for f in sorted(p.rglob(_DUMPED_IR))]
         elif p.is_file():
-            out.append(p)
+            out.append(_dumped(p) if p.match(_DUMPED_IR) else _ir_file(p))
+    return _unique(out)
+
+
+def _ir_file(path: Path) -> Kernel:
+    text = path.read_text()
+    m = _WARPS.search(text)
+    return Kernel(path.name, path, text, int(m.group(1)) if m else 4)
+
+
+def _dumped(path: Path) -> Kernel:
+    """A stage written by MINITRITON_DUMP_DIR; the folder is ``<kernel>-<hash>``."""
+    return Kernel(path.parent.name, path, path.read_text(), _dumped_warps(path.parent))
+
+
+def _dumped_warps(folder: Path) -> int:
+    """The warps the dumped kernel was compiled with: its PTX says ``.maxntid 32*warps``."""
+    for ptx in folder.glob("*-ptx.txt"):
+        m = _MAXNTID.search(ptx.read_text())
+        if m:
+            return max(1, int(m.group(1)) // 32)
+    return 4  # no PTX: the dump run failed before codegen; check with the default
+
+
+def _unique(kernels: list[Kernel]) -> list[Kernel]:
+    """Drop kernels whose IR and warps repeat an earlier one (the same specialization)."""
+    seen: set[tuple[str, int]] = set()
+    out = []
+    for k in kernels:
+        if (k.text, k.num_warps) not in seen:
+            seen.add((k.text, k.num_warps))
+            out.append(k)
     return out
 
 
-def check_one(path: Path, arch: str, ptxas: str, workdir: str) -> tuple[bool, str]:
-    """Compile ``path`` for ``arch`` and assemble it; ``(ok, detail)``."""
-    text = path.read_text()
-    m = _WARPS.search(text)
-    num_warps = int(m.group(1)) if m else 4
+def dump_e2e_kernels(folder: Path) -> str:
+    """Run the e2e suite on the emulator, dumping every kernel into ``folder``.
+
+    Returns pytest's last line. Test failures are not this check's concern
+    (the test suite reports them); the kernels that compiled are all dumped.
+    """
+    env = dict(os.environ, MINITRITON_DUMP_DIR=str(folder), MINITRITON_CACHE="0")
+    env.pop("MINITRITON_BACKEND", None)
+    cmd = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-m", "not gpu",
+           str(E2E_TESTS)]  # fmt: skip
+    proc = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=900)
+    lines = [line for line in proc.stdout.splitlines() if line.strip()]
+    return lines[-1] if lines else proc.stderr.strip()[-300:]
+
+
+def check_one(kernel: Kernel, arch: str, ptxas: str, workdir: str) -> tuple[bool, str]:
+    """Compile ``kernel`` for ``arch`` and assemble it; ``(ok, detail)``."""
     start = time.perf_counter()
     try:
-        kernel = compile_ir(parse_module(text, str(path)), arch, num_warps)
+        compiled = compile_ir(parse_module(kernel.text, str(kernel.path)), arch, kernel.num_warps)
     except CompileError as e:
         return False, f"compile error:\n{e}"
     ms = (time.perf_counter() - start) * 1e3
-    ptx_file = os.path.join(workdir, f"{path.stem}.{arch}.ptx")
-    Path(ptx_file).write_text(kernel.ptx)
+    ptx_file = os.path.join(workdir, f"{kernel.name}.{arch}.ptx")
+    Path(ptx_file).write_text(compiled.ptx)
     cmd = [ptxas, f"-arch={arch}", ptx_file, "-o", os.devnull]
     proc = subprocess.run(cmd, capture_output=True, text=True)
     if proc.returncode != 0:
-        return False, f"ptxas failed:\n{proc.stderr.strip()}"
-    return True, f"{ms:.0f} ms to PTX, {kernel.shared} B shared"
+        return False, f"ptxas failed ({ptx_file}):\n{proc.stderr.strip()}"
+    detail = f"{ms:.0f} ms to PTX, {kernel.num_warps} warps, {compiled.shared} B shared"
+    return True, detail
+
+
+def check_all(kernels: list[Kernel], ptxas: str, workdir: str) -> list[tuple[str, ...]]:
+    """``(name, arch, status, detail)`` for every kernel and target.
+
+    LLVM compiles under a lock, one kernel at a time; ptxas runs as a
+    separate process, so a few threads overlap the two.
+    """
+    jobs = [(k, arch) for k in kernels for arch in ARCHS]
+
+    def run(job: tuple[Kernel, str]) -> tuple[str, ...]:
+        kernel, arch = job
+        ok, detail = check_one(kernel, arch, ptxas, workdir)
+        return (kernel.name, arch, "ok" if ok else "FAIL", detail)
+
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        return list(pool.map(run, jobs))
 
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point; returns the exit status."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("paths", nargs="*", type=Path, help="extra .ir files or directories")
+    parser.add_argument(
+        "--no-e2e", action="store_true", help="skip the end-to-end suite's kernels"
+    )
     args = parser.parse_args(argv)
     ptxas = os.environ.get("PTXAS") or shutil.which("ptxas")
     if not ptxas:
         print("ptxas_check: skipped (no ptxas on PATH)")
         return 0
-    kernels = find_kernels(DEFAULT_DIRS + list(args.paths))
-    if not kernels:
-        print("ptxas_check: no kernels found", file=sys.stderr)
-        return 1
-    rows, failures = [], 0
     with tempfile.TemporaryDirectory() as workdir:
-        for path in kernels:
-            for arch in ARCHS:
-                ok, detail = check_one(path, arch, ptxas, workdir)
-                failures += not ok
-                rows.append((path.name, arch, "ok" if ok else "FAIL", detail))
+        paths = DEFAULT_DIRS + list(args.paths)
+        if not args.no_e2e and E2E_TESTS.is_dir():
+            dump = Path(workdir) / "dump"
+            print(f"ptxas_check: e2e suite on the emulator, dumping kernels: {dump_e2e_kernels(dump)}")
+            paths.append(dump)
+        kernels = find_kernels(paths)
+        if not kernels:
+            print("ptxas_check: no kernels found", file=sys.stderr)
+            return 1
+        rows = check_all(kernels, ptxas, workdir)
+    return report(rows)
+
+
+def report(rows: list[tuple[str, ...]]) -> int:
+    """Print failures in full, then the table; returns the exit status."""
+    failures = sum(r[2] == "FAIL" for r in rows)
     for name, arch, status, detail in rows:
         if status == "FAIL":
             print(f"--- {name} [{arch}]\n{detail}\n")
