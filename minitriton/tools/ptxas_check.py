@@ -127,7 +127,7 @@ def check_one(kernel: Kernel, arch: str, ptxas: str, workdir: str) -> tuple[bool
     cmd = [ptxas, f"-arch={arch}", ptx_file, "-o", os.devnull]
     proc = subprocess.run(cmd, capture_output=True, text=True)
     if proc.returncode != 0:
-        return False, f"ptxas failed ({ptx_file}):\n{proc.stderr.strip()}"
+        return False, f"ptxas failed:\n{proc.stderr.strip()}"
     detail = f"{ms:.0f} ms to PTX, {kernel.num_warps} warps, {compiled.shared} B shared"
     return True, detail
 
@@ -153,9 +153,7 @@ def main(argv: list[str] | None = None) -> int:
     """Entry point; returns the exit status."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("paths", nargs="*", type=Path, help="extra .ir files or directories")
-    parser.add_argument(
-        "--no-e2e", action="store_true", help="skip the end-to-end suite's kernels"
-    )
+    parser.add_argument("--no-e2e", action="store_true", help="skip the end-to-end suite's kernels")
     args = parser.parse_args(argv)
     ptxas = os.environ.get("PTXAS") or shutil.which("ptxas")
     if not ptxas:
@@ -165,7 +163,9 @@ def main(argv: list[str] | None = None) -> int:
         paths = DEFAULT_DIRS + list(args.paths)
         if not args.no_e2e and E2E_TESTS.is_dir():
             dump = Path(workdir) / "dump"
-            print(f"ptxas_check: e2e suite on the emulator, dumping kernels: {dump_e2e_kernels(dump)}")
+            print(
+                f"ptxas_check: e2e suite on the emulator, dumping kernels: {dump_e2e_kernels(dump)}"
+            )
             paths.append(dump)
         kernels = find_kernels(paths)
         if not kernels:

@@ -267,3 +267,22 @@ def undefined_name(p):
 def test_undefined_name() -> None:
     err = compile_error(undefined_name, "ptr<f32>")
     assert err.first.message == "name 'undefined_thing' is not defined"
+
+
+@triton.jit
+def shape_mismatch(p):
+    a = tl.arange(0, 128)
+    b = tl.arange(0, 64)
+    c = a + b  # <- shapes
+    tl.store(p + a, c)
+
+
+def test_shape_mismatch_exact_text() -> None:
+    err = compile_error(shape_mismatch, "ptr<i32>")
+    check(err, "shapes", 9, "shapes [128] and [64] cannot be broadcast together")
+    line = marked_line("shapes")
+    assert str(err) == (
+        f"{THIS}:{line}:9: error: shapes [128] and [64] cannot be broadcast together\n"
+        "        c = a + b  # <- shapes\n"
+        "            ^"
+    )
