@@ -32,6 +32,7 @@ __all__ = [
     "__version__",
     "autotune",
     "cdiv",
+    "empty",
     "get_backend",
     "heuristics",
     "jit",
@@ -52,3 +53,15 @@ def next_power_of_2(n: int) -> int:
     if n <= 0:
         return 0
     return 1 << (n - 1).bit_length()
+
+
+def empty(shape: int | tuple[int, ...], dtype: object = "float32") -> object:
+    """A NumPy array whose elements count as *uninitialized* for the emulator.
+
+    Reading an element of it before anything wrote it is a located error when
+    the emulator's checks are on (see the debugging guide); otherwise it is
+    an ordinary ``np.empty`` array.
+    """
+    from minitriton.emulator import empty as emulator_empty
+
+    return emulator_empty(shape, dtype)
