@@ -133,14 +133,15 @@ class MakeRangeOp(Operation):
 # ---------------------------------------------------------------- elementwise
 
 
-class _Binary(Operation):
-    """Two operands and one result, all of one type."""
+class _Elementwise(Operation):
+    """``arity`` operands and one result, all of one type."""
 
+    arity = 2
     allow_int = True
     allow_float = True
 
     def verify(self) -> None:
-        _expect_operands(self, 2)
+        _expect_operands(self, self.arity)
         _expect_results(self, 1)
         t = self.result.type
         _same_type(self, self.operands, t, "operand")
@@ -151,6 +152,10 @@ class _Binary(Operation):
             raise self.fail(f"needs integer operands, got {t}")
         if elem.is_int() and not self.allow_int:
             raise self.fail(f"needs floating-point operands, got {t}")
+
+
+class _Binary(_Elementwise):
+    """Two operands and one result, all of one type."""
 
 
 def _binary(op_name: str, doc: str, ints: bool = True, floats: bool = True) -> type:
@@ -221,24 +226,10 @@ class SelectOp(Operation):
             raise self.fail("condition shape must match the result shape")
 
 
-class _Unary(Operation):
+class _Unary(_Elementwise):
     """One operand and one result of the same type."""
 
-    allow_int = True
-    allow_float = True
-
-    def verify(self) -> None:
-        _expect_operands(self, 1)
-        _expect_results(self, 1)
-        t = self.result.type
-        _same_type(self, self.operands, t, "operand")
-        elem = element_type(t)
-        if not isinstance(elem, ScalarType):
-            raise self.fail(f"does not apply to pointers ({t})")
-        if elem.is_int() and not self.allow_int:
-            raise self.fail(f"needs floating-point operands, got {t}")
-        if elem.is_float() and not self.allow_float:
-            raise self.fail(f"needs integer operands, got {t}")
+    arity = 1
 
 
 def _unary(op_name: str, doc: str, ints: bool = False, floats: bool = True) -> type:
