@@ -329,7 +329,7 @@ def cold_compile() -> dict[str, Any]:
         cmd = [sys.executable, __file__, "--cold-child", mode]
         proc = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=300)
         if proc.returncode != 0:
-            out[mode] = {"error": proc.stderr.strip().splitlines()[-1:] or ["?"]}
+            out[mode] = {"error": " | ".join(proc.stderr.strip().splitlines()[-4:]) or "?"}
             continue
         out[mode] = json.loads(proc.stdout.strip().splitlines()[-1])
     return out
@@ -482,10 +482,10 @@ def to_docs_json(info: dict, rows: list, overhead: dict, cold: dict) -> dict[str
     for r in rows:
         g = r["gbps"]
         out_rows.append({
-            "kernel": r["kernel"], "shape": r["shape"], "unit": "GB/s",
+            "kernel": r["kernel"], "shape": r["shape"], "config": r["config"], "unit": "GB/s",
             "minitriton": round(g["minitriton"], 1), "triton": round(g["triton"], 1),
             "torch": round(g["torch"], 1),
-            "notes": f"{r['config']}; MiniTriton/Triton {g['minitriton'] / g['triton']:.2f}",
+            "notes": f"MiniTriton/Triton {g['minitriton'] / g['triton']:.2f}",
         })  # fmt: skip
     out_rows.append({
         "kernel": "launch overhead", "shape": "cached tiny kernel, kernel[grid](...)",

@@ -156,9 +156,9 @@ def _trans(op: Operation, state: ProgramState, x: RVal) -> RVal:
     return RVal(np.transpose(x.data, axes), x.batched, x.buffer)
 
 
-@semantics("tt.hint")
-def _hint(op: Operation, state: ProgramState, x: RVal) -> RVal:
-    """Hints never change values."""
+@semantics("tt.hint", "ttg.convert_layout")
+def _identity(op: Operation, state: ProgramState, x: RVal) -> RVal:
+    """Hints and the GPU backend's layout changes never change values."""
     return x
 
 

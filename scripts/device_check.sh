@@ -61,13 +61,13 @@ mapfile -t TARGETS < <(
         grep -l "mark.gpu" tests/*.py tests/*/test_*.py 2>/dev/null |
         grep -v -e '^tests/gpu/' -e '^tests/e2e/'; } | sort -u | sed "s|^|$REPO/|")
 echo "targets: ${TARGETS[*]#"$REPO/"}"
-timeout 330 python3 -m pytest -c "$REPO/pyproject.toml" --rootdir="$REPO" -p no:cacheprovider \
+timeout 240 python3 -m pytest -c "$REPO/pyproject.toml" --rootdir="$REPO" -p no:cacheprovider \
     -m gpu -rA -q --durations=10 --junitxml="$OUT/gpu_tests.xml" "${TARGETS[@]}" \
     2>&1 | tee "$OUT/gpu_tests.log"
 TEST_RC=${PIPESTATUS[0]}
 
 banner "(b) benchmarks/gpu_bench.py"
-timeout 240 python3 "$REPO/benchmarks/gpu_bench.py" --json "$OUT/gpu_bench.json" \
+timeout 200 python3 "$REPO/benchmarks/gpu_bench.py" --json "$OUT/gpu_bench.json" \
     2>&1 | tee "$OUT/gpu_bench.log"
 BENCH_RC=${PIPESTATUS[0]}
 
