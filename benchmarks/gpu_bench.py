@@ -283,34 +283,50 @@ def launch_overhead(mt: ModuleType, tr: ModuleType) -> dict[str, float]:
     import torch
     from cuda.bindings import driver as cu
 
-    from minitriton.backend.driver import _c_launch_kernel
+    from minitriton.backend import driver
 
     n = 1024
     x, y, out = (torch.randn(n, device="cuda") for _ in range(3))
     compiled = mt.add_kernel[(1,)](x, y, out, n, BLOCK_SIZE=1024)
     launcher = compiled.binary.load()
-    launcher([1, 1, 1], [x, y, out, n])  # fills the parameter slots
+    default_impl = launcher.impl
     func, params, block = launcher.func, launcher.array_addr, launcher.block
-    c_launch = _c_launch_kernel()
-    handle = int(func)
+    c_func, c_params = ctypes.c_void_p(int(func)), ctypes.c_void_p(params)
+    by_address = driver._c_launch_kernel()
+    exported = ctypes.CDLL("libcuda.so.1")["cuLaunchKernel"]
+    exported.restype = ctypes.c_int
 
-    def bindings_launch() -> None:  # cuLaunchKernel through cuda-bindings, packed params
-        cu.cuLaunchKernel(func, 1, 1, 1, block, 1, 1, 0, 0, params, 0)
-
-    def ctypes_launch() -> None:  # cuLaunchKernel through ctypes, packed params
-        c_launch(handle, 1, 1, 1, block, 1, 1, 0, None, params, None)
+    def mt_launch() -> None:
+        mt.add_kernel[(1,)](x, y, out, n, BLOCK_SIZE=1024)
 
     cases: dict[str, Callable[[], Any]] = {
-        "minitriton kernel[grid](...)": lambda: mt.add_kernel[(1,)](x, y, out, n, BLOCK_SIZE=1024),
+        "minitriton kernel[grid](...)": mt_launch,
         "triton kernel[grid](...)": lambda: tr.add_kernel[(1,)](x, y, out, n, BLOCK_SIZE=1024),
         "minitriton GPUKernel.launch": lambda: compiled.binary.launch((1, 1, 1), [x, y, out, n]),
-        "raw cuLaunchKernel (cuda-bindings)": bindings_launch,
+        "raw cuLaunchKernel, cuda-bindings": lambda: cu.cuLaunchKernel(
+            func, 1, 1, 1, block, 1, 1, 0, 0, params, 0
+        ),
+        "raw cuLaunchKernel, ctypes, exported symbol": lambda: exported(
+            c_func, 1, 1, 1, block, 1, 1, 0, None, c_params, None
+        ),
         "torch.add": lambda: torch.add(x, y, out=out),
     }
-    if c_launch is not None:
-        cases["raw cuLaunchKernel (ctypes)"] = ctypes_launch
+    if by_address is not None:
+        cases["raw cuLaunchKernel, ctypes, cuGetProcAddress"] = lambda: by_address(
+            c_func, 1, 1, 1, block, 1, 1, 0, None, c_params, None
+        )
     result = {name: per_launch_us(fn) for name, fn in cases.items()}
-    assert torch.equal(out, x + y)
+    other = "bindings" if default_impl == "ctypes" else "ctypes"
+    if launcher.use(other) == other:
+        result[f"minitriton kernel[grid](...) [{other}]"] = per_launch_us(mt_launch)
+    launcher.use(default_impl)
+    result["minitriton kernel[grid](...)"] = result[
+        f"minitriton kernel[grid](...) [{default_impl}]"
+    ]
+    out.zero_()
+    mt_launch()
+    torch.cuda.synchronize()
+    assert torch.equal(out, x + y), "the fast launch path computed a wrong result"
     return result
 
 
@@ -494,7 +510,7 @@ def to_docs_json(info: dict, rows: list, overhead: dict, cold: dict) -> dict[str
         "triton": round(overhead["triton kernel[grid](...)"], 2),
         "torch": round(overhead["torch.add"], 2),
         "notes": "raw cuLaunchKernel (cuda-bindings): "
-        f"{overhead['raw cuLaunchKernel (cuda-bindings)']:.2f} µs",
+        f"{overhead['raw cuLaunchKernel, cuda-bindings']:.2f} µs",
     })  # fmt: skip
     total = cold.get("minitriton-total", {}).get("cold compile: source -> PTX -> loaded")
     triton_ms = cold.get("triton", {}).get("cold compile (empty cache dir)")
@@ -536,7 +552,7 @@ def print_report(info: dict, rows: list, overhead: dict, cold: dict) -> list[str
             )
     print("\nhost cost of one launch, cached tiny kernel (µs):")
     for name, us in overhead.items():
-        print(f"  {name:<36} {us:7.2f}")
+        print(f"  {name:<48} {us:7.2f}")
     if overhead["minitriton kernel[grid](...)"] > LAUNCH_TARGET_US:
         missed.append(f"launch overhead > {LAUNCH_TARGET_US} us")
     print("\ncold compile, vector add, fresh processes (ms):")

@@ -181,6 +181,15 @@ class JITFunction(KernelInterface, JITBase):
         return f"JITFunction({self.fn.__module__}:{self.fn.__qualname__})"
 
     # -- launching -------------------------------------------------------
+    def __getitem__(self, grid: Grid) -> Callable[..., Any]:
+        fast = self._fast
+
+        def launcher(*args: Any, **kwargs: Any) -> Any:
+            compiled = fast.launch(args, kwargs, grid)  # None: take the full path
+            return compiled if compiled is not None else self.run(*args, grid=grid, **kwargs)
+
+        return launcher
+
     def run(self, *args: Any, grid: Grid | None, warmup: bool = False, **kwargs: Any) -> Any:
         """Bind, specialize, compile if needed and (unless ``warmup``) launch."""
         if not warmup:
@@ -290,10 +299,16 @@ class JITFunction(KernelInterface, JITBase):
 _I32_MIN, _I32_MAX, _I64_MIN, _U64_END = -(2**31), 2**31 - 1, -(2**63), 2**64
 #: Valid tuple grids, padded to 3-D: a dict hit is cheaper than validating again.
 _GRIDS: dict[tuple[Any, ...], tuple[int, int, int]] = {}
+#: Names the generated binder uses for itself (a kernel parameter must not shadow them).
+_BINDER_NAMES = ("_mt_rk", "_mt_ck", "_mt_env", "_mt_options", "_mt_defaults")
+
+
+class _FullPath(Exception):
+    """Raised inside the fast path's binder: this call needs the full launch path."""
 
 
 def _runtime_key(value: Any) -> Any:
-    """What specialization sees of a non-constexpr argument; None: no fast path.
+    """What specialization sees of a non-constexpr argument.
 
     It must separate every pair of values that :func:`spec_for_value` would
     specialize differently: int width, ``== 1`` and divisibility by 16, the
@@ -303,18 +318,15 @@ def _runtime_key(value: Any) -> Any:
     tp = type(value)
     if tp is int:
         if _I32_MIN <= value <= _I32_MAX:
-            width = 32
-        elif _I64_MIN <= value < _U64_END:
-            width = 64 if value < 2**63 else 65  # i64 or u64
-        else:
-            return None
-        return (width, value == 1, value % 16 == 0)
+            return (value == 1, value % 16 == 0)
+        if _I64_MIN <= value < _U64_END:
+            return (64 if value < 2**63 else 65, value % 16 == 0)  # i64 or u64
+        raise _FullPath
     if tp is float:
         return float
-    data_ptr = getattr(value, "data_ptr", None)
-    if data_ptr is None or isinstance(value, np.ndarray):
-        return None
-    return (tp, value.dtype, data_ptr() % 16 == 0)
+    if tp is np.ndarray or not hasattr(value, "data_ptr"):
+        raise _FullPath
+    return (tp, value.dtype, value.data_ptr() % 16 == 0)
 
 
 def _constexpr_key(value: Any) -> Any:
@@ -335,55 +347,53 @@ def _env_state() -> tuple[Any, ...]:
     return (_selected_backend, os.environ.get(BACKEND_ENV), os.environ.get(DEBUG_ENV))
 
 
+def make_binder(params: Sequence[Param]) -> Callable[..., Any] | None:
+    """A function with the kernel's parameters returning ``(key, values)``.
+
+    Python's own call binds positional and keyword arguments and applies
+    defaults (Triton's launcher is generated the same way); the key is what
+    specialization depends on, the values are in parameter order. None when
+    a parameter name would clash with the binder's own names.
+    """
+    names = [p.name for p in params]
+    if any(n in _BINDER_NAMES or not n.isidentifier() for n in names):
+        return None
+    sig = [f"{p.name}=_mt_defaults[{i}]" if p.has_default else p.name
+           for i, p in enumerate(params)]  # fmt: skip
+    keys = [f"_mt_ck({p.name})" if p.is_constexpr else f"_mt_rk({p.name})" for p in params]
+    source = (
+        f"def binder({', '.join(sig + ['**_mt_options'])}):\n"
+        f"    return ((_mt_env(), {', '.join(keys)}, *_mt_options.items()),"
+        f" ({', '.join(names)},))\n"
+    )
+    scope = {
+        "_mt_rk": _runtime_key,
+        "_mt_ck": _constexpr_key,
+        "_mt_env": _env_state,
+        "_mt_defaults": [p.default for p in params],
+    }
+    exec(compile(source, "<minitriton launch binder>", "exec"), scope)  # noqa: S102
+    return scope["binder"]
+
+
 class FastLaunchCache:
     """Launches a cached GPU specialization without binding or specializing again.
 
-    The full path (bind, :func:`spec_for_value` per argument, the options,
-    the cache key) costs tens of microseconds; Triton's launcher avoids it
-    the same way. The key here is computed from the raw arguments: for
-    constexpr parameters and launch options the value itself, for the others
-    :func:`_runtime_key`. An entry is made after a full-path GPU launch and
-    remembers where each kernel argument comes from. Anything unusual (NumPy
-    arrays, unhashable constexprs, emulator launches) takes the full path.
+    The full path (binding, :func:`spec_for_value` per argument, the options,
+    the cache key) costs tens of microseconds. Here a generated binder
+    (:func:`make_binder`) computes a key from the raw arguments: for constexpr
+    parameters and launch options the value itself, for the others
+    :func:`_runtime_key`. An entry is made after a full-path GPU launch; it
+    remembers which parameter fills each kernel argument's slot. Anything
+    unusual (NumPy arrays, unhashable values, CPU tensors, emulator launches)
+    takes the full path.
     """
 
     def __init__(self, fn: JITFunction) -> None:
         self.fn = fn
         self.entries: dict[tuple[Any, ...], _FastEntry] = {}
         self.cache_size = -1  # len(fn.cache) when the entries were made
-        self.constexpr_flags = tuple(p.is_constexpr for p in fn.params)
-        self.runtime_names = {p.name for p in fn.params if not p.is_constexpr}
-
-    def key(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, ...] | None:
-        """The fast key of a call, or None when the call must take the full path.
-
-        Written flat, with the common cases inline: every call pays for it.
-        """
-        flags = self.constexpr_flags
-        if len(args) > len(flags):
-            return None
-        parts: list[Any] = [_env_state()]
-        append = parts.append
-        for is_constexpr, value in zip(flags, args):
-            tp = type(value)
-            if is_constexpr:
-                append((tp, repr(value)) if tp is float else (tp, value))
-            elif tp is int and _I32_MIN <= value <= _I32_MAX:
-                append((value == 1, value % 16 == 0))
-            elif hasattr(value, "data_ptr") and tp is not np.ndarray:  # a tensor
-                append((tp, value.dtype, value.data_ptr() % 16 == 0))
-            else:
-                part = _runtime_key(value)
-                if part is None:
-                    return None
-                append(part)
-        runtime = self.runtime_names
-        for name, value in kwargs.items():
-            part = _runtime_key(value) if name in runtime else _constexpr_key(value)
-            if part is None:
-                return None
-            append((name, part))
-        return tuple(parts)
+        self.binder = make_binder(fn.params)
 
     def launch(self, args: tuple[Any, ...], kwargs: dict[str, Any], grid: Any) -> Any:
         """Launch through a cached entry and return its CompiledKernel, else None."""
@@ -392,26 +402,23 @@ class FastLaunchCache:
         if len(self.fn.cache) != self.cache_size:  # the kernel cache was cleared or grew
             self.entries.clear()
             return None
-        key = self.key(args, kwargs)
         try:
-            entry = self.entries.get(key) if key is not None else None
-        except TypeError:  # an unhashable constexpr value
+            key, values = self.binder(*args, **kwargs)
+            entry = self.entries.get(key)
+        except (_FullPath, TypeError):  # unusual or unhashable arguments, binding errors
             return None
         if entry is None:
             return None
-        values = args + tuple(kwargs.values()) + entry.defaults
         grid3 = _GRIDS.get(grid) if type(grid) is tuple else None
         if grid3 is None:
-            grid3 = self._grid(grid, values, entry)
+            grid3 = self._grid(grid, values)
             if 0 in grid3:
                 return entry.compiled
-        entry.launcher(grid3, [values[i] for i in entry.take])
-        return entry.compiled
+        return entry.compiled if entry.launch(grid3, values) else None
 
-    @staticmethod
-    def _grid(grid: Any, values: tuple[Any, ...], entry: _FastEntry) -> tuple[int, int, int]:
+    def _grid(self, grid: Any, values: tuple[Any, ...]) -> tuple[int, int, int]:
         if callable(grid):
-            return resolve_grid(grid, {name: values[i] for name, i in entry.meta})
+            return resolve_grid(grid, dict(zip(self.fn.arg_names, values)))
         grid3 = resolve_grid(grid, {})
         if type(grid) is tuple and 0 not in grid3:
             if len(_GRIDS) > 4096:
@@ -424,37 +431,41 @@ class FastLaunchCache:
         compiled: CompiledKernel,
     ) -> None:  # fmt: skip
         """Make an entry for a call that just launched ``compiled`` on the GPU."""
-        key = self.key(args, kwargs)
         binary = getattr(compiled, "binary", None)
-        if key is None or binary is None or not hasattr(binary, "load"):
+        if self.binder is None or binary is None or not hasattr(binary, "load"):
             return
-        names = self.fn.arg_names[: len(args)] + list(kwargs)
-        defaults = tuple(bound[n] for n in self.fn.arg_names if n not in names)
-        names += [n for n in self.fn.arg_names if n not in names]
-        position = {name: i for i, name in enumerate(names)}
         try:
-            take = tuple(position[spec.name] for spec, _ in kernel_args(compiled, bound))
-            meta = tuple((n, position[n]) for n in self.fn.arg_names)
-            self.entries[key] = _FastEntry(compiled, binary.load(), defaults, take, meta)
-        except (KeyError, TypeError):  # an unhashable key, or an unusual kernel
+            key, _ = self.binder(*args, **kwargs)
+            position = {name: i for i, name in enumerate(self.fn.arg_names)}
+            take = [position[spec.name] for spec, _ in kernel_args(compiled, bound)]
+            self.entries[key] = _FastEntry(compiled, binary.load(), take)
+        except (_FullPath, TypeError, KeyError):  # unusual arguments or kernel
             return
         self.cache_size = len(self.fn.cache)
 
 
 class _FastEntry:
-    """One cached launch: where each kernel argument is found among the call's values."""
+    """One cached launch: which parameter fills each of the launcher's slots."""
 
-    __slots__ = ("compiled", "launcher", "defaults", "take", "meta")
+    __slots__ = ("compiled", "launcher", "plan")
 
-    def __init__(
-        self, compiled: CompiledKernel, launcher: Any, defaults: tuple[Any, ...],
-        take: tuple[int, ...], meta: tuple[tuple[str, int], ...],
-    ) -> None:  # fmt: skip
+    def __init__(self, compiled: CompiledKernel, launcher: Any, take: list[int]) -> None:
         self.compiled = compiled
         self.launcher = launcher
-        self.defaults = defaults
-        self.take = take
-        self.meta = meta
+        kinds = launcher.kinds
+        self.plan = [(slot, i, kind == "ptr") for slot, i, kind in zip(launcher.slots, take, kinds)]
+
+    def launch(self, grid3: tuple[int, int, int], values: tuple[Any, ...]) -> bool:
+        """Fill the slots and launch; False (nothing launched) for a non-CUDA tensor."""
+        for slot, i, is_ptr in self.plan:
+            value = values[i]
+            if is_ptr:
+                if getattr(value, "is_cuda", False) is not True:
+                    return False
+                value = value.data_ptr()
+            slot.value = value
+        self.launcher.launch_raw(*grid3)
+        return True
 
 
 def _device_arch() -> str | None:

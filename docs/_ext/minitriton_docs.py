@@ -586,7 +586,8 @@ class CompileDirective(GeneratingDirective):
         return [literal(shown, language, caption="(run when the docs were built)", command=command)]
 
 
-_LANGS = {"ast": "text", "ir": "mtir", "ir-opt": "mtir", "llvm": "llvm", "ptx": "text"}
+# LLVM 22 syntax (e.g. `range(i32 0, 128)`) is newer than Pygments' llvm lexer: plain text.
+_LANGS = {"ast": "text", "ir": "mtir", "ir-opt": "mtir", "llvm": "text", "ptx": "text"}
 
 
 def _quote_arg(arg: str) -> str:

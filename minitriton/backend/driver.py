@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import os
 import threading
 from collections.abc import Sequence
 from typing import Any
@@ -49,6 +50,8 @@ _STICKY = {
     "CUDA_ERROR_ECC_UNCORRECTABLE",
 }
 _DLPACK_CUDA = (2, 13)  # kDLCUDA, kDLCUDAManaged
+#: ``ctypes`` (default) or ``bindings``: how :class:`Launcher` calls cuLaunchKernel.
+LAUNCH_ENV = "MINITRITON_LAUNCH"
 _lock = threading.Lock()
 _state: dict[str, Any] = {}
 _last_kernel = ["<none>"]
@@ -306,9 +309,12 @@ class Launcher:
     """Launches one loaded kernel with precomputed parameter storage.
 
     The hot path is short on purpose (launch overhead is measured in
-    microseconds): parameter slots and the pointer array are built once, and
-    ``cuLaunchKernel`` is called through ctypes when libcuda can be opened,
-    which skips cuda-bindings' per-call argument conversion (about 3 us).
+    microseconds): the parameter slots and the pointer array are built once.
+    ``cuLaunchKernel`` is called either through cuda-bindings or, by default,
+    through ctypes on the driver's own function pointer (from
+    ``cuGetProcAddress``) with prebuilt pointer arguments, which skips
+    cuda-bindings' per-call argument conversion. ``MINITRITON_LAUNCH=bindings``
+    (or :meth:`use`) selects the former.
     """
 
     def __init__(self, func: Any, name: str, params: list[str], num_warps: int, shared: int):
@@ -323,11 +329,18 @@ class Launcher:
         )
         self.array_addr = ctypes.addressof(self.array)
         self._launch = _cu().cuLaunchKernel
-        self._c_launch = _c_launch_kernel()
-        self._func_handle = int(func)
-        # (slot, kind) pairs for the scalar parameters, pointer slots apart: the
-        # loop in __call__ then takes one branch per argument.
-        self._plan = [(slot, kind == "ptr", kind) for slot, kind in zip(self.slots, params)]
+        # Prebuilt pointer arguments: ctypes passes them without conversion.
+        self._c_func = ctypes.c_void_p(int(func))
+        self._c_params = ctypes.c_void_p(self.array_addr)
+        self._c_launch: Any = None
+        self.impl = ""
+        self.use(os.environ.get(LAUNCH_ENV, "ctypes"))
+
+    def use(self, impl: str) -> str:
+        """Call ``cuLaunchKernel`` through ``"ctypes"`` or ``"bindings"``; returns the one used."""
+        self._c_launch = _c_launch_kernel() if impl == "ctypes" else None
+        self.impl = "ctypes" if self._c_launch is not None else "bindings"
+        return self.impl
 
     def __call__(self, grid: Sequence[int], args: Sequence[Any], stream: Any = None) -> None:
         if len(args) != len(self.kinds):
@@ -335,32 +348,29 @@ class Launcher:
                 f"kernel '{self.name}' takes {len(self.kinds)} arguments, got {len(args)}"
             )
         copies = None
-        for i, ((slot, is_ptr, kind), arg) in enumerate(zip(self._plan, args)):
-            if not is_ptr:
+        for i, (slot, kind, arg) in enumerate(zip(self.slots, self.kinds, args)):
+            if kind != "ptr":
                 slot.value = _convert_scalar(kind, arg)
                 continue
-            ptr = _tensor_pointer(arg)
-            if ptr is None:
-                ptr = device_pointer(arg)
+            ptr = device_pointer(arg)
             if ptr is None:
                 ptr, copies = self._host_arg(i, arg, copies)
             slot.value = ptr
-        if len(grid) == 3:
-            gx, gy, gz = grid
-        else:
-            gx, gy, gz = (tuple(grid) + (1, 1, 1))[:3]
-        _last_kernel[0] = self.name
-        self._raw_launch(gx, gy, gz, stream)
+        gx, gy, gz = (tuple(int(g) for g in grid) + (1, 1, 1))[:3]
+        self.launch_raw(gx, gy, gz, stream)
         if copies:
             self._copy_back(copies)
 
-    def _raw_launch(self, gx: int, gy: int, gz: int, stream: Any) -> None:
+    def launch_raw(self, gx: int, gy: int, gz: int, stream: Any = None) -> None:
+        """Launch with the arguments already in the slots."""
+        _last_kernel[0] = self.name
         c_launch = self._c_launch
         if c_launch is not None:
-            handle = _stream_handle(stream)
+            # Plain ints travel as C ints: grid, block and shared sizes are all < 2**31.
+            handle = None if stream is None else ctypes.c_void_p(_stream_handle(stream))
             err = c_launch(
-                self._func_handle, gx, gy, gz, self.block, 1, 1, self.shared, handle,
-                self.array_addr, None,
+                self._c_func, gx, gy, gz, self.block, 1, 1, self.shared, handle,
+                self._c_params, None,
             )  # fmt: skip
             if err:
                 raise _error(_cu().CUresult(err), "cuLaunchKernel", self.name)
@@ -397,35 +407,42 @@ class Launcher:
                 host[...] = dev.to_numpy()
 
 
-def _tensor_pointer(arg: Any) -> int | None:
-    """The address of a CUDA PyTorch tensor (the common case, checked first), else None."""
-    if getattr(arg, "is_cuda", False) is True:
-        return arg.data_ptr()
-    return None
-
-
 def _c_launch_kernel() -> Any:
-    """``cuLaunchKernel`` from libcuda through ctypes, or None (then cuda-bindings is used)."""
+    """``cuLaunchKernel`` as a ctypes function without argtypes, or None.
+
+    The pointer comes from ``cuGetProcAddress`` (legacy default stream, the
+    stream PyTorch uses), so it is the entry point cuda-bindings calls too;
+    the library's exported symbol is the fallback.
+    """
     if "c_launch" in _state:
         return _state["c_launch"]
     fn = None
-    with contextlib.suppress(OSError, AttributeError):
+    with contextlib.suppress(Exception):  # no libcuda, no symbol: cuda-bindings is used
         lib = ctypes.CDLL("libcuda.so.1")  # the library cuda-bindings has loaded already
-        fn = lib.cuLaunchKernel
-        u = ctypes.c_uint
-        fn.argtypes = [ctypes.c_void_p, u, u, u, u, u, u, u, ctypes.c_void_p, ctypes.c_void_p,
-                       ctypes.c_void_p]  # fmt: skip
+        address = _proc_address("cuLaunchKernel")
+        fn = lib._FuncPtr(address) if address else lib["cuLaunchKernel"]
         fn.restype = ctypes.c_int
     _state["c_launch"] = fn
     return fn
 
 
-def _stream_handle(stream: Any) -> int | None:
-    """A stream as the integer handle ctypes passes (None: the legacy default stream)."""
-    if stream is None:
-        return None
+def _proc_address(symbol: str) -> int:
+    """The driver's function pointer for ``symbol`` (0 if it cannot be had)."""
+    cu = _cu()
+    ensure_context()
+    flags = cu.CUdriverProcAddress_flags.CU_GET_PROC_ADDRESS_LEGACY_STREAM
+    for name in (symbol, symbol.encode()):
+        with contextlib.suppress(Exception):
+            result = cu.cuGetProcAddress(name, 12000, flags)
+            if int(result[0]) == 0 and result[1]:
+                return int(result[1])
+    return 0
+
+
+def _stream_handle(stream: Any) -> int:
+    """A stream as an integer handle (0: the legacy default stream)."""
     handle = getattr(stream, "cuda_stream", None)  # torch.cuda.Stream
-    return int(handle if handle is not None else stream) or None
+    return int(handle if handle is not None else stream)
 
 
 def _stream(stream: Any) -> Any:
