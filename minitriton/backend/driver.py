@@ -429,10 +429,10 @@ def _c_launch_kernel() -> Any:
 def _proc_address(symbol: str) -> int:
     """The driver's function pointer for ``symbol`` (0 if it cannot be had)."""
     cu = _cu()
-    ensure_context()
-    flags = cu.CUdriverProcAddress_flags.CU_GET_PROC_ADDRESS_LEGACY_STREAM
     for name in (symbol, symbol.encode()):
         with contextlib.suppress(Exception):
+            ensure_context()
+            flags = cu.CUdriverProcAddress_flags.CU_GET_PROC_ADDRESS_LEGACY_STREAM
             result = cu.cuGetProcAddress(name, 12000, flags)
             if int(result[0]) == 0 and result[1]:
                 return int(result[1])

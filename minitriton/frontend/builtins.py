@@ -19,6 +19,7 @@ from collections.abc import Callable
 from typing import Any
 
 from minitriton.diagnostics import error
+from minitriton.frontend import blockptr as BP
 from minitriton.frontend import promotion as P
 from minitriton.frontend import semantic as S
 from minitriton.frontend.builder import new_region
@@ -306,11 +307,17 @@ def _ptr_and_mask(ctx: Any, pointer: Any, mask: Any) -> tuple[Tensor, Tensor | N
 
 
 def _no_block_pointer_options(ctx: Any, boundary_check: Any, padding_option: Any) -> None:
-    if boundary_check not in ((), None) or padding_option not in ("", None):
+    if boundary_check not in ((), None):
         raise error(
             ctx.b.loc,
-            "boundary_check and padding_option need block pointers "
-            "(tl.make_block_ptr), which MiniTriton does not support",
+            "boundary_check needs a block pointer (tl.make_block_ptr)",
+            help="mask a tensor of pointers with mask= instead",
+        )
+    if padding_option not in ("", None):
+        raise error(
+            ctx.b.loc,
+            "padding_option needs a block pointer (tl.make_block_ptr)",
+            help="give a masked load its padding with other= instead",
         )
 
 
@@ -326,6 +333,8 @@ def _load(
     eviction_policy: Any,
     volatile: Any,
 ) -> Tensor:
+    if BP.is_block_pointer(pointer):
+        return _load_block(ctx, pointer, mask, other, boundary_check, padding_option)
     _no_block_pointer_options(ctx, boundary_check, padding_option)
     if other is not None and mask is None:
         raise error(
@@ -334,6 +343,10 @@ def _load(
             help="pass mask= too, or drop other=",
         )
     ptr, m = _ptr_and_mask(ctx, pointer, mask)
+    return _emit_load(ctx, ptr, m, other)
+
+
+def _emit_load(ctx: Any, ptr: Tensor, m: Tensor | None, other: Any) -> Tensor:
     operands = [ptr.handle]
     if m is not None:
         operands.append(m.handle)
@@ -341,6 +354,21 @@ def _load(
         operands.append(_value_for(ctx, other, ptr, "other").handle)
     result = with_element(ptr.type, ptr.dtype.pointee)
     return Tensor(ctx.b.value(ops.LoadOp, operands, result))
+
+
+def _load_block(
+    ctx: Any, bp: Any, mask: Any, other: Any, boundary_check: Any, padding_option: Any
+) -> Tensor:
+    """A load through a block pointer: pointer arithmetic and a bounds mask (blockptr.py)."""
+    if mask is not None or other is not None:
+        raise error(
+            ctx.b.loc,
+            "mask and other cannot be used with a block pointer",
+            help="use boundary_check= and padding_option= instead",
+        )
+    padding = BP.padding_value(ctx.b, bp, padding_option)
+    ptrs, m = BP.pointers_and_mask(ctx.b, bp, BP.boundary_dims(ctx.b, bp, boundary_check))
+    return _emit_load(ctx, ptrs, m, padding if m is not None else None)
 
 
 @impl("store")
@@ -353,15 +381,52 @@ def _store(
     cache_modifier: Any,
     eviction_policy: Any,
 ) -> None:
+    if BP.is_block_pointer(pointer):
+        return _store_block(ctx, pointer, value, mask, boundary_check)
     _no_block_pointer_options(ctx, boundary_check, "")
     ptr, m = _ptr_and_mask(ctx, pointer, mask)
     if isinstance(value, Tensor) and value.is_block and not ptr.is_block:
         ptr = S.broadcast_to(ctx.b, ptr, value.shape)
         m = _mask(ctx, m, ptr.shape) if m is not None else None
+    _emit_store(ctx, ptr, value, m)
+    return None
+
+
+def _emit_store(ctx: Any, ptr: Tensor, value: Any, m: Tensor | None) -> None:
     operands = [ptr.handle, _value_for(ctx, value, ptr, "value").handle]
     if m is not None:
         operands.append(m.handle)
     ctx.b.create(ops.StoreOp, operands)
+
+
+def _store_block(ctx: Any, bp: Any, value: Any, mask: Any, boundary_check: Any) -> None:
+    """A store through a block pointer: pointer arithmetic and a bounds mask (blockptr.py)."""
+    if mask is not None:
+        raise error(
+            ctx.b.loc,
+            "mask cannot be used with a block pointer",
+            help="use boundary_check= instead",
+        )
+    if isinstance(value, Tensor) and value.is_block and value.shape != bp.block_shape:
+        raise error(
+            ctx.b.loc,
+            f"the value's shape {list(value.shape)} does not match the block pointer's "
+            f"block shape {list(bp.block_shape)}",
+        )
+    ptrs, m = BP.pointers_and_mask(ctx.b, bp, BP.boundary_dims(ctx.b, bp, boundary_check))
+    _emit_store(ctx, ptrs, value, m)
+
+
+@impl("make_block_ptr")
+def _make_block_ptr(
+    ctx: Any, base: Any, shape: Any, strides: Any, offsets: Any, block_shape: Any, order: Any
+) -> Any:
+    return BP.make_block_ptr(ctx.b, base, shape, strides, offsets, block_shape, order)
+
+
+@impl("advance")
+def _advance(ctx: Any, base: Any, offsets: Any) -> Any:
+    return BP.advance(ctx.b, base, offsets)
 
 
 @impl("where")
@@ -868,21 +933,30 @@ PHILOX_ROUND_B = 0xCD9E8D57
 
 
 def _philox(ctx: Any, seed: Any, offset: Any, n_rounds: Any) -> tuple[Tensor, ...]:
-    """Philox-4x32 as Triton's ``random.py``: counter (offset, 0, 0, 0), key = seed."""
+    """Triton's ``randint4x``: Philox-4x32 with counter (offset_lo, offset_hi, 0, 0).
+
+    As in ``triton/language/random.py``: ``offset_lo = offset.to(tl.uint32)``
+    (the low 32 bits), ``offset_hi = (offset >> 32).to(tl.uint32)`` for
+    offsets wider than 32 bits and 0 otherwise; the key is
+    ``(seed_lo, seed_hi)`` of ``seed.to(tl.uint64)``.
+    """
     b = ctx.b
     rounds = _const_int(ctx, n_rounds, "n_rounds")
     seed_t = _tensor(ctx, seed, "seed")
     offset_t = _tensor(ctx, offset, "offset")
     if seed_t.is_block or not seed_t.dtype.is_int():
         raise error(b.loc, f"seed must be an integer scalar, got {seed_t.type}")
-    if not offset_t.dtype.is_int() or offset_t.dtype.bitwidth != 32:
-        raise error(b.loc, f"offset must be a 32-bit integer block, got {offset_t.type}")
+    if not isinstance(offset_t.dtype, ScalarType) or not offset_t.dtype.is_int():
+        raise error(b.loc, f"offset must be an integer block or scalar, got {offset_t.type}")
     seed64 = S.cast(b, seed_t, U64)
     k1 = S.cast(b, S.binary(b, "&", S.binary(b, ">>", seed64, 32), 0xFFFFFFFF), U32)
     k0 = S.cast(b, S.binary(b, "&", seed64, 0xFFFFFFFF), U32)
-    c0 = S.bitcast(b, offset_t, U32)
+    width = offset_t.dtype.bitwidth
+    # For 32-bit offsets `.to(tl.uint32)` only reinterprets the bits.
+    c0 = S.bitcast(b, offset_t, U32) if width == 32 else S.cast(b, offset_t, U32)
     zero = S.constant(b, 0, c0.type)
-    c1 = c2 = c3 = zero
+    c1 = S.cast(b, S.binary(b, ">>", offset_t, 32), U32) if width > 32 else zero
+    c2 = c3 = zero
     for _ in range(rounds):
         _c0, _c2 = c0, c2
         c0 = S.binary(b, "^", S.binary(b, "^", _umulhi(ctx, PHILOX_ROUND_B, _c2), c1), k0)

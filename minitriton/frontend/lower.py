@@ -36,6 +36,14 @@ from minitriton.diagnostics import UNKNOWN, CompileError, Location, error
 from minitriton.frontend import ast
 from minitriton.frontend import promotion as P
 from minitriton.frontend import semantic as S
+from minitriton.frontend.aggregate import (
+    Structure,
+    flatten,
+    has_runtime,
+    leaf_names,
+    leaf_types,
+    rebuild,
+)
 from minitriton.frontend.builder import Builder
 from minitriton.frontend.semantic import Tensor
 from minitriton.frontend.source import ArgSpec, JITBase, KernelSource
@@ -91,6 +99,34 @@ class BoundMethod:
 
     builtin: str
     self_value: Tensor
+
+
+@dataclass
+class Carry:
+    """Variables carried through a loop, flattened to IR values (see aggregate.py).
+
+    ``names`` are the variables, ``structures`` their flattened forms;
+    ``inits`` and ``leaf_names`` are flat, one entry per IR value.
+    """
+
+    names: list[str]
+    structures: list[Structure]
+    inits: list[Tensor]
+    leaf_names: list[str]
+
+    @property
+    def types(self) -> list[Type]:
+        """The IR types of the carried values."""
+        return [t.type for t in self.inits]
+
+    def rebuilt(self, values: list[Any]) -> dict[str, Any]:
+        """Each variable rebuilt from the flat IR ``values`` (block args or results)."""
+        out: dict[str, Any] = {}
+        i = 0
+        for name, structure in zip(self.names, self.structures):
+            out[name] = rebuild(structure, [Tensor(v) for v in values[i : i + structure.size]])
+            i += structure.size
+        return out
 
 
 PY_BUILTINS = {n: PyBuiltin(n) for n in ("range", "min", "max", "float", "int", "bool", "len")}
@@ -191,7 +227,7 @@ class Compiler:
         self.in_progress: set[str] = set()
         self.loc: Location = UNKNOWN
         self._parsed: dict[int, ast.FunctionDef] = {}
-        self._returns_tuple: dict[str, bool] = {}
+        self._returns: dict[str, Structure] = {}
 
     def parse(self, src: KernelSource) -> ast.FunctionDef:
         """The AST of ``src`` (parsed once per compilation)."""
@@ -244,29 +280,34 @@ class Compiler:
         bound = _bind_helper(caller.b.loc, src, fdef.name, args, kwargs)
         annotations = getattr(src.fn, "__annotations__", {})
         runtime: list[Tensor] = []
+        structures: dict[str, Structure] = {}
         key_parts: list[str] = []
         constants: list[str] = []
         for i, (name, value) in enumerate(bound.items()):
-            if is_constexpr_annotation(annotations.get(name)) and isinstance(value, Tensor):
+            if is_constexpr_annotation(annotations.get(name)) and has_runtime(value):
                 msg = f"argument '{name}' of '{fdef.name}' is a tl.constexpr, got a run-time value"
                 raise error(caller.b.loc, msg)
-            if isinstance(value, Tensor):
-                runtime.append(value)
-                key_parts.append(mangle_type(value.type))
+            if has_runtime(value):
+                # Tensors, block pointers and tuples holding them: one IR argument per leaf.
+                leaves, structures[name] = flatten(caller.b, value)
+                runtime.extend(leaves)
+                key_parts.append(structures[name].mangle())
             else:
                 constants.append(f"{i}c{value!r}")
         name = mangle_name(fdef.name, key_parts, constants)
         if name not in self.signatures:
-            self._lower_helper(name, src, fdef, bound)
+            self._lower_helper(name, src, fdef, bound, structures)
         results = self.signatures[name]
         call = caller.b.create(ops.CallOp, [t.handle for t in runtime], results, {"callee": name})
-        values = [Tensor(r) for r in call.results]
-        if self._returns_tuple.get(name):
-            return tuple(values)
-        return values[0] if values else None
+        return rebuild(self._returns[name], [Tensor(r) for r in call.results])
 
     def _lower_helper(
-        self, name: str, src: KernelSource, fdef: ast.FunctionDef, bound: dict[str, Any]
+        self,
+        name: str,
+        src: KernelSource,
+        fdef: ast.FunctionDef,
+        bound: dict[str, Any],
+        structures: dict[str, Structure],
     ) -> None:
         if name in self.in_progress:
             raise error(self.loc, f"recursive call of @jit function '{fdef.name}' is not supported")
@@ -275,26 +316,24 @@ class Compiler:
         block = Block()
         env: dict[str, Any] = {}
         for pname, value in bound.items():
-            env[pname] = (
-                Tensor(_add_block_arg(block, value.type, pname))
-                if isinstance(value, Tensor)
-                else value
-            )
+            structure = structures.get(pname)
+            if structure is None:
+                env[pname] = value
+                continue
+            types_ = leaf_types(structure)
+            args = [_add_block_arg(block, t, n) for t, n in zip(types_, leaf_names(value, pname))]
+            env[pname] = rebuild(structure, [Tensor(a) for a in args])
         lowerer = FunctionLowerer(self, src, Builder(block, fdef.loc), env, is_kernel=False)
         returned = lowerer.lower_body(fdef)
-        values = list(returned) if isinstance(returned, tuple) else [returned]
-        if returned is None:
-            values = []
         end = lowerer.return_loc or lowerer.end_loc(fdef)
         with lowerer.b.located(end):
-            tensors = [S.to_tensor(lowerer.b, v) for v in values]
+            tensors, self._returns[name] = flatten(lowerer.b, returned, scalars=True)
         lowerer.b.create(ops.ReturnOp, [t.handle for t in tensors], loc=end)
         result_types = [t.type for t in tensors]
         attrs = {"sym_name": name, "result_types": result_types, "private": True}
         func = FuncOp(attrs=attrs, regions=[Region(block)], loc=fdef.loc)
         self.helpers.append(func)
         self.signatures[name] = result_types
-        self._returns_tuple[name] = isinstance(returned, tuple)
         self.in_progress.discard(name)
         self.loc = saved_loc
 
@@ -511,14 +550,14 @@ class FunctionLowerer:
         else_env = self._lower_branch(node.orelse, else_block, before)
         self.env = dict(before)
         names, then_vals, else_vals = self._merge_plan(node, before, then_env, else_env)
-        then_t = self._materialize(then_block, then_vals)
-        else_t = self._materialize(else_block, else_vals)
-        for name, a, c in zip(names, then_t, else_t):
-            if a.type != c.type:
+        then_t, then_s = self._materialize(then_block, then_vals)
+        else_t, else_s = self._materialize(else_block, else_vals)
+        for name, a, c in zip(names, then_s, else_s):
+            if a != c:
                 raise error(
                     node.loc,
-                    f"variable '{name}' has type {a.type} in the then-branch "
-                    f"but {c.type} in the else-branch",
+                    f"variable '{name}' has type {a.describe()} in the then-branch "
+                    f"but {c.describe()} in the else-branch",
                 )
         with self.b.at(then_block):
             self.b.create(ops.YieldOp, [t.handle for t in then_t], loc=node.loc)
@@ -528,9 +567,11 @@ class FunctionLowerer:
         op = self.b.create(
             ops.IfOp, [flag.handle], [t.type for t in then_t], loc=node.loc, regions=regions
         )
-        for name, result in zip(names, op.results):
-            result.name_hint = name
-            self.env[name] = Tensor(result)
+        hints = [n for name, v in zip(names, then_vals) for n in leaf_names(v, name)]
+        for hint, result in zip(hints, op.results):
+            result.name_hint = hint
+        merged = Carry(names, then_s, then_t, hints)
+        self.env.update(merged.rebuilt(op.results))
 
     def _lower_branch(self, stmts: list[ast.Stmt], block: Block, env: dict[str, Any]) -> dict:
         self.env = dict(env)
@@ -569,21 +610,28 @@ class FunctionLowerer:
             else_vals.append(c)
         return names, then_vals, else_vals
 
-    def _materialize(self, block: Block, values: list[Any]) -> list[Tensor]:
+    def _materialize(self, block: Block, values: list[Any]) -> tuple[list[Tensor], list[Structure]]:
+        """Flatten each value to IR values at the end of ``block`` (scalars become constants)."""
+        leaves: list[Tensor] = []
+        structures: list[Structure] = []
         with self.b.at(block):
-            return [S.to_tensor(self.b, v) for v in values]
+            for v in values:
+                flat, structure = flatten(self.b, v, scalars=True)
+                leaves.extend(flat)
+                structures.append(structure)
+        return leaves, structures
 
     # -- loops ------------------------------------------------------------------
     def stmt_While(self, node: ast.While) -> None:  # noqa: N802
         """``while cond: body`` -> ``scf.while``."""
         assigned = assigned_names(node.body)
-        carried, inits = self._loop_carried(assigned, set(), node.loc)
-        types_ = [t.type for t in inits]
-        before = Block(types_, carried)
-        after = Block(types_, carried)
+        carry = self._loop_carried(assigned, set(), node.loc)
+        types_ = carry.types
+        before = Block(types_, carry.leaf_names)
+        after = Block(types_, carry.leaf_names)
         outer_env = self.env
         self.env = dict(outer_env)
-        self._bind_carried(carried, before)
+        self.env.update(carry.rebuilt(before.args))
         with self.b.at(before):
             cond = self.eval(node.test)
             if not isinstance(cond, Tensor):
@@ -599,23 +647,23 @@ class FunctionLowerer:
                 flag = self._scalar_condition(cond, "while")
             self.b.create(ops.ConditionOp, [flag.handle, *before.args], loc=node.loc)
         self.env = dict(outer_env)
-        self._bind_carried(carried, after)
+        self.env.update(carry.rebuilt(after.args))
         self.depth += 1
         with self.b.at(after):
             self.lower_stmts(node.body)
-            yields = self._loop_yields(carried, inits, assigned)
+            yields = self._loop_yields(carry, assigned)
             self.b.create(ops.YieldOp, [t.handle for t in yields], loc=node.loc)
         self.depth -= 1
         body_env = self.env
         self.env = outer_env
         op = self.b.create(
             ops.WhileOp,
-            [t.handle for t in inits],
+            [t.handle for t in carry.inits],
             types_,
             loc=node.loc,
             regions=[Region(before), Region(after)],
         )
-        self._after_loop(op, carried, assigned, body_env, node, "while")
+        self._after_loop(op, carry, assigned, body_env, node, "while")
 
     def stmt_For(self, node: ast.For) -> None:  # noqa: N802
         """``for`` over ``range``/``tl.range`` (scf.for), ``tl.static_range`` or a tuple."""
@@ -671,24 +719,24 @@ class FunctionLowerer:
             lb, ub, step = self._loop_bounds(bounds)
         target = node.target.id
         assigned = assigned_names(node.body)
-        carried, inits = self._loop_carried(assigned, {target}, node.loc)
-        types_ = [t.type for t in inits]
-        body = Block([lb.type, *types_], [target, *carried])
+        carry = self._loop_carried(assigned, {target}, node.loc)
+        types_ = carry.types
+        body = Block([lb.type, *types_], [target, *carry.leaf_names])
         outer_env = self.env
         self.env = dict(outer_env)
         self.env[target] = Tensor(body.args[0])
-        self._bind_carried(carried, body, offset=1)
+        self.env.update(carry.rebuilt(body.args[1:]))
         self.depth += 1
         with self.b.at(body):
             self.lower_stmts(node.body)
-            yields = self._loop_yields(carried, inits, assigned)
+            yields = self._loop_yields(carry, assigned)
             self.b.create(ops.YieldOp, [t.handle for t in yields], loc=node.loc)
         self.depth -= 1
         body_env = self.env
         self.env = outer_env
-        operands = [lb.handle, ub.handle, step.handle, *(t.handle for t in inits)]
+        operands = [lb.handle, ub.handle, step.handle, *(t.handle for t in carry.inits)]
         op = self.b.create(ops.ForOp, operands, types_, loc=node.loc, regions=[Region(body)])
-        self._after_loop(op, carried, assigned, body_env, node, "for")
+        self._after_loop(op, carry, assigned, body_env, node, "for")
 
     def _loop_bounds(self, bounds: tuple[Any, Any, Any]) -> tuple[Tensor, Tensor, Tensor]:
         """Rule 8 on the bounds: one integer type for lb, ub and step."""
@@ -715,29 +763,30 @@ class FunctionLowerer:
 
     def _loop_carried(
         self, assigned: dict[str, Location], exclude: set[str], loc: Location
-    ) -> tuple[list[str], list[Tensor]]:
-        """Variables assigned in a loop body and live before it, as run-time inits."""
-        carried: list[str] = []
-        inits: list[Tensor] = []
+    ) -> Carry:
+        """Variables assigned in a loop body and live before it, flattened to run-time inits.
+
+        Tensors and Python scalars are carried as one IR value; block pointers
+        and tuples holding run-time values as one IR value per leaf.
+        """
+        carry = Carry([], [], [], [])
         for name in assigned:
             value = self.env.get(name)
             if name in exclude or value is None or _undef(value):
                 continue
-            if isinstance(value, Tensor) or P.is_py_scalar(value):
-                carried.append(name)
-                with self.b.located(loc):
-                    inits.append(S.to_tensor(self.b, value))
-        return carried, inits
+            if not (P.is_py_scalar(value) or has_runtime(value)):
+                continue
+            with self.b.located(loc):
+                leaves, structure = flatten(self.b, value, scalars=True)
+            carry.names.append(name)
+            carry.structures.append(structure)
+            carry.inits.extend(leaves)
+            carry.leaf_names.extend(leaf_names(value, name))
+        return carry
 
-    def _bind_carried(self, carried: list[str], block: Block, offset: int = 0) -> None:
-        for i, name in enumerate(carried):
-            self.env[name] = Tensor(block.args[i + offset])
-
-    def _loop_yields(
-        self, carried: list[str], inits: list[Tensor], assigned: dict[str, Location]
-    ) -> list[Tensor]:
-        yields = []
-        for name, init in zip(carried, inits):
+    def _loop_yields(self, carry: Carry, assigned: dict[str, Location]) -> list[Tensor]:
+        yields: list[Tensor] = []
+        for name, init in zip(carry.names, carry.structures):
             value = self.env.get(name)
             loc = assigned[name]
             if value is None or _undef(value):
@@ -747,30 +796,31 @@ class FunctionLowerer:
                     "through the loop body",
                 )
             with self.b.located(loc):
-                t = S.to_tensor(self.b, value)
-            if t.type != init.type:
+                leaves, structure = flatten(self.b, value, scalars=True)
+            if structure != init:
                 raise error(
                     loc,
-                    f"loop-carried variable '{name}' changes type from {init.type} to {t.type}",
+                    f"loop-carried variable '{name}' changes type from {init.describe()} "
+                    f"to {structure.describe()}",
                     help="give it its final type before the loop (e.g. with .to())",
                 )
-            yields.append(t)
+            yields.extend(leaves)
         return yields
 
     def _after_loop(
         self,
         op: Any,
-        carried: list[str],
+        carry: Carry,
         assigned: dict[str, Location],
         body_env: dict,
         node: ast.For | ast.While,
         what: str,
     ) -> None:
-        for name, result in zip(carried, op.results):
-            result.name_hint = name
-            self.env[name] = Tensor(result)
+        for hint, result in zip(carry.leaf_names, op.results):
+            result.name_hint = hint
+        self.env.update(carry.rebuilt(op.results))
         for name in assigned:
-            if name in carried:
+            if name in carry.names:
                 continue
             before = self.env.get(name)
             if before is not None and not _undef(before) and body_env.get(name) is not before:

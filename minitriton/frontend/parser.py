@@ -180,9 +180,7 @@ def lark_parser() -> Lark:
 @cache
 def _token_lexer() -> Lark:
     """A lexer without the indenter, to check brackets after a parse error."""
-    return Lark(
-        load_grammar(), parser="lalr", lexer="basic", start="expression_input", cache=True
-    )
+    return Lark(load_grammar(), parser="lalr", lexer="basic", start="expression_input", cache=True)
 
 
 # ---------------------------------------------------------------------------

@@ -64,6 +64,45 @@ class Tensor:
         return f"Tensor({self.type})"
 
 
+class Aggregate:
+    """A compile-time structure whose fields are run-time values (a block pointer).
+
+    The lowerer carries an aggregate through ``scf.for``/``scf.while`` iter
+    args, ``scf.if`` results and helper calls by *flattening* it to its
+    run-time fields (:meth:`fields`, always :class:`Tensor` values) and
+    *rebuilding* it from the corresponding block arguments or op results
+    (:meth:`with_fields`); everything else about it is compile-time and
+    must be the same on both sides (:meth:`static_key`).
+    """
+
+    #: What a diagnostic calls this kind of value.
+    kind = "aggregate"
+
+    def fields(self) -> list[Tensor]:
+        """The run-time fields, in a fixed order."""
+        raise NotImplementedError
+
+    def field_names(self) -> list[str]:
+        """A name for each field (suffixes for the IR's value names)."""
+        return [str(i) for i in range(len(self.fields()))]
+
+    def with_fields(self, fields: list[Tensor]) -> Aggregate:
+        """A copy of this aggregate whose run-time fields are ``fields``."""
+        raise NotImplementedError
+
+    def static_key(self) -> tuple[Any, ...]:
+        """The compile-time part: equal keys and field types mean the same type."""
+        raise NotImplementedError
+
+    def mangle(self) -> str:
+        """The aggregate's type in a specialized helper's name."""
+        raise NotImplementedError
+
+    def describe(self) -> str:
+        """How the value reads in a diagnostic."""
+        return self.kind
+
+
 def is_runtime(x: object) -> bool:
     """True for run-time values."""
     return isinstance(x, Tensor)
@@ -73,6 +112,8 @@ def describe(x: object) -> str:
     """How a value reads in a diagnostic."""
     if isinstance(x, Tensor):
         return str(x.type)
+    if isinstance(x, Aggregate):
+        return x.describe()
     if isinstance(x, ScalarType):
         return f"dtype {x!r}"
     return f"{type(x).__name__} {x!r}"

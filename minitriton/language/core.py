@@ -188,12 +188,47 @@ def load(
     Lanes where ``mask`` is false are not read; they take ``other``
     (broadcast to the pointer's shape and cast to the pointee type), or 0
     when ``other`` is omitted. ``other`` without ``mask`` is an error.
+
+    If ``pointer`` is a block pointer (:func:`make_block_ptr`), ``mask`` and
+    ``other`` are not allowed: the dimensions listed in ``boundary_check``
+    are checked against the parent tensor's shape, and out-of-bounds lanes
+    take ``padding_option`` (``"zero"``, ``"nan"``, or ``""``: undefined).
     """
 
 
 @builtin
 def store(pointer, value, mask=None, boundary_check=(), cache_modifier="", eviction_policy=""):
-    """Store ``value`` (broadcast and cast to the pointee type) where ``mask`` is true."""
+    """Store ``value`` (broadcast and cast to the pointee type) where ``mask`` is true.
+
+    If ``pointer`` is a block pointer (:func:`make_block_ptr`), ``mask`` is
+    not allowed and only the lanes inside the parent tensor along the
+    dimensions in ``boundary_check`` are written.
+    """
+
+
+@builtin
+def make_block_ptr(base, shape, strides, offsets, block_shape, order):
+    """Returns a pointer to a block in a parent tensor.
+
+    :param base: The base pointer to the parent tensor
+    :param shape: The shape of the parent tensor
+    :param strides: The strides of the parent tensor
+    :param offsets: The offsets to the block
+    :param block_shape: The shape of the block
+    :param order: The order of the original data format
+
+    MiniTriton lowers loads and stores through it to a block of pointers and
+    a bounds mask (no TMA); ``order`` is accepted and ignored.
+    """
+
+
+@builtin
+def advance(base, offsets):
+    """Advance a block pointer.
+
+    :param base: the block pointer to advance
+    :param offsets: the offsets to advance, a tuple by dimension
+    """
 
 
 @builtin
@@ -458,22 +493,30 @@ def softmax(x, dim=None, keep_dims=False, ieee_rounding=False):
 
 @builtin
 def rand(seed, offset, n_rounds=10):
-    """Uniform floats in [0, 1) from Philox-4x32, keyed by ``seed``, counted by ``offset``."""
+    """Uniform floats in [0, 1) from Philox-4x32, keyed by ``seed``, counted by ``offset``.
+
+    The Philox counter is ``(offset_lo, offset_hi, 0, 0)``: the low 32 bits
+    of ``offset`` and, for 64-bit offsets, its high 32 bits (0 otherwise);
+    the key is the low and high words of ``seed``, as in Triton.
+    """
 
 
 @builtin
 def randn(seed, offset, n_rounds=10):
-    """Standard normal floats from Philox-4x32 (Box-Muller)."""
+    """Standard normal floats from Philox-4x32 (Box-Muller); counter as in :func:`rand`."""
 
 
 @builtin
 def randint(seed, offset, n_rounds=10):
-    """Random uint32 values from Philox-4x32 (the first of its four outputs)."""
+    """Random uint32 values from Philox-4x32 (the first of its four outputs).
+
+    ``offset`` may be any integer type; see :func:`rand` for the counter.
+    """
 
 
 @builtin
 def randint4x(seed, offset, n_rounds=10):
-    """All four Philox-4x32 outputs for ``offset``."""
+    """All four Philox-4x32 outputs for ``offset``; see :func:`rand` for the counter."""
 
 
 # -- hints and debugging ----------------------------------------------------
