@@ -21,7 +21,7 @@ sys.path.insert(0, str(_DOCS / "_ext"))
 
 project = "MiniTriton"
 author = "The MiniTriton team"
-copyright = "2025, The MiniTriton team"
+copyright = "2026, The MiniTriton team"
 
 try:
     release = version("minitriton")
