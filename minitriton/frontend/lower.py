@@ -14,6 +14,10 @@ own semantics) or *run-time* values (:class:`~minitriton.frontend.semantic.Tenso
 * ``for ... in range/tl.range`` becomes ``scf.for`` whose iter args are the
   variables assigned in the body and live before it; ``tl.static_range``
   and tuples unroll at compile time; ``while`` becomes ``scf.while``.
+* Structured values (block pointers, tuples holding run-time values) cross
+  every region boundary (loop iter args, ``scf.if`` results, helper
+  arguments and results) flattened to one IR value per run-time field and
+  are rebuilt on the other side (:mod:`minitriton.frontend.aggregate`).
 * Calls to other ``@jit`` functions become ``tt.call`` of a private
   ``tt.func`` specialized on the argument types and compile-time values.
 
@@ -278,15 +282,13 @@ class Compiler:
         src = fn.source
         fdef = self.parse(src)
         bound = _bind_helper(caller.b.loc, src, fdef.name, args, kwargs)
-        annotations = getattr(src.fn, "__annotations__", {})
         runtime: list[Tensor] = []
         structures: dict[str, Structure] = {}
         key_parts: list[str] = []
         constants: list[str] = []
         for i, (name, value) in enumerate(bound.items()):
-            if is_constexpr_annotation(annotations.get(name)) and has_runtime(value):
-                msg = f"argument '{name}' of '{fdef.name}' is a tl.constexpr, got a run-time value"
-                raise error(caller.b.loc, msg)
+            # Like Triton, a helper's tl.constexpr annotations do not apply to calls
+            # from a kernel: tutorial 06 passes the offs_m block to `offs_m: tl.constexpr`.
             if has_runtime(value):
                 # Tensors, block pointers and tuples holding them: one IR argument per leaf.
                 leaves, structures[name] = flatten(caller.b, value)
@@ -1231,8 +1233,14 @@ def _truth(loc: Location, value: Any) -> bool:
         raise error(loc, f"cannot use {S.describe(value)} as a condition: {e}") from None
 
 
+#: Compile-time integers are Python ints, but one of more bits than this is a mistake
+#: (``2**2**31`` would take seconds and gigabytes to fold).
+MAX_FOLD_BITS = 4096
+
+
 def _fold(loc: Location, fn: Callable[[Any, Any], Any], a: Any, c: Any, op: str) -> Any:
     """Evaluate a compile-time operation with Python's semantics."""
+    _check_fold_size(loc, a, c, op)
     try:
         return fn(a, c)
     except ZeroDivisionError:
@@ -1241,6 +1249,21 @@ def _fold(loc: Location, fn: Callable[[Any, Any], Any], a: Any, c: Any, op: str)
         raise error(
             loc, f"unsupported operand types for '{op}': {S.describe(a)} and {S.describe(c)} ({e})"
         ) from None
+
+
+def _check_fold_size(loc: Location, a: Any, c: Any, op: str) -> None:
+    """Refuse to fold ``**`` and ``<<`` into an integer of more than MAX_FOLD_BITS bits."""
+    if not (type(a) is int and type(c) is int) or op not in ("**", "<<") or c <= 0:
+        return
+    if op == "**":
+        bits = a.bit_length() * c if abs(a) > 1 else 0
+    else:
+        bits = a.bit_length() + c if a else 0
+    if bits > MAX_FOLD_BITS:
+        raise error(
+            loc,
+            f"the compile-time integer result of '{op}' would have more than {MAX_FOLD_BITS} bits",
+        )
 
 
 def _range_kind(fn: Any) -> str | None:
