@@ -17,10 +17,11 @@ in program (96, 0, 0)
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 
 import numpy as np
 
-from minitriton.diagnostics import Diagnostic, Location
+from minitriton.diagnostics import INTERNAL_DIRS, USER_ERRORS, Diagnostic, Location
 
 Pid = tuple[int, int, int]
 
@@ -70,3 +71,7 @@ def format_lanes(flat_lanes: np.ndarray, shape: tuple[int, ...]) -> list[str]:
 def plural(n: int, word: str) -> str:
     """``1 lane`` / ``3 lanes``."""
     return f"{n} {word}" if n == 1 else f"{n} {word}s"
+
+
+USER_ERRORS.append(EmulatorError)  # printed without internal frames when uncaught
+INTERNAL_DIRS.append(str(Path(__file__).resolve().parent))

@@ -16,10 +16,12 @@ from __future__ import annotations
 from minitriton import language
 from minitriton.autotune import Autotuner, Config, Heuristics, autotune, heuristics
 from minitriton.compiler import CompiledKernel
-from minitriton.diagnostics import CompileError
+from minitriton.diagnostics import CompileError, install_excepthook
 from minitriton.jit import JITFunction, KernelInterface, get_backend, jit, set_backend
 
 __version__ = "0.1.0"
+
+install_excepthook()  # uncaught kernel errors print without our internal frames
 
 __all__ = [
     "Autotuner",

@@ -15,7 +15,11 @@ single :class:`CompileError`.
 from __future__ import annotations
 
 import linecache
+import sys
+import traceback
 from dataclasses import dataclass, field
+from pathlib import Path
+from types import TracebackType
 
 
 @dataclass(frozen=True)
@@ -103,3 +107,50 @@ class DiagnosticBag:
         """Raise one :class:`CompileError` if anything was recorded."""
         if self.items:
             raise CompileError(self.items)
+
+
+#: Exception types whose message is a complete located diagnostic. The
+#: emulator adds its EmulatorError here when it is imported.
+USER_ERRORS: list[type[BaseException]] = [CompileError]
+
+#: Folders of MiniTriton's own code (the emulator adds its folder on import:
+#: in a source checkout it lives outside this package).
+INTERNAL_DIRS: list[str] = [str(Path(__file__).resolve().parent)]
+
+
+def _is_ours(filename: str) -> bool:
+    path = str(Path(filename).resolve())
+    return any(path.startswith(d + "/") for d in INTERNAL_DIRS)
+
+
+def user_frames(tb: TracebackType | None) -> traceback.StackSummary:
+    """The frames of ``tb`` that are the user's code, not MiniTriton's."""
+    frames = traceback.extract_tb(tb)
+    return traceback.StackSummary.from_list([f for f in frames if not _is_ours(f.filename)])
+
+
+def excepthook(kind: type[BaseException], err: BaseException, tb: TracebackType | None) -> None:
+    """Print uncaught diagnostics without MiniTriton's own frames.
+
+    A kernel error in a plain ``python script.py`` run then shows the user's
+    call site and the located diagnostic (``file:line:col``, source line,
+    caret), never a traceback through the compiler's internals. Every other
+    exception goes to the previous hook unchanged.
+    """
+    if not issubclass(kind, tuple(USER_ERRORS)):
+        _previous_hook(kind, err, tb)
+        return
+    lines = ["Traceback (most recent call last):\n", *user_frames(tb).format()]
+    lines.append(f"{kind.__module__}.{kind.__qualname__}: {err}\n")
+    sys.stderr.write("".join(lines))
+
+
+_previous_hook = sys.excepthook
+
+
+def install_excepthook() -> None:
+    """Make :func:`excepthook` the interpreter's hook (idempotent)."""
+    if sys.excepthook is not excepthook:
+        global _previous_hook
+        _previous_hook = sys.excepthook
+        sys.excepthook = excepthook
