@@ -122,24 +122,22 @@ def _is_block(x: Any) -> bool:
     return isinstance(x, np.ndarray) and x.ndim > 0
 
 
+def _integer_blocks(a: Any, b: Any) -> bool:
+    # Triton: integer // and % on tensors truncate toward zero; Python scalars floor.
+    if not (_is_block(a) or _is_block(b)):
+        return False
+    return np.asarray(a).dtype.kind in "iu" and np.asarray(b).dtype.kind in "iu"
+
+
 def _floordiv(a: Any, b: Any) -> Any:
-    # Triton: tensor integer // truncates toward zero; Python scalars floor.
-    if (
-        (_is_block(a) or _is_block(b))
-        and np.asarray(a).dtype.kind in "iu"
-        and np.asarray(b).dtype.kind in "iu"
-    ):
+    if _integer_blocks(a, b):
         a2, b2 = np.broadcast_arrays(np.asarray(a), np.asarray(b))
         return truncating_div(a2, b2.astype(a2.dtype))
     return a // b
 
 
 def _mod(a: Any, b: Any) -> Any:
-    if (
-        (_is_block(a) or _is_block(b))
-        and np.asarray(a).dtype.kind in "iu"
-        and np.asarray(b).dtype.kind in "iu"
-    ):
+    if _integer_blocks(a, b):
         a2, b2 = np.broadcast_arrays(np.asarray(a), np.asarray(b))
         return truncating_rem(a2, b2.astype(a2.dtype))
     return a % b

@@ -37,7 +37,9 @@ Limits of batching:
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
+from weakref import WeakKeyDictionary
 
 import numpy as np
 
@@ -47,7 +49,7 @@ from minitriton.ir.core import Operation
 from minitriton.ir.ops import Module
 from minitriton.ir.types import BlockType, element_type
 
-#: Most elements one batched value may hold (2^22: 16 MiB of fp32).
+#: Most elements one batched value may hold (2^18: 1 MiB of fp32).
 CHUNK_ELEMENTS = 1 << 18  # bigger chunks spill out of cache: 2^18 ran layer norm 1.8x faster
 
 _MERGING_OPS = ("scf.if", "scf.for", "scf.while", "arith.select")
@@ -79,12 +81,13 @@ def run_grid(interp: Interpreter, serial: bool | None = None) -> None:
     total = int(np.prod(interp.grid))
     if total == 0:
         return
+    facts = _facts(interp.module)
     if serial is None:
-        serial = serial_reason(interp.module) is not None
+        serial = facts.serial_reason is not None
     if serial:
         run_serial(interp, total)
         return
-    saved = interp.memory.snapshot() if _may_need_serial(interp.module) else None
+    saved = interp.memory.snapshot() if facts.may_need_serial else None
     interp.defer_prints = saved is not None  # a rerun must not print twice
     try:
         run_batched(interp, total)
@@ -107,7 +110,7 @@ def run_grid(interp: Interpreter, serial: bool | None = None) -> None:
 
 def run_batched(interp: Interpreter, total: int) -> None:
     """Run the programs in chunks of :func:`batch_size`, in grid order."""
-    size = batch_size(interp.module)
+    size = _chunk_programs(_facts(interp.module).largest_block)
     for start in range(0, total, size):
         interp.run_batch(program_ids(interp.grid, start, min(start + size, total)))
 
@@ -127,12 +130,19 @@ def program_ids(grid: tuple[int, int, int], start: int, stop: int) -> np.ndarray
 
 def batch_size(module: Module) -> int:
     """Programs per chunk: the largest block of the module bounds memory use."""
-    largest = 1
+    return _chunk_programs(_largest_block(module))
+
+
+def _chunk_programs(largest_block: int) -> int:
+    # Read CHUNK_ELEMENTS on every launch: tests shrink it to force chunking.
+    return max(1, CHUNK_ELEMENTS // largest_block)
+
+
+def _largest_block(module: Module) -> int:
+    sizes = [1]
     for op in module.walk():
-        for value in op.results:
-            if isinstance(value.type, BlockType):
-                largest = max(largest, value.type.numel)
-    return max(1, CHUNK_ELEMENTS // largest)
+        sizes += [r.type.numel for r in op.results if isinstance(r.type, BlockType)]
+    return max(sizes)
 
 
 def serial_reason(module: Module) -> str | None:
@@ -162,3 +172,30 @@ def _may_need_serial(module: Module) -> bool:
         if op.name in _MERGING_OPS and any(element_type(r.type).is_ptr() for r in op.results):
             return True
     return False
+
+
+@dataclass(frozen=True)
+class _KernelFacts:
+    """What :func:`run_grid` needs to know about a module before running it."""
+
+    largest_block: int
+    serial_reason: str | None
+    may_need_serial: bool
+
+
+# The three walks cost about a tenth of a small launch, and a jitted kernel
+# launches its compiled module (never changed after compilation) again and
+# again, so the facts are found once per module object. A module edited in
+# place after a launch (run_pipeline on it) must be cloned before the next
+# launch. Weak keys: a module dropped by the jit cache is not kept alive here.
+_FACTS: WeakKeyDictionary[Module, _KernelFacts] = WeakKeyDictionary()
+
+
+def _facts(module: Module) -> _KernelFacts:
+    facts = _FACTS.get(module)
+    if facts is None:
+        facts = _KernelFacts(
+            _largest_block(module), serial_reason(module), _may_need_serial(module)
+        )
+        _FACTS[module] = facts
+    return facts

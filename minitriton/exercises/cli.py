@@ -103,19 +103,7 @@ def cmd_list(args: argparse.Namespace) -> int:
     exercises = all_exercises()
     rows = [(ex, ws.progress(ex)) for ex in exercises]
     if args.json:
-        data = [
-            {
-                "id": ex.id,
-                "track": ex.track,
-                "title": ex.title,
-                "minutes": ex.minutes,
-                "requires": list(ex.requires),
-                "status": pr.status,
-                "score": pr.score,
-                "hints_seen": pr.hints_seen,
-            }
-            for ex, pr in rows
-        ]
+        data = [_list_json(ex, pr) for ex, pr in rows]
         print(json.dumps({"workspace": str(ws.root), "exercises": data}, indent=2))
         return 0
     print(f"MiniTriton course (workspace: {ws.root})")
@@ -128,6 +116,19 @@ def cmd_list(args: argparse.Namespace) -> int:
     print(f"\n{done} of {len(rows)} exercises passed.", end=" ")
     print(_next_step(ws, exercises))
     return 0
+
+
+def _list_json(ex: Exercise, pr: Progress) -> dict[str, Any]:
+    return {
+        "id": ex.id,
+        "track": ex.track,
+        "title": ex.title,
+        "minutes": ex.minutes,
+        "requires": list(ex.requires),
+        "status": pr.status,
+        "score": pr.score,
+        "hints_seen": pr.hints_seen,
+    }
 
 
 def _list_line(ex: Exercise, pr: Progress) -> str:
@@ -410,10 +411,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
         result = _verify_one(ex, backend, markers)
         results.append(result)
         if not args.json:
-            mark = PASS if result.passed else FAIL
-            print(f"{mark} {ex.id:>3} {ex.title:<46} {time.perf_counter() - start:5.1f} s")
-            if not result.passed:
-                print(_indent(result.error or result.report or "failed"))
+            _print_verified(ex, result, time.perf_counter() - start)
     if args.json:
         print(json.dumps([r.as_json() for r in results], indent=2))
     failed = [r.exercise for r in results if not r.passed]
@@ -423,6 +421,13 @@ def cmd_verify(args: argparse.Namespace) -> int:
             + (f"; failing: {', '.join(failed)}" if failed else "")
         )
     return 1 if failed else 0
+
+
+def _print_verified(ex: Exercise, result: CheckResult, seconds: float) -> None:
+    mark = PASS if result.passed else FAIL
+    print(f"{mark} {ex.id:>3} {ex.title:<46} {seconds:5.1f} s")
+    if not result.passed:
+        print(_indent(result.error or result.report or "failed"))
 
 
 def _verify_one(ex: Exercise, backend: str, markers: dict) -> CheckResult:

@@ -400,15 +400,23 @@ def _split_fields(node: Node) -> tuple[list[tuple[str, Any]], list[tuple[str, An
     scalars: list[tuple[str, Any]] = []
     children: list[tuple[str, Any]] = []
     for name, value in iter_fields(node):
-        if isinstance(value, Node) or (value and isinstance(value, list)):
-            is_node_list = isinstance(value, Node) or isinstance(value[0], Node)
-            (children if is_node_list else scalars).append((name, value))
-        elif value is not None and value != []:
+        if value is None or value == []:
+            continue
+        if _is_child(value):
+            children.append((name, value))
+        else:
             scalars.append((name, value))
     # Constant(None) must still show its value.
     if isinstance(node, Constant) and node.value is None:
         scalars.append(("value", None))
     return scalars, children
+
+
+def _is_child(value: Any) -> bool:
+    """A node, or a non-empty list of nodes: printed on its own lines."""
+    if isinstance(value, list):
+        return isinstance(value[0], Node)
+    return isinstance(value, Node)
 
 
 def _dump_field(name: str, value: Any, depth: int, locations: bool) -> list[str]:

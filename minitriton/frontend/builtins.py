@@ -116,6 +116,13 @@ def _dims(args: tuple[Any, ...]) -> tuple[Any, ...]:
     return tuple(args)
 
 
+def _runtime_x(ctx: Any, x: Any, y: Any) -> Any:
+    """``x``, made a run-time value when ``y`` is compile-time, so the pair has one."""
+    if isinstance(y, Tensor):
+        return x
+    return _tensor(ctx, x, "x")
+
+
 def _float_input(ctx: Any, x: Any, name: str, allowed: tuple[ScalarType, ...]) -> Tensor:
     t = _tensor(ctx, x, "x")
     if t.dtype not in allowed:
@@ -306,6 +313,16 @@ def _ptr_and_mask(ctx: Any, pointer: Any, mask: Any) -> tuple[Tensor, Tensor | N
     return ptr, _mask(ctx, mask, ptr.shape)
 
 
+def _widen_to_value(
+    ctx: Any, ptr: Tensor, m: Tensor | None, value: Any
+) -> tuple[Tensor, Tensor | None]:
+    """A scalar pointer (and its mask) broadcast to the shape of a block ``value``."""
+    if not (isinstance(value, Tensor) and value.is_block and not ptr.is_block):
+        return ptr, m
+    ptr = S.broadcast_to(ctx.b, ptr, value.shape)
+    return ptr, _mask(ctx, m, ptr.shape) if m is not None else None
+
+
 def _no_block_pointer_options(ctx: Any, boundary_check: Any, padding_option: Any) -> None:
     if boundary_check not in ((), None):
         raise error(
@@ -385,9 +402,7 @@ def _store(
         return _store_block(ctx, pointer, value, mask, boundary_check)
     _no_block_pointer_options(ctx, boundary_check, "")
     ptr, m = _ptr_and_mask(ctx, pointer, mask)
-    if isinstance(value, Tensor) and value.is_block and not ptr.is_block:
-        ptr = S.broadcast_to(ctx.b, ptr, value.shape)
-        m = _mask(ctx, m, ptr.shape) if m is not None else None
+    ptr, m = _widen_to_value(ctx, ptr, m, value)
     _emit_store(ctx, ptr, value, m)
     return None
 
@@ -452,9 +467,7 @@ def _atomic_rmw(
     ctx: Any, kind: str, pointer: Any, val: Any, mask: Any, sem: Any, scope: Any
 ) -> Tensor:
     ptr, m = _ptr_and_mask(ctx, pointer, mask)
-    if isinstance(val, Tensor) and val.is_block and not ptr.is_block:
-        ptr = S.broadcast_to(ctx.b, ptr, val.shape)
-        m = _mask(ctx, m, ptr.shape) if m is not None else None
+    ptr, m = _widen_to_value(ctx, ptr, m, val)
     pointee = ptr.dtype.pointee
     if kind in ("and", "or", "xor") and not pointee.is_int():
         raise error(ctx.b.loc, f"tl.atomic_{kind} needs integer pointers, got {ptr.type}")
@@ -521,14 +534,19 @@ def _dot(
     precision = _precision(ctx, input_precision, allow_tf32)
     out = I32 if a.dtype.is_int() else _dtype(ctx, out_dtype, "out_dtype")
     result = BlockType((m, n), out)
-    if acc is None:
-        acc_t = S.constant(ctx.b, 0, result)
-    else:
-        acc_t = _block(ctx, acc, "acc")
-        if acc_t.type != result:
-            raise error(ctx.b.loc, f"tl.dot accumulator has type {acc_t.type}, expected {result}")
+    acc_t = _dot_acc(ctx, acc, result)
     operands = [a.handle, c.handle, acc_t.handle]
     return Tensor(ctx.b.value(ops.DotOp, operands, result, {"input_precision": precision}))
+
+
+def _dot_acc(ctx: Any, acc: Any, result: BlockType) -> Tensor:
+    """The accumulator: ``acc`` checked against the result type, or zeros."""
+    if acc is None:
+        return S.constant(ctx.b, 0, result)
+    acc_t = _block(ctx, acc, "acc")
+    if acc_t.type != result:
+        raise error(ctx.b.loc, f"tl.dot accumulator has type {acc_t.type}, expected {result}")
+    return acc_t
 
 
 def _precision(ctx: Any, input_precision: Any, allow_tf32: Any) -> str:
@@ -571,9 +589,8 @@ def _combiner_region(ctx: Any, elems: list[Any], combine: Combine, ret: type) ->
         if len(outs) != n:
             raise error(ctx.b.loc, f"combine_fn must return {n} value(s), got {len(outs)}")
         outs = [S.cast(ctx.b, o, e) for o, e in zip(outs, elems)]
-        for o in outs:
-            if o.is_block:
-                raise error(ctx.b.loc, "combine_fn must return scalars")
+        if any(o.is_block for o in outs):
+            raise error(ctx.b.loc, "combine_fn must return scalars")
         ctx.b.create(ret, [o.handle for o in outs])
     return region
 
@@ -858,12 +875,12 @@ def _fma(ctx: Any, x: Any, y: Any, z: Any) -> Tensor:
 
 @impl("maximum")
 def _maximum(ctx: Any, x: Any, y: Any, propagate_nan: Any) -> Tensor:
-    return S.minmax(ctx.b, "max", _tensor(ctx, x, "x") if not isinstance(y, Tensor) else x, y)
+    return S.minmax(ctx.b, "max", _runtime_x(ctx, x, y), y)
 
 
 @impl("minimum")
 def _minimum(ctx: Any, x: Any, y: Any, propagate_nan: Any) -> Tensor:
-    return S.minmax(ctx.b, "min", _tensor(ctx, x, "x") if not isinstance(y, Tensor) else x, y)
+    return S.minmax(ctx.b, "min", _runtime_x(ctx, x, y), y)
 
 
 @impl("clamp")
@@ -874,14 +891,12 @@ def _clamp(ctx: Any, x: Any, min: Any, max: Any, propagate_nan: Any) -> Tensor: 
 
 @impl("umulhi")
 def _umulhi(ctx: Any, x: Any, y: Any) -> Tensor:
-    a, c = S.promote_pair(
-        ctx.b, _tensor(ctx, x, "x") if not isinstance(y, Tensor) else x, y, P.BITWISE
-    )
+    a, c = S.promote_pair(ctx.b, _runtime_x(ctx, x, y), y, P.BITWISE)
     return Tensor(ctx.b.value(ops.UmulhiOp, [a.handle, c.handle], a.type))
 
 
 def _float_pair(ctx: Any, x: Any, y: Any, name: str) -> tuple[Tensor, Tensor]:
-    a, c = S.promote_pair(ctx.b, _tensor(ctx, x, "x") if not isinstance(y, Tensor) else x, y)
+    a, c = S.promote_pair(ctx.b, _runtime_x(ctx, x, y), y)
     if not a.dtype.is_float():
         raise error(ctx.b.loc, f"tl.{name} needs floating-point values, got {a.dtype!r}")
     return a, c

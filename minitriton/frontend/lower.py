@@ -254,9 +254,7 @@ class Compiler:
         for param in fdef.params:
             spec = specs.get(param.name)
             if spec is None:
-                if param.name not in defaults:
-                    raise error(param.loc, f"no argument given for parameter '{param.name}'")
-                env[param.name] = unwrap(defaults[param.name])
+                env[param.name] = _default_value(param, defaults)
                 continue
             if spec.kind == "constexpr":
                 env[param.name] = unwrap(spec.value)
@@ -360,6 +358,13 @@ def _add_block_arg(block: Block, t: Type | None, name: str) -> Any:
     return arg
 
 
+def _default_value(param: ast.Param, defaults: dict[str, Any]) -> Any:
+    """The value of a kernel parameter given no argument: its Python default."""
+    if param.name not in defaults:
+        raise error(param.loc, f"no argument given for parameter '{param.name}'")
+    return unwrap(defaults[param.name])
+
+
 def _python_defaults(src: KernelSource) -> dict[str, Any]:
     try:
         params = inspect.signature(src.fn).parameters
@@ -409,11 +414,19 @@ def assigned_names(stmts: list[ast.Stmt]) -> dict[str, Location]:
     found: dict[str, Location] = {}
     for stmt in stmts:
         for node in ast.walk(stmt):
-            for target in _targets(node):
-                for name_node in ast.walk(target):
-                    if isinstance(name_node, ast.Name):
-                        found[name_node.id] = node.loc
+            for name in _target_names(node):
+                found[name] = node.loc
     return found
+
+
+def _target_names(node: ast.Node) -> list[str]:
+    """The names ``node`` assigns (tuple targets included), in source order."""
+    return [
+        name_node.id
+        for target in _targets(node)
+        for name_node in ast.walk(target)
+        if isinstance(name_node, ast.Name)
+    ]
 
 
 def _targets(node: ast.Node) -> list[ast.Expr]:
@@ -638,25 +651,14 @@ class FunctionLowerer:
             cond = self.eval(node.test)
             if not isinstance(cond, Tensor):
                 self.env = outer_env
-                if not _truth(node.test.loc, cond):
-                    return
-                raise error(
-                    node.test.loc,
-                    "while loop with a compile-time true condition never "
-                    "ends (break is not supported)",
-                )
+                _check_static_while(node, cond)
+                return
             with self.b.located(node.test.loc):
                 flag = self._scalar_condition(cond, "while")
             self.b.create(ops.ConditionOp, [flag.handle, *before.args], loc=node.loc)
         self.env = dict(outer_env)
         self.env.update(carry.rebuilt(after.args))
-        self.depth += 1
-        with self.b.at(after):
-            self.lower_stmts(node.body)
-            yields = self._loop_yields(carry, assigned)
-            self.b.create(ops.YieldOp, [t.handle for t in yields], loc=node.loc)
-        self.depth -= 1
-        body_env = self.env
+        body_env = self._lower_loop_body(node, after, carry, assigned)
         self.env = outer_env
         op = self.b.create(
             ops.WhileOp,
@@ -728,17 +730,26 @@ class FunctionLowerer:
         self.env = dict(outer_env)
         self.env[target] = Tensor(body.args[0])
         self.env.update(carry.rebuilt(body.args[1:]))
-        self.depth += 1
-        with self.b.at(body):
-            self.lower_stmts(node.body)
-            yields = self._loop_yields(carry, assigned)
-            self.b.create(ops.YieldOp, [t.handle for t in yields], loc=node.loc)
-        self.depth -= 1
-        body_env = self.env
+        body_env = self._lower_loop_body(node, body, carry, assigned)
         self.env = outer_env
         operands = [lb.handle, ub.handle, step.handle, *(t.handle for t in carry.inits)]
         op = self.b.create(ops.ForOp, operands, types_, loc=node.loc, regions=[Region(body)])
         self._after_loop(op, carry, assigned, body_env, node, "for")
+
+    def _lower_loop_body(
+        self, node: ast.For | ast.While, block: Block, carry: Carry, assigned: dict[str, Location]
+    ) -> dict[str, Any]:
+        """Lower ``node.body`` into ``block``, ending it with the yield of the carried values.
+
+        Returns the environment at the end of the body; the caller restores its own.
+        """
+        self.depth += 1
+        with self.b.at(block):
+            self.lower_stmts(node.body)
+            yields = self._loop_yields(carry, assigned)
+            self.b.create(ops.YieldOp, [t.handle for t in yields], loc=node.loc)
+        self.depth -= 1
+        return self.env
 
     def _loop_bounds(self, bounds: tuple[Any, Any, Any]) -> tuple[Tensor, Tensor, Tensor]:
         """Rule 8 on the bounds: one integer type for lb, ub and step."""
@@ -821,25 +832,30 @@ class FunctionLowerer:
         for hint, result in zip(carry.leaf_names, op.results):
             result.name_hint = hint
         self.env.update(carry.rebuilt(op.results))
+        # The names assigned in the body but not carried: those first defined in
+        # the loop and the for loop's variable are undefined after it; a
+        # compile-time value the body changed cannot be merged, so it is an error.
         for name in assigned:
             if name in carry.names:
                 continue
             before = self.env.get(name)
-            if before is not None and not _undef(before) and body_env.get(name) is not before:
-                if isinstance(node, ast.For) and name == getattr(node.target, "id", None):
-                    self.env[name] = Undefined(
-                        f"it is the loop variable of the for loop at line {node.loc.line}"
-                    )
-                    continue
-                raise error(
-                    assigned[name],
-                    f"variable '{name}' holds a compile-time "
-                    f"{type(before).__name__} and cannot change inside a {what} loop",
-                )
             if before is None or _undef(before):
                 self.env[name] = Undefined(
                     f"it is only defined inside the {what} loop at line {node.loc.line}"
                 )
+                continue
+            if body_env.get(name) is before:
+                continue
+            if isinstance(node, ast.For) and name == getattr(node.target, "id", None):
+                self.env[name] = Undefined(
+                    f"it is the loop variable of the for loop at line {node.loc.line}"
+                )
+                continue
+            raise error(
+                assigned[name],
+                f"variable '{name}' holds a compile-time "
+                f"{type(before).__name__} and cannot change inside a {what} loop",
+            )
 
     # -- binding ------------------------------------------------------------------
     def bind(self, target: ast.Expr, value: Any) -> None:
@@ -962,14 +978,19 @@ class FunctionLowerer:
             right = self.eval(comp)
             with self.b.located(node.loc):
                 one = self._compare(op, left, right, node.loc)
-                if not isinstance(result, Tensor) and not isinstance(one, Tensor):
-                    result = result and one
-                elif result is True:
-                    result = one
-                elif result is not False:
-                    result = S.logical(self.b, "and", result, one)
+                result = self._and_links(result, one)
             left = right
         return result
+
+    def _and_links(self, result: Any, one: Any) -> Any:
+        """``result and one`` for one more link of a chain ``a < b < c``."""
+        if not isinstance(result, Tensor) and not isinstance(one, Tensor):
+            return result and one
+        if result is True:
+            return one
+        if result is False:  # an earlier compile-time link already failed
+            return result
+        return S.logical(self.b, "and", result, one)
 
     def _compare(self, op: str, left: Any, right: Any, loc: Location) -> Any:
         runtime = isinstance(left, Tensor) or isinstance(right, Tensor)
@@ -1264,6 +1285,16 @@ def _check_fold_size(loc: Location, a: Any, c: Any, op: str) -> None:
             loc,
             f"the compile-time integer result of '{op}' would have more than {MAX_FOLD_BITS} bits",
         )
+
+
+def _check_static_while(node: ast.While, cond: Any) -> None:
+    """A compile-time ``while`` condition must be false: without ``break`` it never ends."""
+    if not _truth(node.test.loc, cond):
+        return
+    raise error(
+        node.test.loc,
+        "while loop with a compile-time true condition never ends (break is not supported)",
+    )
 
 
 def _range_kind(fn: Any) -> str | None:

@@ -376,6 +376,8 @@ _NO_BREAK = (
     "includes the exit test, or mask the remaining work with tl.where"
 )
 _HELPER = "define a separate @triton.jit helper function at module level and call it"
+_NO_GENERATOR = "kernels cannot be generators; tl.store the results instead"
+_WHOLE_BLOCKS = "compute on whole blocks (e.g. tl.sum(x, axis=0)) or write a tl.static_range loop"
 
 UNSUPPORTED_STATEMENTS: dict[str, tuple[str, str]] = {
     "break_stmt": ("break", _NO_BREAK),
@@ -393,7 +395,7 @@ UNSUPPORTED_STATEMENTS: dict[str, tuple[str, str]] = {
     "nonlocal_stmt": ("nonlocal statement", "pass the value as an argument and return it"),
     "import_stmt": ("import inside a kernel", "move the import to module level"),
     "async_stmt": ("async", "kernels are not coroutines; remove 'async'"),
-    "yield_stmt": ("yield", "kernels cannot be generators; tl.store the results instead"),
+    "yield_stmt": ("yield", _NO_GENERATOR),
     "del_stmt": ("del statement", "remove it; kernel values need no freeing"),
     "raise_stmt": ("raise statement", "use tl.device_assert(cond, msg) to check at run time"),
     "funcdef": ("nested function definition", _HELPER),
@@ -408,19 +410,14 @@ UNSUPPORTED_EXPRESSIONS: dict[str, tuple[str, str]] = {
     ),
     "set_comp": ("set comprehension", "kernels have no sets; use blocks built with tl.arange"),
     "dict_comp": ("dict comprehension", "kernels have no dicts; use separate variables"),
-    "generator": (
-        "generator expression",
-        "compute on whole blocks (e.g. tl.sum(x, axis=0)) or write a tl.static_range loop",
-    ),
-    "genexp_argument": (
-        "generator expression",
-        "compute on whole blocks (e.g. tl.sum(x, axis=0)) or write a tl.static_range loop",
-    ),
+    "generator": ("generator expression", _WHOLE_BLOCKS),
+    # `f(x for x in y)`: a bare generator as the whole argument list.
+    "genexp_argument": ("generator expression", _WHOLE_BLOCKS),
     "assign_expr": ("assignment expression ':='", "assign the value in its own statement first"),
     "star_expr": ("starred expression '*x'", "name each element explicitly"),
     "stararg": ("star-args '*args'", "pass each argument explicitly"),
     "kwstararg": ("keyword unpacking '**kwargs'", "pass each keyword argument explicitly"),
-    "yield_expr": ("yield", "kernels cannot be generators; tl.store the results instead"),
+    "yield_expr": ("yield", _NO_GENERATOR),
     "await_expr": ("await", "kernels are not coroutines; remove 'await'"),
     "set": ("set literal", "kernels have no sets; use a tuple"),
     "star_param": ("star-args '*args' parameter", "list each parameter explicitly"),
