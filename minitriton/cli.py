@@ -375,30 +375,9 @@ def _backend_name(name: str) -> str:
 
 
 def _run_path(script: Path) -> int:
-    from minitriton.jit import is_user_error
+    from minitriton.tools.run_status import run_reporting_errors
 
-    try:
-        runpy.run_path(str(script), run_name="__main__")
-    except SystemExit as e:
-        return _exit_status(e.code)
-    except KeyboardInterrupt:
-        return 130
-    except Exception as e:
-        if is_user_error(e):
-            print(e, file=sys.stderr)
-        else:
-            print(user_traceback(e, script), file=sys.stderr, end="")
-        return 1
-    return 0
-
-
-def _exit_status(code: Any) -> int:
-    if code is None:
-        return 0
-    if isinstance(code, int):
-        return code
-    print(code, file=sys.stderr)
-    return 1
+    return run_reporting_errors(lambda: runpy.run_path(str(script), run_name="__main__"), script)
 
 
 def user_traceback(exc: BaseException, file: Path) -> str:

@@ -65,3 +65,17 @@ def test_other_exceptions_keep_the_normal_traceback(tmp_path: Path) -> None:
     assert done.returncode == 1
     assert "line 4, in f\n    raise ValueError" in done.stderr
     assert done.stderr.endswith("ValueError: plain\n")
+
+
+def test_every_runner_prints_a_system_exit_message(tmp_path: Path) -> None:
+    """`minitriton run` and the tools that run scripts treat SystemExit("msg") as Python does."""
+    script = tmp_path / "bye.py"
+    script.write_text('raise SystemExit("bye now")\n')
+    for command in (["run"], ["trace", "--out", str(tmp_path / "trace")]):
+        done = subprocess.run(
+            [sys.executable, "-m", "minitriton", command[0], str(script), *command[1:]],
+            capture_output=True,
+            text=True,
+        )
+        assert done.returncode == 1, command
+        assert "bye now" in done.stderr, command

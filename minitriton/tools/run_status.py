@@ -16,7 +16,7 @@ def run_reporting_errors(run: Callable[[], Any], script: Path) -> int:
     try:
         run()
     except SystemExit as e:
-        return e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
+        return exit_status(e.code)
     except KeyboardInterrupt:
         return 130
     except Exception as e:
@@ -26,3 +26,13 @@ def run_reporting_errors(run: Callable[[], Any], script: Path) -> int:
             print(user_traceback(e, script), file=sys.stderr, end="")
         return 1
     return 0
+
+
+def exit_status(code: Any) -> int:
+    """The status of ``SystemExit(code)``; a message is printed, as Python does."""
+    if code is None:
+        return 0
+    if isinstance(code, int):
+        return code
+    print(code, file=sys.stderr)
+    return 1
