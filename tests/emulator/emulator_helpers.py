@@ -66,3 +66,36 @@ def binary_kernel(op: str, t: str, n: int, out_t: str | None = None, attrs: str 
   tt.return()
 }}
 """
+
+
+def vector_add_ir(block: int, locs: tuple[str, str, str] = ("", "", "")) -> str:
+    """Triton's vector add as IR, ``block`` elements per program.
+
+    ``locs`` are optional ``loc(...)`` suffixes for the two loads and the
+    store, so error tests can point diagnostics at a known kernel line.
+    """
+    x_loc, y_loc, store_loc = (f" {loc}" if loc else "" for loc in locs)
+    t, p = f"tensor<{block}xi32>", f"tensor<{block}xptr<f32>>"
+    params = "%x_ptr: ptr<f32>, %y_ptr: ptr<f32>, %out_ptr: ptr<f32>, %n: i32"
+    return f"""tt.func @add_kernel({params}) {{
+  %pid = tt.get_program_id() {{axis = 0}} : i32
+  %c = arith.constant() {{value = {block}}} : i32
+  %start = arith.mul(%pid, %c) : i32
+  %r = tt.make_range() {{end = {block}, start = 0}} : {t}
+  %s = tt.splat(%start) : {t}
+  %offsets = arith.add(%s, %r) : {t}
+  %ns = tt.splat(%n) : {t}
+  %mask = arith.cmp(%offsets, %ns) {{pred = "lt"}} : tensor<{block}xi1>
+  %xp = tt.splat(%x_ptr) : {p}
+  %xa = tt.addptr(%xp, %offsets) : {p}
+  %x = tt.load(%xa, %mask) : tensor<{block}xf32>{x_loc}
+  %yp = tt.splat(%y_ptr) : {p}
+  %ya = tt.addptr(%yp, %offsets) : {p}
+  %y = tt.load(%ya, %mask) : tensor<{block}xf32>{y_loc}
+  %sum = arith.add(%x, %y) : tensor<{block}xf32>
+  %op = tt.splat(%out_ptr) : {p}
+  %oa = tt.addptr(%op, %offsets) : {p}
+  tt.store(%oa, %sum, %mask){store_loc}
+  tt.return()
+}}
+"""

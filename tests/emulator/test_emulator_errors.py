@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from emulator_helpers import fake_source, module, run
+from emulator_helpers import fake_source, module, run, vector_add_ir
 
 from minitriton.emulator import EmulatorError, Interpreter, Listener, ProgramState, launch
 from minitriton.ir.core import Operation
@@ -27,28 +27,9 @@ def add_kernel(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
     tl.store(out_ptr + offsets, x + y, mask=mask)
 """
 
-OOB_IR = """tt.func @add_kernel(%x_ptr: ptr<f32>, %y_ptr: ptr<f32>, %out_ptr: ptr<f32>, %n: i32) {
-  %pid = tt.get_program_id() {axis = 0} : i32
-  %c = arith.constant() {value = 1024} : i32
-  %start = arith.mul(%pid, %c) : i32
-  %r = tt.make_range() {end = 1024, start = 0} : tensor<1024xi32>
-  %s = tt.splat(%start) : tensor<1024xi32>
-  %offsets = arith.add(%s, %r) : tensor<1024xi32>
-  %ns = tt.splat(%n) : tensor<1024xi32>
-  %mask = arith.cmp(%offsets, %ns) {pred = "lt"} : tensor<1024xi1>
-  %xp = tt.splat(%x_ptr) : tensor<1024xptr<f32>>
-  %xa = tt.addptr(%xp, %offsets) : tensor<1024xptr<f32>>
-  %x = tt.load(%xa, %mask) : tensor<1024xf32> loc("kernel.py":14:9)
-  %yp = tt.splat(%y_ptr) : tensor<1024xptr<f32>>
-  %ya = tt.addptr(%yp, %offsets) : tensor<1024xptr<f32>>
-  %y = tt.load(%ya, %mask) : tensor<1024xf32> loc("kernel.py":15:9)
-  %sum = arith.add(%x, %y) : tensor<1024xf32>
-  %op = tt.splat(%out_ptr) : tensor<1024xptr<f32>>
-  %oa = tt.addptr(%op, %offsets) : tensor<1024xptr<f32>>
-  tt.store(%oa, %sum, %mask) loc("kernel.py":16:5)
-  tt.return()
-}
-"""
+OOB_IR = vector_add_ir(
+    1024, ('loc("kernel.py":14:9)', 'loc("kernel.py":15:9)', 'loc("kernel.py":16:5)')
+)
 
 OOB_LOAD_TEXT = """\
 kernel.py:14:9: error: out-of-bounds tt.load from 'x_ptr' (98432 elements of fp32) in program (96, 0, 0)

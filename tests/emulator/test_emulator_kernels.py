@@ -9,30 +9,9 @@ import time
 
 import numpy as np
 import pytest
-from emulator_helpers import run
+from emulator_helpers import run, vector_add_ir
 
-VECTOR_ADD = """tt.func @add_kernel(%x_ptr: ptr<f32>, %y_ptr: ptr<f32>, %out_ptr: ptr<f32>, %n: i32) {
-  %pid = tt.get_program_id() {axis = 0} : i32
-  %c = arith.constant() {value = 128} : i32
-  %start = arith.mul(%pid, %c) : i32
-  %r = tt.make_range() {end = 128, start = 0} : tensor<128xi32>
-  %s = tt.splat(%start) : tensor<128xi32>
-  %offsets = arith.add(%s, %r) : tensor<128xi32>
-  %ns = tt.splat(%n) : tensor<128xi32>
-  %mask = arith.cmp(%offsets, %ns) {pred = "lt"} : tensor<128xi1>
-  %xp = tt.splat(%x_ptr) : tensor<128xptr<f32>>
-  %xa = tt.addptr(%xp, %offsets) : tensor<128xptr<f32>>
-  %x = tt.load(%xa, %mask) : tensor<128xf32>
-  %yp = tt.splat(%y_ptr) : tensor<128xptr<f32>>
-  %ya = tt.addptr(%yp, %offsets) : tensor<128xptr<f32>>
-  %y = tt.load(%ya, %mask) : tensor<128xf32>
-  %sum = arith.add(%x, %y) : tensor<128xf32>
-  %op = tt.splat(%out_ptr) : tensor<128xptr<f32>>
-  %oa = tt.addptr(%op, %offsets) : tensor<128xptr<f32>>
-  tt.store(%oa, %sum, %mask)
-  tt.return()
-}
-"""  # noqa: E501
+VECTOR_ADD = vector_add_ir(128)  # noqa: E501
 
 
 @pytest.mark.parametrize("serial", [False, True])
