@@ -102,7 +102,7 @@ def compile_ir(module: Module, arch: str = "sm_90", num_warps: int = 4) -> Compi
 
 
 def _compile(module: Module, arch: str, num_warps: int) -> CompiledKernel:
-    copy, kernel, plan, inlined_at = prepare_kernel(module, num_warps)
+    copy, kernel, plan, inlined_at = prepare_kernel(module, num_warps, arch)
     gen = Codegen(kernel, plan, inlined_at, arch=arch, num_warps=num_warps)
     ll_module = gen.generate()
     tm = _target_machine(arch)

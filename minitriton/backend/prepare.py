@@ -159,9 +159,10 @@ class LayoutPlan:
     inserted where an operand's layout differs from what its op needs.
     """
 
-    def __init__(self, func: FuncOp, num_warps: int) -> None:
+    def __init__(self, func: FuncOp, num_warps: int, arch: str = "sm_90") -> None:
         self.func = func
         self.num_warps = num_warps
+        self.arch = arch
         self.vec = memory_vector_width(func)
         self.want: dict[int, Layout] = {}
         self.carried: dict[int, list[Layout | None]] = {}
@@ -458,9 +459,9 @@ class LayoutPlan:
             op.attrs["layout"] = names[0] if len(names) == 1 else names
 
 
-def assign_layouts(func: FuncOp, num_warps: int) -> LayoutPlan:
+def assign_layouts(func: FuncOp, num_warps: int, arch: str = "sm_90") -> LayoutPlan:
     """Choose layouts for ``func`` (in place: conversions and ``layout`` attributes)."""
-    plan = LayoutPlan(func, num_warps)
+    plan = LayoutPlan(func, num_warps, arch)
     plan.back_block(func.body.block)
     plan.set(func.body.args, [None] * len(func.body.args))
     plan.fwd_block(func.body.block)
@@ -468,10 +469,12 @@ def assign_layouts(func: FuncOp, num_warps: int) -> LayoutPlan:
     return plan
 
 
-def prepare_kernel(module: Module, num_warps: int) -> tuple[Module, FuncOp, LayoutPlan, dict]:
+def prepare_kernel(
+    module: Module, num_warps: int, arch: str = "sm_90"
+) -> tuple[Module, FuncOp, LayoutPlan, dict]:
     """Copy, inline and lay out ``module``'s kernel; see the module docstring."""
     copy = copy_module(module)
     kernel, inlined_at = inline_calls(copy)
     copy.funcs = [kernel]
-    plan = assign_layouts(kernel, num_warps)
+    plan = assign_layouts(kernel, num_warps, arch)
     return copy, kernel, plan, inlined_at

