@@ -47,10 +47,8 @@ source_suffix = {
 }
 root_doc = "index"
 
-# dev/ holds internal team notes, not user documentation.
 exclude_patterns = [
     "_build",
-    "dev",
     "Thumbs.db",
     ".DS_Store",
     "auto_examples/*.ipynb",
