@@ -18,6 +18,9 @@ carry may ripple into the exponent. The consequences, each tested:
 * infinities stay infinities and a NaN stays a NaN (quiet, sign kept; the
   emulator does not model NaN payloads).
 
+:func:`truncate_to_tf32` clears the low 13 bits instead: what tensor cores do
+with fp32 bits that nobody rounded (Triton passes them unrounded).
+
 :func:`tf32_dot` is the matrix product of a TF32 tensor-core dot: inputs
 rounded to TF32 (their products are exact), accumulated in fp32 one
 instruction step at a time (``mma.m16n8k8`` and ``wgmma ... k8`` both take
@@ -26,7 +29,11 @@ instruction step at a time (``mma.m16n8k8`` and ``wgmma ... k8`` both take
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
+
+ToTF32 = Callable[[np.ndarray], np.ndarray]
 
 #: The low 13 bits of an fp32 mantissa, which TF32 drops.
 DROPPED_BITS = 13
@@ -49,6 +56,18 @@ def round_to_tf32(x: np.ndarray) -> np.ndarray:
     return rounded.astype(np.uint32).view(np.float32)
 
 
+def truncate_to_tf32(x: np.ndarray) -> np.ndarray:
+    """fp32 values with the low 13 bits cleared (toward zero); a NaN stays a NaN.
+
+    What tensor cores do with fp32 bits that were not rounded first (Triton
+    hands them over unrounded); the emulator's dot rounds instead, and the
+    GPU tests use this to tell the two apart.
+    """
+    bits = np.ascontiguousarray(x, dtype=np.float32).view(np.uint32)
+    nan = np.isnan(bits.view(np.float32))
+    return np.where(nan, bits | QUIET, bits & KEEP_MASK).astype(np.uint32).view(np.float32)
+
+
 def split_tf32(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """``(big, small)`` with ``big = round_to_tf32(x)`` and ``small = x - big`` (fp32).
 
@@ -60,8 +79,13 @@ def split_tf32(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return big, (x - big).astype(np.float32)
 
 
-def tf32_dot(a: np.ndarray, b: np.ndarray, acc: np.ndarray) -> np.ndarray:
+def tf32_dot(
+    a: np.ndarray, b: np.ndarray, acc: np.ndarray, to_tf32: ToTF32 = round_to_tf32
+) -> np.ndarray:
     """``a @ b + acc`` (fp32 arrays, ``(..., M, K) @ (..., K, N)``) as TF32 tensor cores do it.
+
+    ``to_tf32`` makes the inputs TF32: :func:`round_to_tf32` (the emulator's
+    choice) or :func:`truncate_to_tf32`.
 
     Each step adds the products of :data:`K_STEP` values of K to the fp32
     accumulator with one rounding; the products of two TF32 values are exact
@@ -69,7 +93,7 @@ def tf32_dot(a: np.ndarray, b: np.ndarray, acc: np.ndarray) -> np.ndarray:
     steps' sums come from one batched matmul (a few at a time, to bound the
     memory), and only the accumulation runs step by step.
     """
-    a_steps, b_steps = _by_step(round_to_tf32(a)), _by_step(round_to_tf32(b), rows=True)
+    a_steps, b_steps = _by_step(to_tf32(a)), _by_step(to_tf32(b), rows=True)
     total = np.asarray(acc, dtype=np.float32)
     group = _steps_per_matmul(a_steps, b_steps)
     for first in range(0, a_steps.shape[-3], group):

@@ -13,7 +13,7 @@ import pytest
 
 import minitriton as triton
 import minitriton.language as tl
-from minitriton.emulator.tf32 import round_to_tf32, split_tf32, tf32_dot
+from minitriton.emulator.tf32 import round_to_tf32, split_tf32, tf32_dot, truncate_to_tf32
 
 F32_MIN_EXP = -126  # exponent of the smallest normal; subnormals share its ULP
 
@@ -96,6 +96,14 @@ def test_rounded_values_are_tf32_and_within_half_an_ulp() -> None:
     err = np.abs(r.astype(np.float64) - x) / np.abs(x)
     assert err.max() <= 2.0**-11
     assert err.max() > 2.0**-12  # it is rounding, not a no-op
+
+
+def test_truncation_clears_the_low_bits_toward_zero() -> None:
+    x = bits([0x3F801FFF, 0xBF801FFF, 0x7F7FFFFF, 0x00001FFF, 0x7F800000, 0x7F800001])
+    out = truncate_to_tf32(x)
+    assert as_bits(out)[:5] == [0x3F800000, 0xBF800000, 0x7F7FE000, 0x00000000, 0x7F800000]
+    assert np.isnan(out[5])
+    assert as_bits(round_to_tf32(x[:1])) == [0x3F802000]  # rounding differs
 
 
 def test_split_gives_a_tf32_head_and_an_exact_tail() -> None:

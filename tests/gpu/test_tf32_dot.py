@@ -24,7 +24,7 @@ import pytest
 
 import minitriton as triton
 import minitriton.language as tl
-from minitriton.emulator.tf32 import K_STEP, round_to_tf32, tf32_dot
+from minitriton.emulator.tf32 import K_STEP, round_to_tf32, tf32_dot, truncate_to_tf32
 from minitriton.jit import gpu_available
 
 M, N, K = 64, 64, 256
@@ -74,11 +74,6 @@ def inputs() -> tuple[np.ndarray, np.ndarray]:
     return a, b
 
 
-def truncated(x: np.ndarray) -> np.ndarray:
-    """TF32 by dropping the low 13 bits (what tensor cores do with unrounded inputs)."""
-    return (x.view(np.uint32) & np.uint32(0xFFFFE000)).view(np.float32)
-
-
 # ---------------------------------------------------------------- the checker, on the CPU
 
 
@@ -95,7 +90,7 @@ def test_the_bound_rejects_unrounded_and_truncated_inputs():
     a, b = inputs()
     emulated = tf32_dot(a, b, np.zeros((M, N), np.float32))
     exact_fp32 = (a.astype(np.float64) @ b).astype(np.float32)
-    truncated_inputs = (truncated(a).astype(np.float64) @ truncated(b)).astype(np.float32)
+    truncated_inputs = tf32_dot(a, b, np.zeros((M, N), np.float32), truncate_to_tf32)
     assert not agrees(exact_fp32, emulated, a, b)
     assert not agrees(truncated_inputs, emulated, a, b)
 
@@ -130,7 +125,7 @@ def test_emulator_tf32_matmul_agrees_with_the_gpu():
     zero = np.zeros((M, N), np.float32)
     models = {
         "unrounded fp32 inputs": (a.astype(np.float64) @ b).astype(np.float32),
-        "truncated inputs": tf32_dot(truncated(a), truncated(b), zero),
+        "truncated inputs": tf32_dot(a, b, zero, truncate_to_tf32),
     }
     like = [name for name, want in models.items() if agrees(gpu, want, a, b)]
     worst = np.max(np.abs(gpu.astype(np.float64) - emulated) / accumulation_bound(a, b))
