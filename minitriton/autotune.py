@@ -200,7 +200,7 @@ class Autotuner(KernelInterface):
             _say(f"  config {i}/{len(configs)}: {config}: {shown}")
         best = min(timings, key=timings.__getitem__)
         if math.isinf(timings[best]) and failures:
-            raise failures[0]
+            raise failures[0].with_traceback(None) from None  # as a launch would raise it
         self.configs_timings = timings
         _say(f"  best: {best} ({timings[best]:.3f} ms)")
         self._to_disk(key, best, timings)
