@@ -89,5 +89,7 @@ o = attention(q, k, v)
 scores = q @ k.T / np.sqrt(head_dim)
 weights = np.exp(scores - scores.max(axis=1, keepdims=True))
 expected = (weights / weights.sum(axis=1, keepdims=True)) @ v
-np.testing.assert_allclose(o, expected, rtol=1e-4, atol=1e-4)
+# The reference is exact fp32; both tl.dot calls round their fp32 inputs to
+# TF32 (Triton's default input_precision), hence the tolerance.
+np.testing.assert_allclose(o, expected, rtol=1e-2, atol=1e-2)
 print("max error:", np.abs(o - expected).max())

@@ -7,9 +7,10 @@ program computes one ``BLOCK_M x BLOCK_N`` tile of ``C``, walking along ``K``
 in steps of ``BLOCK_K`` and accumulating with ``tl.dot`` in fp32. Masks make
 it work for sizes that are not multiples of the block sizes.
 
-On the GPU, ``tl.dot`` on fp32 inputs uses TF32 by default; the emulator
-computes it exactly, so the tolerance below is tight (see the page on
-differences from Triton).
+``tl.dot`` on fp32 inputs uses TF32 by default, on the GPU as in Triton and
+on the emulator too: the inputs are rounded to 10 mantissa bits before they
+are multiplied, so the check against NumPy's exact product below needs a
+tolerance of about 1e-2 (``input_precision="ieee"`` computes exactly).
 """
 
 import numpy as np
@@ -91,5 +92,6 @@ a = rng.standard_normal((70, 50)).astype(np.float32)
 b = rng.standard_normal((50, 40)).astype(np.float32)
 c = matmul(a, b)
 expected = a @ b
-np.testing.assert_allclose(c, expected, rtol=1e-4, atol=1e-4)
+# The reference is exact fp32; tl.dot rounded the inputs to TF32 (see above).
+np.testing.assert_allclose(c, expected, rtol=1e-2, atol=1e-2)
 print("max error:", np.abs(c - expected).max())

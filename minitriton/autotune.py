@@ -7,19 +7,49 @@
     def kernel(x_ptr, n_elements, BLOCK: tl.constexpr): ...
 
 On the GPU the autotuner times every config once per distinct value of the
-``key`` arguments and keeps the fastest. Timing means nothing on the
-emulator, so there it uses the first config and says so once, on stderr.
+``key`` arguments (and the dtypes of array arguments) and keeps the fastest:
+each config is compiled and run once, warmed up for ``warmup`` milliseconds
+(Triton's default 25), then run for about ``rep`` milliseconds (100; 5 to
+100 runs), and its time is the median run. Progress goes to stderr
+(``config 2/3: BLOCK: 256, ...: 0.123 ms``).
+
+The winner is also stored on disk, in the kernel cache's directory
+(``$MINITRITON_CACHE_DIR`` or ``~/.cache/minitriton``, entries
+``autotune-<sha256>.json`` in the format of :mod:`minitriton.backend.cache`),
+keyed by the kernel's name and source, the configs, the key values, the GPU's
+name and arch, and the compiler's version. Another process with the same
+kernel, key and GPU takes the winner from there without timing anything;
+Triton re-tunes in every process unless ``cache_results=True``. An entry
+that is corrupt or belongs to something else is ignored, and tuning rewrites
+it. ``cache_results=False``, ``MINITRITON_AUTOTUNE_CACHE=0`` or
+``MINITRITON_CACHE=0`` (which turns off the whole disk cache) keep the
+winners in memory only.
+
+Timing means nothing on the emulator, so there it uses the first config and
+says so once, on stderr.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
+import math
+import os
 import statistics
 import sys
 import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from minitriton.diagnostics import CompileError
 from minitriton.jit import Grid, KernelInterface, base_jit_function, resolve_backend
+
+#: ``0`` keeps autotuning winners in memory only (the kernel cache stays on).
+AUTOTUNE_CACHE_ENV = "MINITRITON_AUTOTUNE_CACHE"
+#: The version of the disk entries' contents; another value is a foreign entry.
+ENTRY_FORMAT = "minitriton-autotune 1"
+#: Runs of one config: at least this many, at most that many.
+MIN_RUNS, MAX_RUNS = 5, 100
 
 
 class Config:
@@ -75,6 +105,7 @@ class Autotuner(KernelInterface):
         warmup: int | None = None,
         rep: int | None = None,
         do_bench: Callable[..., Any] | None = None,
+        cache_results: bool | None = None,
     ) -> None:
         self.fn = fn
         self.arg_names = base_jit_function(fn).arg_names
@@ -83,11 +114,10 @@ class Autotuner(KernelInterface):
         self.prune_configs_by = prune_configs_by or {}
         self.reset_to_zero = list(reset_to_zero or [])
         self.restore_value = list(restore_value or [])
-        # Triton's warmup and rep are milliseconds of benchmarking; a few timed
-        # runs are enough to rank configs here, so they are kept but unused.
-        self.warmup_ms, self.rep_ms = warmup, rep
-        self.reps = 5
+        self.warmup_ms = 25.0 if warmup is None else float(warmup)
+        self.rep_ms = 100.0 if rep is None else float(rep)
         self.do_bench = do_bench
+        self.cache_results = cache_results  # None: on unless an environment variable says 0
         self.cache: dict[tuple[Any, ...], Config] = {}
         self.configs_timings: dict[Config, float] = {}
         self.best_config: Config | None = None
@@ -131,22 +161,65 @@ class Autotuner(KernelInterface):
             config.pre_hook({**dict(zip(self.arg_names, args)), **kwargs, **config.kwargs})
         return self.fn.run(*args, grid=grid, warmup=warmup, **kwargs, **config.all_kwargs())
 
-    # -- timing on the GPU ----------------------------------------------
+    # -- tuning on the GPU ----------------------------------------------
     def _tuned_config(
         self, named: dict[str, Any], args: Sequence[Any], grid: Grid, kwargs: dict
     ) -> Config:
         key = self._key(named)
-        if key not in self.cache:
-            timings = {c: self._bench(c, named, args, grid, kwargs) for c in self._pruned(named)}
-            self.configs_timings = timings
-            self.cache[key] = min(timings, key=timings.__getitem__)
-        return self.cache[key]
+        config = self.cache.get(key)
+        if config is None:
+            config = self._from_disk(key, named) or self._tune(key, named, args, grid, kwargs)
+            self.cache[key] = config
+        return config
 
     def _key(self, named: dict[str, Any]) -> tuple[Any, ...]:
         """The key values, plus the dtypes of array arguments (as Triton does)."""
         values = [named[k] for k in self.keys if k in named]
         dtypes = [str(v.dtype) for v in named.values() if hasattr(v, "dtype")]
         return tuple(values + dtypes)
+
+    def _label(self, named: dict[str, Any]) -> str:
+        """``'kernel' for M=512, N=512`` for progress messages."""
+        values = ", ".join(f"{k}={named[k]}" for k in self.keys if k in named)
+        return f"'{self.__name__}'" + (f" for {values}" if values else "")
+
+    def _tune(
+        self, key: tuple[Any, ...], named: dict[str, Any], args: Sequence[Any], grid: Grid,
+        kwargs: dict,
+    ) -> Config:  # fmt: skip
+        """Time every (pruned) config, report each on stderr, keep and store the fastest."""
+        configs = self._pruned(named)
+        _say(f"minitriton: autotuning {self._label(named)}: {len(configs)} configs")
+        timings: dict[Config, float] = {}
+        failures: list[Exception] = []
+        for i, config in enumerate(configs, 1):
+            ms, failure = self._bench_or_fail(config, named, args, grid, kwargs)
+            timings[config] = ms
+            failures += [failure] if failure is not None else []
+            shown = f"{ms:.3f} ms" if failure is None else f"failed ({_first_line(failure)})"
+            _say(f"  config {i}/{len(configs)}: {config}: {shown}")
+        best = min(timings, key=timings.__getitem__)
+        if math.isinf(timings[best]) and failures:
+            raise failures[0].with_traceback(None) from None  # as a launch would raise it
+        self.configs_timings = timings
+        _say(f"  best: {best} ({timings[best]:.3f} ms)")
+        self._to_disk(key, best, timings)
+        return best
+
+    def _bench_or_fail(
+        self, config: Config, named: dict[str, Any], args: Sequence[Any], grid: Grid, kwargs: dict
+    ) -> tuple[float, Exception | None]:
+        """The config's time, or infinity and the error when it cannot compile or launch.
+
+        Only errors that leave the GPU usable skip a config (as Triton skips
+        configs that run out of resources); any other error propagates.
+        """
+        try:
+            return self._bench(config, named, args, grid, kwargs), None
+        except Exception as e:
+            if not isinstance(e, CompileError) and getattr(e, "context_usable", False) is not True:
+                raise
+            return math.inf, e
 
     def _pruned(self, named: dict[str, Any]) -> list[Config]:
         configs = self.configs
@@ -177,17 +250,121 @@ class Autotuner(KernelInterface):
                 _restore(named[n], value)
 
     def _time(self, call: Callable[[], None]) -> float:
-        """Milliseconds per call: ``do_bench`` if given, else the median of a few runs."""
+        """Milliseconds per call: ``do_bench`` if given, else :func:`bench`."""
         if self.do_bench is not None:
             result = self.do_bench(call)
             return float(result[0] if isinstance(result, (list, tuple)) else result)
-        call()  # compile and warm up outside the timing
-        times = []
-        for _ in range(self.reps):
-            start = time.perf_counter()
-            call()
-            times.append((time.perf_counter() - start) * 1e3)
-        return statistics.median(times)
+        return bench(call, self.warmup_ms, self.rep_ms)
+
+    # -- the winners on disk ---------------------------------------------
+    def _disk_cache_on(self) -> bool:
+        if self.cache_results is not None:
+            return self.cache_results
+        return os.environ.get(AUTOTUNE_CACHE_ENV, "1") not in ("0", "false", "off")
+
+    def _identity(self, key: tuple[Any, ...]) -> dict[str, Any]:
+        """What a disk entry must match: kernel, configs, key, GPU and compiler."""
+        from minitriton.backend.compiler import version_tag
+
+        device, arch = _device()
+        source = base_jit_function(self.fn).src
+        return {
+            "format": ENTRY_FORMAT,
+            "kernel": self.__name__,
+            "source": hashlib.sha256(source.encode()).hexdigest(),
+            "configs": [str(c) for c in self.configs],
+            "key": [str(v) for v in key],
+            "device": device,
+            "arch": arch,
+            "compiler": version_tag(),
+        }
+
+    def _from_disk(self, key: tuple[Any, ...], named: dict[str, Any]) -> Config | None:
+        """The stored winner for ``key`` on this GPU, or None (missing, corrupt or foreign)."""
+        if not self._disk_cache_on():
+            return None
+        from minitriton.backend.cache import load_json
+
+        identity = self._identity(key)
+        best = _stored_winner(load_json(entry_name(identity)), identity)
+        if best is None:
+            return None
+        config = self.configs[best]
+        _say(f"minitriton: autotune {self._label(named)}: config {best + 1}/{len(self.configs)} "
+             f"({config}) from the cache")  # fmt: skip
+        return config
+
+    def _to_disk(self, key: tuple[Any, ...], best: Config, timings: dict[Config, float]) -> None:
+        if not self._disk_cache_on():
+            return
+        from minitriton.backend.cache import store_json
+
+        identity = self._identity(key)
+        ms = [timings.get(c) for c in self.configs]
+        body = {
+            **identity,
+            "best": self.configs.index(best),
+            "timings_ms": [None if t is None or math.isinf(t) else t for t in ms],
+        }
+        store_json(entry_name(identity), body)
+
+
+def entry_name(identity: dict[str, Any]) -> str:
+    """The cache entry's name: ``autotune-`` and the sha256 of its identity."""
+    text = json.dumps(identity, sort_keys=True)
+    return f"autotune-{hashlib.sha256(text.encode()).hexdigest()}"
+
+
+def _stored_winner(body: Any, identity: dict[str, Any]) -> int | None:
+    """The winner's index in an entry made for ``identity``; None for anything else."""
+    if not isinstance(body, dict) or any(body.get(k) != v for k, v in identity.items()):
+        return None
+    best = body.get("best")
+    if type(best) is not int or not 0 <= best < len(identity["configs"]):
+        return None
+    return best
+
+
+def bench(
+    call: Callable[[], None],
+    warmup_ms: float = 25.0,
+    rep_ms: float = 100.0,
+    clock: Callable[[], float] = time.perf_counter,
+) -> float:
+    """The median milliseconds of ``call`` (which waits for the GPU).
+
+    One call compiles and loads; warm-up calls follow for ``warmup_ms`` (at
+    least one); their mean sets how many timed runs fill ``rep_ms``, between
+    :data:`MIN_RUNS` and :data:`MAX_RUNS`. ``clock`` returns seconds.
+    """
+    call()
+    start, warm = clock(), 0
+    while warm == 0 or (clock() - start) * 1e3 < warmup_ms:
+        call()
+        warm += 1
+    estimate = max((clock() - start) * 1e3 / warm, 1e-6)
+    runs = int(min(MAX_RUNS, max(MIN_RUNS, rep_ms / estimate)))
+    times = []
+    for _ in range(runs):
+        t0 = clock()
+        call()
+        times.append((clock() - t0) * 1e3)
+    return statistics.median(times)
+
+
+def _device() -> tuple[str, str]:
+    """The GPU's name and arch (``"NVIDIA H200"``, ``"sm_90"``)."""
+    from minitriton.backend.driver import device_arch, device_name
+
+    return device_name(), device_arch()
+
+
+def _say(line: str) -> None:
+    print(line, file=sys.stderr)
+
+
+def _first_line(e: Exception) -> str:
+    return (str(e).splitlines() or [type(e).__name__])[0]
 
 
 def _synchronize() -> None:
@@ -226,13 +403,18 @@ def autotune(
     warmup: int | None = None,
     rep: int | None = None,
     do_bench: Callable[..., Any] | None = None,
+    cache_results: bool | None = None,
 ) -> Callable[[KernelInterface], Autotuner]:
-    """Decorator: autotune a ``@jit`` kernel over ``configs``, once per value of ``key``."""
+    """Decorator: autotune a ``@jit`` kernel over ``configs``, once per value of ``key``.
+
+    ``cache_results`` (Triton's name): ``None`` (the default) stores winners on
+    disk unless ``MINITRITON_AUTOTUNE_CACHE=0``; ``True`` or ``False`` decide.
+    """
 
     def decorator(fn: KernelInterface) -> Autotuner:
         return Autotuner(
             fn, configs, key, prune_configs_by, reset_to_zero, restore_value, warmup, rep,
-            do_bench,
+            do_bench, cache_results,
         )  # fmt: skip
 
     return decorator

@@ -347,11 +347,13 @@ def test_autotune_on_the_emulator_uses_the_first_config_and_says_so_once(
 
 
 def test_autotune_on_the_gpu_times_each_config_once_per_key(
-    fake: Fake, monkeypatch: pytest.MonkeyPatch
+    fake: Fake, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ):
     monkeypatch.setenv("MINITRITON_BACKEND", "gpu")
+    monkeypatch.setenv("MINITRITON_CACHE_DIR", str(tmp_path))  # winners are stored there
     pretend_gpu(monkeypatch)
     monkeypatch.setattr(autotune_module, "_synchronize", lambda: None)
+    monkeypatch.setattr(autotune_module, "_device", lambda: ("Fake GPU", "sm_90"))
     timings = {32: 2.0, 128: 1.0}
     benched: list[int] = []
 

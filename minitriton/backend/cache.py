@@ -10,7 +10,9 @@ Each entry is one file ``<key>.json``: a header line
 ``MINITRITON-CACHE 1 <sha256 of the body>`` followed by a JSON body. Files are
 written to a temporary name and moved into place with ``os.replace``, so a
 reader never sees half a file; an entry whose checksum or JSON does not match
-is ignored and rebuilt.
+is ignored and rebuilt. The autotuner keeps its winners in the same directory
+and format (``autotune-<sha256>.json``, through :func:`load_json` and
+:func:`store_json`).
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ import os
 import tempfile
 from dataclasses import asdict
 from pathlib import Path
+from typing import Any
 
 from minitriton.backend.compiler import CompiledKernel, version_tag
 
@@ -54,23 +57,43 @@ def _path(key: str) -> Path:
 
 def load(key: str) -> CompiledKernel | None:
     """The cached kernel for ``key``, or ``None`` (missing or corrupt)."""
-    if not disk_cache_enabled():
+    body = load_json(key)
+    if not isinstance(body, dict):
         return None
     try:
-        text = _path(key).read_text(encoding="utf-8")
-        header, body = text.split("\n", 1)
-        if header != f"{HEADER} {hashlib.sha256(body.encode()).hexdigest()}":
-            return None
-        return CompiledKernel(**json.loads(body))
-    except (OSError, ValueError, TypeError):
+        return CompiledKernel(**body)
+    except TypeError:
         return None
 
 
 def store(key: str, kernel: CompiledKernel) -> None:
     """Write ``kernel`` under ``key`` atomically (errors are ignored: it is a cache)."""
+    store_json(key, asdict(kernel))
+
+
+def load_json(name: str) -> Any:
+    """The JSON body of entry ``<name>.json``, or ``None`` (missing, corrupt or cache off).
+
+    Other caches (the autotuner's winners) share the directory and the entry
+    format through this and :func:`store_json`.
+    """
+    if not disk_cache_enabled():
+        return None
+    try:
+        text = _path(name).read_text(encoding="utf-8")
+        header, body = text.split("\n", 1)
+        if header != f"{HEADER} {hashlib.sha256(body.encode()).hexdigest()}":
+            return None
+        return json.loads(body)
+    except (OSError, ValueError):
+        return None
+
+
+def store_json(name: str, value: Any) -> None:
+    """Write ``value`` as entry ``<name>.json`` atomically (errors are ignored)."""
     if not disk_cache_enabled():
         return
-    body = json.dumps(asdict(kernel))
+    body = json.dumps(value)
     text = f"{HEADER} {hashlib.sha256(body.encode()).hexdigest()}\n{body}"
     try:
         directory = cache_dir()
@@ -81,7 +104,7 @@ def store(key: str, kernel: CompiledKernel) -> None:
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as f:
             f.write(text)
-        os.replace(tmp, _path(key))
+        os.replace(tmp, _path(name))
     except OSError:
         with contextlib.suppress(OSError):
             os.unlink(tmp)

@@ -150,6 +150,13 @@ def device_arch() -> str:
     return f"sm_{major}{minor}"
 
 
+def device_name() -> str:
+    """The name of device 0 (``"NVIDIA H200"``)."""
+    ensure_context()
+    raw = check(_cu().cuDeviceGetName(256, _state["dev"]), "cuDeviceGetName")
+    return raw.split(b"\0", 1)[0].decode(errors="replace").strip()
+
+
 def synchronize(kernel: str | None = None) -> None:
     """Wait for all work; a kernel fault raises :class:`CUDAError` here."""
     ensure_context()

@@ -8,9 +8,10 @@ README for the course map). This package finds the exercises
 (:mod:`.compiler`), and generates compiler-exercise stubs from
 ``# BEGIN EXERCISE`` markers in the real source (:mod:`.stubs`).
 
-Spec files of kernel exercises import :class:`Case` from :mod:`.spec`.
+Spec files of kernel exercises import :class:`Case` (and
+:data:`~.spec.TF32_TOLERANCE`, for outputs of fp32 dots) from :mod:`.spec`.
 """
 
-from minitriton.exercises.spec import Case
+from minitriton.exercises.spec import TF32_TOLERANCE, Case
 
-__all__ = ["Case"]
+__all__ = ["TF32_TOLERANCE", "Case"]

@@ -252,8 +252,10 @@ def dot(
     """Matrix product of two 2-D blocks, plus ``acc`` if given.
 
     The result is ``out_dtype`` (fp32 by default). Every dimension must be at
-    least 16. With fp32 inputs Triton uses TF32 on the GPU by default
-    (``input_precision="tf32"``); the emulator computes exactly.
+    least 16. With fp32 inputs, ``input_precision="tf32"`` (the default, or
+    ``allow_tf32=True``) rounds them to TF32 before multiplying, on the GPU and
+    on the emulator; ``"tf32x3"`` uses three TF32 products for about fp32's
+    accuracy; ``"ieee"`` is exact.
     """
 
 

@@ -3,7 +3,7 @@
 import numpy as np
 
 import minitriton as triton
-from minitriton.exercises import Case
+from minitriton.exercises import TF32_TOLERANCE, Case
 
 TITLE = "Tiled matmul"
 KERNELS = ("matmul_kernel",)
@@ -44,12 +44,11 @@ def cases() -> list[Case]:
         return a, b
 
     return [
-        Case("32 x 32 x 32: full tiles", mats(32, 32, 32), atol=1e-4, rtol=1e-4),
-        Case("M=40, K=50, N=24: ragged on every axis", mats(40, 50, 24), atol=1e-4, rtol=1e-4),
+        Case("32 x 32 x 32: full tiles", mats(32, 32, 32), **TF32_TOLERANCE),
+        Case("M=40, K=50, N=24: ragged on every axis", mats(40, 50, 24), **TF32_TOLERANCE),
         Case(
             "B = transpose of a 20 x 33 array: stride_bk = 1",
             mats(17, 33, 20, True),
-            atol=1e-4,
-            rtol=1e-4,
+            **TF32_TOLERANCE,
         ),
     ]

@@ -3,7 +3,7 @@
 import numpy as np
 
 import minitriton as triton
-from minitriton.exercises import Case
+from minitriton.exercises import TF32_TOLERANCE, Case
 
 TITLE = "Fused matmul + bias + activation"
 KERNELS = ("linear_leaky_relu_kernel",)
@@ -43,11 +43,10 @@ def cases() -> list[Case]:
         )
 
     return [
-        Case("32 x 32 x 32", layer(32, 32, 32), atol=1e-4, rtol=1e-4),
+        Case("32 x 32 x 32", layer(32, 32, 32), **TF32_TOLERANCE),
         Case(
             "M=33, K=40, N=20: ragged, N not a multiple of 16",
             layer(33, 40, 20),
-            atol=1e-4,
-            rtol=1e-4,
+            **TF32_TOLERANCE,
         ),
     ]

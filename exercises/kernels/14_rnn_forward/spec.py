@@ -3,7 +3,7 @@
 import numpy as np
 
 import minitriton as triton
-from minitriton.exercises import Case
+from minitriton.exercises import TF32_TOLERANCE, Case
 
 TITLE = "RNN forward"
 KERNELS = ("rnn_forward_kernel",)
@@ -54,12 +54,11 @@ def cases() -> list[Case]:
         )
 
     return [
-        Case("B = 16, T = 6, D = 16, H = 32", problem(16, 6, 16, 32), atol=1e-4, rtol=1e-4),
-        Case("B = 20: a partial batch block", problem(20, 5, 16, 16), atol=1e-4, rtol=1e-4),
+        Case("B = 16, T = 6, D = 16, H = 32", problem(16, 6, 16, 32), **TF32_TOLERANCE),
+        Case("B = 20: a partial batch block", problem(20, 5, 16, 16), **TF32_TOLERANCE),
         Case(
             "x stored time-major: stride_xb = D, stride_xt = B * D",
             problem(12, 4, 16, 16, time_major=True),
-            atol=1e-4,
-            rtol=1e-4,
+            **TF32_TOLERANCE,
         ),
     ]

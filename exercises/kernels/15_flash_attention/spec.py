@@ -3,7 +3,7 @@
 import numpy as np
 
 import minitriton as triton
-from minitriton.exercises import Case
+from minitriton.exercises import TF32_TOLERANCE, Case
 
 TITLE = "Flash attention"
 KERNELS = ("flash_attention_kernel",)
@@ -55,13 +55,15 @@ def cases() -> list[Case]:
         return q * np.float32(scale), k, v, causal
 
     return [
-        Case("2 heads, S = 32", qkv(2, 32), atol=1e-4, rtol=1e-4),
-        Case("S = 50: the last key block is partial", qkv(1, 50), atol=1e-4, rtol=1e-4),
+        Case("2 heads, S = 32", qkv(2, 32), **TF32_TOLERANCE),
+        Case("S = 50: the last key block is partial", qkv(1, 50), **TF32_TOLERANCE),
         Case(
             "scores around 100: exp overflows without the max",
             qkv(1, 32, 30.0),
-            atol=1e-4,
-            rtol=1e-4,
+            # TF32 inputs shift scores of about 100 by up to 0.05, so the softmax
+            # weights move by as much; an overflow without the max gives NaN.
+            atol=5e-2,
+            rtol=5e-2,
         ),
-        Case("causal, S = 40", qkv(2, 40, causal=True), atol=1e-4, rtol=1e-4),
+        Case("causal, S = 40", qkv(2, 40, causal=True), **TF32_TOLERANCE),
     ]

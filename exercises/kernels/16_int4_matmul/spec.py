@@ -3,7 +3,7 @@
 import numpy as np
 
 import minitriton as triton
-from minitriton.exercises import Case
+from minitriton.exercises import TF32_TOLERANCE, Case
 
 TITLE = "Quantized int4 matmul"
 KERNELS = ("int4_matmul_kernel",)
@@ -67,12 +67,11 @@ def cases() -> list[Case]:
         return rng.standard_normal((m, k), dtype=np.float32), pack(q), scale
 
     return [
-        Case("16 x 32 x 16: one group", problem(16, 32, 16), atol=1e-4, rtol=1e-4),
+        Case("16 x 32 x 16: one group", problem(16, 32, 16), **TF32_TOLERANCE),
         Case(
             "K = 128: four groups, four scales per column",
             problem(16, 128, 32),
-            atol=1e-4,
-            rtol=1e-4,
+            **TF32_TOLERANCE,
         ),
-        Case("M = 20, N = 40: ragged tiles", problem(20, 64, 40), atol=1e-4, rtol=1e-4),
+        Case("M = 20, N = 40: ragged tiles", problem(20, 64, 40), **TF32_TOLERANCE),
     ]
