@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import ast as pyast
 import importlib.resources
+import re
 import warnings
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -266,6 +267,11 @@ def _guarded(build: Callable[[], T], src: _Source) -> T:
 
 def _parse(src: _Source, start: str) -> Tree:
     """Run Lark, converting its errors into located diagnostics."""
+    # Python rejects a backslash continuation that joins the last line with
+    # the end of the file; Lark's ignore rule alone would accept it.
+    if re.search(r"\\[\t \f]*\r?\n\Z", src.text):
+        line = src.text.count("\n")
+        raise error(src.loc(line, 1), "line continuation ('\\') at the end of the file")
     try:
         return lark_parser().parse(src.text, start=start)
     except IndentationProblem as e:

@@ -20,7 +20,7 @@ from frontend_helpers import (
     without_decorators,
 )
 
-from minitriton.diagnostics import UNKNOWN, Location
+from minitriton.diagnostics import UNKNOWN, CompileError, Location
 from minitriton.frontend import NodeVisitor, ast, dump, load_grammar, parse_expression
 from minitriton.frontend import parse_function as _parse_function
 
@@ -394,3 +394,11 @@ def test_grammar_is_pure_lark() -> None:
     text = load_grammar()
     assert "function_input" in text and "%declare _INDENT _DEDENT" in text
     assert "%import" not in text  # self-contained: the docs include it verbatim
+
+
+def test_line_continuation_at_end_of_file_is_rejected() -> None:
+    # Python's tokenizer rejects it ("unexpected EOF"); so must we.
+    with pytest.raises(CompileError, match="line continuation"):
+        parse_function("def k(x):\n    False\n\\\n")
+    # A continuation that joins two lines of the function is fine.
+    assert parse_function("def k(x):\n    y = 1 + \\\n      2\n").name == "k"
