@@ -379,7 +379,7 @@ def mma_warps(shape: tuple[int, int], num_warps: int, chained: bool) -> tuple[in
     so its accumulator can become the next dot's A operand in registers.
     """
     m, n = shape
-    if chained and m >= 16 * num_warps:
+    if chained:
         return (num_warps, 1)
     wm, wn = 1, 1
     while wm * wn < num_warps:
