@@ -22,6 +22,7 @@ from collections.abc import Callable
 
 from llvmlite import ir
 
+from minitriton.backend.accelerate_matmul import arch_number
 from minitriton.backend.axis import AxisAnalysis
 from minitriton.backend.layouts import Layout
 from minitriton.backend.lltypes import (
@@ -474,6 +475,8 @@ class Codegen(MmaMixin, MathMixin, MemoryMixin, CollectiveMixin):
         """Round an f32 to float type ``st`` (nearest even)."""
         bld = self.b
         if st == BF16:
+            if arch_number(self.arch) < 80:
+                return self._bf16_in_software(v)
             fty = ir.FunctionType(I16, [F32_T])
             return bld.call(ir.InlineAsm(fty, "cvt.rn.bf16.f32 $0, $1;", "=h,f"), [v])
         if st == F32:
@@ -481,6 +484,16 @@ class Codegen(MmaMixin, MathMixin, MemoryMixin, CollectiveMixin):
         if st.bitwidth < 32:
             return bld.fptrunc(v, ll_type(st))
         return bld.fpext(v, ll_type(st))
+
+    def _bf16_in_software(self, v: ir.Value) -> ir.Value:
+        """f32 -> bf16 bits, to nearest even (sm_75 has no ``cvt.rn.bf16.f32``); NaN stays NaN."""
+        bld = self.b
+        bits = bld.bitcast(v, I32)
+        odd = bld.and_(bld.lshr(bits, ir.Constant(I32, 16)), ir.Constant(I32, 1))
+        rounded = bld.add(bits, bld.add(ir.Constant(I32, 0x7FFF), odd))
+        top = bld.trunc(bld.lshr(rounded, ir.Constant(I32, 16)), I16)
+        is_nan = bld.fcmp_unordered("uno", v, v)
+        return bld.select(is_nan, ir.Constant(I16, 0x7FC0), top)
 
     def cast(self, src: ElemLike, dst: ElemLike, v: ir.Value) -> ir.Value:
         """Convert ``v`` from type ``src`` to ``dst`` (see ``arith.cast``)."""

@@ -33,7 +33,7 @@ from llvmlite import ir
 from minitriton.backend.layouts import Layout, _combine, _fragment, mma_instr_k
 from minitriton.backend.lltypes import F16_T, F32_T, I8, I16, I32, I64, Tensor, byte_size, ll_type
 from minitriton.backend.mma_plan import MmaDot
-from minitriton.ir.core import Operation
+from minitriton.ir.core import Operation, use_counts
 from minitriton.ir.types import BF16, F16, F32, ScalarType
 from minitriton.ir.types import I8 as S8
 
@@ -110,6 +110,16 @@ def _c(v: int) -> ir.Constant:
     return ir.Constant(I32, v)
 
 
+@dataclass(frozen=True)
+class Staged:
+    """A dot operand waiting in its shared-memory tile (read fragment by fragment by the dot)."""
+
+    mma: MmaDot
+    op_idx: int
+    tile: SharedTile
+    base: int
+
+
 class MmaMixin:
     """``mma.sync`` lowering for :class:`~minitriton.backend.codegen.Codegen`."""
 
@@ -122,34 +132,64 @@ class MmaMixin:
             return super().op_tt_dot(op)
         return self.mma_dot(op, mma)
 
-    def op_ttg_convert_layout(self, op: Operation) -> Tensor:
+    def op_ttg_convert_layout(self, op: Operation) -> Tensor | Staged:
         target = self.plan.dot_operands.get(id(op.result))
         if target is None:
             return super().op_ttg_convert_layout(op)
         mma, op_idx = target
-        return self.to_dot_operand(self.tensor(op.operands[0]), mma, op_idx)
+        staged = self.stage_operand(self.tensor(op.operands[0]), mma, op_idx)
+        if self._feeds_next_op_only(op):
+            return staged  # the dot reads its fragments one k step at a time
+        return self.materialize(staged)
+
+    def _feeds_next_op_only(self, op: Operation) -> bool:
+        """True when the conversion's one user is the dot just after it (or after B's)."""
+        if not hasattr(self, "_mma_uses"):
+            self._mma_uses = use_counts(self.kernel)
+        if self._mma_uses.get(id(op.result), 0) != 1:
+            return False
+        ops = op.parent.ops
+        for later in ops[ops.index(op) + 1 :]:
+            if later.name == "tt.dot":
+                return op.result in later.operands
+            if not (later.results and id(later.results[0]) in self.plan.dot_operands):
+                return False
+        return False
 
     # ------------------------------------------------------------ staging
-    def to_dot_operand(self, src: Tensor, mma: MmaDot, op_idx: int) -> Tensor:
-        """Move an operand into its dot-operand layout through a swizzled tile."""
-        dst = mma.a if op_idx == 0 else mma.b
+    def stage_operand(self, src: Tensor, mma: MmaDot, op_idx: int) -> Staged:
+        """Write an operand into its swizzled tile (A at offset 0, B after A's tile)."""
         st = mma_element(mma.kind)
-        rows, cols = dst.shape
-        tile = SharedTile(rows, cols, byte_size(st))
-        self.reserve(tile.nbytes)
-        self.barrier()
-        self._write_tile(src, tile)
-        self.barrier()
+        eb = byte_size(st)
+        rows, cols = (mma.a if op_idx == 0 else mma.b).shape
+        tile = SharedTile(rows, cols, eb)
+        a_rows, a_cols = mma.a.shape
+        base = 0 if op_idx == 0 else (a_rows * a_cols * eb + 15) // 16 * 16
+        self.reserve(base + tile.nbytes)
+        if not getattr(self, "_mma_pending", False):
+            self.barrier()  # earlier readers of the buffer are done
+        self._write_tile(src, tile, base)
+        self._mma_pending = True
+        return Staged(mma, op_idx, tile, base)
+
+    def _sync_staged(self) -> None:
+        if getattr(self, "_mma_pending", False):
+            self.barrier()
+            self._mma_pending = False
+
+    def materialize(self, staged: Staged) -> Tensor:
+        """Read a whole staged operand into registers in its dot-operand layout."""
+        self._sync_staged()
+        mma, op_idx = staged.mma, staged.op_idx
+        dst = mma.a if op_idx == 0 else mma.b
         vals: list[ir.Value | None] = [None] * dst.num_regs
-        if op_idx == 0:
-            self._ldmatrix_a(mma, tile, vals)
-        elif mma.bits == 16:
-            self._ldmatrix_b(mma, tile, vals)
-        else:
-            self._read_scalar(dst, tile, st, vals)
+        steps, tiles = _tile_counts(mma, op_idx)
+        for ki in range(steps):
+            for ti, regs in self.staged_fragments(staged, ki, tiles).items():
+                self._scatter(mma, op_idx, regs, _origin(mma, op_idx, ki, ti), vals)
         return Tensor(dst, vals)
 
-    def _write_tile(self, src: Tensor, tile: SharedTile) -> None:
+    def _write_tile(self, src: Tensor, tile: SharedTile, base: int) -> None:
         layout = src.layout
         dim, run = layout.contiguous_run()
         vec = min(run, tile.unit) if dim == 1 else 1
@@ -158,7 +198,7 @@ class MmaMixin:
         for r in range(0, layout.num_regs, vec):
             row = self.b.add(toff[0], _c(coords[r][0]))
             col = self.b.add(toff[1], _c(coords[r][1]))
-            off = tile.emit_offset(self.b, row, col)
+            off = self.b.add(tile.emit_offset(self.b, row, col), _c(base))
             self._store_vec(off, src.vals[r : r + vec], tile.eb)
 
     def _store_vec(self, off: ir.Value, vals: list[ir.Value], eb: int) -> None:
@@ -171,13 +211,14 @@ class MmaMixin:
             vec = self.b.insert_element(vec, v, _c(i))
         self.b.store(vec, ptr, align=eb * len(vals))
 
-    def _read_scalar(self, dst: Layout, tile: SharedTile, st, vals: list) -> None:
-        toff = self.thread_offsets(dst)
-        for r, (c0, c1) in enumerate(dst.reg_coords()):
-            row = self.b.add(toff[0], _c(c0))
-            col = self.b.add(toff[1], _c(c1))
-            ptr = self.b.gep(self.smem, [tile.emit_offset(self.b, row, col)], source_etype=I8)
-            vals[r] = self.b.load(ptr, typ=ll_type(st), align=tile.eb)
+    # ------------------------------------------------------------ fragments from the tile
+    def staged_fragments(self, staged: Staged, ki: int, tiles: int) -> dict[int, list]:
+        """The packed 32-bit registers of k step ``ki`` for each m16 (A) or n8 (B) tile."""
+        if staged.op_idx == 0:
+            return {mi: self._ldmatrix_a(staged, mi, ki) for mi in range(tiles)}
+        if staged.mma.bits == 16:
+            return self._ldmatrix_b(staged, ki, tiles)
+        return {ni: self._scalar_b(staged, ki, ni) for ni in range(tiles)}
 
     def warp_offset(self, layout: Layout, dim: int) -> ir.Value:
         """This warp's coordinate offset along ``dim`` (lane bits left out)."""
@@ -194,18 +235,14 @@ class MmaMixin:
 
     def _ldmatrix_lane(self) -> tuple[ir.Value, ir.Value, ir.Value]:
         """The row this lane addresses in its 8x8 matrix, and the matrix index bits."""
-
-        def make(b: ir.IRBuilder) -> ir.Value:
-            return b.and_(self.lane, _c(7))
-
-        r = self.cached("ldm_r", make)
+        r = self.cached("ldm_r", lambda b: b.and_(self.lane, _c(7)))
         j0 = self.cached("ldm_j0", lambda b: b.and_(b.lshr(self.lane, _c(3)), _c(1)))
         j1 = self.cached("ldm_j1", lambda b: b.lshr(self.lane, _c(4)))
         return r, j0, j1
 
-    def _ldmatrix(self, tile: SharedTile, row: ir.Value, col: ir.Value, n: int, trans: bool):
+    def _ldmatrix(self, staged: Staged, row: ir.Value, col: ir.Value, n: int, trans: bool):
         b = self.b
-        off = tile.emit_offset(b, row, col)
+        off = b.add(staged.tile.emit_offset(b, row, col), _c(staged.base))
         ptr = b.ptrtoint(b.gep(self.smem, [off], source_etype=I8), I64)
         outs = ", ".join(f"${i}" for i in range(n))
         shape = f"x{n}.trans" if trans else f"x{n}"
@@ -215,41 +252,53 @@ class MmaMixin:
         res = b.call(fn, [ptr])
         return [b.extract_value(res, i) for i in range(n)]
 
-    def _ldmatrix_a(self, mma: MmaDot, tile: SharedTile, vals: list) -> None:
-        dst = mma.a
-        m, k = dst.shape
-        wm = mma.params.wpc[0]
-        k_step = mma_instr_k(mma.bits)
+    def _ldmatrix_a(self, staged: Staged, mi: int, ki: int) -> list[ir.Value]:
+        # Matrix j of the x4: rows 8 (j & 1) of the m16 tile, 16-byte unit (j >> 1) of the k step.
+        mma = staged.mma
         r, j0, j1 = self._ldmatrix_lane()
-        wrow = self.warp_offset(dst, 0)
-        lane_row = self.b.add(self.b.add(wrow, r), self.b.mul(j0, _c(8)))
-        lane_col = self.b.mul(j1, _c(tile.unit))
-        for mi in range(max(1, m // (16 * wm))):
-            for ki in range(k // k_step):
-                row = self.b.add(lane_row, _c(mi * 16 * wm))
-                col = self.b.add(lane_col, _c(ki * k_step))
-                regs = self._ldmatrix(tile, row, col, 4, False)
-                self._scatter(mma, 0, regs, (mi * 16 * wm, ki * k_step), vals)
+        b = self.b
+        lane_row = b.add(b.add(self.warp_offset(mma.a, 0), r), b.mul(j0, _c(8)))
+        row0, col0 = _origin(mma, 0, ki, mi)
+        row = b.add(lane_row, _c(row0))
+        col = b.add(b.mul(j1, _c(staged.tile.unit)), _c(col0))
+        return self._ldmatrix(staged, row, col, 4, False)
 
-    def _ldmatrix_b(self, mma: MmaDot, tile: SharedTile, vals: list) -> None:
-        dst = mma.b
-        k, n = dst.shape
+    def _ldmatrix_b(self, staged: Staged, ki: int, tiles: int) -> dict[int, list]:
+        # .trans: matrix j holds k rows 8 (j & 1) of the k16 step for n8 tile ni + (j >> 1).
+        mma = staged.mma
         wn = mma.params.wpc[1]
-        n_tiles = max(1, n // (8 * wn))
         r, j0, j1 = self._ldmatrix_lane()
-        wcol = self.warp_offset(dst, 1)
-        lane_row = self.b.add(r, self.b.mul(j0, _c(8)))
-        for ki in range(k // 16):
-            row = self.b.add(lane_row, _c(ki * 16))
-            for ni in range(0, n_tiles, 2):
-                pair = ni + 1 < n_tiles
-                col = self.b.add(wcol, _c(ni * 8 * wn))
-                if pair:
-                    col = self.b.add(col, self.b.mul(j1, _c(8 * wn)))
-                regs = self._ldmatrix(tile, row, col, 4 if pair else 2, True)
-                self._scatter(mma, 1, regs[:2], (ki * 16, ni * 8 * wn), vals)
-                if pair:
-                    self._scatter(mma, 1, regs[2:], (ki * 16, (ni + 1) * 8 * wn), vals)
+        b = self.b
+        row = b.add(b.add(r, b.mul(j0, _c(8))), _c(ki * 16))
+        out = {}
+        for ni in range(0, tiles, 2):
+            pair = ni + 1 < tiles
+            col = b.add(self.warp_offset(mma.b, 1), _c(ni * 8 * wn))
+            if pair:
+                col = b.add(col, b.mul(j1, _c(8 * wn)))
+            regs = self._ldmatrix(staged, row, col, 4 if pair else 2, True)
+            out[ni] = regs[:2]
+            if pair:
+                out[ni + 1] = regs[2:]
+        return out
+
+    def _scalar_b(self, staged: Staged, ki: int, ni: int) -> list[ir.Value]:
+        """tf32 and int8 B fragments: K-consecutive elements, one ``ld.shared`` each."""
+        mma = staged.mma
+        st = mma_element(mma.kind)
+        toff = self.thread_offsets(mma.b)
+        frag, _ = _fragment(1, mma.bits)
+        origin = _origin(mma, 1, ki, ni)
+        elems = []
+        for e in range(1 << len(frag)):
+            c = _combine(tuple(frag), e, 2)
+            row = self.b.add(toff[0], _c(origin[0] + c[0]))
+            col = self.b.add(toff[1], _c(origin[1] + c[1]))
+            off = self.b.add(staged.tile.emit_offset(self.b, row, col), _c(staged.base))
+            ptr = self.b.gep(self.smem, [off], source_etype=I8)
+            elems.append(self.b.load(ptr, typ=ll_type(st), align=staged.tile.eb))
+        kw = 32 // mma.bits
+        return [self._frag_pack(elems[i : i + kw], "raw") for i in range(0, len(elems), kw)]
 
     def _scatter(self, mma: MmaDot, op_idx: int, regs: list, origin, vals: list) -> None:
         """Unpack fragment registers into the dot-operand tensor's registers."""
@@ -274,38 +323,43 @@ class MmaMixin:
 
     # ------------------------------------------------------------ the dot
     def mma_dot(self, op: Operation, mma: MmaDot) -> Tensor:
-        """Accumulate ``A @ B`` into the accumulator with ``mma.sync`` instructions."""
-        a, bm, c = (self.tensor(v) for v in op.operands)
-        (m, k), n = op.operands[0].shape, op.operands[1].shape[1]
+        """Accumulate ``A @ B`` into the accumulator with ``mma.sync`` instructions.
+
+        Staged operands are read one k step at a time, right before their
+        instructions, so only one step's fragments are live at once.
+        """
+        a, bm = self.get(op.operands[0]), self.get(op.operands[1])
+        c = self.tensor(op.operands[2])
+        self._sync_staged()
+        steps, m_tiles = _tile_counts(mma, 0)
+        _, n_tiles = _tile_counts(mma, 1)
         wm, wn = mma.params.wpc
-        k_step = mma_instr_k(mma.bits)
-        m_tiles, n_tiles = max(1, m // (16 * wm)), max(1, n // (8 * wn))
-        a_regs = {
-            (mi, ki): self._pack_fragment(a, mma, 0, (mi * 16 * wm, ki * k_step))
-            for mi in range(m_tiles)
-            for ki in range(k // k_step)
-        }
-        b_regs = {
-            (ki, ni): self._pack_fragment(bm, mma, 1, (ki * k_step, ni * 8 * wn))
-            for ki in range(k // k_step)
-            for ni in range(n_tiles)
-        }
         index = _reg_index(c.layout)
         out = list(c.vals)
-        slots = {
-            (mi, ni): [
-                index[(mi * 16 * wm + 8 * (i >> 1), ni * 8 * wn + (i & 1))] for i in range(4)
-            ]
-            for mi in range(m_tiles)
-            for ni in range(n_tiles)
-        }
-        for ki in range(k // k_step):
-            for (mi, ni), idx in slots.items():
-                acc = [out[i] for i in idx]
-                res = self._mma(mma.kind, a_regs[(mi, ki)], b_regs[(ki, ni)], acc)
-                for i, v in zip(idx, res):
-                    out[i] = v
+        for ki in range(steps):
+            a_regs = self._fragments(a, mma, 0, ki, m_tiles)
+            b_regs = self._fragments(bm, mma, 1, ki, n_tiles)
+            for mi in range(m_tiles):
+                for ni in range(n_tiles):
+                    idx = [
+                        index[(mi * 16 * wm + 8 * (i >> 1), ni * 8 * wn + (i & 1))]
+                        for i in range(4)
+                    ]
+                    res = self._mma(mma.kind, a_regs[mi], b_regs[ni], [out[i] for i in idx])
+                    for i, v in zip(idx, res):
+                        out[i] = v
         return Tensor(c.layout, out)
+
+    def _fragments(self, src, mma: MmaDot, op_idx: int, ki: int, tiles: int) -> dict[int, list]:
+        """The instruction-ready registers of k step ``ki`` for every tile of one operand."""
+        if isinstance(src, Staged):
+            regs = self.staged_fragments(src, ki, tiles)
+            if mma.kind == "tf32":
+                regs = {t: [self._to_tf32(self.b.bitcast(r, F32_T)) for r in rs]
+                        for t, rs in regs.items()}  # fmt: skip
+            return regs
+        return {t: self._pack_fragment(src, mma, op_idx, _origin(mma, op_idx, ki, t))
+                for t in range(tiles)}  # fmt: skip
 
     def _pack_fragment(self, t: Tensor, mma: MmaDot, op_idx: int, origin) -> list[ir.Value]:
         index = _reg_index(t.layout)
@@ -318,7 +372,12 @@ class MmaMixin:
             elems.append(t.vals[index[(c[0] + origin[0], c[1] + origin[1])]])
         return [self._frag_pack(elems[i : i + kw], mma.kind) for i in range(0, n, kw)]
 
+    def _to_tf32(self, v: ir.Value) -> ir.Value:
+        cvt = ir.InlineAsm(ir.FunctionType(I32, [F32_T]), "cvt.rna.tf32.f32 $0, $1;", "=r,f")
+        return self.b.call(cvt, [v])
+
     def _frag_pack(self, elems: list[ir.Value], kind: str) -> ir.Value:
+        """Pack ``32 / bits`` elements into one register (tf32: rounded; ``raw``: bits only)."""
         b = self.b
         if kind == "f16":
             vec = ir.Constant(ir.VectorType(F16_T, 2), None)
@@ -326,8 +385,9 @@ class MmaMixin:
                 vec = b.insert_element(vec, v, _c(i))
             return b.bitcast(vec, I32)
         if kind == "tf32":
-            cvt = ir.InlineAsm(ir.FunctionType(I32, [F32_T]), "cvt.rna.tf32.f32 $0, $1;", "=r,f")
-            return b.call(cvt, elems)
+            return self._to_tf32(elems[0])
+        if elems[0].type == F32_T:
+            return b.bitcast(elems[0], I32)
         width = elems[0].type.width
         out: ir.Value = _c(0)
         for i, v in enumerate(elems):
@@ -347,6 +407,25 @@ class MmaMixin:
         fnty = ir.FunctionType(ir.LiteralStructType([acc_t] * 4), [I32] * 6 + [acc_t] * 4)
         res = b.call(ir.InlineAsm(fnty, asm, cons), [*a, *bv, *acc])
         return [b.extract_value(res, i) for i in range(4)]
+
+
+def _tile_counts(mma: MmaDot, op_idx: int) -> tuple[int, int]:
+    """``(k steps, m16 tiles per warp)`` for A, ``(k steps, n8 tiles per warp)`` for B."""
+    layout = mma.a if op_idx == 0 else mma.b
+    k = layout.shape[1] if op_idx == 0 else layout.shape[0]
+    wm, wn = mma.params.wpc
+    if op_idx == 0:
+        return k // mma_instr_k(mma.bits), max(1, layout.shape[0] // (16 * wm))
+    return k // mma_instr_k(mma.bits), max(1, layout.shape[1] // (8 * wn))
+
+
+def _origin(mma: MmaDot, op_idx: int, ki: int, tile: int) -> tuple[int, int]:
+    """Register-part coordinate of k step ``ki``, tile ``tile`` of an operand."""
+    k_step = mma_instr_k(mma.bits)
+    wm, wn = mma.params.wpc
+    if op_idx == 0:
+        return (tile * 16 * wm, ki * k_step)
+    return (ki * k_step, tile * 8 * wn)
 
 
 def mma_element(kind: str) -> ScalarType:

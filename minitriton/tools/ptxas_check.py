@@ -34,14 +34,17 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
-from minitriton.backend.compiler import compile_ir
+from minitriton.backend.compiler import SUPPORTED_ARCHS, compile_ir
 from minitriton.diagnostics import CompileError
 from minitriton.ir.parser import parse_module
 
 ROOT = Path(__file__).resolve().parents[2]
 DEFAULT_DIRS = [ROOT / "tests" / "backend" / "kernels"]
 E2E_TESTS = ROOT / "tests" / "e2e"
-ARCHS = ("sm_90", "sm_80")
+#: The arch matrix: kernels with a ``tt.dot`` are checked for every arch (each takes its
+#: own dot path: FMA on sm_75, mma.sync from sm_80), the others for a subset.
+ARCHS = SUPPORTED_ARCHS
+NON_DOT_ARCHS = ("sm_75", "sm_80", "sm_90a")
 _WARPS = re.compile(r"//\s*num_warps:\s*(\d+)")
 _MAXNTID = re.compile(r"\.maxntid\s+(\d+)")
 _DUMPED_IR = "*-ir-opt.txt"
@@ -137,13 +140,18 @@ def check_one(kernel: Kernel, arch: str, ptxas: str, workdir: str) -> tuple[bool
     return True, detail
 
 
+def archs_for(kernel: Kernel) -> tuple[str, ...]:
+    """The targets ``kernel`` is checked for: all of them when it has a dot."""
+    return ARCHS if "tt.dot(" in kernel.text else NON_DOT_ARCHS
+
+
 def check_all(kernels: list[Kernel], ptxas: str, workdir: str) -> list[tuple[str, ...]]:
     """``(name, arch, status, detail)`` for every kernel and target.
 
     LLVM compiles under a lock, one kernel at a time; ptxas runs as a
     separate process, so a few threads overlap the two.
     """
-    jobs = [(k, arch) for k in kernels for arch in ARCHS]
+    jobs = [(k, arch) for k in kernels for arch in archs_for(k)]
 
     def run(job: tuple[Kernel, str]) -> tuple[str, ...]:
         kernel, arch = job
