@@ -6,8 +6,9 @@ keeps one LLVM value per register (:class:`~minitriton.backend.lltypes.Tensor`)
 and elementwise ops are unrolled over them. Scalars are computed by every
 thread (they are uniform). Memory ops live in
 :mod:`~minitriton.backend.lower_memory`; ops that move data between threads
-(layout conversions, reductions, scans, sorts, dot, print) in
-:mod:`~minitriton.backend.lower_collective`; math functions in
+(layout conversions, reductions, scans, sorts, the FMA dot, print) in
+:mod:`~minitriton.backend.lower_collective`; tensor-core dots in
+:mod:`~minitriton.backend.lower_mma`; math functions in
 :mod:`~minitriton.backend.mathlib`.
 
 Every instruction carries a ``!dbg`` location pointing at the kernel source

@@ -20,17 +20,19 @@ right after the operand's definition when that lies outside the dot's loop
 conversions through a swizzled shared-memory tile and ``ldmatrix``
 (:mod:`minitriton.backend.lower_mma`).
 
-Before (``ttgir`` of a 64x64x32 fp16 dot, 4 warps)::
+The ``ttgir`` of a 64x64x32 fp16 dot in a K loop, 4 warps (``tests/kernels/dot_kernels.py``;
+long lines cut)::
 
-    %a = tt.load(%ap) {layout = "blocked<spt=[1, 8], tpw=[4, 8], wpc=[4, 1], order=[1, 0]>"}
-    %d = tt.dot(%a, %b, %acc) ...
+    %a = tt.load(...) {layout = "blocked<spt=[1, 8], tpw=[8, 4], wpc=[4, 1], order=[1, 0]>"}
+    %b = tt.load(...) {layout = "blocked<spt=[1, 8], tpw=[4, 8], wpc=[4, 1], order=[1, 0]>"}
+    %56 = ttg.convert_layout(%a) {layout = "dot_op<opIdx=0, parent=nvidia_mma<versionMajor=2,
+          warpsPerCTA=[2, 2], instrShape=[16, 8]>, kWidth=2>"} : tensor<64x32xf16>
+    %57 = ttg.convert_layout(%b) {layout = "dot_op<opIdx=1, parent=nvidia_mma<...>, kWidth=2>"}
+    %acc_3 = tt.dot(%56, %57, %acc_2) {input_precision = "tf32",
+          layout = "nvidia_mma<versionMajor=2, warpsPerCTA=[2, 2], instrShape=[16, 8]>"}
 
-After::
-
-    %0 = ttg.convert_layout(%a) {layout = "dot_op<opIdx=0, parent=nvidia_mma<versionMajor=2,
-         warpsPerCTA=[2, 2], instrShape=[16, 8]>, kWidth=2>"}
-    %1 = ttg.convert_layout(%b) {layout = "dot_op<opIdx=1, ...>"}
-    %d = tt.dot(%0, %1, %acc) {layout = "nvidia_mma<versionMajor=2, warpsPerCTA=[2, 2], ...>"}
+The loop-carried accumulator stays in the ``nvidia_mma`` layout across
+iterations; the store after the loop writes from it directly.
 """
 
 from __future__ import annotations

@@ -146,3 +146,31 @@ def test_swizzle_makes_ldmatrix_conflict_free(cols, eb):
 def test_unswizzled_rows_would_conflict():
     # The check above can fail: without the XOR, 128-byte rows share their bank group.
     assert len({(r * 128) // 16 % 8 for r in range(8)}) == 1
+
+
+@pytest.mark.parametrize("arch", ["sm_75", "sm_86", "sm_89", "sm_90a", "sm_100", "sm_120"])
+def test_each_arch_gets_its_best_dot_path(arch, tmp_path):
+    k = dot("fp16", arch=arch)
+    assert f".target {arch}" in k.ptx
+    assert ("mma.sync" in k.ptx) == (arch != "sm_75")  # sm_75: FMA dots
+    assemble(k, tmp_path)
+
+
+def test_sm75_rounds_bf16_in_software(tmp_path):
+    from minitriton.ir.parser import parse_module
+
+    path = ROOT / "tests" / "backend" / "kernels" / "elementwise.ir"
+    module = parse_module(path.read_text(), str(path))
+    assert "cvt.rn.bf16.f32" in compile_ir(module, "sm_80").ptx
+    k = compile_ir(module, "sm_75")
+    assert "cvt.rn.bf16.f32" not in k.ptx and ".bf16" not in k.ptx
+    assemble(k, tmp_path)
+
+
+def test_ptxas_check_runs_dot_kernels_on_every_arch():
+    from minitriton.tools.ptxas_check import ARCHS, NON_DOT_ARCHS, Kernel, archs_for
+
+    assert ARCHS == ("sm_75", "sm_80", "sm_86", "sm_89", "sm_90a", "sm_100", "sm_120")
+    dot_k = Kernel("d", ROOT, "%c = tt.dot(%a, %b, %acc)", 4)
+    other = Kernel("v", ROOT, "%c = arith.add(%a, %b)", 4)
+    assert archs_for(dot_k) == ARCHS and archs_for(other) == NON_DOT_ARCHS
