@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from llvmlite import ir
 
 from minitriton.backend.layouts import Layout, _combine, _fragment, mma_instr_k
-from minitriton.backend.lltypes import F16_T, F32_T, I8, I16, I32, I64, Tensor, byte_size, ll_type
+from minitriton.backend.lltypes import F16_T, F32_T, I8, I16, I32, Tensor, byte_size, ll_type
 from minitriton.backend.mma_plan import MmaDot
 from minitriton.ir.core import Operation, use_counts
 from minitriton.ir.types import BF16, F16, F32, ScalarType
@@ -240,15 +240,25 @@ class MmaMixin:
         j1 = self.cached("ldm_j1", lambda b: b.lshr(self.lane, _c(4)))
         return r, j0, j1
 
-    def _ldmatrix(self, staged: Staged, row: ir.Value, col: ir.Value, n: int, trans: bool):
+    def _ldmatrix(self, staged: Staged, at: tuple, n: int, trans: bool) -> list[ir.Value]:
+        """``ldmatrix.x{n}`` from the lane's ``(row, col, whole rows to add)`` in the tile.
+
+        The rows added are a multiple of 8 (a whole swizzle period), so they do
+        not change the phase: they become the instruction's immediate offset
+        and tiles that differ only in them share one address register.
+        """
+        row, col, more_rows = at
+        assert more_rows % 8 == 0
         b = self.b
-        off = b.add(staged.tile.emit_offset(b, row, col), _c(staged.base))
-        ptr = b.ptrtoint(b.gep(self.smem, [off], source_etype=I8), I64)
+        off = staged.tile.emit_offset(b, row, col)
+        imm = staged.base + more_rows * staged.tile.cols * staged.tile.eb
+        # A 32-bit shared-window address: half the registers of a 64-bit one.
+        ptr = b.ptrtoint(b.gep(self.smem, [off], source_etype=I8), I32)
         outs = ", ".join(f"${i}" for i in range(n))
         shape = f"x{n}.trans" if trans else f"x{n}"
-        asm = f"ldmatrix.sync.aligned.m8n8.{shape}.shared.b16 {{{outs}}}, [${n}];"
+        asm = f"ldmatrix.sync.aligned.m8n8.{shape}.shared.b16 {{{outs}}}, [${n}+{imm}];"
         ret = ir.LiteralStructType([I32] * n)
-        fn = ir.InlineAsm(ir.FunctionType(ret, [I64]), asm, ",".join(["=r"] * n + ["l"]), True)
+        fn = ir.InlineAsm(ir.FunctionType(ret, [I32]), asm, ",".join(["=r"] * n + ["r"]), True)
         res = b.call(fn, [ptr])
         return [b.extract_value(res, i) for i in range(n)]
 
@@ -259,9 +269,8 @@ class MmaMixin:
         b = self.b
         lane_row = b.add(b.add(self.warp_offset(mma.a, 0), r), b.mul(j0, _c(8)))
         row0, col0 = _origin(mma, 0, ki, mi)
-        row = b.add(lane_row, _c(row0))
         col = b.add(b.mul(j1, _c(staged.tile.unit)), _c(col0))
-        return self._ldmatrix(staged, row, col, 4, False)
+        return self._ldmatrix(staged, (lane_row, col, row0), 4, False)
 
     def _ldmatrix_b(self, staged: Staged, ki: int, tiles: int) -> dict[int, list]:
         # .trans: matrix j holds k rows 8 (j & 1) of the k16 step for n8 tile ni + (j >> 1).
@@ -269,14 +278,14 @@ class MmaMixin:
         wn = mma.params.wpc[1]
         r, j0, j1 = self._ldmatrix_lane()
         b = self.b
-        row = b.add(b.add(r, b.mul(j0, _c(8))), _c(ki * 16))
+        row = b.add(r, b.mul(j0, _c(8)))
         out = {}
         for ni in range(0, tiles, 2):
             pair = ni + 1 < tiles
             col = b.add(self.warp_offset(mma.b, 1), _c(ni * 8 * wn))
             if pair:
                 col = b.add(col, b.mul(j1, _c(8 * wn)))
-            regs = self._ldmatrix(staged, row, col, 4 if pair else 2, True)
+            regs = self._ldmatrix(staged, (row, col, ki * 16), 4 if pair else 2, True)
             out[ni] = regs[:2]
             if pair:
                 out[ni + 1] = regs[2:]
