@@ -174,3 +174,10 @@ def test_ptxas_check_runs_dot_kernels_on_every_arch():
     dot_k = Kernel("d", ROOT, "%c = tt.dot(%a, %b, %acc)", 4)
     other = Kernel("v", ROOT, "%c = arith.add(%a, %b)", 4)
     assert archs_for(dot_k) == ARCHS and archs_for(other) == NON_DOT_ARCHS
+
+
+def test_ttgir_goldens(golden):
+    # The layouts of a matmul and of an attention kernel on sm_80, as the ttgir dump shows them.
+    golden(dot("fp16").ttgir, "dot_fp16_64x64x32_sm80.ttgir")
+    sig = "*fp16:16, *fp16:16, *fp16:16, *fp32:16, i32:16, 64, 64, 64"
+    golden(build(dot_kernels.chained_dot_kernel, sig).ttgir, "chained_dot_64_sm80.ttgir")
