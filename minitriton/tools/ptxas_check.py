@@ -11,8 +11,10 @@ Kernels checked:
 * any files or directories given on the command line: ``.ir`` files, or
   folders holding either (a ``MINITRITON_DUMP_DIR`` from another run, say).
 
-Each kernel's IR is compiled to PTX for each target (``sm_90`` and ``sm_80``)
-and assembled with ``ptxas -arch=<target>``. A dumped kernel keeps the warps it
+Each kernel's IR is compiled to PTX for each target and assembled with
+``ptxas -arch=<target>``: kernels with a ``tt.dot`` for the whole arch matrix
+(sm_75, sm_80, sm_86, sm_89, sm_90a, sm_100 and sm_120, each taking its own
+dot path), the others for sm_75, sm_80 and sm_90a. A dumped kernel keeps the warps it
 was compiled with (read from its PTX's ``.maxntid``). The exit status is
 non-zero if any compilation or assembly fails; a summary table is printed
 last. Without ``ptxas`` on ``PATH`` (or ``$PTXAS``) the check is skipped
