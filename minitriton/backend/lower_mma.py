@@ -19,6 +19,13 @@ Two lowerings, for the ops :mod:`minitriton.backend.mma_plan` set up:
   int32 accumulators) as inline PTX. Fragment registers pack ``32 / bits``
   K-consecutive elements each.
 
+When the conversion feeds the dot right after it (the usual case: a tile
+loaded in a loop), it only writes the tile and the dot reads the fragments
+of one k step at a time, right before their instructions: A and B share one
+barrier pair per iteration (A's tile at offset 0, B's after it), and only one
+step's fragments are live. A conversion used elsewhere too, or hoisted out
+of the loop (attention's ``q``), reads all its fragments into registers.
+
 The registers of a dot-operand layout are in fragment order (see the
 layouts' docstring), so fragment element ``e`` of tile ``(i, j)`` is the
 register whose coordinate is the fragment's ``e``-th plus the tile origin.
