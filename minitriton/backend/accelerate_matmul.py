@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from enum import Enum
 
+from minitriton.backend.mma_plan import mma_v2_kind
 from minitriton.ir.core import Operation
 
 
@@ -35,4 +36,6 @@ def arch_number(arch: str) -> int:
 
 def dot_path(op: Operation, arch: str, num_warps: int) -> DotPath:
     """The path ``op`` (a ``tt.dot``) takes on ``arch`` with ``num_warps`` warps."""
+    if arch_number(arch) >= 80 and mma_v2_kind(op) is not None:
+        return DotPath.MMA_V2
     return DotPath.FMA

@@ -6,8 +6,9 @@ keeps one LLVM value per register (:class:`~minitriton.backend.lltypes.Tensor`)
 and elementwise ops are unrolled over them. Scalars are computed by every
 thread (they are uniform). Memory ops live in
 :mod:`~minitriton.backend.lower_memory`; ops that move data between threads
-(layout conversions, reductions, scans, sorts, dot, print) in
-:mod:`~minitriton.backend.lower_collective`; math functions in
+(layout conversions, reductions, scans, sorts, the FMA dot, print) in
+:mod:`~minitriton.backend.lower_collective`; tensor-core dots in
+:mod:`~minitriton.backend.lower_mma`; math functions in
 :mod:`~minitriton.backend.mathlib`.
 
 Every instruction carries a ``!dbg`` location pointing at the kernel source
@@ -22,6 +23,7 @@ from collections.abc import Callable
 
 from llvmlite import ir
 
+from minitriton.backend.accelerate_matmul import arch_number
 from minitriton.backend.axis import AxisAnalysis
 from minitriton.backend.layouts import Layout
 from minitriton.backend.lltypes import (
@@ -40,6 +42,7 @@ from minitriton.backend.lltypes import (
 )
 from minitriton.backend.lower_collective import CollectiveMixin
 from minitriton.backend.lower_memory import MemoryMixin
+from minitriton.backend.lower_mma import MmaMixin
 from minitriton.backend.mathlib import MathMixin
 from minitriton.backend.prepare import LayoutPlan
 from minitriton.diagnostics import Location, error
@@ -70,7 +73,7 @@ _ICMP = {"eq": "==", "ne": "!=", "lt": "<", "le": "<=", "gt": ">", "ge": ">="}
 _SREG = ("x", "y", "z")
 
 
-class Codegen(MathMixin, MemoryMixin, CollectiveMixin):
+class Codegen(MmaMixin, MathMixin, MemoryMixin, CollectiveMixin):
     """Builds the LLVM module of one prepared kernel (see the module docstring)."""
 
     def __init__(
@@ -473,6 +476,8 @@ class Codegen(MathMixin, MemoryMixin, CollectiveMixin):
         """Round an f32 to float type ``st`` (nearest even)."""
         bld = self.b
         if st == BF16:
+            if arch_number(self.arch) < 80:
+                return self._bf16_in_software(v)
             fty = ir.FunctionType(I16, [F32_T])
             return bld.call(ir.InlineAsm(fty, "cvt.rn.bf16.f32 $0, $1;", "=h,f"), [v])
         if st == F32:
@@ -480,6 +485,16 @@ class Codegen(MathMixin, MemoryMixin, CollectiveMixin):
         if st.bitwidth < 32:
             return bld.fptrunc(v, ll_type(st))
         return bld.fpext(v, ll_type(st))
+
+    def _bf16_in_software(self, v: ir.Value) -> ir.Value:
+        """f32 -> bf16 bits, to nearest even (sm_75 has no ``cvt.rn.bf16.f32``); NaN stays NaN."""
+        bld = self.b
+        bits = bld.bitcast(v, I32)
+        odd = bld.and_(bld.lshr(bits, ir.Constant(I32, 16)), ir.Constant(I32, 1))
+        rounded = bld.add(bits, bld.add(ir.Constant(I32, 0x7FFF), odd))
+        top = bld.trunc(bld.lshr(rounded, ir.Constant(I32, 16)), I16)
+        is_nan = bld.fcmp_unordered("uno", v, v)
+        return bld.select(is_nan, ir.Constant(I16, 0x7FC0), top)
 
     def cast(self, src: ElemLike, dst: ElemLike, v: ir.Value) -> ir.Value:
         """Convert ``v`` from type ``src`` to ``dst`` (see ``arith.cast``)."""

@@ -25,10 +25,12 @@ from minitriton.ir.types import PointerType
 from minitriton.ir.verifier import verify_module
 
 #: Bump when the generated code changes: it is part of every cache key.
-COMPILER_VERSION = "minitriton-ptx-1"
+COMPILER_VERSION = "minitriton-ptx-2"
 TRIPLE = "nvptx64-nvidia-cuda"
-#: Tested targets; any ``sm_XY`` with XY >= 80 is accepted (bf16 conversions need sm_80).
-SUPPORTED_ARCHS = ("sm_80", "sm_86", "sm_89", "sm_90")
+#: Targets that ``python -m minitriton.tools.ptxas_check`` assembles every kernel for; any
+#: ``sm_XY`` with XY >= 75 is accepted. sm_75 has no tensor-core path (FMA dots) and converts
+#: to bf16 in software.
+SUPPORTED_ARCHS = ("sm_75", "sm_80", "sm_86", "sm_89", "sm_90a", "sm_100", "sm_120")
 _LOCK = threading.Lock()
 
 
@@ -62,8 +64,9 @@ def _init_llvm() -> None:
 def _target_machine(arch: str) -> llvm.TargetMachine:
     _init_llvm()
     target = llvm.Target.from_triple(TRIPLE)
-    # The oldest PTX ISA that knows the arch (sm_100 needs PTX 8.6).
-    ptx = "+ptx86" if int(arch[3:].rstrip("a")) >= 100 else "+ptx80"
+    # The oldest PTX ISA that knows the arch (sm_100 needs PTX 8.6, sm_120 PTX 8.7).
+    number = int(arch[3:].rstrip("a"))
+    ptx = "+ptx87" if number >= 120 else "+ptx86" if number >= 100 else "+ptx80"
     return target.create_target_machine(cpu=arch, features=ptx, opt=3)
 
 
@@ -83,8 +86,8 @@ def ir_text(module: Module) -> str:
 
 def compile_ir(module: Module, arch: str = "sm_90", num_warps: int = 4) -> CompiledKernel:
     """Compile ``module``'s kernel to PTX for ``arch`` with ``num_warps`` warps per program."""
-    if not re.fullmatch(r"sm_\d+a?", arch) or int(arch[3:].rstrip("a")) < 80:
-        raise ValueError(f"unsupported arch {arch!r}: the GPU backend needs sm_80 or newer")
+    if not re.fullmatch(r"sm_\d+a?", arch) or int(arch[3:].rstrip("a")) < 75:
+        raise ValueError(f"unsupported arch {arch!r}: the GPU backend needs sm_75 or newer")
     if num_warps not in (1, 2, 4, 8, 16, 32):
         raise ValueError(f"num_warps must be a power of two in 1..32, got {num_warps}")
     verify_module(module)

@@ -253,3 +253,138 @@ def _with_dim(shape: tuple[int, ...], dim: int, size: int) -> tuple[int, ...]:
 def fits_shape(layout: Layout, shape: tuple[int, ...]) -> bool:
     """True when ``layout`` was made for ``shape``."""
     return layout.shape == tuple(shape)
+
+
+# ------------------------------------------------------------------ mma_v2, dot_operand
+#
+# The tensor-core layouts of ``mma.sync`` (sm_80 and later). One warp computes
+# an m16n8 accumulator tile per instruction; ``wpc = [wm, wn]`` warps tile the
+# block (warp id = n index + wn * m index, N fastest, as Triton's row-major
+# warp order), and the CTA tile of ``16 wm x 8 wn`` repeats over the block in
+# registers (N first, then M). In each m16n8 tile, with ``g = lane / 4`` and
+# ``t = lane % 4``, the PTX ISA gives register ``c_i`` the element
+# ``(g + 8 (i >> 1), 2 t + (i & 1))``.
+#
+# The operands of one instruction are fragments of the A tile (m16 x kI) and
+# the B tile (kI x n8), with kI = 256 bits / element bits (16 for fp16 and
+# bf16, 8 for tf32, 32 for int8). Each thread holds ``kWidth = 32 / bits``
+# consecutive K elements per 32-bit register. The operand layouts follow the
+# accumulator's warps: A is spread over the ``wm`` warps and replicated over
+# ``wn``, B the other way round. Their repetitions go along K first, so the
+# accumulator of an m x 16 tile *is* the A fragment of an m x k16 tile for
+# 16-bit types (the register bases coincide), which lets an attention
+# kernel's P feed the second dot without moving.
+
+
+@dataclass(frozen=True)
+class MmaParams:
+    """``nvidia_mma<versionMajor=2, warpsPerCTA=[wm, wn], instrShape=[16, 8]>``."""
+
+    wpc: tuple[int, int]
+
+    def __str__(self) -> str:
+        return f"nvidia_mma<versionMajor=2, warpsPerCTA={_fmt(self.wpc)}, instrShape=[16, 8]>"
+
+
+def mma_instr_k(bits: int) -> int:
+    """K of one ``mma.sync`` for operands of ``bits`` bits: m16n8k16, m16n8k8 (tf32), m16n8k32."""
+    return 256 // bits
+
+
+def _repeat(bases: list[Coord], shape: tuple[int, ...], tile: tuple[int, ...], order) -> list:
+    """Append register bases repeating ``tile`` over ``shape``, dims in ``order``."""
+    for d in order:
+        value = tile[d]
+        while value < shape[d]:
+            bases.append(_unit(2, d, value))
+            value *= 2
+    return bases
+
+
+def _warp_bases(params: MmaParams, shape, along: tuple[bool, bool], tile) -> list[Coord]:
+    """Warp bases: N index bits first, then M; a dim not in ``along`` (or full) replicates."""
+    wm, wn = params.wpc
+    out = []
+    for d, count in ((1, wn), (0, wm)):
+        value = tile[d]
+        while value < tile[d] * count:
+            ok = along[d] and value < shape[d]
+            out.append(_unit(2, d, value) if ok else (0, 0))
+            value *= 2
+    return out
+
+
+def _clip(bases: list[Coord], shape: tuple[int, ...]) -> tuple[Coord, ...]:
+    return tuple(b if all(v < s for v, s in zip(b, shape)) else (0, 0) for b in bases)
+
+
+_ACC_LANES = ((0, 2), (0, 4), (1, 0), (2, 0), (4, 0))
+
+
+def mma_layout(params: MmaParams, shape: tuple[int, int]) -> Layout:
+    """The accumulator layout of an ``[M, N]`` dot result (fp32 or int32)."""
+    regs = [(0, 1), (8, 0)]
+    regs = _repeat(regs, shape, (16 * params.wpc[0], 8 * params.wpc[1]), (1, 0))
+    warps = _warp_bases(params, shape, (True, True), (16, 8))
+    regs = [b for b in _clip(regs, shape) if any(b)]
+    return Layout(
+        tuple(shape), tuple(regs), _clip(list(_ACC_LANES), shape), tuple(warps), str(params)
+    )
+
+
+def _fragment(op_idx: int, bits: int) -> tuple[list[Coord], list[Coord]]:
+    """Register and lane bases of one operand fragment, as ``(row, col)`` of A or ``(k, n)`` of B.
+
+    From the PTX ISA's fragment tables (``g = lane / 4``, ``t = lane % 4``):
+
+    * 16-bit A (m16k16): ``a_i`` at ``(g + 8 ((i >> 1) & 1), 2 t + (i & 1) + 8 (i >> 2))``;
+      B (k16n8): ``b_i`` at ``(2 t + (i & 1) + 8 (i >> 1), g)``;
+    * tf32 A (m16k8): ``a_i`` at ``(g + 8 (i & 1), t + 4 (i >> 1))``;
+      B: ``b_i`` at ``(t + 4 i, g)``;
+    * int8 A (m16k32): ``a_i`` at ``(g + 8 ((i >> 2) & 1), 4 t + (i & 3) + 16 (i >> 3))``;
+      B (k32n8): ``b_i`` at ``(4 t + (i & 3) + 16 (i >> 2), g)``.
+    """
+    kw = 32 // bits  # consecutive K elements in one 32-bit register
+    k_in = [1 << i for i in range(kw.bit_length() - 1)]
+    k_lanes = [kw, 2 * kw]
+    if op_idx == 0:
+        regs = [(0, k) for k in k_in] + [(8, 0), (0, 4 * kw)]
+        lanes = [(0, k) for k in k_lanes] + [(1, 0), (2, 0), (4, 0)]
+    else:
+        regs = [(k, 0) for k in k_in] + [(4 * kw, 0)]
+        lanes = [(k, 0) for k in k_lanes] + [(0, 1), (0, 2), (0, 4)]
+    return regs, lanes
+
+
+def dot_operand_layout(params: MmaParams, op_idx: int, bits: int, shape: tuple[int, int]) -> Layout:
+    """The layout of operand ``op_idx`` (0: A ``[M, K]``, 1: B ``[K, N]``) of an mma_v2 dot."""
+    regs, lanes = _fragment(op_idx, bits)
+    k_tile = mma_instr_k(bits)
+    wm, wn = params.wpc
+    if op_idx == 0:
+        tile, order, along, warp_tile = (16 * wm, k_tile), (1, 0), (True, False), (16, k_tile)
+    else:
+        tile, order, along, warp_tile = (k_tile, 8 * wn), (0, 1), (False, True), (k_tile, 8)
+    regs = _repeat(regs, shape, tile, order)
+    warps = _warp_bases(params, shape, along, warp_tile)
+    regs = [b for b in _clip(regs, shape) if any(b)]
+    desc = f"dot_op<opIdx={op_idx}, parent={params}, kWidth={32 // bits}>"
+    return Layout(tuple(shape), tuple(regs), _clip(lanes, shape), tuple(warps), desc)
+
+
+def mma_warps(shape: tuple[int, int], num_warps: int, chained: bool) -> tuple[int, int]:
+    """Triton's ``warpsPerTile`` for mma_v2: warps over M and N.
+
+    A dot whose result feeds another dot (attention) puts every warp along M,
+    so its accumulator can become the next dot's A operand in registers.
+    """
+    m, n = shape
+    if chained:
+        return (num_warps, 1)
+    wm, wn = 1, 1
+    while wm * wn < num_warps:
+        if m // 16 // wm >= n // 16 // wn and wm < m // 16:
+            wm *= 2
+        else:
+            wn *= 2
+    return (wm, wn)

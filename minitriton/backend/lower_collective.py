@@ -9,9 +9,12 @@
 * ``tt.scan``: Hillis–Steele rounds through shared memory (log2(n) rounds,
   earlier elements always the left operand);
 * ``tt.sort``: a bitonic network through shared memory;
-* ``tt.dot``: operands staged in shared memory, each thread accumulating its
-  own results with FMAs in a loop over K (exact fp32 products: this backend
-  does not round to TF32 as Triton's default ``input_precision`` does);
+* ``tt.dot`` on the FMA path (sm_75, ``input_precision="ieee"`` or
+  ``"tf32x3"``, fp16 accumulators, shapes that fit no tensor-core
+  instruction; see :mod:`~minitriton.backend.accelerate_matmul`): operands
+  staged in shared memory, each thread accumulating its own results with
+  FMAs in a loop over K (exact fp32 products). The tensor-core path is in
+  :mod:`~minitriton.backend.lower_mma`;
 * ``tt.print``: the block is gathered in shared memory and thread 0 prints
   every element with ``vprintf`` — once per program, unlike Triton, which
   prints once per thread holding a value;

@@ -22,6 +22,7 @@ from collections.abc import Callable
 
 from llvmlite import ir
 
+from minitriton.backend.accelerate_matmul import arch_number
 from minitriton.backend.layouts import Layout
 from minitriton.backend.lltypes import I1, I8, I16, I32, Tensor, byte_size, mem_type
 from minitriton.diagnostics import error
@@ -294,7 +295,7 @@ class MemoryMixin:
         if kind == "add" and st == F16:
             return "noftz.f16"
         if kind == "add" and st == BF16:
-            if self.arch < "sm_90":
+            if arch_number(self.arch) < 90:
                 raise error(op.loc, "atomic add on bf16 needs sm_90")
             return "noftz.bf16"
         if kind == "add" and st.is_float():

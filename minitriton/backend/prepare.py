@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from minitriton.backend.accelerate_matmul import DotPath, dot_path
 from minitriton.backend.layouts import (
     Layout,
     blocked,
@@ -24,6 +25,13 @@ from minitriton.backend.layouts import (
     restrict,
     slice_layout,
     squeeze_layout,
+)
+from minitriton.backend.mma_plan import (
+    MmaDot,
+    hoisted_before,
+    mma_v2_kind,
+    natural_layouts,
+    plan_mma_dots,
 )
 from minitriton.diagnostics import Location, error
 from minitriton.ir.core import Block, Operation, Region, Value, register_op, replace_all_uses
@@ -169,6 +177,20 @@ class LayoutPlan:
         self.layout_of: dict[int, Layout] = {}
         self._defaults: dict[tuple[int, ...], Layout] = {}
         self._converts: dict[tuple[int, Layout, int], Value] = {}
+        #: mma_v2 dots by ``id(op)``, and the conversions feeding them their operands.
+        self.mma: dict[int, MmaDot] = {}
+        self.dot_operands: dict[int, tuple[MmaDot, int]] = {}
+
+    def seed_mma(self) -> None:
+        """Plan the tensor-core dots; their accumulators' layouts flow forwards (see mma_plan)."""
+        kinds = {
+            id(op): mma_v2_kind(op)
+            for op in self.func.walk()
+            if op.name == "tt.dot" and dot_path(op, self.arch, self.num_warps) is DotPath.MMA_V2
+        }
+        if kinds:
+            self.mma = plan_mma_dots(self.func, kinds, self.num_warps)
+            self.want.update(natural_layouts(self.func, self.mma))
 
     # -- helpers --------------------------------------------------------
     def default(self, shape: tuple[int, ...]) -> Layout:
@@ -234,7 +256,8 @@ class LayoutPlan:
         a, b, acc = op.operands
         self.demand(a, self.default(a.shape))
         self.demand(b, self.default(b.shape))
-        self.demand(acc, self.wanted(op.result))
+        mma = self.mma.get(id(op))
+        self.demand(acc, mma.acc if mma else self.wanted(op.result))
 
     def _carried(self, op: Operation) -> list[Layout | None]:
         layouts = [self.wanted(r) if _is_block(r) else None for r in op.results]
@@ -411,9 +434,26 @@ class LayoutPlan:
     _fwd_tt_trans = _fwd_tt_reshape
 
     def _fwd_tt_dot(self, op: Operation) -> None:
+        mma = self.mma.get(id(op))
+        if mma is not None:
+            self._fwd_mma_dot(op, mma)
+            return
         layout = self.wanted(op.result)
         self.ensure(op, 2, layout)
         self.set(op.results, [layout])
+
+    def _fwd_mma_dot(self, op: Operation, mma: MmaDot) -> None:
+        for i, layout in enumerate((mma.a, mma.b)):
+            v = op.operands[i]
+            if self.of(v) == layout:
+                continue
+            before = op if self.can_remat(v, layout) else hoisted_before(v, op)
+            new = self._remat(v, layout, before, 0) or self._convert(v, layout, before)
+            op.operands[i] = new
+            if isinstance(getattr(new, "owner", None), ConvertLayoutOp):
+                self.dot_operands[id(new)] = (mma, i)
+        self.ensure(op, 2, mma.acc)
+        self.set(op.results, [mma.acc])
 
     def _fwd_yield(self, region: Region, layouts: list[Layout | None], skip: int = 0) -> None:
         self.fwd_block(region.block)
@@ -462,6 +502,7 @@ class LayoutPlan:
 def assign_layouts(func: FuncOp, num_warps: int, arch: str = "sm_90") -> LayoutPlan:
     """Choose layouts for ``func`` (in place: conversions and ``layout`` attributes)."""
     plan = LayoutPlan(func, num_warps, arch)
+    plan.seed_mma()
     plan.back_block(func.body.block)
     plan.set(func.body.args, [None] * len(func.body.args))
     plan.fwd_block(func.body.block)

@@ -11,8 +11,10 @@ Kernels checked:
 * any files or directories given on the command line: ``.ir`` files, or
   folders holding either (a ``MINITRITON_DUMP_DIR`` from another run, say).
 
-Each kernel's IR is compiled to PTX for each target (``sm_90`` and ``sm_80``)
-and assembled with ``ptxas -arch=<target>``. A dumped kernel keeps the warps it
+Each kernel's IR is compiled to PTX for each target and assembled with
+``ptxas -arch=<target>``: kernels with a ``tt.dot`` for the whole arch matrix
+(sm_75, sm_80, sm_86, sm_89, sm_90a, sm_100 and sm_120, each taking its own
+dot path), the others for sm_75, sm_80 and sm_90a. A dumped kernel keeps the warps it
 was compiled with (read from its PTX's ``.maxntid``). The exit status is
 non-zero if any compilation or assembly fails; a summary table is printed
 last. Without ``ptxas`` on ``PATH`` (or ``$PTXAS``) the check is skipped
@@ -34,14 +36,17 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
-from minitriton.backend.compiler import compile_ir
+from minitriton.backend.compiler import SUPPORTED_ARCHS, compile_ir
 from minitriton.diagnostics import CompileError
 from minitriton.ir.parser import parse_module
 
 ROOT = Path(__file__).resolve().parents[2]
 DEFAULT_DIRS = [ROOT / "tests" / "backend" / "kernels"]
 E2E_TESTS = ROOT / "tests" / "e2e"
-ARCHS = ("sm_90", "sm_80")
+#: The arch matrix: kernels with a ``tt.dot`` are checked for every arch (each takes its
+#: own dot path: FMA on sm_75, mma.sync from sm_80), the others for a subset.
+ARCHS = SUPPORTED_ARCHS
+NON_DOT_ARCHS = ("sm_75", "sm_80", "sm_90a")
 _WARPS = re.compile(r"//\s*num_warps:\s*(\d+)")
 _MAXNTID = re.compile(r"\.maxntid\s+(\d+)")
 _DUMPED_IR = "*-ir-opt.txt"
@@ -137,13 +142,18 @@ def check_one(kernel: Kernel, arch: str, ptxas: str, workdir: str) -> tuple[bool
     return True, detail
 
 
+def archs_for(kernel: Kernel) -> tuple[str, ...]:
+    """The targets ``kernel`` is checked for: all of them when it has a dot."""
+    return ARCHS if "tt.dot(" in kernel.text else NON_DOT_ARCHS
+
+
 def check_all(kernels: list[Kernel], ptxas: str, workdir: str) -> list[tuple[str, ...]]:
     """``(name, arch, status, detail)`` for every kernel and target.
 
     LLVM compiles under a lock, one kernel at a time; ptxas runs as a
     separate process, so a few threads overlap the two.
     """
-    jobs = [(k, arch) for k in kernels for arch in ARCHS]
+    jobs = [(k, arch) for k in kernels for arch in archs_for(k)]
 
     def run(job: tuple[Kernel, str]) -> tuple[str, ...]:
         kernel, arch = job

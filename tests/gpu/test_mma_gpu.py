@@ -1,0 +1,150 @@
+"""Tensor-core dots on the GPU, forced onto the mma.sync path with ``arch="sm_80"``.
+
+sm_80 PTX JIT-compiles on any newer GPU, so these run on Hopper too. Results
+are compared with NumPy: fp16 and bf16 products are exact in fp32, tf32 is
+compared with a NumPy reference that rounds the inputs to tf32 first (and
+must differ from the exact product), int8 must match exactly. Outputs are
+poisoned first, so every element must be written.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from minitriton.backend import gpu_available
+
+pytestmark = [
+    pytest.mark.gpu,
+    pytest.mark.skipif(not gpu_available(), reason="needs an NVIDIA GPU and cuda-python"),
+]
+
+ROOT = Path(__file__).resolve().parents[2]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from tests.kernels.dot_kernels import chained_dot_kernel, dot_kernel, int8_dot_kernel  # noqa: E402
+
+ARCH = "sm_80"
+
+
+@pytest.fixture
+def rng() -> np.random.Generator:
+    return np.random.default_rng(4321)
+
+
+def cdiv(a: int, b: int) -> int:
+    return (a + b - 1) // b
+
+
+def strides(x) -> tuple[int, ...]:  # noqa: ANN001 (NumPy array or torch tensor)
+    if hasattr(x, "stride") and callable(x.stride):
+        return tuple(x.stride())
+    return tuple(s // x.itemsize for s in x.strides)
+
+
+def run_dot(kernel, a, b, c, tile, num_warps=4, **meta):  # noqa: ANN001
+    (m, k), n = a.shape, b.shape[1]
+    bm, bn, bk = tile
+    grid = (cdiv(m, bm), cdiv(n, bn))
+    kernel[grid](
+        a, b, c, m, n, k, *strides(a), *strides(b), *strides(c),
+        BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk, backend="gpu", arch=ARCH, num_warps=num_warps, **meta,
+    )  # fmt: skip
+    return c
+
+
+def tf32(x: np.ndarray) -> np.ndarray:
+    """Round fp32 to tf32 (10 mantissa bits) to nearest, ties away: ``cvt.rna.tf32.f32``."""
+    bits = x.astype(np.float32).view(np.uint32)
+    return ((bits + np.uint32(0x1000)) & np.uint32(0xFFFFE000)).view(np.float32)
+
+
+SHAPES = [
+    ((100, 72, 80), (64, 64, 32), 4),  # ragged in M, N and K: masked edges
+    ((256, 256, 128), (128, 128, 32), 4),
+    ((256, 512, 128), (128, 256, 64), 8),
+    ((48, 40, 16), (16, 16, 16), 4),  # smaller than the warps' tile: replicated warps
+]
+
+
+@pytest.mark.parametrize(("mnk", "tile", "warps"), SHAPES)
+def test_fp16(rng, mnk, tile, warps):
+    m, n, k = mnk
+    a = rng.standard_normal((m, k)).astype(np.float16)
+    b = rng.standard_normal((k, n)).astype(np.float16)
+    c = np.full((m, n), np.nan, np.float32)
+    run_dot(dot_kernel, a, b, c, tile, warps, PRECISION="tf32")
+    ref = a.astype(np.float64) @ b.astype(np.float64)
+    np.testing.assert_allclose(c, ref, rtol=1e-4, atol=1e-4)
+
+
+def test_fp16_transposed_b(rng):
+    a = rng.standard_normal((128, 96)).astype(np.float16)
+    b = np.asfortranarray(rng.standard_normal((96, 64)).astype(np.float16))
+    c = np.full((128, 64), np.nan, np.float32)
+    run_dot(dot_kernel, a, b, c, (64, 64, 32), PRECISION="tf32")
+    np.testing.assert_allclose(c, a.astype(np.float64) @ b.astype(np.float64), rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize(("mnk", "tile", "warps"), SHAPES[:2])
+def test_bf16(rng, mnk, tile, warps):
+    torch = pytest.importorskip("torch")
+    m, n, k = mnk
+    gen = torch.Generator(device="cuda").manual_seed(7)
+    a = torch.randn((m, k), device="cuda", generator=gen).to(torch.bfloat16)
+    b = torch.randn((k, n), device="cuda", generator=gen).to(torch.bfloat16)
+    c = torch.full((m, n), float("nan"), device="cuda")
+    run_dot(dot_kernel, a, b, c, tile, warps, PRECISION="tf32")
+    ref = a.double().cpu().numpy() @ b.double().cpu().numpy()
+    np.testing.assert_allclose(c.cpu().numpy(), ref, rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize(("mnk", "tile", "warps"), SHAPES[:3])
+def test_tf32_rounds_the_inputs(rng, mnk, tile, warps):
+    m, n, k = mnk
+    a = rng.standard_normal((m, k)).astype(np.float32)
+    b = rng.standard_normal((k, n)).astype(np.float32)
+    c = np.full((m, n), np.nan, np.float32)
+    run_dot(dot_kernel, a, b, c, tile, warps, PRECISION="tf32")
+    ref = tf32(a).astype(np.float64) @ tf32(b).astype(np.float64)
+    np.testing.assert_allclose(c, ref, rtol=1e-4, atol=1e-4)
+    exact = a.astype(np.float64) @ b.astype(np.float64)
+    assert np.abs(c - exact).max() > 1e-3  # really tf32, not the exact product
+
+
+def test_ieee_is_exact(rng):
+    a = rng.standard_normal((100, 80)).astype(np.float32)
+    b = rng.standard_normal((80, 72)).astype(np.float32)
+    c = np.full((100, 72), np.nan, np.float32)
+    run_dot(dot_kernel, a, b, c, (64, 64, 32), PRECISION="ieee")
+    np.testing.assert_allclose(c, a.astype(np.float64) @ b.astype(np.float64), rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize(("mnk", "tile", "warps"), [
+    ((100, 72, 80), (64, 64, 32), 4), ((256, 256, 256), (128, 128, 64), 8)])  # fmt: skip
+def test_int8(rng, mnk, tile, warps):
+    m, n, k = mnk
+    a = rng.integers(-128, 128, (m, k), dtype=np.int8)
+    b = rng.integers(-128, 128, (k, n), dtype=np.int8)
+    c = np.full((m, n), -(2**31), np.int32)
+    run_dot(int8_dot_kernel, a, b, c, tile, warps)
+    np.testing.assert_array_equal(c, a.astype(np.int64) @ b.astype(np.int64))
+
+
+@pytest.mark.parametrize(("block", "head_dim"), [(64, 64), (64, 32), (16, 32)])
+def test_chained_dots_keep_p_in_registers(rng, block, head_dim):
+    n_ctx = 256
+    q, k, v = (rng.normal(0, 0.5, (n_ctx, head_dim)).astype(np.float16) for _ in range(3))
+    o = np.full((n_ctx, head_dim), np.nan, np.float32)
+    chained_dot_kernel[(n_ctx // block,)](
+        q, k, v, o, n_ctx, BLOCK_M=block, BLOCK_N=block, HEAD_DIM=head_dim,
+        backend="gpu", arch=ARCH, num_warps=4,
+    )  # fmt: skip
+    s = q.astype(np.float32) @ k.astype(np.float32).T
+    p = np.exp2(s - s.max(axis=1, keepdims=True))
+    ref = (p.astype(np.float16).astype(np.float32) @ v.astype(np.float32)) / p.sum(1, keepdims=True)
+    np.testing.assert_allclose(o, ref, rtol=2e-2, atol=2e-3)
