@@ -15,6 +15,7 @@ from functools import lru_cache
 import llvmlite
 import llvmlite.binding as llvm
 
+from minitriton.backend.accelerate_matmul import target_arch
 from minitriton.backend.codegen import Codegen
 from minitriton.backend.mathlib import find_libdevice
 from minitriton.backend.prepare import prepare_kernel
@@ -105,7 +106,8 @@ def _compile(module: Module, arch: str, num_warps: int) -> CompiledKernel:
     copy, kernel, plan, inlined_at = prepare_kernel(module, num_warps, arch)
     gen = Codegen(kernel, plan, inlined_at, arch=arch, num_warps=num_warps)
     ll_module = gen.generate()
-    tm = _target_machine(arch)
+    target = target_arch(arch, gen.uses_wgmma)
+    tm = _target_machine(target)
     ll_module.data_layout = str(tm.target_data)
     mod = llvm.parse_assembly(str(ll_module))
     if gen.uses_libdevice:
@@ -121,7 +123,7 @@ def _compile(module: Module, arch: str, num_warps: int) -> CompiledKernel:
         ptx=ptx,
         shared=gen.smem_bytes,
         num_warps=num_warps,
-        arch=arch,
+        arch=target,
         params=params,
     )
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from minitriton.backend.accumulators import accumulator_seeds
 from minitriton.backend.layouts import (
     Layout,
     blocked,
@@ -25,6 +26,7 @@ from minitriton.backend.layouts import (
     slice_layout,
     squeeze_layout,
 )
+from minitriton.backend.mma_v3 import is_mma_layout
 from minitriton.diagnostics import Location, error
 from minitriton.ir.core import Block, Operation, Region, Value, register_op, replace_all_uses
 from minitriton.ir.ops import FuncOp, Module
@@ -209,7 +211,10 @@ class LayoutPlan:
         ptr, value = op.operands[:2]
         if not _is_block(ptr):
             return
-        layout = self.want.get(id(ptr)) or self.want.get(id(value)) or self.default(ptr.shape)
+        value_want = self.want.get(id(value))
+        if is_mma_layout(value_want):  # accumulators are stored through the epilogue
+            value_want = None
+        layout = self.want.get(id(ptr)) or value_want or self.default(ptr.shape)
         for v in op.operands:
             self.demand(v, layout)
 
@@ -376,7 +381,8 @@ class LayoutPlan:
             return
         layout = self.of(ptr)
         # Store a computed value where it lives when the pointers are cheap to redo.
-        if all(self.can_remat(v, self.of(value)) for v in op.operands):
+        in_place = not is_mma_layout(self.of(value))
+        if in_place and all(self.can_remat(v, self.of(value)) for v in op.operands):
             layout = self.of(value)
             self.ensure(op, 0, layout)
         for i in range(1, len(op.operands)):
@@ -462,6 +468,7 @@ class LayoutPlan:
 def assign_layouts(func: FuncOp, num_warps: int, arch: str = "sm_90") -> LayoutPlan:
     """Choose layouts for ``func`` (in place: conversions and ``layout`` attributes)."""
     plan = LayoutPlan(func, num_warps, arch)
+    plan.want.update(accumulator_seeds(func, num_warps, arch))
     plan.back_block(func.body.block)
     plan.set(func.body.args, [None] * len(func.body.args))
     plan.fwd_block(func.body.block)

@@ -1,0 +1,279 @@
+"""Lowering of a ``tt.dot`` to Hopper's ``wgmma.mma_async``, and the epilogue.
+
+The dot path (:func:`~minitriton.backend.accelerate_matmul.dot_path`) picks
+``wgmma`` on sm_90 for the operand types and shapes of
+:mod:`~minitriton.backend.mma_v3`. A dot whose operands are ordinary block
+values (registers) is lowered in five steps:
+
+1. a barrier (the shared buffer may still be in use), then every thread
+   stores its registers of A and B into swizzled tiles
+   (:mod:`~minitriton.backend.shared_layout`), 16 bytes at a time where the
+   tile's contiguous dimension is the registers' (A always; B for fp16 and
+   bf16; tf32 and int8 B is stored transposed, K-major, element by element);
+2. ``fence.proxy.async.shared::cta`` (the tensor cores read shared memory
+   through the *async proxy*, which must see the ordinary stores), barrier;
+3. ``wgmma.fence``, then per warpgroup ``m_reps x n_reps x K/k_step``
+   instructions, each with a descriptor of A's and of B's tile at the
+   instruction's rows, columns and K offset;
+4. ``wgmma.commit_group``;
+5. ``wgmma.wait_group 0``, which returns the accumulator registers (they go
+   through the wait as tied operands, so nothing reads them too early).
+
+A dot in a pipelined loop (:mod:`~minitriton.backend.pipeline`) skips steps 1
+and 2 (its operands are already in shared memory) and waits with one group
+left in flight.
+
+**Epilogue.** Converting an accumulator to a blocked layout (for the store
+after the loop) goes through shared memory with vector accesses: each
+thread stores its pairs of consecutive columns (8 bytes for fp32, 4 for
+fp16) into a row-major buffer whose rows are padded (4 pairs' worth of
+bytes) so the eight rows a warp writes at once fall into different banks,
+then reads 16-byte vectors of the blocked layout back.
+"""
+
+from __future__ import annotations
+
+from llvmlite import ir
+
+from minitriton.backend.accelerate_matmul import DotPath, dot_path
+from minitriton.backend.layouts import Layout
+from minitriton.backend.lltypes import I32, I64, VOID, Tensor, byte_size, mem_type
+from minitriton.backend.mma_v3 import WgmmaShape, is_mma_layout, wgmma_shape
+from minitriton.backend.shared_layout import SharedTile, align_tile
+from minitriton.ir.core import Operation
+from minitriton.ir.types import element_type
+
+
+class WgmmaMixin:
+    """``wgmma`` lowering for :class:`~minitriton.backend.codegen.Codegen`."""
+
+    b: ir.IRBuilder
+    #: True once a kernel uses ``wgmma`` (it then needs the ``sm_90a`` target).
+    uses_wgmma: bool = False
+
+    # ------------------------------------------------------------ small helpers
+    def asm(self, text: str, cons: str, ret: ir.Type, args: list[ir.Value]) -> ir.Value:
+        """Inline PTX with side effects."""
+        fnty = ir.FunctionType(ret, [a.type for a in args])
+        return self.b.call(ir.InlineAsm(fnty, text, cons, side_effect=True), args)
+
+    def fence_proxy_async(self) -> None:
+        """Make this thread's shared-memory stores visible to the tensor cores."""
+        self.asm("fence.proxy.async.shared::cta;", "", VOID, [])
+
+    def smem_addr(self) -> ir.Value:
+        """The shared-window address of the dynamic shared buffer (i32)."""
+
+        def make(b: ir.IRBuilder) -> ir.Value:
+            return b.trunc(b.ptrtoint(self.smem, I64), I32)
+
+        return self.cached("smem_addr", make)
+
+    def _i32(self, v: int) -> ir.Constant:
+        return ir.Constant(I32, v)
+
+    def tile_linear(self, tile: SharedTile, row: ir.Value, col: ir.Value) -> ir.Value:
+        """Unswizzled byte offset of (row, col) in ``tile`` (runtime indices)."""
+        b = self.b
+        e = tile.row_elems
+        block = b.mul(
+            b.lshr(col, self._i32(e.bit_length() - 1)), self._i32(tile.rows * tile.swizzle)
+        )
+        inner = b.mul(b.and_(col, self._i32(e - 1)), self._i32(tile.eb))
+        return b.add(b.add(block, b.mul(row, self._i32(tile.swizzle))), inner)
+
+    def tile_physical(self, tile: SharedTile, row: ir.Value, col: ir.Value) -> ir.Value:
+        """Byte offset where (row, col) is stored (swizzled)."""
+        b = self.b
+        o = self.tile_linear(tile, row, col)
+        chunk = b.and_(b.lshr(o, self._i32(7)), self._i32(tile.mask))
+        return b.xor(o, b.shl(chunk, self._i32(4)))
+
+    # ------------------------------------------------------------ staging
+    def stage_tile(self, t: Tensor, st: object, tile: SharedTile, base: int) -> None:
+        """Store every register of ``t`` into ``tile`` at byte ``base`` of shared memory."""
+        layout = t.layout
+        dim, run = layout.contiguous_run()
+        vec = min(run, 16 // tile.eb) if dim == tile.contig else 1
+        toff = self.thread_offsets(layout)
+        coords = layout.reg_coords()
+        mt = mem_type(st)
+        for r in range(0, layout.num_regs, vec):
+            c = coords[r]
+            row = self.b.add(toff[1 - tile.contig], self._i32(c[1 - tile.contig]))
+            col = self.b.add(toff[tile.contig], self._i32(c[tile.contig]))
+            off = self.b.add(self.tile_physical(tile, row, col), self._i32(base))
+            self.store_shared_vector(off, t.vals[r : r + vec], mt)
+
+    def store_shared_vector(self, off: ir.Value, vals: list[ir.Value], mt: ir.Type) -> None:
+        """One ``st.shared`` of ``len(vals)`` elements at byte ``off``."""
+        ptr = self.b.gep(self.smem, [off], source_etype=ir.IntType(8))
+        align = len(vals) * _bytes(mt)
+        if len(vals) == 1:
+            self.b.store(vals[0], ptr, align=align)
+            return
+        vec = ir.Constant(ir.VectorType(mt, len(vals)), None)
+        for i, v in enumerate(vals):
+            vec = self.b.insert_element(vec, v, self._i32(i))
+        self.b.store(vec, ptr, align=align)
+
+    def load_shared_vector(self, off: ir.Value, n: int, mt: ir.Type) -> list[ir.Value]:
+        """One ``ld.shared`` of ``n`` elements at byte ``off``."""
+        ptr = self.b.gep(self.smem, [off], source_etype=ir.IntType(8))
+        align = n * _bytes(mt)
+        if n == 1:
+            return [self.b.load(ptr, typ=mt, align=align)]
+        v = self.b.load(ptr, typ=ir.VectorType(mt, n), align=align)
+        return [self.b.extract_element(v, self._i32(i)) for i in range(n)]
+
+    # ------------------------------------------------------------ the dot
+    def op_tt_dot(self, op: Operation) -> Tensor:
+        if dot_path(op, self.arch, self.num_warps) is not DotPath.WGMMA:
+            return super().op_tt_dot(op)
+        shape = wgmma_shape(op, self.num_warps)
+        assert shape is not None
+        a, bm, c = (self.tensor(v) for v in op.operands)
+        st = element_type(op.operands[0].type)
+        a_tile, b_tile = shape.a_tile(), shape.b_tile()
+        off_b = align_tile(a_tile.nbytes)
+        self.reserve_tiles(off_b + b_tile.nbytes)
+        self.barrier()
+        self.stage_tile(a, st, a_tile, 0)
+        self.stage_tile(bm, st, b_tile, off_b)
+        self.fence_proxy_async()
+        self.barrier()
+        acc = self.wgmma(shape, c.vals, (a_tile, 0), (b_tile, off_b))
+        return Tensor(c.layout, self.wgmma_wait(acc, 0))
+
+    def reserve_tiles(self, nbytes: int) -> None:
+        """Reserve ``nbytes`` of tiles; ``wgmma`` tiles need a 1024-byte aligned buffer."""
+        self.uses_wgmma = True
+        self.smem.align = 1024
+        self.reserve(nbytes)
+
+    def wgmma(
+        self,
+        shape: WgmmaShape,
+        acc: list[ir.Value],
+        a: tuple[SharedTile, int | ir.Value],
+        b: tuple[SharedTile, int | ir.Value],
+    ) -> list[ir.Value]:
+        """Issue and commit the instructions of one dot; ``a``/``b``: (tile, byte base)."""
+        self.asm("wgmma.fence.sync.aligned;", "", VOID, [])
+        g = self.b.lshr(self.warp, self._i32(2))
+        g_m = self.b.and_(g, self._i32(shape.wg_m - 1))
+        g_n = self.b.lshr(g, self._i32(shape.wg_m.bit_length() - 1))
+        out = list(acc)
+        per = shape.instr_n // 2
+        for mi in range(shape.m_reps):
+            row0 = self.b.mul(self.b.add(g_m, self._i32(shape.wg_m * mi)), self._i32(64))
+            for ni in range(shape.n_reps):
+                n0 = self.b.add(
+                    self.b.mul(g_n, self._i32(shape.n_per_wg)), self._i32(shape.instr_n * ni)
+                )
+                lo = per * (ni + shape.n_reps * mi)
+                chunk = out[lo : lo + per]
+                for kk in range(shape.k // shape.k_step):
+                    k0 = self._i32(kk * shape.k_step)
+                    da = self._descriptor(a, row0, k0)
+                    db = self._descriptor(b, n0, k0) if shape.b_k_major else None
+                    db = db or self._descriptor(b, k0, n0)
+                    chunk = self._wgmma_instr(shape, chunk, da, db)
+                out[lo : lo + per] = chunk
+        self.asm("wgmma.commit_group.sync.aligned;", "", VOID, [])
+        return out
+
+    def _descriptor(
+        self, tile_base: tuple[SharedTile, int | ir.Value], row: ir.Value, col: ir.Value
+    ) -> ir.Value:
+        tile, base = tile_base
+        b = self.b
+        base_v = base if isinstance(base, ir.Value) else self._i32(base)
+        addr = b.add(b.add(self.smem_addr(), base_v), self.tile_linear(tile, row, col))
+        start = b.and_(b.lshr(addr, self._i32(4)), self._i32(0x3FFF))
+        return b.or_(b.zext(start, I64), ir.Constant(I64, tile.descriptor_bits()))
+
+    def _wgmma_instr(
+        self, shape: WgmmaShape, chunk: list[ir.Value], da: ir.Value, db: ir.Value
+    ) -> list[ir.Value]:
+        n = len(chunk)
+        regs = ", ".join(f"${i}" for i in range(n))
+        tail = {"f16": ", 1, 1, 0, 1", "bf16": ", 1, 1, 0, 1", "tf32": ", 1, 1", "s8": ""}
+        text = (
+            "{\n.reg .pred p;\n"
+            f"setp.ne.b32 p, ${2 * n + 2}, 0;\n"
+            f"wgmma.mma_async.sync.aligned.m64n{shape.instr_n}k{shape.k_step}."
+            f"{shape.ptx_types()} {{{regs}}}, ${2 * n}, ${2 * n + 1}, p{tail[shape.kind]};\n}}"
+        )
+        con = "r" if shape.kind == "s8" else "f"
+        cons = ",".join([f"={con}"] * n + [str(i) for i in range(n)] + ["l", "l", "r"])
+        ret = ir.LiteralStructType([chunk[0].type] * n)
+        res = self.asm(text, cons, ret, [*chunk, da, db, self._i32(1)])
+        return [self.b.extract_value(res, i) for i in range(n)]
+
+    def wgmma_wait(self, acc: list[ir.Value], pending: int) -> list[ir.Value]:
+        """``wgmma.wait_group pending``; the accumulator registers pass through it."""
+        n = len(acc)
+        con = "r" if isinstance(acc[0].type, ir.IntType) else "f"
+        cons = ",".join([f"={con}"] * n + [str(i) for i in range(n)])
+        ret = ir.LiteralStructType([acc[0].type] * n)
+        res = self.asm(f"wgmma.wait_group.sync.aligned {pending};", cons, ret, list(acc))
+        return [self.b.extract_value(res, i) for i in range(n)]
+
+    # ------------------------------------------------------------ epilogue
+    def op_ttg_convert_layout(self, op: Operation) -> Tensor:
+        src = self.tensor(op.operands[0])
+        if not is_mma_layout(src.layout) or src.layout.rank != 2:
+            return super().op_ttg_convert_layout(op)
+        st = element_type(op.result.type)
+        return self.convert_accumulator(src, st, self.layout(op.result))
+
+    def convert_accumulator(self, src: Tensor, st: object, dst: Layout) -> Tensor:
+        """Accumulator -> ``dst`` through a padded row-major buffer, with vector accesses."""
+        mt = mem_type(st)
+        eb = byte_size(st)
+        m, n = src.layout.shape
+        _, w_run = src.layout.contiguous_run()
+        w_vec = max(1, min(w_run, 16 // eb))
+        pad = max(16, 4 * w_vec * eb) // eb
+        stride = n + pad
+        self.reserve(m * stride * eb)
+        self.barrier()
+        self._vector_pass(
+            src.layout,
+            w_vec,
+            stride,
+            eb,
+            lambda off, r: self.store_shared_vector(off, src.vals[r : r + w_vec], mt),
+        )
+        self.barrier()
+        dim, run = dst.contiguous_run()
+        r_vec = max(1, min(run, 16 // eb)) if dim == 1 else 1
+        vals: list[ir.Value] = []
+        self._vector_pass(
+            dst,
+            r_vec,
+            stride,
+            eb,
+            lambda off, r: vals.extend(self.load_shared_vector(off, r_vec, mt)),
+        )
+        return Tensor(dst, vals)
+
+    def _vector_pass(self, layout: Layout, vec: int, stride: int, eb: int, access) -> None:
+        toff = self.thread_offsets(layout)
+        base = self.b.add(self.b.mul(toff[0], self._i32(stride)), toff[1])
+        coords = layout.reg_coords()
+        for r in range(0, layout.num_regs, vec):
+            c = coords[r]
+            lin = self.b.add(base, self._i32(c[0] * stride + c[1]))
+            access(self.b.mul(lin, self._i32(eb)), r)
+
+
+def _bytes(mt: ir.Type) -> int:
+    if isinstance(mt, ir.IntType):
+        return max(1, mt.width // 8)
+    if isinstance(mt, ir.HalfType):
+        return 2
+    if isinstance(mt, ir.FloatType):
+        return 4
+    return 8
