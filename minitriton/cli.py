@@ -166,7 +166,8 @@ def run_compile(args: argparse.Namespace) -> int:
     specs = _arg_specs(args, kernel, stage)
     compiled = compile_kernel(kernel_jit(kernel).source, specs, options, stop_after=stage)
     if args.emit == "cubin":
-        return _write_cubin(compiled.asm["ptx"], options.arch, args.output, compiled.name)
+        ptx = compiled.asm["ptx"]
+        return _write_cubin(ptx, _ptx_target(ptx, options.arch), args.output, compiled.name)
     _write_text(compiled.asm[EMIT_ASM_KEYS[args.emit]], args.output)
     return 0
 
@@ -217,6 +218,12 @@ def _write_text(text: str, output: str | None) -> None:
         sys.stdout.write(text if text.endswith("\n") else text + "\n")
         return
     Path(output).write_text(text, encoding="utf-8")
+
+
+def _ptx_target(ptx: str, default: str) -> str:
+    """The PTX's ``.target`` (``sm_90a`` once a kernel uses ``wgmma``)."""
+    found = re.search(r"^\.target\s+(sm_\w+)", ptx, re.MULTILINE)
+    return found.group(1) if found else default
 
 
 def _write_cubin(ptx: str, arch: str, output: str | None, name: str) -> int:

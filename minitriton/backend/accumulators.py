@@ -19,11 +19,12 @@ from __future__ import annotations
 
 from minitriton.backend.accelerate_matmul import dot_result_layout
 from minitriton.backend.layouts import Layout
+from minitriton.backend.mma_v3 import accumulator_layout, shape_of_async_dot
 from minitriton.ir.core import Operation, Value
 from minitriton.ir.ops import FuncOp
 from minitriton.ir.types import BlockType
 
-_PROPAGATE = ("arith.", "math.")
+_PROPAGATE = ("arith.", "math.", "ttng.warp_group_dot_wait")
 
 
 def accumulator_seeds(func: FuncOp, num_warps: int, arch: str) -> dict[int, Layout]:
@@ -34,6 +35,8 @@ def accumulator_seeds(func: FuncOp, num_warps: int, arch: str) -> dict[int, Layo
             layout = dot_result_layout(op, arch, num_warps)
             if layout is not None:
                 seeds[id(op.result)] = layout
+        if op.name == "ttng.warp_group_dot":
+            seeds[id(op.result)] = accumulator_layout(shape_of_async_dot(op, num_warps))
     if not seeds:
         return seeds
     changed = True

@@ -26,7 +26,7 @@ from minitriton.ir.types import PointerType
 from minitriton.ir.verifier import verify_module
 
 #: Bump when the generated code changes: it is part of every cache key.
-COMPILER_VERSION = "minitriton-ptx-1"
+COMPILER_VERSION = "minitriton-ptx-2"
 TRIPLE = "nvptx64-nvidia-cuda"
 #: Tested targets; any ``sm_XY`` with XY >= 80 is accepted (bf16 conversions need sm_80).
 SUPPORTED_ARCHS = ("sm_80", "sm_86", "sm_89", "sm_90")
@@ -82,8 +82,13 @@ def ir_text(module: Module) -> str:
     return print_module(module, with_locs=True)
 
 
-def compile_ir(module: Module, arch: str = "sm_90", num_warps: int = 4) -> CompiledKernel:
-    """Compile ``module``'s kernel to PTX for ``arch`` with ``num_warps`` warps per program."""
+def compile_ir(
+    module: Module, arch: str = "sm_90", num_warps: int = 4, num_stages: int = 3
+) -> CompiledKernel:
+    """Compile ``module``'s kernel to PTX for ``arch`` with ``num_warps`` warps per program.
+
+    ``num_stages`` is the software-pipelining depth of loops feeding ``wgmma``.
+    """
     if not re.fullmatch(r"sm_\d+a?", arch) or int(arch[3:].rstrip("a")) < 80:
         raise ValueError(f"unsupported arch {arch!r}: the GPU backend needs sm_80 or newer")
     if num_warps not in (1, 2, 4, 8, 16, 32):
@@ -91,7 +96,7 @@ def compile_ir(module: Module, arch: str = "sm_90", num_warps: int = 4) -> Compi
     verify_module(module)
     with _LOCK:
         try:
-            return _compile(module, arch, num_warps)
+            return _compile(module, arch, num_warps, num_stages)
         except CompileError:
             raise
         except Exception as e:  # internal failure: report it located at the kernel
@@ -102,8 +107,8 @@ def compile_ir(module: Module, arch: str = "sm_90", num_warps: int = 4) -> Compi
             ) from e
 
 
-def _compile(module: Module, arch: str, num_warps: int) -> CompiledKernel:
-    copy, kernel, plan, inlined_at = prepare_kernel(module, num_warps, arch)
+def _compile(module: Module, arch: str, num_warps: int, num_stages: int) -> CompiledKernel:
+    copy, kernel, plan, inlined_at = prepare_kernel(module, num_warps, arch, num_stages)
     gen = Codegen(kernel, plan, inlined_at, arch=arch, num_warps=num_warps)
     ll_module = gen.generate()
     target = target_arch(arch, gen.uses_wgmma)

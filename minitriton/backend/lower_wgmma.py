@@ -38,10 +38,10 @@ from llvmlite import ir
 from minitriton.backend.accelerate_matmul import DotPath, dot_path
 from minitriton.backend.layouts import Layout
 from minitriton.backend.lltypes import I32, I64, VOID, Tensor, byte_size, mem_type
-from minitriton.backend.mma_v3 import WgmmaShape, is_mma_layout, wgmma_shape
+from minitriton.backend.mma_v3 import WgmmaShape, is_mma_layout, shape_of_async_dot, wgmma_shape
 from minitriton.backend.shared_layout import SharedTile, align_tile
 from minitriton.ir.core import Operation
-from minitriton.ir.types import element_type
+from minitriton.ir.types import ScalarType, element_type
 
 
 class WgmmaMixin:
@@ -50,6 +50,8 @@ class WgmmaMixin:
     b: ir.IRBuilder
     #: True once a kernel uses ``wgmma`` (it then needs the ``sm_90a`` target).
     uses_wgmma: bool = False
+    #: Bytes of ring buffers before the scratch area (while a pipelined loop runs).
+    scratch_base: int = 0
 
     # ------------------------------------------------------------ small helpers
     def asm(self, text: str, cons: str, ret: ir.Type, args: list[ir.Value]) -> ir.Value:
@@ -61,13 +63,23 @@ class WgmmaMixin:
         """Make this thread's shared-memory stores visible to the tensor cores."""
         self.asm("fence.proxy.async.shared::cta;", "", VOID, [])
 
+    def smem_global(self) -> ir.Value:
+        """The dynamic shared buffer itself (``self.smem`` may point past the ring buffers)."""
+        if not hasattr(self, "_smem_global"):
+            self._smem_global = self.smem
+        return self._smem_global
+
     def smem_addr(self) -> ir.Value:
         """The shared-window address of the dynamic shared buffer (i32)."""
 
         def make(b: ir.IRBuilder) -> ir.Value:
-            return b.trunc(b.ptrtoint(self.smem, I64), I32)
+            return b.trunc(b.ptrtoint(self.smem_global(), I64), I32)
 
         return self.cached("smem_addr", make)
+
+    def reserve(self, nbytes: int) -> None:
+        """Reserve ``nbytes`` of scratch (which starts after any ring buffers)."""
+        super().reserve(nbytes + self.scratch_base)
 
     def _i32(self, v: int) -> ir.Constant:
         return ir.Constant(I32, v)
@@ -142,14 +154,91 @@ class WgmmaMixin:
         self.stage_tile(bm, st, b_tile, off_b)
         self.fence_proxy_async()
         self.barrier()
-        acc = self.wgmma(shape, c.vals, (a_tile, 0), (b_tile, off_b))
+        base = self.scratch_base
+        acc = self.wgmma(shape, c.vals, (a_tile, base), (b_tile, base + off_b))
         return Tensor(c.layout, self.wgmma_wait(acc, 0))
 
     def reserve_tiles(self, nbytes: int) -> None:
         """Reserve ``nbytes`` of tiles; ``wgmma`` tiles need a 1024-byte aligned buffer."""
         self.uses_wgmma = True
-        self.smem.align = 1024
+        self.smem_global().align = 1024
         self.reserve(nbytes)
+
+    # ------------------------------------------------------------ pipelined loops
+    def op_ttg_local_alloc(self, op: Operation) -> None:
+        rings = self.__dict__.setdefault("rings", {})
+        shape = tuple(op.attrs["shape"])
+        eb = byte_size(ScalarType(op.attrs["dtype"]))
+        tile = SharedTile.make(shape, 1, eb)
+        assert tile is not None
+        stage_bytes = align_tile(tile.nbytes)
+        offset = self.__dict__.get("ring_end", 0)
+        rings[op.attrs["buffer"]] = (offset, tile, stage_bytes)
+        self.ring_end = offset + op.attrs["stages"] * stage_bytes
+        self.scratch_base = 0
+        self.reserve_tiles(self.ring_end)
+        self.scratch_base = align_tile(self.ring_end)
+        glob, base = self.smem_global(), self.scratch_base
+        self.smem = self.cached(
+            ("scratch", base), lambda b: b.gep(glob, [self._i32(base)], source_etype=ir.IntType(8))
+        )
+
+    def op_ttg_local_dealloc(self, op: Operation) -> None:
+        self.scratch_base = 0
+        self.ring_end = 0
+        self.smem = self.smem_global()
+
+    def _slot_base(self, buffer: int, slot: ir.Value) -> tuple[SharedTile, ir.Value]:
+        offset, tile, stage_bytes = self.rings[buffer]
+        if slot.type != I32:
+            slot = self.b.trunc(slot, I32)
+        return tile, self.b.add(self._i32(offset), self.b.mul(slot, self._i32(stage_bytes)))
+
+    def op_ttg_async_copy_global_to_local(self, op: Operation) -> None:
+        ptr_v = op.operands[0]
+        mask_v = op.operands[3] if len(op.operands) > 3 else None
+        ptrs = self.tensor(ptr_v)
+        masks = self.tensor(mask_v).vals if mask_v is not None else None
+        pred = self.get(op.operands[1])
+        tile, base = self._slot_base(op.attrs["buffer"], self.get(op.operands[2]))
+        base = self.b.add(base, self.smem_addr())
+        layout = ptrs.layout
+        vec = self.vector_width(ptr_v, mask_v, layout)
+        nbytes = vec * tile.eb
+        if nbytes not in (4, 8, 16):
+            raise ValueError(f"cp.async of {nbytes} bytes")
+        cache = "cg" if nbytes == 16 else "ca"
+        text = f"cp.async.{cache}.shared.global [$0], [$1], {nbytes}, $2;"
+        toff = self.thread_offsets(layout)
+        coords = layout.reg_coords()
+        for r in range(0, layout.num_regs, vec):
+            c = coords[r]
+            row = self.b.add(toff[0], self._i32(c[0]))
+            col = self.b.add(toff[1], self._i32(c[1]))
+            dst = self.b.add(base, self.tile_physical(tile, row, col))
+            ok = pred if masks is None else self.b.and_(pred, masks[r])
+            size = self.b.select(ok, self._i32(nbytes), self._i32(0))
+            self.asm(text, "r,l,r", VOID, [dst, ptrs.vals[r], size])
+
+    def op_ttg_async_commit_group(self, op: Operation) -> None:
+        self.asm("cp.async.commit_group;", "", VOID, [])
+
+    def op_ttg_async_wait(self, op: Operation) -> None:
+        self.asm(f"cp.async.wait_group {op.attrs['num']};", "", VOID, [])
+        # wgmma reads through the async proxy: make the copied bytes visible to it.
+        self.fence_proxy_async()
+
+    def op_ttng_warp_group_dot(self, op: Operation) -> Tensor:
+        acc = self.tensor(op.operands[0])
+        slot = self.get(op.operands[1])
+        shape = shape_of_async_dot(op, self.num_warps)
+        a = self._slot_base(op.attrs["a"], slot)
+        b = self._slot_base(op.attrs["b"], slot)
+        return Tensor(acc.layout, self.wgmma(shape, acc.vals, a, b))
+
+    def op_ttng_warp_group_dot_wait(self, op: Operation) -> Tensor:
+        acc = self.tensor(op.operands[0])
+        return Tensor(acc.layout, self.wgmma_wait(acc.vals, op.attrs["pendings"]))
 
     def wgmma(
         self,

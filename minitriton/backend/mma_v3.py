@@ -128,9 +128,24 @@ def _kind(op: Operation) -> str | None:
 def wgmma_shape(op: Operation, num_warps: int) -> WgmmaShape | None:
     """The ``wgmma`` mapping of ``op`` (a ``tt.dot``), or ``None`` if it does not fit."""
     kind = _kind(op)
-    if kind is None or num_warps % 4 or len(op.operands[0].shape) != 2:
+    if kind is None or len(op.operands[0].shape) != 2:
         return None
     (m, k), n = op.operands[0].shape, op.operands[1].shape[1]
+    return shape_for(m, n, k, kind, num_warps)
+
+
+def shape_of_async_dot(op: Operation, num_warps: int) -> WgmmaShape:
+    """The mapping of a ``ttng.warp_group_dot`` (from its ``shape`` and ``kind``)."""
+    m, n, k = op.attrs["shape"]
+    shape = shape_for(m, n, k, op.attrs["kind"], num_warps)
+    assert shape is not None
+    return shape
+
+
+def shape_for(m: int, n: int, k: int, kind: str, num_warps: int) -> WgmmaShape | None:
+    """The mapping of an MxNxK dot of ``kind`` operands, or ``None`` if it does not fit."""
+    if num_warps % 4:
+        return None
     groups = num_warps // 4
     if m % 64:
         return None

@@ -5,6 +5,8 @@ Three steps, all on a private copy (the caller's module is never changed):
 1. :func:`copy_module` — print and re-parse, keeping locations;
 2. :func:`inline_calls` — every ``tt.call`` is replaced by the callee's body,
    remembering each inlined op's call site for the ``.loc`` line info;
+   then loops feeding ``wgmma`` are software-pipelined
+   (:mod:`~minitriton.backend.pipeline`);
 3. :func:`assign_layouts` (``layout_plan``) — every block value gets a
    distributed layout, and a ``ttg.convert_layout`` op is inserted wherever an
    op needs its operand in another layout. Each op with block results gets a
@@ -27,6 +29,7 @@ from minitriton.backend.layouts import (
     squeeze_layout,
 )
 from minitriton.backend.mma_v3 import is_mma_layout
+from minitriton.backend.pipeline import pipeline_loops
 from minitriton.diagnostics import Location, error
 from minitriton.ir.core import Block, Operation, Region, Value, register_op, replace_all_uses
 from minitriton.ir.ops import FuncOp, Module
@@ -128,8 +131,11 @@ def _inline_one(
 
 _ELEMENTWISE_PREFIXES = ("arith.", "math.")
 _ELEMENTWISE = {"tt.addptr", "tt.hint", "tt.load", "tt.atomic_rmw", "tt.atomic_cas"}
+# The asynchronous dot and its wait keep the accumulator's layout.
+_ELEMENTWISE |= {"ttng.warp_group_dot", "ttng.warp_group_dot_wait"}
 _FREE = {"tt.make_range", "tt.splat", "arith.constant"}
 _MEMORY = {"tt.load", "tt.atomic_rmw", "tt.atomic_cas"}
+_ASYNC_COPY = "ttg.async_copy_global_to_local"
 
 
 def _is_block(v: Value) -> bool:
@@ -144,7 +150,7 @@ def memory_vector_width(func: FuncOp) -> int:
     """Elements per thread along the fastest dim: 16 bytes of the narrowest accessed type."""
     widths = []
     for op in func.walk():
-        if op.name in ("tt.load", "tt.store", "tt.atomic_rmw", "tt.atomic_cas"):
+        if op.name in ("tt.load", "tt.store", "tt.atomic_rmw", "tt.atomic_cas", _ASYNC_COPY):
             pointee = element_type(op.operands[0].type)
             if isinstance(pointee, PointerType):
                 widths.append(max(1, pointee.pointee.bitwidth // 8))
@@ -477,11 +483,12 @@ def assign_layouts(func: FuncOp, num_warps: int, arch: str = "sm_90") -> LayoutP
 
 
 def prepare_kernel(
-    module: Module, num_warps: int, arch: str = "sm_90"
+    module: Module, num_warps: int, arch: str = "sm_90", num_stages: int = 3
 ) -> tuple[Module, FuncOp, LayoutPlan, dict]:
-    """Copy, inline and lay out ``module``'s kernel; see the module docstring."""
+    """Copy, inline, pipeline and lay out ``module``'s kernel; see the module docstring."""
     copy = copy_module(module)
     kernel, inlined_at = inline_calls(copy)
     copy.funcs = [kernel]
+    pipeline_loops(kernel, num_warps, arch, num_stages)
     plan = assign_layouts(kernel, num_warps, arch)
     return copy, kernel, plan, inlined_at
