@@ -38,7 +38,14 @@ from llvmlite import ir
 from minitriton.backend.accelerate_matmul import DotPath, dot_path
 from minitriton.backend.layouts import Layout
 from minitriton.backend.lltypes import I32, I64, VOID, Tensor, byte_size, mem_type
-from minitriton.backend.mma_v3 import WgmmaShape, is_mma_layout, shape_of_async_dot, wgmma_shape
+from minitriton.backend.mma_v3 import (
+    WgmmaShape,
+    accumulator_layout,
+    is_mma_layout,
+    shape_for,
+    shape_of_async_dot,
+    wgmma_shape,
+)
 from minitriton.backend.shared_layout import SharedTile, align_tile
 from minitriton.ir.core import Operation
 from minitriton.ir.types import ScalarType, element_type
@@ -146,16 +153,19 @@ class WgmmaMixin:
         assert shape is not None
         a, bm, c = (self.tensor(v) for v in op.operands)
         st = element_type(op.operands[0].type)
-        a_tile, b_tile = shape.a_tile(), shape.b_tile()
-        off_b = align_tile(a_tile.nbytes)
+        a_regs = register_a_operand(shape, a.layout, self.num_warps)
+        a_tile, b_tile = shape.a_tile(), shape.b_tile(_contig_dim(bm.layout))
+        off_b = 0 if a_regs is not None else align_tile(a_tile.nbytes)
         self.reserve_tiles(off_b + b_tile.nbytes)
         self.barrier()
-        self.stage_tile(a, st, a_tile, 0)
+        if a_regs is None:
+            self.stage_tile(a, st, a_tile, 0)
         self.stage_tile(bm, st, b_tile, off_b)
         self.fence_proxy_async()
         self.barrier()
         base = self.scratch_base
-        acc = self.wgmma(shape, c.vals, (a_tile, base), (b_tile, base + off_b))
+        a_arg = (a_tile, base) if a_regs is None else (a_regs, a.vals)
+        acc = self.wgmma(shape, c.vals, a_arg, (b_tile, base + off_b))
         return Tensor(c.layout, self.wgmma_wait(acc, 0))
 
     def reserve_tiles(self, nbytes: int) -> None:
@@ -169,7 +179,7 @@ class WgmmaMixin:
         rings = self.__dict__.setdefault("rings", {})
         shape = tuple(op.attrs["shape"])
         eb = byte_size(ScalarType(op.attrs["dtype"]))
-        tile = SharedTile.make(shape, 1, eb)
+        tile = SharedTile.make(shape, op.attrs.get("contig", 1), eb)
         assert tile is not None
         stage_bytes = align_tile(tile.nbytes)
         offset = self.__dict__.get("ring_end", 0)
@@ -211,10 +221,11 @@ class WgmmaMixin:
         text = f"cp.async.{cache}.shared.global [$0], [$1], {nbytes}, $2;"
         toff = self.thread_offsets(layout)
         coords = layout.reg_coords()
+        rd, cd = 1 - tile.contig, tile.contig
         for r in range(0, layout.num_regs, vec):
             c = coords[r]
-            row = self.b.add(toff[0], self._i32(c[0]))
-            col = self.b.add(toff[1], self._i32(c[1]))
+            row = self.b.add(toff[rd], self._i32(c[rd]))
+            col = self.b.add(toff[cd], self._i32(c[cd]))
             dst = self.b.add(base, self.tile_physical(tile, row, col))
             ok = pred if masks is None else self.b.and_(pred, masks[r])
             size = self.b.select(ok, self._i32(nbytes), self._i32(0))
@@ -244,10 +255,14 @@ class WgmmaMixin:
         self,
         shape: WgmmaShape,
         acc: list[ir.Value],
-        a: tuple[SharedTile, int | ir.Value],
+        a: tuple[SharedTile, int | ir.Value] | tuple[RegisterA, list[ir.Value]],
         b: tuple[SharedTile, int | ir.Value],
     ) -> list[ir.Value]:
-        """Issue and commit the instructions of one dot; ``a``/``b``: (tile, byte base)."""
+        """Issue and commit the instructions of one dot.
+
+        ``b`` and a shared ``a`` are (tile, byte base); a register ``a`` is
+        (:class:`RegisterA`, its registers).
+        """
         self.asm("wgmma.fence.sync.aligned;", "", VOID, [])
         g = self.b.lshr(self.warp, self._i32(2))
         g_m = self.b.and_(g, self._i32(shape.wg_m - 1))
@@ -264,10 +279,13 @@ class WgmmaMixin:
                 chunk = out[lo : lo + per]
                 for kk in range(shape.k // shape.k_step):
                     k0 = self._i32(kk * shape.k_step)
-                    da = self._descriptor(a, row0, k0)
-                    db = self._descriptor(b, n0, k0) if shape.b_k_major else None
-                    db = db or self._descriptor(b, k0, n0)
-                    chunk = self._wgmma_instr(shape, chunk, da, db)
+                    if isinstance(a[0], RegisterA):
+                        da = self._pack_a(a[0], a[1], mi, kk)
+                    else:
+                        da = [self._descriptor(a, row0, k0)]
+                    b_k_major = b[0].contig == 0
+                    db = self._descriptor(b, n0, k0) if b_k_major else self._descriptor(b, k0, n0)
+                    chunk = self._wgmma_instr(shape, chunk, da, db, b_k_major)
                 out[lo : lo + per] = chunk
         self.asm("wgmma.commit_group.sync.aligned;", "", VOID, [])
         return out
@@ -283,22 +301,48 @@ class WgmmaMixin:
         return b.or_(b.zext(start, I64), ir.Constant(I64, tile.descriptor_bits()))
 
     def _wgmma_instr(
-        self, shape: WgmmaShape, chunk: list[ir.Value], da: ir.Value, db: ir.Value
+        self,
+        shape: WgmmaShape,
+        chunk: list[ir.Value],
+        da: list[ir.Value],
+        db: ir.Value,
+        b_k_major: bool,
     ) -> list[ir.Value]:
+        """One ``wgmma.mma_async``; ``da`` is A's descriptor, or its 4 registers."""
         n = len(chunk)
         regs = ", ".join(f"${i}" for i in range(n))
-        tail = {"f16": ", 1, 1, 0, 1", "bf16": ", 1, 1, 0, 1", "tf32": ", 1, 1", "s8": ""}
+        nb = 2 * n + len(da)  # operand number of B's descriptor
+        if len(da) == 1:
+            a_text, a_cons = f"${2 * n}", ["l"]
+        else:
+            a_text = "{" + ", ".join(f"${2 * n + i}" for i in range(len(da))) + "}"
+            a_cons = ["r"] * len(da)
+        tnsp_b = "0" if b_k_major else "1"
+        trans = ", 1, 1" + ("" if len(da) > 1 else ", 0") + f", {tnsp_b}"
+        tail = {"f16": trans, "bf16": trans, "tf32": ", 1, 1", "s8": ""}
         text = (
             "{\n.reg .pred p;\n"
-            f"setp.ne.b32 p, ${2 * n + 2}, 0;\n"
+            f"setp.ne.b32 p, ${nb + 1}, 0;\n"
             f"wgmma.mma_async.sync.aligned.m64n{shape.instr_n}k{shape.k_step}."
-            f"{shape.ptx_types()} {{{regs}}}, ${2 * n}, ${2 * n + 1}, p{tail[shape.kind]};\n}}"
+            f"{shape.ptx_types()} {{{regs}}}, {a_text}, ${nb}, p{tail[shape.kind]};\n}}"
         )
         con = "r" if shape.kind == "s8" else "f"
-        cons = ",".join([f"={con}"] * n + [str(i) for i in range(n)] + ["l", "l", "r"])
+        cons = ",".join([f"={con}"] * n + [str(i) for i in range(n)] + a_cons + ["l", "r"])
         ret = ir.LiteralStructType([chunk[0].type] * n)
-        res = self.asm(text, cons, ret, [*chunk, da, db, self._i32(1)])
+        res = self.asm(text, cons, ret, [*chunk, *da, db, self._i32(1)])
         return [self.b.extract_value(res, i) for i in range(n)]
+
+    def _pack_a(self, ra: RegisterA, vals: list[ir.Value], mi: int, kk: int) -> list[ir.Value]:
+        """A's four 32-bit fragment registers of instruction row block ``mi``, K step ``kk``."""
+        start = ra.first_register(mi, kk)
+        out = []
+        for i in range(4):
+            pair = vals[start + 2 * i : start + 2 * i + 2]
+            vec = ir.Constant(ir.VectorType(pair[0].type, 2), None)
+            for j, v in enumerate(pair):
+                vec = self.b.insert_element(vec, v, self._i32(j))
+            out.append(self.b.bitcast(vec, I32))
+        return out
 
     def wgmma_wait(self, acc: list[ir.Value], pending: int) -> list[ir.Value]:
         """``wgmma.wait_group pending``; the accumulator registers pass through it."""
@@ -356,6 +400,42 @@ class WgmmaMixin:
             c = coords[r]
             lin = self.b.add(base, self._i32(c[0] * stride + c[1]))
             access(self.b.mul(lin, self._i32(eb)), r)
+
+
+class RegisterA:
+    """Where the A fragments of a ``wgmma`` with A in registers sit in A's registers.
+
+    A block in an accumulator layout (attention's ``P``, computed by the
+    previous dot) already holds, in each thread, the A fragment of
+    ``wgmma``: the eight registers of columns ``16 kk .. 16 kk + 15`` of
+    row block ``mi`` are ``a0..a3`` in order (pairs of columns, rows
+    ``l/4`` and ``l/4 + 8``), so no data moves.
+    """
+
+    def __init__(self, layout_shape: WgmmaShape) -> None:
+        self.src = layout_shape
+
+    def first_register(self, mi: int, kk: int) -> int:
+        """Index of the first of the eight registers of (mi, kk)."""
+        src = self.src
+        col = 16 * kk
+        ni, within = divmod(col, src.instr_n)
+        return src.instr_n // 2 * (ni + src.n_reps * mi) + 8 * (within // 16)
+
+
+def register_a_operand(shape: WgmmaShape, layout: Layout, num_warps: int) -> RegisterA | None:
+    """A :class:`RegisterA` if A (in ``layout``) can feed ``wgmma`` from registers."""
+    if shape.kind not in ("f16", "bf16") or not is_mma_layout(layout):
+        return None
+    src = shape_for(shape.m, shape.k, 16, shape.kind, num_warps)
+    if src is None or src.wg_n != 1 or src.wg_m != shape.wg_m or src.m_reps != shape.m_reps:
+        return None
+    return RegisterA(src) if accumulator_layout(src) == layout else None
+
+
+def _contig_dim(layout: Layout) -> int:
+    dim, run = layout.contiguous_run()
+    return dim if run > 1 else 1
 
 
 def _bytes(mt: ir.Type) -> int:

@@ -96,9 +96,9 @@ class WgmmaShape:
         assert tile is not None
         return tile
 
-    def b_tile(self) -> SharedTile:
-        """B (K x N): row-major for fp16/bf16, K-major (transposed) otherwise."""
-        tile = SharedTile.make((self.k, self.n), 0 if self.b_k_major else 1, self.eb)
+    def b_tile(self, contig: int = 1) -> SharedTile:
+        """B (K x N): K-major for tf32 and int8, else contiguous along ``contig``."""
+        tile = SharedTile.make((self.k, self.n), 0 if self.b_k_major else contig, self.eb)
         assert tile is not None
         return tile
 

@@ -86,6 +86,7 @@ from __future__ import annotations
 
 from math import gcd
 
+from minitriton.backend.accumulators import loads_k_major
 from minitriton.backend.axis import AxisAnalysis, AxisInfo
 from minitriton.backend.mma_v3 import wgmma_shape
 from minitriton.backend.shared_layout import SharedTile
@@ -182,7 +183,10 @@ def pipeline_loops(func: FuncOp, num_warps: int, arch: str, num_stages: int) -> 
 class _Operand:
     """One pipelined load: its op, loop-carried pointer index and increment."""
 
-    def __init__(self, load: Operation, index: int, inc: Value, copy_bytes: int) -> None:
+    def __init__(
+        self, load: Operation, index: int, inc: Value, copy_bytes: int, contig: int
+    ) -> None:
+        self.contig = contig
         self.load = load
         self.index = index
         self.inc = inc
@@ -227,7 +231,7 @@ def _match(loop: Operation, func: FuncOp, axis: AxisAnalysis, num_warps: int) ->
         return None
     operands = []
     for v in dot.operands[:2]:
-        operand = _match_load(v, body, axis, uses)
+        operand = _match_load(v, dot, body, axis, uses)
         if operand is None:
             return None
         operands.append(operand)
@@ -238,7 +242,9 @@ def _nested(block: Block) -> list[Operation]:
     return [inner for op in block.ops for r in op.regions for inner in r.block.ops]
 
 
-def _match_load(v: Value, body: Block, axis: AxisAnalysis, uses: dict) -> _Operand | None:
+def _match_load(
+    v: Value, dot: Operation, body: Block, axis: AxisAnalysis, uses: dict
+) -> _Operand | None:
     load = getattr(v, "owner", None)
     if load is None or load.name != "tt.load" or load.parent is not body:
         return None
@@ -259,8 +265,11 @@ def _match_load(v: Value, body: Block, axis: AxisAnalysis, uses: dict) -> _Opera
     mask = load.operands[1] if len(load.operands) > 1 else None
     if mask is not None and not _recomputable(mask, body):
         return None
-    nbytes = _copy_bytes(axis, ptr, mask, element_type(v.type).bitwidth // 8)
-    return _Operand(load, index, owner.operands[1], nbytes) if nbytes >= 4 else None
+    contig = 0 if loads_k_major(axis, ptr) else 1
+    nbytes = _copy_bytes(axis, ptr, mask, element_type(v.type).bitwidth // 8, contig)
+    if nbytes < 4 or (contig == 0 and v is dot.operands[0]):  # no M-major A
+        return None
+    return _Operand(load, index, owner.operands[1], nbytes, contig)
 
 
 def _is_zero(v: Value) -> bool:
@@ -279,12 +288,12 @@ def _recomputable(v: Value, body: Block) -> bool:
     return all(_recomputable(x, body) for x in op.operands)
 
 
-def _copy_bytes(axis: AxisAnalysis, ptr: Value, mask: Value | None, eb: int) -> int:
-    """Bytes per ``cp.async`` along the last dimension (contiguous, aligned, one mask bit)."""
+def _copy_bytes(axis: AxisAnalysis, ptr: Value, mask: Value | None, eb: int, dim: int) -> int:
+    """Bytes per ``cp.async`` along ``dim`` (contiguous, aligned, one mask bit)."""
     p: AxisInfo = axis.get(ptr)
-    n = min(16, p.contig[-1] * eb, p.div[-1])
+    n = min(16, p.contig[dim] * eb, p.div[dim])
     if mask is not None:
-        n = min(n, axis.get(mask).const[-1] * eb)
+        n = min(n, axis.get(mask).const[dim] * eb)
     n = gcd(n, 16)
     return n if n in (4, 8, 16) else 0
 
@@ -346,7 +355,10 @@ class _Rewriter:
             "stages": self.stages,
             "shape": list(v.shape),
             "dtype": str(element_type(v.type)),
-            "encoding": str(SharedTile.make(v.shape, 1, element_type(v.type).bitwidth // 8)),
+            "contig": operand.contig,
+            "encoding": str(
+                SharedTile.make(v.shape, operand.contig, element_type(v.type).bitwidth // 8)
+            ),
         }
 
     def _times(self, block: Block, before: Operation, v: Value, n: int) -> Value:
@@ -367,7 +379,7 @@ class _Rewriter:
             load = operand.load
             if len(load.operands) > 1:
                 args.append(self._recompute(load.operands[1], iv, block, before, {}))
-            attrs = {"buffer": self.buf0 + i}
+            attrs = {"buffer": self.buf0 + i, "contig": operand.contig}
             self.emit(block, before, "ttg.async_copy_global_to_local", args, [], attrs)
         self.emit(block, before, "ttg.async_commit_group", [])
 
