@@ -183,8 +183,9 @@ class WgmmaMixin:
         assert tile is not None
         stage_bytes = align_tile(tile.nbytes)
         offset = self.__dict__.get("ring_end", 0)
-        rings[op.attrs["buffer"]] = (offset, tile, stage_bytes)
-        self.ring_end = offset + op.attrs["stages"] * stage_bytes
+        stages = op.attrs["stages"]
+        rings[op.attrs["buffer"]] = (offset, tile, stage_bytes if stages > 1 else 0)
+        self.ring_end = offset + stages * stage_bytes
         self.scratch_base = 0
         self.reserve_tiles(self.ring_end)
         self.scratch_base = align_tile(self.ring_end)
@@ -200,6 +201,8 @@ class WgmmaMixin:
 
     def _slot_base(self, buffer: int, slot: ir.Value) -> tuple[SharedTile, ir.Value]:
         offset, tile, stage_bytes = self.rings[buffer]
+        if stage_bytes == 0:  # a one-stage buffer
+            return tile, self._i32(offset)
         if slot.type != I32:
             slot = self.b.trunc(slot, I32)
         return tile, self.b.add(self._i32(offset), self.b.mul(slot, self._i32(stage_bytes)))
@@ -243,9 +246,35 @@ class WgmmaMixin:
         acc = self.tensor(op.operands[0])
         slot = self.get(op.operands[1])
         shape = shape_of_async_dot(op, self.num_warps)
-        a = self._slot_base(op.attrs["a"], slot)
         b = self._slot_base(op.attrs["b"], slot)
+        if op.attrs["a"] >= 0:
+            a = self._slot_base(op.attrs["a"], slot)
+        else:
+            a = self._a_from_registers(shape, op.operands[2])
         return Tensor(acc.layout, self.wgmma(shape, acc.vals, a, b))
+
+    def _a_from_registers(self, shape: WgmmaShape, v) -> tuple:
+        """A computed in the loop: used in place if its layout allows, else staged to scratch."""
+        t = self.tensor(v)
+        regs = register_a_operand(shape, t.layout, self.num_warps)
+        if regs is not None:
+            return (regs, t.vals)
+        tile = shape.a_tile()
+        self.reserve_tiles(tile.nbytes)
+        self.barrier()
+        self.stage_tile(t, element_type(v.type), tile, 0)
+        self.fence_proxy_async()
+        self.barrier()
+        return (tile, self.scratch_base)
+
+    def op_ttg_local_store(self, op: Operation) -> None:
+        t = self.tensor(op.operands[0])
+        offset, tile, _ = self.rings[op.attrs["buffer"]]
+        st = element_type(op.operands[0].type)
+        scratch, self.smem = self.smem, self.smem_global()
+        self.stage_tile(t, st, tile, offset)
+        self.smem = scratch
+        self.fence_proxy_async()
 
     def op_ttng_warp_group_dot_wait(self, op: Operation) -> Tensor:
         acc = self.tensor(op.operands[0])

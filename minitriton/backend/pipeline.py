@@ -106,7 +106,15 @@ from minitriton.ir.ops import FuncOp
 from minitriton.ir.types import I1, I32, BlockType, element_type
 
 #: Ops a mask may be recomputed with.
-_CLONABLE = ("arith.", "math.", "tt.splat", "tt.broadcast", "tt.expand_dims", "tt.make_range")
+_CLONABLE = (
+    "arith.",
+    "math.",
+    "tt.splat",
+    "tt.broadcast",
+    "tt.expand_dims",
+    "tt.make_range",
+    "tt.addptr",
+)
 
 
 class _Effect(Operation):
@@ -162,17 +170,25 @@ class WarpGroupDotWaitOp(_Effect):
     name = "ttng.warp_group_dot_wait"
 
 
+@register_op
+class LocalStoreOp(_Effect):
+    """``ttg.local_store(%v) {buffer}``: registers into a one-stage shared tile."""
+
+    name = "ttg.local_store"
+
+
 def pipeline_loops(func: FuncOp, num_warps: int, arch: str, num_stages: int) -> int:
     """Pipeline every loop that qualifies (see the module docstring); returns how many."""
     if num_stages < 2 or not arch.startswith("sm_90"):
         return 0
     axis = AxisAnalysis(func)
     count = 0
+    buffers = 0
     for op in list(func.walk()):
         if op.name == "scf.for":
             plan = _match(op, func, axis, num_warps)
             if plan is not None:
-                _Rewriter(op, plan, num_stages, count, num_warps).run()
+                buffers = _Rewriter(op, plan, num_stages, buffers, num_warps).run()
                 count += 1
     return count
 
@@ -180,24 +196,35 @@ def pipeline_loops(func: FuncOp, num_warps: int, arch: str, num_stages: int) -> 
 # ------------------------------------------------------------------ matching
 
 
-class _Operand:
-    """One pipelined load: its op, loop-carried pointer index and increment."""
+class _Load:
+    """One pipelined ``tt.load``: its ring buffer's layout and access width."""
 
-    def __init__(
-        self, load: Operation, index: int, inc: Value, copy_bytes: int, contig: int
-    ) -> None:
-        self.contig = contig
+    def __init__(self, load: Operation, contig: int) -> None:
         self.load = load
-        self.index = index
-        self.inc = inc
-        self.copy_bytes = copy_bytes
+        self.contig = contig
+        self.buffer = -1
+
+
+class _Dot:
+    """One dot of a pipelined loop and where its A operand comes from."""
+
+    def __init__(self, op: Operation, a: _Load | Value, a_kind: str, b: _Load) -> None:
+        self.op = op
+        self.a = a
+        #: "ring" (a pipelined load), "const" (loop-invariant: staged once) or "regs".
+        self.a_kind = a_kind
+        self.b = b
+        self.buffer_a = -1
 
 
 class _Plan:
-    def __init__(self, dot: Operation, acc_index: int, operands: list[_Operand]) -> None:
-        self.dot = dot
+    def __init__(self, dots: list[_Dot], loads: list[_Load], advancing: dict, acc_index: int):
+        self.dots = dots
+        self.loads = loads
+        #: Carried index -> (op name, loop-invariant increment).
+        self.advancing = advancing
+        #: The accumulator's carried index for a lone accumulating dot, else -1.
         self.acc_index = acc_index
-        self.operands = operands
 
 
 def _inside(v: Value, block: Block) -> bool:
@@ -213,63 +240,80 @@ def _inside(v: Value, block: Block) -> bool:
     return False
 
 
+def _advancing(body: Block) -> dict[int, tuple[str, Value]]:
+    """Carried values that move by a loop-invariant step: ``p = p + inc``."""
+    out = {}
+    for j, y in enumerate(body.terminator.operands):
+        if y is body.args[1 + j]:  # carried unchanged (a block pointer's base, strides)
+            out[j] = ("same", y)
+            continue
+        op = getattr(y, "owner", None)
+        if op is None or op.name not in ("tt.addptr", "arith.add") or op.parent is not body:
+            continue
+        if op.operands[0] is body.args[1 + j] and not _inside(op.operands[1], body):
+            out[j] = (op.name, op.operands[1])
+    return out
+
+
 def _match(loop: Operation, func: FuncOp, axis: AxisAnalysis, num_warps: int) -> _Plan | None:
     body = loop.regions[0].block
     dots = [op for op in body.ops if op.name == "tt.dot"]
-    if len(dots) != 1 or any(op.name == "tt.dot" for op in _nested(body)):
-        return None
-    dot = dots[0]
-    shape = wgmma_shape(dot, num_warps)
-    if shape is None or shape.kind not in ("f16", "bf16"):
+    if not dots or any(op.name == "tt.dot" for op in _nested(body)):
         return None
     uses = use_counts(func)
-    yield_ops = body.terminator.operands
-    if uses.get(id(dot.result)) != 1 or dot.result not in yield_ops:
-        return None
-    acc_index = yield_ops.index(dot.result)
-    if dot.operands[2] is not body.args[1 + acc_index]:
-        return None
-    operands = []
-    for v in dot.operands[:2]:
-        operand = _match_load(v, dot, body, axis, uses)
-        if operand is None:
+    advancing = _advancing(body)
+    planned, loads = [], []
+    for dot in dots:
+        shape = wgmma_shape(dot, num_warps)
+        if shape is None or shape.kind not in ("f16", "bf16"):
             return None
-        operands.append(operand)
-    return _Plan(dot, acc_index, operands)
+        b = _match_load(dot.operands[1], body, axis, uses, advancing)
+        if b is None:
+            return None
+        a_value = dot.operands[0]
+        a = _match_load(a_value, body, axis, uses, advancing)
+        if a is not None and a.contig == 1:
+            planned.append(_Dot(dot, a, "ring", b))
+            loads += [a, b]
+            continue
+        kind = "regs" if _inside(a_value, body) else "const"
+        planned.append(_Dot(dot, a_value, kind, b))
+        loads.append(b)
+    return _Plan(planned, loads, advancing, _accumulating(planned, body, uses))
+
+
+def _accumulating(dots: list[_Dot], body: Block, uses: dict) -> int:
+    """The carried index of a lone ``acc = tl.dot(a, b, acc)`` on two rings, else -1."""
+    if len(dots) != 1 or dots[0].a_kind != "ring":
+        return -1
+    dot = dots[0].op
+    yields = body.terminator.operands
+    if uses.get(id(dot.result)) != 1 or dot.result not in yields:
+        return -1
+    index = yields.index(dot.result)
+    return index if dot.operands[2] is body.args[1 + index] else -1
 
 
 def _nested(block: Block) -> list[Operation]:
     return [inner for op in block.ops for r in op.regions for inner in r.block.ops]
 
 
-def _match_load(
-    v: Value, dot: Operation, body: Block, axis: AxisAnalysis, uses: dict
-) -> _Operand | None:
+def _match_load(v: Value, body: Block, axis: AxisAnalysis, uses: dict, advancing) -> _Load | None:
     load = getattr(v, "owner", None)
     if load is None or load.name != "tt.load" or load.parent is not body:
         return None
-    if uses.get(id(v)) != 1 or not isinstance(v.type, BlockType):
-        return None
-    ptr = load.operands[0]
-    if not isinstance(ptr, BlockArgument) or ptr not in body.args[1:]:
-        return None
-    index = body.args.index(ptr) - 1
-    step = body.terminator.operands[index]
-    owner = getattr(step, "owner", None)
-    if owner is None or owner.name != "tt.addptr" or owner.operands[0] is not ptr:
-        return None
-    if _inside(owner.operands[1], body):
+    if uses.get(id(v)) != 1 or not isinstance(v.type, BlockType) or len(v.shape) != 2:
         return None
     if len(load.operands) == 3 and not _is_zero(load.operands[2]):
         return None
+    ptr = load.operands[0]
     mask = load.operands[1] if len(load.operands) > 1 else None
-    if mask is not None and not _recomputable(mask, body):
+    if not all(_recomputable(x, body, advancing) for x in (ptr, mask) if x is not None):
         return None
     contig = 0 if loads_k_major(axis, ptr) else 1
-    nbytes = _copy_bytes(axis, ptr, mask, element_type(v.type).bitwidth // 8, contig)
-    if nbytes < 4 or (contig == 0 and v is dot.operands[0]):  # no M-major A
+    if _copy_bytes(axis, ptr, mask, element_type(v.type).bitwidth // 8, contig) < 4:
         return None
-    return _Operand(load, index, owner.operands[1], nbytes, contig)
+    return _Load(load, contig)
 
 
 def _is_zero(v: Value) -> bool:
@@ -277,15 +321,15 @@ def _is_zero(v: Value) -> bool:
     return owner is not None and owner.name == "arith.constant" and owner.attrs["value"] == 0
 
 
-def _recomputable(v: Value, body: Block) -> bool:
+def _recomputable(v: Value, body: Block, advancing: dict) -> bool:
     if not _inside(v, body):
         return True
     if isinstance(v, BlockArgument):
-        return v is body.args[0]
+        return v is body.args[0] or body.args.index(v) - 1 in advancing
     op = v.owner
     if op.regions or not op.name.startswith(_CLONABLE) or op.parent is not body:
         return False
-    return all(_recomputable(x, body) for x in op.operands)
+    return all(_recomputable(x, body, advancing) for x in op.operands)
 
 
 def _copy_bytes(axis: AxisAnalysis, ptr: Value, mask: Value | None, eb: int, dim: int) -> int:
@@ -315,8 +359,8 @@ class _Rewriter:
         self.loop = loop
         self.plan = plan
         self.stages = stages
-        self.buf0 = 2 * first_buffer
-        self.loc = plan.dot.loc
+        self.next_buffer = first_buffer
+        self.loc = plan.dots[0].op.loc
         self.body = loop.regions[0].block
 
     # -- helpers
@@ -331,35 +375,46 @@ class _Rewriter:
     def scalar(self, block, before, name, a, b, type_=I32, attrs=None) -> Value:
         return self.emit(block, before, name, [a, b], [type_], attrs)
 
-    def run(self) -> None:
+    def run(self) -> int:
+        """Rewrite the loop; returns the next free buffer number."""
         parent = self.loop.parent
         lb, ub, step = self.loop.operands[:3]
         self.emit(parent, self.loop, "tt.barrier", [])
-        for i, operand in enumerate(self.plan.operands):
-            self.emit(parent, self.loop, "ttg.local_alloc", [], [], self._alloc_attrs(i, operand))
+        for ld in self.plan.loads:
+            ld.buffer = self._alloc(ld.load.result, ld.contig, self.stages)
+        for dot in self.plan.dots:
+            if dot.a_kind == "const":
+                dot.buffer_a = self._alloc(dot.a, 1, 1)
+                attrs = {"buffer": dot.buffer_a}
+                self.emit(parent, self.loop, "ttg.local_store", [dot.a], [], attrs)
         for p in range(self.stages - 1):
             iv = lb
             if p:
                 ahead = self._times(parent, self.loop, step, p)
                 iv = self.scalar(parent, self.loop, "arith.add", lb, ahead, lb.type)
-            pointers = [self.loop.operands[3 + o.index] for o in self.plan.operands]
             slot = self.const(parent, self.loop, p, lb.type)
-            self._issue(parent, self.loop, iv, ub, pointers, p, slot)
-        self._rewrite_body(lb, ub, step)
+            self._issue(parent, self.loop, iv, ub, p, slot, in_loop=False)
+        if self.plan.acc_index >= 0:
+            self._rewrite_accumulating(lb, ub, step)
+        else:
+            self._rewrite_sync(lb, ub, step)
         self._after_loop()
+        return self.next_buffer
 
-    def _alloc_attrs(self, i: int, operand: _Operand) -> dict:
-        v = operand.load.result
-        return {
-            "buffer": self.buf0 + i,
-            "stages": self.stages,
+    def _alloc(self, v: Value, contig: int, stages: int) -> int:
+        buffer = self.next_buffer
+        self.next_buffer += 1
+        eb = element_type(v.type).bitwidth // 8
+        attrs = {
+            "buffer": buffer,
+            "stages": stages,
             "shape": list(v.shape),
             "dtype": str(element_type(v.type)),
-            "contig": operand.contig,
-            "encoding": str(
-                SharedTile.make(v.shape, operand.contig, element_type(v.type).bitwidth // 8)
-            ),
+            "contig": contig,
+            "encoding": str(SharedTile.make(v.shape, contig, eb)),
         }
+        self.emit(self.loop.parent, self.loop, "ttg.local_alloc", [], [], attrs)
+        return buffer
 
     def _times(self, block: Block, before: Operation, v: Value, n: int) -> Value:
         if isinstance(v.type, BlockType):
@@ -368,78 +423,134 @@ class _Rewriter:
             c = self.const(block, before, n, v.type)
         return self.scalar(block, before, "arith.mul", v, c, v.type)
 
-    def _issue(self, block, before, iv, ub, pointers, ahead, slot) -> None:
-        """Copies for the iteration at ``iv``, pointers ``ahead`` increments past ``pointers``."""
+    def _issue(self, block, before, iv, ub, ahead, slot, in_loop: bool) -> None:
+        """Copies for the iteration ``ahead`` iterations past the current (or the first) one."""
         pred = self.scalar(block, before, "arith.cmp", iv, ub, I1, {"pred": "lt"})
-        for i, (operand, ptr) in enumerate(zip(self.plan.operands, pointers)):
-            if ahead:
-                inc = self._times(block, before, operand.inc, ahead)
-                ptr = self.scalar(block, before, "tt.addptr", ptr, inc, ptr.type)
-            args = [ptr, pred, slot]
-            load = operand.load
+        memo: dict[int, Value] = {}
+        where = (block, before, iv, ahead, in_loop)
+        for ld in self.plan.loads:
+            load = ld.load
+            args = [self._recompute(load.operands[0], where, memo), pred, slot]
             if len(load.operands) > 1:
-                args.append(self._recompute(load.operands[1], iv, block, before, {}))
-            attrs = {"buffer": self.buf0 + i, "contig": operand.contig}
+                args.append(self._recompute(load.operands[1], where, memo))
+            attrs = {"buffer": ld.buffer, "contig": ld.contig}
             self.emit(block, before, "ttg.async_copy_global_to_local", args, [], attrs)
         self.emit(block, before, "ttg.async_commit_group", [])
 
-    def _recompute(self, v: Value, iv: Value, block: Block, before, memo: dict) -> Value:
+    def _recompute(self, v: Value, where: tuple, memo: dict) -> Value:
+        """``v`` as it will be ``ahead`` iterations later (or at iteration ``ahead``)."""
+        block, before, iv, ahead, in_loop = where
         if v is self.body.args[0]:
             return iv
         if not _inside(v, self.body):
             return v
         if id(v) in memo:
             return memo[id(v)]
+        if isinstance(v, BlockArgument):
+            j = self.body.args.index(v) - 1
+            base = v if in_loop else self.loop.operands[3 + j]
+            out = base
+            name, inc = self.plan.advancing[j]
+            if ahead and name != "same":
+                out = self.scalar(
+                    block, before, name, base, self._times(block, before, inc, ahead), v.type
+                )
+            memo[id(v)] = out
+            return out
         op = v.owner
-        operands = [self._recompute(x, iv, block, before, memo) for x in op.operands]
+        operands = [self._recompute(x, where, memo) for x in op.operands]
         attrs = {k: a for k, a in op.attrs.items() if k != "layout"}
         clone = _make(op.name, operands, [v.type], attrs, op.loc)
         block.insert(block.ops.index(before), clone)
         memo[id(v)] = clone.result
         return clone.result
 
-    def _rewrite_body(self, lb: Value, ub: Value, step: Value) -> None:
-        body, plan, s = self.body, self.plan, self.stages
-        dot = plan.dot
+    def _slots(self, lb: Value, step: Value) -> tuple[Value, Value]:
+        body, s = self.body, self.stages
         first = body.ops[0]
         iv = body.args[0]
         it = iv.type
         diff = self.scalar(body, first, "arith.sub", iv, lb, it)
         k_i = self.scalar(body, first, "arith.div", diff, step, it)
         slot = self.scalar(body, first, "arith.rem", k_i, self.const(body, first, s, it), it)
-        self.emit(body, dot, "ttg.async_wait", [], [], {"num": s - 2})
-        self.emit(body, dot, "tt.barrier", [])
-        acc_t = dot.result.type
+        return k_i, slot
+
+    def _prefetch(self, before: Operation, k_i: Value, ub: Value, step: Value) -> None:
+        body, s = self.body, self.stages
+        iv, it = body.args[0], body.args[0].type
+        nxt = self.scalar(body, before, "arith.add", iv, self._times(body, before, step, s - 1), it)
+        nxt_i = self.scalar(body, before, "arith.add", k_i, self.const(body, before, s - 1, it), it)
+        nxt_slot = self.scalar(
+            body, before, "arith.rem", nxt_i, self.const(body, before, s, it), it
+        )
+        self._issue(body, before, nxt, ub, s - 1, nxt_slot, in_loop=True)
+
+    def _async_dot(self, dot: _Dot, slot: Value, pendings: int) -> Value:
+        op = dot.op
+        operands = [op.operands[2], slot]
+        a_buffer = dot.buffer_a if dot.a_kind == "const" else -1
+        if dot.a_kind == "ring":
+            a_buffer = dot.a.buffer
+        if dot.a_kind == "regs":
+            operands.append(dot.a)
         attrs = {
-            "a": self.buf0,
-            "b": self.buf0 + 1,
-            "shape": [dot.operands[0].shape[0], dot.operands[1].shape[1], dot.operands[0].shape[1]],
-            "kind": wgmma_shape(dot, self.num_warps).kind,
-            "input_precision": dot.attrs.get("input_precision", "tf32"),
+            "a": a_buffer,
+            "b": dot.b.buffer,
+            "shape": [op.operands[0].shape[0], op.operands[1].shape[1], op.operands[0].shape[1]],
+            "kind": wgmma_shape(op, self.num_warps).kind,
+            "input_precision": op.attrs.get("input_precision", "tf32"),
         }
-        d = self.emit(body, dot, "ttng.warp_group_dot", [dot.operands[2], slot], [acc_t], attrs)
-        acc = self.emit(body, dot, "ttng.warp_group_dot_wait", [d], [acc_t], {"pendings": 1})
-        self.emit(body, dot, "tt.barrier", [])
-        nxt = self.scalar(body, dot, "arith.add", iv, self._times(body, dot, step, s - 1), it)
-        nxt_i = self.scalar(body, dot, "arith.add", k_i, self.const(body, dot, s - 1, it), it)
-        nxt_slot = self.scalar(body, dot, "arith.rem", nxt_i, self.const(body, dot, s, it), it)
-        pointers = [body.args[1 + o.index] for o in plan.operands]
-        self._issue(body, dot, nxt, ub, pointers, s - 1, nxt_slot)
-        replace_all_uses(self.loop, dot.result, acc)
-        body.remove(dot)
-        for operand in plan.operands:
-            body.remove(operand.load)
+        acc_t = op.result.type
+        d = self.emit(self.body, op, "ttng.warp_group_dot", operands, [acc_t], attrs)
+        return self.emit(
+            self.body, op, "ttng.warp_group_dot_wait", [d], [acc_t], {"pendings": pendings}
+        )
+
+    def _remove_originals(self) -> None:
+        for dot in self.plan.dots:
+            self.body.remove(dot.op)
+        for ld in self.plan.loads:
+            self.body.remove(ld.load)
+
+    def _rewrite_accumulating(self, lb: Value, ub: Value, step: Value) -> None:
+        """One dot accumulating over two rings: one ``wgmma`` group stays in flight."""
+        dot = self.plan.dots[0]
+        k_i, slot = self._slots(lb, step)
+        self.emit(self.body, dot.op, "ttg.async_wait", [], [], {"num": self.stages - 2})
+        self.emit(self.body, dot.op, "tt.barrier", [])
+        acc = self._async_dot(dot, slot, 1)
+        self.emit(self.body, dot.op, "tt.barrier", [])
+        self._prefetch(dot.op, k_i, ub, step)
+        replace_all_uses(self.loop, dot.op.result, acc)
+        self._remove_originals()
+
+    def _rewrite_sync(self, lb: Value, ub: Value, step: Value) -> None:
+        """Several dots (or results used in the loop): each ``wgmma`` is waited for at once.
+
+        The slot the previous iteration read is refilled right after the
+        barrier that ends it, so one barrier per iteration suffices.
+        """
+        k_i, slot = self._slots(lb, step)
+        first = self.body.ops[self.body.ops.index(slot.owner) + 1]
+        self.emit(self.body, first, "ttg.async_wait", [], [], {"num": self.stages - 2})
+        self.emit(self.body, first, "tt.barrier", [])
+        self._prefetch(first, k_i, ub, step)
+        for dot in self.plan.dots:
+            result = self._async_dot(dot, slot, 0)
+            replace_all_uses(self.loop, dot.op.result, result)
+        self._remove_originals()
 
     def _after_loop(self) -> None:
         parent = self.loop.parent
         after = parent.ops[parent.ops.index(self.loop) + 1]
-        result = self.loop.results[self.plan.acc_index]
-        acc_t = result.type
-        final = _make("ttng.warp_group_dot_wait", [result], [acc_t], {"pendings": 0}, self.loc)
-        parent.insert(parent.ops.index(after), final)
-        for op in parent.ops[parent.ops.index(final) + 1 :]:
-            for inner in op.walk():
-                inner.operands = [final.result if x is result else x for x in inner.operands]
+        if self.plan.acc_index >= 0:
+            result = self.loop.results[self.plan.acc_index]
+            acc_t = result.type
+            final = _make("ttng.warp_group_dot_wait", [result], [acc_t], {"pendings": 0}, self.loc)
+            parent.insert(parent.ops.index(after), final)
+            for op in parent.ops[parent.ops.index(final) + 1 :]:
+                for inner in op.walk():
+                    inner.operands = [final.result if x is result else x for x in inner.operands]
         self.emit(parent, after, "ttg.async_wait", [], [], {"num": 0})
         self.emit(parent, after, "ttg.local_dealloc", [])
 

@@ -131,8 +131,8 @@ def _inline_one(
 
 _ELEMENTWISE_PREFIXES = ("arith.", "math.")
 _ELEMENTWISE = {"tt.addptr", "tt.hint", "tt.load", "tt.atomic_rmw", "tt.atomic_cas"}
-# The asynchronous dot and its wait keep the accumulator's layout.
-_ELEMENTWISE |= {"ttng.warp_group_dot", "ttng.warp_group_dot_wait"}
+# The wait of an asynchronous dot keeps the accumulator's layout.
+_ELEMENTWISE |= {"ttng.warp_group_dot_wait"}
 _FREE = {"tt.make_range", "tt.splat", "arith.constant"}
 _MEMORY = {"tt.load", "tt.atomic_rmw", "tt.atomic_cas"}
 _ASYNC_COPY = "ttg.async_copy_global_to_local"
@@ -246,6 +246,9 @@ class LayoutPlan:
         self.demand(a, self.default(a.shape))
         self.demand(b, self.default(b.shape))
         self.demand(acc, self.wanted(op.result))
+
+    def _back_ttng_warp_group_dot(self, op: Operation) -> None:
+        self.demand(op.operands[0], self.wanted(op.result))
 
     def _carried(self, op: Operation) -> list[Layout | None]:
         layouts = [self.wanted(r) if _is_block(r) else None for r in op.results]
@@ -425,6 +428,12 @@ class LayoutPlan:
     def _fwd_tt_dot(self, op: Operation) -> None:
         layout = self.wanted(op.result)
         self.ensure(op, 2, layout)
+        self.set(op.results, [layout])
+
+    def _fwd_ttng_warp_group_dot(self, op: Operation) -> None:
+        # The accumulator in; an A operand in registers keeps its own layout.
+        layout = self.wanted(op.result)
+        self.ensure(op, 0, layout)
         self.set(op.results, [layout])
 
     def _fwd_yield(self, region: Region, layouts: list[Layout | None], skip: int = 0) -> None:
