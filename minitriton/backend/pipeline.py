@@ -1,34 +1,49 @@
-"""Software pipelining of a K loop feeding ``wgmma``: ``cp.async`` into a ring of buffers.
+"""Software pipelining of K loops feeding ``wgmma``: ``cp.async`` into rings of buffers.
 
 With ``num_stages = S`` (a launch option, 3 by default as in Triton), the
-loads that feed a tensor-core dot inside an ``scf.for`` are issued ``S - 1``
+loads that feed tensor-core dots inside an ``scf.for`` are issued ``S - 1``
 iterations ahead, straight from global into shared memory
-(``cp.async.cg.shared.global``, 16 bytes per thread and access), into a
-ring of ``S`` buffers per operand; the dot reads its operands from the ring
-through ``wgmma`` descriptors, and one ``wgmma`` group stays in flight while
-the next iteration's copies are issued.
+(``cp.async.cg.shared.global``, 16 bytes per thread and access where the
+data allows, else 8 or 4 with ``.ca``), into a ring of ``S`` swizzled tiles
+per load; the dots read their operands from the rings through ``wgmma``
+descriptors.
 
 **When.** The pass runs on sm_90 (``wgmma``) for ``num_stages >= 2`` on a loop
-whose body holds exactly one ``tt.dot`` on the ``wgmma`` path, where:
+whose body holds one or more ``tt.dot`` (none nested deeper), all on the
+``wgmma`` path with fp16 or bf16 operands, where:
 
-* both operands are ``tt.load`` results used only by the dot, with no
-  ``other`` or a zero ``other`` (``cp.async`` zero-fills masked-off bytes);
-* each load's pointer is a loop-carried value advanced by a loop-invariant
-  ``tt.addptr`` (``a_ptrs += BLOCK_K * stride_ak``);
-* the mask, if any, is computed in the loop from the induction variable and
-  loop-invariant values only (it is recomputed for the prefetched
-  iteration: ``offs_k < K - (k + S - 1) * BLOCK_K``);
+* every dot's B, and A where it is loaded in the loop, is a ``tt.load`` used
+  only by that dot, with no ``other`` or a zero one (``cp.async`` zero-fills
+  masked-off bytes), row-major or (B only) K-major in memory;
+* the pointers and the mask are computed in the loop from the induction
+  variable, loop-invariant values, and loop-carried values that advance by a
+  loop-invariant step (``a_ptrs += BLOCK_K * stride_ak``, or a block
+  pointer's offset ``off + BLOCK_N``): they are recomputed for the
+  prefetched iteration (``offs_k < K - (k + S - 1) * BLOCK_K``);
 * each thread's accesses can be 4, 8 or 16 bytes (contiguity, alignment
-  and mask constancy from the axis analysis);
-* the dot accumulates into a loop-carried value (``acc = tl.dot(a, b, acc)``)
-  and its result is used only by the ``scf.yield``;
-* fp16 or bf16 operands (tf32 and int8 ``wgmma`` need B K-major, which a
-  straight copy of a row-major B cannot give).
+  and mask constancy from the axis analysis).
 
-Anything else keeps step 1's path (:mod:`~minitriton.backend.lower_wgmma`:
-operands loaded into registers, then staged into shared memory).
+An A that is not loaded in the loop either is loop-invariant (attention's
+``q``: stored once into a one-stage buffer before the loop,
+``ttg.local_store``) or is computed in the loop (attention's ``P``: fed to
+``wgmma`` from registers, see :mod:`~minitriton.backend.lower_wgmma`).
+tf32 and int8 dots are not pipelined (their B must be K-major, which a
+straight copy of a row-major B cannot give), nor is any loop that breaks a
+rule above: those keep step 1's path (operands loaded into registers, then
+staged into shared memory).
 
-**Before** (the tutorial's loop)::
+**Two schedules.**
+
+* *Accumulating* — one dot ``acc = tl.dot(a, b, acc)`` whose result only
+  feeds the next iteration (tutorial 03's matmul): one ``wgmma`` group stays
+  in flight across the loop back edge (``warp_group_dot_wait {pendings = 1}``)
+  and two barriers per iteration order the rings.
+* *Synchronous* — anything else (attention's two dots, whose first result is
+  used at once): every dot is waited for at once (``pendings = 0``), so all
+  reads of the previous iteration's slot are over at the top-of-loop
+  barrier, and the refill is issued right after it: one barrier per iteration.
+
+**Before** (tutorial 03's loop)::
 
     %acc_1, %ap_1, %bp_1 = scf.for(%c0, %n, %c1, %acc, %ap, %bp) {
     ^(%k, %acc_2, %ap_2, %bp_2):
@@ -41,7 +56,8 @@ operands loaded into registers, then staged into shared memory).
       scf.yield(%acc_3, %ap_3, %bp_3)
     }
 
-**After** (``S = 3``; ``k_i`` is the iteration number, ``slot`` = ``k_i % S``)::
+**After** (``S = 3``, accumulating; ``k_i`` is the iteration number,
+``slot`` = ``k_i % S``)::
 
     tt.barrier()
     ttg.local_alloc() {buffer = 0, stages = 3, shape = [128, 64], ...}
@@ -75,11 +91,12 @@ operands loaded into registers, then staged into shared memory).
 dynamic shared memory; other shared-memory users inside the loop
 (conversions, reductions) use the space after them, and after
 ``local_dealloc`` the whole buffer is theirs again. More than 48 KB of
-dynamic shared memory is allowed by the driver at load time.
+dynamic shared memory is allowed by the driver at load time
+(``cuFuncSetAttribute``, in :mod:`~minitriton.backend.driver`).
 
 Preconditions: inlined kernel, before the layout plan. Postconditions: the
-``tt.load``/``tt.dot`` of a pipelined loop are gone; every other op is
-unchanged.
+pipelined ``tt.load``/``tt.dot`` ops are gone; every other op is unchanged
+(dead mask computations are left for LLVM to drop).
 """
 
 from __future__ import annotations
@@ -118,7 +135,10 @@ _CLONABLE = (
 
 
 class _Effect(Operation):
+    """A GPU-backend op with effects; the emulator never sees these."""
+
     pure = False
+    backend_only = True
 
 
 @register_op
