@@ -7,6 +7,7 @@ random data and a poisoned output (every element must be written).
 
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
 
@@ -151,15 +152,21 @@ def _inputs(kind: str, m: int, n: int, k: int):
         ("bf16", 256, 256, 192, 128, 128, 64, 8, 3),
         ("tf32", 192, 160, 96, 64, 64, 32, 4, 3),
         ("int8", 128, 192, 160, 128, 64, 64, 4, 3),
+        ("fp16", 128, 128, 64, 128, 128, 64, 4, 4),  # one iteration, fewer than the stages
+        ("fp16-bt", 256, 128, 192, 128, 128, 64, 8, 3),  # B K-major in memory
     ],
 )
 def test_wgmma_matmul_matches_reference(kind, m, n, k, bm, bn, bk, warps, stages):
     torch = pytest.importorskip("torch")
+    transposed_b = kind.endswith("-bt")
+    kind = kind.removesuffix("-bt")
     a, b, ref = _inputs(kind, m, n, k)
+    if transposed_b:
+        b = b.t().contiguous().t()  # the same values, column-major
     out_t = torch.int32 if kind == "int8" else torch.float32
     c = torch.full((m, n), -7777, dtype=out_t, device="cuda")  # poison: all must be written
     grid = (triton.cdiv(m, bm), triton.cdiv(n, bn))
-    mm_kernel[grid](a, b, c, m, n, k, a.stride(0), 1, b.stride(0), 1, n, 1,
+    mm_kernel[grid](a, b, c, m, n, k, a.stride(0), 1, b.stride(0), b.stride(1), n, 1,
                     BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk, INT_ACC=int(kind == "int8"), OUT_F16=0,
                     num_warps=warps, num_stages=stages, backend="gpu")  # fmt: skip
     torch.cuda.synchronize()
@@ -168,3 +175,33 @@ def test_wgmma_matmul_matches_reference(kind, m, n, k, bm, bn, bk, warps, stages
         return
     err = (torch.linalg.norm(c.double() - ref) / torch.linalg.norm(ref)).item()
     assert err < {"tf32": 3e-3, "bf16": 1e-2, "fp16": 2e-3}[kind], err
+
+
+def _attention(stage: int):
+    from tests.kernels.fused_attention import _attn_fwd
+
+    strides = ", ".join(["i32:16", "i32:16", "i32:16", "1"] * 4)
+    sig = f"*fp16:16, *fp16:16, *fp16:16, fp32, *fp32:16, *fp16:16, {strides}, i32, i32, i32:16, "
+    specs = parse_signature(sig + f"64, 128, 64, {stage}", kernel_params(_attn_fwd.fn))
+    options = CompileOptions(num_warps=4, num_stages=3)
+    return compile_kernel(_attn_fwd.source, specs, options, stop_after="ptx")
+
+
+@pytest.mark.parametrize("stage", [1, 3])
+def test_attention_is_pipelined_with_p_in_registers(stage):
+    k = _attention(stage)
+    ttgir, ptx = k.asm["ttgir"], k.asm["ptx"]
+    loops = 2 if stage == 3 else 1  # causal: the off-band and the on-band loop
+    assert ttgir.count("ttg.local_store(%q)") == loops  # q staged once per loop, not per step
+    assert ttgir.count("ttng.warp_group_dot_wait") == 2 * loops
+    assert "a = -1" in ttgir  # P feeds the second dot from registers
+    assert "contig = 0" in ttgir  # K is read K-major (coalesced), staged without tnspB
+    assert "tt.dot" not in ttgir and "tt.load(%q" not in ttgir.split("scf.for")[1]
+    a_regs = re.compile(r"wgmma\.mma_async\S+ \{[^}]*\}, \{%r\d+, %r\d+, %r\d+, %r\d+\}")
+    assert a_regs.search(ptx)
+    assert re.search(r"wgmma\.mma_async\S+ \{[^}]*\}, %rd\d+, %rd\d+, p, 1, 1, 0, 0;", ptx)
+
+
+@pytest.mark.skipif(shutil.which("ptxas") is None, reason="needs ptxas")
+def test_attention_assembles_without_spills(tmp_path):
+    assert "0 bytes spill stores" in _ptxas(_attention(1).asm["ptx"], tmp_path)
