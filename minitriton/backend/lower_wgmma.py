@@ -8,8 +8,12 @@ values (registers) is lowered in five steps:
 1. a barrier (the shared buffer may still be in use), then every thread
    stores its registers of A and B into swizzled tiles
    (:mod:`~minitriton.backend.shared_layout`), 16 bytes at a time where the
-   tile's contiguous dimension is the registers' (A always; B for fp16 and
-   bf16; tf32 and int8 B is stored transposed, K-major, element by element);
+   tile's contiguous dimension is the registers' (A always; B row-major for
+   fp16 and bf16 held row-major, K-major when its registers run along K;
+   tf32 and int8 B always K-major, element by element from row-major
+   registers). An fp16/bf16 A already in the accumulator layout of a
+   previous dot (attention's ``P``) is not stored at all: ``wgmma`` takes
+   it from registers (:class:`RegisterA`);
 2. ``fence.proxy.async.shared::cta`` (the tensor cores read shared memory
    through the *async proxy*, which must see the ordinary stores), barrier;
 3. ``wgmma.fence``, then per warpgroup ``m_reps x n_reps x K/k_step``
@@ -20,8 +24,8 @@ values (registers) is lowered in five steps:
    through the wait as tied operands, so nothing reads them too early).
 
 A dot in a pipelined loop (:mod:`~minitriton.backend.pipeline`) skips steps 1
-and 2 (its operands are already in shared memory) and waits with one group
-left in flight.
+and 2 (its operands are already in shared memory, or A in registers) and
+may wait with one group left in flight.
 
 **Epilogue.** Converting an accumulator to a blocked layout (for the store
 after the loop) goes through shared memory with vector accesses: each
