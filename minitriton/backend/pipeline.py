@@ -113,7 +113,6 @@ from minitriton.ir.core import (
     Block,
     BlockArgument,
     Operation,
-    OpResult,
     Value,
     register_op,
     replace_all_uses,
@@ -139,6 +138,18 @@ class _Effect(Operation):
 
     pure = False
     backend_only = True
+    #: Allowed operand counts.
+    arity: tuple[int, ...] = (0,)
+    #: Whether the op has one result (the accumulator).
+    has_result = False
+
+    def verify(self) -> None:
+        if len(self.operands) not in self.arity:
+            raise self.fail(f"takes {' or '.join(map(str, self.arity))} operands")
+        if len(self.results) != int(self.has_result):
+            raise self.fail("has one result" if self.has_result else "has no results")
+        if self.has_result and self.results[0].type != self.operands[0].type:
+            raise self.fail("the result has the accumulator's type")
 
 
 @register_op
@@ -157,9 +168,14 @@ class LocalDeallocOp(_Effect):
 
 @register_op
 class AsyncCopyOp(_Effect):
-    """``ttg.async_copy_global_to_local(%ptrs, %pred, %slot[, %mask]) {buffer}``."""
+    """``ttg.async_copy_global_to_local(%ptrs, %pred, %slot[, %mask]) {buffer, contig}``.
+
+    Copies the block ``%ptrs`` points at into slot ``%slot`` of the ring
+    ``buffer``; where ``%pred`` or ``%mask`` is false the bytes are zeros.
+    """
 
     name = "ttg.async_copy_global_to_local"
+    arity = (3, 4)
 
 
 @register_op
@@ -178,16 +194,28 @@ class AsyncWaitOp(_Effect):
 
 @register_op
 class WarpGroupDotOp(_Effect):
-    """``%d = ttng.warp_group_dot(%acc, %slot) {a, b, shape, kind}``: async ``wgmma``."""
+    """``%d = ttng.warp_group_dot(%acc, %slot[, %a]) {a, b, shape, kind}``: async ``wgmma``.
+
+    A and B are read from slot ``%slot`` of the rings ``a`` and ``b``; with
+    ``a = -1``, A is the block ``%a`` (registers). The result is in flight
+    until a ``ttng.warp_group_dot_wait``.
+    """
 
     name = "ttng.warp_group_dot"
+    arity = (2, 3)
+    has_result = True
 
 
 @register_op
 class WarpGroupDotWaitOp(_Effect):
-    """``%acc = ttng.warp_group_dot_wait(%d) {pendings}``: wait for ``wgmma`` groups."""
+    """``%acc = ttng.warp_group_dot_wait(%d) {pendings}``: wait for ``wgmma`` groups.
+
+    At most ``pendings`` groups stay in flight; ``%acc`` is ``%d``, complete.
+    """
 
     name = "ttng.warp_group_dot_wait"
+    arity = (1,)
+    has_result = True
 
 
 @register_op
@@ -195,6 +223,7 @@ class LocalStoreOp(_Effect):
     """``ttg.local_store(%v) {buffer}``: registers into a one-stage shared tile."""
 
     name = "ttg.local_store"
+    arity = (1,)
 
 
 def pipeline_loops(func: FuncOp, num_warps: int, arch: str, num_stages: int) -> int:
@@ -575,4 +604,4 @@ class _Rewriter:
         self.emit(parent, after, "ttg.local_dealloc", [])
 
 
-__all__ = ["OpResult", "pipeline_loops"]
+__all__ = ["pipeline_loops"]

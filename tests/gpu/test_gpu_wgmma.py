@@ -202,6 +202,24 @@ def test_attention_is_pipelined_with_p_in_registers(stage):
     assert re.search(r"wgmma\.mma_async\S+ \{[^}]*\}, %rd\d+, %rd\d+, p, 1, 1, 0, 0;", ptx)
 
 
+def test_prepared_kernels_verify():
+    from minitriton.backend.prepare import prepare_kernel
+    from minitriton.ir.verifier import verify_module
+
+    for k in (_compile("fp16", 128, 128, 64, 4, 3), _attention(3)):
+        copy, *_ = prepare_kernel(k.module, 4, "sm_90", 3)
+        verify_module(copy)  # the ring, copy and async-dot ops check their operands
+        assert "ttng.warp_group_dot" in {op.name for op in copy.kernel.walk()}
+
+
+def test_backend_ops_reject_wrong_operands():
+    from minitriton.backend.pipeline import WarpGroupDotWaitOp
+    from minitriton.ir.core import VerifyError
+
+    with pytest.raises(VerifyError, match="takes 1 operands"):
+        WarpGroupDotWaitOp([], [], {"pendings": 0}).verify()
+
+
 @pytest.mark.skipif(shutil.which("ptxas") is None, reason="needs ptxas")
 def test_attention_assembles_without_spills(tmp_path):
     assert "0 bytes spill stores" in _ptxas(_attention(1).asm["ptx"], tmp_path)
