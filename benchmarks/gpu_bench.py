@@ -17,6 +17,12 @@ Rows: vector add of 2^28 fp32 (BLOCK 1024), fused softmax of 4096x4096 fp32
 fp32 (tutorial 05). Bandwidth counts bytes read plus bytes written once;
 times are medians of ``triton.testing.do_bench``.
 
+Tensor-core rows (``benchmarks/gpu_bench_tc.py``, also runnable alone):
+tutorial 03's matmul (fp16 1024^3, 4096^3, 8192^3; bf16 4096^3; fp32 with
+TF32 4096^3) and a FlashAttention-2 forward after tutorial 06 (fp16,
+Z*H = 32, N = 4096, D = 64 and 128, causal and not), in TFLOP/s, with the
+ratio to Triton; ``--only tc`` runs just these, ``--only bandwidth`` skips them.
+
 Also measured:
 
 * host cost of one launch of a cached tiny kernel through ``kernel[grid](...)``
@@ -50,6 +56,8 @@ from types import ModuleType
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import gpu_bench_tc  # noqa: E402  (the tensor-core rows, beside this file)
 
 HEADERS = {
     "triton": "import triton\nimport triton.language as tl\n",
@@ -581,10 +589,13 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--json", type=Path, help="write the docs' JSON document here")
     parser.add_argument("--cold-child", help=argparse.SUPPRESS)
+    parser.add_argument("--only", choices=("all", "bandwidth", "tc"), default="all")
     args = parser.parse_args(argv)
     if args.cold_child:
         print(json.dumps(cold_child(args.cold_child)))
         return 0
+    if args.only == "tc":
+        return _tc_rows_only()
     import torch
 
     import minitriton
@@ -608,10 +619,19 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{name}: " + ", ".join(f"{k} {v:.0f} GB/s" for k, v in row["gbps"].items()))
     overhead = attempt("launch overhead", lambda: launch_overhead(mt, tr), {})
     missed = print_report(info, rows, overhead, cold)
+    if args.only == "all":
+        tc_rows = attempt("tensor cores", gpu_bench_tc.run_all, [])
+        missed += gpu_bench_tc.print_table(tc_rows)
     if args.json:
         doc = to_docs_json(info, rows, overhead, cold)
         args.json.write_text(json.dumps(doc, indent=2) + "\n", encoding="utf-8")
         print(f"\nwrote {args.json}")
+    print("\nfloors: " + ("all met" if not missed else "MISSED: " + "; ".join(missed)))
+    return 1 if missed else 0
+
+
+def _tc_rows_only() -> int:
+    missed = gpu_bench_tc.print_table(gpu_bench_tc.run_all())
     print("\nfloors: " + ("all met" if not missed else "MISSED: " + "; ".join(missed)))
     return 1 if missed else 0
 

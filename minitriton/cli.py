@@ -2,9 +2,10 @@
 
 ::
 
-    minitriton compile FILE.py[:KERNEL] --signature SIG --emit ast|ir|ir-opt|llvm|ptx|cubin
+    minitriton compile FILE.py[:KERNEL] --signature SIG
+                       --emit ast|ir|ir-opt|ttgir|llvm|ptx|cubin
                        [--print-after PASS ...] [--print-after-all] [--passes P,Q]
-                       [--arch sm_90] [--num-warps N] [-o OUT]
+                       [--arch sm_90|sm_90a] [--num-warps N] [--num-stages N] [-o OUT]
     minitriton run [--backend emulator|gpu] FILE.py [--backend B] [args...]
 
 Errors in kernels print as ``file:line:col: error: message`` with the source
@@ -50,11 +51,19 @@ EMIT_STAGES = {
     "ast": "ast",
     "ir": "ir",
     "ir-opt": "ir-opt",
+    "ttgir": "ptx",
     "llvm": "ptx",
     "ptx": "ptx",
     "cubin": "ptx",
 }
-EMIT_ASM_KEYS = {"ast": "ast", "ir": "ir", "ir-opt": "ir-opt", "llvm": "llir", "ptx": "ptx"}
+EMIT_ASM_KEYS = {
+    "ast": "ast",
+    "ir": "ir",
+    "ir-opt": "ir-opt",
+    "ttgir": "ttgir",
+    "llvm": "llir",
+    "ptx": "ptx",
+}
 
 
 class CliError(Exception):
@@ -151,6 +160,9 @@ def add_compile_parser(subparsers: Any) -> None:
     p.add_argument("--passes", metavar="P,Q", help="run these passes instead of the pipeline")
     p.add_argument("--arch", default=None, help="GPU architecture (default: sm_90)")
     p.add_argument("--num-warps", type=int, default=None, help="warps per program (default: 4)")
+    p.add_argument(
+        "--num-stages", type=int, default=None, help="software-pipelining depth (default: 3)"
+    )
     p.add_argument("-o", "--output", metavar="OUT", help="write to OUT instead of stdout")
     p.set_defaults(func=run_compile)
 
@@ -166,7 +178,8 @@ def run_compile(args: argparse.Namespace) -> int:
     specs = _arg_specs(args, kernel, stage)
     compiled = compile_kernel(kernel_jit(kernel).source, specs, options, stop_after=stage)
     if args.emit == "cubin":
-        return _write_cubin(compiled.asm["ptx"], options.arch, args.output, compiled.name)
+        ptx = compiled.asm["ptx"]
+        return _write_cubin(ptx, _ptx_target(ptx, options.arch), args.output, compiled.name)
     _write_text(compiled.asm[EMIT_ASM_KEYS[args.emit]], args.output)
     return 0
 
@@ -187,8 +200,16 @@ def _compile_options(args: argparse.Namespace, kernel: Any, stage: str) -> Any:
     arch = args.arch or DEFAULT_ARCH
     if not re.fullmatch(r"sm_\d+a?", arch):
         raise CliError(f"--arch {arch!r}: expected an architecture such as sm_80 or sm_90")
-    num_warps = args.num_warps or _first_config(kernel).get("num_warps", 4)
-    return CompileOptions(num_warps=num_warps, arch=arch, passes=passes, print_after=print_after)
+    first = _first_config(kernel)
+    num_warps = args.num_warps or first.get("num_warps", 4)
+    num_stages = args.num_stages or first.get("num_stages", 3)
+    return CompileOptions(
+        num_warps=num_warps,
+        num_stages=num_stages,
+        arch=arch,
+        passes=passes,
+        print_after=print_after,
+    )
 
 
 def _arg_specs(args: argparse.Namespace, kernel: Any, stage: str) -> list[Any]:
@@ -217,6 +238,12 @@ def _write_text(text: str, output: str | None) -> None:
         sys.stdout.write(text if text.endswith("\n") else text + "\n")
         return
     Path(output).write_text(text, encoding="utf-8")
+
+
+def _ptx_target(ptx: str, default: str) -> str:
+    """The PTX's ``.target`` (``sm_90a`` once a kernel uses ``wgmma``)."""
+    found = re.search(r"^\.target\s+(sm_\w+)", ptx, re.MULTILINE)
+    return found.group(1) if found else default
 
 
 def _write_cubin(ptx: str, arch: str, output: str | None, name: str) -> int:

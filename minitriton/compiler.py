@@ -48,7 +48,8 @@ StageHook = Callable[[str, str], None]
 class CompileOptions:
     """Everything besides the arguments that changes what gets compiled.
 
-    ``num_stages``, ``num_ctas`` and ``maxnreg`` are accepted for Triton
+    ``num_stages`` is the software-pipelining depth of loops feeding tensor
+    cores (sm_90); ``num_ctas`` and ``maxnreg`` are accepted for Triton
     compatibility and only take part in the cache key.
     """
 
@@ -213,7 +214,9 @@ def codegen(module: Any, options: CompileOptions) -> Any:
     Needs llvmlite only, no GPU; the backend caches the result on disk.
     """
     compile_module = _require("minitriton.backend", "compile_module", "the GPU backend")
-    return compile_module(module, arch=options.arch, num_warps=options.num_warps)
+    return compile_module(
+        module, arch=options.arch, num_warps=options.num_warps, num_stages=options.num_stages
+    )
 
 
 # ---------------------------------------------------------------------------

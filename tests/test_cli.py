@@ -256,6 +256,38 @@ def test_emit_cubin(capsys: pytest.CaptureFixture[str], tmp_path: Path):
     assert cubin.read_bytes()[:4] == b"\x7fELF"
 
 
+MATMUL_SIG = "*fp16:16, *fp16:16, *fp16:16, i32:16, i32:16, i32:16, i32:16, 1, i32:16, 1, i32:16, 1"
+
+
+@pytest.mark.parametrize(
+    ("args", "present", "absent"),
+    [
+        (("--emit", "ttgir", "--num-stages", "4"), "stages = 4", "tt.dot"),
+        (
+            ("--emit", "ptx", "--arch", "sm_90a"),
+            "wgmma.mma_async.sync.aligned.m64n256k16",
+            "fma.rn.f32",
+        ),
+        (("--emit", "ptx", "--arch", "sm_80"), ".target sm_80", "wgmma"),
+    ],
+)
+def test_emit_ttgir_and_tensor_core_targets(capsys, args, present, absent):
+    matmul = str(ROOT / "tests" / "kernels" / "matmul.py")
+    status, out, err = run_cli(capsys, "compile", matmul, "-s", MATMUL_SIG, *args)
+    assert (status, err) == (0, "")
+    assert present in out and absent not in out
+
+
+@pytest.mark.skipif(shutil.which("ptxas") is None, reason="needs ptxas from the CUDA toolkit")
+def test_emit_cubin_of_a_wgmma_kernel_targets_sm_90a(capsys, tmp_path: Path):
+    matmul = str(ROOT / "tests" / "kernels" / "matmul.py")
+    cubin = tmp_path / "mm.cubin"
+    args = ("compile", matmul, "-s", MATMUL_SIG, "--emit", "cubin", "-o", str(cubin))
+    status, _, err = run_cli(capsys, *args)  # --arch sm_90: the PTX says sm_90a
+    assert (status, err) == (0, "")
+    assert cubin.read_bytes()[:4] == b"\x7fELF"
+
+
 # ---------------------------------------------------------------------------
 # run (in a fresh process, as a user would)
 # ---------------------------------------------------------------------------

@@ -552,8 +552,10 @@ def run_cli(args: list[str]) -> tuple[str, str]:
 class CompileDirective(GeneratingDirective):
     """``.. minitriton-compile:: FILE.py[:KERNEL]``: run ``minitriton compile`` now.
 
-    Options: ``:signature:`` (``-s``), ``:emit:`` (default ``ir``) and
-    ``:print-after:`` (shows the pass's IR, printed to stderr, instead).
+    Options: ``:signature:`` (``-s``), ``:emit:`` (default ``ir``),
+    ``:print-after:`` (shows the pass's IR, printed to stderr, instead),
+    ``:num-warps:``, ``:num-stages:`` and ``:match:`` (a regular expression:
+    only the lines it finds are shown, for excerpts of long output).
     PTX is annotated with the kernel's source lines.
     """
 
@@ -562,6 +564,9 @@ class CompileDirective(GeneratingDirective):
         "signature": directives.unchanged,
         "emit": directives.unchanged,
         "print-after": directives.unchanged,
+        "num-warps": directives.unchanged,
+        "num-stages": directives.unchanged,
+        "match": directives.unchanged,
     }
 
     def generate(self) -> list[nodes.Node]:
@@ -573,8 +578,11 @@ class CompileDirective(GeneratingDirective):
             args += ["-s", self.options["signature"]]
         if "print-after" in self.options:
             args += ["--print-after", self.options["print-after"]]
+        for option in ("num-warps", "num-stages"):
+            if option in self.options:
+                args += [f"--{option}", self.options[option]]
         self.env.note_dependency(str(REPO / target.split(":")[0]))
-        if emit in ("llvm", "ptx") and not _backend_ready():
+        if emit in ("llvm", "ptx", "ttgir") and not _backend_ready():
             text = "The GPU backend is not written yet: this PTX appears once it is."
             return [nodes.note("", nodes.paragraph(text=text))]
         with _chdir(REPO):
@@ -582,12 +590,24 @@ class CompileDirective(GeneratingDirective):
         shown, language = (err, "mtir") if "print-after" in self.options else (text, _LANGS[emit])
         if emit == "ptx":
             shown = annotate_ptx(shown)
+        caption = "(run when the docs were built)"
+        if "match" in self.options:
+            pattern = re.compile(self.options["match"])
+            shown = "\n".join(line for line in shown.splitlines() if pattern.search(line)) + "\n"
+            caption = "(run when the docs were built; only the lines that matter here)"
         command = "$ minitriton " + " ".join(_quote_arg(a) for a in args)
-        return [literal(shown, language, caption="(run when the docs were built)", command=command)]
+        return [literal(shown, language, caption=caption, command=command)]
 
 
 # LLVM 22 syntax (e.g. `range(i32 0, 128)`) is newer than Pygments' llvm lexer: plain text.
-_LANGS = {"ast": "text", "ir": "mtir", "ir-opt": "mtir", "llvm": "text", "ptx": "text"}
+_LANGS = {
+    "ast": "text",
+    "ir": "mtir",
+    "ir-opt": "mtir",
+    "ttgir": "mtir",
+    "llvm": "text",
+    "ptx": "text",
+}
 
 
 def _quote_arg(arg: str) -> str:

@@ -105,9 +105,11 @@ class GPUKernel:
         return f"<GPUKernel {self.name} num_warps={self.num_warps} shared={self.shared}>"
 
 
-def compile_module(module: Module, *, arch: str = "sm_90", num_warps: int = 4) -> GPUKernel:
+def compile_module(
+    module: Module, *, arch: str = "sm_90", num_warps: int = 4, num_stages: int = 3
+) -> GPUKernel:
     """Compile ``module``'s kernel (cached in memory and on disk); no GPU is needed."""
-    key = cache_key(ir_text(module), arch, num_warps)
+    key = cache_key(ir_text(module), arch, num_warps, num_stages)
     kernel = _kernels.get(key)
     if kernel is not None:
         return kernel
@@ -116,7 +118,7 @@ def compile_module(module: Module, *, arch: str = "sm_90", num_warps: int = 4) -
         if kernel is None:
             compiled = load(key)
             if compiled is None:
-                compiled = compile_ir(module, arch, num_warps)
+                compiled = compile_ir(module, arch, num_warps, num_stages)
                 store(key, compiled)
             kernel = _kernels[key] = GPUKernel(compiled)
     return kernel

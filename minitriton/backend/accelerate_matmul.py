@@ -17,7 +17,9 @@ from __future__ import annotations
 
 from enum import Enum
 
+from minitriton.backend.layouts import Layout
 from minitriton.backend.mma_plan import mma_v2_kind
+from minitriton.backend.mma_v3 import accumulator_layout, wgmma_shape
 from minitriton.ir.core import Operation
 
 
@@ -36,6 +38,24 @@ def arch_number(arch: str) -> int:
 
 def dot_path(op: Operation, arch: str, num_warps: int) -> DotPath:
     """The path ``op`` (a ``tt.dot``) takes on ``arch`` with ``num_warps`` warps."""
+    if arch_number(arch) == 90 and wgmma_shape(op, num_warps) is not None:
+        return DotPath.WGMMA
     if arch_number(arch) >= 80 and mma_v2_kind(op) is not None:
         return DotPath.MMA_V2
     return DotPath.FMA
+
+
+def dot_result_layout(op: Operation, arch: str, num_warps: int) -> Layout | None:
+    """The accumulator layout a tensor-core path needs (``None``: any layout, FMA)."""
+    if dot_path(op, arch, num_warps) is DotPath.WGMMA:
+        shape = wgmma_shape(op, num_warps)
+        assert shape is not None
+        return accumulator_layout(shape)
+    return None
+
+
+def target_arch(arch: str, uses_wgmma: bool) -> str:
+    """The PTX target: ``wgmma`` needs the arch-specific ``sm_90a``."""
+    if uses_wgmma and not arch.endswith("a"):
+        return arch + "a"
+    return arch

@@ -13,7 +13,7 @@ hold ``n`` consecutive elements become one ``n``-wide load when the pointers
 are contiguous over ``n``, aligned to ``n`` elements, and the mask is
 constant over ``n``. Facts come from ``divisibility = 16`` argument
 attributes, ``tt.hint`` ops, ``make_range``, constants and splats, and flow
-through ``add``, ``sub``, ``mul``, ``shl``, ``addptr``, broadcasts and
+through ``add``, ``sub``, ``mul``, ``shl``, ``rem``, ``addptr``, broadcasts and
 comparisons (``offs < n`` is constant over aligned runs when ``n`` is
 divisible). Unknown values get the safe answer 1.
 """
@@ -225,6 +225,17 @@ class AxisAnalysis:
         const = tuple(gcd(a.const[d], b.const[d]) for d in range(rank))
         value = a.value * b.value if a.value is not None and b.value is not None else None
         return AxisInfo(contig, div, const, value)
+
+    def _arith_rem(self, op: Operation) -> AxisInfo:
+        # (x % n) keeps x's runs where n is uniform: they are cut at multiples of n's divisor.
+        a, b = (self.get(v) for v in op.operands)
+        dims = _dims(op.result)
+        if any(b.const[d] != dims[d] for d in range(len(dims))):
+            return self._generic(op) or unknown(op.result)
+        contig = tuple(gcd(c, bd) for c, bd in zip(a.contig, b.div))
+        div = tuple(gcd(ad, bd) for ad, bd in zip(a.div, b.div))
+        const = tuple(gcd(x, y) for x, y in zip(a.const, b.const))
+        return AxisInfo(contig, div, const)
 
     def _arith_shl(self, op: Operation) -> AxisInfo:
         a, b = (self.get(v) for v in op.operands)

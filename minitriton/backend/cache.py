@@ -2,7 +2,7 @@
 
 Key: sha256 of (IR text after the pass pipeline, with locations — it covers
 the source, inlined helpers and the specialization —, target arch,
-``num_warps``, compiler version incl. llvmlite/LLVM). The directory is
+``num_warps``, ``num_stages``, compiler version incl. llvmlite/LLVM). The directory is
 ``$MINITRITON_CACHE_DIR`` or ``~/.cache/minitriton``; ``MINITRITON_CACHE=0``
 turns the disk cache off.
 
@@ -42,10 +42,10 @@ def disk_cache_enabled() -> bool:
     return os.environ.get("MINITRITON_CACHE", "1") not in ("0", "false", "off")
 
 
-def cache_key(ir_text: str, arch: str, num_warps: int) -> str:
+def cache_key(ir_text: str, arch: str, num_warps: int, num_stages: int = 3) -> str:
     """The sha256 key of one compilation."""
     h = hashlib.sha256()
-    for part in (ir_text, arch, str(num_warps), version_tag()):
+    for part in (ir_text, arch, str(num_warps), str(num_stages), version_tag()):
         h.update(part.encode())
         h.update(b"\0")
     return h.hexdigest()

@@ -43,6 +43,7 @@ from minitriton.backend.lltypes import (
 from minitriton.backend.lower_collective import CollectiveMixin
 from minitriton.backend.lower_memory import MemoryMixin
 from minitriton.backend.lower_mma import MmaMixin
+from minitriton.backend.lower_wgmma import WgmmaMixin
 from minitriton.backend.mathlib import MathMixin
 from minitriton.backend.prepare import LayoutPlan
 from minitriton.diagnostics import Location, error
@@ -73,7 +74,7 @@ _ICMP = {"eq": "==", "ne": "!=", "lt": "<", "le": "<=", "gt": ">", "ge": ">="}
 _SREG = ("x", "y", "z")
 
 
-class Codegen(MmaMixin, MathMixin, MemoryMixin, CollectiveMixin):
+class Codegen(MmaMixin, MathMixin, MemoryMixin, WgmmaMixin, CollectiveMixin):
     """Builds the LLVM module of one prepared kernel (see the module docstring)."""
 
     def __init__(

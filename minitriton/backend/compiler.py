@@ -15,6 +15,7 @@ from functools import lru_cache
 import llvmlite
 import llvmlite.binding as llvm
 
+from minitriton.backend.accelerate_matmul import target_arch
 from minitriton.backend.codegen import Codegen
 from minitriton.backend.mathlib import find_libdevice
 from minitriton.backend.prepare import prepare_kernel
@@ -25,7 +26,7 @@ from minitriton.ir.types import PointerType
 from minitriton.ir.verifier import verify_module
 
 #: Bump when the generated code changes: it is part of every cache key.
-COMPILER_VERSION = "minitriton-ptx-2"
+COMPILER_VERSION = "minitriton-ptx-3"
 TRIPLE = "nvptx64-nvidia-cuda"
 #: Targets that ``python -m minitriton.tools.ptxas_check`` assembles every kernel for; any
 #: ``sm_XY`` with XY >= 75 is accepted. sm_75 has no tensor-core path (FMA dots) and converts
@@ -84,8 +85,13 @@ def ir_text(module: Module) -> str:
     return print_module(module, with_locs=True)
 
 
-def compile_ir(module: Module, arch: str = "sm_90", num_warps: int = 4) -> CompiledKernel:
-    """Compile ``module``'s kernel to PTX for ``arch`` with ``num_warps`` warps per program."""
+def compile_ir(
+    module: Module, arch: str = "sm_90", num_warps: int = 4, num_stages: int = 3
+) -> CompiledKernel:
+    """Compile ``module``'s kernel to PTX for ``arch`` with ``num_warps`` warps per program.
+
+    ``num_stages`` is the software-pipelining depth of loops feeding ``wgmma``.
+    """
     if not re.fullmatch(r"sm_\d+a?", arch) or int(arch[3:].rstrip("a")) < 75:
         raise ValueError(f"unsupported arch {arch!r}: the GPU backend needs sm_75 or newer")
     if num_warps not in (1, 2, 4, 8, 16, 32):
@@ -93,7 +99,7 @@ def compile_ir(module: Module, arch: str = "sm_90", num_warps: int = 4) -> Compi
     verify_module(module)
     with _LOCK:
         try:
-            return _compile(module, arch, num_warps)
+            return _compile(module, arch, num_warps, num_stages)
         except CompileError:
             raise
         except Exception as e:  # internal failure: report it located at the kernel
@@ -104,11 +110,12 @@ def compile_ir(module: Module, arch: str = "sm_90", num_warps: int = 4) -> Compi
             ) from e
 
 
-def _compile(module: Module, arch: str, num_warps: int) -> CompiledKernel:
-    copy, kernel, plan, inlined_at = prepare_kernel(module, num_warps, arch)
+def _compile(module: Module, arch: str, num_warps: int, num_stages: int) -> CompiledKernel:
+    copy, kernel, plan, inlined_at = prepare_kernel(module, num_warps, arch, num_stages)
     gen = Codegen(kernel, plan, inlined_at, arch=arch, num_warps=num_warps)
     ll_module = gen.generate()
-    tm = _target_machine(arch)
+    target = target_arch(arch, gen.uses_wgmma)
+    tm = _target_machine(target)
     ll_module.data_layout = str(tm.target_data)
     mod = llvm.parse_assembly(str(ll_module))
     if gen.uses_libdevice:
@@ -124,7 +131,7 @@ def _compile(module: Module, arch: str, num_warps: int) -> CompiledKernel:
         ptx=ptx,
         shared=gen.smem_bytes,
         num_warps=num_warps,
-        arch=arch,
+        arch=target,
         params=params,
     )
 

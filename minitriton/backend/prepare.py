@@ -5,6 +5,8 @@ Three steps, all on a private copy (the caller's module is never changed):
 1. :func:`copy_module` — print and re-parse, keeping locations;
 2. :func:`inline_calls` — every ``tt.call`` is replaced by the callee's body,
    remembering each inlined op's call site for the ``.loc`` line info;
+   then loops feeding ``wgmma`` are software-pipelined
+   (:mod:`~minitriton.backend.pipeline`);
 3. :func:`assign_layouts` (``layout_plan``) — every block value gets a
    distributed layout, and a ``ttg.convert_layout`` op is inserted wherever an
    op needs its operand in another layout. Each op with block results gets a
@@ -17,6 +19,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from minitriton.backend.accelerate_matmul import DotPath, dot_path
+from minitriton.backend.accumulators import accumulator_seeds
 from minitriton.backend.layouts import (
     Layout,
     blocked,
@@ -33,6 +36,8 @@ from minitriton.backend.mma_plan import (
     natural_layouts,
     plan_mma_dots,
 )
+from minitriton.backend.mma_v3 import is_mma_layout
+from minitriton.backend.pipeline import pipeline_loops
 from minitriton.diagnostics import Location, error
 from minitriton.ir.core import Block, Operation, Region, Value, register_op, replace_all_uses
 from minitriton.ir.ops import FuncOp, Module
@@ -134,8 +139,11 @@ def _inline_one(
 
 _ELEMENTWISE_PREFIXES = ("arith.", "math.")
 _ELEMENTWISE = {"tt.addptr", "tt.hint", "tt.load", "tt.atomic_rmw", "tt.atomic_cas"}
+# The wait of an asynchronous dot keeps the accumulator's layout.
+_ELEMENTWISE |= {"ttng.warp_group_dot_wait"}
 _FREE = {"tt.make_range", "tt.splat", "arith.constant"}
 _MEMORY = {"tt.load", "tt.atomic_rmw", "tt.atomic_cas"}
+_ASYNC_COPY = "ttg.async_copy_global_to_local"
 
 
 def _is_block(v: Value) -> bool:
@@ -150,7 +158,7 @@ def memory_vector_width(func: FuncOp) -> int:
     """Elements per thread along the fastest dim: 16 bytes of the narrowest accessed type."""
     widths = []
     for op in func.walk():
-        if op.name in ("tt.load", "tt.store", "tt.atomic_rmw", "tt.atomic_cas"):
+        if op.name in ("tt.load", "tt.store", "tt.atomic_rmw", "tt.atomic_cas", _ASYNC_COPY):
             pointee = element_type(op.operands[0].type)
             if isinstance(pointee, PointerType):
                 widths.append(max(1, pointee.pointee.bitwidth // 8))
@@ -231,7 +239,10 @@ class LayoutPlan:
         ptr, value = op.operands[:2]
         if not _is_block(ptr):
             return
-        layout = self.want.get(id(ptr)) or self.want.get(id(value)) or self.default(ptr.shape)
+        value_want = self.want.get(id(value))
+        if is_mma_layout(value_want):  # accumulators are stored through the epilogue
+            value_want = None
+        layout = self.want.get(id(ptr)) or value_want or self.default(ptr.shape)
         for v in op.operands:
             self.demand(v, layout)
 
@@ -258,6 +269,9 @@ class LayoutPlan:
         self.demand(b, self.default(b.shape))
         mma = self.mma.get(id(op))
         self.demand(acc, mma.acc if mma else self.wanted(op.result))
+
+    def _back_ttng_warp_group_dot(self, op: Operation) -> None:
+        self.demand(op.operands[0], self.wanted(op.result))
 
     def _carried(self, op: Operation) -> list[Layout | None]:
         layouts = [self.wanted(r) if _is_block(r) else None for r in op.results]
@@ -399,7 +413,8 @@ class LayoutPlan:
             return
         layout = self.of(ptr)
         # Store a computed value where it lives when the pointers are cheap to redo.
-        if all(self.can_remat(v, self.of(value)) for v in op.operands):
+        in_place = not is_mma_layout(self.of(value))
+        if in_place and all(self.can_remat(v, self.of(value)) for v in op.operands):
             layout = self.of(value)
             self.ensure(op, 0, layout)
         for i in range(1, len(op.operands)):
@@ -455,6 +470,12 @@ class LayoutPlan:
         self.ensure(op, 2, mma.acc)
         self.set(op.results, [mma.acc])
 
+    def _fwd_ttng_warp_group_dot(self, op: Operation) -> None:
+        # The accumulator in; an A operand in registers keeps its own layout.
+        layout = self.wanted(op.result)
+        self.ensure(op, 0, layout)
+        self.set(op.results, [layout])
+
     def _fwd_yield(self, region: Region, layouts: list[Layout | None], skip: int = 0) -> None:
         self.fwd_block(region.block)
         term = region.block.terminator
@@ -502,7 +523,8 @@ class LayoutPlan:
 def assign_layouts(func: FuncOp, num_warps: int, arch: str = "sm_90") -> LayoutPlan:
     """Choose layouts for ``func`` (in place: conversions and ``layout`` attributes)."""
     plan = LayoutPlan(func, num_warps, arch)
-    plan.seed_mma()
+    plan.seed_mma()  # mma.sync dots (sm_80 and later)
+    plan.want.update(accumulator_seeds(func, num_warps, arch))  # wgmma dots (sm_90a)
     plan.back_block(func.body.block)
     plan.set(func.body.args, [None] * len(func.body.args))
     plan.fwd_block(func.body.block)
@@ -511,11 +533,12 @@ def assign_layouts(func: FuncOp, num_warps: int, arch: str = "sm_90") -> LayoutP
 
 
 def prepare_kernel(
-    module: Module, num_warps: int, arch: str = "sm_90"
+    module: Module, num_warps: int, arch: str = "sm_90", num_stages: int = 3
 ) -> tuple[Module, FuncOp, LayoutPlan, dict]:
-    """Copy, inline and lay out ``module``'s kernel; see the module docstring."""
+    """Copy, inline, pipeline and lay out ``module``'s kernel; see the module docstring."""
     copy = copy_module(module)
     kernel, inlined_at = inline_calls(copy)
     copy.funcs = [kernel]
+    pipeline_loops(kernel, num_warps, arch, num_stages)
     plan = assign_layouts(kernel, num_warps, arch)
     return copy, kernel, plan, inlined_at

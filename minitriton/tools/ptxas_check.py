@@ -134,7 +134,8 @@ def check_one(kernel: Kernel, arch: str, ptxas: str, workdir: str) -> tuple[bool
         ms = (time.perf_counter() - start) * 1e3
     ptx_file = os.path.join(workdir, f"{kernel.name}.{arch}.ptx")
     Path(ptx_file).write_text(compiled.ptx)
-    cmd = [ptxas, f"-arch={arch}", ptx_file, "-o", os.devnull]
+    # A kernel using wgmma targets the arch-specific sm_90a.
+    cmd = [ptxas, f"-arch={compiled.arch}", ptx_file, "-o", os.devnull]
     proc = subprocess.run(cmd, capture_output=True, text=True)
     if proc.returncode != 0:
         return False, f"ptxas failed:\n{proc.stderr.strip()}"

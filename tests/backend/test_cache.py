@@ -32,6 +32,7 @@ def test_key_depends_on_ir_arch_and_warps():
     assert key == cache.cache_key(text, "sm_90", 4)
     assert key != cache.cache_key(text, "sm_80", 4)
     assert key != cache.cache_key(text, "sm_90", 8)
+    assert key != cache.cache_key(text, "sm_90", 4, num_stages=4)
     assert key != cache.cache_key(text.replace("1024", "2048"), "sm_90", 4)
 
 

@@ -62,7 +62,8 @@ def test_all_op_kinds_are_covered():
     used = set()
     for name in ALL:
         used |= {op.name for op in load(name).walk()}
-    expected = set(OP_REGISTRY) - {"ttg.convert_layout"}
+    # ttg./ttng. ops are made by the backend itself (layouts, pipelining), never written.
+    expected = {n for n in OP_REGISTRY if not n.startswith(("ttg.", "ttng."))}
     missing = sorted(
         n
         for n in expected

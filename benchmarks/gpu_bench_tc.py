@@ -1,0 +1,327 @@
+"""Tensor-core rows of ``benchmarks/gpu_bench.py``: matmul and FlashAttention forward.
+
+Run alone with ``python benchmarks/gpu_bench_tc.py`` (or through
+``gpu_bench.py``, which prints these rows after its bandwidth rows). The same
+kernel source (:data:`TC_SOURCE`: tutorial 03's matmul, tutorial 06's
+attention forward) is imported under ``import triton`` and under
+``import minitriton as triton``; both run on the same tensors with the same
+launch configurations. For each row, each compiler gets the best of the
+same few fixed configurations (block sizes, warps, stages); TFLOP/s are
+from medians of ``triton.testing.do_bench``. Every result is checked
+against torch before it is timed, on fresh random inputs, into a poisoned
+output.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+HEADERS = {
+    "triton": "import triton\nimport triton.language as tl\n",
+    "minitriton": "import minitriton as triton\nimport minitriton.language as tl\n",
+}
+
+#: Tutorial 03's matmul (autotune and activation cut) and tutorial 06's forward pass.
+TC_SOURCE = """
+
+@triton.jit
+def matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_bk, stride_bn,
+                  stride_cm, stride_cn, BLOCK_SIZE_M: tl.constexpr, BLOCK_SIZE_N: tl.constexpr,
+                  BLOCK_SIZE_K: tl.constexpr, GROUP_SIZE_M: tl.constexpr):
+    pid = tl.program_id(axis=0)
+    num_pid_m = tl.cdiv(M, BLOCK_SIZE_M)
+    num_pid_n = tl.cdiv(N, BLOCK_SIZE_N)
+    num_pid_in_group = GROUP_SIZE_M * num_pid_n
+    group_id = pid // num_pid_in_group
+    first_pid_m = group_id * GROUP_SIZE_M
+    group_size_m = min(num_pid_m - first_pid_m, GROUP_SIZE_M)
+    pid_m = first_pid_m + ((pid % num_pid_in_group) % group_size_m)
+    pid_n = (pid % num_pid_in_group) // group_size_m
+    offs_am = (pid_m * BLOCK_SIZE_M + tl.arange(0, BLOCK_SIZE_M)) % M
+    offs_bn = (pid_n * BLOCK_SIZE_N + tl.arange(0, BLOCK_SIZE_N)) % N
+    offs_k = tl.arange(0, BLOCK_SIZE_K)
+    a_ptrs = a_ptr + (offs_am[:, None] * stride_am + offs_k[None, :] * stride_ak)
+    b_ptrs = b_ptr + (offs_k[:, None] * stride_bk + offs_bn[None, :] * stride_bn)
+    accumulator = tl.zeros((BLOCK_SIZE_M, BLOCK_SIZE_N), dtype=tl.float32)
+    for k in range(0, tl.cdiv(K, BLOCK_SIZE_K)):
+        a = tl.load(a_ptrs, mask=offs_k[None, :] < K - k * BLOCK_SIZE_K, other=0.0)
+        b = tl.load(b_ptrs, mask=offs_k[:, None] < K - k * BLOCK_SIZE_K, other=0.0)
+        accumulator = tl.dot(a, b, accumulator)
+        a_ptrs += BLOCK_SIZE_K * stride_ak
+        b_ptrs += BLOCK_SIZE_K * stride_bk
+    c = accumulator.to(c_ptr.dtype.element_ty)
+    offs_cm = pid_m * BLOCK_SIZE_M + tl.arange(0, BLOCK_SIZE_M)
+    offs_cn = pid_n * BLOCK_SIZE_N + tl.arange(0, BLOCK_SIZE_N)
+    c_ptrs = c_ptr + stride_cm * offs_cm[:, None] + stride_cn * offs_cn[None, :]
+    c_mask = (offs_cm[:, None] < M) & (offs_cn[None, :] < N)
+    tl.store(c_ptrs, c, mask=c_mask)
+
+
+@triton.jit
+def _attn_fwd_inner(acc, l_i, m_i, q, K_block_ptr, V_block_ptr, start_m, qk_scale,
+                    BLOCK_M: tl.constexpr, HEAD_DIM: tl.constexpr, BLOCK_N: tl.constexpr,
+                    STAGE: tl.constexpr, offs_m: tl.constexpr, offs_n: tl.constexpr,
+                    N_CTX: tl.constexpr):
+    if STAGE == 1:
+        lo, hi = 0, start_m * BLOCK_M
+    elif STAGE == 2:
+        lo, hi = start_m * BLOCK_M, (start_m + 1) * BLOCK_M
+        lo = tl.multiple_of(lo, BLOCK_M)
+    else:
+        lo, hi = 0, N_CTX
+    K_block_ptr = tl.advance(K_block_ptr, (0, lo))
+    V_block_ptr = tl.advance(V_block_ptr, (lo, 0))
+    for start_n in range(lo, hi, BLOCK_N):
+        start_n = tl.multiple_of(start_n, BLOCK_N)
+        k = tl.load(K_block_ptr)
+        qk = tl.dot(q, k)
+        if STAGE == 2:
+            mask = offs_m[:, None] >= (start_n + offs_n[None, :])
+            qk = qk * qk_scale + tl.where(mask, 0, -1.0e6)
+            m_ij = tl.maximum(m_i, tl.max(qk, 1))
+            qk -= m_ij[:, None]
+        else:
+            m_ij = tl.maximum(m_i, tl.max(qk, 1) * qk_scale)
+            qk = qk * qk_scale - m_ij[:, None]
+        p = tl.math.exp2(qk)
+        l_ij = tl.sum(p, 1)
+        alpha = tl.math.exp2(m_i - m_ij)
+        l_i = l_i * alpha + l_ij
+        acc = acc * alpha[:, None]
+        v = tl.load(V_block_ptr)
+        p = p.to(tl.float16)
+        acc = tl.dot(p, v, acc)
+        m_i = m_ij
+        V_block_ptr = tl.advance(V_block_ptr, (BLOCK_N, 0))
+        K_block_ptr = tl.advance(K_block_ptr, (0, BLOCK_N))
+    return acc, l_i, m_i
+
+
+@triton.jit
+def _attn_fwd(Q, K, V, sm_scale, M, Out, stride_qz, stride_qh, stride_qm, stride_qk,
+              stride_kz, stride_kh, stride_kn, stride_kk, stride_vz, stride_vh, stride_vk,
+              stride_vn, stride_oz, stride_oh, stride_om, stride_on, Z, H, N_CTX: tl.constexpr,
+              HEAD_DIM: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+              STAGE: tl.constexpr):
+    start_m = tl.program_id(0)
+    off_hz = tl.program_id(1)
+    off_z = off_hz // H
+    off_h = off_hz % H
+    qvk_offset = off_z.to(tl.int64) * stride_qz + off_h.to(tl.int64) * stride_qh
+    Q_block_ptr = tl.make_block_ptr(base=Q + qvk_offset, shape=(N_CTX, HEAD_DIM),
+                                    strides=(stride_qm, stride_qk), offsets=(start_m * BLOCK_M, 0),
+                                    block_shape=(BLOCK_M, HEAD_DIM), order=(1, 0))
+    V_block_ptr = tl.make_block_ptr(base=V + qvk_offset, shape=(N_CTX, HEAD_DIM),
+                                    strides=(stride_vk, stride_vn), offsets=(0, 0),
+                                    block_shape=(BLOCK_N, HEAD_DIM), order=(1, 0))
+    K_block_ptr = tl.make_block_ptr(base=K + qvk_offset, shape=(HEAD_DIM, N_CTX),
+                                    strides=(stride_kk, stride_kn), offsets=(0, 0),
+                                    block_shape=(HEAD_DIM, BLOCK_N), order=(0, 1))
+    offs_m = start_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    offs_n = tl.arange(0, BLOCK_N)
+    m_i = tl.zeros([BLOCK_M], dtype=tl.float32) - float("inf")
+    l_i = tl.zeros([BLOCK_M], dtype=tl.float32) + 1.0
+    acc = tl.zeros([BLOCK_M, HEAD_DIM], dtype=tl.float32)
+    qk_scale = sm_scale
+    qk_scale *= 1.44269504
+    q = tl.load(Q_block_ptr)
+    if STAGE & 1:
+        acc, l_i, m_i = _attn_fwd_inner(acc, l_i, m_i, q, K_block_ptr, V_block_ptr, start_m,
+                                        qk_scale, BLOCK_M, HEAD_DIM, BLOCK_N, 4 - STAGE, offs_m,
+                                        offs_n, N_CTX)
+    if STAGE & 2:
+        acc, l_i, m_i = _attn_fwd_inner(acc, l_i, m_i, q, K_block_ptr, V_block_ptr, start_m,
+                                        qk_scale, BLOCK_M, HEAD_DIM, BLOCK_N, 2, offs_m, offs_n,
+                                        N_CTX)
+    m_i += tl.math.log2(l_i)
+    acc = acc / l_i[:, None]
+    m_ptrs = M + off_hz * N_CTX + offs_m
+    tl.store(m_ptrs, m_i)
+    o_ptrs = Out + qvk_offset + offs_m[:, None] * stride_om + tl.arange(0, HEAD_DIM)[None, :]
+    tl.store(o_ptrs, acc.to(Out.type.element_ty))
+"""
+
+#: (BLOCK_M, BLOCK_N, BLOCK_K, warps, stages); both compilers get the best of these.
+MATMUL_CONFIGS = {
+    "fp16": [(128, 256, 64, 8, 3), (128, 128, 64, 4, 4), (128, 128, 64, 8, 3), (64, 128, 64, 4, 4)],
+    "fp32": [(128, 128, 32, 8, 3), (128, 64, 32, 4, 3), (64, 128, 32, 4, 4)],
+}
+#: (BLOCK_M, BLOCK_N, warps, stages) per head dim.
+ATTN_CONFIGS = {64: [(128, 64, 4, 3), (128, 128, 8, 3)], 128: [(128, 64, 8, 3), (128, 128, 8, 3)]}
+MATMUL_ROWS = [("fp16", 1024), ("fp16", 4096), ("fp16", 8192), ("bf16", 4096), ("fp32", 4096)]
+ATTN_ROWS = [(64, False), (64, True), (128, False), (128, True)]
+FLOORS = {"matmul fp16 1024": 0.6, "matmul fp16 4096": 0.7, "matmul fp16 8192": 0.7,
+          "matmul fp32 4096": 0.7, "attention": 0.6}  # fmt: skip
+
+
+def load(flavor: str, folder: Path) -> ModuleType:
+    """Import :data:`TC_SOURCE` under ``flavor``'s two import lines."""
+    path = folder / f"gpu_bench_tc_{flavor}.py"
+    path.write_text(HEADERS[flavor] + TC_SOURCE, encoding="utf-8")
+    spec = importlib.util.spec_from_file_location(path.stem, path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[path.stem] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def median_ms(fn: Callable[[], Any]) -> float:
+    """Median milliseconds of ``fn`` (Triton's ``do_bench``)."""
+    from triton.testing import do_bench
+
+    return do_bench(fn, warmup=25, rep=100, return_mode="median")
+
+
+def best(configs: list, launch: Callable[[Any], Callable[[], Any]], check: Callable[[], bool]):
+    """``(ms, config, ok)`` of the fastest config that runs and checks out."""
+    found = (float("inf"), None, False)
+    for cfg in configs:
+        try:
+            fn = launch(cfg)
+            fn()
+            ok = check()
+            ms = median_ms(fn)
+        except Exception as e:  # one failing config must not lose the row
+            print(f"    config {cfg} failed: {type(e).__name__}: {str(e)[:300]}", flush=True)
+            continue
+        print(f"    config {cfg}: {ms:.3f} ms, check {'ok' if ok else 'MISMATCH'}", flush=True)
+        if ok and ms < found[0]:
+            found = (ms, cfg, ok)
+    return found
+
+
+def matmul_row(mods: dict[str, ModuleType], dtype_name: str, n: int) -> dict[str, Any]:
+    """One matmul row: n x n x n, fp32 (TF32) accumulation, output in the input type."""
+    import torch
+
+    dtype = {"fp16": torch.float16, "bf16": torch.bfloat16, "fp32": torch.float32}[dtype_name]
+    a = torch.randn((n, n), device="cuda").to(dtype)
+    b = torch.randn((n, n), device="cuda").to(dtype)
+    ref = (a.double() @ b.double()).float()
+    tol = {"fp16": 1e-2, "bf16": 2e-2, "fp32": 5e-3}[dtype_name]
+    flops = 2.0 * n**3
+    out: dict[str, Any] = {"kernel": f"matmul {dtype_name} {n}", "tflops": {}, "config": {}}
+    configs = MATMUL_CONFIGS["fp32" if dtype_name == "fp32" else "fp16"]
+    for name, mod in mods.items():
+        c = torch.full((n, n), float("nan"), device="cuda", dtype=dtype)
+
+        def launch(cfg, mod=mod, c=c):
+            bm, bn, bk, warps, stages = cfg
+            grid = (triton_cdiv(n, bm) * triton_cdiv(n, bn),)
+            return lambda: mod.matmul_kernel[grid](
+                a, b, c, n, n, n, a.stride(0), a.stride(1), b.stride(0), b.stride(1),
+                c.stride(0), c.stride(1), BLOCK_SIZE_M=bm, BLOCK_SIZE_N=bn, BLOCK_SIZE_K=bk,
+                GROUP_SIZE_M=8, num_warps=warps, num_stages=stages)  # fmt: skip
+
+        def check(c=c) -> bool:
+            torch.cuda.synchronize()
+            err = (torch.linalg.norm(c.float() - ref) / torch.linalg.norm(ref)).item()
+            return err < tol
+
+        print(f"  {out['kernel']} [{name}]", flush=True)
+        ms, cfg, _ = best(configs, launch, check)
+        out["tflops"][name] = flops / (ms * 1e-3) / 1e12 if cfg else 0.0
+        out["config"][name] = cfg
+    torch.backends.cuda.matmul.allow_tf32 = True
+    out["tflops"]["torch"] = flops / (median_ms(lambda: a @ b) * 1e-3) / 1e12
+    return out
+
+
+def attention_row(mods: dict[str, ModuleType], d: int, causal: bool) -> dict[str, Any]:
+    """FlashAttention-2 forward, fp16, Z*H = 32 (Z=4, H=8), N = 4096."""
+    import torch
+
+    z, h, n = 4, 8, 4096
+    q, k, v = (torch.randn((z, h, n, d), device="cuda", dtype=torch.float16) for _ in range(3))
+    sm_scale = d**-0.5
+    ref = torch.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=causal)
+    flops = 4.0 * z * h * n * n * d * (0.5 if causal else 1.0)
+    label = f"attention d{d}{' causal' if causal else ''}"
+    out: dict[str, Any] = {"kernel": label, "tflops": {}, "config": {}}
+    for name, mod in mods.items():
+        o = torch.full_like(q, float("nan"))
+        m = torch.empty((z * h, n), device="cuda", dtype=torch.float32)
+
+        def launch(cfg, mod=mod, o=o, m=m):
+            bm, bn, warps, stages = cfg
+            grid = (triton_cdiv(n, bm), z * h)
+            return lambda: mod._attn_fwd[grid](
+                q, k, v, sm_scale, m, o, *q.stride(), *k.stride(), *v.stride(), *o.stride(),
+                z, h, N_CTX=n, HEAD_DIM=d, BLOCK_M=bm, BLOCK_N=bn, STAGE=3 if causal else 1,
+                num_warps=warps, num_stages=stages)  # fmt: skip
+
+        def check(o=o) -> bool:
+            torch.cuda.synchronize()
+            return bool(torch.allclose(o, ref, atol=1e-2, rtol=0))
+
+        print(f"  {label} [{name}]", flush=True)
+        ms, cfg, _ = best(ATTN_CONFIGS[d], launch, check)
+        out["tflops"][name] = flops / (ms * 1e-3) / 1e12 if cfg else 0.0
+        out["config"][name] = cfg
+    sdpa = torch.nn.functional.scaled_dot_product_attention
+    out["tflops"]["torch"] = (
+        flops / (median_ms(lambda: sdpa(q, k, v, is_causal=causal)) * 1e-3) / 1e12
+    )
+    return out
+
+
+def triton_cdiv(a: int, b: int) -> int:
+    """Ceiling division."""
+    return (a + b - 1) // b
+
+
+def run_all(which: str = "all") -> list[dict[str, Any]]:
+    """Every tensor-core row (``which``: ``all``, ``matmul`` or ``attention``)."""
+    import torch
+
+    import minitriton
+
+    minitriton.set_backend("gpu")
+    torch.manual_seed(0)
+    folder = Path(tempfile.mkdtemp(prefix="gpu-bench-tc-"))
+    mods = {"minitriton": load("minitriton", folder), "triton": load("triton", folder)}
+    rows = []
+    if which in ("all", "matmul"):
+        rows += [_attempt(lambda d=d, n=n: matmul_row(mods, d, n)) for d, n in MATMUL_ROWS]
+    if which in ("all", "attention"):
+        rows += [_attempt(lambda d=d, c=c: attention_row(mods, d, c)) for d, c in ATTN_ROWS]
+    return [r for r in rows if r is not None]
+
+
+def _attempt(fn: Callable[[], Any]) -> Any:
+    try:
+        return fn()
+    except Exception as e:
+        print(f"  row FAILED: {type(e).__name__}: {e}", flush=True)
+        return None
+
+
+def print_table(rows: list[dict[str, Any]]) -> list[str]:
+    """Print the TFLOP/s table; returns the floors missed."""
+    missed = []
+    print("\ntensor cores (TFLOP/s; medians of do_bench; best of the same configs for both):")
+    print("| work | MiniTriton | Triton | torch | MiniTriton / Triton | configs (mt; triton) |")
+    print("| --- | ---: | ---: | ---: | ---: | --- |")
+    for r in rows:
+        t = r["tflops"]
+        ratio = t["minitriton"] / t["triton"] if t["triton"] else 0.0
+        cfg = f"{r['config']['minitriton']}; {r['config']['triton']}"
+        print(f"| {r['kernel']} | {t['minitriton']:.1f} | {t['triton']:.1f} | {t['torch']:.1f} "
+              f"| {ratio:.2f} | {cfg} |")  # fmt: skip
+        floor = FLOORS.get(r["kernel"], FLOORS["attention"] if "attention" in r["kernel"] else 0)
+        if ratio < floor:
+            missed.append(f"{r['kernel']} ratio {ratio:.2f} < {floor}")
+    return missed
+
+
+if __name__ == "__main__":
+    which = sys.argv[1] if len(sys.argv) > 1 else "all"
+    missed = print_table(run_all(which))
+    print("\nfloors: " + ("all met" if not missed else "MISSED: " + "; ".join(missed)))

@@ -1,0 +1,123 @@
+"""Layouts of tensor-core dots chosen before the layout plan runs.
+
+A tensor-core dot produces its result in the accumulator layout of its
+instructions (:func:`~minitriton.backend.accelerate_matmul.dot_result_layout`).
+Converting it away inside a K loop would cost a trip through shared memory
+every iteration, so the accumulator layout is *seeded* before the layout
+plan's backward walk (whose first demand wins):
+
+* the dot's result;
+* a loop-carried value whose ``scf.yield`` operand is seeded: the loop's
+  result, its initial value and the region argument;
+* elementwise ``arith``/``math`` ops of the same shape with a seeded operand
+  (``acc * alpha[:, None]``, ``acc.to(tl.float16)``), so epilogues run in
+  registers where the accumulator lives, and one conversion happens at the
+  store (see :mod:`~minitriton.backend.lower_wgmma`'s epilogue);
+* reductions of a seeded value get the sliced accumulator layout, and so do
+  the row statistics computed from them (attention's ``m_i``, ``l_i``,
+  ``alpha``): broadcasting them back (``m_ij[:, None]``) then costs nothing;
+* a B operand loaded from memory that is contiguous along K (attention's
+  ``K`` block, read through a transposed block pointer) gets a K-major
+  blocked layout, so its loads are coalesced 16-byte vectors and it is
+  staged K-major (``wgmma`` without ``tnspB``).
+"""
+
+from __future__ import annotations
+
+from minitriton.backend.accelerate_matmul import dot_result_layout
+from minitriton.backend.axis import AxisAnalysis
+from minitriton.backend.layouts import BlockedParams, Layout, blocked, default_params, slice_layout
+from minitriton.backend.mma_v3 import accumulator_layout, shape_of_async_dot
+from minitriton.ir.core import Operation, Value
+from minitriton.ir.ops import FuncOp
+from minitriton.ir.types import BlockType, element_type
+
+_PROPAGATE = ("arith.", "math.", "ttng.warp_group_dot_wait")
+
+
+def accumulator_seeds(func: FuncOp, num_warps: int, arch: str) -> dict[int, Layout]:
+    """``id(value) -> layout`` for every value that should live in an accumulator layout."""
+    seeds: dict[int, Layout] = {}
+    axis: AxisAnalysis | None = None
+    for op in func.walk():
+        if op.name == "tt.dot":
+            layout = dot_result_layout(op, arch, num_warps)
+            if layout is not None:
+                seeds[id(op.result)] = layout
+                axis = axis or AxisAnalysis(func)
+                _seed_k_major_operand(op.operands[1], axis, num_warps, seeds)
+        if op.name == "ttg.async_copy_global_to_local" and op.attrs.get("contig") == 0:
+            layout = k_major_layout(op.operands[0].shape, num_warps, element_bytes(op.operands[0]))
+            for v in op.operands[:1] + op.operands[3:]:
+                seeds[id(v)] = layout
+        if op.name == "ttng.warp_group_dot":
+            seeds[id(op.result)] = accumulator_layout(shape_of_async_dot(op, num_warps))
+    if not seeds:
+        return seeds
+    changed = True
+    while changed:
+        changed = False
+        for op in func.walk():
+            changed |= _seed_op(op, seeds)
+    return seeds
+
+
+def loads_k_major(axis: AxisAnalysis, ptr: Value) -> bool:
+    """True when a 2-D block of pointers runs contiguously along dim 0 only (a K-major B)."""
+    info = axis.get(ptr)
+    return len(info.contig) == 2 and info.contig[0] > 1 and info.contig[1] == 1
+
+
+def element_bytes(ptr: Value) -> int:
+    """Bytes of the pointee of a block of pointers."""
+    return max(1, element_type(ptr.type).pointee.bitwidth // 8)
+
+
+def k_major_layout(shape: tuple[int, ...], num_warps: int, eb: int) -> Layout:
+    """A blocked layout of a K x N block holding 16 bytes along K (dim 0) per thread."""
+    t = default_params((shape[1], shape[0]), num_warps, max(1, 16 // eb))
+    params = BlockedParams(t.spt[::-1], t.tpw[::-1], t.wpc[::-1], (0, 1))
+    return blocked(params, tuple(shape))
+
+
+def _seed_k_major_operand(b: Value, axis: AxisAnalysis, num_warps: int, seeds: dict) -> None:
+    # B loaded from K-major memory: load it K-major (coalesced), stage it K-major.
+    load = getattr(b, "owner", None)
+    if load is None or load.name != "tt.load" or not loads_k_major(axis, load.operands[0]):
+        return
+    layout = k_major_layout(b.shape, num_warps, element_bytes(load.operands[0]))
+    seeds[id(b)] = layout
+
+
+def _seed(seeds: dict[int, Layout], v: Value, layout: Layout) -> bool:
+    if id(v) in seeds or not isinstance(v.type, BlockType) or v.shape != layout.shape:
+        return False
+    seeds[id(v)] = layout
+    return True
+
+
+def _seed_op(op: Operation, seeds: dict[int, Layout]) -> bool:
+    if op.name == "scf.for":
+        return _seed_loop(op, seeds)
+    if op.name == "tt.reduce" and id(op.operands[0]) in seeds:
+        layout = slice_layout(seeds[id(op.operands[0])], op.attrs["axis"])
+        return any([_seed(seeds, r, layout) for r in op.results])
+    if not op.name.startswith(_PROPAGATE) or len(op.results) != 1:
+        return False
+    for v in op.operands:
+        layout = seeds.get(id(v))
+        if layout is not None:
+            return _seed(seeds, op.result, layout)
+    return False
+
+
+def _seed_loop(op: Operation, seeds: dict[int, Layout]) -> bool:
+    body = op.regions[0]
+    changed = False
+    for i, v in enumerate(body.block.terminator.operands):
+        layout = seeds.get(id(v))
+        if layout is None:
+            continue
+        for related in (op.results[i], op.operands[3 + i], body.args[1 + i]):
+            changed |= _seed(seeds, related, layout)
+    return changed

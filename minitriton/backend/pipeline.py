@@ -1,0 +1,607 @@
+"""Software pipelining of K loops feeding ``wgmma``: ``cp.async`` into rings of buffers.
+
+With ``num_stages = S`` (a launch option, 3 by default as in Triton), the
+loads that feed tensor-core dots inside an ``scf.for`` are issued ``S - 1``
+iterations ahead, straight from global into shared memory
+(``cp.async.cg.shared.global``, 16 bytes per thread and access where the
+data allows, else 8 or 4 with ``.ca``), into a ring of ``S`` swizzled tiles
+per load; the dots read their operands from the rings through ``wgmma``
+descriptors.
+
+**When.** The pass runs on sm_90 (``wgmma``) for ``num_stages >= 2`` on a loop
+whose body holds one or more ``tt.dot`` (none nested deeper), all on the
+``wgmma`` path with fp16 or bf16 operands, where:
+
+* every dot's B, and A where it is loaded in the loop, is a ``tt.load`` used
+  only by that dot, with no ``other`` or a zero one (``cp.async`` zero-fills
+  masked-off bytes), row-major or (B only) K-major in memory;
+* the pointers and the mask are computed in the loop from the induction
+  variable, loop-invariant values, and loop-carried values that advance by a
+  loop-invariant step (``a_ptrs += BLOCK_K * stride_ak``, or a block
+  pointer's offset ``off + BLOCK_N``): they are recomputed for the
+  prefetched iteration (``offs_k < K - (k + S - 1) * BLOCK_K``);
+* each thread's accesses can be 4, 8 or 16 bytes (contiguity, alignment
+  and mask constancy from the axis analysis).
+
+An A that is not loaded in the loop either is loop-invariant (attention's
+``q``: stored once into a one-stage buffer before the loop,
+``ttg.local_store``) or is computed in the loop (attention's ``P``: fed to
+``wgmma`` from registers, see :mod:`~minitriton.backend.lower_wgmma`).
+tf32 and int8 dots are not pipelined (their B must be K-major, which a
+straight copy of a row-major B cannot give), nor is any loop that breaks a
+rule above: those keep step 1's path (operands loaded into registers, then
+staged into shared memory).
+
+**Two schedules.**
+
+* *Accumulating* — one dot ``acc = tl.dot(a, b, acc)`` whose result only
+  feeds the next iteration (tutorial 03's matmul): one ``wgmma`` group stays
+  in flight across the loop back edge (``warp_group_dot_wait {pendings = 1}``)
+  and two barriers per iteration order the rings.
+* *Synchronous* — anything else (attention's two dots, whose first result is
+  used at once): every dot is waited for at once (``pendings = 0``), so all
+  reads of the previous iteration's slot are over at the top-of-loop
+  barrier, and the refill is issued right after it: one barrier per iteration.
+
+**Before** (tutorial 03's loop)::
+
+    %acc_1, %ap_1, %bp_1 = scf.for(%c0, %n, %c1, %acc, %ap, %bp) {
+    ^(%k, %acc_2, %ap_2, %bp_2):
+      %mask_a = ... %k ...
+      %a = tt.load(%ap_2, %mask_a, %zero_a)
+      %b = tt.load(%bp_2, %mask_b, %zero_b)
+      %acc_3 = tt.dot(%a, %b, %acc_2)
+      %ap_3 = tt.addptr(%ap_2, %inc_a)
+      %bp_3 = tt.addptr(%bp_2, %inc_b)
+      scf.yield(%acc_3, %ap_3, %bp_3)
+    }
+
+**After** (``S = 3``, accumulating; ``k_i`` is the iteration number,
+``slot`` = ``k_i % S``)::
+
+    tt.barrier()
+    ttg.local_alloc() {buffer = 0, stages = 3, shape = [128, 64], ...}
+    ttg.local_alloc() {buffer = 1, stages = 3, shape = [64, 128], ...}
+    // prologue: iterations 0 and 1, predicated on being < ub
+    ttg.async_copy_global_to_local(%ap, %in0, %slot0, %mask_a0) {buffer = 0}
+    ttg.async_copy_global_to_local(%bp, %in0, %slot0, %mask_b0) {buffer = 1}
+    ttg.async_commit_group()
+    ... the same for iteration 1 (pointers advanced by %inc * 1) ...
+    %acc_1, %ap_1, %bp_1 = scf.for(...) {
+    ^(%k, %acc_2, %ap_2, %bp_2):
+      ttg.async_wait() {num = 1}         // this iteration's copies have landed
+      tt.barrier()                       // ... in every thread
+      %d = ttng.warp_group_dot(%acc_2, %slot) {a = 0, b = 1}
+      %acc_3 = ttng.warp_group_dot_wait(%d) {pendings = 1}
+      tt.barrier()                       // the previous dot is done in every warpgroup
+      // prefetch iteration k + 2 into the slot the previous dot read
+      ttg.async_copy_global_to_local(%ap_n, %in_n, %slot_n, %mask_a_n) {buffer = 0}
+      ttg.async_copy_global_to_local(%bp_n, %in_n, %slot_n, %mask_b_n) {buffer = 1}
+      ttg.async_commit_group()
+      %ap_3 = tt.addptr(%ap_2, %inc_a)
+      %bp_3 = tt.addptr(%bp_2, %inc_b)
+      scf.yield(%acc_3, %ap_3, %bp_3)
+    }
+    %acc_4 = ttng.warp_group_dot_wait(%acc_1) {pendings = 0}
+    ttg.async_wait() {num = 0}
+    ttg.local_dealloc()
+
+``async_wait`` also fences the async proxy (``fence.proxy.async``) so
+``wgmma`` sees what ``cp.async`` wrote. The buffers sit at the start of the
+dynamic shared memory; other shared-memory users inside the loop
+(conversions, reductions) use the space after them, and after
+``local_dealloc`` the whole buffer is theirs again. More than 48 KB of
+dynamic shared memory is allowed by the driver at load time
+(``cuFuncSetAttribute``, in :mod:`~minitriton.backend.driver`).
+
+Preconditions: inlined kernel, before the layout plan. Postconditions: the
+pipelined ``tt.load``/``tt.dot`` ops are gone; every other op is unchanged
+(dead mask computations are left for LLVM to drop).
+"""
+
+from __future__ import annotations
+
+from math import gcd
+
+from minitriton.backend.accumulators import loads_k_major
+from minitriton.backend.axis import AxisAnalysis, AxisInfo
+from minitriton.backend.mma_v3 import wgmma_shape
+from minitriton.backend.shared_layout import SharedTile
+from minitriton.diagnostics import Location
+from minitriton.ir.core import (
+    OP_REGISTRY,
+    Block,
+    BlockArgument,
+    Operation,
+    Value,
+    register_op,
+    replace_all_uses,
+    use_counts,
+)
+from minitriton.ir.ops import FuncOp
+from minitriton.ir.types import I1, I32, BlockType, element_type
+
+#: Ops a mask may be recomputed with.
+_CLONABLE = (
+    "arith.",
+    "math.",
+    "tt.splat",
+    "tt.broadcast",
+    "tt.expand_dims",
+    "tt.make_range",
+    "tt.addptr",
+)
+
+
+class _Effect(Operation):
+    """A GPU-backend op with effects; the emulator never sees these."""
+
+    pure = False
+    backend_only = True
+    #: Allowed operand counts.
+    arity: tuple[int, ...] = (0,)
+    #: Whether the op has one result (the accumulator).
+    has_result = False
+
+    def verify(self) -> None:
+        if len(self.operands) not in self.arity:
+            raise self.fail(f"takes {' or '.join(map(str, self.arity))} operands")
+        if len(self.results) != int(self.has_result):
+            raise self.fail("has one result" if self.has_result else "has no results")
+        if self.has_result and self.results[0].type != self.operands[0].type:
+            raise self.fail("the result has the accumulator's type")
+
+
+@register_op
+class LocalAllocOp(_Effect):
+    """``ttg.local_alloc() {buffer, stages, shape, ...}``: a ring of shared tiles."""
+
+    name = "ttg.local_alloc"
+
+
+@register_op
+class LocalDeallocOp(_Effect):
+    """``ttg.local_dealloc()``: the ring buffers are free again."""
+
+    name = "ttg.local_dealloc"
+
+
+@register_op
+class AsyncCopyOp(_Effect):
+    """``ttg.async_copy_global_to_local(%ptrs, %pred, %slot[, %mask]) {buffer, contig}``.
+
+    Copies the block ``%ptrs`` points at into slot ``%slot`` of the ring
+    ``buffer``; where ``%pred`` or ``%mask`` is false the bytes are zeros.
+    """
+
+    name = "ttg.async_copy_global_to_local"
+    arity = (3, 4)
+
+
+@register_op
+class AsyncCommitGroupOp(_Effect):
+    """``ttg.async_commit_group()``: close the group of copies issued so far."""
+
+    name = "ttg.async_commit_group"
+
+
+@register_op
+class AsyncWaitOp(_Effect):
+    """``ttg.async_wait() {num}``: at most ``num`` groups still in flight."""
+
+    name = "ttg.async_wait"
+
+
+@register_op
+class WarpGroupDotOp(_Effect):
+    """``%d = ttng.warp_group_dot(%acc, %slot[, %a]) {a, b, shape, kind}``: async ``wgmma``.
+
+    A and B are read from slot ``%slot`` of the rings ``a`` and ``b``; with
+    ``a = -1``, A is the block ``%a`` (registers). The result is in flight
+    until a ``ttng.warp_group_dot_wait``.
+    """
+
+    name = "ttng.warp_group_dot"
+    arity = (2, 3)
+    has_result = True
+
+
+@register_op
+class WarpGroupDotWaitOp(_Effect):
+    """``%acc = ttng.warp_group_dot_wait(%d) {pendings}``: wait for ``wgmma`` groups.
+
+    At most ``pendings`` groups stay in flight; ``%acc`` is ``%d``, complete.
+    """
+
+    name = "ttng.warp_group_dot_wait"
+    arity = (1,)
+    has_result = True
+
+
+@register_op
+class LocalStoreOp(_Effect):
+    """``ttg.local_store(%v) {buffer}``: registers into a one-stage shared tile."""
+
+    name = "ttg.local_store"
+    arity = (1,)
+
+
+def pipeline_loops(func: FuncOp, num_warps: int, arch: str, num_stages: int) -> int:
+    """Pipeline every loop that qualifies (see the module docstring); returns how many."""
+    if num_stages < 2 or not arch.startswith("sm_90"):
+        return 0
+    axis = AxisAnalysis(func)
+    count = 0
+    buffers = 0
+    for op in list(func.walk()):
+        if op.name == "scf.for":
+            plan = _match(op, func, axis, num_warps)
+            if plan is not None:
+                buffers = _Rewriter(op, plan, num_stages, buffers, num_warps).run()
+                count += 1
+    return count
+
+
+# ------------------------------------------------------------------ matching
+
+
+class _Load:
+    """One pipelined ``tt.load``: its ring buffer's layout and access width."""
+
+    def __init__(self, load: Operation, contig: int) -> None:
+        self.load = load
+        self.contig = contig
+        self.buffer = -1
+
+
+class _Dot:
+    """One dot of a pipelined loop and where its A operand comes from."""
+
+    def __init__(self, op: Operation, a: _Load | Value, a_kind: str, b: _Load) -> None:
+        self.op = op
+        self.a = a
+        #: "ring" (a pipelined load), "const" (loop-invariant: staged once) or "regs".
+        self.a_kind = a_kind
+        self.b = b
+        self.buffer_a = -1
+
+
+class _Plan:
+    def __init__(self, dots: list[_Dot], loads: list[_Load], advancing: dict, acc_index: int):
+        self.dots = dots
+        self.loads = loads
+        #: Carried index -> (op name, loop-invariant increment).
+        self.advancing = advancing
+        #: The accumulator's carried index for a lone accumulating dot, else -1.
+        self.acc_index = acc_index
+
+
+def _inside(v: Value, block: Block) -> bool:
+    owner = getattr(v, "owner", None)
+    if isinstance(v, BlockArgument):
+        return v in block.args
+    node = owner.parent if owner is not None else None
+    while node is not None:
+        if node is block:
+            return True
+        parent_op = node.parent
+        node = parent_op.parent if parent_op is not None else None
+    return False
+
+
+def _advancing(body: Block) -> dict[int, tuple[str, Value]]:
+    """Carried values that move by a loop-invariant step: ``p = p + inc``."""
+    out = {}
+    for j, y in enumerate(body.terminator.operands):
+        if y is body.args[1 + j]:  # carried unchanged (a block pointer's base, strides)
+            out[j] = ("same", y)
+            continue
+        op = getattr(y, "owner", None)
+        if op is None or op.name not in ("tt.addptr", "arith.add") or op.parent is not body:
+            continue
+        if op.operands[0] is body.args[1 + j] and not _inside(op.operands[1], body):
+            out[j] = (op.name, op.operands[1])
+    return out
+
+
+def _match(loop: Operation, func: FuncOp, axis: AxisAnalysis, num_warps: int) -> _Plan | None:
+    body = loop.regions[0].block
+    dots = [op for op in body.ops if op.name == "tt.dot"]
+    if not dots or any(op.name == "tt.dot" for op in _nested(body)):
+        return None
+    uses = use_counts(func)
+    advancing = _advancing(body)
+    planned, loads = [], []
+    for dot in dots:
+        shape = wgmma_shape(dot, num_warps)
+        if shape is None or shape.kind not in ("f16", "bf16"):
+            return None
+        b = _match_load(dot.operands[1], body, axis, uses, advancing)
+        if b is None:
+            return None
+        a_value = dot.operands[0]
+        a = _match_load(a_value, body, axis, uses, advancing)
+        if a is not None and a.contig == 1:
+            planned.append(_Dot(dot, a, "ring", b))
+            loads += [a, b]
+            continue
+        kind = "regs" if _inside(a_value, body) else "const"
+        planned.append(_Dot(dot, a_value, kind, b))
+        loads.append(b)
+    return _Plan(planned, loads, advancing, _accumulating(planned, body, uses))
+
+
+def _accumulating(dots: list[_Dot], body: Block, uses: dict) -> int:
+    """The carried index of a lone ``acc = tl.dot(a, b, acc)`` on two rings, else -1."""
+    if len(dots) != 1 or dots[0].a_kind != "ring":
+        return -1
+    dot = dots[0].op
+    yields = body.terminator.operands
+    if uses.get(id(dot.result)) != 1 or dot.result not in yields:
+        return -1
+    index = yields.index(dot.result)
+    return index if dot.operands[2] is body.args[1 + index] else -1
+
+
+def _nested(block: Block) -> list[Operation]:
+    return [inner for op in block.ops for r in op.regions for inner in r.block.ops]
+
+
+def _match_load(v: Value, body: Block, axis: AxisAnalysis, uses: dict, advancing) -> _Load | None:
+    load = getattr(v, "owner", None)
+    if load is None or load.name != "tt.load" or load.parent is not body:
+        return None
+    if uses.get(id(v)) != 1 or not isinstance(v.type, BlockType) or len(v.shape) != 2:
+        return None
+    if len(load.operands) == 3 and not _is_zero(load.operands[2]):
+        return None
+    ptr = load.operands[0]
+    mask = load.operands[1] if len(load.operands) > 1 else None
+    if not all(_recomputable(x, body, advancing) for x in (ptr, mask) if x is not None):
+        return None
+    contig = 0 if loads_k_major(axis, ptr) else 1
+    if _copy_bytes(axis, ptr, mask, element_type(v.type).bitwidth // 8, contig) < 4:
+        return None
+    return _Load(load, contig)
+
+
+def _is_zero(v: Value) -> bool:
+    owner = getattr(v, "owner", None)
+    return owner is not None and owner.name == "arith.constant" and owner.attrs["value"] == 0
+
+
+def _recomputable(v: Value, body: Block, advancing: dict) -> bool:
+    if not _inside(v, body):
+        return True
+    if isinstance(v, BlockArgument):
+        return v is body.args[0] or body.args.index(v) - 1 in advancing
+    op = v.owner
+    if op.regions or not op.name.startswith(_CLONABLE) or op.parent is not body:
+        return False
+    return all(_recomputable(x, body, advancing) for x in op.operands)
+
+
+def _copy_bytes(axis: AxisAnalysis, ptr: Value, mask: Value | None, eb: int, dim: int) -> int:
+    """Bytes per ``cp.async`` along ``dim`` (contiguous, aligned, one mask bit)."""
+    p: AxisInfo = axis.get(ptr)
+    n = min(16, p.contig[dim] * eb, p.div[dim])
+    if mask is not None:
+        n = min(n, axis.get(mask).const[dim] * eb)
+    n = gcd(n, 16)
+    return n if n in (4, 8, 16) else 0
+
+
+# ------------------------------------------------------------------ rewriting
+
+
+def _make(name: str, operands: list[Value], types: list, attrs: dict, loc: Location) -> Operation:
+    return OP_REGISTRY[name](operands, types, attrs, (), loc)
+
+
+class _Rewriter:
+    """Rewrites one matched loop (see the module docstring's *After*)."""
+
+    def __init__(
+        self, loop: Operation, plan: _Plan, stages: int, first_buffer: int, num_warps: int
+    ) -> None:
+        self.num_warps = num_warps
+        self.loop = loop
+        self.plan = plan
+        self.stages = stages
+        self.next_buffer = first_buffer
+        self.loc = plan.dots[0].op.loc
+        self.body = loop.regions[0].block
+
+    # -- helpers
+    def emit(self, block: Block, before: Operation, name, operands, types=(), attrs=None):
+        op = _make(name, list(operands), list(types), dict(attrs or {}), self.loc)
+        block.insert(block.ops.index(before), op)
+        return op.results[0] if op.results else None
+
+    def const(self, block: Block, before: Operation, value: int, type_=I32) -> Value:
+        return self.emit(block, before, "arith.constant", [], [type_], {"value": value})
+
+    def scalar(self, block, before, name, a, b, type_=I32, attrs=None) -> Value:
+        return self.emit(block, before, name, [a, b], [type_], attrs)
+
+    def run(self) -> int:
+        """Rewrite the loop; returns the next free buffer number."""
+        parent = self.loop.parent
+        lb, ub, step = self.loop.operands[:3]
+        self.emit(parent, self.loop, "tt.barrier", [])
+        for ld in self.plan.loads:
+            ld.buffer = self._alloc(ld.load.result, ld.contig, self.stages)
+        for dot in self.plan.dots:
+            if dot.a_kind == "const":
+                dot.buffer_a = self._alloc(dot.a, 1, 1)
+                attrs = {"buffer": dot.buffer_a}
+                self.emit(parent, self.loop, "ttg.local_store", [dot.a], [], attrs)
+        for p in range(self.stages - 1):
+            iv = lb
+            if p:
+                ahead = self._times(parent, self.loop, step, p)
+                iv = self.scalar(parent, self.loop, "arith.add", lb, ahead, lb.type)
+            slot = self.const(parent, self.loop, p, lb.type)
+            self._issue(parent, self.loop, iv, ub, p, slot, in_loop=False)
+        if self.plan.acc_index >= 0:
+            self._rewrite_accumulating(lb, ub, step)
+        else:
+            self._rewrite_sync(lb, ub, step)
+        self._after_loop()
+        return self.next_buffer
+
+    def _alloc(self, v: Value, contig: int, stages: int) -> int:
+        buffer = self.next_buffer
+        self.next_buffer += 1
+        eb = element_type(v.type).bitwidth // 8
+        attrs = {
+            "buffer": buffer,
+            "stages": stages,
+            "shape": list(v.shape),
+            "dtype": str(element_type(v.type)),
+            "contig": contig,
+            "encoding": str(SharedTile.make(v.shape, contig, eb)),
+        }
+        self.emit(self.loop.parent, self.loop, "ttg.local_alloc", [], [], attrs)
+        return buffer
+
+    def _times(self, block: Block, before: Operation, v: Value, n: int) -> Value:
+        if isinstance(v.type, BlockType):
+            c = self.emit(block, before, "arith.constant", [], [v.type], {"value": n})
+        else:
+            c = self.const(block, before, n, v.type)
+        return self.scalar(block, before, "arith.mul", v, c, v.type)
+
+    def _issue(self, block, before, iv, ub, ahead, slot, in_loop: bool) -> None:
+        """Copies for the iteration ``ahead`` iterations past the current (or the first) one."""
+        pred = self.scalar(block, before, "arith.cmp", iv, ub, I1, {"pred": "lt"})
+        memo: dict[int, Value] = {}
+        where = (block, before, iv, ahead, in_loop)
+        for ld in self.plan.loads:
+            load = ld.load
+            args = [self._recompute(load.operands[0], where, memo), pred, slot]
+            if len(load.operands) > 1:
+                args.append(self._recompute(load.operands[1], where, memo))
+            attrs = {"buffer": ld.buffer, "contig": ld.contig}
+            self.emit(block, before, "ttg.async_copy_global_to_local", args, [], attrs)
+        self.emit(block, before, "ttg.async_commit_group", [])
+
+    def _recompute(self, v: Value, where: tuple, memo: dict) -> Value:
+        """``v`` as it will be ``ahead`` iterations later (or at iteration ``ahead``)."""
+        block, before, iv, ahead, in_loop = where
+        if v is self.body.args[0]:
+            return iv
+        if not _inside(v, self.body):
+            return v
+        if id(v) in memo:
+            return memo[id(v)]
+        if isinstance(v, BlockArgument):
+            j = self.body.args.index(v) - 1
+            base = v if in_loop else self.loop.operands[3 + j]
+            out = base
+            name, inc = self.plan.advancing[j]
+            if ahead and name != "same":
+                out = self.scalar(
+                    block, before, name, base, self._times(block, before, inc, ahead), v.type
+                )
+            memo[id(v)] = out
+            return out
+        op = v.owner
+        operands = [self._recompute(x, where, memo) for x in op.operands]
+        attrs = {k: a for k, a in op.attrs.items() if k != "layout"}
+        clone = _make(op.name, operands, [v.type], attrs, op.loc)
+        block.insert(block.ops.index(before), clone)
+        memo[id(v)] = clone.result
+        return clone.result
+
+    def _slots(self, lb: Value, step: Value) -> tuple[Value, Value]:
+        body, s = self.body, self.stages
+        first = body.ops[0]
+        iv = body.args[0]
+        it = iv.type
+        diff = self.scalar(body, first, "arith.sub", iv, lb, it)
+        k_i = self.scalar(body, first, "arith.div", diff, step, it)
+        slot = self.scalar(body, first, "arith.rem", k_i, self.const(body, first, s, it), it)
+        return k_i, slot
+
+    def _prefetch(self, before: Operation, k_i: Value, ub: Value, step: Value) -> None:
+        body, s = self.body, self.stages
+        iv, it = body.args[0], body.args[0].type
+        nxt = self.scalar(body, before, "arith.add", iv, self._times(body, before, step, s - 1), it)
+        nxt_i = self.scalar(body, before, "arith.add", k_i, self.const(body, before, s - 1, it), it)
+        nxt_slot = self.scalar(
+            body, before, "arith.rem", nxt_i, self.const(body, before, s, it), it
+        )
+        self._issue(body, before, nxt, ub, s - 1, nxt_slot, in_loop=True)
+
+    def _async_dot(self, dot: _Dot, slot: Value, pendings: int) -> Value:
+        op = dot.op
+        operands = [op.operands[2], slot]
+        a_buffer = dot.buffer_a if dot.a_kind == "const" else -1
+        if dot.a_kind == "ring":
+            a_buffer = dot.a.buffer
+        if dot.a_kind == "regs":
+            operands.append(dot.a)
+        attrs = {
+            "a": a_buffer,
+            "b": dot.b.buffer,
+            "shape": [op.operands[0].shape[0], op.operands[1].shape[1], op.operands[0].shape[1]],
+            "kind": wgmma_shape(op, self.num_warps).kind,
+            "input_precision": op.attrs.get("input_precision", "tf32"),
+        }
+        acc_t = op.result.type
+        d = self.emit(self.body, op, "ttng.warp_group_dot", operands, [acc_t], attrs)
+        return self.emit(
+            self.body, op, "ttng.warp_group_dot_wait", [d], [acc_t], {"pendings": pendings}
+        )
+
+    def _remove_originals(self) -> None:
+        for dot in self.plan.dots:
+            self.body.remove(dot.op)
+        for ld in self.plan.loads:
+            self.body.remove(ld.load)
+
+    def _rewrite_accumulating(self, lb: Value, ub: Value, step: Value) -> None:
+        """One dot accumulating over two rings: one ``wgmma`` group stays in flight."""
+        dot = self.plan.dots[0]
+        k_i, slot = self._slots(lb, step)
+        self.emit(self.body, dot.op, "ttg.async_wait", [], [], {"num": self.stages - 2})
+        self.emit(self.body, dot.op, "tt.barrier", [])
+        acc = self._async_dot(dot, slot, 1)
+        self.emit(self.body, dot.op, "tt.barrier", [])
+        self._prefetch(dot.op, k_i, ub, step)
+        replace_all_uses(self.loop, dot.op.result, acc)
+        self._remove_originals()
+
+    def _rewrite_sync(self, lb: Value, ub: Value, step: Value) -> None:
+        """Several dots (or results used in the loop): each ``wgmma`` is waited for at once.
+
+        The slot the previous iteration read is refilled right after the
+        barrier that ends it, so one barrier per iteration suffices.
+        """
+        k_i, slot = self._slots(lb, step)
+        first = self.body.ops[self.body.ops.index(slot.owner) + 1]
+        self.emit(self.body, first, "ttg.async_wait", [], [], {"num": self.stages - 2})
+        self.emit(self.body, first, "tt.barrier", [])
+        self._prefetch(first, k_i, ub, step)
+        for dot in self.plan.dots:
+            result = self._async_dot(dot, slot, 0)
+            replace_all_uses(self.loop, dot.op.result, result)
+        self._remove_originals()
+
+    def _after_loop(self) -> None:
+        parent = self.loop.parent
+        after = parent.ops[parent.ops.index(self.loop) + 1]
+        if self.plan.acc_index >= 0:
+            result = self.loop.results[self.plan.acc_index]
+            acc_t = result.type
+            final = _make("ttng.warp_group_dot_wait", [result], [acc_t], {"pendings": 0}, self.loc)
+            parent.insert(parent.ops.index(after), final)
+            for op in parent.ops[parent.ops.index(final) + 1 :]:
+                for inner in op.walk():
+                    inner.operands = [final.result if x is result else x for x in inner.operands]
+        self.emit(parent, after, "ttg.async_wait", [], [], {"num": 0})
+        self.emit(parent, after, "ttg.local_dealloc", [])
+
+
+__all__ = ["pipeline_loops"]

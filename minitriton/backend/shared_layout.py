@@ -1,0 +1,115 @@
+"""Swizzled shared-memory tiles, as the Hopper tensor cores read them.
+
+``wgmma`` reads its operands from shared memory through a 64-bit *matrix
+descriptor*. The tile must be laid out the way the descriptor says (Triton
+calls this encoding ``nvmma_shared``):
+
+* the tile is a stack of *rows* along its non-contiguous dimension; each row
+  holds ``S`` bytes (the *swizzle width*: 128, 64 or 32 bytes) of the
+  contiguous dimension. A tile whose contiguous dimension is wider than ``S``
+  is cut into column blocks of ``S`` bytes, stored one after the other
+  (``rows * S`` bytes each);
+* inside every group of 8 rows, the 16-byte chunks of a row are permuted:
+  byte offset ``o`` is stored at ``o ^ (((o >> 7) & (S/16 - 1)) << 4)``
+  (CUTLASS's ``Swizzle<log2(S/16), 4, 3>``). Eight threads storing one
+  16-byte chunk each of eight consecutive rows then hit eight different bank
+  groups, and the tensor cores read without conflicts.
+
+A tile starts at a 1024-byte boundary, so the swizzle pattern (which depends
+on address bits 4 to 9) lines up with the tile.
+
+The descriptor (PTX ISA, "Matrix Descriptor Format")::
+
+    bits  0-13  start address >> 4
+    bits 16-29  leading dimension byte offset >> 4  (between column blocks)
+    bits 32-45  stride dimension byte offset >> 4   (between groups of 8 rows: 8 * S)
+    bits 62-63  swizzle mode (1: 128 B, 2: 64 B, 3: 32 B)
+
+A ``wgmma`` that starts at row ``r0`` and column ``c0`` of the tile gets the
+descriptor of the *unswizzled* offset of ``(r0, c0)``; the hardware applies
+the swizzle itself.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+#: Swizzle widths, widest first, and their descriptor mode.
+SWIZZLE_MODES = {128: 1, 64: 2, 32: 3}
+TILE_ALIGN = 1024
+
+
+def choose_swizzle(contig_bytes: int) -> int | None:
+    """The widest swizzle that fits a contiguous dimension of ``contig_bytes``."""
+    for width in SWIZZLE_MODES:
+        if contig_bytes >= width:
+            return width
+    return None
+
+
+def align_tile(offset: int) -> int:
+    """``offset`` rounded up to a tile boundary."""
+    return (offset + TILE_ALIGN - 1) // TILE_ALIGN * TILE_ALIGN
+
+
+@dataclass(frozen=True)
+class SharedTile:
+    """A swizzled tile of a 2-D block in shared memory (see the module docstring)."""
+
+    shape: tuple[int, int]
+    #: The block dimension that is contiguous in memory (1: row-major).
+    contig: int
+    #: Bytes per element.
+    eb: int
+    #: Swizzle width in bytes.
+    swizzle: int
+
+    @classmethod
+    def make(cls, shape: tuple[int, int], contig: int, eb: int) -> SharedTile | None:
+        """The tile of ``shape`` with its widest swizzle, or ``None`` if it is too narrow."""
+        width = choose_swizzle(shape[contig] * eb)
+        return None if width is None else cls(tuple(shape), contig, eb, width)
+
+    @property
+    def rows(self) -> int:
+        """Rows: the size of the non-contiguous dimension."""
+        return self.shape[1 - self.contig]
+
+    @property
+    def row_elems(self) -> int:
+        """Elements of one swizzled row."""
+        return self.swizzle // self.eb
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes the tile takes."""
+        return self.shape[0] * self.shape[1] * self.eb
+
+    @property
+    def mask(self) -> int:
+        """The swizzle's XOR mask (applied to 16-byte chunk indices)."""
+        return self.swizzle // 16 - 1
+
+    def linear(self, row: int, col: int) -> int:
+        """Unswizzled byte offset of (row, col) in tile coordinates."""
+        e = self.row_elems
+        return (col // e) * self.rows * self.swizzle + row * self.swizzle + (col % e) * self.eb
+
+    def physical(self, row: int, col: int) -> int:
+        """Byte offset where element (row, col) is stored."""
+        o = self.linear(row, col)
+        return o ^ (((o >> 7) & self.mask) << 4)
+
+    def descriptor_bits(self) -> int:
+        """The descriptor without its start address."""
+        lbo = self.rows * self.swizzle
+        sbo = 8 * self.swizzle
+        mode = SWIZZLE_MODES[self.swizzle]
+        return ((lbo >> 4) & 0x3FFF) << 16 | ((sbo >> 4) & 0x3FFF) << 32 | mode << 62
+
+    def __str__(self) -> str:
+        transposed = "true" if self.contig == 0 else "false"
+        return (
+            f"nvmma_shared<swizzlingByteWidth={self.swizzle}, transposed={transposed}, "
+            f"elementBitWidth={8 * self.eb}>"
+        )

@@ -1,0 +1,226 @@
+"""Hopper tensor cores: ``wgmma``, the pipelined K loop and the epilogue.
+
+The PTX tests need no GPU (llvmlite only; ``ptxas`` where it is on PATH).
+The ``gpu`` tests run the kernels on an sm_90 GPU against NumPy, with fresh
+random data and a poisoned output (every element must be written).
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+
+import pytest
+
+import minitriton as triton
+import minitriton.language as tl
+from minitriton.backend import gpu_available
+from minitriton.compiler import CompileOptions, compile_kernel
+from minitriton.signature import kernel_params, parse_signature
+
+
+@triton.jit
+def mm_kernel(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_bk, stride_bn,
+              stride_cm, stride_cn, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+              BLOCK_K: tl.constexpr, INT_ACC: tl.constexpr, OUT_F16: tl.constexpr):  # fmt: skip
+    pid_m = tl.program_id(0)
+    pid_n = tl.program_id(1)
+    offs_am = (pid_m * BLOCK_M + tl.arange(0, BLOCK_M)) % M
+    offs_bn = (pid_n * BLOCK_N + tl.arange(0, BLOCK_N)) % N
+    offs_k = tl.arange(0, BLOCK_K)
+    a_ptrs = a_ptr + (offs_am[:, None] * stride_am + offs_k[None, :] * stride_ak)
+    b_ptrs = b_ptr + (offs_k[:, None] * stride_bk + offs_bn[None, :] * stride_bn)
+    if INT_ACC:
+        acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.int32)
+    else:
+        acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    for k in range(0, tl.cdiv(K, BLOCK_K)):
+        a = tl.load(a_ptrs, mask=offs_k[None, :] < K - k * BLOCK_K, other=0)
+        b = tl.load(b_ptrs, mask=offs_k[:, None] < K - k * BLOCK_K, other=0)
+        acc = tl.dot(a, b, acc)
+        a_ptrs += BLOCK_K * stride_ak
+        b_ptrs += BLOCK_K * stride_bk
+    offs_cm = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    offs_cn = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
+    c_ptrs = c_ptr + stride_cm * offs_cm[:, None] + stride_cn * offs_cn[None, :]
+    c_mask = (offs_cm[:, None] < M) & (offs_cn[None, :] < N)
+    if OUT_F16:
+        tl.store(c_ptrs, acc.to(tl.float16), mask=c_mask)
+    else:
+        tl.store(c_ptrs, acc, mask=c_mask)
+
+
+_TYPES = {"fp16": "fp16", "bf16": "bf16", "tf32": "fp32", "int8": "i8"}
+
+
+def _compile(kind: str, bm: int, bn: int, bk: int, warps: int, stages: int, arch="sm_90"):
+    t = _TYPES[kind]
+    out = "i32" if kind == "int8" else "fp32"
+    sig = (
+        f"*{t}:16, *{t}:16, *{out}:16, i32:16, i32:16, i32:16, i32:16, 1, i32:16, 1, "
+        f"i32:16, 1, {bm}, {bn}, {bk}, {int(kind == 'int8')}, 0"
+    )
+    specs = parse_signature(sig, kernel_params(mm_kernel.fn))
+    options = CompileOptions(num_warps=warps, num_stages=stages, arch=arch)
+    return compile_kernel(mm_kernel.source, specs, options, stop_after="ptx")
+
+
+def _ptxas(ptx: str, tmp_path) -> str:
+    path = tmp_path / "k.ptx"
+    path.write_text(ptx)
+    cmd = ["ptxas", "-v", "-arch=sm_90a", str(path), "-o", str(tmp_path / "k.cubin")]
+    proc = subprocess.run(cmd, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    return proc.stderr
+
+
+def test_fp16_dot_uses_pipelined_wgmma():
+    k = _compile("fp16", 128, 128, 64, 4, 3)
+    ttgir, ptx = k.asm["ttgir"], k.asm["ptx"]
+    assert "nvidia_mma<versionMajor=3, warpsPerCTA=[4, 1], instrShape=[16, 128, 16]>" in ttgir
+    for op in ("ttg.local_alloc", "ttg.async_copy_global_to_local", "ttg.async_wait() {num = 1}",
+               "ttng.warp_group_dot", "ttng.warp_group_dot_wait", "ttg.local_dealloc"):  # fmt: skip
+        assert op in ttgir, op
+    assert "tt.dot" not in ttgir
+    assert ".target sm_90a" in ptx
+    assert "wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16" in ptx
+    assert "cp.async.cg.shared.global" in ptx and "cp.async.wait_group 1" in ptx
+    assert "wgmma.wait_group.sync.aligned 1" in ptx
+
+
+def test_num_stages_sets_the_ring_depth():
+    two = _compile("fp16", 128, 128, 64, 4, 2)
+    four = _compile("fp16", 128, 128, 64, 4, 4)
+    assert "stages = 2" in two.asm["ttgir"] and "ttg.async_wait() {num = 0}" in two.asm["ttgir"]
+    assert "stages = 4" in four.asm["ttgir"] and "cp.async.wait_group 2" in four.asm["ptx"]
+
+
+@pytest.mark.parametrize(
+    ("kind", "instr"),
+    [("bf16", "m64n128k16.f32.bf16.bf16"), ("tf32", "k8.f32.tf32.tf32"), ("int8", "k32.s32.s8.s8")],
+)
+def test_other_operand_types_use_wgmma(kind, instr):
+    k = _compile(kind, 128, 128, 64, 4, 3)
+    assert instr in k.asm["ptx"]
+    pipelined = "ttng.warp_group_dot" in k.asm["ttgir"]
+    assert pipelined == (kind == "bf16")  # tf32/int8 stage B K-major through registers
+
+
+def test_sm80_takes_the_mma_sync_path():
+    k = _compile("fp16", 128, 128, 64, 4, 3, arch="sm_80")
+    assert "wgmma.mma_async" not in k.asm["ptx"] and "mma.sync" in k.asm["ptx"]
+    assert "versionMajor=2" in k.asm["ttgir"] and "versionMajor=3" not in k.asm["ttgir"]
+    assert ".target sm_80" in k.asm["ptx"]
+
+
+@pytest.mark.skipif(shutil.which("ptxas") is None, reason="needs ptxas")
+@pytest.mark.parametrize(
+    ("kind", "bm", "bn", "bk", "warps"),
+    [("fp16", 128, 128, 64, 4), ("fp16", 128, 256, 64, 8), ("bf16", 64, 64, 32, 4),
+     ("tf32", 128, 128, 32, 8), ("int8", 128, 128, 64, 4)],
+)  # fmt: skip
+def test_ptxas_accepts_without_spills(kind, bm, bn, bk, warps, tmp_path):
+    report = _ptxas(_compile(kind, bm, bn, bk, warps, 3).asm["ptx"], tmp_path)
+    assert "0 bytes spill stores" in report, report
+
+
+# ------------------------------------------------------------------ on the GPU
+
+
+def _inputs(kind: str, m: int, n: int, k: int):
+    import torch
+
+    if kind == "int8":
+        a = torch.randint(-128, 128, (m, k), dtype=torch.int8, device="cuda")
+        b = torch.randint(-128, 128, (k, n), dtype=torch.int8, device="cuda")
+        return a, b, (a.double() @ b.double()).to(torch.int32)
+    dtype = {"fp16": torch.float16, "bf16": torch.bfloat16, "tf32": torch.float32}[kind]
+    a = torch.randn((m, k), device="cuda").to(dtype)
+    b = torch.randn((k, n), device="cuda").to(dtype)
+    return a, b, a.double() @ b.double()
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(not gpu_available(), reason="needs an NVIDIA GPU and cuda-python")
+@pytest.mark.parametrize(
+    ("kind", "m", "n", "k", "bm", "bn", "bk", "warps", "stages"),
+    [
+        ("fp16", 256, 256, 512, 128, 128, 64, 4, 3),  # pipelined, no tails
+        ("fp16", 200, 136, 80, 128, 256, 64, 8, 3),  # M, N edges and a K tail (K % 16 == 0)
+        ("fp16", 130, 72, 72, 64, 64, 32, 4, 4),  # K % 16 != 0: the register-staged path
+        ("fp16", 256, 512, 256, 64, 256, 32, 4, 2),
+        ("bf16", 256, 256, 192, 128, 128, 64, 8, 3),
+        ("tf32", 192, 160, 96, 64, 64, 32, 4, 3),
+        ("int8", 128, 192, 160, 128, 64, 64, 4, 3),
+        ("fp16", 128, 128, 64, 128, 128, 64, 4, 4),  # one iteration, fewer than the stages
+        ("fp16-bt", 256, 128, 192, 128, 128, 64, 8, 3),  # B K-major in memory
+    ],
+)
+def test_wgmma_matmul_matches_reference(kind, m, n, k, bm, bn, bk, warps, stages):
+    torch = pytest.importorskip("torch")
+    transposed_b = kind.endswith("-bt")
+    kind = kind.removesuffix("-bt")
+    a, b, ref = _inputs(kind, m, n, k)
+    if transposed_b:
+        b = b.t().contiguous().t()  # the same values, column-major
+    out_t = torch.int32 if kind == "int8" else torch.float32
+    c = torch.full((m, n), -7777, dtype=out_t, device="cuda")  # poison: all must be written
+    grid = (triton.cdiv(m, bm), triton.cdiv(n, bn))
+    mm_kernel[grid](a, b, c, m, n, k, a.stride(0), 1, b.stride(0), b.stride(1), n, 1,
+                    BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk, INT_ACC=int(kind == "int8"), OUT_F16=0,
+                    num_warps=warps, num_stages=stages, backend="gpu")  # fmt: skip
+    torch.cuda.synchronize()
+    if kind == "int8":
+        assert torch.equal(c, ref)
+        return
+    err = (torch.linalg.norm(c.double() - ref) / torch.linalg.norm(ref)).item()
+    assert err < {"tf32": 3e-3, "bf16": 1e-2, "fp16": 2e-3}[kind], err
+
+
+def _attention(stage: int):
+    from tests.kernels.fused_attention import _attn_fwd
+
+    strides = ", ".join(["i32:16", "i32:16", "i32:16", "1"] * 4)
+    sig = f"*fp16:16, *fp16:16, *fp16:16, fp32, *fp32:16, *fp16:16, {strides}, i32, i32, i32:16, "
+    specs = parse_signature(sig + f"64, 128, 64, {stage}", kernel_params(_attn_fwd.fn))
+    options = CompileOptions(num_warps=4, num_stages=3)
+    return compile_kernel(_attn_fwd.source, specs, options, stop_after="ptx")
+
+
+@pytest.mark.parametrize("stage", [1, 3])
+def test_attention_is_pipelined_with_p_in_registers(stage):
+    k = _attention(stage)
+    ttgir, ptx = k.asm["ttgir"], k.asm["ptx"]
+    loops = 2 if stage == 3 else 1  # causal: the off-band and the on-band loop
+    assert ttgir.count("ttg.local_store(%q)") == loops  # q staged once per loop, not per step
+    assert ttgir.count("ttng.warp_group_dot_wait") == 2 * loops
+    assert "a = -1" in ttgir  # P feeds the second dot from registers
+    assert "contig = 0" in ttgir  # K is read K-major (coalesced), staged without tnspB
+    assert "tt.dot" not in ttgir and "tt.load(%q" not in ttgir.split("scf.for")[1]
+    a_regs = re.compile(r"wgmma\.mma_async\S+ \{[^}]*\}, \{%r\d+, %r\d+, %r\d+, %r\d+\}")
+    assert a_regs.search(ptx)
+    assert re.search(r"wgmma\.mma_async\S+ \{[^}]*\}, %rd\d+, %rd\d+, p, 1, 1, 0, 0;", ptx)
+
+
+def test_prepared_kernels_verify():
+    from minitriton.backend.prepare import prepare_kernel
+    from minitriton.ir.verifier import verify_module
+
+    for k in (_compile("fp16", 128, 128, 64, 4, 3), _attention(3)):
+        copy, *_ = prepare_kernel(k.module, 4, "sm_90", 3)
+        verify_module(copy)  # the ring, copy and async-dot ops check their operands
+        assert "ttng.warp_group_dot" in {op.name for op in copy.kernel.walk()}
+
+
+def test_backend_ops_reject_wrong_operands():
+    from minitriton.backend.pipeline import WarpGroupDotWaitOp
+    from minitriton.ir.core import VerifyError
+
+    with pytest.raises(VerifyError, match="takes 1 operands"):
+        WarpGroupDotWaitOp([], [], {"pendings": 0}).verify()
+
+
+@pytest.mark.skipif(shutil.which("ptxas") is None, reason="needs ptxas")
+def test_attention_assembles_without_spills(tmp_path):
+    assert "0 bytes spill stores" in _ptxas(_attention(1).asm["ptx"], tmp_path)
