@@ -211,6 +211,8 @@ def _full_like(ctx: Any, input: Any, value: Any, dtype: Any) -> Tensor:
 
 @impl("cast")
 def _cast(ctx: Any, input: Any, dtype: Any, fp_downcast_rounding: Any, bitcast: Any) -> Tensor:
+    if isinstance(dtype, BlockType):
+        dtype = dtype.element  # Triton casts to a block type's element type
     if not isinstance(dtype, (ScalarType, PointerType)):
         if dtype is None:
             raise error(ctx.b.loc, "this dtype (fp8) is not supported by MiniTriton")
