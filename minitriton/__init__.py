@@ -18,6 +18,7 @@ from minitriton.autotune import Autotuner, Config, Heuristics, autotune, heurist
 from minitriton.compiler import CompiledKernel
 from minitriton.diagnostics import CompileError, install_excepthook
 from minitriton.jit import JITFunction, KernelInterface, get_backend, jit, set_backend
+from minitriton.torch_interop import TensorWrapper, reinterpret
 
 __version__ = "0.1.0"
 
@@ -31,6 +32,7 @@ __all__ = [
     "Heuristics",
     "JITFunction",
     "KernelInterface",
+    "TensorWrapper",
     "__version__",
     "autotune",
     "cdiv",
@@ -40,6 +42,7 @@ __all__ = [
     "jit",
     "language",
     "next_power_of_2",
+    "reinterpret",
     "set_backend",
 ]
 

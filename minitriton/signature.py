@@ -112,6 +112,8 @@ _DTYPE_NAMES = {
 
 def dtype_to_type(dtype: Any) -> t.ScalarType:
     """The scalar type of a NumPy, torch or CuPy dtype (``ValueError`` if none)."""
+    if isinstance(dtype, t.ScalarType):
+        return dtype  # a tl dtype: triton.reinterpret's wrapper
     name = getattr(dtype, "name", None) or str(dtype).split(".")[-1]
     if name not in _DTYPE_NAMES:
         raise ValueError(f"dtype {dtype} has no MiniTriton type")
