@@ -57,6 +57,7 @@ from minitriton.ir.core import Block, BlockArgument, Region
 from minitriton.ir.ops import FuncOp, Module
 from minitriton.ir.types import BlockType, PointerType, ScalarType, Type
 from minitriton.language.core import BUILTINS, builtin_name, constexpr
+from minitriton.language.libdevice import LIBDEVICE
 
 
 def lower_kernel(src: KernelSource, args: list[ArgSpec]) -> Module:
@@ -1150,8 +1151,6 @@ class FunctionLowerer:
 
     def _module_attribute(self, module: types.ModuleType, attr: str, node: ast.Attribute) -> Any:
         is_language = module is tl_module or module.__name__.startswith("minitriton.language")
-        if is_language and attr in ("math", "libdevice", "extra"):
-            return tl_module  # tl.math.exp2 is tl.exp2
         if hasattr(module, attr):
             return unwrap(getattr(module, attr))
         if module.__name__ == "minitriton" and attr == "cdiv":
@@ -1270,7 +1269,7 @@ class FunctionLowerer:
         """Bind and lower a call of the ``tl`` builtin ``name``."""
         from minitriton.frontend.builtins import IMPLS
 
-        stub = BUILTINS.get(name)
+        stub = BUILTINS.get(name) or LIBDEVICE.get(name)
         if stub is None:
             raise error(loc, f"unknown function 'tl.{name}'")
         with self.b.located(loc):
