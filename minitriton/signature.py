@@ -107,6 +107,8 @@ _DTYPE_NAMES = {
     "float": "f32",
     "float64": "f64",
     "double": "f64",
+    "float8_e5m2": "f8e5",
+    "float8_e4m3fn": "f8e4nv",
 }
 
 

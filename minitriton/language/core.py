@@ -28,7 +28,7 @@ int8, int16, int32, int64 = _t.I8, _t.I16, _t.I32, _t.I64
 uint8, uint16, uint32, uint64 = _t.U8, _t.U16, _t.U32, _t.U64
 float16, bfloat16, float32, float64 = _t.F16, _t.BF16, _t.F32, _t.F64
 bool_ = int1
-float8e5 = float8e4nv = None  # not supported; named so the diagnostic can say so
+float8e5, float8e4nv = _t.F8E5, _t.F8E4NV  # fp8 e5m2 and e4m3fn (the emulator only)
 
 
 class constexpr:  # noqa: N801 - Triton's spelling
