@@ -13,7 +13,7 @@ or ``"emulator"``) and :class:`CompileError`.
 
 from __future__ import annotations
 
-from minitriton import language
+from minitriton import language, runtime, testing
 from minitriton.autotune import Autotuner, Config, Heuristics, autotune, heuristics
 from minitriton.compiler import CompiledKernel
 from minitriton.diagnostics import CompileError, install_excepthook
@@ -43,6 +43,8 @@ __all__ = [
     "language",
     "next_power_of_2",
     "reinterpret",
+    "runtime",
+    "testing",
     "set_backend",
 ]
 
