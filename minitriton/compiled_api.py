@@ -10,8 +10,8 @@ Tutorial 02 sizes its grid from what the compiled kernel uses::
 On the GPU the numbers are the driver's (``cuFuncGetAttribute``: registers
 per thread, and local memory / 4 as the spill count, as Triton computes it).
 The emulator has no registers: it reports :data:`EMULATOR_N_REGS` registers,
-no spills and no shared memory, stand-ins chosen so that such occupancy
-arithmetic gives sensible grids.
+no spills and :data:`EMULATOR_SHARED` bytes of shared memory, stand-ins
+chosen so that such occupancy arithmetic gives sensible grids.
 """
 
 from __future__ import annotations
@@ -21,6 +21,8 @@ from typing import Any
 
 #: Registers per thread that a kernel compiled for the emulator reports.
 EMULATOR_N_REGS = 32
+#: Bytes of shared memory it reports: not 0, since occupancy formulas divide by it.
+EMULATOR_SHARED = 1024
 
 
 class CompiledKernelAPI:
@@ -54,7 +56,7 @@ class CompiledKernelAPI:
     @property
     def metadata(self) -> SimpleNamespace:
         """``shared`` (bytes of shared memory), ``num_warps``, ``num_stages``, ``name``."""
-        shared = self.binary.shared if self.binary is not None else 0
+        shared = self.binary.shared if self.binary is not None else EMULATOR_SHARED
         return SimpleNamespace(
             shared=shared,
             num_warps=self.options.num_warps,

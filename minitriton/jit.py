@@ -104,6 +104,8 @@ Grid = Sequence[int] | Callable[[dict[str, Any]], Sequence[int]]
 LAUNCH_OPTIONS = ("num_warps", "num_stages", "num_ctas", "maxnreg", "debug", "backend", "arch")
 #: Triton launch keywords accepted for compatibility; they change nothing here.
 IGNORED_OPTIONS = ("stream", "enable_fp_fusion", "launch_cooperative_grid", "sanitize_overflow")
+# extern_libs: libdevice is found on its own (MINITRITON_LIBDEVICE names another copy).
+IGNORED_OPTIONS += ("extern_libs",)
 
 
 class KernelInterface:

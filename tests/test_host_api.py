@@ -7,7 +7,7 @@ import pytest
 
 import minitriton as triton
 import minitriton.language as tl
-from minitriton.compiled_api import EMULATOR_N_REGS
+from minitriton.compiled_api import EMULATOR_N_REGS, EMULATOR_SHARED
 from minitriton.runtime.driver import EMULATED_PROPERTIES, GPUTarget
 from minitriton.testing import EmulatorTimingWarning
 
@@ -26,7 +26,7 @@ def test_compiled_kernel_reports_emulator_stand_ins() -> None:
     kernel = scale.warmup(x, x, 10, FACTOR=2.0, BLOCK=16, grid=(1,), backend="emulator")
     kernel._init_handles()
     assert (kernel.n_regs, kernel.n_spills) == (EMULATOR_N_REGS, 0)
-    assert kernel.metadata.shared == 0
+    assert kernel.metadata.shared == EMULATOR_SHARED
     assert kernel.metadata.num_warps == 4
 
 

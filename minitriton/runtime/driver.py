@@ -4,9 +4,9 @@ With the GPU backend and a GPU, every answer is the device's own (read
 through the CUDA driver). On the emulator the answers are documented
 stand-ins for the GPU being emulated, an NVIDIA H200 (Hopper, ``sm_90``), so
 that host code which sizes grids from them keeps working:
-:data:`EMULATED_PROPERTIES`, target ``GPUTarget("cuda", 90, 32)``, and
-``torch.device("cpu")`` as the active torch device (the emulator works on
-host memory).
+:data:`EMULATED_PROPERTIES` and target ``GPUTarget("cuda", 90, 32)``. The
+active torch device is CUDA whenever torch sees a GPU (the emulator copies
+CUDA tensors to the host and back), else the CPU.
 """
 
 from __future__ import annotations
@@ -108,10 +108,15 @@ class ActiveDriver:
         return GPUTarget("cuda", int(device_arch()[3:].rstrip("a")), 32)
 
     def get_active_torch_device(self) -> Any:
-        """``torch.device("cuda", 0)`` on the GPU, ``torch.device("cpu")`` on the emulator."""
+        """``torch.device("cuda", 0)`` when torch sees a GPU, else ``torch.device("cpu")``.
+
+        As with Triton's interpreter, the emulator takes CUDA tensors too
+        (it copies them to the host and back), so the device is CUDA
+        whenever there is one.
+        """
         import torch
 
-        return torch.device("cuda", 0) if _on_gpu() else torch.device("cpu")
+        return torch.device("cuda", 0) if torch.cuda.is_available() else torch.device("cpu")
 
     def get_device_interface(self) -> Any:
         """``torch.cuda`` on the GPU; an object with ``synchronize()`` on the emulator."""
