@@ -113,7 +113,8 @@ def run_script(path: Path, timeout: float = 600, backend: str = "emulator") -> R
         out = (e.stdout or b"").decode() if isinstance(e.stdout, bytes) else e.stdout or ""
         return Result(path, 124, time.perf_counter() - start, out[-2000:] + "\n(timed out)")
     out = proc.stdout + proc.stderr
-    tail = out[-2000:] + (f"\n{FAILED_CHECK} (printed above)" if FAILED_CHECK in out[:-2000] else "")
+    earlier = FAILED_CHECK in out[:-2000]
+    tail = out[-2000:] + (f"\n{FAILED_CHECK} (printed earlier)" if earlier else "")
     return Result(path, proc.returncode, time.perf_counter() - start, tail)
 
 
