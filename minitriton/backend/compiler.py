@@ -88,7 +88,7 @@ def compile_ir(module: Module, arch: str = "sm_90", num_warps: int = 4) -> Compi
     if num_warps not in (1, 2, 4, 8, 16, 32):
         raise ValueError(f"num_warps must be a power of two in 1..32, got {num_warps}")
     verify_module(module)
-    _reject_fp8(module)
+    _reject_emulator_only(module)
     with _LOCK:
         try:
             return _compile(module, arch, num_warps)
@@ -102,9 +102,16 @@ def compile_ir(module: Module, arch: str = "sm_90", num_warps: int = 4) -> Compi
             ) from e
 
 
-def _reject_fp8(module: Module) -> None:
-    """fp8 runs on the emulator only, for now: a located error at the first fp8 value."""
+def _reject_emulator_only(module: Module) -> None:
+    """fp8 and batched (3-D) ``tl.dot`` run on the emulator only, for now: a located error."""
     for op in module.walk():
+        if op.name == "tt.dot" and len(op.result.type.shape) == 3:
+            raise error(
+                op.loc,
+                "tl.dot on 3-D (batched) blocks is not supported on the GPU backend yet "
+                "(the emulator runs it)",
+                help="loop over the batch with 2-D tl.dot, or run with backend='emulator'",
+            )
         for value in [*op.operands, *op.results]:
             elem = element_type(value.type)
             if isinstance(elem, PointerType):

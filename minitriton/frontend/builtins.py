@@ -39,6 +39,7 @@ from minitriton.ir.types import (
     with_element,
     with_shape,
 )
+from minitriton.language.core import PropagateNan
 
 Impl = Callable[..., Any]
 IMPLS: dict[str, Impl] = {}
@@ -262,6 +263,44 @@ def _expand_dims(ctx: Any, input: Any, axis: Any) -> Tensor:
     for a in norm:
         x = S.expand_dims(ctx.b, x, a)
     return x
+
+
+def _pair_index(ctx: Any, shape: tuple[int, ...]) -> Tensor:
+    """A block of ``shape + (2,)`` holding the index 0 or 1 along the last dimension."""
+    index = IMPLS["arange"](ctx, 0, 2)
+    for axis in range(len(shape)):
+        index = S.expand_dims(ctx.b, index, axis)
+    return S.broadcast_to(ctx.b, index, (*shape, 2))
+
+
+@impl("join")
+def _join(ctx: Any, a: Any, b: Any) -> Tensor:
+    x, y = S.promote_pair(ctx.b, _tensor(ctx, a, "a"), _tensor(ctx, b, "b"))
+    shape = (*x.shape, 2)
+    wide = [S.broadcast_to(ctx.b, S.expand_dims(ctx.b, t, len(t.shape)), shape) for t in (x, y)]
+    first = S.compare(ctx.b, "==", _pair_index(ctx, x.shape), 0)
+    return S.where(ctx.b, first, wide[0], wide[1])
+
+
+@impl("split")
+def _split(ctx: Any, a: Any) -> tuple[Tensor, Tensor]:
+    x = _block(ctx, a, "a")
+    if x.shape[-1] != 2:
+        raise error(ctx.b.loc, f"tl.split needs a last dimension of size 2, got {x.type}")
+    index = _pair_index(ctx, x.shape[:-1])
+    halves = []
+    for i in (0, 1):
+        picked = S.where(ctx.b, S.compare(ctx.b, "==", index, i), x, S.constant(ctx.b, 0, x.type))
+        half = IMPLS["sum"](ctx, picked, len(x.shape) - 1, False, None)
+        halves.append(S.cast(ctx.b, half, x.dtype))  # sum widens small ints
+    return halves[0], halves[1]
+
+
+@impl("interleave")
+def _interleave(ctx: Any, a: Any, b: Any) -> Tensor:
+    joined = _join(ctx, a, b)
+    *outer, n, _ = joined.shape
+    return S.reshape(ctx.b, joined, (*outer, 2 * n))
 
 
 @impl("broadcast_to")
@@ -519,23 +558,27 @@ def _dot(
     out_dtype: Any,
 ) -> Tensor:
     a, c = _block(ctx, input, "input"), _block(ctx, other, "other")
-    if len(a.shape) != 2 or len(c.shape) != 2:
-        raise error(ctx.b.loc, f"tl.dot needs 2-D blocks, got {a.type} and {c.type}")
+    rank = len(a.shape)
+    if rank not in (2, 3) or len(c.shape) != rank:
+        raise error(
+            ctx.b.loc, f"tl.dot needs two 2-D (or two 3-D) blocks, got {a.type} and {c.type}"
+        )
     if a.dtype != c.dtype:
         raise error(
             ctx.b.loc, f"tl.dot operands must have the same dtype, got {a.dtype!r} and {c.dtype!r}"
         )
-    (m, k), (k2, n) = a.shape, c.shape
-    if k != k2:
+    *batch, m, k = a.shape
+    *batch2, k2, n = c.shape
+    if k != k2 or batch != batch2:
         raise error(
             ctx.b.loc,
-            f"tl.dot shapes {list(a.shape)} and {list(c.shape)} are not compatible: {k} != {k2}",
+            f"tl.dot shapes {list(a.shape)} and {list(c.shape)} are not compatible",
         )
     if min(m, n, k) < 16:
         raise error(ctx.b.loc, f"tl.dot needs M, N and K >= 16, got M={m}, N={n}, K={k}")
     precision = _precision(ctx, input_precision, allow_tf32)
     out = I32 if a.dtype.is_int() else _dtype(ctx, out_dtype, "out_dtype")
-    result = BlockType((m, n), out)
+    result = BlockType((*batch, m, n), out)
     acc_t = _dot_acc(ctx, acc, result)
     operands = [a.handle, c.handle, acc_t.handle]
     return Tensor(ctx.b.value(ops.DotOp, operands, result, {"input_precision": precision}))
@@ -875,20 +918,31 @@ def _fma(ctx: Any, x: Any, y: Any, z: Any) -> Tensor:
     return Tensor(ctx.b.value(ops.FmaOp, [a.handle, c.handle, d.handle], a.type))
 
 
+def _nan_minmax(ctx: Any, kind: str, x: Any, y: Any, propagate_nan: Any) -> Tensor:
+    """``maximum``/``minimum``; with ``PropagateNan.ALL`` a NaN operand gives NaN."""
+    a, c = S.promote_pair(ctx.b, _runtime_x(ctx, x, y), y)
+    result = S.minmax(ctx.b, kind, a, c)
+    if propagate_nan != PropagateNan.ALL or not a.dtype.is_float():
+        return result
+    b = ctx.b
+    any_nan = S.logical(b, "or", S.compare(b, "!=", a, a), S.compare(b, "!=", c, c))
+    return S.where(b, any_nan, S.binary(b, "+", a, c), result)  # NaN + anything is NaN
+
+
 @impl("maximum")
 def _maximum(ctx: Any, x: Any, y: Any, propagate_nan: Any) -> Tensor:
-    return S.minmax(ctx.b, "max", _runtime_x(ctx, x, y), y)
+    return _nan_minmax(ctx, "max", x, y, propagate_nan)
 
 
 @impl("minimum")
 def _minimum(ctx: Any, x: Any, y: Any, propagate_nan: Any) -> Tensor:
-    return S.minmax(ctx.b, "min", _runtime_x(ctx, x, y), y)
+    return _nan_minmax(ctx, "min", x, y, propagate_nan)
 
 
 @impl("clamp")
 def _clamp(ctx: Any, x: Any, min: Any, max: Any, propagate_nan: Any) -> Tensor:  # noqa: A002
-    low = S.minmax(ctx.b, "max", _tensor(ctx, x, "x"), min)
-    return S.minmax(ctx.b, "min", low, max)
+    low = _nan_minmax(ctx, "max", _tensor(ctx, x, "x"), min, propagate_nan)
+    return _nan_minmax(ctx, "min", low, max, propagate_nan)
 
 
 @impl("umulhi")
@@ -961,8 +1015,9 @@ def _philox(ctx: Any, seed: Any, offset: Any, n_rounds: Any) -> tuple[Tensor, ..
     rounds = _const_int(ctx, n_rounds, "n_rounds")
     seed_t = _tensor(ctx, seed, "seed")
     offset_t = _tensor(ctx, offset, "offset")
-    if seed_t.is_block or not seed_t.dtype.is_int():
-        raise error(b.loc, f"seed must be an integer scalar, got {seed_t.type}")
+    if not isinstance(seed_t.dtype, ScalarType) or not seed_t.dtype.is_int():
+        # A block of seeds broadcasts with the offsets (one stream per seed).
+        raise error(b.loc, f"seed must be an integer scalar or block, got {seed_t.type}")
     if not isinstance(offset_t.dtype, ScalarType) or not offset_t.dtype.is_int():
         raise error(b.loc, f"offset must be an integer block or scalar, got {offset_t.type}")
     seed64 = S.cast(b, seed_t, U64)

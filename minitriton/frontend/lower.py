@@ -1214,8 +1214,10 @@ class FunctionLowerer:
             for other in args[1:]:
                 result = self.call_builtin(f"{name}imum", [result, other], {}, node.loc)
             return result
-        if name == "print":
-            return self.call_builtin("device_print", ["", *args], {}, node.loc)
+        if name == "print":  # as in Triton, print(prefix, *values) is device_print
+            has_prefix = bool(args) and isinstance(args[0], str)
+            prefix, values = (args[0], args[1:]) if has_prefix else ("", args)
+            return self.call_builtin("device_print", [prefix, *values], {}, node.loc)
         if name == "abs" and runtime:
             return self.call_builtin("abs", args, kwargs, node.loc, node)
         if name == "range":

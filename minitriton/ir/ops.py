@@ -497,10 +497,11 @@ class DotOp(Operation):
     def verify(self) -> None:
         _expect_operands(self, 3)
         a, b, acc = (v.type for v in self.operands)
-        if not all(isinstance(t, BlockType) and len(t.shape) == 2 for t in (a, b, acc)):
-            raise self.fail("operands must be 2-D blocks")
-        (m, k), (k2, n) = a.shape, b.shape
-        if k != k2 or acc.shape != (m, n):
+        if not all(isinstance(t, BlockType) and len(t.shape) in (2, 3) for t in (a, b, acc)):
+            raise self.fail("operands must be 2-D blocks (or 3-D: a batch of products)")
+        *batch, m, k = a.shape
+        *batch2, k2, n = b.shape
+        if k != k2 or batch != batch2 or acc.shape != (*batch, m, n):
             raise self.fail(f"shapes {a.shape} x {b.shape} -> {acc.shape} do not match")
         _same_type(self, [self.operands[2]], self.result.type, "accumulator")
 

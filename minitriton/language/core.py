@@ -10,6 +10,7 @@ registered under the same name in :mod:`minitriton.frontend.builtins`.
 
 from __future__ import annotations
 
+import enum as _enum
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -167,6 +168,21 @@ def broadcast_to(input, *shape):
 @builtin
 def broadcast(input, other):
     """Broadcast two blocks to their common shape; returns both."""
+
+
+@builtin
+def join(a, b):
+    """Join two blocks of one shape along a new last dimension of size 2."""
+
+
+@builtin
+def split(a):
+    """Split a block whose last dimension has size 2 into its two halves (``join``'s inverse)."""
+
+
+@builtin
+def interleave(a, b):
+    """Interleave two blocks along their last dimension: ``a0, b0, a1, b1, ...``."""
 
 
 # -- memory -----------------------------------------------------------------
@@ -435,12 +451,20 @@ def fma(x, y, z):
     """Elementwise fused ``x * y + z``."""
 
 
+class PropagateNan(_enum.Enum):
+    """``propagate_nan=`` of ``maximum``/``minimum``/``clamp``: ``ALL`` makes a NaN win."""
+
+    NONE = 0x0000
+    ALL = 0xFFFF
+
+
 @builtin
 def maximum(x, y, propagate_nan=None):
     """Elementwise maximum of ``x`` and ``y``, promoted to a common type.
 
     With the default ``propagate_nan``, whether a NaN or the other operand
-    comes out is unspecified, as in Triton.
+    comes out is unspecified, as in Triton; with ``tl.PropagateNan.ALL`` a
+    NaN operand gives NaN.
     """
 
 
@@ -449,7 +473,8 @@ def minimum(x, y, propagate_nan=None):
     """Elementwise minimum of ``x`` and ``y``, promoted to a common type.
 
     With the default ``propagate_nan``, whether a NaN or the other operand
-    comes out is unspecified, as in Triton.
+    comes out is unspecified, as in Triton; with ``tl.PropagateNan.ALL`` a
+    NaN operand gives NaN.
     """
 
 

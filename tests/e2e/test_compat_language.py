@@ -12,6 +12,7 @@ import pytest
 
 import minitriton as triton
 import minitriton.language as tl
+from minitriton.diagnostics import CompileError
 
 # ---------------------------------------------------------------- early return
 
@@ -163,3 +164,116 @@ def test_to_on_a_constexpr_float(backend: str) -> None:
     out = np.zeros(4, dtype=np.float16)
     constexpr_to[(1,)](out, SCALE=0.1, backend=backend)
     np.testing.assert_array_equal(out, np.float16(0.1))
+
+
+# ---------------------------------------------------------------- join, split, interleave
+
+
+@triton.jit
+def join_split_interleave(a_ptr, b_ptr, j_ptr, i_ptr, s_ptr, N: tl.constexpr):
+    offs = tl.arange(0, N)
+    a = tl.load(a_ptr + offs)
+    b = tl.load(b_ptr + offs)
+    j = tl.join(a, b)
+    tl.store(j_ptr + offs[:, None] * 2 + tl.arange(0, 2)[None, :], j)
+    tl.store(i_ptr + tl.arange(0, 2 * N), tl.interleave(a, b))
+    first, second = tl.split(j)
+    tl.store(s_ptr + offs, first - second)
+
+
+def test_join_split_interleave(backend: str) -> None:
+    a = np.arange(16, dtype=np.int16) * 3
+    b = -np.arange(16, dtype=np.int16)
+    joined = np.zeros(32, dtype=np.int16)
+    interleaved = np.zeros(32, dtype=np.int16)
+    diff = np.zeros(16, dtype=np.int16)
+    join_split_interleave[(1,)](a, b, joined, interleaved, diff, N=16, backend=backend)
+    np.testing.assert_array_equal(joined, np.stack([a, b], axis=-1).reshape(-1))
+    np.testing.assert_array_equal(interleaved, np.stack([a, b], axis=-1).reshape(-1))
+    np.testing.assert_array_equal(diff, a - b)
+
+
+# ---------------------------------------------------------------- batched dot
+
+
+@triton.jit
+def batched_dot(a_ptr, b_ptr, c_ptr, B: tl.constexpr, M: tl.constexpr, K: tl.constexpr):
+    bi = tl.arange(0, B)[:, None, None]
+    mi = tl.arange(0, M)[None, :, None]
+    ki = tl.arange(0, K)[None, None, :]
+    a = tl.load(a_ptr + bi * M * K + mi * K + ki)
+    kj = tl.arange(0, K)[None, :, None]
+    b = tl.load(b_ptr + bi * K * M + kj * M + tl.arange(0, M)[None, None, :])
+    c = tl.dot(a, b)
+    tl.store(c_ptr + bi * M * M + mi * M + tl.arange(0, M)[None, None, :], c)
+
+
+def test_batched_dot_on_the_emulator() -> None:
+    rng = np.random.default_rng(5)
+    a = rng.standard_normal((2, 16, 32), dtype=np.float32)
+    b = rng.standard_normal((2, 32, 16), dtype=np.float32)
+    c = np.zeros((2, 16, 16), dtype=np.float32)
+    batched_dot[(1,)](a, b, c, B=2, M=16, K=32, backend="emulator")
+    np.testing.assert_allclose(c, a @ b, rtol=1e-5, atol=1e-5)
+
+
+def test_batched_dot_on_the_gpu_is_a_located_error() -> None:
+    from minitriton.backend.compiler import compile_ir
+
+    a = np.zeros((2, 16, 32), dtype=np.float32)
+    compiled = batched_dot.warmup(a, a, a, B=2, M=16, K=32, grid=(1,), backend="emulator")
+    with pytest.raises(CompileError, match="3-D \\(batched\\) blocks is not supported on the GPU"):
+        compile_ir(compiled.module)
+
+
+# ---------------------------------------------------------------- PropagateNan, rand seeds, print
+
+
+@triton.jit
+def nan_minmax(x_ptr, y_ptr, o_ptr, N: tl.constexpr):
+    offs = tl.arange(0, N)
+    x = tl.load(x_ptr + offs)
+    y = tl.load(y_ptr + offs)
+    tl.store(o_ptr + offs, tl.maximum(x, y, propagate_nan=tl.PropagateNan.ALL))
+    tl.store(o_ptr + N + offs, tl.minimum(x, y, propagate_nan=tl.PropagateNan.ALL))
+    tl.store(o_ptr + 2 * N + offs, tl.clamp(x, 0.0, 1.0, propagate_nan=tl.PropagateNan.ALL))
+
+
+def test_propagate_nan_all(backend: str) -> None:
+    x = np.array([1.0, np.nan, 2.0, -1.0], dtype=np.float32)
+    y = np.array([np.nan, 0.5, 3.0, -2.0], dtype=np.float32)
+    out = np.zeros(12, dtype=np.float32)
+    nan_minmax[(1,)](x, y, out, N=4, backend=backend)
+    np.testing.assert_array_equal(out[:4], np.maximum(x, y))  # NumPy propagates NaN too
+    np.testing.assert_array_equal(out[4:8], np.minimum(x, y))
+    np.testing.assert_array_equal(out[8:], np.clip(x, 0, 1))
+
+
+@triton.jit
+def rand_per_row(seed_ptr, o_ptr, ref_ptr, R: tl.constexpr, C: tl.constexpr):
+    rows = tl.arange(0, R)
+    offs = rows[:, None] * C + tl.arange(0, C)[None, :]
+    tl.store(o_ptr + offs, tl.rand(tl.load(seed_ptr + rows)[:, None], offs))
+    for r in tl.static_range(R):
+        row = r * C + tl.arange(0, C)
+        tl.store(ref_ptr + row, tl.rand(tl.load(seed_ptr + r), row))
+
+
+def test_rand_with_a_block_of_seeds(backend: str) -> None:
+    seeds = np.array([7, 123, 2**31 - 1, 0], dtype=np.int32)
+    out = np.zeros(64, dtype=np.float32)
+    ref = np.ones(64, dtype=np.float32)
+    rand_per_row[(1,)](seeds, out, ref, R=4, C=16, backend=backend)
+    np.testing.assert_array_equal(out, ref)
+    assert len(np.unique(out)) == 64  # four different streams
+
+
+@triton.jit
+def print_with_prefix(x_ptr):
+    x = tl.load(x_ptr + tl.arange(0, 4))
+    print("x =", x)
+
+
+def test_print_with_a_string_prefix(capfd: pytest.CaptureFixture[str]) -> None:
+    print_with_prefix[(1,)](np.arange(4, dtype=np.int32), backend="emulator")
+    assert capfd.readouterr().out == "pid (0, 0, 0) x =: [0, 1, 2, 3]\n"
