@@ -34,29 +34,34 @@ class CompiledKernelAPI:
     source: Any
     arg_specs: list[Any]
 
+    @property
+    def _on_gpu(self) -> bool:
+        """Compiled for the GPU backend (a dump gives emulator kernels PTX too, never loaded)."""
+        return getattr(self.binary, "_launcher", None) is not None
+
     def _init_handles(self) -> None:
         """Load the kernel on the device (on the GPU); nothing to do on the emulator."""
-        if self.binary is not None:
+        if self._on_gpu:
             self.binary.load()
 
     @property
     def n_regs(self) -> int:
         """Registers per thread (a stand-in on the emulator)."""
-        if self.binary is None:
+        if not self._on_gpu:
             return EMULATOR_N_REGS
         return self._function_attribute("CU_FUNC_ATTRIBUTE_NUM_REGS")
 
     @property
     def n_spills(self) -> int:
         """Registers spilled to local memory, per thread (0 on the emulator)."""
-        if self.binary is None:
+        if not self._on_gpu:
             return 0
         return self._function_attribute("CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES") // 4
 
     @property
     def metadata(self) -> SimpleNamespace:
         """``shared`` (bytes of shared memory), ``num_warps``, ``num_stages``, ``name``."""
-        shared = self.binary.shared if self.binary is not None else EMULATOR_SHARED
+        shared = self.binary.shared if self._on_gpu else EMULATOR_SHARED
         return SimpleNamespace(
             shared=shared,
             num_warps=self.options.num_warps,
@@ -84,7 +89,7 @@ class CompiledKernelAPI:
             from minitriton.jit import kernel_args, launch, resolve_grid
 
             bound = self._bind(args, kwargs)
-            backend = "gpu" if self.binary is not None else "emulator"
+            backend = "gpu" if self._on_gpu else "emulator"
             launch(self, resolve_grid(grid, bound), kernel_args(self, bound), backend)
 
         return launcher

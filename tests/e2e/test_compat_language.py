@@ -12,7 +12,6 @@ import pytest
 
 import minitriton as triton
 import minitriton.language as tl
-from minitriton.diagnostics import CompileError
 
 # ---------------------------------------------------------------- early return
 
@@ -191,39 +190,6 @@ def test_join_split_interleave(backend: str) -> None:
     np.testing.assert_array_equal(joined, np.stack([a, b], axis=-1).reshape(-1))
     np.testing.assert_array_equal(interleaved, np.stack([a, b], axis=-1).reshape(-1))
     np.testing.assert_array_equal(diff, a - b)
-
-
-# ---------------------------------------------------------------- batched dot
-
-
-@triton.jit
-def batched_dot(a_ptr, b_ptr, c_ptr, B: tl.constexpr, M: tl.constexpr, K: tl.constexpr):
-    bi = tl.arange(0, B)[:, None, None]
-    mi = tl.arange(0, M)[None, :, None]
-    ki = tl.arange(0, K)[None, None, :]
-    a = tl.load(a_ptr + bi * M * K + mi * K + ki)
-    kj = tl.arange(0, K)[None, :, None]
-    b = tl.load(b_ptr + bi * K * M + kj * M + tl.arange(0, M)[None, None, :])
-    c = tl.dot(a, b)
-    tl.store(c_ptr + bi * M * M + mi * M + tl.arange(0, M)[None, None, :], c)
-
-
-def test_batched_dot_on_the_emulator() -> None:
-    rng = np.random.default_rng(5)
-    a = rng.standard_normal((2, 16, 32), dtype=np.float32)
-    b = rng.standard_normal((2, 32, 16), dtype=np.float32)
-    c = np.zeros((2, 16, 16), dtype=np.float32)
-    batched_dot[(1,)](a, b, c, B=2, M=16, K=32, backend="emulator")
-    np.testing.assert_allclose(c, a @ b, rtol=1e-5, atol=1e-5)
-
-
-def test_batched_dot_on_the_gpu_is_a_located_error() -> None:
-    from minitriton.backend.compiler import compile_ir
-
-    a = np.zeros((2, 16, 32), dtype=np.float32)
-    compiled = batched_dot.warmup(a, a, a, B=2, M=16, K=32, grid=(1,), backend="emulator")
-    with pytest.raises(CompileError, match="3-D \\(batched\\) blocks is not supported on the GPU"):
-        compile_ir(compiled.module)
 
 
 # ---------------------------------------------------------------- PropagateNan, rand seeds, print
