@@ -319,9 +319,16 @@ def _broadcast(ctx: Any, input: Any, other: Any) -> tuple[Tensor, Tensor]:
 
 def _pointer(ctx: Any, pointer: Any) -> Tensor:
     if not isinstance(pointer, Tensor) or not isinstance(pointer.dtype, PointerType):
+        is_int = isinstance(pointer, Tensor) and pointer.dtype.is_int()
         raise error(
             ctx.b.loc,
             f"pointer must be a pointer or a block of pointers, got {S.describe(pointer)}",
+            help=(
+                "an integer is not a pointer: pass the tensor or array itself to the "
+                "kernel, not its address (x.data_ptr())"
+                if is_int
+                else None
+            ),
         )
     return pointer
 
@@ -507,6 +514,7 @@ def _sem_scope(ctx: Any, sem: Any, scope: Any) -> dict[str, str]:
 def _atomic_rmw(
     ctx: Any, kind: str, pointer: Any, val: Any, mask: Any, sem: Any, scope: Any
 ) -> Tensor:
+    _check_atomic_mask(ctx, kind, mask)
     ptr, m = _ptr_and_mask(ctx, pointer, mask)
     ptr, m = _widen_to_value(ctx, ptr, m, val)
     pointee = ptr.dtype.pointee
@@ -530,6 +538,20 @@ for _kind in ("add", "max", "min", "and", "or", "xor", "xchg"):
 
 
 @impl("atomic_cas")
+def _check_atomic_mask(ctx: Any, kind: str, mask: Any) -> None:
+    """``tl.atomic_add(w, i, v)`` (NumPy's ``np.add.at`` order) passes ``v`` as the mask."""
+    if mask is None or isinstance(mask, bool):
+        return
+    dtype = mask.dtype if isinstance(mask, Tensor) else None
+    if dtype is not None and dtype.is_bool():
+        return
+    raise error(
+        ctx.b.loc,
+        f"the third argument of tl.atomic_{kind} is the mask, got {S.describe(mask)}",
+        help=f"to update element i of w, offset the pointer: tl.atomic_{kind}(w + i, v)",
+    )
+
+
 def _atomic_cas(ctx: Any, pointer: Any, cmp: Any, val: Any, sem: Any, scope: Any) -> Tensor:
     ptr = _pointer(ctx, pointer)
     for v in (cmp, val):

@@ -1137,6 +1137,13 @@ class FunctionLowerer:
     def _tensor_attribute(self, value: Tensor, attr: str, node: ast.Attribute) -> Any:
         if attr == "dtype":
             return value.dtype
+        if attr == "shape" and not value.is_block and value.dtype.is_ptr():
+            raise error(
+                node.loc,
+                "a pointer argument has no shape: the kernel sees only the address "
+                "of the first element",
+                help="pass the sizes as arguments (x.shape[0] on the host) or as tl.constexpr",
+            )
         if attr == "shape":
             return value.shape
         if attr == "type":

@@ -431,6 +431,14 @@ _INDEX_HELP = (
 )
 
 
+# x[labels == c], NumPy's boolean-mask indexing, would give a data-dependent shape.
+_MASK_INDEX_HELP = (
+    "a block's shape is fixed at compile time, so a mask cannot select elements: keep the "
+    "shape and zero the others with tl.where(m, x, 0), then reduce, e.g. "
+    "tl.sum(tl.where(m, x, 0))"
+)
+
+
 class UnsupportedConstruct(CompileError):
     """Valid Python outside the kernel language (``lambda``, ``break``, ...)."""
 
@@ -638,7 +646,8 @@ class _Builder:
             _unsupported(
                 self.loc(tree),
                 "assignment to a subscript",
-                "blocks are immutable values: write memory with tl.store(ptr + offs, value)",
+                "blocks are immutable values: build a new block with "
+                "tl.where(mask, new_values, x), or write memory with tl.store(ptr + offs, value)",
             )
         elif tree.data == "attribute":
             _unsupported(self.loc(tree), "assignment to an attribute", "assign to a plain variable")
@@ -844,7 +853,7 @@ class _Builder:
             _unsupported(
                 item.loc,
                 f"indexing a block or pointer with {_describe_node(item)}",
-                _INDEX_HELP,
+                _MASK_INDEX_HELP if isinstance(item, ast.Compare) else _INDEX_HELP,
             )
 
 
