@@ -19,6 +19,7 @@ under Triton's interpreter, with no GPU: ``python scripts/reverse_contract.py``
 does this in a separate virtual environment.
 """
 
+import contextlib
 import importlib
 import os
 import sys
@@ -36,10 +37,8 @@ DEVICE = "cpu" if os.environ.get("TRITON_INTERPRET", "") == "1" else "cuda"
 
 language = triton.language
 for _name in ("triton.language.extra.libdevice", "triton.language.extra.cuda.libdevice"):
-    try:
+    with contextlib.suppress(ImportError):
         importlib.import_module(_name)
-    except ImportError:
-        pass
 for _name, _module in list(sys.modules.items()):
     if _name.startswith("triton."):  # minitriton.language.extra.cuda.libdevice, ...
         sys.modules["minitriton" + _name[len("triton") :]] = _module
