@@ -3,8 +3,8 @@
 Most become one ``math.*`` op of the same name (``libdevice.tanh(x)`` ->
 ``math.tanh``), which the emulator computes with NumPy and the GPU backend
 lowers to the libdevice call. The rest are built from existing ops, so they
-need no new semantics: ``isnan(x)`` is ``x != x``, ``fmax`` is
-``tl.maximum``, ``saturatef`` is a clamp to ``[0, 1]``.
+need no new semantics: ``isnan(x)`` is ``x != x``, ``fdim`` is
+``max(x - y, 0)``, ``saturatef`` is a clamp to ``[0, 1]``.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from minitriton.ir.ops import MATH_BINARY, MATH_UNARY
 from minitriton.ir.types import I32
 
 # libdevice names that are one math.* op of another name.
-_RENAMED = {"nearbyint": "rint", "fabs": "abs", "fast_expf": "exp", "fast_logf": "log"}
+_RENAMED = {"nearbyint": "rint", "fast_expf": "exp", "fast_logf": "log"}
 
 
 def _unary_op(name: str, op_name: str) -> Any:
@@ -68,18 +68,6 @@ def _pow(ctx: Any, arg0: Any, arg1: Any) -> Tensor:
 def _fmod(ctx: Any, arg0: Any, arg1: Any) -> Tensor:
     a, c = _float_args(ctx, arg0, arg1, "fmod")
     return Tensor(ctx.b.value(ops.RemOp, [a.handle, c.handle], a.type))
-
-
-@impl("libdevice.fmax")
-def _fmax(ctx: Any, arg0: Any, arg1: Any) -> Tensor:
-    a, c = _float_args(ctx, arg0, arg1, "fmax")
-    return S.minmax(ctx.b, "max", a, c)
-
-
-@impl("libdevice.fmin")
-def _fmin(ctx: Any, arg0: Any, arg1: Any) -> Tensor:
-    a, c = _float_args(ctx, arg0, arg1, "fmin")
-    return S.minmax(ctx.b, "min", a, c)
 
 
 @impl("libdevice.fdim")

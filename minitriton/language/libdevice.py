@@ -14,7 +14,8 @@ emulator it is NumPy's function of the same name, computed in the input's
 type. The predicates ``isnan``, ``isinf``, ``isfinited``, ``finitef`` and
 ``signbit`` return ``int32`` (0 or 1), as in libdevice. Functions that
 Triton's libdevice has and this module lacks are a located error that names
-them.
+them; every name here is also in Triton's libdevice, so code written for
+MiniTriton runs on Triton.
 """
 
 from __future__ import annotations
@@ -57,15 +58,12 @@ _FUNCTIONS: dict[str, tuple[int, str]] = {
     "fmod": (2, "Elementwise remainder with the sign of ``arg0`` (C ``fmod``)."),
     "nextafter": (2, "Elementwise next representable value after ``arg0`` toward ``arg1``."),
     "pow": (2, "Elementwise ``arg0 ** arg1``."),
-    "fmax": (2, "Elementwise maximum; a NaN operand gives the other one."),
-    "fmin": (2, "Elementwise minimum; a NaN operand gives the other one."),
     "fdim": (2, "Elementwise positive difference ``max(arg0 - arg1, 0)``."),
     "isnan": (1, "Elementwise 1 where ``arg0`` is NaN, else 0 (``int32``)."),
     "isinf": (1, "Elementwise 1 where ``arg0`` is plus or minus infinity, else 0 (``int32``)."),
     "isfinited": (1, "Elementwise 1 where ``arg0`` is finite, else 0 (``int32``)."),
     "finitef": (1, "Elementwise 1 where ``arg0`` is finite, else 0 (``int32``)."),
     "signbit": (1, "Elementwise 1 where the sign bit of ``arg0`` is set, else 0 (``int32``)."),
-    "fabs": (1, "Elementwise absolute value."),
     "saturatef": (1, "Elementwise clamp to ``[0, 1]``."),
     "fast_expf": (1, "Elementwise ``e**x``, the fast approximation (as ``tl.exp``)."),
     "fast_logf": (1, "Elementwise natural logarithm, the fast approximation."),
@@ -76,7 +74,7 @@ _FUNCTIONS: dict[str, tuple[int, str]] = {
 
 # libdevice names that are Triton's core functions: the same builtins.
 _CORE = ("exp", "exp2", "log", "log2", "sqrt", "sqrt_rn", "rsqrt", "sin", "cos")
-_CORE += ("floor", "ceil", "erf", "fma", "abs", "umulhi")
+_CORE += ("floor", "ceil", "erf", "fma", "abs")
 
 
 def _stub(name: str, arity: int, doc: str) -> Callable[..., Any]:

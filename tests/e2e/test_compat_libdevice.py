@@ -18,19 +18,97 @@ Y = np.array([2.0, -3.0, 0.5, 1.0, 2.0, -0.5, 4.0, 1.5, -2.0, 0.5, 3.0, 2.0], dt
 BLOCK = 16
 
 
+# Each function is called by name in the kernel body (not passed as an argument),
+# so the same kernels run on Triton too.
 @triton.jit
-def unary_kernel(x_ptr, o_ptr, n, FN: tl.constexpr, BLOCK: tl.constexpr):
+def unary_kernel(x_ptr, o_ptr, n, NAME: tl.constexpr, BLOCK: tl.constexpr):
     offs = tl.arange(0, BLOCK)
     x = tl.load(x_ptr + offs, mask=offs < n, other=0.5)
-    tl.store(o_ptr + offs, FN(x), mask=offs < n)
+    if NAME == "tanh":
+        y = libdevice.tanh(x)
+    elif NAME == "acos":
+        y = libdevice.acos(x)
+    elif NAME == "acosh":
+        y = libdevice.acosh(x)
+    elif NAME == "asin":
+        y = libdevice.asin(x)
+    elif NAME == "asinh":
+        y = libdevice.asinh(x)
+    elif NAME == "atan":
+        y = libdevice.atan(x)
+    elif NAME == "atanh":
+        y = libdevice.atanh(x)
+    elif NAME == "cbrt":
+        y = libdevice.cbrt(x)
+    elif NAME == "cosh":
+        y = libdevice.cosh(x)
+    elif NAME == "sinh":
+        y = libdevice.sinh(x)
+    elif NAME == "tan":
+        y = libdevice.tan(x)
+    elif NAME == "erfc":
+        y = libdevice.erfc(x)
+    elif NAME == "exp10":
+        y = libdevice.exp10(x)
+    elif NAME == "expm1":
+        y = libdevice.expm1(x)
+    elif NAME == "log10":
+        y = libdevice.log10(x)
+    elif NAME == "log1p":
+        y = libdevice.log1p(x)
+    elif NAME == "lgamma":
+        y = libdevice.lgamma(x)
+    elif NAME == "tgamma":
+        y = libdevice.tgamma(x)
+    elif NAME == "rint":
+        y = libdevice.rint(x)
+    elif NAME == "nearbyint":
+        y = libdevice.nearbyint(x)
+    elif NAME == "round":
+        y = libdevice.round(x)
+    elif NAME == "trunc":
+        y = libdevice.trunc(x)
+    elif NAME == "saturatef":
+        y = libdevice.saturatef(x)
+    elif NAME == "exp":
+        y = libdevice.exp(x)
+    elif NAME == "sqrt":
+        y = libdevice.sqrt(x)
+    elif NAME == "rsqrt":
+        y = libdevice.rsqrt(x)
+    elif NAME == "erf":
+        y = libdevice.erf(x)
+    elif NAME == "rcp_rn":
+        y = libdevice.rcp_rn(x)
+    else:
+        tl.static_assert(False, "unknown function")
+    tl.store(o_ptr + offs, y, mask=offs < n)
 
 
 @triton.jit
-def binary_kernel(x_ptr, y_ptr, o_ptr, n, FN: tl.constexpr, BLOCK: tl.constexpr):
+def binary_kernel(x_ptr, y_ptr, o_ptr, n, NAME: tl.constexpr, BLOCK: tl.constexpr):
     offs = tl.arange(0, BLOCK)
     x = tl.load(x_ptr + offs, mask=offs < n, other=0.5)
-    y = tl.load(y_ptr + offs, mask=offs < n, other=0.5)
-    tl.store(o_ptr + offs, FN(x, y), mask=offs < n)
+    other = tl.load(y_ptr + offs, mask=offs < n, other=0.5)
+    if NAME == "pow":
+        y = libdevice.pow(x, other)
+    elif NAME == "atan2":
+        y = libdevice.atan2(x, other)
+    elif NAME == "hypot":
+        y = libdevice.hypot(x, other)
+    elif NAME == "copysign":
+        y = libdevice.copysign(x, other)
+    elif NAME == "fmod":
+        y = libdevice.fmod(x, other)
+    elif NAME == "fdim":
+        y = libdevice.fdim(x, other)
+    elif NAME == "nextafter":
+        y = libdevice.nextafter(x, other)
+    elif NAME == "div_rn":
+        y = libdevice.div_rn(x, other)
+    else:
+        tl.static_assert(False, "unknown function")
+    tl.store(o_ptr + offs, y, mask=offs < n)
 
 
 def _round_half_away(a: np.ndarray) -> np.ndarray:
@@ -60,7 +138,6 @@ UNARY = {
     "nearbyint": (np.rint, X),
     "round": (_round_half_away, X),
     "trunc": (np.trunc, X),
-    "fabs": (np.abs, X),
     "saturatef": (lambda a: np.clip(a, 0, 1), X),
     "exp": (np.exp, X),
     "sqrt": (np.sqrt, np.abs(X)),
@@ -75,8 +152,6 @@ BINARY = {
     "hypot": (np.hypot, X),
     "copysign": (np.copysign, X),
     "fmod": (np.fmod, X),
-    "fmax": (np.fmax, X),
-    "fmin": (np.fmin, X),
     "fdim": (lambda a, b: np.maximum(a - b, 0), X),
     "nextafter": (np.nextafter, X),
     "div_rn": (np.divide, X),
@@ -91,7 +166,7 @@ def _tolerance(backend: str) -> float:
 def test_unary_libdevice_function(backend: str, name: str) -> None:
     reference, x = UNARY[name]
     out = np.zeros_like(x)
-    unary_kernel[(1,)](x, out, len(x), FN=getattr(libdevice, name), BLOCK=BLOCK, backend=backend)
+    unary_kernel[(1,)](x, out, len(x), NAME=name, BLOCK=BLOCK, backend=backend)
     expected = reference(x.astype(np.float64)).astype(np.float32)
     np.testing.assert_allclose(out, expected, rtol=_tolerance(backend), atol=1e-7)
 
@@ -100,8 +175,7 @@ def test_unary_libdevice_function(backend: str, name: str) -> None:
 def test_binary_libdevice_function(backend: str, name: str) -> None:
     reference, x = BINARY[name]
     out = np.zeros_like(x)
-    fn = getattr(libdevice, name)
-    binary_kernel[(1,)](x, Y, out, len(x), FN=fn, BLOCK=BLOCK, backend=backend)
+    binary_kernel[(1,)](x, Y, out, len(x), NAME=name, BLOCK=BLOCK, backend=backend)
     if name == "nextafter":  # exact in fp32, not through fp64
         np.testing.assert_array_equal(out, np.nextafter(x, Y))
         return
