@@ -165,6 +165,10 @@ def spec_for_value(name: str, value: Any, is_constexpr: bool = False) -> ArgSpec
         return ArgSpec(name, "scalar", dtype_to_type(value.dtype))
     if isinstance(value, float):
         return ArgSpec(name, "scalar", t.F32)
+    if type(value).__name__ == "TensorDescriptor" and hasattr(value, "block_shape"):
+        from minitriton.tools.tensor_descriptor import NOT_SUPPORTED
+
+        raise TypeError(f"argument '{name}': {NOT_SUPPORTED}")
     if is_pointer_arg(value):
         pointee = dtype_to_type(value.dtype)
         aligned = address_of(value) % 16 == 0

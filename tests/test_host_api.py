@@ -159,3 +159,12 @@ def test_assert_close() -> None:
     with pytest.raises(AssertionError):
         triton.testing.assert_close(np.array([1.0]), np.array([1.1]))
     triton.testing.assert_close(np.array([1.0]), np.array([1.1]), atol=0, rtol=0.2)
+
+
+def test_host_tensor_descriptors_say_what_to_write() -> None:
+    from minitriton.tools.tensor_descriptor import TensorDescriptor
+
+    x = np.zeros((4, 4), dtype=np.float32)
+    desc = TensorDescriptor(x, [4, 4], [4, 1], [2, 2])
+    with pytest.raises(TypeError, match="argument 'x_ptr': host-side TensorDescriptor"):
+        scale[(1,)](desc, x, 16, FACTOR=1.0, BLOCK=16, backend="emulator")

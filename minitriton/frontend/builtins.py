@@ -22,6 +22,7 @@ from minitriton.diagnostics import error
 from minitriton.frontend import blockptr as BP
 from minitriton.frontend import promotion as P
 from minitriton.frontend import semantic as S
+from minitriton.frontend import tensordesc as TD
 from minitriton.frontend.builder import new_region
 from minitriton.frontend.semantic import Tensor
 from minitriton.ir import ops
@@ -490,6 +491,33 @@ def _make_block_ptr(
 @impl("advance")
 def _advance(ctx: Any, base: Any, offsets: Any) -> Any:
     return BP.advance(ctx.b, base, offsets)
+
+
+@impl("make_tensor_descriptor")
+def _make_tensor_descriptor(
+    ctx: Any, base: Any, shape: Any, strides: Any, block_shape: Any, padding_option: Any
+) -> Any:
+    if padding_option not in ("zero", None):
+        raise error(ctx.b.loc, f"padding_option={padding_option!r} is not supported (only 'zero')")
+    return TD.make_tensor_descriptor(ctx.b, base, shape, strides, block_shape)
+
+
+@impl("load_tensor_descriptor")
+def _load_tensor_descriptor(ctx: Any, desc: Any, offsets: Any) -> Tensor:
+    ptrs, m = TD.tile_pointers(ctx.b, desc, offsets, "desc.load")
+    return _emit_load(ctx, ptrs, m, 0)
+
+
+@impl("store_tensor_descriptor")
+def _store_tensor_descriptor(ctx: Any, desc: Any, offsets: Any, value: Any) -> None:
+    ptrs, m = TD.tile_pointers(ctx.b, desc, offsets, "desc.store")
+    if isinstance(value, Tensor) and value.is_block and value.shape != ptrs.shape:
+        raise error(
+            ctx.b.loc,
+            f"the value's shape {list(value.shape)} does not match the descriptor's "
+            f"block shape {list(ptrs.shape)}",
+        )
+    _emit_store(ctx, ptrs, value, m)
 
 
 @impl("where")

@@ -52,6 +52,7 @@ from minitriton.frontend.builder import Builder
 from minitriton.frontend.early_return import contains_return, with_continuation
 from minitriton.frontend.semantic import Tensor
 from minitriton.frontend.source import ArgSpec, JITBase, KernelSource
+from minitriton.frontend.tensordesc import TensorDescriptor
 from minitriton.ir import ops
 from minitriton.ir.core import Block, BlockArgument, Region
 from minitriton.ir.ops import FuncOp, Module
@@ -1127,6 +1128,8 @@ class FunctionLowerer:
             return self._module_attribute(value, attr, node)
         if isinstance(value, (ScalarType, PointerType, BlockType)):
             return _type_attribute(node.loc, value, attr)
+        if isinstance(value, TensorDescriptor) and attr in ("load", "store"):
+            return BoundMethod(f"{attr}_tensor_descriptor", value)
         if attr == "to" and P.is_py_scalar(value):
             return BoundMethod("cast", value)  # a constexpr float's .to(tl.float16)
         try:

@@ -252,6 +252,26 @@ def where(condition, x, y):
     """Elementwise ``x if condition else y``, broadcasting all three."""
 
 
+@builtin
+def make_tensor_descriptor(base, shape, strides, block_shape, padding_option="zero"):
+    """A tensor descriptor over ``base`` (Triton 3.x's successor of block pointers).
+
+    ``desc.load(offsets)`` reads the ``block_shape`` tile at ``offsets``
+    (out-of-bounds elements read as zero); ``desc.store(offsets, value)``
+    writes one (out-of-bounds elements are skipped). The last stride must be 1.
+    """
+
+
+@builtin
+def load_tensor_descriptor(desc, offsets):
+    """``desc.load(offsets)``: the tile of a tensor descriptor at ``offsets``."""
+
+
+@builtin
+def store_tensor_descriptor(desc, offsets, value):
+    """``desc.store(offsets, value)``: write a tile through a tensor descriptor."""
+
+
 # -- matrix -------------------------------------------------------------------
 
 

@@ -244,3 +244,37 @@ def test_print_with_a_string_prefix(capfd: pytest.CaptureFixture[str]) -> None:
     print_with_prefix[(1,)](np.arange(4, dtype=np.int32), backend="emulator")
     out = capfd.readouterr().out  # MiniTriton: "pid (0, 0, 0) x =: [0, 1, 2, 3]"
     assert "x =" in out and all(str(i) in out for i in range(4))
+
+
+# ---------------------------------------------------------------- tensor descriptors
+
+
+@triton.jit
+def descriptor_copy(x_ptr, y_ptr, M, N, BM: tl.constexpr, BN: tl.constexpr):
+    src = tl.make_tensor_descriptor(x_ptr, shape=[M, N], strides=[N, 1], block_shape=[BM, BN])
+    dst = tl.make_tensor_descriptor(y_ptr, shape=[M, N], strides=[N, 1], block_shape=[BM, BN])
+    pid_m = tl.program_id(0)
+    for j in range(0, tl.cdiv(N, BN)):
+        tile = src.load([pid_m * BM, j * BN])
+        dst.store([pid_m * BM, j * BN], (tile * 2).to(dst.dtype))
+
+
+def test_tensor_descriptor_load_and_store(backend: str) -> None:
+    x = np.arange(5 * 7, dtype=np.float32).reshape(5, 7) + 1
+    y = np.zeros((6, 7), dtype=np.float32)  # a row past the end must stay untouched
+    descriptor_copy[(2,)](x, y, 5, 7, BM=4, BN=4, backend=backend)
+    np.testing.assert_array_equal(y[:5], x * 2)
+    np.testing.assert_array_equal(y[5], 0)
+
+
+@triton.jit
+def descriptor_padding(x_ptr, out_ptr, M, BM: tl.constexpr):
+    desc = tl.make_tensor_descriptor(x_ptr, shape=[M], strides=[1], block_shape=[BM])
+    tl.store(out_ptr + tl.arange(0, BM), desc.load([M - 2]))
+
+
+def test_tensor_descriptor_pads_with_zeros(backend: str) -> None:
+    x = np.array([1, 2, 3, 4, 5], dtype=np.int32)
+    out = np.full(4, -1, dtype=np.int32)
+    descriptor_padding[(1,)](x, out, 5, BM=4, backend=backend)
+    np.testing.assert_array_equal(out, [4, 5, 0, 0])
