@@ -565,7 +565,6 @@ for _kind in ("add", "max", "min", "and", "or", "xor", "xchg"):
     IMPLS[f"atomic_{_kind}"] = _make_atomic(_kind)
 
 
-@impl("atomic_cas")
 def _check_atomic_mask(ctx: Any, kind: str, mask: Any) -> None:
     """``tl.atomic_add(w, i, v)`` (NumPy's ``np.add.at`` order) passes ``v`` as the mask."""
     if mask is None or isinstance(mask, bool):
@@ -580,6 +579,7 @@ def _check_atomic_mask(ctx: Any, kind: str, mask: Any) -> None:
     )
 
 
+@impl("atomic_cas")
 def _atomic_cas(ctx: Any, pointer: Any, cmp: Any, val: Any, sem: Any, scope: Any) -> Tensor:
     ptr = _pointer(ctx, pointer)
     for v in (cmp, val):
