@@ -1115,6 +1115,26 @@ class FunctionLowerer:
                 )
         return result
 
+    def expr_JoinedStr(self, node: ast.JoinedStr) -> str:  # noqa: N802
+        """An f-string: every value must be known at compile time, as in Triton."""
+        return "".join(self._format_part(p) for p in node.values)
+
+    def _format_part(self, part: ast.Constant | ast.FormattedValue) -> str:
+        if isinstance(part, ast.Constant):
+            return str(part.value)
+        value = unwrap(self.eval(part.value))
+        if isinstance(value, Tensor) or has_runtime(value):
+            raise error(
+                part.loc,
+                f"an f-string can only format compile-time values, got {S.describe(value)}",
+                help='print run-time values with tl.device_print("x", x)',
+            )
+        convert = {"r": repr, "s": str, "a": ascii}.get(part.conversion)
+        try:
+            return format(convert(value) if convert else value, part.format_spec)
+        except (TypeError, ValueError) as e:
+            raise error(part.loc, f"cannot format {S.describe(value)}: {e}") from None
+
     def expr_Attribute(self, node: ast.Attribute) -> Any:  # noqa: N802
         """``tl.load``, ``x.dtype``, ``x.to`` ..."""
         value = self.eval(node.value)

@@ -7,11 +7,14 @@ and the smaller ones. Every test runs on the emulator and on the GPU.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
 import minitriton as triton
 import minitriton.language as tl
+from minitriton.diagnostics import CompileError
 
 # ---------------------------------------------------------------- early return
 
@@ -278,3 +281,41 @@ def test_tensor_descriptor_pads_with_zeros(backend: str) -> None:
     out = np.full(4, -1, dtype=np.int32)
     descriptor_padding[(1,)](x, out, 5, BM=4, backend=backend)
     np.testing.assert_array_equal(out, [4, 5, 0, 0])
+
+
+# ---------------------------------------------------------------- f-strings
+
+
+@triton.jit
+def fstring_messages(x_ptr, N: tl.constexpr, SCALE: tl.constexpr):
+    tl.static_assert(N % 4 == 0, f"N={N} must be a multiple of 4")
+    x = tl.load(x_ptr + tl.arange(0, N))
+    tl.device_assert(x >= 0, f"negative input (N={N!r}, scale {SCALE:.2f})")
+    tl.store(x_ptr + tl.arange(0, N), x * SCALE)
+
+
+def test_fstring_in_messages(backend: str) -> None:
+    x = np.arange(8, dtype=np.float32)
+    fstring_messages[(1,)](x, N=8, SCALE=2.0, backend=backend)
+    np.testing.assert_array_equal(x, np.arange(8) * 2)
+
+
+def test_fstring_message_is_formatted_at_compile_time() -> None:
+    with pytest.raises(CompileError, match="N=6 must be a multiple of 4"):
+        fstring_messages[(1,)](np.zeros(8, dtype=np.float32), N=6, SCALE=1.0, backend="emulator")
+
+
+@triton.jit
+def fstring_of_a_runtime_value(x_ptr, n):
+    tl.static_assert(True, f"n is {n}")  # <- fstring
+    tl.store(x_ptr, 1.0)
+
+
+def test_fstring_of_a_runtime_value_is_a_located_error() -> None:
+    with pytest.raises(CompileError) as info:
+        fstring_of_a_runtime_value[(1,)](np.zeros(1, dtype=np.float32), 3, backend="emulator")
+    d = info.value.first
+    lines = Path(__file__).read_text(encoding="utf-8").splitlines()
+    line = next(i for i, t in enumerate(lines, 1) if t.rstrip().endswith("# <- fstring"))
+    assert (d.loc.line, d.loc.col) == (line, lines[line - 1].index("{n}") + 2)
+    assert d.message == "an f-string can only format compile-time values, got i32"
