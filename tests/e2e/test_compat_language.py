@@ -319,3 +319,13 @@ def test_fstring_of_a_runtime_value_is_a_located_error() -> None:
     line = next(i for i, t in enumerate(lines, 1) if t.rstrip().endswith("# <- fstring"))
     assert (d.loc.line, d.loc.col) == (line, lines[line - 1].index("{n}") + 2)
     assert d.message == "an f-string can only format compile-time values, got i32"
+
+
+@pytest.mark.gpu
+def test_print_with_a_string_prefix_on_the_gpu(capfd: pytest.CaptureFixture[str]) -> None:
+    from minitriton.backend.driver import synchronize
+
+    print_with_prefix[(1,)](np.arange(4, dtype=np.int32), backend="gpu")
+    synchronize()
+    out = capfd.readouterr().out
+    assert "x =" in out and all(str(i) in out for i in range(4))
