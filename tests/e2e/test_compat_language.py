@@ -263,9 +263,10 @@ def descriptor_copy(x_ptr, y_ptr, M, N, BM: tl.constexpr, BN: tl.constexpr):
 
 
 def test_tensor_descriptor_load_and_store(backend: str) -> None:
-    x = np.arange(5 * 7, dtype=np.float32).reshape(5, 7) + 1
-    y = np.zeros((6, 7), dtype=np.float32)  # a row past the end must stay untouched
-    descriptor_copy[(2,)](x, y, 5, 7, BM=4, BN=4, backend=backend)
+    # Strides and the tiles' column offsets are multiples of 16 bytes, as TMA needs.
+    x = np.arange(5 * 12, dtype=np.float32).reshape(5, 12) + 1
+    y = np.zeros((6, 12), dtype=np.float32)  # a row past the end must stay untouched
+    descriptor_copy[(2,)](x, y, 5, 12, BM=4, BN=8, backend=backend)
     np.testing.assert_array_equal(y[:5], x * 2)
     np.testing.assert_array_equal(y[5], 0)
 
@@ -273,14 +274,14 @@ def test_tensor_descriptor_load_and_store(backend: str) -> None:
 @triton.jit
 def descriptor_padding(x_ptr, out_ptr, M, BM: tl.constexpr):
     desc = tl.make_tensor_descriptor(x_ptr, shape=[M], strides=[1], block_shape=[BM])
-    tl.store(out_ptr + tl.arange(0, BM), desc.load([M - 2]))
+    tl.store(out_ptr + tl.arange(0, BM), desc.load([BM]))
 
 
 def test_tensor_descriptor_pads_with_zeros(backend: str) -> None:
-    x = np.array([1, 2, 3, 4, 5], dtype=np.int32)
+    x = np.array([1, 2, 3, 4, 5, 6], dtype=np.int32)
     out = np.full(4, -1, dtype=np.int32)
-    descriptor_padding[(1,)](x, out, 5, BM=4, backend=backend)
-    np.testing.assert_array_equal(out, [4, 5, 0, 0])
+    descriptor_padding[(1,)](x, out, 6, BM=4, backend=backend)
+    np.testing.assert_array_equal(out, [5, 6, 0, 0])
 
 
 # ---------------------------------------------------------------- f-strings
