@@ -43,7 +43,9 @@ Where the emulator differs from Triton on a GPU (the GPU is the reference):
   highest program id wins a shared address, but a program never sees
   another's stores of the same batch in sequential order. Kernels with
   spin locks (``atomic_cas``, ``atomic_xchg``) or atomics in while loops run
-  serially, where each program runs to completion before the next starts.
+  serially, where each program runs to completion before the next starts,
+  unless it spins: then it gives way to the next program (see
+  :mod:`minitriton.emulator.cooperative`).
 * Out-of-bounds accesses on enabled lanes are errors (the GPU reads garbage
   or faults); in a batch, the first failing program in grid order of the
   first failing op is reported.

@@ -247,9 +247,58 @@ _MATH: dict[str, ArrayFn] = {
     "ceil": np.ceil,
     "erf": _erf,
     "tanh": np.tanh,
+    # libdevice's functions (minitriton.language.libdevice)
+    "acos": np.arccos,
+    "acosh": np.arccosh,
+    "asin": np.arcsin,
+    "asinh": np.arcsinh,
+    "atan": np.arctan,
+    "atanh": np.arctanh,
+    "cbrt": np.cbrt,
+    "cosh": np.cosh,
+    "sinh": np.sinh,
+    "tan": np.tan,
+    "erfc": lambda a: _scalar_fn(math.erfc, a, at_pole=math.nan),
+    "exp10": lambda a: np.power(a.dtype.type(10), a),
+    "expm1": np.expm1,
+    "log10": np.log10,
+    "log1p": np.log1p,
+    "lgamma": lambda a: _scalar_fn(math.lgamma, a, at_pole=math.inf),
+    "tgamma": lambda a: _scalar_fn(math.gamma, a, at_pole=math.nan),
+    "rint": np.rint,
+    "round": lambda a: np.trunc(a) + np.where(np.abs(a - np.trunc(a)) >= 0.5, np.sign(a), 0),
+    "trunc": np.trunc,
 }
 for _name, _fn in _MATH.items():
     elementwise(f"math.{_name}", math_precision=True)(_fn)
+
+_MATH_BINARY: dict[str, ArrayFn] = {
+    "atan2": np.arctan2,
+    "hypot": np.hypot,
+    "copysign": np.copysign,
+    "nextafter": np.nextafter,
+}
+for _name, _fn in _MATH_BINARY.items():
+    elementwise(f"math.{_name}", math_precision=True)(_fn)
+
+
+def _scalar_fn(fn: Callable[[float], float], a: np.ndarray, *, at_pole: float) -> np.ndarray:
+    """A ``math`` module function on each element, with C's values where Python raises.
+
+    Python raises at a pole (``lgamma(0)``, ``gamma(-1)``) and on overflow;
+    C returns ``at_pole`` at a pole (``copysign(inf, x)`` for ``tgamma(±0)``)
+    and infinity on overflow.
+    """
+
+    def one(x: float) -> float:
+        try:
+            return fn(x)
+        except OverflowError:
+            return math.inf
+        except ValueError:
+            return math.copysign(math.inf, x) if x == 0 else at_pole
+
+    return np.vectorize(one, otypes=[a.dtype])(a)
 
 
 @elementwise("math.fma")

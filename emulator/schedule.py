@@ -43,6 +43,7 @@ from weakref import WeakKeyDictionary
 
 import numpy as np
 
+from minitriton.emulator.cooperative import run_cooperative, spin_ops
 from minitriton.emulator.errors import EmulatorError
 from minitriton.emulator.interpreter import Interpreter, Listener, NeedSerial
 from minitriton.ir.core import Operation
@@ -116,8 +117,17 @@ def run_batched(interp: Interpreter, total: int) -> None:
 
 
 def run_serial(interp: Interpreter, total: int) -> None:
-    """Run the programs one at a time, each to completion, in grid order."""
-    for pid in program_ids(interp.grid, 0, total):
+    """Run the programs one at a time, in grid order, each to completion unless it spins.
+
+    A kernel that can spin-wait runs its programs cooperatively (see
+    :mod:`minitriton.emulator.cooperative`), so a program waiting for a later
+    one gives way to it.
+    """
+    pids = program_ids(interp.grid, 0, total)
+    if spin_ops(interp.module):
+        run_cooperative(interp, pids)
+        return
+    for pid in pids:
         interp.run_batch(pid[None, :])
 
 

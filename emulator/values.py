@@ -85,9 +85,11 @@ def f32_to_bf16(x: np.ndarray) -> np.ndarray:
 
 
 def to_compute(data: np.ndarray, t: ScalarType) -> np.ndarray:
-    """Values of type ``t`` in the dtype arithmetic runs in (bf16 -> fp32)."""
+    """Values of type ``t`` in the dtype arithmetic runs in (bf16 and fp8 -> fp32)."""
     if t.name == "bf16":
         return bf16_to_f32(data)
+    if t.name in FP8_FORMATS:
+        return fp8_to_f32(data, t.name)
     return data
 
 
@@ -95,7 +97,62 @@ def from_compute(data: np.ndarray, t: ScalarType) -> np.ndarray:
     """Values computed for type ``t`` back in its storage dtype, rounded once."""
     if t.name == "bf16":
         return f32_to_bf16(np.asarray(data, dtype=np.float32))
+    if t.name in FP8_FORMATS:
+        return f32_to_fp8(np.asarray(data, dtype=np.float32), t.name)
     return np.asarray(data).astype(t.numpy, copy=False)
+
+
+# ---------------------------------------------------------------- fp8
+
+# name -> (exponent bits, mantissa bits, has infinities). e4m3fn has no
+# infinity and one NaN code per sign (0x7F); e5m2 is IEEE-like.
+FP8_FORMATS = {"f8e5": (5, 2, True), "f8e4nv": (4, 3, False)}
+
+
+def _fp8_table(name: str) -> np.ndarray:
+    """The fp32 value of each of the 256 codes of an fp8 format."""
+    exp_bits, man_bits, has_inf = FP8_FORMATS[name]
+    bias = (1 << (exp_bits - 1)) - 1
+    codes = np.arange(256)
+    sign = np.where(codes & 0x80, -1.0, 1.0)
+    exp = (codes >> man_bits) & ((1 << exp_bits) - 1)
+    man = codes & ((1 << man_bits) - 1)
+    normal = (1 + man / (1 << man_bits)) * np.exp2(exp - bias)
+    subnormal = man / (1 << man_bits) * np.exp2(1 - bias)
+    value = sign * np.where(exp == 0, subnormal, normal)
+    top = exp == (1 << exp_bits) - 1
+    if has_inf:
+        value = np.where(top & (man == 0), sign * np.inf, value)
+        value = np.where(top & (man != 0), np.nan, value)
+    else:
+        value = np.where(top & (man == (1 << man_bits) - 1), np.nan, value)
+    return value.astype(np.float32)
+
+
+_FP8_TABLES = {name: _fp8_table(name) for name in FP8_FORMATS}
+
+
+def fp8_to_f32(bits: np.ndarray, name: str) -> np.ndarray:
+    """Decode fp8 codes (uint8) to fp32 exactly."""
+    return _FP8_TABLES[name][np.asarray(bits, dtype=np.uint8)]
+
+
+def f32_to_fp8(x: np.ndarray, name: str) -> np.ndarray:
+    """Round fp32 values to fp8 codes: to nearest even, saturating to the largest finite value.
+
+    This is the GPU's ``cvt.rn.satfinite``, which Triton uses (torch's
+    conversion to ``float8_e5m2`` overflows to infinity instead).
+    """
+    table = _FP8_TABLES[name]
+    finite = table[:128][np.isfinite(table[:128])]  # the non-negative codes, increasing
+    a = np.abs(np.asarray(x, dtype=np.float32))
+    hi = np.clip(np.searchsorted(finite, a), 1, len(finite) - 1)
+    lo = hi - 1
+    down, up = a - finite[lo], finite[hi] - a
+    pick_hi = (up < down) | ((up == down) & (hi % 2 == 0))
+    code = np.where(a >= finite[-1], len(finite) - 1, np.where(pick_hi, hi, lo))
+    code = np.where(np.signbit(x), code | 0x80, code)
+    return np.where(np.isnan(x), 0x7F, code).astype(np.uint8)
 
 
 def to_float64(data: np.ndarray, t: ScalarType) -> np.ndarray:
@@ -123,6 +180,8 @@ def scalar_constant(value: int | float | bool, t: ScalarType) -> np.ndarray:
         return wrap_int(int(value), t)
     if t.name == "bf16":
         return f32_to_bf16(np.float32(value))
+    if t.name in FP8_FORMATS:
+        return f32_to_fp8(np.float32(value), t.name)
     return np.array(value, dtype=t.numpy)
 
 
@@ -142,8 +201,8 @@ def cast_values(data: np.ndarray, src: ScalarType, dst: ScalarType) -> np.ndarra
         return _float_to_int(to_float64(data, src), dst)
     if dst.is_int():
         return np.asarray(data).astype(dst.numpy)
-    if dst.name == "bf16":
-        return f32_to_bf16(np.asarray(to_compute(data, src)).astype(np.float32))
+    if dst.name == "bf16" or dst.name in FP8_FORMATS:
+        return from_compute(np.asarray(to_compute(data, src)).astype(np.float32), dst)
     return np.asarray(to_compute(data, src)).astype(dst.numpy)
 
 

@@ -13,11 +13,12 @@ or ``"emulator"``) and :class:`CompileError`.
 
 from __future__ import annotations
 
-from minitriton import language
+from minitriton import language, runtime, testing
 from minitriton.autotune import Autotuner, Config, Heuristics, autotune, heuristics
 from minitriton.compiler import CompiledKernel
 from minitriton.diagnostics import CompileError, install_excepthook
 from minitriton.jit import JITFunction, KernelInterface, get_backend, jit, set_backend
+from minitriton.torch_interop import TensorWrapper, reinterpret
 
 __version__ = "0.1.0"
 
@@ -31,6 +32,7 @@ __all__ = [
     "Heuristics",
     "JITFunction",
     "KernelInterface",
+    "TensorWrapper",
     "__version__",
     "autotune",
     "cdiv",
@@ -40,6 +42,9 @@ __all__ = [
     "jit",
     "language",
     "next_power_of_2",
+    "reinterpret",
+    "runtime",
+    "testing",
     "set_backend",
 ]
 

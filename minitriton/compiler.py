@@ -31,6 +31,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from minitriton.compiled_api import CompiledKernelAPI
 from minitriton.frontend.source import ArgSpec, KernelSource
 
 DEFAULT_ARCH = "sm_90"
@@ -69,12 +70,14 @@ class CompileOptions:
 
 
 @dataclass
-class CompiledKernel:
+class CompiledKernel(CompiledKernelAPI):
     """The result of compiling one specialization of a kernel.
 
     ``module`` is the optimized IR (what the emulator runs); ``asm`` maps a
     stage name to its text; ``binary`` is the launchable GPU kernel when the
-    kernel was compiled for the GPU, else ``None``.
+    kernel was compiled for the GPU, else ``None``. Triton's ``n_regs``,
+    ``n_spills``, ``metadata`` and ``kernel[grid](...)`` come from
+    :class:`~minitriton.compiled_api.CompiledKernelAPI`.
     """
 
     name: str

@@ -27,6 +27,7 @@ from typing import Any
 
 import numpy as np
 
+from minitriton import torch_interop
 from minitriton.compiler import CompiledKernel, CompileOptions, compile_kernel
 from minitriton.diagnostics import CompileError
 from minitriton.frontend.source import ArgSpec, JITBase, KernelSource
@@ -103,6 +104,8 @@ Grid = Sequence[int] | Callable[[dict[str, Any]], Sequence[int]]
 LAUNCH_OPTIONS = ("num_warps", "num_stages", "num_ctas", "maxnreg", "debug", "backend", "arch")
 #: Triton launch keywords accepted for compatibility; they change nothing here.
 IGNORED_OPTIONS = ("stream", "enable_fp_fusion", "launch_cooperative_grid", "sanitize_overflow")
+# extern_libs: libdevice is found on its own (MINITRITON_LIBDEVICE names another copy).
+IGNORED_OPTIONS += ("extern_libs",)
 
 
 class KernelInterface:
@@ -553,7 +556,8 @@ def launch(
     from minitriton.compiler import _require
 
     emulate = _require("minitriton.emulator", "launch", "the emulator")
-    values = [_host_value(s, v) for s, v in args]
+    pending: list[tuple[Any, Any]] = []  # CUDA tensors and their host copies
+    values = [_host_value(s, v, pending) for s, v in args]
     hook = EMULATOR_HOOK
     if hook is None and os.environ.get(CHECKS_ENV, "") not in ("", "0"):
         hook = _require("minitriton.emulator.tools", "run_launch", "the emulator's checks")
@@ -566,6 +570,8 @@ def launch(
         if is_user_error(e):
             raise e.with_traceback(None) from None  # located in the kernel: no internals
         raise
+    finally:
+        torch_interop.copy_back(pending)
 
 
 def is_user_error(exc: BaseException) -> bool:
@@ -580,10 +586,11 @@ def _scalar_value(spec: ArgSpec, value: Any) -> Any:
     return spec.type.numpy.type(value)
 
 
-def _host_value(spec: ArgSpec, value: Any) -> Any:
+def _host_value(spec: ArgSpec, value: Any, pending: list[tuple[Any, Any]]) -> Any:
     if spec.kind == "scalar":
         return _scalar_value(spec, value)
-    arr = flat_host_array(value)
+    view = torch_interop.host_view(value, pending)
+    arr = flat_host_array(view if view is not None else value)
     if spec.type.pointee == BF16 and arr.dtype != np.uint16:
         arr = arr.view(np.uint16)  # the emulator keeps bf16 as its 16 raw bits
     return arr

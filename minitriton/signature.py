@@ -107,11 +107,15 @@ _DTYPE_NAMES = {
     "float": "f32",
     "float64": "f64",
     "double": "f64",
+    "float8_e5m2": "f8e5",
+    "float8_e4m3fn": "f8e4nv",
 }
 
 
 def dtype_to_type(dtype: Any) -> t.ScalarType:
     """The scalar type of a NumPy, torch or CuPy dtype (``ValueError`` if none)."""
+    if isinstance(dtype, t.ScalarType):
+        return dtype  # a tl dtype: triton.reinterpret's wrapper
     name = getattr(dtype, "name", None) or str(dtype).split(".")[-1]
     if name not in _DTYPE_NAMES:
         raise ValueError(f"dtype {dtype} has no MiniTriton type")
@@ -161,6 +165,10 @@ def spec_for_value(name: str, value: Any, is_constexpr: bool = False) -> ArgSpec
         return ArgSpec(name, "scalar", dtype_to_type(value.dtype))
     if isinstance(value, float):
         return ArgSpec(name, "scalar", t.F32)
+    if type(value).__name__ == "TensorDescriptor" and hasattr(value, "block_shape"):
+        from minitriton.tools.tensor_descriptor import NOT_SUPPORTED
+
+        raise TypeError(f"argument '{name}': {NOT_SUPPORTED}")
     if is_pointer_arg(value):
         pointee = dtype_to_type(value.dtype)
         aligned = address_of(value) % 16 == 0

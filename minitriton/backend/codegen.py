@@ -44,11 +44,11 @@ from minitriton.backend.lower_collective import CollectiveMixin
 from minitriton.backend.lower_memory import MemoryMixin
 from minitriton.backend.lower_mma import MmaMixin
 from minitriton.backend.lower_wgmma import WgmmaMixin
-from minitriton.backend.mathlib import MathMixin
+from minitriton.backend.mathlib import LibdeviceMissing, MathMixin
 from minitriton.backend.prepare import LayoutPlan
 from minitriton.diagnostics import Location, error
 from minitriton.ir.core import Operation, Region, Value
-from minitriton.ir.ops import MATH_UNARY, FuncOp
+from minitriton.ir.ops import MATH_BINARY, MATH_UNARY, FuncOp
 from minitriton.ir.types import (
     BF16,
     F32,
@@ -272,7 +272,10 @@ class Codegen(MmaMixin, MathMixin, MemoryMixin, WgmmaMixin, CollectiveMixin):
         handler = getattr(self, "op_" + op.name.replace(".", "_"), None)
         if handler is None:
             handler = self._generic_handler(op)
-        result = handler(op)
+        try:
+            result = handler(op)
+        except LibdeviceMissing as e:
+            raise error(op.loc, str(e)) from None
         if result is None:
             return
         results = result if isinstance(result, list) else [result]
@@ -283,7 +286,7 @@ class Codegen(MmaMixin, MathMixin, MemoryMixin, WgmmaMixin, CollectiveMixin):
         name = op.name
         if name in ("arith.neg", "arith.not", "math.abs") or name[5:] in MATH_UNARY:
             return self.op_unary
-        if name.startswith(("arith.", "math.div_rn", "math.pow")):
+        if name.startswith(("arith.", "math.div_rn", "math.pow")) or name[5:] in MATH_BINARY:
             return self.op_binary
         raise error(op.loc, f"the GPU backend cannot lower '{name}'")
 
@@ -386,8 +389,8 @@ class Codegen(MmaMixin, MathMixin, MemoryMixin, WgmmaMixin, CollectiveMixin):
         if name in ("arith.max", "arith.min"):
             fn = "maxnum" if name == "arith.max" else "minnum"
             return self.call_intrinsic(f"llvm.{fn}.{suffix}", a.type, [a, b])
-        if name == "math.pow":
-            return self.math("pow", st, a, b)
+        if name == "math.pow" or name[5:] in MATH_BINARY:
+            return self.math(name[5:], st, a, b)
         raise NotImplementedError(name)
 
     def _int_binary(self, name: str, st: ScalarType, a: ir.Value, b: ir.Value) -> ir.Value:

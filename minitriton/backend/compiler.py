@@ -22,7 +22,7 @@ from minitriton.backend.prepare import prepare_kernel
 from minitriton.diagnostics import CompileError, error
 from minitriton.ir.ops import Module
 from minitriton.ir.printer import print_module
-from minitriton.ir.types import PointerType
+from minitriton.ir.types import PointerType, ScalarType, element_type
 from minitriton.ir.verifier import verify_module
 
 #: Bump when the generated code changes: it is part of every cache key.
@@ -97,6 +97,7 @@ def compile_ir(
     if num_warps not in (1, 2, 4, 8, 16, 32):
         raise ValueError(f"num_warps must be a power of two in 1..32, got {num_warps}")
     verify_module(module)
+    _reject_emulator_only(module)
     with _LOCK:
         try:
             return _compile(module, arch, num_warps, num_stages)
@@ -108,6 +109,28 @@ def compile_ir(
                 f"internal error in the GPU backend: {type(e).__name__}: {e}",
                 help="please report this with the kernel's IR (MINITRITON_DUMP_DIR)",
             ) from e
+
+
+def _reject_emulator_only(module: Module) -> None:
+    """fp8 and batched (3-D) ``tl.dot`` run on the emulator only, for now: a located error."""
+    for op in module.walk():
+        if op.name == "tt.dot" and len(op.result.type.shape) == 3:
+            raise error(
+                op.loc,
+                "tl.dot on 3-D (batched) blocks is not supported on the GPU backend yet "
+                "(the emulator runs it)",
+                help="loop over the batch with 2-D tl.dot, or run with backend='emulator'",
+            )
+        for value in [*op.operands, *op.results]:
+            elem = element_type(value.type)
+            if isinstance(elem, PointerType):
+                elem = elem.pointee
+            if isinstance(elem, ScalarType) and elem.is_fp8():
+                raise error(
+                    op.loc,
+                    f"{elem!r} is not supported on the GPU backend yet (the emulator runs it)",
+                    help="convert to fp16 on the host, or run with backend='emulator'",
+                )
 
 
 def _compile(module: Module, arch: str, num_warps: int, num_stages: int) -> CompiledKernel:

@@ -44,6 +44,15 @@ _LIBDEVICE_F64 = {
     "rsqrt": "__nv_rsqrt",
     "pow": "__nv_pow",
 }
+# libdevice's functions with no PTX instruction: __nv_NAMEf and __nv_NAME.
+_LIBDEVICE_ONLY = ("acos", "acosh", "asin", "asinh", "atan", "atanh", "cbrt", "cosh", "sinh")
+_LIBDEVICE_ONLY += ("tan", "erfc", "exp10", "expm1", "log10", "log1p", "lgamma", "tgamma")
+_LIBDEVICE_ONLY += ("atan2", "hypot", "nextafter")
+for _name in _LIBDEVICE_ONLY:
+    _LIBDEVICE_F32[_name] = f"__nv_{_name}f"
+    _LIBDEVICE_F64[_name] = f"__nv_{_name}"
+# LLVM intrinsics with exact semantics (llvm.round rounds ties away from zero).
+_INTRINSICS = ("sqrt", "floor", "ceil", "rint", "round", "trunc", "copysign")
 _APPROX = {
     "exp2": "ex2.approx.f32",
     "log2": "lg2.approx.f32",
@@ -74,6 +83,16 @@ def find_libdevice() -> str | None:
     return next((c for c in candidates if os.path.isfile(c)), None)
 
 
+class LibdeviceMissing(Exception):
+    """A libdevice function was called and no ``libdevice.10.bc`` was found."""
+
+    def __init__(self, name: str) -> None:
+        super().__init__(
+            f"libdevice.{name} needs NVIDIA's libdevice on the GPU, and none was found: "
+            "install Triton or a CUDA toolkit, or set MINITRITON_LIBDEVICE to libdevice.10.bc"
+        )
+
+
 class MathMixin:
     """Math lowering for :class:`~minitriton.backend.codegen.Codegen`."""
 
@@ -93,7 +112,7 @@ class MathMixin:
     def _simple_math(self, name: str, st: ScalarType, x: ir.Value) -> ir.Value | None:
         ty = F32_T if st == F32 else F64_T
         suffix = "f32" if st == F32 else "f64"
-        if name in ("sqrt", "floor", "ceil"):
+        if name in _INTRINSICS and name != "copysign":
             return self.call_intrinsic(f"llvm.{name}.{suffix}", ty, [x])
         if st != F32:
             return None
@@ -107,6 +126,11 @@ class MathMixin:
     def _library_math(self, name: str, st: ScalarType, x: ir.Value, y: ir.Value | None) -> ir.Value:
         table = _LIBDEVICE_F32 if st == F32 else _LIBDEVICE_F64
         args = [v for v in (x, y) if v is not None]
+        if name == "copysign":
+            ty = F32_T if st == F32 else F64_T
+            return self.call_intrinsic(f"llvm.copysign.{'f32' if st == F32 else 'f64'}", ty, args)
+        if name in _LIBDEVICE_ONLY and find_libdevice() is None:
+            raise LibdeviceMissing(name)
         if find_libdevice() is not None and name in table:
             self.uses_libdevice = True
             ty = F32_T if st == F32 else F64_T

@@ -161,6 +161,22 @@ class IfExp(Node):
     orelse: Expr
 
 
+@dataclass(frozen=True)
+class FormattedValue(Node):
+    """``{value!r:>8}`` inside an f-string: the value, its conversion and format spec."""
+
+    value: Expr
+    conversion: str  # "", "r", "s" or "a"
+    format_spec: str
+
+
+@dataclass(frozen=True)
+class JoinedStr(Node):
+    """An f-string: string constants and formatted values, in order."""
+
+    values: list[Constant | FormattedValue]
+
+
 Expr = (
     Name
     | Constant
@@ -176,6 +192,7 @@ Expr = (
     | BoolOp
     | Compare
     | IfExp
+    | JoinedStr
 )
 
 # ---------------------------------------------------------------------------

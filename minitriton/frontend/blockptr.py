@@ -78,6 +78,20 @@ class BlockPointer(Aggregate):
         """The type of a block loaded through this pointer."""
         return BlockType(self.block_shape, self.element)
 
+    @property
+    def dtype(self) -> PointerType:
+        """Triton's type of a block pointer: a pointer to the block type.
+
+        ``p.dtype.element_ty`` is then the block type, which ``.to()`` accepts
+        (it casts to the block's element type), as in Triton.
+        """
+        return PointerType(self.block_type)  # type: ignore[arg-type]
+
+    @property
+    def type(self) -> PointerType:
+        """The same as :attr:`dtype` (Triton's ``.type`` of a block pointer)."""
+        return self.dtype
+
     def fields(self) -> list[Tensor]:
         """``[base, *shape, *strides, *offsets]``."""
         return [self.base, *self.shape, *self.strides, *self.offsets]

@@ -22,6 +22,7 @@ from minitriton.diagnostics import error
 from minitriton.frontend import blockptr as BP
 from minitriton.frontend import promotion as P
 from minitriton.frontend import semantic as S
+from minitriton.frontend import tensordesc as TD
 from minitriton.frontend.builder import new_region
 from minitriton.frontend.semantic import Tensor
 from minitriton.ir import ops
@@ -39,6 +40,7 @@ from minitriton.ir.types import (
     with_element,
     with_shape,
 )
+from minitriton.language.core import PropagateNan
 
 Impl = Callable[..., Any]
 IMPLS: dict[str, Impl] = {}
@@ -211,6 +213,8 @@ def _full_like(ctx: Any, input: Any, value: Any, dtype: Any) -> Tensor:
 
 @impl("cast")
 def _cast(ctx: Any, input: Any, dtype: Any, fp_downcast_rounding: Any, bitcast: Any) -> Tensor:
+    if isinstance(dtype, BlockType):
+        dtype = dtype.element  # Triton casts to a block type's element type
     if not isinstance(dtype, (ScalarType, PointerType)):
         if dtype is None:
             raise error(ctx.b.loc, "this dtype (fp8) is not supported by MiniTriton")
@@ -262,6 +266,44 @@ def _expand_dims(ctx: Any, input: Any, axis: Any) -> Tensor:
     return x
 
 
+def _pair_index(ctx: Any, shape: tuple[int, ...]) -> Tensor:
+    """A block of ``shape + (2,)`` holding the index 0 or 1 along the last dimension."""
+    index = IMPLS["arange"](ctx, 0, 2)
+    for axis in range(len(shape)):
+        index = S.expand_dims(ctx.b, index, axis)
+    return S.broadcast_to(ctx.b, index, (*shape, 2))
+
+
+@impl("join")
+def _join(ctx: Any, a: Any, b: Any) -> Tensor:
+    x, y = S.promote_pair(ctx.b, _tensor(ctx, a, "a"), _tensor(ctx, b, "b"))
+    shape = (*x.shape, 2)
+    wide = [S.broadcast_to(ctx.b, S.expand_dims(ctx.b, t, len(t.shape)), shape) for t in (x, y)]
+    first = S.compare(ctx.b, "==", _pair_index(ctx, x.shape), 0)
+    return S.where(ctx.b, first, wide[0], wide[1])
+
+
+@impl("split")
+def _split(ctx: Any, a: Any) -> tuple[Tensor, Tensor]:
+    x = _block(ctx, a, "a")
+    if x.shape[-1] != 2:
+        raise error(ctx.b.loc, f"tl.split needs a last dimension of size 2, got {x.type}")
+    index = _pair_index(ctx, x.shape[:-1])
+    halves = []
+    for i in (0, 1):
+        picked = S.where(ctx.b, S.compare(ctx.b, "==", index, i), x, S.constant(ctx.b, 0, x.type))
+        half = IMPLS["sum"](ctx, picked, len(x.shape) - 1, False, None)
+        halves.append(S.cast(ctx.b, half, x.dtype))  # sum widens small ints
+    return halves[0], halves[1]
+
+
+@impl("interleave")
+def _interleave(ctx: Any, a: Any, b: Any) -> Tensor:
+    joined = _join(ctx, a, b)
+    *outer, n, _ = joined.shape
+    return S.reshape(ctx.b, joined, (*outer, 2 * n))
+
+
 @impl("broadcast_to")
 def _broadcast_to(ctx: Any, input: Any, shape: tuple[Any, ...]) -> Tensor:
     x = _tensor(ctx, input, "input")
@@ -278,9 +320,16 @@ def _broadcast(ctx: Any, input: Any, other: Any) -> tuple[Tensor, Tensor]:
 
 def _pointer(ctx: Any, pointer: Any) -> Tensor:
     if not isinstance(pointer, Tensor) or not isinstance(pointer.dtype, PointerType):
+        is_int = isinstance(pointer, Tensor) and pointer.dtype.is_int()
         raise error(
             ctx.b.loc,
             f"pointer must be a pointer or a block of pointers, got {S.describe(pointer)}",
+            help=(
+                "an integer is not a pointer: pass the tensor or array itself to the "
+                "kernel, not its address (x.data_ptr())"
+                if is_int
+                else None
+            ),
         )
     return pointer
 
@@ -444,6 +493,33 @@ def _advance(ctx: Any, base: Any, offsets: Any) -> Any:
     return BP.advance(ctx.b, base, offsets)
 
 
+@impl("make_tensor_descriptor")
+def _make_tensor_descriptor(
+    ctx: Any, base: Any, shape: Any, strides: Any, block_shape: Any, padding_option: Any
+) -> Any:
+    if padding_option not in ("zero", None):
+        raise error(ctx.b.loc, f"padding_option={padding_option!r} is not supported (only 'zero')")
+    return TD.make_tensor_descriptor(ctx.b, base, shape, strides, block_shape)
+
+
+@impl("load_tensor_descriptor")
+def _load_tensor_descriptor(ctx: Any, desc: Any, offsets: Any) -> Tensor:
+    ptrs, m = TD.tile_pointers(ctx.b, desc, offsets, "desc.load")
+    return _emit_load(ctx, ptrs, m, 0)
+
+
+@impl("store_tensor_descriptor")
+def _store_tensor_descriptor(ctx: Any, desc: Any, offsets: Any, value: Any) -> None:
+    ptrs, m = TD.tile_pointers(ctx.b, desc, offsets, "desc.store")
+    if isinstance(value, Tensor) and value.is_block and value.shape != ptrs.shape:
+        raise error(
+            ctx.b.loc,
+            f"the value's shape {list(value.shape)} does not match the descriptor's "
+            f"block shape {list(ptrs.shape)}",
+        )
+    _emit_store(ctx, ptrs, value, m)
+
+
 @impl("where")
 def _where(ctx: Any, condition: Any, x: Any, y: Any) -> Any:
     return S.where(ctx.b, condition, x, y)
@@ -466,6 +542,7 @@ def _sem_scope(ctx: Any, sem: Any, scope: Any) -> dict[str, str]:
 def _atomic_rmw(
     ctx: Any, kind: str, pointer: Any, val: Any, mask: Any, sem: Any, scope: Any
 ) -> Tensor:
+    _check_atomic_mask(ctx, kind, mask)
     ptr, m = _ptr_and_mask(ctx, pointer, mask)
     ptr, m = _widen_to_value(ctx, ptr, m, val)
     pointee = ptr.dtype.pointee
@@ -486,6 +563,20 @@ def _make_atomic(kind: str) -> Impl:
 
 for _kind in ("add", "max", "min", "and", "or", "xor", "xchg"):
     IMPLS[f"atomic_{_kind}"] = _make_atomic(_kind)
+
+
+def _check_atomic_mask(ctx: Any, kind: str, mask: Any) -> None:
+    """``tl.atomic_add(w, i, v)`` (NumPy's ``np.add.at`` order) passes ``v`` as the mask."""
+    if mask is None or isinstance(mask, bool):
+        return
+    dtype = mask.dtype if isinstance(mask, Tensor) else None
+    if dtype is not None and dtype.is_bool():
+        return
+    raise error(
+        ctx.b.loc,
+        f"the third argument of tl.atomic_{kind} is the mask, got {S.describe(mask)}",
+        help=f"to update element i of w, offset the pointer: tl.atomic_{kind}(w + i, v)",
+    )
 
 
 @impl("atomic_cas")
@@ -517,23 +608,27 @@ def _dot(
     out_dtype: Any,
 ) -> Tensor:
     a, c = _block(ctx, input, "input"), _block(ctx, other, "other")
-    if len(a.shape) != 2 or len(c.shape) != 2:
-        raise error(ctx.b.loc, f"tl.dot needs 2-D blocks, got {a.type} and {c.type}")
+    rank = len(a.shape)
+    if rank not in (2, 3) or len(c.shape) != rank:
+        raise error(
+            ctx.b.loc, f"tl.dot needs two 2-D (or two 3-D) blocks, got {a.type} and {c.type}"
+        )
     if a.dtype != c.dtype:
         raise error(
             ctx.b.loc, f"tl.dot operands must have the same dtype, got {a.dtype!r} and {c.dtype!r}"
         )
-    (m, k), (k2, n) = a.shape, c.shape
-    if k != k2:
+    *batch, m, k = a.shape
+    *batch2, k2, n = c.shape
+    if k != k2 or batch != batch2:
         raise error(
             ctx.b.loc,
-            f"tl.dot shapes {list(a.shape)} and {list(c.shape)} are not compatible: {k} != {k2}",
+            f"tl.dot shapes {list(a.shape)} and {list(c.shape)} are not compatible",
         )
     if min(m, n, k) < 16:
         raise error(ctx.b.loc, f"tl.dot needs M, N and K >= 16, got M={m}, N={n}, K={k}")
     precision = _precision(ctx, input_precision, allow_tf32)
     out = I32 if a.dtype.is_int() else _dtype(ctx, out_dtype, "out_dtype")
-    result = BlockType((m, n), out)
+    result = BlockType((*batch, m, n), out)
     acc_t = _dot_acc(ctx, acc, result)
     operands = [a.handle, c.handle, acc_t.handle]
     return Tensor(ctx.b.value(ops.DotOp, operands, result, {"input_precision": precision}))
@@ -873,20 +968,31 @@ def _fma(ctx: Any, x: Any, y: Any, z: Any) -> Tensor:
     return Tensor(ctx.b.value(ops.FmaOp, [a.handle, c.handle, d.handle], a.type))
 
 
+def _nan_minmax(ctx: Any, kind: str, x: Any, y: Any, propagate_nan: Any) -> Tensor:
+    """``maximum``/``minimum``; with ``PropagateNan.ALL`` a NaN operand gives NaN."""
+    a, c = S.promote_pair(ctx.b, _runtime_x(ctx, x, y), y)
+    result = S.minmax(ctx.b, kind, a, c)
+    if propagate_nan != PropagateNan.ALL or not a.dtype.is_float():
+        return result
+    b = ctx.b
+    any_nan = S.logical(b, "or", S.compare(b, "!=", a, a), S.compare(b, "!=", c, c))
+    return S.where(b, any_nan, S.binary(b, "+", a, c), result)  # NaN + anything is NaN
+
+
 @impl("maximum")
 def _maximum(ctx: Any, x: Any, y: Any, propagate_nan: Any) -> Tensor:
-    return S.minmax(ctx.b, "max", _runtime_x(ctx, x, y), y)
+    return _nan_minmax(ctx, "max", x, y, propagate_nan)
 
 
 @impl("minimum")
 def _minimum(ctx: Any, x: Any, y: Any, propagate_nan: Any) -> Tensor:
-    return S.minmax(ctx.b, "min", _runtime_x(ctx, x, y), y)
+    return _nan_minmax(ctx, "min", x, y, propagate_nan)
 
 
 @impl("clamp")
 def _clamp(ctx: Any, x: Any, min: Any, max: Any, propagate_nan: Any) -> Tensor:  # noqa: A002
-    low = S.minmax(ctx.b, "max", _tensor(ctx, x, "x"), min)
-    return S.minmax(ctx.b, "min", low, max)
+    low = _nan_minmax(ctx, "max", _tensor(ctx, x, "x"), min, propagate_nan)
+    return _nan_minmax(ctx, "min", low, max, propagate_nan)
 
 
 @impl("umulhi")
@@ -959,8 +1065,9 @@ def _philox(ctx: Any, seed: Any, offset: Any, n_rounds: Any) -> tuple[Tensor, ..
     rounds = _const_int(ctx, n_rounds, "n_rounds")
     seed_t = _tensor(ctx, seed, "seed")
     offset_t = _tensor(ctx, offset, "offset")
-    if seed_t.is_block or not seed_t.dtype.is_int():
-        raise error(b.loc, f"seed must be an integer scalar, got {seed_t.type}")
+    if not isinstance(seed_t.dtype, ScalarType) or not seed_t.dtype.is_int():
+        # A block of seeds broadcasts with the offsets (one stream per seed).
+        raise error(b.loc, f"seed must be an integer scalar or block, got {seed_t.type}")
     if not isinstance(offset_t.dtype, ScalarType) or not offset_t.dtype.is_int():
         raise error(b.loc, f"offset must be an integer block or scalar, got {offset_t.type}")
     seed64 = S.cast(b, seed_t, U64)
@@ -1083,3 +1190,7 @@ def _debug_barrier(ctx: Any) -> None:
 @impl("range", "static_range")
 def _range(ctx: Any, arg1: Any, arg2: Any, step: Any, **_: Any) -> None:
     raise error(ctx.b.loc, "tl.range and tl.static_range can only be the iterable of a for loop")
+
+
+# libdevice's functions register their implementations on import.
+from minitriton.frontend import libdevice as _libdevice  # noqa: E402, F401

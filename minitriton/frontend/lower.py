@@ -49,13 +49,16 @@ from minitriton.frontend.aggregate import (
     rebuild,
 )
 from minitriton.frontend.builder import Builder
+from minitriton.frontend.early_return import contains_return, with_continuation
 from minitriton.frontend.semantic import Tensor
 from minitriton.frontend.source import ArgSpec, JITBase, KernelSource
+from minitriton.frontend.tensordesc import TensorDescriptor
 from minitriton.ir import ops
 from minitriton.ir.core import Block, BlockArgument, Region
 from minitriton.ir.ops import FuncOp, Module
 from minitriton.ir.types import BlockType, PointerType, ScalarType, Type
 from minitriton.language.core import BUILTINS, builtin_name, constexpr
+from minitriton.language.libdevice import LIBDEVICE
 
 
 def lower_kernel(src: KernelSource, args: list[ArgSpec]) -> Module:
@@ -441,6 +444,10 @@ def _targets(node: ast.Node) -> list[ast.Expr]:
 # The function lowerer
 # ---------------------------------------------------------------------------
 
+# The environment entry that carries a branch's returned value to the merge
+# of a run-time if (not a valid Python name, so it cannot clash).
+_RETURN = "<return>"
+
 
 class FunctionLowerer:
     """Lowers one function body (kernel or helper) into ``self.b``'s block."""
@@ -460,6 +467,7 @@ class FunctionLowerer:
         self.env = env
         self.is_kernel = is_kernel
         self.depth = 0  # run-time regions (scf.if/for/while bodies) we are inside
+        self.loop_depth = 0  # loops (run-time or unrolled) we are inside
         self.returned = False
         self.return_value: Any = None
         self.return_loc: Location | None = None
@@ -477,9 +485,17 @@ class FunctionLowerer:
 
     # -- statements -----------------------------------------------------------
     def lower_stmts(self, stmts: list[ast.Stmt]) -> None:
-        """Lower statements in order, stopping after a ``return``."""
-        for stmt in stmts:
+        """Lower statements in order, stopping after a ``return``.
+
+        An ``if`` that contains a ``return`` takes the statements after it
+        into its branches (see :mod:`minitriton.frontend.early_return`).
+        """
+        for i, stmt in enumerate(stmts):
             if self.returned:
+                return
+            rest = stmts[i + 1 :]
+            if isinstance(stmt, ast.If) and rest and self.loop_depth == 0 and contains_return(stmt):
+                self.lower_stmt(with_continuation(stmt, rest))
                 return
             self.lower_stmt(stmt)
 
@@ -521,12 +537,12 @@ class FunctionLowerer:
         self.bind(node.target, self.binop(node.op, left, right, node.loc))
 
     def stmt_Return(self, node: ast.Return) -> None:  # noqa: N802
-        """``return [value]``: only where the function ends (no early return)."""
-        if self.depth > 0:
+        """``return [value]``: at the end, or inside ``if`` branches (not inside loops)."""
+        if self.loop_depth > 0:
             raise error(
                 node.loc,
-                "return inside a run-time if or loop is not supported",
-                help="assign the result to a variable and return it at the end",
+                "return inside a loop is not supported",
+                help="set a flag, stop the loop with it, and test it after the loop",
             )
         self.return_value = self.eval(node.value) if node.value is not None else None
         self.return_loc = node.loc
@@ -561,8 +577,11 @@ class FunctionLowerer:
     def _lower_runtime_if(self, node: ast.If, flag: Tensor) -> None:
         before = self.env
         then_block, else_block = Block(), Block()
-        then_env = self._lower_branch(node.body, then_block, before)
-        else_env = self._lower_branch(node.orelse, else_block, before)
+        then_env, then_ret = self._lower_branch(node.body, then_block, before)
+        else_env, else_ret = self._lower_branch(node.orelse, else_block, before)
+        returns = then_ret or else_ret
+        if returns:
+            self._check_return_paths(node, then_env, else_env)
         self.env = dict(before)
         names, then_vals, else_vals = self._merge_plan(node, before, then_env, else_env)
         then_t, then_s = self._materialize(then_block, then_vals)
@@ -587,14 +606,38 @@ class FunctionLowerer:
             result.name_hint = hint
         merged = Carry(names, then_s, then_t, hints)
         self.env.update(merged.rebuilt(op.results))
+        if returns:
+            # Both branches run to the end of the function (early_return), so
+            # the function returns here, with the merged value.
+            self.returned = True
+            self.return_value = self.env.pop(_RETURN, None)
 
-    def _lower_branch(self, stmts: list[ast.Stmt], block: Block, env: dict[str, Any]) -> dict:
+    def _lower_branch(
+        self, stmts: list[ast.Stmt], block: Block, env: dict[str, Any]
+    ) -> tuple[dict, bool]:
+        """Lower one branch; returns its environment and whether it returned."""
         self.env = dict(env)
         self.depth += 1
         with self.b.at(block):
             self.lower_stmts(stmts)
         self.depth -= 1
-        return self.env
+        returned = self.returned
+        if returned:
+            self.env[_RETURN] = self.return_value
+        self.returned, self.return_value = False, None
+        return self.env, returned
+
+    def _check_return_paths(self, node: ast.If, then_env: dict, else_env: dict) -> None:
+        """A function that returns a value on one path must return one on every path."""
+        has_value = [env.get(_RETURN) is not None for env in (then_env, else_env)]
+        if has_value[0] == has_value[1]:
+            return
+        raise error(
+            self.return_loc or node.loc,
+            "this function returns a value on some paths but not on others "
+            f"(see the if at line {node.loc.line})",
+            help="return a value on every path, or on none",
+        )
 
     def _merge_plan(
         self, node: ast.If, before: dict, then_env: dict, else_env: dict
@@ -709,30 +752,40 @@ class FunctionLowerer:
 
     def _unroll(self, node: ast.For, values: Any) -> None:
         self.depth += 1
+        self.loop_depth += 1
         for value in values:
             if self.returned:
                 break
             self.bind(node.target, value)
             self.lower_stmts(node.body)
         self.depth -= 1
+        self.loop_depth -= 1
 
     def _lower_scf_for(self, node: ast.For, bounds: tuple[Any, Any, Any]) -> None:
         if not isinstance(node.target, ast.Name):
             raise error(node.target.loc, "the target of a for loop over a range must be a name")
+        start, step = bounds[0], bounds[2]
+        negative = not isinstance(step, Tensor) and step < 0
+        if negative:
+            bounds = self._count_down(bounds, node.iter.loc)
         with self.b.located(node.iter.loc):
-            lb, ub, step = self._loop_bounds(bounds)
+            lb, ub, step_t = self._loop_bounds(bounds)
         target = node.target.id
         assigned = assigned_names(node.body)
         carry = self._loop_carried(assigned, {target}, node.loc)
         types_ = carry.types
-        body = Block([lb.type, *types_], [target, *carry.leaf_names])
+        body = Block([lb.type, *types_], [target if not negative else "k", *carry.leaf_names])
         outer_env = self.env
         self.env = dict(outer_env)
         self.env[target] = Tensor(body.args[0])
+        if negative:  # the k-th iteration's value: start + k * step
+            with self.b.at(body):
+                k_step = self.binop("*", Tensor(body.args[0]), step, node.iter.loc)
+                self.env[target] = self.binop("+", start, k_step, node.iter.loc)
         self.env.update(carry.rebuilt(body.args[1:]))
         body_env = self._lower_loop_body(node, body, carry, assigned)
         self.env = outer_env
-        operands = [lb.handle, ub.handle, step.handle, *(t.handle for t in carry.inits)]
+        operands = [lb.handle, ub.handle, step_t.handle, *(t.handle for t in carry.inits)]
         op = self.b.create(ops.ForOp, operands, types_, loc=node.loc, regions=[Region(body)])
         self._after_loop(op, carry, assigned, body_env, node, "for")
 
@@ -744,20 +797,30 @@ class FunctionLowerer:
         Returns the environment at the end of the body; the caller restores its own.
         """
         self.depth += 1
+        self.loop_depth += 1
         with self.b.at(block):
             self.lower_stmts(node.body)
             yields = self._loop_yields(carry, assigned)
             self.b.create(ops.YieldOp, [t.handle for t in yields], loc=node.loc)
         self.depth -= 1
+        self.loop_depth -= 1
         return self.env
+
+    def _count_down(self, bounds: tuple[Any, Any, Any], loc: Location) -> tuple[Any, Any, Any]:
+        """``range(start, end, -s)`` as ``range(0, trips, 1)``; the body computes the value.
+
+        ``scf.for`` counts up, so a loop with a compile-time negative step
+        counts its iterations instead: ``trips = (start - end + s - 1) // s``,
+        which is zero or negative (no iteration) when ``start <= end``.
+        """
+        start, end, step = bounds
+        self._loop_bounds((start, end, 1))  # the bounds must be integer scalars
+        span = self.binop("-", start, end, loc)
+        trips = self.binop("//", self.binop("+", span, -step - 1, loc), -step, loc)
+        return 0, trips, 1
 
     def _loop_bounds(self, bounds: tuple[Any, Any, Any]) -> tuple[Tensor, Tensor, Tensor]:
         """Rule 8 on the bounds: one integer type for lb, ub and step."""
-        if not isinstance(bounds[2], Tensor) and bounds[2] < 0:
-            raise error(
-                self.b.loc,
-                "a range with a negative step is not supported in scf.for; use a positive step",
-            )
         tys = []
         for v in bounds:
             t = v.dtype if isinstance(v, Tensor) else P.literal_type(v) if P.is_py_scalar(v) else v
@@ -1052,6 +1115,26 @@ class FunctionLowerer:
                 )
         return result
 
+    def expr_JoinedStr(self, node: ast.JoinedStr) -> str:  # noqa: N802
+        """An f-string: every value must be known at compile time, as in Triton."""
+        return "".join(self._format_part(p) for p in node.values)
+
+    def _format_part(self, part: ast.Constant | ast.FormattedValue) -> str:
+        if isinstance(part, ast.Constant):
+            return str(part.value)
+        value = unwrap(self.eval(part.value))
+        if isinstance(value, Tensor) or has_runtime(value):
+            raise error(
+                part.loc,
+                f"an f-string can only format compile-time values, got {S.describe(value)}",
+                help='print run-time values with tl.device_print("x", x)',
+            )
+        convert = {"r": repr, "s": str, "a": ascii}.get(part.conversion)
+        try:
+            return format(convert(value) if convert else value, part.format_spec)
+        except (TypeError, ValueError) as e:
+            raise error(part.loc, f"cannot format {S.describe(value)}: {e}") from None
+
     def expr_Attribute(self, node: ast.Attribute) -> Any:  # noqa: N802
         """``tl.load``, ``x.dtype``, ``x.to`` ..."""
         value = self.eval(node.value)
@@ -1065,6 +1148,10 @@ class FunctionLowerer:
             return self._module_attribute(value, attr, node)
         if isinstance(value, (ScalarType, PointerType, BlockType)):
             return _type_attribute(node.loc, value, attr)
+        if isinstance(value, TensorDescriptor) and attr in ("load", "store"):
+            return BoundMethod(f"{attr}_tensor_descriptor", value)
+        if attr == "to" and P.is_py_scalar(value):
+            return BoundMethod("cast", value)  # a constexpr float's .to(tl.float16)
         try:
             return unwrap(getattr(value, attr))
         except AttributeError:
@@ -1073,6 +1160,13 @@ class FunctionLowerer:
     def _tensor_attribute(self, value: Tensor, attr: str, node: ast.Attribute) -> Any:
         if attr == "dtype":
             return value.dtype
+        if attr == "shape" and not value.is_block and value.dtype.is_ptr():
+            raise error(
+                node.loc,
+                "a pointer argument has no shape: the kernel sees only the address "
+                "of the first element",
+                help="pass the sizes as arguments (x.shape[0] on the host) or as tl.constexpr",
+            )
         if attr == "shape":
             return value.shape
         if attr == "type":
@@ -1087,8 +1181,6 @@ class FunctionLowerer:
 
     def _module_attribute(self, module: types.ModuleType, attr: str, node: ast.Attribute) -> Any:
         is_language = module is tl_module or module.__name__.startswith("minitriton.language")
-        if is_language and attr in ("math", "libdevice", "extra"):
-            return tl_module  # tl.math.exp2 is tl.exp2
         if hasattr(module, attr):
             return unwrap(getattr(module, attr))
         if module.__name__ == "minitriton" and attr == "cdiv":
@@ -1152,8 +1244,10 @@ class FunctionLowerer:
             for other in args[1:]:
                 result = self.call_builtin(f"{name}imum", [result, other], {}, node.loc)
             return result
-        if name == "print":
-            return self.call_builtin("device_print", ["", *args], {}, node.loc)
+        if name == "print":  # as in Triton, print(prefix, *values) is device_print
+            has_prefix = bool(args) and isinstance(args[0], str)
+            prefix, values = (args[0], args[1:]) if has_prefix else ("", args)
+            return self.call_builtin("device_print", [prefix, *values], {}, node.loc)
         if name == "abs" and runtime:
             return self.call_builtin("abs", args, kwargs, node.loc, node)
         if name == "range":
@@ -1207,7 +1301,7 @@ class FunctionLowerer:
         """Bind and lower a call of the ``tl`` builtin ``name``."""
         from minitriton.frontend.builtins import IMPLS
 
-        stub = BUILTINS.get(name)
+        stub = BUILTINS.get(name) or LIBDEVICE.get(name)
         if stub is None:
             raise error(loc, f"unknown function 'tl.{name}'")
         with self.b.located(loc):

@@ -25,7 +25,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
-from typing import NoReturn, TypeVar
+from typing import Any, NoReturn, TypeVar
 
 from lark import Lark, Token, Tree
 from lark.exceptions import LarkError, UnexpectedCharacters, UnexpectedInput, UnexpectedToken
@@ -437,6 +437,14 @@ _INDEX_HELP = (
 )
 
 
+# x[labels == c], NumPy's boolean-mask indexing, would give a data-dependent shape.
+_MASK_INDEX_HELP = (
+    "a block's shape is fixed at compile time, so a mask cannot select elements: keep the "
+    "shape and zero the others with tl.where(m, x, 0), then reduce, e.g. "
+    "tl.sum(tl.where(m, x, 0))"
+)
+
+
 class UnsupportedConstruct(CompileError):
     """Valid Python outside the kernel language (``lambda``, ``break``, ...)."""
 
@@ -644,7 +652,8 @@ class _Builder:
             _unsupported(
                 self.loc(tree),
                 "assignment to a subscript",
-                "blocks are immutable values: write memory with tl.store(ptr + offs, value)",
+                "blocks are immutable values: build a new block with "
+                "tl.where(mask, new_values, x), or write memory with tl.store(ptr + offs, value)",
             )
         elif tree.data == "attribute":
             _unsupported(self.loc(tree), "assignment to an attribute", "assign to a plain variable")
@@ -722,18 +731,28 @@ class _Builder:
             raise error(loc, f"invalid number literal {token.value}") from None
         return ast.Constant(value, loc=loc)
 
-    def e_strings(self, tree: Tree) -> ast.Constant:
-        parts = [self._string(child.children[0]) for child in tree.children]
-        return ast.Constant("".join(parts), loc=self.loc(tree))
+    def e_strings(self, tree: Tree) -> ast.Constant | ast.JoinedStr:
+        loc = self.loc(tree)
+        parts: list[Any] = []
+        for child in tree.children:
+            part = self._string(child.children[0])
+            for piece in part if isinstance(part, list) else [ast.Constant(part, loc=loc)]:
+                both_constant = isinstance(piece, ast.Constant) and isinstance(
+                    parts[-1] if parts else None, ast.Constant
+                )
+                if both_constant:  # adjacent constants join, as in Python's AST
+                    piece = ast.Constant(parts.pop().value + piece.value, loc=loc)
+                parts.append(piece)
+        if all(isinstance(p, ast.Constant) for p in parts):
+            return ast.Constant("".join(p.value for p in parts), loc=loc)
+        return ast.JoinedStr(parts, loc=loc)
 
-    def _string(self, token: Token) -> str:
+    def _string(self, token: Token) -> str | list[Any]:
         text = str(token.value)
         prefix = text[: len(text) - len(text.lstrip("rRuUbBfF"))].lower()
         loc = self.loc(token)
         if "f" in prefix:
-            _unsupported(
-                loc, "f-string", 'use a plain string: tl.device_print("x", x) prints values'
-            )
+            return self._fstring(token, text, loc)
         if "b" in prefix:
             _unsupported(loc, "bytes literal", "use a str literal")
         try:
@@ -742,6 +761,33 @@ class _Builder:
                 return str(pyast.literal_eval(text))
         except (SyntaxError, ValueError):
             raise error(loc, "invalid string literal") from None
+
+    def _fstring(self, token: Token, text: str, loc: Location) -> list[Any]:
+        """An f-string's parts: constants, and values parsed as kernel expressions."""
+        try:
+            joined = pyast.parse(text, mode="eval").body
+        except SyntaxError:
+            raise error(loc, "invalid f-string") from None
+        parts: list[Any] = []
+        for piece in joined.values:  # type: ignore[attr-defined]
+            if isinstance(piece, pyast.Constant):
+                parts.append(ast.Constant(piece.value, loc=loc))
+                continue
+            parts.append(self._formatted(token, text, piece, loc))
+        return parts
+
+    def _formatted(self, token: Token, text: str, piece: Any, loc: Location) -> ast.FormattedValue:
+        spec = piece.format_spec
+        if spec is not None and not all(isinstance(v, pyast.Constant) for v in spec.values):
+            _unsupported(loc, "a nested f-string format spec", "write the format spec literally")
+        segment = pyast.get_source_segment(text, piece.value) or ""
+        line = loc.line + piece.value.lineno - 1
+        col = (loc.col - 1 if piece.value.lineno == 1 else 0) + piece.value.col_offset
+        src = _Source(segment + "\n", loc.file, line, [col])
+        value = _Builder(src).expr(_parse(src, "expression_input").children[-1])
+        conversion = "" if piece.conversion == -1 else chr(piece.conversion)
+        text_spec = "".join(str(v.value) for v in spec.values) if spec is not None else ""
+        return ast.FormattedValue(value, conversion, text_spec, loc=src.loc(1, 1))
 
     def e_tuple(self, tree: Tree) -> ast.Tuple:
         return ast.Tuple([self.expr(c) for c in tree.children], loc=self.loc(tree))
@@ -850,7 +896,7 @@ class _Builder:
             _unsupported(
                 item.loc,
                 f"indexing a block or pointer with {_describe_node(item)}",
-                _INDEX_HELP,
+                _MASK_INDEX_HELP if isinstance(item, ast.Compare) else _INDEX_HELP,
             )
 
 

@@ -170,6 +170,10 @@ def _float_rules(a: ScalarType, b: ScalarType, div_or_mod: bool) -> ScalarType |
         return F32 if div_or_mod else BF16  # rule 7
     if BF16 in (a, b):
         return F32  # rule 7: bf16 with an integer
+    if a.is_fp8() and b.is_fp8():
+        return a if a == b else F16  # rule 7 (fp8): two different fp8 types give fp16
+    if a.is_fp8() or b.is_fp8():
+        raise PromotionError(f"cannot combine {a!r} with {b!r}: convert the fp8 value first")
     return None
 
 

@@ -184,6 +184,10 @@ ShrOp = _binary(
 UmulhiOp = _binary("arith.umulhi", "High half of the full product (``tl.umulhi``).", floats=False)
 DivRnOp = _binary("math.div_rn", "IEEE round-to-nearest division (``tl.div_rn``).", ints=False)
 PowOp = _binary("math.pow", "Power ``x ** y`` on floats.", ints=False)
+# libdevice's two-operand functions (floats only), one op each.
+MATH_BINARY = ("atan2", "hypot", "copysign", "nextafter")
+for _fn in MATH_BINARY:
+    _binary(f"math.{_fn}", f"Elementwise libdevice ``{_fn}`` (floats only).", ints=False)
 
 CMP_PREDICATES = ("eq", "ne", "lt", "le", "gt", "ge")
 
@@ -246,6 +250,10 @@ NotOp = _unary("arith.not", "Bitwise not (``~x``).", ints=True, floats=False)
 AbsOp = _unary("math.abs", "Absolute value.", ints=True)
 MATH_UNARY = ("exp", "exp2", "log", "log2", "sqrt", "rsqrt", "sin", "cos")
 MATH_UNARY += ("floor", "ceil", "erf", "tanh")
+# libdevice's one-operand functions (tl.extra.cuda.libdevice, tl.math).
+MATH_UNARY += ("acos", "acosh", "asin", "asinh", "atan", "atanh", "cbrt", "cosh", "sinh", "tan")
+MATH_UNARY += ("erfc", "exp10", "expm1", "log10", "log1p", "lgamma", "tgamma")
+MATH_UNARY += ("rint", "round", "trunc")
 for _fn in MATH_UNARY:
     _unary(f"math.{_fn}", f"Elementwise ``{_fn}`` (floats only).")
 
@@ -489,10 +497,11 @@ class DotOp(Operation):
     def verify(self) -> None:
         _expect_operands(self, 3)
         a, b, acc = (v.type for v in self.operands)
-        if not all(isinstance(t, BlockType) and len(t.shape) == 2 for t in (a, b, acc)):
-            raise self.fail("operands must be 2-D blocks")
-        (m, k), (k2, n) = a.shape, b.shape
-        if k != k2 or acc.shape != (m, n):
+        if not all(isinstance(t, BlockType) and len(t.shape) in (2, 3) for t in (a, b, acc)):
+            raise self.fail("operands must be 2-D blocks (or 3-D: a batch of products)")
+        *batch, m, k = a.shape
+        *batch2, k2, n = b.shape
+        if k != k2 or batch != batch2 or acc.shape != (*batch, m, n):
             raise self.fail(f"shapes {a.shape} x {b.shape} -> {acc.shape} do not match")
         _same_type(self, [self.operands[2]], self.result.type, "accumulator")
 

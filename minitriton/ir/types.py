@@ -38,15 +38,19 @@ class ScalarType:
     @property
     def bitwidth(self) -> int:
         """Number of bits of one value (1 for ``i1``)."""
-        return int(self.name.lstrip("iubf"))
+        return int(re.match(r"[a-z]+(\d+)", self.name).group(1))  # f8e5 -> 8
 
     def is_int(self) -> bool:
         """True for signed and unsigned integers and ``i1``."""
         return self.kind in ("bool", "int", "uint")
 
     def is_float(self) -> bool:
-        """True for f16, bf16, f32 and f64."""
+        """True for f16, bf16, f32, f64 and the fp8 types."""
         return self.kind == "float"
+
+    def is_fp8(self) -> bool:
+        """True for the fp8 types (``f8e5``, ``f8e4nv``)."""
+        return self.name.startswith("f8")
 
     def is_bool(self) -> bool:
         """True for ``i1``."""
@@ -149,6 +153,7 @@ Type = ScalarType | PointerType | BlockType
 
 SCALAR_NAMES = ("i1", "i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64")
 SCALAR_NAMES += ("f16", "bf16", "f32", "f64")
+SCALAR_NAMES += ("f8e5", "f8e4nv")  # fp8 e5m2 and e4m3fn, stored as their raw bits
 
 _NUMPY_NAMES = {
     "i1": "bool",
@@ -164,6 +169,8 @@ _NUMPY_NAMES = {
     "bf16": "uint16",
     "f32": "float32",
     "f64": "float64",
+    "f8e5": "uint8",
+    "f8e4nv": "uint8",
 }
 
 _TRITON_NAMES = {
@@ -180,11 +187,14 @@ _TRITON_NAMES = {
     "bf16": "bf16",
     "f32": "fp32",
     "f64": "fp64",
+    "f8e5": "fp8e5",
+    "f8e4nv": "fp8e4nv",
 }
 
 I1, I8, I16, I32, I64 = (ScalarType(n) for n in ("i1", "i8", "i16", "i32", "i64"))
 U8, U16, U32, U64 = (ScalarType(n) for n in ("u8", "u16", "u32", "u64"))
 F16, BF16, F32, F64 = (ScalarType(n) for n in ("f16", "bf16", "f32", "f64"))
+F8E5, F8E4NV = ScalarType("f8e5"), ScalarType("f8e4nv")
 
 
 def scalar(name: str) -> ScalarType:
@@ -200,7 +210,7 @@ def scalar(name: str) -> ScalarType:
 def from_numpy(dtype: np.dtype) -> ScalarType:
     """The scalar type that matches a NumPy dtype (``uint16`` maps to u16)."""
     for ir_name, np_name in _NUMPY_NAMES.items():
-        if ir_name != "bf16" and np.dtype(np_name) == dtype:
+        if ir_name not in ("bf16", "f8e5", "f8e4nv") and np.dtype(np_name) == dtype:
             return ScalarType(ir_name)
     raise ValueError(f"no MiniTriton type for NumPy dtype {dtype}")
 

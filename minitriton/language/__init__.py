@@ -1,5 +1,6 @@
 """``minitriton.language``: import it as ``tl``, as in Triton."""
 
+from minitriton.language import extra, libdevice, math  # noqa: E402, F401 - tl.math, tl.extra
 from minitriton.language.core import *  # noqa: F403
 from minitriton.language.core import BUILTINS, builtin, builtin_name, constexpr, tensor  # noqa: F401
 from minitriton.language.core import abs as abs

@@ -10,6 +10,7 @@ registered under the same name in :mod:`minitriton.frontend.builtins`.
 
 from __future__ import annotations
 
+import enum as _enum
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -28,7 +29,7 @@ int8, int16, int32, int64 = _t.I8, _t.I16, _t.I32, _t.I64
 uint8, uint16, uint32, uint64 = _t.U8, _t.U16, _t.U32, _t.U64
 float16, bfloat16, float32, float64 = _t.F16, _t.BF16, _t.F32, _t.F64
 bool_ = int1
-float8e5 = float8e4nv = None  # not supported; named so the diagnostic can say so
+float8e5, float8e4nv = _t.F8E5, _t.F8E4NV  # fp8 e5m2 and e4m3fn (the emulator only)
 
 
 class constexpr:  # noqa: N801 - Triton's spelling
@@ -169,6 +170,21 @@ def broadcast(input, other):
     """Broadcast two blocks to their common shape; returns both."""
 
 
+@builtin
+def join(a, b):
+    """Join two blocks of one shape along a new last dimension of size 2."""
+
+
+@builtin
+def split(a):
+    """Split a block whose last dimension has size 2 into its two halves (``join``'s inverse)."""
+
+
+@builtin
+def interleave(a, b):
+    """Interleave two blocks along their last dimension: ``a0, b0, a1, b1, ...``."""
+
+
 # -- memory -----------------------------------------------------------------
 
 
@@ -234,6 +250,26 @@ def advance(base, offsets):
 @builtin
 def where(condition, x, y):
     """Elementwise ``x if condition else y``, broadcasting all three."""
+
+
+@builtin
+def make_tensor_descriptor(base, shape, strides, block_shape, padding_option="zero"):
+    """A tensor descriptor over ``base`` (Triton 3.x's successor of block pointers).
+
+    ``desc.load(offsets)`` reads the ``block_shape`` tile at ``offsets``
+    (out-of-bounds elements read as zero); ``desc.store(offsets, value)``
+    writes one (out-of-bounds elements are skipped). The last stride must be 1.
+    """
+
+
+@builtin
+def load_tensor_descriptor(desc, offsets):
+    """``desc.load(offsets)``: the tile of a tensor descriptor at ``offsets``."""
+
+
+@builtin
+def store_tensor_descriptor(desc, offsets, value):
+    """``desc.store(offsets, value)``: write a tile through a tensor descriptor."""
 
 
 # -- matrix -------------------------------------------------------------------
@@ -437,12 +473,20 @@ def fma(x, y, z):
     """Elementwise fused ``x * y + z``."""
 
 
+class PropagateNan(_enum.Enum):
+    """``propagate_nan=`` of ``maximum``/``minimum``/``clamp``: ``ALL`` makes a NaN win."""
+
+    NONE = 0x0000
+    ALL = 0xFFFF
+
+
 @builtin
 def maximum(x, y, propagate_nan=None):
     """Elementwise maximum of ``x`` and ``y``, promoted to a common type.
 
     With the default ``propagate_nan``, whether a NaN or the other operand
-    comes out is unspecified, as in Triton.
+    comes out is unspecified, as in Triton; with ``tl.PropagateNan.ALL`` a
+    NaN operand gives NaN.
     """
 
 
@@ -451,7 +495,8 @@ def minimum(x, y, propagate_nan=None):
     """Elementwise minimum of ``x`` and ``y``, promoted to a common type.
 
     With the default ``propagate_nan``, whether a NaN or the other operand
-    comes out is unspecified, as in Triton.
+    comes out is unspecified, as in Triton; with ``tl.PropagateNan.ALL`` a
+    NaN operand gives NaN.
     """
 
 

@@ -172,7 +172,17 @@ def expr(n: pyast.expr) -> ast.Expr:  # noqa: C901 - one flat dispatch
         return ast.Compare(expr(n.left), ops, [expr(c) for c in n.comparators], loc=loc)
     if isinstance(n, pyast.IfExp):
         return ast.IfExp(expr(n.test), expr(n.body), expr(n.orelse), loc=loc)
+    if isinstance(n, pyast.JoinedStr):
+        return ast.JoinedStr([_fstring_part(v) for v in n.values], loc=loc)
     raise NotImplementedError(type(n).__name__)
+
+
+def _fstring_part(n: pyast.expr) -> ast.Expr:
+    if not isinstance(n, pyast.FormattedValue):
+        return expr(n)
+    spec = "".join(str(v.value) for v in n.format_spec.values) if n.format_spec else ""
+    conversion = "" if n.conversion == -1 else chr(n.conversion)
+    return ast.FormattedValue(expr(n.value), conversion, spec, loc=UNKNOWN)
 
 
 def dedent_like_parser(source: str) -> str:

@@ -47,7 +47,6 @@ UNSUPPORTED = [
     ("yield-expr", K("y = yield x"), 2, 9, "yield", "tl.store"),
     ("del", K("del x"), 2, 5, "del statement", None),
     ("raise", K("raise ValueError()"), 2, 5, "raise statement", "tl.device_assert"),
-    ("f-string", K('print(f"x={x}")'), 2, 11, "f-string", "tl.device_print"),
     ("bytes", K('print(b"x")'), 2, 11, "bytes literal", None),
     ("star-arg", K("f(*x)"), 2, 7, "star-args '*args'", "explicitly"),
     ("kwargs-unpack", K("f(**x)"), 2, 7, "keyword unpacking '**kwargs'", "explicitly"),

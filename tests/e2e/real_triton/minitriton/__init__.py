@@ -13,9 +13,17 @@ found first)::
         --rootdir=$R $R/tests/e2e -k "not gpu" -p no:cacheprovider
 
 (the ``emulator`` cases then run on Triton; the ``backend=`` keyword is dropped).
+
+With ``TRITON_INTERPRET=1`` the copies stay on the host and the kernels run
+under Triton's interpreter, with no GPU: ``python scripts/reverse_contract.py``
+does this in a separate virtual environment.
 """
 
+import contextlib
+import importlib
+import os
 import sys
+import types
 
 import numpy as np
 import torch
@@ -25,15 +33,27 @@ from triton import *  # noqa: F403
 from triton import Config, autotune, cdiv, heuristics, jit, next_power_of_2  # noqa: F401
 from triton.runtime.jit import KernelInterface
 
+DEVICE = "cpu" if os.environ.get("TRITON_INTERPRET", "") == "1" else "cuda"
+
 language = triton.language
-sys.modules[__name__ + ".language"] = triton.language
+for _name in ("triton.language.extra.libdevice", "triton.language.extra.cuda.libdevice"):
+    with contextlib.suppress(ImportError):
+        importlib.import_module(_name)
+for _name, _module in list(sys.modules.items()):
+    if _name.startswith("triton."):  # minitriton.language.extra.cuda.libdevice, ...
+        sys.modules["minitriton" + _name[len("triton") :]] = _module
+
+# The one MiniTriton module the e2e tests import besides the language: errors.
+diagnostics = types.ModuleType(__name__ + ".diagnostics")
+diagnostics.CompileError = triton.compiler.errors.CompilationError
+sys.modules[diagnostics.__name__] = diagnostics
 
 
 def _to_device(array: np.ndarray) -> torch.Tensor:
-    """A CUDA copy of ``array`` with the same strides (views keep their layout)."""
+    """A copy of ``array`` on ``DEVICE`` with the same strides (views keep their layout)."""
     strides = [s // array.itemsize for s in array.strides]
     dtype = torch.from_numpy(array[:0]).dtype
-    device = torch.empty_strided(array.shape, strides, dtype=dtype, device="cuda")
+    device = torch.empty_strided(array.shape, strides, dtype=dtype, device=DEVICE)
     device.copy_(torch.from_numpy(array))
     return device
 
@@ -53,7 +73,8 @@ def _getitem(self, grid):  # noqa: ANN001, ANN202
         args = [convert(a) for a in args]
         kwargs = {k: convert(v) for k, v in kwargs.items()}
         result = self.run(*args, grid=grid, warmup=False, **kwargs)
-        torch.cuda.synchronize()
+        if DEVICE == "cuda":
+            torch.cuda.synchronize()
         for host, device in pairs:
             host[...] = device.cpu().numpy()
         return result

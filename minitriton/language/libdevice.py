@@ -1,0 +1,101 @@
+"""NVIDIA's libdevice math library, as Triton exposes it.
+
+Import it as in Triton; every spelling reaches the same functions::
+
+    from minitriton.language.extra import libdevice        # Triton 3.x
+    from minitriton.language.extra.cuda import libdevice   # Triton 3.x, CUDA only
+    tl.extra.cuda.libdevice.tanh(x)                         # the same, by attribute
+    tl.math.tanh(x)                                         # Triton 2.x
+
+Inside a kernel, ``libdevice.tanh(x)`` takes an fp32 or fp64 block (as
+Triton's libdevice does: convert fp16 first) and gives the same type. On the
+GPU the call is the libdevice function itself (``__nv_tanhf``); on the
+emulator it is NumPy's function of the same name, computed in the input's
+type. The predicates ``isnan``, ``isinf``, ``isfinited``, ``finitef`` and
+``signbit`` return ``int32`` (0 or 1), as in libdevice. Functions that
+Triton's libdevice has and this module lacks are a located error that names
+them; every name here is also in Triton's libdevice, so code written for
+MiniTriton runs on Triton.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from minitriton.language import core
+
+LIBDEVICE: dict[str, Callable[..., Any]] = {}
+
+# name -> (number of arguments, one-line docstring). Each becomes a stub that
+# the frontend lowers with the implementation registered as "libdevice.NAME".
+_FUNCTIONS: dict[str, tuple[int, str]] = {
+    "acos": (1, "Elementwise arc cosine."),
+    "acosh": (1, "Elementwise inverse hyperbolic cosine."),
+    "asin": (1, "Elementwise arc sine."),
+    "asinh": (1, "Elementwise inverse hyperbolic sine."),
+    "atan": (1, "Elementwise arc tangent."),
+    "atanh": (1, "Elementwise inverse hyperbolic tangent."),
+    "cbrt": (1, "Elementwise cube root."),
+    "cosh": (1, "Elementwise hyperbolic cosine."),
+    "sinh": (1, "Elementwise hyperbolic sine."),
+    "tan": (1, "Elementwise tangent."),
+    "tanh": (1, "Elementwise hyperbolic tangent."),
+    "erfc": (1, "Elementwise complementary error function ``1 - erf(x)``."),
+    "exp10": (1, "Elementwise ``10**x``."),
+    "expm1": (1, "Elementwise ``e**x - 1``, accurate near 0."),
+    "log10": (1, "Elementwise base-10 logarithm."),
+    "log1p": (1, "Elementwise ``log(1 + x)``, accurate near 0."),
+    "lgamma": (1, "Elementwise logarithm of the absolute value of the gamma function."),
+    "tgamma": (1, "Elementwise gamma function."),
+    "rint": (1, "Elementwise rounding to the nearest integer, ties to even."),
+    "nearbyint": (1, "Elementwise rounding to the nearest integer, ties to even."),
+    "round": (1, "Elementwise rounding to the nearest integer, ties away from zero."),
+    "trunc": (1, "Elementwise rounding toward zero."),
+    "atan2": (2, "Elementwise arc tangent of ``arg0 / arg1``, in the right quadrant."),
+    "hypot": (2, "Elementwise ``sqrt(arg0**2 + arg1**2)`` without overflow."),
+    "copysign": (2, "Elementwise magnitude of ``arg0`` with the sign of ``arg1``."),
+    "fmod": (2, "Elementwise remainder with the sign of ``arg0`` (C ``fmod``)."),
+    "nextafter": (2, "Elementwise next representable value after ``arg0`` toward ``arg1``."),
+    "pow": (2, "Elementwise ``arg0 ** arg1``."),
+    "fdim": (2, "Elementwise positive difference ``max(arg0 - arg1, 0)``."),
+    "isnan": (1, "Elementwise 1 where ``arg0`` is NaN, else 0 (``int32``)."),
+    "isinf": (1, "Elementwise 1 where ``arg0`` is plus or minus infinity, else 0 (``int32``)."),
+    "isfinited": (1, "Elementwise 1 where ``arg0`` is finite, else 0 (``int32``)."),
+    "finitef": (1, "Elementwise 1 where ``arg0`` is finite, else 0 (``int32``)."),
+    "signbit": (1, "Elementwise 1 where the sign bit of ``arg0`` is set, else 0 (``int32``)."),
+    "saturatef": (1, "Elementwise clamp to ``[0, 1]``."),
+    "fast_expf": (1, "Elementwise ``e**x``, the fast approximation (as ``tl.exp``)."),
+    "fast_logf": (1, "Elementwise natural logarithm, the fast approximation."),
+    "rcp_rn": (1, "Elementwise ``1 / x``, rounded to nearest."),
+    "fast_dividef": (2, "Elementwise ``arg0 / arg1``, the fast approximation."),
+    "div_rn": (2, "Elementwise ``arg0 / arg1``, rounded to nearest (IEEE)."),
+}
+
+# libdevice names that are Triton's core functions: the same builtins.
+_CORE = ("exp", "exp2", "log", "log2", "sqrt", "sqrt_rn", "rsqrt", "sin", "cos")
+_CORE += ("floor", "ceil", "erf", "fma", "abs")
+
+
+def _stub(name: str, arity: int, doc: str) -> Callable[..., Any]:
+    def unary(arg0):  # noqa: ANN001, ANN202 - the signature the frontend binds
+        raise RuntimeError(f"libdevice.{name} can only be called inside a @jit kernel")
+
+    def binary(arg0, arg1):  # noqa: ANN001, ANN202
+        raise RuntimeError(f"libdevice.{name} can only be called inside a @jit kernel")
+
+    stub = unary if arity == 1 else binary
+    stub.__name__ = stub.__qualname__ = name
+    stub.__doc__ = doc
+    stub.__module__ = __name__
+    stub.__minitriton_builtin__ = f"libdevice.{name}"  # type: ignore[attr-defined]
+    LIBDEVICE[f"libdevice.{name}"] = stub
+    return stub
+
+
+for _name, (_arity, _doc) in _FUNCTIONS.items():
+    globals()[_name] = _stub(_name, _arity, _doc)
+for _name in _CORE:
+    globals()[_name] = core.BUILTINS[_name]
+
+__all__ = sorted([*_FUNCTIONS, *_CORE])

@@ -1,0 +1,97 @@
+"""Features the emulator runs and the GPU backend does not yet: fp8 and batched ``tl.dot``.
+
+They live outside ``tests/e2e`` because the PTX check compiles every kernel
+of that suite for the GPU; here each feature is tested on the emulator, and
+the GPU backend is tested to reject it with a located diagnostic.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import minitriton as triton
+import minitriton.language as tl
+from minitriton.backend.compiler import compile_ir
+from minitriton.diagnostics import CompileError
+
+# ---------------------------------------------------------------- batched dot
+
+
+@triton.jit
+def batched_dot(a_ptr, b_ptr, c_ptr, B: tl.constexpr, M: tl.constexpr, K: tl.constexpr):
+    bi = tl.arange(0, B)[:, None, None]
+    mi = tl.arange(0, M)[None, :, None]
+    ki = tl.arange(0, K)[None, None, :]
+    a = tl.load(a_ptr + bi * M * K + mi * K + ki)
+    kj = tl.arange(0, K)[None, :, None]
+    b = tl.load(b_ptr + bi * K * M + kj * M + tl.arange(0, M)[None, None, :])
+    c = tl.dot(a, b)
+    tl.store(c_ptr + bi * M * M + mi * M + tl.arange(0, M)[None, None, :], c)
+
+
+def test_batched_dot_on_the_emulator() -> None:
+    rng = np.random.default_rng(5)
+    a = rng.standard_normal((2, 16, 32), dtype=np.float32)
+    b = rng.standard_normal((2, 32, 16), dtype=np.float32)
+    c = np.zeros((2, 16, 16), dtype=np.float32)
+    batched_dot[(1,)](a, b, c, B=2, M=16, K=32, backend="emulator")
+    np.testing.assert_allclose(c, a @ b, rtol=1e-5, atol=1e-5)
+
+
+def test_batched_dot_on_the_gpu_is_a_located_error() -> None:
+    a = np.zeros((2, 16, 32), dtype=np.float32)
+    compiled = batched_dot.warmup(a, a, a, B=2, M=16, K=32, grid=(1,), backend="emulator")
+    with pytest.raises(CompileError, match="3-D \\(batched\\) blocks is not supported on the GPU"):
+        compile_ir(compiled.module)
+
+
+# ---------------------------------------------------------------- fp8
+
+
+@triton.jit
+def fp8_round_trip(x_ptr, f32_ptr, y_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs, mask=offs < n)
+    tl.store(f32_ptr + offs, x.to(tl.float32), mask=offs < n)
+    tl.store(y_ptr + offs, (x.to(tl.float32) * 3.0).to(y_ptr.dtype.element_ty), mask=offs < n)
+
+
+@pytest.mark.parametrize("name", ["float8_e5m2", "float8_e4m3fn"])
+def test_fp8_tensors_decode_and_round_like_torch(name: str) -> None:
+    torch = pytest.importorskip("torch")
+    dtype = getattr(torch, name)
+    x = (torch.randn(100, generator=torch.Generator().manual_seed(1)) * 20).to(dtype)
+    f32 = torch.zeros(100)
+    y = torch.zeros(100, dtype=dtype)
+    fp8_round_trip[(1,)](x, f32, y, 100, BLOCK=128, backend="emulator")
+    assert torch.equal(f32, x.float())
+    limit = torch.finfo(dtype).max
+    expected = (x.float() * 3).clamp(-limit, limit).to(dtype)  # the GPU saturates
+    assert torch.equal(y.view(torch.uint8), expected.view(torch.uint8))
+
+
+@triton.jit
+def fp8_dot(a_ptr, b_ptr, c_ptr, M: tl.constexpr):
+    offs = tl.arange(0, M)
+    a = tl.load(a_ptr + offs[:, None] * M + offs[None, :])
+    b = tl.load(b_ptr + offs[:, None] * M + offs[None, :])
+    tl.store(c_ptr + offs[:, None] * M + offs[None, :], tl.dot(a, b))
+
+
+def test_fp8_dot_accumulates_in_fp32() -> None:
+    torch = pytest.importorskip("torch")
+    gen = torch.Generator().manual_seed(2)
+    a = torch.randn(16, 16, generator=gen).to(torch.float8_e5m2)
+    b = torch.randn(16, 16, generator=gen).to(torch.float8_e5m2)
+    c = torch.zeros(16, 16)
+    fp8_dot[(1,)](a, b, c, M=16, backend="emulator")
+    torch.testing.assert_close(c, a.float() @ b.float(), rtol=1e-6, atol=1e-6)
+
+
+def test_fp8_on_the_gpu_backend_is_a_located_error() -> None:
+    torch = pytest.importorskip("torch")
+    x = torch.zeros(8, dtype=torch.float8_e5m2)
+    compiled = fp8_round_trip.warmup(x, torch.zeros(8), x, 8, BLOCK=8, grid=(1,))
+    with pytest.raises(CompileError, match="fp8e5 is not supported on the GPU backend yet"):
+        compile_ir(compiled.module)
