@@ -14,6 +14,7 @@ import minitriton as triton
 import minitriton.language as tl
 from minitriton.backend.compiler import compile_ir
 from minitriton.diagnostics import CompileError
+from minitriton.emulator.tf32 import round_to_tf32
 
 # ---------------------------------------------------------------- batched dot
 
@@ -36,7 +37,10 @@ def test_batched_dot_on_the_emulator() -> None:
     b = rng.standard_normal((2, 32, 16), dtype=np.float32)
     c = np.zeros((2, 16, 16), dtype=np.float32)
     batched_dot[(1,)](a, b, c, B=2, M=16, K=32, backend="emulator")
-    np.testing.assert_allclose(c, a @ b, rtol=1e-5, atol=1e-5)
+    # fp32 inputs: tl.dot's default precision is TF32, which rounds both inputs.
+    expected = round_to_tf32(a).astype(np.float64) @ round_to_tf32(b).astype(np.float64)
+    np.testing.assert_allclose(c, expected, rtol=1e-5, atol=1e-5)
+    assert not np.allclose(c, a @ b, rtol=1e-5, atol=1e-5)
 
 
 def test_batched_dot_on_the_gpu_is_a_located_error() -> None:
