@@ -10,33 +10,21 @@ Each entry is one file ``<key>.json``: a header line
 ``MINITRITON-CACHE 1 <sha256 of the body>`` followed by a JSON body. Files are
 written to a temporary name and moved into place with ``os.replace``, so a
 reader never sees half a file; an entry whose checksum or JSON does not match
-is ignored and rebuilt.
+is ignored and rebuilt. The file rules live in :mod:`minitriton.cachefile`,
+shared with the optimized-IR cache.
 """
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import json
-import os
-import tempfile
 from dataclasses import asdict
 from pathlib import Path
 
 from minitriton.backend.compiler import CompiledKernel, version_tag
+from minitriton.cachefile import HEADER, cache_dir, disk_cache_enabled, read_entry, write_entry
 
-HEADER = "MINITRITON-CACHE 1"
-
-
-def cache_dir() -> Path:
-    """The on-disk cache directory."""
-    env = os.environ.get("MINITRITON_CACHE_DIR")
-    return Path(env) if env else Path.home() / ".cache" / "minitriton"
-
-
-def disk_cache_enabled() -> bool:
-    """False when ``MINITRITON_CACHE=0``."""
-    return os.environ.get("MINITRITON_CACHE", "1") not in ("0", "false", "off")
+__all__ = ["HEADER", "cache_dir", "cache_key", "disk_cache_enabled", "load", "store"]
 
 
 def cache_key(ir_text: str, arch: str, num_warps: int) -> str:
@@ -56,13 +44,12 @@ def load(key: str) -> CompiledKernel | None:
     """The cached kernel for ``key``, or ``None`` (missing or corrupt)."""
     if not disk_cache_enabled():
         return None
+    body = read_entry(_path(key))
+    if body is None:
+        return None
     try:
-        text = _path(key).read_text(encoding="utf-8")
-        header, body = text.split("\n", 1)
-        if header != f"{HEADER} {hashlib.sha256(body.encode()).hexdigest()}":
-            return None
         return CompiledKernel(**json.loads(body))
-    except (OSError, ValueError, TypeError):
+    except (ValueError, TypeError):
         return None
 
 
@@ -70,18 +57,4 @@ def store(key: str, kernel: CompiledKernel) -> None:
     """Write ``kernel`` under ``key`` atomically (errors are ignored: it is a cache)."""
     if not disk_cache_enabled():
         return
-    body = json.dumps(asdict(kernel))
-    text = f"{HEADER} {hashlib.sha256(body.encode()).hexdigest()}\n{body}"
-    try:
-        directory = cache_dir()
-        directory.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=directory, prefix=".tmp-", suffix=".json")
-    except OSError:
-        return
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-        os.replace(tmp, _path(key))
-    except OSError:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
+    write_entry(_path(key), json.dumps(asdict(kernel)))
