@@ -378,9 +378,9 @@ def preload(frontend: bool = True) -> None:
     """Import what a first launch needs, so that it pays no import.
 
     Always the emulator and the IR parser (enough for a kernel found in the
-    disk cache); with ``frontend`` also the frontend with its grammar built
-    and the pass pipeline. A missing component is left for the launch to
-    report.
+    disk cache); with ``frontend`` also the frontend with its parser and
+    lexer built, and the pass pipeline. A missing component is left for the
+    launch to report.
     """
     names = ["minitriton.emulator", "minitriton.ir.parser"]
     if frontend:
@@ -389,7 +389,7 @@ def preload(frontend: bool = True) -> None:
         for name in names:
             _require(name, None, name)
         if frontend:
-            _require("minitriton.frontend.parser", "lark_parser", "the parser")()
+            _require("minitriton.frontend.parser", "warm_up", "the parser")()
     except (MissingComponentError, ImportError):
         return
 

@@ -179,6 +179,25 @@ def lark_parser() -> Lark:
     return parser
 
 
+def warm_up() -> None:
+    """Build the parser and its lexer now rather than in the first parse.
+
+    Lark compiles its lexer's regular expressions on the first text it lexes
+    (tens of milliseconds); :func:`minitriton.compiler.preload` calls this at
+    the first ``@jit`` definition so that the first launch does not pay it.
+    """
+    lark_parser().parse(_WARM_UP, start="function_input")
+
+
+#: A small function using the common tokens (names, numbers, operators, calls).
+_WARM_UP = """@jit
+def _warm_up(x_ptr, n, BLOCK: tl.constexpr = 4):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    if n > 1.5:
+        tl.store(x_ptr + offs, tl.load(x_ptr + offs, mask=offs < n), mask=offs < n)
+"""
+
+
 class _SkipInlinedPositions:
     """Lark's position tracking for a ``?rule``, minus the work when it is inlined.
 
