@@ -98,9 +98,9 @@ def setup_path() -> None:
 # ---------------------------------------------------------------------------
 
 
-def time_first_launches(flavor: str) -> list[float]:
-    """Wrap ``kernel[grid]`` so that the first launch's start time lands in the returned list."""
-    first: list[float] = []
+def time_first_launches(flavor: str) -> list[tuple[float, float]]:
+    """Wrap ``kernel[grid]``: the first launch's start (wall, thread CPU time) lands in a list."""
+    first: list[tuple[float, float]] = []
     if flavor == "triton":
         from triton.runtime.jit import KernelInterface
 
@@ -116,7 +116,7 @@ def time_first_launches(flavor: str) -> list[float]:
 
             def timed(*args: Any, **kwargs: Any) -> Any:
                 if not first:
-                    first.append(time.perf_counter())
+                    first.append((time.perf_counter(), time.thread_time()))
                 return launcher(*args, **kwargs)
 
             return timed
@@ -148,12 +148,13 @@ def run_script(case_id: str) -> dict[str, Any]:
         kwargs["rng"] = np.random.default_rng(RNG_SEED)
     imported = time.perf_counter()
     fn(**kwargs)
-    end = time.perf_counter()
+    end, end_cpu = time.perf_counter(), time.thread_time()
     if not first:
         return {"script": case_id, "skipped": "no kernel launch"}
     return {
         "script": case_id,
-        "ms": (end - first[0]) * 1e3,
+        "ms": (end - first[0][0]) * 1e3,
+        "cpu_ms": (end_cpu - first[0][1]) * 1e3,
         "import_ms": (imported - start) * 1e3,
     }
 
