@@ -420,6 +420,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--triton-python", default=os.environ.get("TRITON_PYTHON", sys.executable))
     parser.add_argument("--no-scripts", action="store_true", help="leave the scripts row out")
     parser.add_argument("--json", action="store_true", help="print the raw results as JSON")
+    parser.add_argument("--json-out", metavar="FILE", help="also write the raw results to FILE")
     parser.add_argument("--child", choices=FLAVORS, help=argparse.SUPPRESS)
     parser.add_argument("--first-only", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -456,8 +457,11 @@ def parent_main(args: argparse.Namespace) -> int:
         )
     runs = None if args.no_scripts else run_all_scripts(args, missing is None)
     scripts = None if runs is None else summarize_scripts(runs)
+    raw = json.dumps({**results, "scripts": scripts, "script_runs": runs}, indent=2)
+    if args.json_out:
+        Path(args.json_out).write_text(raw + "\n", encoding="utf-8")
     if args.json:
-        print(json.dumps({**results, "scripts": scripts, "script_runs": runs}, indent=2))
+        print(raw)
     else:
         print("\n".join(header) + "\n")
         print_tables(results, scripts)
