@@ -265,3 +265,16 @@ def test_two_processes_writing_the_same_entry_both_succeed(tmp_path):
     assert [out.strip() for out, _ in results] == ["ok", "ok"]
     assert len(entries(tmp_path)) == 1 and not list(tmp_path.rglob(".tmp-*"))
     assert run_child(tmp_path) == {"parse": 0, "compile": 0, "from_disk": True}
+
+
+def test_a_cached_kernel_compiles_on_to_ptx():
+    pytest.importorskip("llvmlite")
+    specs = parse_signature("*fp32:16, *fp32:16, i32, 64", kernel_params(scale_kernel.fn))
+    options = CompileOptions()
+    compiled = compiler.compile_kernel(scale_kernel.source, specs, options, stop_after="ptx")
+    ircache.store_kernel(compiled)
+    loaded = ircache.load_kernel(scale_kernel.source, specs, options, "ptx")
+    assert loaded is not None and loaded.from_disk
+    assert loaded.asm["ptx"] == compiled.asm["ptx"]  # same IR, locations included
+    assert loaded.asm["ir-opt"] == compiled.asm["ir-opt"]
+    assert loaded.asm["ast"] == compiled.asm["ast"] and loaded.asm["ir"] == compiled.asm["ir"]
