@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import inspect
 import json
 import os
 import sys
@@ -62,6 +63,8 @@ SUBDIR = "ir"
 COMPILER_SOURCES = ("frontend", "ir", "passes", "language", "compiler.py", "signature.py")
 #: Global values that take part in the key by their repr.
 _PLAIN = (int, float, bool, str, bytes, type(None), complex)
+#: Top-level packages whose functions and classes take part by name only.
+_LIBRARIES = ("minitriton", "triton", "builtins", "numpy", "math", "torch", "typing")
 
 
 # ---------------------------------------------------------------------------
@@ -228,9 +231,23 @@ def _describe(
                 parts.append(f"{value.__name__}.{attr}={_describe(found, names, parts, seen)}")
         return f"module {value.__name__}"
     if isinstance(value, (types.FunctionType, types.BuiltinFunctionType, type)):
-        return f"{type(value).__name__} {getattr(value, '__module__', '')}.{value.__qualname__}"
+        name = f"{type(value).__name__} {getattr(value, '__module__', '')}.{value.__qualname__}"
+        return name + _user_source(value)
     text = repr(value)
     return type(value).__qualname__ if " at 0x" in text else text
+
+
+def _user_source(value: Any) -> str:
+    """The source of a function or class from the user's code (a compile-time helper
+    or an aggregate may change the IR); nothing for library code, which the
+    versions and the fingerprint cover."""
+    module = getattr(value, "__module__", None) or ""
+    if module.split(".")[0] in _LIBRARIES:
+        return ""
+    try:
+        return "\n" + inspect.getsource(value)
+    except (OSError, TypeError):
+        return ""
 
 
 def _is_plain(value: Any) -> bool:

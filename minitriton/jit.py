@@ -500,14 +500,16 @@ def preload(source: KernelSource) -> None:
     """Import, once per process, what the first launch of ``source`` will need.
 
     Every ``@jit`` definition calls this, so that the first launch costs no
-    import (:func:`minitriton.compiler.preload`): the emulator and the IR
-    parser always, and the frontend, its grammar and the passes unless the
-    disk cache already knows this function (:func:`minitriton.ircache.has_entries`).
+    import (:func:`minitriton.compiler.preload`): the emulator, the IR parser
+    and the compiler's fingerprint always, and the frontend, its grammar and
+    the passes unless the disk cache already knows this function
+    (:func:`minitriton.ircache.has_entries`).
     ``import minitriton`` itself does none of this.
     """
     if not _PRELOADED:
         _PRELOADED.add("emulator")
         preload_components(frontend=False)
+        ircache.compiler_fingerprint()  # part of every disk-cache key: stat the sources once
     if "frontend" not in _PRELOADED and not ircache.has_entries(source):
         _PRELOADED.add("frontend")
         preload_components(frontend=True)

@@ -7,6 +7,7 @@ folder, as two scripts run one after the other would.
 from __future__ import annotations
 
 import json
+import math
 import os
 import subprocess
 import sys
@@ -122,6 +123,17 @@ def test_key_covers_specialization_options_helpers_globals_and_version(monkeypat
     monkeypatch.undo()
     monkeypatch.setattr(ircache, "COMPILER_VERSION", "minitriton-ir-0")
     assert key_of() != key
+
+
+def test_key_covers_user_functions_but_not_library_ones(monkeypatch):
+    src = scale_kernel.source
+    plain = ircache.source_closure(src)
+    monkeypatch.setitem(src.globals, "SCALE", cache_kernels.block_of)  # now a user function
+    with_user = ircache.source_closure(src)
+    assert any("return n * 2" in part for part in with_user) and with_user != plain
+    monkeypatch.setitem(src.globals, "SCALE", math.hypot)  # library code: by name
+    (part,) = [p for p in ircache.source_closure(src) if p.startswith("SCALE=")]
+    assert part == "SCALE=builtin_function_or_method math.hypot"
 
 
 def test_key_covers_the_compiler_sources(monkeypatch):

@@ -27,3 +27,8 @@ def scale_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
     y = scaled(x, SCALE)
     top = tl.reduce(tl.where(mask, y, y * 0), 0, add_max)
     tl.store(out_ptr + offs, y + tl.where(offs % BLOCK == 0, top, top * 0), mask=mask)
+
+
+def block_of(n):
+    """Plain Python: the key covers its source, since a kernel may read it."""
+    return n * 2
