@@ -118,14 +118,16 @@ def read_module(path: Path) -> Any:
     if body is None:
         return None
     from minitriton.diagnostics import CompileError
+    from minitriton.ir.core import VerifyError
     from minitriton.ir.parser import parse_module
 
     try:
         entry = json.loads(body)
         module = parse_module(entry["ir"], str(path))
-    except (ValueError, KeyError, TypeError, CompileError):
+        name = module.kernel.sym_name
+    except (ValueError, KeyError, TypeError, IndexError, CompileError, VerifyError):
         return None  # written by another version: rebuilt and rewritten
-    return module if module.kernel.sym_name == entry["name"] else None
+    return module if name == entry["name"] else None
 
 
 def has_entries(src: KernelSource) -> bool:

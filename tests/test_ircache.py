@@ -227,8 +227,10 @@ def test_a_corrupted_entry_is_rebuilt(tmp_path):
 def test_an_entry_that_does_not_parse_is_rebuilt(tmp_path):
     run_child(tmp_path)
     (entry,) = entries(tmp_path)
-    body = json.dumps({"name": "scale_kernel", "ir": "tt.func @scale_kernel( {"})
-    ircache.cachefile.write_entry(entry, body)  # a valid checksum over bad IR
+    for ir in ("tt.func @scale_kernel( {", "", "tt.func @other() {\n  tt.return()\n}\n"):
+        body = json.dumps({"name": "scale_kernel", "ir": ir})
+        ircache.cachefile.write_entry(entry, body)  # a valid checksum over bad IR
+        assert ircache.read_module(entry) is None
     assert run_child(tmp_path)["compile"] == 1
     assert run_child(tmp_path)["from_disk"] is True
 
