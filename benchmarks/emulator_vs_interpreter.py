@@ -1,54 +1,68 @@
 """MiniTriton's emulator against Triton's own interpreter, same kernels, same sizes.
 
 Each kernel in ``benchmarks/kernels_src/`` is written once, against Triton's
-API, and runs twice, each time in a fresh child process:
+API, and every row runs in fresh child processes:
 
 * ``triton``: real Triton with ``TRITON_INTERPRET=1`` (its NumPy interpreter,
   on the CPU), arguments as CPU torch tensors;
-* ``minitriton``: ``import minitriton as triton``, on the NumPy emulator.
+* ``minitriton``: ``import minitriton as triton``, on the NumPy emulator,
+  twice: with an empty disk cache (``cold``: the first launch compiles) and
+  again with the cache the first process filled (``warm``).
 
-For every row the child launches the kernel once as a warm-up (this first
-launch includes MiniTriton's compile), checks the outputs against NumPy,
-then times further launches (until ``--min-time`` seconds have passed, at
-most ``--max-reps`` launches) and checks again. The table shows the median
-time per launch, the speedup and its target: 5x on every row, 20x on the
-large-grid row. Run it with a Python that has both Triton and MiniTriton::
+A child imports the row's kernel, launches it once (the *first launch in a
+fresh process*, compile included, imports excluded), checks the outputs
+against NumPy, then times further launches (until ``--min-time`` seconds have
+passed, at most ``--max-reps`` launches) and checks again. The tables show
+the median time per launch, the first launches, and the "many small
+scripts" row (:mod:`small_scripts`): the end-to-end tests run as a student
+runs scripts, one fresh process each, from the first launch to the last
+result. Run it with a Python that has MiniTriton, and Triton's in a separate
+venv::
 
-    /work/bench-venv/bin/python benchmarks/emulator_vs_interpreter.py
+    python benchmarks/emulator_vs_interpreter.py --triton-python PATH/TO/VENV/bin/python
 
-Without Triton (``import triton`` fails, as in CI) only MiniTriton's column is
-measured. ``--triton-python`` (or ``$TRITON_PYTHON``) runs the Triton side
-with another interpreter; ``--rows softmax,matmul`` picks rows.
+Without Triton (``import triton`` fails, as in CI) only MiniTriton's columns
+are measured. ``--rows softmax,matmul`` picks rows; ``--no-scripts`` leaves
+the scripts row out.
 """
 
 from __future__ import annotations
 
-import argparse
-import json
-import os
-import statistics
-import subprocess
-import sys
 import time
-import traceback
-from pathlib import Path
-from typing import Any
+
+STARTED = time.perf_counter()  # the child's imports count from here
+
+import argparse  # noqa: E402
+import json  # noqa: E402
+import os  # noqa: E402
+import shutil  # noqa: E402
+import statistics  # noqa: E402
+import subprocess  # noqa: E402
+import sys  # noqa: E402
+import tempfile  # noqa: E402
+import traceback  # noqa: E402
+from pathlib import Path  # noqa: E402
+from typing import Any  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 RESULT_TAG = "BENCH-RESULT "
 FLAVORS = ("triton", "minitriton")
+#: Targets of the first-launch and scripts figures (see benchmarks/README.md).
+FIRST_COLD_MS, FIRST_WARM_MS, SECOND_SPEC_MS = 15.0, 3.0, 5.0
+SCRIPTS_COLD_X, SCRIPTS_WARM_X = 4.0, 10.0
 
 # Both paths go first so a child finds `kernels_src` and this checkout's
 # `minitriton` without an install.
 sys.path[:0] = [str(HERE), str(ROOT)]
 
-from kernels_src import ROWS  # noqa: E402 - found through the path set above
+import small_scripts  # noqa: E402 - found through the path set above
+from kernels_src import ROWS  # noqa: E402
 
 ROW_BY_MODULE = {row.module: row for row in ROWS}
 
 # ---------------------------------------------------------------------------
-# Child: run the rows of one flavor, print one JSON line per row
+# Child: run one row of one flavor, print one JSON line
 # ---------------------------------------------------------------------------
 
 
@@ -62,17 +76,14 @@ def time_launches(launch: Any, min_time: float, max_reps: int) -> list[float]:
     return times
 
 
-def instrument_minitriton() -> tuple[list[float], float]:
-    """Time MiniTriton's compiles exactly; build its grammar up front.
+def instrument_minitriton() -> list[float]:
+    """Time MiniTriton's compiles exactly (a disk-cache hit compiles nothing).
 
-    ``minitriton.jit`` calls ``compile_kernel`` on a cache miss; wrapping that
-    name lets the child report compile time apart from run time. The Lark
-    grammar is built once per process, so it is built (and timed) here rather
-    than inside the first row's compile.
+    ``minitriton.jit`` calls ``compile_kernel`` when neither its memory nor
+    its disk cache has the specialization; wrapping that name lets the child
+    report compile time apart from run time.
     """
     import importlib
-
-    from minitriton.frontend.parser import lark_parser
 
     # `minitriton.jit` the attribute is the decorator; the module is in sys.modules.
     jit_module = importlib.import_module("minitriton.jit")
@@ -87,48 +98,71 @@ def instrument_minitriton() -> tuple[list[float], float]:
             spent.append(time.perf_counter() - start)
 
     jit_module.compile_kernel = timed_compile
-    start = time.perf_counter()
-    lark_parser()
-    return spent, time.perf_counter() - start
+    return spent
 
 
-def run_row(name: str, min_time: float, max_reps: int, compiles: list[float]) -> dict[str, Any]:
-    """Set up, warm up, check, time and check one row.
+def run_row(
+    name: str, min_time: float, max_reps: int, compiles: list[float], first_only: bool
+) -> dict[str, Any]:
+    """Import, set up, launch once, check; then (unless ``first_only``) time and check.
 
     ``compiles`` collects MiniTriton's compile times (it stays empty for
-    Triton, whose interpreter does not compile).
+    Triton, whose interpreter does not compile, and for disk-cache hits).
     """
     import importlib
 
     import numpy as np
 
     module = importlib.import_module(f"kernels_src.{name}")
+    imported = time.perf_counter()
     case = module.setup(np.random.default_rng(0))
     compiles.clear()
-    start = time.perf_counter()
+    start, start_cpu = time.perf_counter(), time.thread_time()
     case.launch()
-    first = time.perf_counter() - start
+    first, first_cpu = time.perf_counter() - start, time.thread_time() - start_cpu
     case.check()
+    record = {
+        "import_ms": (imported - STARTED) * 1e3,
+        "first_ms": first * 1e3,
+        "first_cpu_ms": first_cpu * 1e3,
+        "compile_ms": sum(compiles) * 1e3 if compiles else None,
+    }
+    if first_only:
+        return record
     times = time_launches(case.launch, min_time, max_reps)
     case.check()
-    return {
-        "first_ms": first * 1e3,
-        "compile_ms": sum(compiles) * 1e3 if compiles else None,
+    record |= {
         "median_ms": statistics.median(times) * 1e3,
         "min_ms": min(times) * 1e3,
         "reps": len(times),
     }
+    if case.respecialize is not None:
+        record["second_spec_ms"], record["second_spec_cpu_ms"] = time_respecialization(
+            case.respecialize
+        )
+    return record
 
 
-def child_main(flavor: str, rows: list[str], min_time: float, max_reps: int) -> int:
+def time_respecialization(launch: Any) -> tuple[float, float]:
+    """What a new specialization adds: its first launch minus the fastest of three more.
+
+    In wall-clock milliseconds and in CPU milliseconds of this thread.
+    """
+    walls, cpus = [], []
+    for _ in range(4):
+        start, start_cpu = time.perf_counter(), time.thread_time()
+        launch()
+        walls.append(time.perf_counter() - start)
+        cpus.append(time.thread_time() - start_cpu)
+    return (walls[0] - min(walls[1:])) * 1e3, (cpus[0] - min(cpus[1:])) * 1e3
+
+
+def child_main(flavor: str, rows: list[str], args: argparse.Namespace) -> int:
     """Run ``rows`` with ``flavor``; an error fails its row, not the others."""
-    compiles: list[float] = []
-    if flavor == "minitriton":
-        compiles, grammar_s = instrument_minitriton()
-        print(RESULT_TAG + json.dumps({"grammar_ms": grammar_s * 1e3}), flush=True)
+    compiles = instrument_minitriton() if flavor == "minitriton" else []
     for name in rows:
         try:
-            result = run_row(name, min_time, max_reps, compiles)
+            result = run_row(name, args.min_time, args.max_reps, compiles, args.first_only)
         except Exception as e:  # reported in the table, with the traceback on stderr
             traceback.print_exc()
             result = {"error": f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"}
@@ -137,17 +171,25 @@ def child_main(flavor: str, rows: list[str], min_time: float, max_reps: int) -> 
 
 
 # ---------------------------------------------------------------------------
-# Parent: start the children and print the table
+# Parent: start the children and print the tables
 # ---------------------------------------------------------------------------
 
 
-def child_env(flavor: str) -> dict[str, str]:
-    """The environment of a child; Triton reads TRITON_INTERPRET at import."""
+def child_env(flavor: str, cache_dir: str | None = None) -> dict[str, str]:
+    """The environment of a child; Triton reads TRITON_INTERPRET at import.
+
+    Bytecode caching stays on, as for any user (``PYTHONDONTWRITEBYTECODE``
+    is dropped); MiniTriton's children get their own disk cache folder.
+    """
     env = dict(os.environ, BENCH_FLAVOR=flavor)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
     if flavor == "triton":
         env["TRITON_INTERPRET"] = "1"
     else:
         env.pop("TRITON_INTERPRET", None)
+    if cache_dir is not None:
+        env["MINITRITON_CACHE_DIR"] = cache_dir
+        env.pop("MINITRITON_CACHE", None)
     return env
 
 
@@ -182,29 +224,62 @@ def versions(python: str, flavor: str) -> str:
 
 
 def run_child(
-    python: str, flavor: str, args: argparse.Namespace
-) -> tuple[dict[str, dict[str, Any]], dict[str, Any]]:
-    """One child process's results by row name, and its other records.
+    python: str, flavor: str, row: str, args: argparse.Namespace,
+    cache_dir: str | None = None, first_only: bool = False,
+) -> dict[str, Any]:  # fmt: skip
+    """One fresh child process for one row; its record.
 
     The child's stderr passes through, so tracebacks of failing rows show.
     """
-    cmd = [python, str(Path(__file__).resolve()), "--child", flavor, "--rows", ",".join(args.rows)]
+    cmd = [python, str(Path(__file__).resolve()), "--child", flavor, "--rows", row]
     cmd += ["--min-time", str(args.min_time), "--max-reps", str(args.max_reps)]
-    print(f"running {flavor} ({len(args.rows)} rows)...", file=sys.stderr, flush=True)
-    proc = subprocess.run(cmd, stdout=subprocess.PIPE, text=True, env=child_env(flavor))
-    rows: dict[str, dict[str, Any]] = {}
-    extras: dict[str, Any] = {}
+    cmd += ["--first-only"] if first_only else []
+    env = child_env(flavor, cache_dir)
+    proc = subprocess.run(cmd, stdout=subprocess.PIPE, text=True, env=env)
     for line in proc.stdout.splitlines():
-        if not line.startswith(RESULT_TAG):
-            continue
-        record = json.loads(line[len(RESULT_TAG) :])
-        if "row" in record:
-            rows[record["row"]] = record
-        else:
-            extras.update(record)
-    for name in args.rows:
-        rows.setdefault(name, {"error": f"child exited with {proc.returncode}"})
-    return rows, extras
+        if line.startswith(RESULT_TAG):
+            return json.loads(line[len(RESULT_TAG) :])
+    return {"error": f"child exited with {proc.returncode}"}
+
+
+def run_minitriton_row(row: str, args: argparse.Namespace) -> dict[str, Any]:
+    """A row's cold child (empty disk cache) and its warm child (the cache it filled)."""
+    cache_dir = tempfile.mkdtemp(prefix="minitriton-bench-cache-")
+    try:
+        cold = run_child(sys.executable, "minitriton", row, args, cache_dir)
+        warm = run_child(sys.executable, "minitriton", row, args, cache_dir, first_only=True)
+    finally:
+        shutil.rmtree(cache_dir, ignore_errors=True)
+    if "error" in warm and "error" not in cold:
+        cold = {**cold, "error": f"warm: {warm['error']}"}
+    return {**cold, "warm": warm}
+
+
+def run_all_scripts(args: argparse.Namespace, with_triton: bool) -> dict[str, Any]:
+    """The scripts row: MiniTriton cold then warm (one disk cache), then Triton."""
+    ids = small_scripts.script_ids()
+    print(f"running {len(ids)} small scripts...", file=sys.stderr, flush=True)
+    cache_dir = tempfile.mkdtemp(prefix="minitriton-bench-cache-")
+    try:
+        runs = {
+            "cold": small_scripts.run_scripts(sys.executable, "minitriton", ids, cache_dir),
+            "warm": small_scripts.run_scripts(sys.executable, "minitriton", ids, cache_dir),
+        }
+    finally:
+        shutil.rmtree(cache_dir, ignore_errors=True)
+    if with_triton:
+        runs["triton"] = small_scripts.run_scripts(args.triton_python, "triton", ids)
+    return runs
+
+
+def summarize_scripts(runs: dict[str, dict[str, dict]]) -> dict[str, Any]:
+    """Totals over the scripts that ran on every side (a script without a launch is left out)."""
+    ids = list(runs["cold"])
+    timed = [i for i in ids if all("ms" in run.get(i, {}) for run in runs.values())]
+    failed = {side: sorted(i for i, r in run.items() if "error" in r) for side, run in runs.items()}
+    totals = {side: sum(run[i]["ms"] for i in timed) / 1e3 for side, run in runs.items()}
+    cpu = {side: sum(run[i]["cpu_ms"] for i in timed) / 1e3 for side, run in runs.items()}
+    return {"scripts": len(timed), "total_s": totals, "cpu_s": cpu, "failed": failed}
 
 
 def fmt_ms(record: dict[str, Any] | None, key: str = "median_ms") -> str:
@@ -216,11 +291,11 @@ def fmt_ms(record: dict[str, Any] | None, key: str = "median_ms") -> str:
     return f"{record[key]:.1f}"
 
 
-def speedup(triton: dict[str, Any] | None, mini: dict[str, Any]) -> float | None:
-    """Triton's median over MiniTriton's, or ``None`` unless both were measured."""
-    if triton is None or "error" in triton or "error" in mini:
-        return None
-    return triton["median_ms"] / mini["median_ms"]
+def ratio(triton: dict[str, Any] | None, mini: dict[str, Any], key: str = "median_ms") -> str:
+    """Triton's time over MiniTriton's, as ``12.3x``, or ``-`` unless both were measured."""
+    if triton is None or "error" in triton or "error" in mini or mini.get(key) is None:
+        return "-"
+    return f"{triton[key] / mini[key]:.1f}x"
 
 
 def table_line(cells: tuple[str, ...], widths: tuple[int, ...], n_text: int = 2) -> str:
@@ -231,8 +306,13 @@ def table_line(cells: tuple[str, ...], widths: tuple[int, ...], n_text: int = 2)
     return "  ".join(parts).rstrip()
 
 
-def print_table(results: dict[str, dict[str, dict]], grammar_ms: float | None) -> None:
-    """The comparison table, then first launches and compiles, then errors."""
+def met(value: float | None, ok: bool) -> str:
+    """``yes``/``NO`` for a measured figure, ``-`` for a missing one."""
+    return "-" if value is None else ("yes" if ok else "NO")
+
+
+def print_steady_table(results: dict[str, dict[str, dict]]) -> None:
+    """The median launch, as before: the first launch excluded."""
     triton_rows = results.get("triton", {})
     widths = (22, 17, 16, 13, 8, 6, 4)
     heads = ("row", "size", "Triton interp ms", "MiniTriton ms", "speedup", "target", "met")
@@ -240,24 +320,85 @@ def print_table(results: dict[str, dict[str, dict]], grammar_ms: float | None) -
     for name, mini in results["minitriton"].items():
         row = ROW_BY_MODULE[name]
         tri = triton_rows.get(name)
-        ratio = speedup(tri, mini)
-        met = "-" if ratio is None else ("yes" if ratio >= row.target else "NO")
-        cells = (row.name, row.size, fmt_ms(tri), fmt_ms(mini))
-        cells += ("-" if ratio is None else f"{ratio:.1f}x", f"{row.target:g}x", met)
-        print(table_line(cells, widths))
-    print()
-    print("Excluded above: the first (warm-up) launch. Triton's interpreter does not compile;")
-    print("MiniTriton's first launch includes its compile, timed on its own in the last column.")
-    widths = (22, 16, 13, 14)
-    heads = ("row", "Triton first ms", "MT first ms", "MT compile ms")
+        cell = ratio(tri, mini)
+        value = None if cell == "-" else float(cell[:-1])
+        cells = (row.name, row.size, fmt_ms(tri), fmt_ms(mini), cell, f"{row.target:g}x")
+        print(table_line(cells + (met(value, (value or 0) >= row.target),), widths))
+
+
+def print_first_table(results: dict[str, dict[str, dict]]) -> None:
+    """First launches in fresh processes (compile included, imports excluded)."""
+    triton_rows = results.get("triton", {})
+    print("First launch in a fresh process, compile included, imports excluded (ms):")
+    widths = (22, 13, 8, 8, 11, 8, 8)
+    heads = ("row", "Triton first", "MT cold", "MT warm", "MT compile", "x cold", "x warm")
     print(table_line(heads, widths, n_text=1))
     for name, mini in results["minitriton"].items():
-        tri = triton_rows.get(name)
-        cells = (ROW_BY_MODULE[name].name, fmt_ms(tri, "first_ms"))
-        cells += (fmt_ms(mini, "first_ms"), fmt_ms(mini, "compile_ms"))
+        tri, warm = triton_rows.get(name), mini.get("warm", {})
+        cells = (ROW_BY_MODULE[name].name, fmt_ms(tri, "first_ms"), fmt_ms(mini, "first_ms"))
+        cells += (fmt_ms(warm, "first_ms"), fmt_ms(mini, "compile_ms"))
+        cells += (ratio(tri, mini, "first_ms"), ratio(tri, warm, "first_ms"))
         print(table_line(cells, widths, n_text=1))
-    if grammar_ms is not None:
-        print(f"MiniTriton's grammar build, once per process before the rows: {grammar_ms:.1f} ms")
+    print_first_targets(results)
+
+
+def print_first_targets(results: dict[str, dict[str, dict]]) -> None:
+    """The vector add's first launches and second specialization against their targets."""
+    mini = results["minitriton"].get("vector_add")
+    if mini is None or "error" in mini:
+        return
+    cold, warm = mini["first_ms"], mini["warm"]["first_ms"]
+    second = mini.get("second_spec_ms")
+    print(f"vector add first launch: cold {cold:.1f} ms (target <= {FIRST_COLD_MS:g}: "
+          f"{met(cold, cold <= FIRST_COLD_MS)}), warm disk cache {warm:.1f} ms "
+          f"(target <= {FIRST_WARM_MS:g}: {met(warm, warm <= FIRST_WARM_MS)})")  # fmt: skip
+    cpu_cold, cpu_warm = mini["first_cpu_ms"], mini["warm"]["first_cpu_ms"]
+    print(f"  the same in CPU time of the launching thread (without time the machine gave"
+          f" others): cold {cpu_cold:.1f} ms, warm {cpu_warm:.1f} ms")  # fmt: skip
+    if second is not None:
+        ok = met(second, second <= SECOND_SPEC_MS)
+        print(f"vector add second specialization (BLOCK 512) adds {second:.1f} ms "
+              f"(target <= {SECOND_SPEC_MS:g}: {ok}); CPU time "
+              f"{mini['second_spec_cpu_ms']:.1f} ms")  # fmt: skip
+    tri = results.get("triton", {}).get("vector_add", {})
+    imports = [f"MiniTriton {mini['import_ms']:.0f} ms cold, {mini['warm']['import_ms']:.0f} warm"]
+    if "import_ms" in tri:
+        imports.append(f"Triton {tri['import_ms']:.0f} ms")
+    print("imports before the first launch (vector add child): " + "; ".join(imports))
+
+
+def print_scripts_table(summary: dict[str, Any]) -> None:
+    """The "many small scripts" row."""
+    totals = summary["total_s"]
+    tri = totals.get("triton")
+    print(f"Many small scripts: {summary['scripts']} end-to-end test cases, one fresh process")
+    print("each, from the first launch to the last result, summed (s):")
+    widths = (20, 9, 8, 8, 12, 12)
+    heads = ("row", "Triton", "MT cold", "MT warm", "x cold (4x)", "x warm (10x)")
+    print(table_line(heads, widths, n_text=1))
+    cells = ["many small scripts", "-" if tri is None else f"{tri:.2f}"]
+    cells += [f"{totals['cold']:.2f}", f"{totals['warm']:.2f}"]
+    for side, target in (("cold", SCRIPTS_COLD_X), ("warm", SCRIPTS_WARM_X)):
+        x = None if tri is None or not totals[side] else tri / totals[side]
+        cells.append("-" if x is None else f"{x:.1f}x {met(x, x >= target)}")
+    print(table_line(tuple(cells), widths, n_text=1))
+    cpu = summary.get("cpu_s", {})
+    if cpu:
+        parts = ", ".join(f"{side} {value:.2f}" for side, value in cpu.items())
+        print(f"  the same in CPU time of the scripts' threads (s): {parts}")
+    for side, failed in summary["failed"].items():
+        if failed:
+            print(f"failed on {side} (left out of every total): {', '.join(failed)}")
+
+
+def print_tables(results: dict[str, dict[str, dict]], scripts: dict[str, Any] | None) -> None:
+    """Every table, then the errors."""
+    print_steady_table(results)
+    print()
+    print_first_table(results)
+    if scripts is not None:
+        print()
+        print_scripts_table(scripts)
     for flavor, rows in results.items():
         for name, record in rows.items():
             if "error" in record:
@@ -277,40 +418,55 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--max-reps", type=int, default=5, help="most timed launches per row")
     parser.add_argument("--triton-python", default=os.environ.get("TRITON_PYTHON", sys.executable))
+    parser.add_argument("--no-scripts", action="store_true", help="leave the scripts row out")
     parser.add_argument("--json", action="store_true", help="print the raw results as JSON")
+    parser.add_argument("--json-out", metavar="FILE", help="also write the raw results to FILE")
     parser.add_argument("--child", choices=FLAVORS, help=argparse.SUPPRESS)
+    parser.add_argument("--first-only", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     args.rows = [r.strip() for r in args.rows.split(",") if r.strip()]
     unknown = [r for r in args.rows if r not in ROW_BY_MODULE]
     if unknown:
         parser.error(f"unknown rows {unknown}; choose from {', '.join(ROW_BY_MODULE)}")
     if args.child:
-        return child_main(args.child, args.rows, args.min_time, args.max_reps)
+        return child_main(args.child, args.rows, args)
+    return parent_main(args)
 
-    results: dict[str, dict[str, dict]] = {}
-    results["minitriton"], extras = run_child(sys.executable, "minitriton", args)
+
+def parent_main(args: argparse.Namespace) -> int:
+    """Run every row's children and the scripts, then print the tables."""
     header = [
         "MiniTriton's emulator vs Triton's interpreter (TRITON_INTERPRET=1), on the CPU:",
-        f"median of up to {args.max_reps} launches ({args.min_time:g} s) after one warm-up launch.",
-        f"  MiniTriton: {sys.executable}: {versions(sys.executable, 'minitriton')}",
+        f"median of up to {args.max_reps} launches ({args.min_time:g} s) after one first launch.",
+        f"  MiniTriton: {versions(sys.executable, 'minitriton')}",
     ]
     missing = triton_available(args.triton_python)
+    results: dict[str, dict[str, dict]] = {"minitriton": {}}
+    print(f"running minitriton ({len(args.rows)} rows)...", file=sys.stderr, flush=True)
+    for row in args.rows:
+        results["minitriton"][row] = run_minitriton_row(row, args)
     if missing is None:
-        results["triton"], _ = run_child(args.triton_python, "triton", args)
-        header.append(
-            f"  Triton:     {args.triton_python}: {versions(args.triton_python, 'triton')}"
-        )
+        header.append(f"  Triton:     {versions(args.triton_python, 'triton')}")
+        print(f"running triton ({len(args.rows)} rows)...", file=sys.stderr, flush=True)
+        results["triton"] = {row: run_child(args.triton_python, "triton", row, args)
+                             for row in args.rows}  # fmt: skip
     else:
         header.append(
             f"NOTE: Triton's interpreter is not available ({missing}): only MiniTriton's"
-            " column is measured. Install triton and torch to compare (benchmarks/README.md)."
+            " columns are measured. Install triton and torch to compare (benchmarks/README.md)."
         )
+    runs = None if args.no_scripts else run_all_scripts(args, missing is None)
+    scripts = None if runs is None else summarize_scripts(runs)
+    raw = json.dumps({**results, "scripts": scripts, "script_runs": runs}, indent=2)
+    if args.json_out:
+        Path(args.json_out).write_text(raw + "\n", encoding="utf-8")
     if args.json:
-        print(json.dumps({**results, "minitriton_grammar_ms": extras.get("grammar_ms")}, indent=2))
+        print(raw)
     else:
         print("\n".join(header) + "\n")
-        print_table(results, extras.get("grammar_ms"))
+        print_tables(results, scripts)
     failed = any("error" in r for rows in results.values() for r in rows.values())
+    failed = failed or bool(scripts and (scripts["failed"]["cold"] or scripts["failed"]["warm"]))
     return 1 if failed else 0
 
 

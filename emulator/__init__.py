@@ -14,7 +14,8 @@ launch; :meth:`Interpreter.run_program` runs one program op by op),
 
 Speed: programs whose control flow agrees run together as one batch of
 NumPy operations over a leading program axis (see :mod:`.schedule`); kernels
-whose programs communicate through memory run one program at a time.
+whose programs communicate through memory run one program at a time. On
+glibc, freed buffers stay in the process for the next launch (:mod:`.malloc`).
 
 Where the emulator differs from Triton on a GPU (the GPU is the reference):
 
@@ -54,11 +55,13 @@ Where the emulator differs from Triton on a GPU (the GPU is the reference):
 from minitriton.emulator import ops_arith, ops_combine, ops_control, ops_core, ops_debug, ops_memory
 from minitriton.emulator.errors import EmulatorError
 from minitriton.emulator.interpreter import Interpreter, Listener, ProgramState
+from minitriton.emulator.malloc import tune_malloc
 from minitriton.emulator.registry import SEMANTICS, semantics
 from minitriton.emulator.schedule import launch, run_grid, serial_reason
 from minitriton.emulator.values import RVal
 
 del ops_arith, ops_combine, ops_control, ops_core, ops_debug, ops_memory  # registered on import
+tune_malloc()  # freed buffers stay for the next launch (see malloc.py)
 
 __all__ = [
     "SEMANTICS",

@@ -25,6 +25,7 @@ import numpy as np
 
 from minitriton.diagnostics import Location
 from minitriton.emulator.errors import EmulatorError, format_pid
+from minitriton.emulator.liveness import dead_after
 from minitriton.emulator.memory import Memory
 from minitriton.emulator.registry import SEMANTICS
 from minitriton.emulator.values import RVal, scalar_constant, storage_dtype, to_compute
@@ -141,6 +142,8 @@ class Interpreter:
         self.defer_prints = False
         #: Per-op cache for ops whose value never changes (constants).
         self.cache: dict[Operation, RVal] = {}
+        #: Drop each value after its last use (set by plain launches; see liveness.py).
+        self.free_dead_values = False
         self._funcs = {f.sym_name: f for f in module.funcs}
 
     # -- entry points -----------------------------------------------------
@@ -170,10 +173,23 @@ class Interpreter:
     # -- execution ----------------------------------------------------------
     def run_block(self, block: Block, state: ProgramState) -> list[RVal]:
         """Execute ``block`` in ``state``; returns its terminator's operand values."""
+        if self.free_dead_values and not self.listeners:
+            return self._run_block_freeing(block, state)
         for op in block.ops:
             if op.is_terminator:
                 return [state.lookup(v) for v in op.operands]
             self.execute_op(op, state)
+        return []
+
+    def _run_block_freeing(self, block: Block, state: ProgramState) -> list[RVal]:
+        """:meth:`run_block`, dropping each value of the block after its last use."""
+        env = state.env
+        for op, dead in zip(block.ops, dead_after(block)):
+            if op.is_terminator:
+                return [state.lookup(v) for v in op.operands]
+            self.execute_op(op, state)
+            for value in dead:
+                env.pop(value, None)
         return []
 
     def run_region(self, region: Region, state: ProgramState, args: Sequence[RVal]) -> list[RVal]:

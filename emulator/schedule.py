@@ -74,6 +74,7 @@ def launch(
     kernel (see :func:`serial_reason`).
     """
     interp = Interpreter(module, args, grid, debug=debug, listeners=listeners)
+    interp.free_dead_values = True  # nobody reads the values afterwards
     run_grid(interp, serial=serial)
 
 

@@ -8,7 +8,9 @@
 Each step's text lands in :attr:`CompiledKernel.asm` under the stage's name:
 ``"ast"``, ``"ir"`` (the frontend's output), ``"ir-opt"`` (after the pass
 pipeline) and, when compiled for the GPU, ``"ttgir"`` (the IR with layouts),
-``"llir"`` and ``"ptx"``.
+``"llir"`` and ``"ptx"``. Printing a stage costs time, so a text is made
+only when someone reads it (``asm`` is a lazy :class:`Stages` mapping); the
+source is parsed once per function (:meth:`KernelSource.parsed`).
 
 Two environment variables help to look inside:
 
@@ -26,7 +28,7 @@ from __future__ import annotations
 import hashlib
 import os
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, MutableMapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -74,22 +76,25 @@ class CompiledKernel(CompiledKernelAPI):
     """The result of compiling one specialization of a kernel.
 
     ``module`` is the optimized IR (what the emulator runs); ``asm`` maps a
-    stage name to its text; ``binary`` is the launchable GPU kernel when the
-    kernel was compiled for the GPU, else ``None``. Triton's ``n_regs``,
-    ``n_spills``, ``metadata`` and ``kernel[grid](...)`` come from
-    :class:`~minitriton.compiled_api.CompiledKernelAPI`.
+    stage name to its text (a :class:`Stages` mapping: texts are made when
+    read); ``binary`` is the launchable GPU kernel when the kernel was
+    compiled for the GPU, else ``None``. ``from_disk`` is true when the
+    optimized IR came from the on-disk cache (:mod:`minitriton.ircache`).
+    Triton's ``n_regs``, ``n_spills``, ``metadata`` and ``kernel[grid](...)``
+    come from :class:`~minitriton.compiled_api.CompiledKernelAPI`.
     """
 
     name: str
     module: Any
     arg_specs: list[ArgSpec]
-    asm: dict[str, str]
+    asm: MutableMapping[str, str]
     options: CompileOptions
     binary: Any = field(default=None, repr=False)
     dump_dir: Path | None = None
     #: The kernel's source, so that tools can lower it again
     #: (the debugger runs the IR before passes).
     source: KernelSource | None = field(default=None, repr=False)
+    from_disk: bool = False
 
 
 # ---------------------------------------------------------------------------
@@ -120,7 +125,7 @@ def compile_kernel(
     dump = Dump.from_env(src, arg_specs, options)
     if dump is not None and STAGES.index(stop_after) < STAGES.index("ptx"):
         stop_after = "ptx"  # the dump exercises the whole GPU compile path
-    out = CompiledKernel(src.name, None, list(arg_specs), {}, options, source=src)
+    out = CompiledKernel(src.name, None, list(arg_specs), Stages(), options, source=src)
     out.dump_dir = dump.folder if dump else None
     record = _recorder(out, dump, on_stage)
     # Printing the IR after every pass costs time: only when someone reads it.
@@ -133,25 +138,55 @@ def _run_steps(
     src: KernelSource, options: CompileOptions, stop_after: str, out: CompiledKernel,
     record: StageHook, per_pass: StageHook | None,
 ) -> None:  # fmt: skip
-    """The named steps, in order; each stops the pipeline once it is the last."""
+    """The named steps, in order; each stops the pipeline once it is the last.
+
+    Stage texts are made only when read (:class:`Stages`) unless a hook
+    (``on_stage``, the dump folder) wants every one as it happens.
+    """
+    eager = per_pass is not None
     last = STAGES.index(stop_after)
-    record("ast", ast_text(src))  # 1. source -> AST (syntax errors surface here)
+    fdef = parse(src)  # 1. source -> AST (syntax errors surface here)
+    _stage(out, record, eager, "ast", lambda: ast_dump(fdef))
     if last < STAGES.index("ir"):
         return
     out.module = lower(src, out.arg_specs)  # 2. AST -> IR, verified
-    record("ir", ir_text(out.module))
+    if eager:
+        record("ir", ir_text(out.module))
+    else:  # the passes edit the module in place: lower again to print it
+        specs = out.arg_specs
+        out.asm.lazy("ir", lambda: ir_text(lower(src, specs)))
     if last < STAGES.index("ir-opt"):
         return
     out.module = optimize(out.module, options, per_pass)  # 3. the pass pipeline
-    record("ir-opt", ir_text(out.module))
+    module = out.module
+    _stage(out, record, eager, "ir-opt", lambda: ir_text(module))
+    finish_backend(out, stop_after, record)
+
+
+def finish_backend(out: CompiledKernel, stop_after: str, record: StageHook | None = None) -> None:
+    """Steps 4 and 5 on ``out.module`` (the optimized IR), as far as ``stop_after``."""
+    last = STAGES.index(stop_after)
     if last < STAGES.index("ptx"):
         return
-    out.binary = codegen(out.module, options)  # 4. layouts -> LLVM IR -> PTX
+    out.binary = codegen(out.module, out.options)  # 4. layouts -> LLVM IR -> PTX
     for stage in ("ttgir", "llir", "ptx"):
-        record(stage, out.binary.asm[stage])
+        if record is None:
+            out.asm[stage] = out.binary.asm[stage]
+        else:
+            record(stage, out.binary.asm[stage])
     if last < STAGES.index("gpu"):
         return
     out.binary.load()  # 5. load the PTX on the device
+
+
+def _stage(
+    out: CompiledKernel, record: StageHook, eager: bool, stage: str, make: Callable[[], str]
+) -> None:
+    """Record ``stage`` now (``eager``) or leave ``make`` to run on first read."""
+    if eager:
+        record(stage, make())
+    else:
+        out.asm.lazy(stage, make)
 
 
 def _recorder(out: CompiledKernel, dump: Dump | None, on_stage: StageHook | None) -> StageHook:
@@ -166,28 +201,73 @@ def _recorder(out: CompiledKernel, dump: Dump | None, on_stage: StageHook | None
     return record
 
 
+class Stages(MutableMapping[str, str]):
+    """``CompiledKernel.asm``: stage name -> text, each text made on first read.
+
+    :meth:`lazy` registers a function that makes a stage's text; reading the
+    stage calls it once and keeps the text. Iteration, ``in`` and ``len`` see
+    lazy stages without making them, in the order the stages were added.
+    """
+
+    def __init__(self, texts: dict[str, str] | None = None) -> None:
+        self._entries: dict[str, str | Callable[[], str]] = dict(texts or {})
+
+    def lazy(self, stage: str, make: Callable[[], str]) -> None:
+        """Make ``stage``'s text with ``make()`` when someone reads it."""
+        self._entries[stage] = make
+
+    def __getitem__(self, stage: str) -> str:
+        entry = self._entries[stage]
+        if isinstance(entry, str):
+            return entry
+        text = entry()
+        self._entries[stage] = text
+        return text
+
+    def __setitem__(self, stage: str, text: str) -> None:
+        self._entries[stage] = text
+
+    def __delitem__(self, stage: str) -> None:
+        del self._entries[stage]
+
+    def __contains__(self, stage: object) -> bool:
+        return stage in self._entries  # without making the text
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._entries)
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def __repr__(self) -> str:
+        return f"Stages({list(self._entries)})"
+
+
 # ---------------------------------------------------------------------------
 # The steps
 # ---------------------------------------------------------------------------
 
 
 def parse(src: KernelSource) -> Any:
-    """Step 1: the kernel's source text -> an AST ``FunctionDef``."""
-    from minitriton.frontend.parser import parse_function
-
-    return parse_function(src.source, src.filename, src.first_line)
+    """Step 1: the kernel's source text -> an AST ``FunctionDef`` (parsed once per function)."""
+    return src.parsed()
 
 
 def ast_text(src: KernelSource) -> str:
     """The AST of ``src`` as text (``--emit ast``)."""
+    return ast_dump(parse(src))
+
+
+def ast_dump(fdef: Any) -> str:
+    """An AST ``FunctionDef`` as text, ending with a newline."""
     from minitriton.frontend.ast import dump
 
-    text = dump(parse(src))
+    text = dump(fdef)
     return text if text.endswith("\n") else text + "\n"
 
 
 def lower(src: KernelSource, arg_specs: Sequence[ArgSpec]) -> Any:
-    """Step 2: the kernel (parsed again by the frontend) -> verified IR ``Module``."""
+    """Step 2: the kernel's AST (from :func:`parse`) -> verified IR ``Module``."""
     lower_kernel = _require("minitriton.frontend.lower", "lower_kernel", "the frontend")
     from minitriton.ir.verifier import verify_module
 
@@ -298,6 +378,26 @@ class Dump:
 # ---------------------------------------------------------------------------
 # Lazy imports of the other components
 # ---------------------------------------------------------------------------
+
+
+def preload(frontend: bool = True) -> None:
+    """Import what a first launch needs, so that it pays no import.
+
+    Always the emulator and the IR parser (enough for a kernel found in the
+    disk cache); with ``frontend`` also the frontend with its parser and
+    lexer built, and the pass pipeline. A missing component is left for the
+    launch to report.
+    """
+    names = ["minitriton.emulator", "minitriton.ir.parser"]
+    if frontend:
+        names += ["minitriton.frontend.lower", "minitriton.passes.pipeline"]
+    try:
+        for name in names:
+            _require(name, None, name)
+        if frontend:
+            _require("minitriton.frontend.parser", "warm_up", "the parser")()
+    except (MissingComponentError, ImportError):
+        return
 
 
 class MissingComponentError(RuntimeError):

@@ -8,7 +8,8 @@ A launch does what Triton's launcher does:
 2. turn each argument into an :class:`~minitriton.frontend.source.ArgSpec`
    by Triton's rules (:func:`minitriton.signature.spec_for_value`);
 3. look the specialization key (every ArgSpec's key plus the options) up in
-   the kernel's in-memory cache, compiling on a miss
+   the kernel's in-memory cache, then in the on-disk IR cache
+   (:mod:`minitriton.ircache`), compiling on a miss
    (:func:`minitriton.compiler.compile_kernel`);
 4. evaluate the grid (a tuple, or a callable taking the meta dict) and run
    the kernel on the selected backend: the NumPy emulator or the GPU.
@@ -27,8 +28,9 @@ from typing import Any
 
 import numpy as np
 
-from minitriton import torch_interop
+from minitriton import ircache, torch_interop
 from minitriton.compiler import CompiledKernel, CompileOptions, compile_kernel
+from minitriton.compiler import preload as preload_components
 from minitriton.diagnostics import CompileError
 from minitriton.frontend.source import ArgSpec, JITBase, KernelSource
 from minitriton.ir.types import BF16
@@ -142,7 +144,8 @@ class JITFunction(KernelInterface, JITBase):
     Attributes: ``fn`` (the Python function), ``source``
     (:class:`~minitriton.frontend.source.KernelSource`), ``params``,
     ``arg_names``, ``cache`` (specialization key -> :class:`CompiledKernel`)
-    and ``compile_count`` (how many times this kernel was compiled).
+    and ``compile_count`` (how many specializations were compiled, or loaded
+    from the on-disk cache).
     """
 
     def __init__(
@@ -165,6 +168,7 @@ class JITFunction(KernelInterface, JITBase):
         self.compile_count = 0
         self._fast = FastLaunchCache(self)
         functools.update_wrapper(self, fn)  # type: ignore[arg-type]
+        preload(self.source)
 
     def _param_names(self, items: Sequence[int | str]) -> list[str]:
         return [self.arg_names[i] if isinstance(i, int) else i for i in items]
@@ -288,10 +292,20 @@ class JITFunction(KernelInterface, JITBase):
                     "the GPU backend was chosen but no GPU is available "
                     "(it needs cuda-python and an NVIDIA device); use backend='emulator'"
                 )
-            stop_after = "gpu" if backend == "gpu" else "ir-opt"
-            compiled = compile_kernel(self.source, specs, options, stop_after=stop_after)
+            compiled = self._compile_or_load(specs, options, backend)
             self.compile_count += 1
             self.cache[key] = compiled
+        return compiled
+
+    def _compile_or_load(
+        self, specs: list[ArgSpec], options: CompileOptions, backend: str
+    ) -> CompiledKernel:
+        """From the on-disk IR cache (:mod:`minitriton.ircache`), else compiled and stored."""
+        stop_after = "gpu" if backend == "gpu" else "ir-opt"
+        compiled = ircache.load_kernel(self.source, specs, options, stop_after)
+        if compiled is None:
+            compiled = compile_kernel(self.source, specs, options, stop_after=stop_after)
+            ircache.store_kernel(compiled)
         return compiled
 
 
@@ -478,6 +492,29 @@ def _device_arch() -> str | None:
     from minitriton.backend.driver import device_arch
 
     return device_arch()
+
+
+#: What :func:`preload` has imported in this process ("emulator", "frontend").
+_PRELOADED: set[str] = set()
+
+
+def preload(source: KernelSource) -> None:
+    """Import, once per process, what the first launch of ``source`` will need.
+
+    Every ``@jit`` definition calls this, so that the first launch costs no
+    import (:func:`minitriton.compiler.preload`): the emulator, the IR parser
+    and the compiler's fingerprint always, and the frontend, its grammar and
+    the passes unless the disk cache already knows this function
+    (:func:`minitriton.ircache.has_entries`).
+    ``import minitriton`` itself does none of this.
+    """
+    if not _PRELOADED:
+        _PRELOADED.add("emulator")
+        preload_components(frontend=False)
+        ircache.compiler_fingerprint()  # part of every disk-cache key: stat the sources once
+    if "frontend" not in _PRELOADED and not ircache.has_entries(source):
+        _PRELOADED.add("frontend")
+        preload_components(frontend=True)
 
 
 def _capture_source(fn: Callable[..., Any]) -> KernelSource:

@@ -22,6 +22,18 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     )
 
 
+@pytest.fixture(autouse=True)
+def _own_cache_dir(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every test starts with an empty on-disk kernel cache of its own.
+
+    A kernel compiled by one test must not be found on disk by another (which
+    may fake the compiler or change a pass).
+    """
+    monkeypatch.setenv("MINITRITON_CACHE_DIR", str(tmp_path_factory.mktemp("cache")))
+
+
 @pytest.fixture
 def golden(request: pytest.FixtureRequest) -> Callable[[str, str], None]:
     """Return ``check(text, name)``: assert ``text`` equals ``goldens/<name>``.

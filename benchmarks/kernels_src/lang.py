@@ -39,10 +39,13 @@ __all__ = ["FLAVOR", "Case", "device", "tl", "triton"]
 @dataclass
 class Case:
     """One benchmark row, ready to run: ``launch()`` runs the kernel once,
-    ``check()`` asserts the outputs of the last launch match NumPy."""
+    ``check()`` asserts the outputs of the last launch match NumPy.
+    ``respecialize()``, where given, launches another specialization of the
+    same kernel (to time a second compile)."""
 
     launch: Callable[[], None]
     check: Callable[[], None]
+    respecialize: Callable[[], None] | None = None
 
 
 def device(array: np.ndarray) -> Any:

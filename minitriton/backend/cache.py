@@ -10,36 +10,33 @@ Each entry is one file ``<key>.json``: a header line
 ``MINITRITON-CACHE 1 <sha256 of the body>`` followed by a JSON body. Files are
 written to a temporary name and moved into place with ``os.replace``, so a
 reader never sees half a file; an entry whose checksum or JSON does not match
-is ignored and rebuilt. The autotuner keeps its winners in the same directory
-and format (``autotune-<sha256>.json``, through :func:`load_json` and
-:func:`store_json`).
+is ignored and rebuilt. The file rules live in :mod:`minitriton.cachefile`,
+shared with the optimized-IR cache. The autotuner keeps its winners in the
+same directory and format (``autotune-<sha256>.json``, through
+:func:`load_json` and :func:`store_json`).
 """
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import json
-import os
-import tempfile
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
 from minitriton.backend.compiler import CompiledKernel, version_tag
+from minitriton.cachefile import HEADER, cache_dir, disk_cache_enabled, read_entry, write_entry
 
-HEADER = "MINITRITON-CACHE 1"
-
-
-def cache_dir() -> Path:
-    """The on-disk cache directory."""
-    env = os.environ.get("MINITRITON_CACHE_DIR")
-    return Path(env) if env else Path.home() / ".cache" / "minitriton"
-
-
-def disk_cache_enabled() -> bool:
-    """False when ``MINITRITON_CACHE=0``."""
-    return os.environ.get("MINITRITON_CACHE", "1") not in ("0", "false", "off")
+__all__ = [
+    "HEADER",
+    "cache_dir",
+    "cache_key",
+    "disk_cache_enabled",
+    "load",
+    "load_json",
+    "store",
+    "store_json",
+]
 
 
 def cache_key(ir_text: str, arch: str, num_warps: int, num_stages: int = 3) -> str:
@@ -79,32 +76,16 @@ def load_json(name: str) -> Any:
     """
     if not disk_cache_enabled():
         return None
+    body = read_entry(_path(name))
+    if body is None:
+        return None
     try:
-        text = _path(name).read_text(encoding="utf-8")
-        header, body = text.split("\n", 1)
-        if header != f"{HEADER} {hashlib.sha256(body.encode()).hexdigest()}":
-            return None
         return json.loads(body)
-    except (OSError, ValueError):
+    except ValueError:
         return None
 
 
 def store_json(name: str, value: Any) -> None:
     """Write ``value`` as entry ``<name>.json`` atomically (errors are ignored)."""
-    if not disk_cache_enabled():
-        return
-    body = json.dumps(value)
-    text = f"{HEADER} {hashlib.sha256(body.encode()).hexdigest()}\n{body}"
-    try:
-        directory = cache_dir()
-        directory.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=directory, prefix=".tmp-", suffix=".json")
-    except OSError:
-        return
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-        os.replace(tmp, _path(name))
-    except OSError:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
+    if disk_cache_enabled():
+        write_entry(_path(name), json.dumps(value))

@@ -233,17 +233,11 @@ class Compiler:
         self.signatures: dict[str, list[Type]] = {}
         self.in_progress: set[str] = set()
         self.loc: Location = UNKNOWN
-        self._parsed: dict[int, ast.FunctionDef] = {}
         self._returns: dict[str, Structure] = {}
 
     def parse(self, src: KernelSource) -> ast.FunctionDef:
-        """The AST of ``src`` (parsed once per compilation)."""
-        key = id(src)
-        if key not in self._parsed:
-            from minitriton.frontend.parser import parse_function
-
-            self._parsed[key] = parse_function(src.source, src.filename, src.first_line)
-        return self._parsed[key]
+        """The AST of ``src`` (parsed once per function, kept by ``src``)."""
+        return src.parsed()
 
     def lower_kernel(self, src: KernelSource, args: list[ArgSpec]) -> FuncOp:
         """Build the kernel's ``tt.func``."""

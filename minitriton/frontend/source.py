@@ -26,6 +26,9 @@ class KernelSource:
     filename: str
     first_line: int
     globals: dict[str, Any] = field(repr=False, default_factory=dict)
+    #: The parsed AST, made by :meth:`parsed` on first use (the AST is frozen, so
+    #: every specialization and every caller of this function shares it).
+    _ast: Any = field(default=None, init=False, repr=False, compare=False)
 
     @property
     def name(self) -> str:
@@ -43,6 +46,17 @@ class KernelSource:
         lines, first_line = inspect.getsourcelines(fn)
         filename = inspect.getsourcefile(fn) or inspect.getfile(fn)
         return cls(fn, "".join(lines), filename, first_line, fn.__globals__)
+
+    def parsed(self) -> Any:
+        """The function's ``ast.FunctionDef``, parsed once per function.
+
+        Syntax errors are not remembered: each call raises them again.
+        """
+        if self._ast is None:
+            from minitriton.frontend import parser
+
+            self._ast = parser.parse_function(self.source, self.filename, self.first_line)
+        return self._ast
 
     @property
     def dedented(self) -> str:

@@ -44,23 +44,26 @@ class Token:
 
 
 def tokenize(text: str, filename: str) -> list[Token]:
-    """Split IR text into tokens; whitespace and ``//`` comments are dropped."""
+    """Split IR text into tokens; whitespace and ``//`` comments are dropped.
+
+    Line by line (no token spans lines), with ``finditer``: loading a cached
+    kernel tokenizes thousands of tokens, so this loop is kept tight.
+    """
     tokens: list[Token] = []
-    pos, line, line_start = 0, 1, 0
-    while pos < len(text):
-        m = _TOKEN.match(text, pos)
-        if m is None:
-            loc = Location(filename, line, pos - line_start + 1)
-            raise error(loc, f"unexpected character {text[pos]!r} in IR")
-        kind = m.lastgroup or ""
-        if kind != "ws":
-            tokens.append(Token(kind, m.group(), line, pos - line_start + 1))
-        newlines = m.group().count("\n")
-        if newlines:
-            line += newlines
-            line_start = m.start() + m.group().rindex("\n") + 1
-        pos = m.end()
-    tokens.append(Token("eof", "", line, pos - line_start + 1))
+    number = 0
+    for number, line in enumerate(text.split("\n"), 1):
+        pos = 0
+        for m in _TOKEN.finditer(line):
+            if m.start() != pos:
+                break  # a character no token matches
+            pos = m.end()
+            kind = m.lastgroup
+            if kind != "ws":
+                tokens.append(Token(kind, m.group(), number, m.start() + 1))  # type: ignore[arg-type]
+        if pos != len(line):
+            loc = Location(filename, number, pos + 1)
+            raise error(loc, f"unexpected character {line[pos]!r} in IR")
+    tokens.append(Token("eof", "", max(number, 1), len(text) - text.rfind("\n")))
     return tokens
 
 

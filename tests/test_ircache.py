@@ -1,0 +1,294 @@
+"""Compile once per function; stage texts on demand; the on-disk IR cache.
+
+The cache tests start fresh Python processes (``CHILD``) that share one cache
+folder, as two scripts run one after the other would.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import minitriton.frontend.parser as parser_module
+from minitriton import compiler, ircache
+from minitriton.compiler import CompileOptions
+from minitriton.signature import kernel_params, parse_signature
+from tests.kernels import cache_kernels
+from tests.kernels.cache_kernels import scale_kernel
+from tests.kernels.fused_softmax import softmax_kernel
+from tests.kernels.vector_add import add_kernel
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def reference(x: np.ndarray, block: int) -> np.ndarray:
+    """What scale_kernel writes."""
+    y = (x * cache_kernels.SCALE).astype(x.dtype)
+    out = y.copy()
+    for start in range(0, len(x), block):
+        part = y[start : start + block]
+        out[start] += max(part.max(), 0) if len(part) < block else part.max()  # masked lanes: 0
+    return out
+
+
+def count_parses(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Record the name of every function the frontend parses."""
+    calls: list[str] = []
+    real = parser_module.parse_function
+
+    def counting(source: str, *args, **kwargs):  # noqa: ANN002, ANN003, ANN202
+        fdef = real(source, *args, **kwargs)
+        calls.append(fdef.name)
+        return fdef
+
+    monkeypatch.setattr(parser_module, "parse_function", counting)
+    return calls
+
+
+# ---------------------------------------------------------------- compile once
+
+
+def test_one_parse_per_function_however_many_specializations(monkeypatch):
+    monkeypatch.setenv("MINITRITON_CACHE", "0")
+    for fn in (scale_kernel, cache_kernels.scaled, cache_kernels.add_max):
+        monkeypatch.setattr(fn.source, "_ast", None)  # as if just defined
+    calls = count_parses(monkeypatch)
+    rng = np.random.default_rng(0)
+    for dtype, block in [(np.float32, 64), (np.float32, 128), (np.int32, 64), (np.float16, 32)]:
+        x = (rng.standard_normal(300) * 10).astype(dtype)
+        out = np.zeros_like(x)
+        scale_kernel[(-(-300 // block),)](x, out, 300, BLOCK=block, backend="emulator")
+        np.testing.assert_allclose(out, reference(x, block), rtol=1e-3)
+    assert len(scale_kernel.cache) == 4
+    assert sorted(calls) == ["add_max", "scale_kernel", "scaled"]
+
+
+def test_asm_of_lazy_stages_matches_the_eager_texts():
+    cases = [
+        (add_kernel, "*fp32:16, *fp32:16, *fp32:16, i32:16, 1024"),
+        (scale_kernel, "*fp32:16, *fp32:16, i32, 64"),
+        (softmax_kernel, "*fp32:16, *fp32:16, i32, i32, i32, i32, 1024, 2"),
+    ]
+    for kernel, signature in cases:
+        specs = parse_signature(signature, kernel_params(kernel.fn))
+        seen: dict[str, str] = {}
+        eager = compiler.compile_kernel(kernel.source, specs, on_stage=seen.__setitem__)
+        lazy = compiler.compile_kernel(kernel.source, specs)
+        assert list(lazy.asm) == ["ast", "ir", "ir-opt"] == list(eager.asm)
+        for stage in ("ast", "ir", "ir-opt"):
+            assert lazy.asm[stage] == eager.asm[stage] == seen[stage], (kernel, stage)
+        if kernel is softmax_kernel:  # "ir" is printed before the passes ran
+            assert lazy.asm["ir"] != lazy.asm["ir-opt"]
+
+
+def test_a_stage_is_made_once_and_only_when_read():
+    made: list[str] = []
+    stages = compiler.Stages({"ast": "a\n"})
+    stages.lazy("ir", lambda: made.append("ir") or "ir text\n")
+    assert "ir" in stages and len(stages) == 2 and made == []
+    assert stages["ir"] == "ir text\n" and stages["ir"] == "ir text\n"
+    assert made == ["ir"] and dict(stages) == {"ast": "a\n", "ir": "ir text\n"}
+
+
+# ---------------------------------------------------------------- the key
+
+
+def key_of(kernel=scale_kernel, signature="*fp32:16, *fp32:16, i32, 64", **options):  # noqa: ANN001, ANN003, ANN201
+    specs = parse_signature(signature, kernel_params(kernel.fn))
+    return ircache.kernel_key(kernel.source, specs, CompileOptions(**options))
+
+
+def test_key_covers_specialization_options_helpers_globals_and_version(monkeypatch):
+    key = key_of()
+    assert key == key_of()
+    assert key != key_of(signature="*fp32:16, *fp32:16, i32, 128")
+    assert key != key_of(signature="*fp16:16, *fp16:16, i32, 64")
+    assert key != key_of(num_stages=2)  # every option takes part, even unused ones
+    assert key != key_of(passes=("cse",))
+    assert key == key_of(print_after=("all",))  # printing changes nothing compiled
+    monkeypatch.setattr(cache_kernels, "SCALE", 4)  # a global the kernel reads
+    assert key_of() != key
+    monkeypatch.undo()
+    helper = cache_kernels.scaled.source
+    monkeypatch.setattr(helper, "source", helper.source.replace("x * factor", "factor * x"))
+    assert key_of() != key
+    monkeypatch.undo()
+    monkeypatch.setattr(ircache, "COMPILER_VERSION", "minitriton-ir-0")
+    assert key_of() != key
+
+
+def test_key_covers_user_functions_but_not_library_ones(monkeypatch):
+    src = scale_kernel.source
+    plain = ircache.source_closure(src)
+    monkeypatch.setitem(src.globals, "SCALE", cache_kernels.block_of)  # now a user function
+    with_user = ircache.source_closure(src)
+    assert any("return n * 2" in part for part in with_user) and with_user != plain
+    monkeypatch.setitem(src.globals, "SCALE", math.hypot)  # library code: by name
+    (part,) = [p for p in ircache.source_closure(src) if p.startswith("SCALE=")]
+    assert part == "SCALE=builtin_function_or_method math.hypot"
+
+
+def test_key_covers_the_compiler_sources(monkeypatch):
+    key = key_of()
+    ircache.compiler_fingerprint.cache_clear()
+    real = ircache._stamps
+    monkeypatch.setattr(ircache, "_stamps", lambda p: [s + "x" for s in real(p)])
+    try:
+        assert key_of() != key
+    finally:
+        monkeypatch.undo()
+        ircache.compiler_fingerprint.cache_clear()
+    assert key_of() == key
+
+
+def test_watched_compiles_skip_the_cache(monkeypatch, tmp_path):
+    assert ircache.usable(CompileOptions())
+    assert not ircache.usable(CompileOptions(print_after=("cse",)))
+    monkeypatch.setenv("MINITRITON_DUMP_DIR", str(tmp_path))
+    assert not ircache.usable(CompileOptions())
+    monkeypatch.delenv("MINITRITON_DUMP_DIR")
+    monkeypatch.setenv("MINITRITON_CACHE", "0")
+    assert not ircache.usable(CompileOptions())
+
+
+# ---------------------------------------------------------------- other processes
+
+CHILD = textwrap.dedent(
+    """
+    import importlib, json, sys
+    import numpy as np
+    import minitriton.frontend.parser as parser_module
+    jit_module = importlib.import_module("minitriton.jit")
+    counts = {"parse": 0, "compile": 0}
+    real_parse, real_compile = parser_module.parse_function, jit_module.compile_kernel
+    def parse(*a, **k):
+        counts["parse"] += 1
+        return real_parse(*a, **k)
+    def compile_kernel(*a, **k):
+        counts["compile"] += 1
+        return real_compile(*a, **k)
+    parser_module.parse_function, jit_module.compile_kernel = parse, compile_kernel
+    from tests.kernels.cache_kernels import scale_kernel
+    from tests.test_ircache import reference
+    x = np.arange(300, dtype=np.float32) % 17
+    out = np.zeros_like(x)
+    compiled = scale_kernel[(5,)](x, out, 300, BLOCK=64, backend="emulator")
+    np.testing.assert_array_equal(out, reference(x, 64))
+    print(json.dumps({**counts, "from_disk": compiled.from_disk}))
+    """
+)
+
+
+def run_child(cache: Path) -> dict:
+    """Launch scale_kernel in a fresh process using ``cache``; its counts."""
+    env = dict(os.environ, MINITRITON_CACHE_DIR=str(cache), PYTHONPATH=str(ROOT))
+    env.pop("MINITRITON_CACHE", None)
+    proc = subprocess.run(
+        [sys.executable, "-c", CHILD], capture_output=True, text=True, env=env, cwd=ROOT
+    )
+    assert proc.returncode == 0, proc.stderr
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def entries(cache: Path) -> list[Path]:
+    return sorted((cache / ircache.SUBDIR).glob("*/*.json"))
+
+
+def test_a_second_process_neither_parses_nor_compiles(tmp_path):
+    first = run_child(tmp_path)
+    assert first == {"parse": 3, "compile": 1, "from_disk": False}
+    (entry,) = entries(tmp_path)
+    assert not list(tmp_path.rglob(".tmp-*"))
+    second = run_child(tmp_path)
+    assert second == {"parse": 0, "compile": 0, "from_disk": True}
+    assert entries(tmp_path) == [entry]
+
+
+def test_a_corrupted_entry_is_rebuilt(tmp_path):
+    run_child(tmp_path)
+    (entry,) = entries(tmp_path)
+    good = entry.read_text()
+    entry.write_text(good.replace("arith.mul", "arith.add", 1))  # the checksum no longer matches
+    assert run_child(tmp_path)["compile"] == 1
+    assert entry.read_text() == good  # rewritten
+    entry.write_text(good[: len(good) // 2])  # cut short
+    assert run_child(tmp_path)["compile"] == 1
+    assert run_child(tmp_path) == {"parse": 0, "compile": 0, "from_disk": True}
+
+
+def test_an_entry_that_does_not_parse_is_rebuilt(tmp_path):
+    run_child(tmp_path)
+    (entry,) = entries(tmp_path)
+    for ir in ("tt.func @scale_kernel( {", "", "tt.func @other() {\n  tt.return()\n}\n"):
+        body = json.dumps({"name": "scale_kernel", "ir": ir})
+        ircache.cachefile.write_entry(entry, body)  # a valid checksum over bad IR
+        assert ircache.read_module(entry) is None
+    assert run_child(tmp_path)["compile"] == 1
+    assert run_child(tmp_path)["from_disk"] is True
+
+
+WRITER = textwrap.dedent(
+    """
+    import sys, time
+    from minitriton import ircache
+    from minitriton.compiler import compile_kernel
+    from minitriton.signature import kernel_params, parse_signature
+    from tests.kernels.cache_kernels import scale_kernel
+    specs = parse_signature("*fp32:16, *fp32:16, i32, 64", kernel_params(scale_kernel.fn))
+    compiled = compile_kernel(scale_kernel.source, specs)
+    path = ircache.entry_path(scale_kernel.source, ircache.kernel_key(
+        scale_kernel.source, specs, compiled.options))
+    while time.time() < float(sys.argv[1]):
+        time.sleep(0.001)
+    for _ in range(100):
+        ircache.store_kernel(compiled)
+        module = ircache.read_module(path)
+        assert module is not None and module.kernel.sym_name == "scale_kernel"
+    print("ok")
+    """
+)
+
+
+def test_two_processes_writing_the_same_entry_both_succeed(tmp_path):
+    import time
+
+    env = dict(os.environ, MINITRITON_CACHE_DIR=str(tmp_path), PYTHONPATH=str(ROOT))
+    env.pop("MINITRITON_CACHE", None)
+    start = str(time.time() + 3)  # both writers begin together, once imported
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-c", WRITER, start],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=env,
+            cwd=ROOT,
+        )  # fmt: skip
+        for _ in range(2)
+    ]
+    results = [p.communicate(timeout=120) for p in procs]
+    assert [p.returncode for p in procs] == [0, 0], [err for _, err in results]
+    assert [out.strip() for out, _ in results] == ["ok", "ok"]
+    assert len(entries(tmp_path)) == 1 and not list(tmp_path.rglob(".tmp-*"))
+    assert run_child(tmp_path) == {"parse": 0, "compile": 0, "from_disk": True}
+
+
+def test_a_cached_kernel_compiles_on_to_ptx():
+    pytest.importorskip("llvmlite")
+    specs = parse_signature("*fp32:16, *fp32:16, i32, 64", kernel_params(scale_kernel.fn))
+    options = CompileOptions()
+    compiled = compiler.compile_kernel(scale_kernel.source, specs, options, stop_after="ptx")
+    ircache.store_kernel(compiled)
+    loaded = ircache.load_kernel(scale_kernel.source, specs, options, "ptx")
+    assert loaded is not None and loaded.from_disk
+    assert loaded.asm["ptx"] == compiled.asm["ptx"]  # same IR, locations included
+    assert loaded.asm["ir-opt"] == compiled.asm["ir-opt"]
+    assert loaded.asm["ast"] == compiled.asm["ast"] and loaded.asm["ir"] == compiled.asm["ir"]
