@@ -759,7 +759,8 @@ class FunctionLowerer:
         if not isinstance(node.target, ast.Name):
             raise error(node.target.loc, "the target of a for loop over a range must be a name")
         start, step = bounds[0], bounds[2]
-        negative = not isinstance(step, Tensor) and step < 0
+        # Only a Python number can count down; anything else is checked by _loop_bounds.
+        negative = isinstance(step, (int, float)) and step < 0
         if negative:
             bounds = self._count_down(bounds, node.iter.loc)
         with self.b.located(node.iter.loc):

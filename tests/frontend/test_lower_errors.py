@@ -287,3 +287,22 @@ def test_shape_mismatch_exact_text() -> None:
         "        c = a + b  # <- shapes\n"
         "            ^"
     )
+
+
+@triton.jit
+def _step_helper(x):
+    return x
+
+
+@triton.jit
+def function_as_range_step(p, n):
+    for i in range(0, n, _step_helper):  # <- fnstep
+        tl.store(p + i, 1.0)
+
+
+def test_function_as_range_step_is_a_located_error() -> None:
+    # A non-number step once reached a '<' comparison inside the lowering.
+    err = compile_error(function_as_range_step, "ptr<f32>", "i32")
+    d = err.first
+    assert (d.loc.line, d.loc.col) == (marked_line("fnstep"), 14)
+    assert d.message.startswith("range bounds must be integer scalars")
