@@ -228,12 +228,14 @@ def cmd_check(args: argparse.Namespace) -> int:
         return 2
     exercises = _selected(args.ids)
     results = []
+    own_work = not args.solution and args.file is None
     for ex in exercises:
+        before = ws.snapshot()
         result = grade(ex, ws, backend, args)
         results.append(result)
-        if not args.solution and args.file is None:
+        ws.restore(before)  # whatever the student's code wrote there is undone
+        if own_work:
             _record(ws, ex, result)  # grading someone else's file changes no progress
-        own_work = not args.solution and args.file is None
         if not args.json:
             _print_result(ex, ws, result, reveal=len(exercises) == 1 and own_work)
     if args.json:
@@ -310,8 +312,13 @@ def _print_result(ex: Exercise, ws: Workspace, result: CheckResult, reveal: bool
     print(f"graded: {result.target}{where}")
     if result.note:
         print(f"note: {result.note}")
+    if result.output:
+        print("your code printed (shown, not graded):")
+        print(_indent(result.output, "  | "))
     if result.error:
         print(f"\n{FAIL} {result.error}")
+        if reveal:
+            _reveal_hint(ex, ws)
         return
     print()
     _print_cases(result)
@@ -326,7 +333,7 @@ def _print_result(ex: Exercise, ws: Workspace, result: CheckResult, reveal: bool
     if result.report:
         print("\n" + result.report)
     if reveal:
-        _reveal_hint(ex, ws)
+        _reveal_hint(ex, ws, result.hint)
 
 
 def _print_cases(result: CheckResult, limit: int = 12) -> None:
@@ -367,25 +374,30 @@ def cmd_hint(args: argparse.Namespace) -> int:
     return 0
 
 
-def _reveal_hint(ex: Exercise, ws: Workspace) -> None:
+def _reveal_hint(ex: Exercise, ws: Workspace, wanted: int | None = None) -> None:
+    """Show the hint the failing case names (``wanted``), else the next unseen one."""
     hints = ex.hints()
     if not hints:
         return
     pr = ws.progress(ex)
-    n = min(pr.hints_seen, len(hints) - 1)
-    if pr.hints_seen < len(hints):
-        pr.hints_seen += 1
-        ws.save(ex, pr)
+    if wanted is not None and 1 <= wanted <= len(hints):
+        n, why = wanted - 1, "the hint for the case that failed"
+        pr.hints_seen = max(pr.hints_seen, 1)
+    else:
+        n, why = min(pr.hints_seen, len(hints) - 1), ""
+        pr.hints_seen = min(pr.hints_seen + 1, len(hints))
+    ws.save(ex, pr)
     last = (
         "this is the last one"
         if n == len(hints) - 1
-        else f"next: `minitriton exercises hint {ex.id}`"
+        else f"more: `minitriton exercises hint {ex.id}`"
     )
-    print(f"\nHint {n + 1} of {len(hints)} ({last}):\n{_indent(hints[n])}")
+    about = f"{why}; {last}" if why else last
+    print(f"\nHint {n + 1} of {len(hints)} ({about}):\n{_indent(hints[n])}")
 
 
-def _indent(text: str) -> str:
-    return "\n".join("    " + line if line else "" for line in text.splitlines())
+def _indent(text: str, prefix: str = "    ") -> str:
+    return "\n".join(prefix + line if line else "" for line in text.splitlines())
 
 
 # ---------------------------------------------------------------- verify
@@ -432,7 +444,8 @@ def _print_verified(ex: Exercise, result: CheckResult, seconds: float) -> None:
 
 def _verify_one(ex: Exercise, backend: str, markers: dict) -> CheckResult:
     if ex.track == "kernels":
-        return check_kernel_file(ex, ex.folder / "solution.py", backend)
+        # The course's own file is trusted: no child process needed.
+        return check_kernel_file(ex, ex.folder / "solution.py", backend, sandbox=False)
     if ex.spec.MARKER not in markers:
         result = CheckResult(ex.id, ex.title, "")
         result.error = f"no '# BEGIN EXERCISE {ex.spec.MARKER}' marker in the source"
