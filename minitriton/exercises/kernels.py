@@ -97,13 +97,17 @@ def run_cases(ex: Exercise, path: Path, backend: str = "emulator") -> StudentRun
 
 
 def _run_case(ex: Exercise, module: Any, case: Case, path: Path, backend: str) -> CaseRun:
+    from minitriton.emulator.checks import Checks
     from minitriton.emulator.tools import using
     from minitriton.jit import is_user_error
 
     run = CaseRun(case.name)
     tracker = WriteTracker()
+    # On the emulator, the checks report what a GPU hides: data races (a
+    # missing atomic), reads of unwritten memory, index overflow.
+    tools = using(tracker, Checks()) if backend == "emulator" else contextlib.nullcontext()
     try:
-        with using(tracker) if backend == "emulator" else contextlib.nullcontext():
+        with tools:
             got = named_outputs(ex.spec.launch(module, *copy_inputs(case.args)))
     except Exception as e:
         run.error = str(e) if is_user_error(e) else _located(e, path, ex.folder / "spec.py")

@@ -57,6 +57,14 @@ def launch(kernels, a: np.ndarray, packed: np.ndarray, scale: np.ndarray) -> np.
     return c
 
 
+def _a_view(args: tuple, width: int) -> tuple:
+    """``args`` with A a view of the first columns of a ``width``-wide array."""
+    a, packed, scale = args
+    wide = np.full((a.shape[0], width), np.nan, np.float32)
+    wide[:, : a.shape[1]] = a
+    return wide[:, : a.shape[1]], packed, scale
+
+
 def cases() -> list[Case]:
     """One group, several groups with different scales, ragged M and N."""
     rng = np.random.default_rng(16)
@@ -75,4 +83,10 @@ def cases() -> list[Case]:
             rtol=1e-4,
         ),
         Case("M = 20, N = 40: ragged tiles", problem(20, 64, 40), atol=1e-4, rtol=1e-4),
+        Case(
+            "A is a view of a 16 x 96 array: stride_am = 96",
+            _a_view(problem(16, 64, 16), 96),
+            atol=1e-4,
+            rtol=1e-4,
+        ),
     ]
