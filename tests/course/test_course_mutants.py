@@ -66,19 +66,34 @@ def test_kernel_mutant_fails_on_the_case_that_names_it(
     assert "Traceback" not in shown
 
 
+@pytest.fixture(scope="module")
+def compiler_outcomes() -> dict[str, tuple[int, str, str]]:
+    """Every compiler exercise's mutants, run at once: one child process per exercise."""
+    procs = {
+        ex_id: subprocess.Popen(
+            [sys.executable, str(HERE / "compiler_mutant_runner.py"), ex_id],
+            env=student_env(None),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for ex_id in sorted({m.exercise for m in COMPILER_MUTANTS})
+    }
+    results = {}
+    for ex_id, proc in procs.items():
+        out, err = proc.communicate(timeout=900)
+        results[ex_id] = (proc.returncode, out, err)
+    return results
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("ex_id", sorted({m.exercise for m in COMPILER_MUTANTS}))
-def test_compiler_mutants_fail_their_tests(ex_id: str) -> None:
-    proc = subprocess.run(
-        [sys.executable, str(HERE / "compiler_mutant_runner.py"), ex_id],
-        env=student_env(None),
-        capture_output=True,
-        text=True,
-        timeout=600,
-        check=False,
-    )
-    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
-    outcomes = json.loads(proc.stdout.splitlines()[-1])
+def test_compiler_mutants_fail_their_tests(
+    ex_id: str, compiler_outcomes: dict[str, tuple[int, str, str]]
+) -> None:
+    rc, out, err = compiler_outcomes[ex_id]
+    assert rc == 0, out[-3000:] + err[-3000:]
+    outcomes = json.loads(out.splitlines()[-1])
     mutants = [m for m in COMPILER_MUTANTS if m.exercise == ex_id]
     assert [o["name"] for o in outcomes] == [m.name for m in mutants]
     survivors = [o["name"] for o in outcomes if not o["failing"]]

@@ -2,7 +2,11 @@
 
 TITLE = "Constant folding: C integer division"
 MARKER = "c1-fold"
-TESTS = ("tests/passes/test_folding.py", "tests/passes/test_goldens.py")
+TESTS = (
+    "tests/passes/test_folding.py",
+    "tests/passes/test_goldens.py",
+    "exercises/compiler/c1_constant_folding/test_fold_wide_division.py",
+)
 SELECT = "div or rem or int_fold"
 MINUTES = 30
 REQUIRES = ("02",)

@@ -2,7 +2,7 @@
 
 TITLE = "Dead-code elimination"
 MARKER = "c2-dce"
-TESTS = ("tests/passes/test_goldens.py",)
+TESTS = ("tests/passes/test_goldens.py", "exercises/compiler/c2_dce/test_dce_effects.py")
 SELECT = "dce or pipeline"
 MINUTES = 40
 REQUIRES = ("c1",)
