@@ -212,7 +212,17 @@ def grade_runs(
         return result
     for case, case_run in zip(cases, run.cases):
         result.cases.append(_grade_case(ex, case, case_run, result, png))
+    for case, graded in zip(cases, result.cases):
+        graded.hint = case_hint(ex, case)
     return result
+
+
+def case_hint(ex: Exercise, case: Case) -> int | None:
+    """The hint a case teaches: its own ``hint``, else the spec's ``CASE_HINTS``."""
+    if case.hint is not None:
+        return case.hint
+    table = getattr(ex.spec, "CASE_HINTS", {})
+    return next((n for start, n in table.items() if case.name.startswith(start)), None)
 
 
 def _grade_case(
@@ -221,7 +231,7 @@ def _grade_case(
     if run.error:
         if not result.report:
             result.report = f"case '{case.name}' stopped with an error:\n{run.error}"
-        return CaseResult(case.name, False, _short(run.error), hint=case.hint)
+        return CaseResult(case.name, False, _short(run.error))
     expected = named_outputs(ex.spec.reference(*copy_inputs(case.args)))
     return _compare(case, expected, run, result, png)
 
@@ -244,7 +254,7 @@ def _compare(
         if out is None or out.shape != exp.shape:
             shape = None if out is None else out.shape
             msg = f"{name}: shape {shape}, expected {exp.shape}"
-            return CaseResult(case.name, False, msg, hint=case.hint)
+            return CaseResult(case.name, False, msg)
         wrong = wrong_mask(exp, out, case.atol, case.rtol)
         if not wrong.any():
             continue
@@ -256,5 +266,5 @@ def _compare(
             if png is not None and save_png(exp, out, case.atol, case.rtol, png, written):
                 result.report += f"\n    (picture saved to {png})"
         msg = f"{name}: {int(wrong.sum())} of {wrong.size} elements wrong"
-        return CaseResult(case.name, False, msg, hint=case.hint)
+        return CaseResult(case.name, False, msg)
     return CaseResult(case.name, True)

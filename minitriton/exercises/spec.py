@@ -7,6 +7,7 @@ A kernel exercise's ``spec.py`` defines::
     MINUTES = 20                    # estimated time, for the course map
     REQUIRES = ("01",)              # exercises to do first
     OUTCOMES = ("...",)             # what the student learns
+    CASE_HINTS = {"n = 1000": 2}    # optional: the hint each case teaches, by name start
 
     def reference(*args): ...       # NumPy: the expected output(s)
     def launch(kernels, *args): ... # runs the student's kernels, returns the output(s)

@@ -11,6 +11,12 @@ REQUIRES = ("05",)
 OUTCOMES = ("loops with loop-carried scalars", "the online softmax (rescaling a running sum)")
 BLOCK = 128
 
+#: The hint (1-based, in hints.md) that each case teaches, by the start of its name.
+CASE_HINTS = {
+    "4 x 256": 2,
+    "2 x 1000": 2,
+}
+
 
 def reference(x: np.ndarray) -> np.ndarray:
     """Softmax along axis 1, computed in float64."""

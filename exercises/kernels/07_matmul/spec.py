@@ -12,6 +12,12 @@ REQUIRES = ("03", "04")
 OUTCOMES = ("tl.dot on tiles", "the K loop and its masks", "data reuse in tiles")
 BLOCK_M = BLOCK_N = BLOCK_K = 16
 
+#: The hint (1-based, in hints.md) that each case teaches, by the start of its name.
+CASE_HINTS = {
+    "M=40": 2,
+    "B = transpose": 1,
+}
+
 
 def reference(a: np.ndarray, b: np.ndarray, c_view: bool = False) -> np.ndarray:
     """``a @ b`` in float64, rounded to fp32."""

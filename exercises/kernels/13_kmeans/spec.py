@@ -12,6 +12,11 @@ REQUIRES = ("04", "10")
 OUTCOMES = ("all-pairs distances by broadcasting", "tl.argmin", "scatter-add with atomics")
 BLOCK = 128
 
+#: The hint (1-based, in hints.md) that each case teaches, by the start of its name.
+CASE_HINTS = {
+    "two equal centroids": 2,
+}
+
 
 def _distances(points: np.ndarray, centroids: np.ndarray) -> np.ndarray:
     # fp32, coordinate by coordinate: the kernel's order, so near-ties agree.

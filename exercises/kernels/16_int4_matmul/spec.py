@@ -13,6 +13,12 @@ OUTCOMES = ("bit unpacking with & and >>", "dequantizing in the kernel", "group-
 GROUP = BLOCK_K = 32
 BLOCK_M = BLOCK_N = 16
 
+#: The hint (1-based, in hints.md) that each case teaches, by the start of its name.
+CASE_HINTS = {
+    "16 x 32 x 16": 1,
+    "K = 128": 2,
+}
+
 
 def pack(q: np.ndarray) -> np.ndarray:
     """K x N values in 0..15 -> K/2 x N bytes: even rows in the low nibble."""
