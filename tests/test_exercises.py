@@ -377,6 +377,10 @@ def test_no_hint_gives_the_whole_solution(ex: catalog.Exercise) -> None:
         code += "".join(re.findall(r"`([^`\n]+)`", hint))
         shown = {line for line in todo if line in re.sub(r"\s+", "", code)}
         assert len(shown) <= len(todo) / 2, f"hint {i} shows {len(shown)} of {len(todo)} lines"
+    # Nor do all of them together, read at once (`hint --all`).
+    every = re.sub(r"\s+", "", (ex.folder / "hints.md").read_text(encoding="utf-8"))
+    shown = {line for line in todo if line in every}
+    assert len(shown) <= len(todo) / 2, f"the hints show {len(shown)} of {len(todo)} lines"
 
 
 @pytest.mark.parametrize("ex", [_param(ex) for ex in KERNELS])

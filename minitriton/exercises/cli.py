@@ -8,6 +8,7 @@
     minitriton exercises hint N               # reveal the next hint
     minitriton exercises verify               # grade every reference solution (instructors, CI)
     minitriton exercises make-stubs [--out D] # write the stubbed compiler sources
+    minitriton exercises export DIR           # write the students' repository (no solutions)
 
 Every subcommand takes ``--workspace DIR`` (default ``$MINITRITON_WORKSPACE``,
 else ``exercises/workspace``); ``list``, ``check`` and ``verify`` take
@@ -63,6 +64,7 @@ def add_parser(subparsers: Any) -> None:
     _add_hint(sub, common)
     _add_verify(sub, common)
     _add_make_stubs(sub, common)
+    _add_export(sub, common)
     p.set_defaults(func=lambda args: _usage(p))
 
 
@@ -181,11 +183,25 @@ def cmd_start(args: argparse.Namespace) -> int:
     pr.status = "started"
     ws.save(ex, pr)
     print(f"Exercise {ex.id}: {ex.title}")
+    _warn_prerequisites(ws, ex)
     print(f"  read:  {ex.folder / 'README.md'}")
     for f in files:
         print(f"  edit:  {f}")
     print(f"  check: minitriton exercises check {ex.id}")
     return 0
+
+
+def _warn_prerequisites(ws: Workspace, ex: Exercise) -> None:
+    """Say which of the exercises ``ex`` builds on are not passed yet."""
+    if not ex.requires:
+        return
+    print(f"  after: {', '.join(ex.requires)}")
+    missing = [r for r in ex.requires if ws.progress(find_exercise(r)).status != "passed"]
+    if missing:
+        print(
+            f"  warning: {ex.id} builds on {', '.join(missing)}, not passed yet "
+            f"(`minitriton exercises check {missing[0]}`); you may start anyway"
+        )
 
 
 def _backup(target: Path) -> None:
@@ -443,6 +459,10 @@ def _print_verified(ex: Exercise, result: CheckResult, seconds: float) -> None:
 
 
 def _verify_one(ex: Exercise, backend: str, markers: dict) -> CheckResult:
+    if ex.track == "kernels" and not (ex.folder / "solution.py").exists():
+        result = CheckResult(ex.id, ex.title, "")
+        result.error = "no solution.py: this copy of the course is a students' export"
+        return result
     if ex.track == "kernels":
         # The course's own file is trusted: no child process needed.
         return check_kernel_file(ex, ex.folder / "solution.py", backend, sandbox=False)
@@ -477,4 +497,34 @@ def cmd_make_stubs(args: argparse.Namespace) -> int:
     print(f"wrote {out} with {', '.join(names) or 'no'} regions stubbed in:")
     for path in stubbed:
         print(f"  {path}")
+    return 0
+
+
+# ---------------------------------------------------------------- export
+
+
+def _add_export(sub: Any, common: argparse.ArgumentParser) -> None:
+    p = sub.add_parser(
+        "export",
+        parents=[common],
+        help="write the students' repository: the course without reference solutions",
+    )
+    p.add_argument("dir", metavar="DIR", help="a new or empty folder")
+    p.set_defaults(func=_guarded(cmd_export))
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    """``exercises export DIR``: see :mod:`minitriton.exercises.export`."""
+    from minitriton.exercises.export import export
+
+    dest = Path(args.dir).resolve()
+    try:
+        compiled = export(dest)
+    except FileExistsError as e:
+        raise CourseError(str(e)) from e
+    print(f"wrote the students' repository to {dest}")
+    print(f"  {len(compiled)} modules with exercise regions ship compiled; their stubs are in")
+    print(f"  {dest / 'exercises' / 'compiler' / 'stubs'}")
+    print("  no solution.py; tests for the compiler exercises included")
+    print(f"next: cd {dest} && git init && git add -A && git commit -m 'MiniTriton course'")
     return 0

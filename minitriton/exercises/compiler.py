@@ -34,7 +34,7 @@ from pathlib import Path
 
 from minitriton.exercises.catalog import Exercise, repo_dir
 from minitriton.exercises.results import CaseResult, CheckResult
-from minitriton.exercises.stubs import marker_index
+from minitriton.exercises.stubs import installed_path, marker_index
 
 TIMEOUT_S = 600
 REPORT_ENV = "MINITRITON_REPORT_TO"
@@ -57,12 +57,10 @@ def pytest_configure(config):
 def marked_files(ex: Exercise, package_root: Path) -> list[Path]:
     """The student's files that hold ``ex``'s regions, inside ``package_root``."""
     repo = repo_dir()
-    files = []
-    for path, _ in marker_index(repo).get(ex.spec.MARKER, []):
-        rel = path.relative_to(repo)
-        if rel.parts[0] != "minitriton":
-            rel = Path("minitriton") / rel  # emulator/ and grammar/ install inside the package
-        files.append(package_root / rel)
+    files = [
+        package_root / installed_path(repo, path)
+        for path, _ in marker_index(repo).get(ex.spec.MARKER, [])
+    ]
     return sorted(set(files))
 
 

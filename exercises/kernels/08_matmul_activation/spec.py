@@ -7,7 +7,7 @@ from minitriton.exercises import Case
 
 TITLE = "Fused matmul + bias + activation"
 KERNELS = ("linear_leaky_relu_kernel",)
-MINUTES = 20
+MINUTES = 25
 REQUIRES = ("07",)
 OUTCOMES = ("epilogue fusion", "tl.where for piecewise functions")
 BLOCK_M = BLOCK_N = BLOCK_K = 16
