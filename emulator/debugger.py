@@ -120,7 +120,7 @@ class Block:
         if data.ndim == 0 or data.ndim > 2 or data.size > 4096:
             return f"<pre>{html.escape(repr(self))}</pre>"
         # 1-D blocks fold into rows of 16; each row is labelled with its first index.
-        width = min(16, data.size) if data.ndim == 1 else data.shape[1]
+        width = max(min(16, data.size) if data.ndim == 1 else data.shape[1], 1)
         flat = [_cell(v) for v in data.reshape(-1)]
         body = "".join(
             f"<tr><th>{start if data.ndim == 1 else start // width}</th>"
