@@ -35,7 +35,7 @@ from minitriton.exercises.stubs import (
     stub_text,
 )
 
-_COURSE_SKIP = {"workspace", "TRANSCRIPT.md", "__pycache__"}
+_COURSE_SKIP = {"workspace", "TRANSCRIPT.md", "__pycache__"}  # the transcript shows solutions
 _GITIGNORE = "__pycache__/\n.venv/\n*.egg-info/\nexercises/workspace/\n"
 
 
