@@ -412,3 +412,17 @@ def test_the_hint_shown_is_the_one_the_failing_case_names(
     # The misdiagnosis: inf / inf is a NaN the kernel stored, not a missing store.
     assert "188 of 192 elements wrong (97.9%): 188 NaN" in out
     assert "never written" not in out.split("Hint 1")[0].split(picture.LEGEND)[1]
+
+
+def test_inputs_reach_the_kernel_with_their_strides() -> None:
+    from minitriton.exercises.kernels import copy_keeping_layout
+
+    wide = np.arange(6 * 10, dtype=np.float32).reshape(6, 10)
+    for view in (wide[:, 2:7], wide.T, wide[::2, 1:4], wide[:, 3]):
+        copy = copy_keeping_layout(view)
+        assert copy.strides == view.strides and not np.shares_memory(copy, wide)
+        np.testing.assert_array_equal(copy, view)
+    from minitriton.jit import flat_host_array  # what a kernel sees: first to last element
+
+    seen = flat_host_array(copy_keeping_layout(wide[:, 2:7]))
+    assert seen.size == 55 and np.isnan(seen).sum() == 25  # garbage between the rows
