@@ -7,6 +7,7 @@ it::
     MARKER = "c2-dce"                          # see minitriton.exercises.stubs
     TESTS = ("tests/passes/test_goldens.py",)  # relative to the repository
     SELECT = "dce or pipeline"                 # a pytest -k expression, or ""
+    TEST_HINTS = {"while": 1}                  # optional: the hint a failing test points to
 
 ``start`` writes a copy of the package with the marked regions stubbed into
 the workspace; ``check`` runs the tests in a fresh Python whose
@@ -82,7 +83,15 @@ def check_compiler_copy(ex: Exercise, copy: Path | None) -> CheckResult:
             result.error = "the tests did not run:\n" + _tail(proc.stdout + proc.stderr)
             return result
         result.cases = _read_junit(report)
+    for case in result.cases:
+        case.hint = failing_test_hint(ex, case.name)
     return result
+
+
+def failing_test_hint(ex: Exercise, test_name: str) -> int | None:
+    """The hint a failing test points to: the spec's ``TEST_HINTS``, first key in the name."""
+    table = getattr(ex.spec, "TEST_HINTS", {})
+    return next((n for key, n in table.items() if key in test_name), None)
 
 
 def _syntax_errors(files: list[Path]) -> str:

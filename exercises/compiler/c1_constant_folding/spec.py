@@ -11,3 +11,10 @@ SELECT = "div or rem or int_fold"
 MINUTES = 30
 REQUIRES = ("02",)
 OUTCOMES = ("what 'semantics-preserving' means for a folder", "C vs Python integer division")
+
+#: The hint (1-based) each failing test points to: the first key found in its name.
+TEST_HINTS = {
+    "by_zero": 3,
+    "rem": 2,
+    "div": 1,
+}
