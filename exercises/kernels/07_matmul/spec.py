@@ -14,7 +14,8 @@ BLOCK_M = BLOCK_N = BLOCK_K = 16
 
 #: The hint (1-based, in hints.md) that each case teaches, by the start of its name.
 CASE_HINTS = {
-    "M=40": 2,
+    "M = 40": 3,
+    "K = 50": 2,
     "B = transpose": 1,
 }
 
@@ -51,7 +52,10 @@ def cases() -> list[Case]:
 
     return [
         Case("32 x 32 x 32: full tiles", mats(32, 32, 32), atol=1e-4, rtol=1e-4),
-        Case("M=40, K=50, N=24: ragged on every axis", mats(40, 50, 24), atol=1e-4, rtol=1e-4),
+        Case("M = 40, N = 24: ragged M and N, K = 32", mats(40, 32, 24), atol=1e-4, rtol=1e-4),
+        Case(
+            "K = 50: a ragged K, the last step is partial", mats(32, 50, 32), atol=1e-4, rtol=1e-4
+        ),
         Case(
             "B = transpose of a 20 x 33 array: stride_bk = 1",
             mats(17, 33, 20, True),
