@@ -85,7 +85,18 @@ def _course(repo: Path, dest: Path, exercises: list[Exercise]) -> None:
             continue
         target = dest / "exercises" / rel
         target.parent.mkdir(parents=True, exist_ok=True)
+        if path.suffix == ".md":
+            text = _without_skipped_links(path.read_text(encoding="utf-8"))
+            target.write_text(text, encoding="utf-8")
+            continue
         shutil.copyfile(path, target)
+
+
+def _without_skipped_links(text: str) -> str:
+    """``text`` without the paragraphs that link to files the export leaves out."""
+    paragraphs = text.split("\n\n")
+    kept = [p for p in paragraphs if not any(f"({name})" in p for name in _COURSE_SKIP)]
+    return "\n\n".join(kept)
 
 
 def _tests(repo: Path, dest: Path, exercises: list[Exercise]) -> None:

@@ -86,6 +86,13 @@ def test_the_export_holds_no_reference_solution(exported: tuple[Path, Path]) -> 
             assert len(shown) <= len(lines) / 2, f"{path} holds {ex_id}'s solution: {shown}"
 
 
+def test_the_exported_links_resolve(exported: tuple[Path, Path]) -> None:
+    dest, _ = exported
+    for page in (dest / "exercises").rglob("*.md"):
+        for link in re.findall(r"\]\(([^)#:]+)\)", page.read_text(encoding="utf-8")):
+            assert (page.parent / link).exists(), f"{page}: broken link {link}"
+
+
 def test_the_compiler_regions_ship_compiled_with_their_stubs_aside(
     exported: tuple[Path, Path],
 ) -> None:
