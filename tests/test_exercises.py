@@ -412,6 +412,8 @@ def test_the_hint_shown_is_the_one_the_failing_case_names(
     path.write_text(solution.replace('other=-float("inf")', "other=0.0"), encoding="utf-8")
     rc, out = _cli(capsys, "check", "5", "--workspace", str(tmp_path))
     assert rc == 1 and "Hint 2 of 3 (the hint for the case that failed" in out
+    rc, out = _cli(capsys, "hint", "5", "--workspace", str(tmp_path))
+    assert "Hint 1 of 3" in out  # `hint` still reveals them in order
     path.write_text(solution.replace("    x = x - tl.max(x, axis=0)\n", ""), encoding="utf-8")
     rc, out = _cli(capsys, "check", "5", "--workspace", str(tmp_path))
     assert rc == 1 and "Hint 1 of 3 (the hint for the case that failed" in out

@@ -398,7 +398,8 @@ def _reveal_hint(ex: Exercise, ws: Workspace, wanted: int | None = None) -> None
     pr = ws.progress(ex)
     if wanted is not None and 1 <= wanted <= len(hints):
         n, why = wanted - 1, "the hint for the case that failed"
-        pr.hints_seen = max(pr.hints_seen, 1)
+        if pr.hints_seen == n:  # it was also the next in order: `hint` moves on
+            pr.hints_seen += 1
     else:
         n, why = min(pr.hints_seen, len(hints) - 1), ""
         pr.hints_seen = min(pr.hints_seen + 1, len(hints))
