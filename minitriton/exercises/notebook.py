@@ -111,7 +111,7 @@ def check(
 def _last_result(ex: Exercise, ws: Workspace) -> Grade:
     """The recorded grade (the details were printed above)."""
     pr = ws.progress(ex)
-    return Grade(pr.status, pr.score)
+    return Grade(pr.status, round(pr.score, 4))
 
 
 def _display_png(path: Path) -> None:
