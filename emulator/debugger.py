@@ -119,13 +119,20 @@ class Block:
         data = np.asarray(self.value)
         if data.ndim == 0 or data.ndim > 2 or data.size > 4096:
             return f"<pre>{html.escape(repr(self))}</pre>"
-        rows = data.reshape(1, -1) if data.ndim == 1 else data
+        # 1-D blocks fold into rows of 16; each row is labelled with its first index.
+        width = max(min(16, data.size) if data.ndim == 1 else data.shape[1], 1)
+        flat = [_cell(v) for v in data.reshape(-1)]
         body = "".join(
-            "<tr>" + "".join(f"<td>{html.escape(_cell(v))}</td>" for v in row) + "</tr>"
-            for row in rows
+            f"<tr><th>{start if data.ndim == 1 else start // width}</th>"
+            + "".join(f"<td>{html.escape(v)}</td>" for v in flat[start : start + width])
+            + "</tr>"
+            for start in range(0, len(flat), width)
         )
         title = html.escape(f"{self.name} : {self.type}" if self.name else self.type)
-        return f"<div><b>{title}</b><table style='font-family:monospace'>{body}</table></div>"
+        if self.buffer is not None:
+            title += html.escape(f" (offsets into {self.buffer})")
+        style = "font-family:monospace;text-align:right"
+        return f"<div><b>{title}</b><table style='{style}'>{body}</table></div>"
 
 
 def _cell(v: Any) -> str:

@@ -4,9 +4,12 @@ The course lives in the repository's ``exercises/`` folder (see its
 README for the course map). This package finds the exercises
 (:mod:`.catalog`), keeps each student's copies and progress in a workspace
 (:mod:`.workspace`), grades kernel exercises on the emulator or the GPU
-(:mod:`.kernels`) and compiler exercises with the project's own tests
-(:mod:`.compiler`), and generates compiler-exercise stubs from
-``# BEGIN EXERCISE`` markers in the real source (:mod:`.stubs`).
+(:mod:`.kernels`, the student's code in a child process: :mod:`.sandbox`;
+stores seen by :mod:`.tracking`) and compiler exercises with the project's
+own tests (:mod:`.compiler`), generates compiler-exercise stubs from
+``# BEGIN EXERCISE`` markers in the real source (:mod:`.stubs`), writes the
+students' repository (:mod:`.export`) and runs the course in Jupyter
+(:mod:`.notebook`).
 
 Spec files of kernel exercises import :class:`Case` (and
 :data:`~.spec.TF32_TOLERANCE`, for outputs of fp32 dots) from :mod:`.spec`.

@@ -8,6 +8,7 @@
     minitriton exercises hint N               # reveal the next hint
     minitriton exercises verify               # grade every reference solution (instructors, CI)
     minitriton exercises make-stubs [--out D] # write the stubbed compiler sources
+    minitriton exercises export DIR           # write the students' repository (no solutions)
 
 Every subcommand takes ``--workspace DIR`` (default ``$MINITRITON_WORKSPACE``,
 else ``exercises/workspace``); ``list``, ``check`` and ``verify`` take
@@ -63,6 +64,7 @@ def add_parser(subparsers: Any) -> None:
     _add_hint(sub, common)
     _add_verify(sub, common)
     _add_make_stubs(sub, common)
+    _add_export(sub, common)
     p.set_defaults(func=lambda args: _usage(p))
 
 
@@ -181,11 +183,25 @@ def cmd_start(args: argparse.Namespace) -> int:
     pr.status = "started"
     ws.save(ex, pr)
     print(f"Exercise {ex.id}: {ex.title}")
+    _warn_prerequisites(ws, ex)
     print(f"  read:  {ex.folder / 'README.md'}")
     for f in files:
         print(f"  edit:  {f}")
     print(f"  check: minitriton exercises check {ex.id}")
     return 0
+
+
+def _warn_prerequisites(ws: Workspace, ex: Exercise) -> None:
+    """Say which of the exercises ``ex`` builds on are not passed yet."""
+    if not ex.requires:
+        return
+    print(f"  after: {', '.join(ex.requires)}")
+    missing = [r for r in ex.requires if ws.progress(find_exercise(r)).status != "passed"]
+    if missing:
+        print(
+            f"  warning: {ex.id} builds on {', '.join(missing)}, not passed yet "
+            f"(`minitriton exercises check {missing[0]}`); you may start anyway"
+        )
 
 
 def _backup(target: Path) -> None:
@@ -228,12 +244,14 @@ def cmd_check(args: argparse.Namespace) -> int:
         return 2
     exercises = _selected(args.ids)
     results = []
+    own_work = not args.solution and args.file is None
     for ex in exercises:
+        before = ws.snapshot()
         result = grade(ex, ws, backend, args)
         results.append(result)
-        if not args.solution and args.file is None:
+        ws.restore(before)  # whatever the student's code wrote there is undone
+        if own_work:
             _record(ws, ex, result)  # grading someone else's file changes no progress
-        own_work = not args.solution and args.file is None
         if not args.json:
             _print_result(ex, ws, result, reveal=len(exercises) == 1 and own_work)
     if args.json:
@@ -310,8 +328,13 @@ def _print_result(ex: Exercise, ws: Workspace, result: CheckResult, reveal: bool
     print(f"graded: {result.target}{where}")
     if result.note:
         print(f"note: {result.note}")
+    if result.output:
+        print("your code printed (shown, not graded):")
+        print(_indent(result.output, "  | "))
     if result.error:
         print(f"\n{FAIL} {result.error}")
+        if reveal:
+            _reveal_hint(ex, ws)
         return
     print()
     _print_cases(result)
@@ -326,7 +349,7 @@ def _print_result(ex: Exercise, ws: Workspace, result: CheckResult, reveal: bool
     if result.report:
         print("\n" + result.report)
     if reveal:
-        _reveal_hint(ex, ws)
+        _reveal_hint(ex, ws, result.hint)
 
 
 def _print_cases(result: CheckResult, limit: int = 12) -> None:
@@ -367,25 +390,31 @@ def cmd_hint(args: argparse.Namespace) -> int:
     return 0
 
 
-def _reveal_hint(ex: Exercise, ws: Workspace) -> None:
+def _reveal_hint(ex: Exercise, ws: Workspace, wanted: int | None = None) -> None:
+    """Show the hint the failing case names (``wanted``), else the next unseen one."""
     hints = ex.hints()
     if not hints:
         return
     pr = ws.progress(ex)
-    n = min(pr.hints_seen, len(hints) - 1)
-    if pr.hints_seen < len(hints):
-        pr.hints_seen += 1
-        ws.save(ex, pr)
+    if wanted is not None and 1 <= wanted <= len(hints):
+        n, why = wanted - 1, "the hint for the case that failed"
+        if pr.hints_seen == n:  # it was also the next in order: `hint` moves on
+            pr.hints_seen += 1
+    else:
+        n, why = min(pr.hints_seen, len(hints) - 1), ""
+        pr.hints_seen = min(pr.hints_seen + 1, len(hints))
+    ws.save(ex, pr)
     last = (
         "this is the last one"
         if n == len(hints) - 1
-        else f"next: `minitriton exercises hint {ex.id}`"
+        else f"more: `minitriton exercises hint {ex.id}`"
     )
-    print(f"\nHint {n + 1} of {len(hints)} ({last}):\n{_indent(hints[n])}")
+    about = f"{why}; {last}" if why else last
+    print(f"\nHint {n + 1} of {len(hints)} ({about}):\n{_indent(hints[n])}")
 
 
-def _indent(text: str) -> str:
-    return "\n".join("    " + line if line else "" for line in text.splitlines())
+def _indent(text: str, prefix: str = "    ") -> str:
+    return "\n".join(prefix + line if line else "" for line in text.splitlines())
 
 
 # ---------------------------------------------------------------- verify
@@ -431,8 +460,13 @@ def _print_verified(ex: Exercise, result: CheckResult, seconds: float) -> None:
 
 
 def _verify_one(ex: Exercise, backend: str, markers: dict) -> CheckResult:
+    if ex.track == "kernels" and not (ex.folder / "solution.py").exists():
+        result = CheckResult(ex.id, ex.title, "")
+        result.error = "no solution.py: this copy of the course is a students' export"
+        return result
     if ex.track == "kernels":
-        return check_kernel_file(ex, ex.folder / "solution.py", backend)
+        # The course's own file is trusted: no child process needed.
+        return check_kernel_file(ex, ex.folder / "solution.py", backend, sandbox=False)
     if ex.spec.MARKER not in markers:
         result = CheckResult(ex.id, ex.title, "")
         result.error = f"no '# BEGIN EXERCISE {ex.spec.MARKER}' marker in the source"
@@ -464,4 +498,34 @@ def cmd_make_stubs(args: argparse.Namespace) -> int:
     print(f"wrote {out} with {', '.join(names) or 'no'} regions stubbed in:")
     for path in stubbed:
         print(f"  {path}")
+    return 0
+
+
+# ---------------------------------------------------------------- export
+
+
+def _add_export(sub: Any, common: argparse.ArgumentParser) -> None:
+    p = sub.add_parser(
+        "export",
+        parents=[common],
+        help="write the students' repository: the course without reference solutions",
+    )
+    p.add_argument("dir", metavar="DIR", help="a new or empty folder")
+    p.set_defaults(func=_guarded(cmd_export))
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    """``exercises export DIR``: see :mod:`minitriton.exercises.export`."""
+    from minitriton.exercises.export import export
+
+    dest = Path(args.dir).resolve()
+    try:
+        compiled = export(dest)
+    except FileExistsError as e:
+        raise CourseError(str(e)) from e
+    print(f"wrote the students' repository to {dest}")
+    print(f"  {len(compiled)} modules with exercise regions ship compiled; their stubs are in")
+    print(f"  {dest / 'exercises' / 'compiler' / 'stubs'}")
+    print("  no solution.py; tests for the compiler exercises included")
+    print(f"next: cd {dest} && git init && git add -A && git commit -m 'MiniTriton course'")
     return 0

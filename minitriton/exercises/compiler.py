@@ -7,11 +7,19 @@ it::
     MARKER = "c2-dce"                          # see minitriton.exercises.stubs
     TESTS = ("tests/passes/test_goldens.py",)  # relative to the repository
     SELECT = "dce or pipeline"                 # a pytest -k expression, or ""
+    TEST_HINTS = {"while": 1}                  # optional: the hint a failing test points to
 
 ``start`` writes a copy of the package with the marked regions stubbed into
 the workspace; ``check`` runs the tests in a fresh Python whose
 ``minitriton`` is that copy (it comes first on ``sys.path``), and reads the
 outcome from pytest's JUnit XML report.
+
+The tests necessarily run in the same process as the student's code, so the
+grader guards what it can from outside: the report's path is not on the
+command line (a small plugin outside the student's copy takes it from the
+environment and removes it before any test imports the student's code), a
+run that exits early leaves no report and scores 0, and a skipped test
+counts as failed (only GPU tests may skip).
 """
 
 from __future__ import annotations
@@ -21,25 +29,39 @@ import re
 import subprocess
 import sys
 import tempfile
+import textwrap
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
 from minitriton.exercises.catalog import Exercise, repo_dir
 from minitriton.exercises.results import CaseResult, CheckResult
-from minitriton.exercises.stubs import marker_index
+from minitriton.exercises.stubs import installed_path, marker_index
 
 TIMEOUT_S = 600
+REPORT_ENV = "MINITRITON_REPORT_TO"
+PLUGIN = "_minitriton_report_plugin"
+_PLUGIN_SOURCE = f"""
+import os
+
+import pytest
+
+_PATH = os.environ.pop({REPORT_ENV!r}, "")
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_configure(config):
+    if _PATH:
+        config.option.xmlpath = _PATH
+"""
 
 
 def marked_files(ex: Exercise, package_root: Path) -> list[Path]:
     """The student's files that hold ``ex``'s regions, inside ``package_root``."""
     repo = repo_dir()
-    files = []
-    for path, _ in marker_index(repo).get(ex.spec.MARKER, []):
-        rel = path.relative_to(repo)
-        if rel.parts[0] != "minitriton":
-            rel = Path("minitriton") / rel  # emulator/ and grammar/ install inside the package
-        files.append(package_root / rel)
+    files = [
+        package_root / installed_path(repo, path)
+        for path, _ in marker_index(repo).get(ex.spec.MARKER, [])
+    ]
     return sorted(set(files))
 
 
@@ -56,12 +78,20 @@ def check_compiler_copy(ex: Exercise, copy: Path | None) -> CheckResult:
             return result
     with tempfile.TemporaryDirectory() as tmp:
         report = Path(tmp) / "report.xml"
-        proc = _run_pytest(ex, copy, report)
+        proc = _run_pytest(ex, copy, report, Path(tmp))
         if not report.exists():
             result.error = "the tests did not run:\n" + _tail(proc.stdout + proc.stderr)
             return result
         result.cases = _read_junit(report)
+    for case in result.cases:
+        case.hint = failing_test_hint(ex, case.name)
     return result
+
+
+def failing_test_hint(ex: Exercise, test_name: str) -> int | None:
+    """The hint a failing test points to: the spec's ``TEST_HINTS``, first key in the name."""
+    table = getattr(ex.spec, "TEST_HINTS", {})
+    return next((n for key, n in table.items() if key in test_name), None)
 
 
 def _syntax_errors(files: list[Path]) -> str:
@@ -75,8 +105,8 @@ def _syntax_errors(files: list[Path]) -> str:
     return ""
 
 
-def pytest_command(ex: Exercise, report: Path) -> list[str]:
-    """The pytest command line that grades ``ex``."""
+def pytest_command(ex: Exercise, report: Path | None) -> list[str]:
+    """The pytest command line that grades ``ex`` (``report``: the JUnit file, if on it)."""
     repo = repo_dir()
     cmd = [
         sys.executable,
@@ -89,8 +119,7 @@ def pytest_command(ex: Exercise, report: Path) -> list[str]:
         str(repo),
         "-c",
         str(repo / "pyproject.toml"),
-        "--junitxml",
-        str(report),
+        *(["--junitxml", str(report)] if report is not None else []),
         "-o",
         "junit_family=xunit1",
     ]
@@ -109,14 +138,22 @@ def student_env(copy: Path | None) -> dict[str, str]:
     return env
 
 
-def _run_pytest(ex: Exercise, copy: Path | None, report: Path) -> subprocess.CompletedProcess:
+def _run_pytest(
+    ex: Exercise, copy: Path | None, report: Path, tmp: Path
+) -> subprocess.CompletedProcess:
     # `python -m` puts the working directory first on sys.path: run in the
     # copy, so that its `minitriton` wins over the installed one.
     cwd = copy if copy is not None else repo_dir()
+    plugin_dir = tmp / "plugin"
+    plugin_dir.mkdir()
+    (plugin_dir / f"{PLUGIN}.py").write_text(textwrap.dedent(_PLUGIN_SOURCE), encoding="utf-8")
+    env = student_env(copy)
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(plugin_dir), env.get("PYTHONPATH")]))
+    env[REPORT_ENV] = str(report)
     return subprocess.run(
-        pytest_command(ex, report),
+        [*pytest_command(ex, None), "-p", PLUGIN],
         cwd=cwd,
-        env=student_env(copy),
+        env=env,
         capture_output=True,
         text=True,
         timeout=TIMEOUT_S,
@@ -131,7 +168,12 @@ def _read_junit(report: Path) -> list[CaseResult]:
         problem = tc.find("failure")
         if problem is None:
             problem = tc.find("error")
-        if tc.find("skipped") is not None:
+        skipped = tc.find("skipped")
+        if skipped is not None:
+            why = skipped.get("message", "")
+            if "GPU" in why:
+                continue  # GPU tests skip without a device, for everybody
+            cases.append(CaseResult(name, False, f"skipped ({_one_line(why)}): a skip fails"))
             continue
         message = "" if problem is None else _one_line(problem.get("message", ""))
         cases.append(CaseResult(name, problem is None, message))

@@ -1,10 +1,20 @@
 """Grading kernel exercises: run the student's kernels on the spec's cases.
 
-For each :class:`~minitriton.exercises.spec.Case`, the spec's NumPy
-``reference`` and the student's kernels (through the spec's ``launch``)
-get their own copies of the inputs; the outputs are compared with the
-case's tolerances. The first failure is explained: a picture of the wrong
-elements, or the located compile or emulator error (out of bounds, ...).
+Grading has two halves that run in different processes:
+
+* :func:`run_cases` imports the student's file and runs its kernels (through
+  the spec's ``launch``) on every :class:`~minitriton.exercises.spec.Case`.
+  It records the outputs, which elements the kernels stored (the emulator's
+  write tracking) and any located error. The grader runs it in a child
+  process (:mod:`.sandbox`), so that the student's code cannot touch the
+  grader.
+* :func:`grade_runs`, in the grader's own process, computes the NumPy
+  references from its own copy of the inputs, compares, and explains the
+  first failure: a picture of the wrong elements, or the located compile or
+  emulator error (out of bounds, ...).
+
+Inputs keep their memory layout: a strided view in a spec reaches the kernel
+as a strided view (with garbage between the rows), never as a contiguous copy.
 Nothing here lets a Python traceback reach the student.
 """
 
@@ -14,6 +24,7 @@ import contextlib
 import re
 import traceback
 from collections.abc import Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -23,40 +34,101 @@ from minitriton.exercises.catalog import Exercise, import_file
 from minitriton.exercises.picture import diff_picture, save_png, wrong_mask
 from minitriton.exercises.results import CaseResult, CheckResult
 from minitriton.exercises.spec import Case
+from minitriton.exercises.tracking import WriteTracker
+
+
+@dataclass
+class CaseRun:
+    """What the student's kernels produced for one case."""
+
+    name: str
+    outputs: dict[str, np.ndarray] = field(default_factory=dict)
+    written: dict[str, np.ndarray] = field(default_factory=dict)  # only where tracked
+    error: str = ""  # the located error that stopped the case
+
+
+@dataclass
+class StudentRun:
+    """Every case of one run, or the error that kept the file from running."""
+
+    cases: list[CaseRun] = field(default_factory=list)
+    error: str = ""
+    output: str = ""  # what the student's code printed (never graded)
 
 
 def check_kernel_file(
-    ex: Exercise, path: Path, backend: str = "emulator", png: Path | None = None
+    ex: Exercise,
+    path: Path,
+    backend: str = "emulator",
+    png: Path | None = None,
+    sandbox: bool = True,
 ) -> CheckResult:
-    """Grade the kernels in ``path`` against ``ex``'s spec on ``backend``."""
-    result = CheckResult(ex.id, ex.title, str(path), backend=backend)
-    module = _import_student(path, ex, result)
+    """Grade the kernels in ``path`` against ``ex``'s spec on ``backend``.
+
+    With ``sandbox`` (the default) the student's code runs in a child
+    process; without it, in this one (for trusted files: reference
+    solutions and the course's own tests).
+    """
+    if sandbox:
+        from minitriton.exercises.sandbox import run_in_child
+
+        run = run_in_child(ex, path, backend)
+    else:
+        run = run_cases(ex, path, backend)
+    return grade_runs(ex, path, backend, run, png)
+
+
+# ---------------------------------------------------------------- running (student side)
+
+
+def run_cases(ex: Exercise, path: Path, backend: str = "emulator") -> StudentRun:
+    """Import ``path`` and run its kernels on every case of ``ex``."""
+    run = StudentRun()
+    module, run.error = _import_student(path, ex)
     if module is None:
-        return result
+        return run
     missing = [name for name in ex.spec.KERNELS if not hasattr(module, name)]
     if missing:
-        result.error = (
-            f"{path} defines no {', '.join(missing)}: keep the kernel names of the skeleton"
-        )
-        return result
+        run.error = f"{path} defines no {', '.join(missing)}: keep the kernel names of the skeleton"
+        return run
     with _backend(backend):
-        for case in ex.spec.cases():
-            result.cases.append(_run_case(ex, module, case, result, path, png))
-    return result
+        run.cases = [_run_case(ex, module, case, path, backend) for case in ex.spec.cases()]
+    return run
 
 
-def _import_student(path: Path, ex: Exercise, result: CheckResult) -> Any:
-    """Import the student's file; on failure set ``result.error`` and return None."""
-    if not path.exists():
-        result.error = f"{path} does not exist: run `minitriton exercises start {ex.id}` first"
-        return None
+def _run_case(ex: Exercise, module: Any, case: Case, path: Path, backend: str) -> CaseRun:
+    from minitriton.emulator.checks import Checks
+    from minitriton.emulator.tools import using
+    from minitriton.jit import is_user_error
+
+    run = CaseRun(case.name)
+    tracker = WriteTracker()
+    # On the emulator, the checks report what a GPU hides: data races (a
+    # missing atomic), reads of unwritten memory, index overflow.
+    tools = using(tracker, Checks()) if backend == "emulator" else contextlib.nullcontext()
     try:
-        return import_file(path, f"_minitriton_student_{ex.slug}")
-    except SyntaxError as e:
-        result.error = _syntax_error(e)
+        with tools:
+            got = named_outputs(ex.spec.launch(module, *copy_inputs(case.args)))
     except Exception as e:
-        result.error = f"importing {path} failed: {_located(e, path)}"
-    return None
+        run.error = str(e) if is_user_error(e) else _located(e, path, ex.folder / "spec.py")
+        run.error = run.error or type(e).__name__
+        return run
+    run.outputs = {name: np.array(a) for name, a in got.items()}
+    masks = tracker.written(list(got.values())) if backend == "emulator" else []
+    run.written = {name: m for name, m in zip(got, masks) if m is not None}
+    return run
+
+
+def _import_student(path: Path, ex: Exercise) -> tuple[Any, str]:
+    """The student's module, or None and why it could not be imported."""
+    if not path.exists():
+        return None, f"{path} does not exist: run `minitriton exercises start {ex.id}` first"
+    try:
+        return import_file(path, f"_minitriton_student_{ex.slug}"), ""
+    except SyntaxError as e:
+        return None, _syntax_error(e)
+    except Exception as e:
+        return None, f"importing {path} failed: {_located(e, path)}"
 
 
 def _syntax_error(e: SyntaxError) -> str:
@@ -87,8 +159,28 @@ def _backend(name: str) -> Iterator[None]:
         set_backend(before)
 
 
-def _copy(args: tuple[Any, ...]) -> tuple[Any, ...]:
-    return tuple(a.copy() if isinstance(a, np.ndarray) else a for a in args)
+def copy_inputs(args: tuple[Any, ...]) -> tuple[Any, ...]:
+    """Fresh copies of a case's arrays that keep each array's memory layout."""
+    return tuple(copy_keeping_layout(a) if isinstance(a, np.ndarray) else a for a in args)
+
+
+def copy_keeping_layout(a: np.ndarray) -> np.ndarray:
+    """A copy of ``a`` with the same strides (``a.copy()`` would make it contiguous).
+
+    The gaps between a strided view's elements hold NaN (0 for integers), so a
+    kernel that ignores a stride reads garbage and fails.
+    """
+    if a.ndim == 0 or a.flags.c_contiguous or a.flags.f_contiguous:
+        return a.copy(order="K")
+    if any(s <= 0 or s % a.itemsize for s in a.strides):
+        return a.copy()  # negative or odd strides cannot be passed to a kernel anyway
+    span = sum((n - 1) * s for n, s in zip(a.shape, a.strides)) // a.itemsize + 1
+    base = np.zeros(span, a.dtype)
+    if a.dtype.kind == "f":
+        base[:] = np.nan
+    view = np.lib.stride_tricks.as_strided(base, a.shape, a.strides)
+    view[...] = a
+    return view
 
 
 def named_outputs(out: Any) -> dict[str, np.ndarray]:
@@ -100,20 +192,48 @@ def named_outputs(out: Any) -> dict[str, np.ndarray]:
     return {"output": np.asarray(out)}
 
 
-def _run_case(
-    ex: Exercise, module: Any, case: Case, result: CheckResult, path: Path, png: Path | None
-) -> CaseResult:
-    from minitriton.jit import is_user_error
+# ---------------------------------------------------------------- grading (grader side)
 
-    expected = named_outputs(ex.spec.reference(*_copy(case.args)))
-    try:
-        got = named_outputs(ex.spec.launch(module, *_copy(case.args)))
-    except Exception as e:
-        text = str(e) if is_user_error(e) else _located(e, path, ex.folder / "spec.py")
+
+def grade_runs(
+    ex: Exercise, path: Path, backend: str, run: StudentRun, png: Path | None = None
+) -> CheckResult:
+    """Score ``run`` against references computed here, from the grader's own inputs."""
+    result = CheckResult(ex.id, ex.title, str(path), backend=backend, output=run.output)
+    if run.error:
+        result.error = run.error
+        return result
+    cases = ex.spec.cases()
+    if [c.name for c in run.cases] != [c.name for c in cases]:
+        result.error = (
+            "the student's run did not report every case of the spec "
+            "(did the file exit early, or change the spec?): nothing is graded"
+        )
+        return result
+    for case, case_run in zip(cases, run.cases):
+        result.cases.append(_grade_case(ex, case, case_run, result, png))
+    for case, graded in zip(cases, result.cases):
+        graded.hint = case_hint(ex, case)
+    return result
+
+
+def case_hint(ex: Exercise, case: Case) -> int | None:
+    """The hint a case teaches: its own ``hint``, else the spec's ``CASE_HINTS``."""
+    if case.hint is not None:
+        return case.hint
+    table = getattr(ex.spec, "CASE_HINTS", {})
+    return next((n for start, n in table.items() if case.name.startswith(start)), None)
+
+
+def _grade_case(
+    ex: Exercise, case: Case, run: CaseRun, result: CheckResult, png: Path | None
+) -> CaseResult:
+    if run.error:
         if not result.report:
-            result.report = f"case '{case.name}' stopped with an error:\n{text}"
-        return CaseResult(case.name, False, _short(text) or type(e).__name__)
-    return _compare(case, expected, got, result, png)
+            result.report = f"case '{case.name}' stopped with an error:\n{run.error}"
+        return CaseResult(case.name, False, _short(run.error))
+    expected = named_outputs(ex.spec.reference(*copy_inputs(case.args)))
+    return _compare(case, expected, run, result, png)
 
 
 def _short(text: str) -> str:
@@ -125,23 +245,25 @@ def _short(text: str) -> str:
 def _compare(
     case: Case,
     expected: dict[str, np.ndarray],
-    got: dict[str, np.ndarray],
+    run: CaseRun,
     result: CheckResult,
     png: Path | None,
 ) -> CaseResult:
     for name, exp in expected.items():
-        out = got.get(name)
+        out = run.outputs.get(name)
         if out is None or out.shape != exp.shape:
             shape = None if out is None else out.shape
-            return CaseResult(case.name, False, f"{name}: shape {shape}, expected {exp.shape}")
+            msg = f"{name}: shape {shape}, expected {exp.shape}"
+            return CaseResult(case.name, False, msg)
         wrong = wrong_mask(exp, out, case.atol, case.rtol)
         if not wrong.any():
             continue
+        written = run.written.get(name)
         if not result.report:
-            picture = diff_picture(exp, out, case.atol, case.rtol)
+            picture = diff_picture(exp, out, case.atol, case.rtol, written)
             result.report = f"case '{case.name}': {name} differs from the NumPy reference\n"
             result.report += picture
-            if png is not None and save_png(exp, out, case.atol, case.rtol, png):
+            if png is not None and save_png(exp, out, case.atol, case.rtol, png, written):
                 result.report += f"\n    (picture saved to {png})"
         msg = f"{name}: {int(wrong.sum())} of {wrong.size} elements wrong"
         return CaseResult(case.name, False, msg)

@@ -13,6 +13,7 @@ class CaseResult:
     name: str
     passed: bool
     message: str = ""  # one line: why it failed
+    hint: int | None = None  # the hint (1-based) the failing case teaches, if it names one
 
 
 @dataclass
@@ -27,6 +28,12 @@ class CheckResult:
     error: str = ""  # set when nothing could run (import or compile error)
     backend: str = ""  # where kernels ran: "emulator" or "gpu" ("" for compiler exercises)
     note: str = ""  # a remark printed under the header
+    output: str = ""  # what the student's code printed: shown, never graded
+
+    @property
+    def hint(self) -> int | None:
+        """The hint named by the first failing case, if any."""
+        return next((c.hint for c in self.cases if not c.passed), None)
 
     @property
     def passed(self) -> bool:

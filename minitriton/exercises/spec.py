@@ -7,14 +7,16 @@ A kernel exercise's ``spec.py`` defines::
     MINUTES = 20                    # estimated time, for the course map
     REQUIRES = ("01",)              # exercises to do first
     OUTCOMES = ("...",)             # what the student learns
+    CASE_HINTS = {"n = 1000": 2}    # optional: the hint each case teaches, by name start
 
     def reference(*args): ...       # NumPy: the expected output(s)
     def launch(kernels, *args): ... # runs the student's kernels, returns the output(s)
     def cases() -> list[Case]: ...  # the inputs; shapes that catch typical bugs
 
 ``launch`` gets the student's module (``kernels.add_kernel``) and fresh
-copies of the arrays; ``reference`` gets copies too, so in-place kernels
-are fine. Outputs are one array, a tuple of arrays or a dict of named arrays.
+copies of the arrays (with the same strides: a view stays a view);
+``reference`` gets copies too, so in-place kernels are fine. Outputs are
+one array, a tuple of arrays or a dict of named arrays.
 """
 
 from __future__ import annotations
@@ -29,12 +31,16 @@ class Case:
 
     ``name`` says what the case catches (``"n = 1000: not a multiple of
     BLOCK"``); outputs match when ``|got - expected| <= atol + rtol * |expected|``.
+    ``hint`` is the number (1-based) of the hint in ``hints.md`` that teaches
+    what the case tests: when it is the first case to fail, ``check`` shows
+    that hint instead of the next one in order.
     """
 
     name: str
     args: tuple[Any, ...]
     atol: float = 1e-5
     rtol: float = 1e-5
+    hint: int | None = None
 
 
 #: ``atol`` and ``rtol`` for the outputs of an fp32 ``tl.dot`` checked against

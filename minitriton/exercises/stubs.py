@@ -44,6 +44,11 @@ PACKAGE_DIRS = {
 }
 
 
+#: In an export (see :mod:`.export`), the stubbed sources of the modules that
+#: ship compiled, at their paths inside the installed package.
+STUBS_DIR = Path("exercises") / "compiler" / "stubs"
+
+
 class MarkerError(Exception):
     """Malformed markers: a BEGIN without END, nested regions, ..."""
 
@@ -105,12 +110,27 @@ def source_files(repo: Path) -> Iterable[tuple[Path, Path]]:
                 yield path, Path(dest_dir) / path.relative_to(root)
 
 
+def installed_path(repo: Path, path: Path) -> Path:
+    """Where a marked source file (a package source, or an export's stub) is installed."""
+    stubs = repo / STUBS_DIR
+    if path.is_relative_to(stubs):
+        return path.relative_to(stubs)
+    rel = path.relative_to(repo)
+    return Path(PACKAGE_DIRS[rel.parts[0]]) / rel.relative_to(rel.parts[0])
+
+
+def _marked_candidates(repo: Path) -> Iterable[Path]:
+    """Package sources (the grader excepted), then an export's stubbed sources."""
+    for path, rel in source_files(repo):
+        if path.suffix == ".py" and rel.parts[:2] != ("minitriton", "exercises"):
+            yield path
+    yield from sorted((repo / STUBS_DIR).rglob("*.py"))
+
+
 def marker_index(repo: Path) -> dict[str, list[tuple[Path, Region]]]:
     """Exercise name -> the ``(file, region)`` pairs that carry its markers."""
     index: dict[str, list[tuple[Path, Region]]] = {}
-    for path, rel in source_files(repo):
-        if path.suffix != ".py" or rel.parts[:2] == ("minitriton", "exercises"):
-            continue  # the grader itself is not an exercise
+    for path in _marked_candidates(repo):
         text = path.read_text(encoding="utf-8")
         if "# BEGIN EXERCISE" not in text:
             continue
@@ -132,4 +152,12 @@ def make_package_copy(repo: Path, dest: Path, names: Iterable[str]) -> list[Path
             continue
         target.write_text(stub_text(text, wanted), encoding="utf-8")
         stubbed.append(target)
+    # An export ships these modules compiled: the student's copy gets the stub instead.
+    for path in sorted((repo / STUBS_DIR).rglob("*.py")):
+        text = path.read_text(encoding="utf-8")
+        if any(f"# BEGIN EXERCISE {n}" in text for n in wanted):
+            target = dest / path.relative_to(repo / STUBS_DIR)
+            target.write_text(text, encoding="utf-8")
+            target.with_suffix(".pyc").unlink(missing_ok=True)
+            stubbed.append(target)
     return stubbed

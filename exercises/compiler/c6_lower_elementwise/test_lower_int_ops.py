@@ -16,7 +16,7 @@ from llvmlite import binding as llvm
 from llvmlite import ir
 
 from minitriton.backend.codegen import Codegen
-from minitriton.ir.types import I8, I32, U8, U32, ScalarType
+from minitriton.ir.types import I8, I16, I32, I64, U8, U16, U32, U64, ScalarType
 
 pytestmark = pytest.mark.exercise("c6-lower")
 
@@ -25,14 +25,21 @@ TYPES = {
     "u8": (U8, np.uint8, ctypes.c_uint8),
     "i32": (I32, np.int32, ctypes.c_int32),
     "u32": (U32, np.uint32, ctypes.c_uint32),
+    "i16": (I16, np.int16, ctypes.c_int16),
+    "u16": (U16, np.uint16, ctypes.c_uint16),
+    "i64": (I64, np.int64, ctypes.c_int64),
+    "u64": (U64, np.uint64, ctypes.c_uint64),
 }
 OPS = ("arith.div", "arith.rem", "arith.shr", "arith.max", "arith.min")
 
 
 def _expected(op: str, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    if op == "arith.div":  # C: truncate toward zero
-        q = np.abs(a.astype(np.int64)) // np.abs(b.astype(np.int64))
-        return np.where((a < 0) != (b < 0), -q, q).astype(a.dtype)
+    if op == "arith.div":  # C: truncate toward zero, with exact integers
+        quotients = []
+        for x, y in zip(a.tolist(), b.tolist()):
+            q = abs(x) // abs(y)
+            quotients.append(q if (x < 0) == (y < 0) else -q)
+        return np.array(quotients, dtype=a.dtype)
     if op == "arith.rem":  # C: the sign of the dividend
         return np.fmod(a, b)
     if op == "arith.shr":  # arithmetic for signed, logical for unsigned
@@ -42,8 +49,8 @@ def _expected(op: str, a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 def _operands(op: str, dtype: type, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
     info = np.iinfo(dtype)
-    a = rng.integers(info.min, info.max, 200, endpoint=True).astype(dtype)
-    b = rng.integers(info.min, info.max, 200, endpoint=True).astype(dtype)
+    a = rng.integers(info.min, info.max, 200, dtype=dtype, endpoint=True)
+    b = rng.integers(info.min, info.max, 200, dtype=dtype, endpoint=True)
     if op == "arith.shr":
         b = rng.integers(0, info.bits, 200).astype(dtype)
     if op in ("arith.div", "arith.rem"):

@@ -31,6 +31,9 @@ def cases() -> list[Case]:
     rng = np.random.default_rng(1)
     return [
         Case("n = 128: one program", (rng.standard_normal(128, dtype=np.float32), 1.5)),
-        Case("n = 4096: 32 programs", (rng.standard_normal(4096, dtype=np.float32), -2.25)),
+        Case(
+            "n = 4096: 32 programs, value = -2.25",
+            (rng.standard_normal(4096, dtype=np.float32), -2.25),
+        ),
         Case("n = 512, value = 0.1", (np.arange(512, dtype=np.float32), 0.1)),
     ]

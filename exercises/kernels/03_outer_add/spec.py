@@ -12,6 +12,12 @@ REQUIRES = ("02",)
 OUTCOMES = ("2D blocks from [:, None] and [None, :]", "strides", "2D masks")
 BLOCK_M, BLOCK_N = 16, 32
 
+#: The hint (1-based, in hints.md) that each case teaches, by the start of its name.
+CASE_HINTS = {
+    "50 x 70": 3,
+    "40 x 24": 2,
+}
+
 
 def reference(x: np.ndarray, y: np.ndarray, transposed: bool) -> np.ndarray:
     """``x[:, None] + y[None, :]``."""

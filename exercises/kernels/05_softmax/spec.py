@@ -11,6 +11,12 @@ REQUIRES = ("04",)
 OUTCOMES = ("numerically stable softmax", "-inf padding for max reductions")
 BLOCK = 128
 
+#: The hint (1-based, in hints.md) that each case teaches, by the start of its name.
+CASE_HINTS = {
+    "5 x 100": 2,
+    "3 x 64": 1,
+}
+
 
 def reference(x: np.ndarray) -> np.ndarray:
     """Softmax along axis 1, computed in float64."""

@@ -12,16 +12,23 @@ REQUIRES = ("03", "04")
 OUTCOMES = ("tl.dot on tiles", "the K loop and its masks", "data reuse in tiles")
 BLOCK_M = BLOCK_N = BLOCK_K = 16
 
+#: The hint (1-based, in hints.md) that each case teaches, by the start of its name.
+CASE_HINTS = {
+    "M = 40": 3,
+    "K = 50": 2,
+    "B = transpose": 1,
+}
 
-def reference(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+
+def reference(a: np.ndarray, b: np.ndarray, c_view: bool = False) -> np.ndarray:
     """``a @ b`` in float64, rounded to fp32."""
     return (a.astype(np.float64) @ b.astype(np.float64)).astype(np.float32)
 
 
-def launch(kernels, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """A 2D grid of BLOCK_M x BLOCK_N tiles of C."""
+def launch(kernels, a: np.ndarray, b: np.ndarray, c_view: bool = False) -> np.ndarray:
+    """A 2D grid of BLOCK_M x BLOCK_N tiles of C; ``c_view``: C is a view of a wider array."""
     (M, K), (_, N) = a.shape, b.shape
-    c = np.full((M, N), np.nan, np.float32)
+    c = np.full((M, N + 9 if c_view else N), np.nan, np.float32)[:, :N]
     grid = (triton.cdiv(M, BLOCK_M), triton.cdiv(N, BLOCK_N))
     strides = [s // 4 for arr in (a, b, c) for s in arr.strides]
     kernels.matmul_kernel[grid](
@@ -45,10 +52,16 @@ def cases() -> list[Case]:
 
     return [
         Case("32 x 32 x 32: full tiles", mats(32, 32, 32), **TF32_TOLERANCE),
-        Case("M=40, K=50, N=24: ragged on every axis", mats(40, 50, 24), **TF32_TOLERANCE),
+        Case("M = 40, N = 24: ragged M and N, K = 32", mats(40, 32, 24), **TF32_TOLERANCE),
+        Case("K = 50: a ragged K, the last step is partial", mats(32, 50, 32), **TF32_TOLERANCE),
         Case(
             "B = transpose of a 20 x 33 array: stride_bk = 1",
             mats(17, 33, 20, True),
+            **TF32_TOLERANCE,
+        ),
+        Case(
+            "C is a view of a 24 x 41 array: stride_cm = 41",
+            (*mats(24, 16, 32), True),
             **TF32_TOLERANCE,
         ),
     ]

@@ -19,13 +19,8 @@ def linear_leaky_relu_kernel(
     rn = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
     rk = tl.arange(0, BLOCK_K)
     acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
-    for k in range(0, K, BLOCK_K):
-        ks = k + rk
-        a = tl.load(a_ptr + rm[:, None] * stride_am + ks[None, :] * stride_ak,
-                    mask=(rm[:, None] < M) & (ks[None, :] < K), other=0.0)  # fmt: skip
-        w = tl.load(w_ptr + ks[:, None] * stride_wk + rn[None, :] * stride_wn,
-                    mask=(ks[:, None] < K) & (rn[None, :] < N), other=0.0)  # fmt: skip
-        acc += tl.dot(a, w)
+    # TODO: the K loop of exercise 07 (bring yours): acc += tl.dot(a_tile, w_tile)
+    #       over steps of BLOCK_K, with W's strides stride_wk and stride_wn.
     # TODO: the epilogue, while the tile is still in registers:
     #       add bias[n] to every row of the tile, then apply the leaky ReLU
     #       (z if z > 0 else 0.01 * z).

@@ -7,10 +7,16 @@ from minitriton.exercises import TF32_TOLERANCE, Case
 
 TITLE = "Fused matmul + bias + activation"
 KERNELS = ("linear_leaky_relu_kernel",)
-MINUTES = 20
+MINUTES = 25
 REQUIRES = ("07",)
 OUTCOMES = ("epilogue fusion", "tl.where for piecewise functions")
 BLOCK_M = BLOCK_N = BLOCK_K = 16
+
+#: The hint (1-based, in hints.md) that each case teaches, by the start of its name.
+CASE_HINTS = {
+    "32 x 32 x 32": 3,
+    "M=33": 1,
+}
 
 
 def reference(a: np.ndarray, w: np.ndarray, bias: np.ndarray) -> np.ndarray:
@@ -43,7 +49,11 @@ def cases() -> list[Case]:
         )
 
     return [
-        Case("32 x 32 x 32", layer(32, 32, 32), **TF32_TOLERANCE),
+        Case(
+            "32 x 32 x 32: the bias flips signs; negative z are scaled by 0.01",
+            layer(32, 32, 32),
+            **TF32_TOLERANCE,
+        ),
         Case(
             "M=33, K=40, N=20: ragged, N not a multiple of 16",
             layer(33, 40, 20),

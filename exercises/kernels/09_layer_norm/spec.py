@@ -12,6 +12,13 @@ OUTCOMES = ("multi-pass reductions over long rows", "masking values, not just me
 BLOCK = 128
 EPS = 1e-5
 
+#: The hint (1-based, in hints.md) that each case teaches, by the start of its name.
+CASE_HINTS = {
+    "4 x 50": 2,
+    "3 x 200": 2,
+    "2 x 300": 2,
+}
+
 
 def reference(x: np.ndarray, w: np.ndarray, b: np.ndarray) -> np.ndarray:
     """``(x - mean) / sqrt(var + eps) * w + b`` along each row, in float64."""
@@ -31,6 +38,18 @@ def launch(kernels, x: np.ndarray, w: np.ndarray, b: np.ndarray) -> np.ndarray:
     return y
 
 
+def _spread(args: tuple, mean: float, spread: float) -> tuple:
+    """``args`` with x rescaled to ``mean + spread * x``."""
+    x, w, b = args
+    return (mean + np.float32(spread) * x).astype(np.float32), w, b
+
+
+def _view(args: tuple, n: int) -> tuple:
+    """``args`` with x a view of its first ``n`` columns (the row stride stays)."""
+    x, w, b = args
+    return x[:, :n], w[:n].copy(), b[:n].copy()
+
+
 def cases() -> list[Case]:
     """A partial block, several blocks, an offset mean (padding must not count)."""
     rng = np.random.default_rng(9)
@@ -43,11 +62,29 @@ def cases() -> list[Case]:
         )
 
     return [
-        Case("4 x 50: one partial block", rows(4, 50), atol=1e-4, rtol=1e-4),
+        Case("4 x 50: one partial block, 78 padding lanes", rows(4, 50), atol=1e-4, rtol=1e-4),
         Case("3 x 700: six blocks, the last partial", rows(3, 700), atol=1e-4, rtol=1e-4),
         Case(
             "3 x 200, values around 10: padding lanes must not count",
             rows(3, 200, 10.0),
+            atol=1e-4,
+            rtol=1e-4,
+        ),
+        Case(
+            "2 x 300, values 1000 +- 0.1: a large mean with a small spread",
+            _spread(rows(2, 300), 1000.0, 0.1),
+            atol=1e-3,
+            rtol=1e-3,
+        ),
+        Case(
+            "3 x 100, spread 1e-3: eps inside the square root matters",
+            _spread(rows(3, 100), 0.0, 1e-3),
+            atol=1e-3,
+            rtol=1e-3,
+        ),
+        Case(
+            "3 x 129 view of a 3 x 256 array: stride_xm = 256, one past a power of two",
+            _view(rows(3, 256), 129),
             atol=1e-4,
             rtol=1e-4,
         ),

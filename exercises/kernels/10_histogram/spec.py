@@ -14,6 +14,12 @@ BLOCK = 128
 NUM_BINS = 16
 LO, HI = -4.0, 4.0
 
+#: The hint (1-based, in hints.md) that each case teaches, by the start of its name.
+CASE_HINTS = {
+    "n = 1000": 1,
+    "n = 640": 1,
+}
+
 
 def _bins(x: np.ndarray) -> np.ndarray:
     inv_width = np.float32(NUM_BINS / (HI - LO))
@@ -40,7 +46,10 @@ def cases() -> list[Case]:
     """Spread-out values, a partial block, and every value in one bin."""
     rng = np.random.default_rng(10)
     return [
-        Case("n = 1000 normal samples", (rng.standard_normal(1000, dtype=np.float32),)),
+        Case(
+            "n = 1000 normal samples: 8 programs, the last partial",
+            (rng.standard_normal(1000, dtype=np.float32),),
+        ),
         Case("n = 77: one partial block", (rng.uniform(-5, 5, 77).astype(np.float32),)),
         Case("n = 640, all equal: every lane hits one bin", (np.full(640, 0.3, dtype=np.float32),)),
     ]

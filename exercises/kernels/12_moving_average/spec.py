@@ -12,6 +12,12 @@ REQUIRES = ("06",)
 OUTCOMES = ("tl.cumsum (a scan) inside a block", "carrying a scan across blocks")
 BLOCK = 128
 
+#: The hint (1-based, in hints.md) that each case teaches, by the start of its name.
+CASE_HINTS = {
+    "n = 1000": 1,
+    "n = 700": 3,
+}
+
 
 def reference(x: np.ndarray, window: int) -> dict:
     """The inclusive prefix sum and the mean of the last ``window`` samples (fewer at first)."""

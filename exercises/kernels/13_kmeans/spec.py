@@ -12,6 +12,11 @@ REQUIRES = ("04", "10")
 OUTCOMES = ("all-pairs distances by broadcasting", "tl.argmin", "scatter-add with atomics")
 BLOCK = 128
 
+#: The hint (1-based, in hints.md) that each case teaches, by the start of its name.
+CASE_HINTS = {
+    "two equal centroids": 2,
+}
+
 
 def _distances(points: np.ndarray, centroids: np.ndarray) -> np.ndarray:
     # fp32, coordinate by coordinate: the kernel's order, so near-ties agree.
@@ -47,6 +52,14 @@ def launch(kernels, points: np.ndarray, centroids: np.ndarray) -> dict:
     return {"labels": labels, "centroids": new.astype(np.float32)}
 
 
+def _with_duplicate(args: tuple) -> tuple:
+    """``args`` with centroid 2 a copy of centroid 1: every distance to them ties."""
+    points, centroids = args
+    centroids = centroids.copy()
+    centroids[2] = centroids[1]
+    return points, centroids
+
+
 def cases() -> list[Case]:
     """Blobs in 2D and 4D; sizes that leave a partial block."""
     rng = np.random.default_rng(13)
@@ -61,4 +74,10 @@ def cases() -> list[Case]:
         Case("128 points, D = 2, K = 4", blobs(32, 2, 4), atol=1e-4, rtol=1e-4),
         Case("600 points, D = 2, K = 4: a partial block", blobs(150, 2, 4), atol=1e-4, rtol=1e-4),
         Case("304 points, D = 4, K = 8", blobs(38, 4, 8), atol=1e-4, rtol=1e-4),
+        Case(
+            "two equal centroids: a tie goes to the lower index, as in np.argmin",
+            _with_duplicate(blobs(40, 2, 4)),
+            atol=1e-4,
+            rtol=1e-4,
+        ),
     ]

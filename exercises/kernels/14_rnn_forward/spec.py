@@ -12,6 +12,12 @@ REQUIRES = ("07", "08")
 OUTCOMES = ("sequential loops with a carried block", "weights resident across time steps")
 BLOCK_B = 16
 
+#: The hint (1-based, in hints.md) that each case teaches, by the start of its name.
+CASE_HINTS = {
+    "B = 20": 1,
+    "x stored time-major": 1,
+}
+
 
 def reference(x: np.ndarray, h0: np.ndarray, wx: np.ndarray, wh: np.ndarray, b: np.ndarray):
     """Every hidden state ``h_t = tanh(x_t @ wx + h_{t-1} @ wh + b)``, shape (B, T, H)."""

@@ -12,6 +12,14 @@ REQUIRES = ("06", "07")
 OUTCOMES = ("the online softmax on tiles", "causal masking", "attention without an S x S matrix")
 BLOCK_M = BLOCK_N = 16
 
+#: The hint (1-based, in hints.md) that each case teaches, by the start of its name.
+CASE_HINTS = {
+    "2 heads": 3,
+    "S = 50": 1,
+    "scores around 100": 2,
+    "causal": 1,
+}
+
 
 def reference(q: np.ndarray, k: np.ndarray, v: np.ndarray, causal: bool) -> np.ndarray:
     """``softmax(q k^T / sqrt(d)) v`` per head, in float64."""
@@ -55,7 +63,11 @@ def cases() -> list[Case]:
         return q * np.float32(scale), k, v, causal
 
     return [
-        Case("2 heads, S = 32", qkv(2, 32), **TF32_TOLERANCE),
+        Case(
+            "2 heads, S = 32: two key blocks, the row max changes between them",
+            qkv(2, 32),
+            **TF32_TOLERANCE,
+        ),
         Case("S = 50: the last key block is partial", qkv(1, 50), **TF32_TOLERANCE),
         Case(
             "scores around 100: exp overflows without the max",

@@ -13,6 +13,12 @@ OUTCOMES = ("bit unpacking with & and >>", "dequantizing in the kernel", "group-
 GROUP = BLOCK_K = 32
 BLOCK_M = BLOCK_N = 16
 
+#: The hint (1-based, in hints.md) that each case teaches, by the start of its name.
+CASE_HINTS = {
+    "16 x 32 x 16": 1,
+    "K = 128": 2,
+}
+
 
 def pack(q: np.ndarray) -> np.ndarray:
     """K x N values in 0..15 -> K/2 x N bytes: even rows in the low nibble."""
@@ -57,6 +63,14 @@ def launch(kernels, a: np.ndarray, packed: np.ndarray, scale: np.ndarray) -> np.
     return c
 
 
+def _a_view(args: tuple, width: int) -> tuple:
+    """``args`` with A a view of the first columns of a ``width``-wide array."""
+    a, packed, scale = args
+    wide = np.full((a.shape[0], width), np.nan, np.float32)
+    wide[:, : a.shape[1]] = a
+    return wide[:, : a.shape[1]], packed, scale
+
+
 def cases() -> list[Case]:
     """One group, several groups with different scales, ragged M and N."""
     rng = np.random.default_rng(16)
@@ -74,4 +88,9 @@ def cases() -> list[Case]:
             **TF32_TOLERANCE,
         ),
         Case("M = 20, N = 40: ragged tiles", problem(20, 64, 40), **TF32_TOLERANCE),
+        Case(
+            "A is a view of a 16 x 96 array: stride_am = 96",
+            _a_view(problem(16, 64, 16), 96),
+            **TF32_TOLERANCE,
+        ),
     ]
