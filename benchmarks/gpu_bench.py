@@ -619,11 +619,13 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{name}: " + ", ".join(f"{k} {v:.0f} GB/s" for k, v in row["gbps"].items()))
     overhead = attempt("launch overhead", lambda: launch_overhead(mt, tr), {})
     missed = print_report(info, rows, overhead, cold)
+    tc_rows: list[dict[str, Any]] = []
     if args.only == "all":
         tc_rows = attempt("tensor cores", gpu_bench_tc.run_all, [])
         missed += gpu_bench_tc.print_table(tc_rows)
     if args.json:
         doc = to_docs_json(info, rows, overhead, cold)
+        doc["tensor_cores"] = tc_rows  # TFLOP/s and configs per compiler, row by row
         args.json.write_text(json.dumps(doc, indent=2) + "\n", encoding="utf-8")
         print(f"\nwrote {args.json}")
     print("\nfloors: " + ("all met" if not missed else "MISSED: " + "; ".join(missed)))
