@@ -246,7 +246,7 @@ def _grade_compiled(ex: Exercise, run: StudentRun, result: CheckResult) -> None:
     if check is None:
         return
     info = run.compiled or {"error": "the grading run did not report the compiled kernel"}
-    table = getattr(ex.spec, "CASE_HINTS", {})
+    table = getattr(ex.spec, "COMPILED_HINTS", {})
     for name, ok, why in check(info):
         hint = next((n for start, n in table.items() if name.startswith(start)), None)
         result.cases.append(CaseResult(name, ok, "" if ok else _short(why), hint))

@@ -23,11 +23,9 @@ ARCHS = {"sm_90a": 3, "sm_80": 2}
 TOLERANCE = {"atol": 1e-3, "rtol": 1e-3}
 
 #: The hint (1-based, in hints.md) that each case teaches, by the start of its name.
-CASE_HINTS = {
-    "K = 72": 2,
-    "tensor cores: the dot's operands": 3,
-    "tensor cores": 1,
-}
+CASE_HINTS = {"K = 72": 2}
+#: The same for the checks of the compiled kernel (:func:`check_compiled`).
+COMPILED_HINTS = {"tensor cores: the dot's operands": 3, "tensor cores": 1}
 
 
 def reference(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -61,7 +59,9 @@ def cases() -> list[Case]:
         Case("64 x 64 x 64: full tiles", mats(64, 64, 64), **TOLERANCE),
         Case("M = 80, N = 72: ragged M and N, K = 64", mats(80, 64, 72), **TOLERANCE),
         Case("K = 72: a ragged K, the last step is partial", mats(64, 72, 64), **TOLERANCE),
-        Case("B = transpose of a 64 x 48 array: stride_bk = 1", mats(64, 48, 64, True), **TOLERANCE),
+        Case(
+            "B = transpose of a 64 x 48 array: stride_bk = 1", mats(64, 48, 64, True), **TOLERANCE
+        ),
     ]
 
 
