@@ -434,3 +434,26 @@ def test_inputs_reach_the_kernel_with_their_strides() -> None:
 
     seen = flat_host_array(copy_keeping_layout(wide[:, 2:7]))
     assert seen.size == 55 and np.isnan(seen).sum() == 25  # garbage between the rows
+
+
+def test_tensor_core_check_explains_an_fma_fallback(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Right numbers, but BLOCK_M = 32 is too few rows for a wgmma warpgroup:
+    # the sandboxed run reports the compiled layouts and the check says why.
+    ex = catalog.find_exercise("18")
+    solution = (ex.folder / "solution.py").read_text(encoding="utf-8")
+    _cli(capsys, "start", "18", "--workspace", str(tmp_path))
+    path = tmp_path / "kernels" / f"{ex.slug}.py"
+    path.write_text(solution.replace("BLOCK_M = 64", "BLOCK_M = 32"), encoding="utf-8")
+    rc, out = _cli(capsys, "check", "18", "--workspace", str(tmp_path))
+    assert rc == 1 and "Traceback" not in out
+    assert "✓ K = 72: a ragged K" in out
+    assert "✓ tensor cores: on sm_80 the dot gets nvidia_mma v2" in out
+    assert "✗ tensor cores: on sm_90a the dot gets nvidia_mma v3" in out
+    assert "got nvidia_mma<versionMajor=2" in out and "multiples of 64" in out
+    assert "Hint 1 of 3 (the hint for the case that failed" in out
+    path.write_text(solution.replace("tl.dot(a, b, acc)", "tl.dot(a, b)"), encoding="utf-8")
+    rc, out = _cli(capsys, "check", "18", "--workspace", str(tmp_path))
+    assert rc == 1  # the accumulator is dropped: the numbers are wrong, the layouts right
+    assert "✓ tensor cores: on sm_90a the dot gets nvidia_mma v3" in out

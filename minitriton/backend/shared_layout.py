@@ -92,13 +92,19 @@ class SharedTile:
 
     def linear(self, row: int, col: int) -> int:
         """Unswizzled byte offset of (row, col) in tile coordinates."""
+        # BEGIN EXERCISE c7-swizzle
+        # STUB: raise NotImplementedError("c7-swizzle: SharedTile.linear")
         e = self.row_elems
         return (col // e) * self.rows * self.swizzle + row * self.swizzle + (col % e) * self.eb
+        # END EXERCISE
 
     def physical(self, row: int, col: int) -> int:
         """Byte offset where element (row, col) is stored."""
+        # BEGIN EXERCISE c7-swizzle
+        # STUB: raise NotImplementedError("c7-swizzle: SharedTile.physical")
         o = self.linear(row, col)
         return o ^ (((o >> 7) & self.mask) << 4)
+        # END EXERCISE
 
     def descriptor_bits(self) -> int:
         """The descriptor without its start address."""

@@ -54,6 +54,8 @@ class StudentRun:
     cases: list[CaseRun] = field(default_factory=list)
     error: str = ""
     output: str = ""  # what the student's code printed (never graded)
+    #: What the spec's ``compiled`` hook found in the GPU compile (plain strings).
+    compiled: dict[str, str] = field(default_factory=dict)
 
 
 def check_kernel_file(
@@ -93,7 +95,27 @@ def run_cases(ex: Exercise, path: Path, backend: str = "emulator") -> StudentRun
         return run
     with _backend(backend):
         run.cases = [_run_case(ex, module, case, path, backend) for case in ex.spec.cases()]
+    run.compiled = _compiled(ex, module, path)
     return run
+
+
+def _compiled(ex: Exercise, module: Any, path: Path) -> dict[str, str]:
+    """The spec's ``compiled(kernels)`` hook, if it has one: facts about the GPU compile.
+
+    A spec that grades how a kernel compiles (exercise 18: does the dot reach
+    the tensor cores?) compiles it here, with the student's code, and hands
+    back plain strings; ``check_compiled`` judges them on the grader's side.
+    """
+    from minitriton.jit import is_user_error
+
+    hook = getattr(ex.spec, "compiled", None)
+    if hook is None:
+        return {}
+    try:
+        return {str(k): str(v) for k, v in hook(module).items()}
+    except Exception as e:
+        error = str(e) if is_user_error(e) else _located(e, path, ex.folder / "spec.py")
+        return {"error": error or type(e).__name__}
 
 
 def _run_case(ex: Exercise, module: Any, case: Case, path: Path, backend: str) -> CaseRun:
@@ -214,7 +236,22 @@ def grade_runs(
         result.cases.append(_grade_case(ex, case, case_run, result, png))
     for case, graded in zip(cases, result.cases):
         graded.hint = case_hint(ex, case)
+    _grade_compiled(ex, run, result)
     return result
+
+
+def _grade_compiled(ex: Exercise, run: StudentRun, result: CheckResult) -> None:
+    """Add the spec's ``check_compiled`` verdicts on ``run.compiled`` as cases."""
+    check = getattr(ex.spec, "check_compiled", None)
+    if check is None:
+        return
+    info = run.compiled or {"error": "the grading run did not report the compiled kernel"}
+    table = getattr(ex.spec, "COMPILED_HINTS", {})
+    for name, ok, why in check(info):
+        hint = next((n for start, n in table.items() if name.startswith(start)), None)
+        result.cases.append(CaseResult(name, ok, "" if ok else _short(why), hint))
+        if not ok and not result.report:
+            result.report = f"case '{name}' failed:\n{why}"
 
 
 def case_hint(ex: Exercise, case: Case) -> int | None:

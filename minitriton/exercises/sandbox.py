@@ -62,6 +62,9 @@ def _read_back(out: Path) -> StudentRun | None:
     if not isinstance(meta, dict) or meta.get("done") is not True:
         return None
     run = StudentRun(error=str(meta.get("error", "")))
+    compiled = meta.get("compiled", {})
+    if isinstance(compiled, dict):
+        run.compiled = {str(k): str(v) for k, v in compiled.items()}
     for i, case in enumerate(meta.get("cases", [])):
         names = [str(n) for n in case.get("outputs", [])]
         cr = CaseRun(str(case.get("name", "")), error=str(case.get("error", "")))
@@ -95,7 +98,7 @@ def write_back(run: StudentRun, out: Path) -> None:
                 arrays[f"c{i}_w{j}"] = case.written[name]
         cases.append({"name": case.name, "outputs": names, "error": case.error})
     np.savez(out / "outputs.npz", **arrays)
-    meta = {"done": True, "error": run.error, "cases": cases}
+    meta = {"done": True, "error": run.error, "cases": cases, "compiled": run.compiled}
     (out / "runs.json").write_text(json.dumps(meta), encoding="utf-8")
 
 

@@ -13,6 +13,12 @@ A kernel exercise's ``spec.py`` defines::
     def launch(kernels, *args): ... # runs the student's kernels, returns the output(s)
     def cases() -> list[Case]: ...  # the inputs; shapes that catch typical bugs
 
+Optionally, to grade how the kernel compiles (not only what it computes)::
+
+    def compiled(kernels) -> dict[str, str]: ...   # runs with the student's code
+    def check_compiled(info) -> list[tuple[str, bool, str]]: ...  # (case, passed, why)
+    COMPILED_HINTS = {"tensor cores": 1}            # the hint each such case teaches
+
 ``launch`` gets the student's module (``kernels.add_kernel``) and fresh
 copies of the arrays (with the same strides: a view stays a view);
 ``reference`` gets copies too, so in-place kernels are fine. Outputs are

@@ -516,4 +516,79 @@ C6 = (
     ),
 )
 
-MUTANTS: tuple[CompilerMutant, ...] = (*C1, *C2, *C3, *C4, *C5, *C6)
+# ---------------------------------------------------------------- c7 swizzle
+
+LINEAR = "minitriton.backend.shared_layout:SharedTile.linear"
+PHYSICAL = "minitriton.backend.shared_layout:SharedTile.physical"
+
+
+def _physical(swizzled: str) -> str:
+    return f"""
+def physical(self, row, col):
+    o = self.linear(row, col)
+    return {swizzled}
+"""
+
+
+def _linear(offset: str) -> str:
+    return f"""
+def linear(self, row, col):
+    e = self.row_elems
+    return {offset}
+"""
+
+
+C7 = (
+    M("c7", "no swizzle", PHYSICAL, _physical("o"), "bank_conflict|xor"),
+    M(
+        "c7",
+        "line index not masked",
+        PHYSICAL,
+        _physical("o ^ ((o >> 7) << 4)"),
+        "lands_once|bits other than 4-6",
+    ),
+    M(
+        "c7",
+        "XOR on 8-byte units",
+        PHYSICAL,
+        _physical("o ^ (((o >> 7) & self.mask) << 3)"),
+        "contiguous|left its 16-byte chunk",
+    ),
+    M(
+        "c7",
+        "the 128-byte mask for every width",
+        PHYSICAL,
+        _physical("o ^ (((o >> 7) & 7) << 4)"),
+        "in_their_row\\[(64|32)B\\]",
+    ),
+    M(
+        "c7",
+        "row index instead of the line index",
+        PHYSICAL,
+        _physical("o ^ ((row & self.mask) << 4)"),
+        "bank_conflict_free\\[(64|32)B\\]|xor_pattern\\[(64|32)B\\]",
+    ),
+    M(
+        "c7",
+        "column blocks ignored",
+        LINEAR,
+        _linear("row * self.swizzle + col * self.eb"),
+        "wide_tile|lands_once\\[64x128",
+    ),
+    M(
+        "c7",
+        "column blocks one row apart",
+        LINEAR,
+        _linear("(col // e) * self.swizzle + row * self.swizzle + (col % e) * self.eb"),
+        "wide_tile|lands_once",
+    ),
+    M(
+        "c7",
+        "element size ignored",
+        LINEAR,
+        _linear("(col // e) * self.rows * self.swizzle + row * self.swizzle + col % e"),
+        "golden|lands_once",
+    ),
+)
+
+MUTANTS: tuple[CompilerMutant, ...] = (*C1, *C2, *C3, *C4, *C5, *C6, *C7)

@@ -391,4 +391,33 @@ MUTANTS: tuple[KernelMutant, ...] = (
         "acc += vals * tl.load(x_ptr + offs, mask=mask, other=0.0)",
         "nonzeros",
     ),
+    # 18 tensor-core matmul
+    M(
+        "18",
+        "BLOCK_M = 32: too small for wgmma",
+        "BLOCK_M = 64",
+        "BLOCK_M = 32",
+        "sm_90a.*multiples of 64",
+    ),
+    M(
+        "18",
+        "no K mask on A",
+        "mask=(rm[:, None] < M) & (ks[None, :] < K), other=0.0)",
+        "mask=rm[:, None] < M, other=0.0)",
+        "K = 72.*|out-of-bounds",
+    ),
+    M(
+        "18",
+        "fp32 upcast before the dot",
+        "acc = tl.dot(a, b, acc)",
+        "acc = tl.dot(a.to(tl.float32), b.to(tl.float32), acc)",
+        "operands are fp16.*keep the loaded fp16 tiles",
+    ),
+    M(
+        "18",
+        "exact fp32 dot: FMA on every arch",
+        "acc = tl.dot(a, b, acc)",
+        'acc = tl.dot(a.to(tl.float32), b.to(tl.float32), acc, input_precision="ieee")',
+        "operands are fp16",
+    ),
 )
