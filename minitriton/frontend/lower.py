@@ -36,7 +36,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from minitriton import language as tl_module
-from minitriton.diagnostics import UNKNOWN, CompileError, Location, error
+from minitriton.diagnostics import UNKNOWN, CompileError, Location, error, internal_error
 from minitriton.frontend import ast
 from minitriton.frontend import promotion as P
 from minitriton.frontend import semantic as S
@@ -73,8 +73,7 @@ def lower_kernel(src: KernelSource, args: list[ArgSpec]) -> Module:
     except RecursionError:
         raise error(compiler.loc, "expression or call chain is nested too deeply") from None
     except Exception as e:  # last resort: never show our traceback to users
-        msg = f"internal compiler error: {type(e).__name__}: {e}"
-        raise error(compiler.loc, msg) from e
+        raise internal_error(compiler.loc, "the frontend", e) from e
     return Module([kernel, *compiler.helpers])
 
 
@@ -89,12 +88,20 @@ class Undefined:
 
     reason: str
 
+    def describe(self) -> str:
+        """How a diagnostic names it."""
+        return "an undefined variable"
+
 
 @dataclass(frozen=True)
 class PyBuiltin:
     """A Python builtin the kernel language understands (``range``, ``min`` ...)."""
 
     name: str
+
+    def describe(self) -> str:
+        """How a diagnostic names it."""
+        return f"the Python builtin '{self.name}'"
 
 
 @dataclass(frozen=True)
@@ -103,6 +110,10 @@ class BoundMethod:
 
     builtin: str
     self_value: Tensor
+
+    def describe(self) -> str:
+        """How a diagnostic names it."""
+        return f"the method {self.self_value.type}.{self.builtin}"
 
 
 @dataclass
@@ -698,11 +709,19 @@ class FunctionLowerer:
             start, end, step = _range_triple(args)
         else:
             bound = self.bind_builtin(kind, BUILTINS[kind], args, kwargs, call)
+            if bound["arg1"] is None:
+                raise error(
+                    call.loc,
+                    f"tl.{kind}() needs an end bound, got None",
+                    help=f"write tl.{kind}(N) or tl.{kind}(start, end)",
+                )
             start, end, step = _range_triple(
                 [v for v in (bound["arg1"], bound["arg2"], bound["step"]) if v is not None]
             )
         if kind == "static_range" and any(isinstance(v, Tensor) for v in (start, end, step)):
             raise error(call.loc, "tl.static_range needs compile-time bounds")
+        for v in (start, end, step):
+            _check_range_bound(call.loc, v)
         if not isinstance(step, Tensor) and step == 0:
             raise error(call.loc, "range() step must not be zero")
         return start, end, step
@@ -1089,12 +1108,13 @@ class FunctionLowerer:
         is_language = module is tl_module or module.__name__.startswith("minitriton.language")
         if is_language and attr in ("math", "libdevice", "extra"):
             return tl_module  # tl.math.exp2 is tl.exp2
-        if hasattr(module, attr):
+        if hasattr(module, attr) and (not is_language or _is_tl_public(attr, module)):
             return unwrap(getattr(module, attr))
         if module.__name__ == "minitriton" and attr == "cdiv":
             return BUILTINS["cdiv"]
         name = _expr_text(node.value)
-        close = difflib.get_close_matches(attr, dir(module), n=1)
+        names = [n for n in dir(module) if not is_language or _is_tl_public(n, module)]
+        close = difflib.get_close_matches(attr, names, n=1)
         hint = f"did you mean '{name}.{close[0]}'?" if close else None
         if is_language:
             raise error(node.loc, f"unknown function '{name}.{attr}'", help=hint)
@@ -1297,11 +1317,43 @@ def _check_static_while(node: ast.While, cond: Any) -> None:
     )
 
 
+#: ``tl`` names that are neither builtins nor dtypes but part of Triton's surface.
+_TL_PUBLIC = frozenset({"constexpr", "tensor", "dtype", "pointer_type", "block_type"})
+
+
+def _is_tl_public(attr: str, module: types.ModuleType) -> bool:
+    """True for Triton's public ``tl`` names (not ``tl.TypeVar``, an import of ours)."""
+    value = getattr(module, attr)
+    if attr in _TL_PUBLIC or builtin_name(value) is not None:
+        return True
+    if attr.startswith("_"):
+        return False
+    return isinstance(value, ScalarType) or (value is None and attr.startswith("float8"))
+
+
 def _range_kind(fn: Any) -> str | None:
     if isinstance(fn, PyBuiltin) and fn.name == "range":
         return "pyrange"
     name = builtin_name(fn)
     return name if name in ("range", "static_range") else None
+
+
+def _check_range_bound(loc: Location, v: Any) -> None:
+    """A compile-time range bound must be an integer that fits in 64 bits."""
+    if isinstance(v, Tensor):
+        return  # run-time bounds are checked by type in _loop_bounds
+    if not isinstance(v, int):
+        raise error(
+            loc,
+            f"range bounds must be integers, got {S.describe(v)}",
+            help="convert with int(...) or pass the value as a tl.constexpr int",
+        )
+    if not -(2**63) <= v < 2**64:
+        raise error(
+            loc,
+            "a range bound does not fit in 64 bits",
+            help="loop bounds must be int32 or int64 values",
+        )
 
 
 def _range_triple(args: list[Any]) -> tuple[Any, Any, Any]:
