@@ -173,6 +173,7 @@ def run_compile(args: argparse.Namespace) -> int:
 
 def _compile_options(args: argparse.Namespace, kernel: Any, stage: str) -> Any:
     from minitriton.compiler import DEFAULT_ARCH, CompileOptions, check_pass_names
+    from minitriton.launch_checks import arch_problem, num_warps_problem
 
     print_after = tuple(n.strip() for item in args.print_after for n in item.split(",") if n)
     if args.print_after_all:
@@ -185,9 +186,15 @@ def _compile_options(args: argparse.Namespace, kernel: Any, stage: str) -> Any:
     except ValueError as e:
         raise CliError(str(e)) from None
     arch = args.arch or DEFAULT_ARCH
-    if not re.fullmatch(r"sm_\d+a?", arch):
-        raise CliError(f"--arch {arch!r}: expected an architecture such as sm_80 or sm_90")
-    num_warps = args.num_warps or _first_config(kernel).get("num_warps", 4)
+    problem = arch_problem(arch)
+    if problem is not None:
+        raise CliError(f"--arch {arch}: {problem}")
+    num_warps = (
+        _first_config(kernel).get("num_warps", 4) if args.num_warps is None else args.num_warps
+    )
+    problem = num_warps_problem(num_warps)
+    if problem is not None:
+        raise CliError(f"--num-warps {num_warps}: {problem}")
     return CompileOptions(num_warps=num_warps, arch=arch, passes=passes, print_after=print_after)
 
 

@@ -27,6 +27,7 @@ from typing import Any
 
 import numpy as np
 
+from minitriton import launch_checks
 from minitriton.compiler import CompiledKernel, CompileOptions, compile_kernel
 from minitriton.diagnostics import CompileError
 from minitriton.frontend.source import ArgSpec, JITBase, KernelSource
@@ -199,6 +200,7 @@ class JITFunction(KernelInterface, JITBase):
         call_kwargs = kwargs
         options, backend, kwargs = self._split_options(kwargs)
         bound = self.bind(args, kwargs)
+        launch_checks.check_arguments(self.__name__, self.params, bound)
         specs = self.specialize(bound)
         try:
             compiled = self.compile(specs, options, backend)
@@ -206,7 +208,9 @@ class JITFunction(KernelInterface, JITBase):
             raise e.with_traceback(None) from None  # the diagnostic says it all
         if warmup:
             return compiled
-        grid3 = resolve_grid(grid, bound)
+        meta = {k: v.value if isinstance(v, constexpr) else v for k, v in bound.items()}
+        grid3 = launch_checks.check_grid(self.__name__, grid, meta)
+        launch_checks.check_outputs(self.__name__, compiled, bound)
         launch(compiled, grid3, kernel_args(compiled, bound), backend)
         if backend == "gpu":
             self._fast.remember(args, call_kwargs, bound, compiled)
@@ -218,6 +222,7 @@ class JITFunction(KernelInterface, JITBase):
 
     def _split_options(self, kwargs: dict[str, Any]) -> tuple[CompileOptions, str, dict]:
         launch_opts = {k: kwargs[k] for k in LAUNCH_OPTIONS if k in kwargs}
+        launch_checks.check_options(self.__name__, launch_opts)
         # As in Triton, a kernel parameter may share an option's name (the softmax
         # tutorial's num_stages): it then is both an argument and an option.
         kwargs = {k: v for k, v in kwargs.items() if k not in launch_opts or k in self.arg_names}
@@ -570,7 +575,7 @@ def launch(
 
 def is_user_error(exc: BaseException) -> bool:
     """True for errors that describe the user's kernel (diagnostics, emulator errors)."""
-    if isinstance(exc, CompileError):
+    if isinstance(exc, (CompileError, launch_checks.LaunchError)):
         return True
     return any(cls.__name__ in ("EmulatorError", "KernelError") for cls in type(exc).__mro__)
 
