@@ -562,12 +562,14 @@ def launch(
     hook = EMULATOR_HOOK
     if hook is None and os.environ.get(CHECKS_ENV, "") not in ("", "0"):
         hook = _require("minitriton.emulator.tools", "run_launch", "the emulator's checks")
+    saved = launch_checks.save_outputs(compiled, [s.name for s, _ in args], values)
     try:
         if hook is not None:
             hook(compiled, grid, values)
         else:
             emulate(compiled.module, grid, values, debug=compiled.options.debug)
-    except Exception as e:
+    except BaseException as e:  # interrupts too: the arrays are as before the launch
+        launch_checks.restore_outputs(saved)
         if is_user_error(e):
             raise e.with_traceback(None) from None  # located in the kernel: no internals
         raise

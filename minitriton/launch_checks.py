@@ -167,10 +167,7 @@ def check_outputs(kernel: str, compiled: Any, bound: dict[str, Any]) -> None:
     read_only = [n for n, v in bound.items() if isinstance(v, np.ndarray) and not v.flags.writeable]
     if not read_only:
         return
-    written = getattr(compiled, "_written_arguments", None)
-    if written is None:  # once per compiled kernel
-        written = written_arguments(compiled.module)
-        compiled._written_arguments = written
+    written = written_by(compiled)
     for name in read_only:
         if name in written:
             raise LaunchError(
@@ -180,7 +177,39 @@ def check_outputs(kernel: str, compiled: Any, bound: dict[str, Any]) -> None:
             )
 
 
+# ---------------------------------------------------------------- a failed launch loses nothing
+
+Saved = list[tuple[np.ndarray, np.ndarray]]
+
+
+def save_outputs(compiled: Any, names: Sequence[str], values: Sequence[Any]) -> Saved:
+    """Copies of the arrays (among ``values``, named ``names``) the kernel may write.
+
+    The emulator runs on the user's own arrays, so that aliased arguments
+    stay aliased; when the launch fails, :func:`restore_outputs` puts every
+    array back as it was before the launch.
+    """
+    written = written_by(compiled)
+    return [(v, v.copy()) for n, v in zip(names, values)
+            if n in written and isinstance(v, np.ndarray) and v.size]  # fmt: skip
+
+
+def restore_outputs(saved: Saved) -> None:
+    """Undo a failed launch's stores (see :func:`save_outputs`)."""
+    for array, copy in saved:
+        np.copyto(array, copy)
+
+
 # ---------------------------------------------------------------- what a kernel writes
+
+
+def written_by(compiled: Any) -> set[str]:
+    """:func:`written_arguments` of a compiled kernel, worked out once."""
+    written = getattr(compiled, "_written_arguments", None)
+    if written is None:
+        written = written_arguments(compiled.module)
+        compiled._written_arguments = written
+    return written
 
 
 def written_arguments(module: Any) -> set[str]:
