@@ -19,6 +19,7 @@ module in :data:`COMMAND_MODULES`.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
 import importlib.util
 import os
@@ -256,7 +257,10 @@ def split_target(target: str) -> tuple[str, str | None]:
 
 
 def import_user_file(path: str) -> ModuleType:
-    """Import a Python file under a private name, so its ``__main__`` block does not run."""
+    """Import a Python file under a private name, so its ``__main__`` block does not run.
+
+    What the file prints while it is imported goes to stderr.
+    """
     file = Path(path)
     if not file.is_file():
         raise CliError(f"{path}: no such file")
@@ -268,7 +272,8 @@ def import_user_file(path: str) -> ModuleType:
     sys.modules[name] = module
     sys.path.insert(0, str(file.resolve().parent))  # its sibling imports work
     try:
-        spec.loader.exec_module(module)
+        with contextlib.redirect_stdout(sys.stderr):  # its prints stay out of --emit output
+            spec.loader.exec_module(module)
     except Exception as e:
         raise CliError(f"importing {path} failed:\n{user_traceback(e, file).rstrip()}") from None
     return module

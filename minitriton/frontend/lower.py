@@ -1156,6 +1156,14 @@ class FunctionLowerer:
                 f"cannot call the Python function '{fname}' with run-time values",
                 help="decorate it with @triton.jit",
             )
+        if not _callable_at_compile_time(fn):
+            raise error(
+                node.loc,
+                f"a kernel cannot call {S.describe(fn)}: kernels call tl builtins, @jit functions "
+                f"and the Python builtins {', '.join(sorted(PY_BUILTINS))}",
+                help="decorate it with @triton.jit, or compute the value outside the kernel "
+                "and pass it as a tl.constexpr",
+            )
         try:
             return unwrap(fn(*args, **kwargs))
         except Exception as e:  # noqa: BLE001
@@ -1315,6 +1323,19 @@ def _check_static_while(node: ast.While, cond: Any) -> None:
         node.test.loc,
         "while loop with a compile-time true condition never ends (break is not supported)",
     )
+
+
+def _callable_at_compile_time(fn: Any) -> bool:
+    """MiniTriton's own host helpers (``triton.cdiv``) and methods of plain values.
+
+    Anything else (``os.system``, a user's Python function) would run while
+    the kernel compiles, which Triton does not do.
+    """
+    owner = getattr(fn, "__self__", None)
+    if isinstance(fn, types.BuiltinMethodType) and type(owner) in (int, float, bool, str, tuple):
+        return True
+    module = getattr(fn, "__module__", None) or ""
+    return isinstance(fn, types.FunctionType) and module.split(".")[0] == "minitriton"
 
 
 #: ``tl`` names that are neither builtins nor dtypes but part of Triton's surface.
