@@ -233,6 +233,10 @@ def unwrap(value: Any) -> Any:
 # ---------------------------------------------------------------------------
 
 
+#: How many statements ``tl.static_range`` loops may unroll in one kernel, in all.
+UNROLL_BUDGET = 2**12
+
+
 class Compiler:
     """Holds the helpers lowered so far and the location being worked on."""
 
@@ -243,6 +247,18 @@ class Compiler:
         self.loc: Location = UNKNOWN
         self._parsed: dict[int, ast.FunctionDef] = {}
         self._returns: dict[str, Structure] = {}
+        self.unrolled = 0  # statements lowered by tl.static_range iterations so far
+
+    def spend_unroll(self, loc: Location, statements: int, trips: int) -> None:
+        """Count one static_range iteration of ``statements``; over the budget, an error."""
+        self.unrolled += max(statements, 1)
+        if self.unrolled > UNROLL_BUDGET:
+            raise error(
+                loc,
+                f"tl.static_range unrolls too much: this loop of {trips} iterations takes the "
+                f"kernel past {UNROLL_BUDGET} unrolled statements",
+                help="use tl.range (a run-time loop), or fewer iterations",
+            )
 
     def parse(self, src: KernelSource) -> ast.FunctionDef:
         """The AST of ``src`` (parsed once per compilation)."""
@@ -689,7 +705,7 @@ class FunctionLowerer:
             if kind is not None:
                 bounds = self._range_bounds(kind, fn, it)
                 if kind == "static_range":
-                    return self._unroll(node, range(*bounds))
+                    return self._unroll(node, range(*bounds), it.loc)
                 return self._lower_scf_for(node, bounds)
         value = self.eval(it)
         if isinstance(value, (tuple, list)):
@@ -726,11 +742,14 @@ class FunctionLowerer:
             raise error(call.loc, "range() step must not be zero")
         return start, end, step
 
-    def _unroll(self, node: ast.For, values: Any) -> None:
+    def _unroll(self, node: ast.For, values: Any, budget_loc: Location | None = None) -> None:
+        """Lower the body once per value; ``budget_loc``: a static_range, counted in the budget."""
         self.depth += 1
         for value in values:
             if self.returned:
                 break
+            if budget_loc is not None:
+                self.compiler.spend_unroll(budget_loc, len(node.body), len(values))
             self.bind(node.target, value)
             self.lower_stmts(node.body)
         self.depth -= 1

@@ -19,6 +19,11 @@ def insert_before(anchor: Operation, op: Operation) -> Operation:
     """Insert ``op`` just before ``anchor`` in ``anchor``'s block."""
     block = anchor.parent
     assert block is not None, "anchor is not in a block"
+    if _USE_INDEXES:  # the new op's uses must be found by later replacements
+        index = _USE_INDEXES[-1][1]
+        for inner in op.walk():
+            for v in inner.operands:
+                index.setdefault(id(v), []).append(inner)
     return block.insert(block.ops.index(anchor), op)
 
 
@@ -52,8 +57,9 @@ def use_index(root: Operation) -> Iterator[None]:
 
     Without it each replacement walks all of ``root``, so that a pass making
     one replacement per op is quadratic in the function's size (a chain of a
-    thousand equal comparisons took seconds to CSE). Only for passes that
-    replace and erase ops but create none: a new op's uses are not indexed.
+    thousand equal comparisons took seconds to CSE). New ops must be
+    inserted with :func:`insert_before`, which indexes their uses; a pass
+    that sets an existing op's operands itself must not use the index.
     """
     index: dict[int, list[Operation]] = {}
     for op in root.walk():
@@ -75,9 +81,10 @@ def _replace_indexed(index: dict[int, list[Operation]], old: Value, new: Value) 
 
 def is_attached(op: Operation, root: Operation) -> bool:
     """True if ``op`` is ``root`` or still nested in it (not erased)."""
+    # Block.remove clears an erased op's parent: no need to search the block's list.
     while op is not root:
         parent = op.parent_op
-        if parent is None or op.parent is None or op not in op.parent.ops:
+        if parent is None or op.parent is None:
             return False
         op = parent
     return True

@@ -20,6 +20,7 @@ import pytest
 
 from minitriton.compiler import compile_kernel
 from minitriton.diagnostics import CompileError
+from minitriton.frontend.lower import UNROLL_BUDGET
 from minitriton.passes import rewriting
 
 HEADER = "import minitriton as triton\nimport minitriton.language as tl\n\n\n@triton.jit\n"
@@ -234,3 +235,41 @@ def test_an_internal_error_says_it_is_a_bug(
     assert d.message.endswith("this is a bug in MiniTriton, please report it")
     assert d.loc.line == 7 and d.loc.file.endswith(".py")
     assert "division by zero in our own code" not in str(info.value)
+
+
+# ---------------------------------------------------------------- bounded growth
+
+
+@pytest.mark.parametrize(
+    "loop",
+    [
+        "for i in tl.static_range(0, 10**18):\n    pass\n",
+        "for i in tl.static_range(64):\n    for j in tl.static_range(65):\n        v = i + j\n",
+    ],
+)
+def test_static_range_has_an_unrolling_budget(tmp_path: Path, loop: str) -> None:
+    message = diagnostic(tmp_path, loop)
+    assert message.startswith("tl.static_range unrolls too much: this loop of ")
+    assert message.endswith(f"past {UNROLL_BUDGET} unrolled statements")
+
+
+def test_static_range_within_the_budget_unrolls(tmp_path: Path) -> None:
+    body = "acc = tl.zeros((BLOCK,), tl.float32)\nfor i in tl.static_range(64):\n"
+    body += "    for j in tl.static_range(32):\n        acc += 1.0\n"
+    body += "tl.store(x_ptr + tl.arange(0, BLOCK), acc)\n"
+    compiled = compile_body(tmp_path, body)
+    assert "2048.0" in compiled.asm["ir-opt"]  # folded: 64 * 32 additions of 1.0
+
+
+def test_canonicalize_and_the_printer_are_linear(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    calls = []
+    original = rewriting.replace_all_uses
+    monkeypatch.setattr(rewriting, "replace_all_uses", lambda *a: calls.append(1) or original(*a))
+    body = "acc = tl.zeros((BLOCK,), tl.float32)\nfor i in tl.static_range(500):\n    acc += 1.0\n"
+    body += "tl.store(x_ptr + tl.arange(0, BLOCK), acc)\n"
+    compiled = compile_body(tmp_path, body)
+    assert "500.0" in compiled.asm["ir-opt"]
+    assert "%acc_499 " in compiled.asm["ir"]
+    assert calls == []
