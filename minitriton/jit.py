@@ -20,6 +20,7 @@ The backend is, in order of precedence: a launch's ``backend=`` keyword,
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
 from collections.abc import Callable, Sequence
@@ -29,7 +30,7 @@ import numpy as np
 
 from minitriton import launch_checks
 from minitriton.compiler import CompiledKernel, CompileOptions, compile_kernel
-from minitriton.diagnostics import CompileError
+from minitriton.diagnostics import USER_ERRORS, CompileError
 from minitriton.frontend.source import ArgSpec, JITBase, KernelSource
 from minitriton.ir.types import BF16
 from minitriton.language.core import constexpr
@@ -198,6 +199,10 @@ class JITFunction(KernelInterface, JITBase):
             if compiled is not None:
                 return compiled
         call_kwargs = kwargs
+        timeout = None  # the emulator's time budget, unless the kernel has such a parameter
+        if "timeout" in kwargs and "timeout" not in self.arg_names:
+            kwargs = dict(kwargs)
+            timeout = kwargs.pop("timeout")
         options, backend, kwargs = self._split_options(kwargs)
         bound = self.bind(args, kwargs)
         launch_checks.check_arguments(self.__name__, self.params, bound)
@@ -211,7 +216,8 @@ class JITFunction(KernelInterface, JITBase):
         meta = {k: v.value if isinstance(v, constexpr) else v for k, v in bound.items()}
         grid3 = launch_checks.check_grid(self.__name__, grid, meta)
         launch_checks.check_outputs(self.__name__, compiled, bound)
-        launch(compiled, grid3, kernel_args(compiled, bound), backend)
+        with _time_budget(self.__name__, timeout, backend):
+            launch(compiled, grid3, kernel_args(compiled, bound), backend)
         if backend == "gpu":
             self._fast.remember(args, call_kwargs, bound, compiled)
         return compiled
@@ -575,9 +581,32 @@ def launch(
         raise
 
 
+def _time_budget(kernel: str, timeout: Any, backend: str) -> Any:
+    """The emulator's time budget for one launch: ``timeout=`` or ``MINITRITON_TIMEOUT``."""
+    if backend != "emulator":
+        return contextlib.nullcontext()
+    budget = _require_budget()
+    if timeout is not None and (isinstance(timeout, bool) or not isinstance(timeout, (int, float))
+                                or not timeout > 0):  # fmt: skip
+        raise launch_checks.LaunchError(
+            f"kernel '{kernel}': timeout={timeout!r}: expected a number of seconds above 0"
+        )
+    try:
+        seconds = timeout if timeout is not None else budget.env_timeout()
+    except ValueError as e:
+        raise launch_checks.LaunchError(str(e)) from None
+    return budget.time_budget(seconds)
+
+
+def _require_budget() -> Any:
+    from minitriton.compiler import _require
+
+    return _require("minitriton.emulator.budget", None, "the emulator")
+
+
 def is_user_error(exc: BaseException) -> bool:
     """True for errors that describe the user's kernel (diagnostics, emulator errors)."""
-    if isinstance(exc, (CompileError, launch_checks.LaunchError)):
+    if isinstance(exc, (CompileError, *USER_ERRORS)):
         return True
     return any(cls.__name__ in ("EmulatorError", "KernelError") for cls in type(exc).__mro__)
 
