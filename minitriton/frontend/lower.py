@@ -1062,8 +1062,10 @@ class FunctionLowerer:
         key = index[0] if len(index) == 1 else tuple(index)
         try:
             return value[key]
-        except Exception as e:  # noqa: BLE001 - any Python error becomes a diagnostic
-            raise error(node.loc, f"cannot index {S.describe(value)}: {e}") from None
+        except Exception:  # noqa: BLE001 - any Python error becomes a diagnostic
+            raise error(
+                node.loc, f"cannot index {S.describe(value)} with {S.describe(key)}"
+            ) from None
 
     def _py_index(self, item: ast.Expr) -> Any:
         if isinstance(item, ast.Slice):
@@ -1185,8 +1187,11 @@ class FunctionLowerer:
             )
         try:
             return unwrap(fn(*args, **kwargs))
-        except Exception as e:  # noqa: BLE001
-            raise error(node.loc, f"calling '{fname}' at compile time failed: {e}") from None
+        except Exception:  # noqa: BLE001
+            shown = ", ".join(S.describe(a) for a in [*args, *kwargs.values()])
+            raise error(
+                node.loc, f"calling '{fname}' at compile time failed (arguments: {shown})"
+            ) from None
 
     def _call_py_builtin(
         self, name: str, args: list[Any], kwargs: dict[str, Any], node: ast.Call
@@ -1214,8 +1219,9 @@ class FunctionLowerer:
         fn = __builtins__[name] if isinstance(__builtins__, dict) else getattr(__builtins__, name)
         try:
             return fn(*args, **kwargs)
-        except Exception as e:  # noqa: BLE001
-            raise error(node.loc, f"{name}() failed at compile time: {e}") from None
+        except Exception:  # noqa: BLE001
+            shown = ", ".join(S.describe(a) for a in [*args, *kwargs.values()])
+            raise error(node.loc, f"{name}() cannot take {shown or 'no arguments'}") from None
 
     # -- builtins -------------------------------------------------------------
     def bind_builtin(
@@ -1297,8 +1303,8 @@ def _same_compile_time(a: Any, c: Any) -> bool:
 def _truth(loc: Location, value: Any) -> bool:
     try:
         return bool(value)
-    except Exception as e:  # noqa: BLE001
-        raise error(loc, f"cannot use {S.describe(value)} as a condition: {e}") from None
+    except Exception:  # noqa: BLE001
+        raise error(loc, f"cannot use {S.describe(value)} as a condition") from None
 
 
 #: Compile-time integers are Python ints, but one of more bits than this is a mistake
@@ -1313,9 +1319,9 @@ def _fold(loc: Location, fn: Callable[[Any, Any], Any], a: Any, c: Any, op: str)
         return fn(a, c)
     except ZeroDivisionError:
         raise error(loc, "division by zero in a compile-time expression") from None
-    except Exception as e:  # noqa: BLE001
+    except Exception:  # noqa: BLE001
         raise error(
-            loc, f"unsupported operand types for '{op}': {S.describe(a)} and {S.describe(c)} ({e})"
+            loc, f"unsupported operand types for '{op}': {S.describe(a)} and {S.describe(c)}"
         ) from None
 
 

@@ -85,7 +85,15 @@ class Block:
 
     def remove(self, op: Operation) -> None:
         """Remove ``op`` from this block."""
-        self.ops.remove(op)
+        ops = self.ops
+        # Passes that sweep backwards (DCE) erase near the end: look there first,
+        # or erasing a long dead chain is quadratic.
+        for i in range(len(ops) - 1, max(len(ops) - 9, -1), -1):
+            if ops[i] is op:
+                del ops[i]
+                break
+        else:
+            ops.remove(op)
         op.parent = None
 
     @property
