@@ -9,8 +9,13 @@ turns the disk cache off.
 Each entry is one file ``<key>.json``: a header line
 ``MINITRITON-CACHE 1 <sha256 of the body>`` followed by a JSON body. Files are
 written to a temporary name and moved into place with ``os.replace``, so a
-reader never sees half a file; an entry whose checksum or JSON does not match
-is ignored and rebuilt.
+reader never sees half a file; an entry whose checksum, JSON or field types
+do not match is ignored and rebuilt, and a directory where an entry belongs
+is replaced.
+
+The cache is *trusted input*: what an entry holds is loaded on the GPU as it
+is. Never point ``MINITRITON_CACHE_DIR`` at a directory that others can write
+to (a shared ``/tmp`` folder, a world-writable mount).
 """
 
 from __future__ import annotations
@@ -19,6 +24,7 @@ import contextlib
 import hashlib
 import json
 import os
+import shutil
 import tempfile
 from dataclasses import asdict
 from pathlib import Path
@@ -61,9 +67,26 @@ def load(key: str) -> CompiledKernel | None:
         header, body = text.split("\n", 1)
         if header != f"{HEADER} {hashlib.sha256(body.encode()).hexdigest()}":
             return None
-        return CompiledKernel(**json.loads(body))
+        fields = json.loads(body)
     except (OSError, ValueError, TypeError):
         return None
+    return CompiledKernel(**fields) if _well_typed(fields) else None
+
+
+#: The JSON type of each field of a cache entry.
+_FIELD_TYPES = {"name": str, "ttgir": str, "llir": str, "ptx": str, "shared": int,
+                "num_warps": int, "arch": str, "params": list}  # fmt: skip
+
+
+def _well_typed(fields: object) -> bool:
+    """An entry with the right checksum may still hold the wrong fields: it is rebuilt."""
+    if not isinstance(fields, dict) or set(fields) != set(_FIELD_TYPES):
+        return False
+    for name, kind in _FIELD_TYPES.items():
+        value = fields[name]
+        if not isinstance(value, kind) or isinstance(value, bool):
+            return False
+    return all(isinstance(p, str) for p in fields["params"])
 
 
 def store(key: str, kernel: CompiledKernel) -> None:
@@ -81,7 +104,10 @@ def store(key: str, kernel: CompiledKernel) -> None:
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as f:
             f.write(text)
-        os.replace(tmp, _path(key))
+        path = _path(key)
+        if path.is_dir() and not path.is_symlink():
+            shutil.rmtree(path)  # else every run would compile again, and never say why
+        os.replace(tmp, path)
     except OSError:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
