@@ -628,7 +628,7 @@ def _host_value(spec: ArgSpec, value: Any) -> Any:
 def _gpu_value(spec: ArgSpec, value: Any) -> Any:
     if spec.kind == "scalar":
         return _scalar_value(spec, value)
-    if isinstance(value, np.ndarray):
+    if isinstance(value, (np.ndarray, launch_checks.BF16View)):
         return flat_host_array(value)  # copied to the device and back, views included
     return value
 
@@ -653,6 +653,8 @@ def flat_host_array(value: Any) -> np.ndarray:
 def _as_numpy(value: Any) -> np.ndarray:
     if isinstance(value, np.ndarray):
         return value
+    if isinstance(value, launch_checks.BF16View):
+        return value.bits
     device = getattr(getattr(value, "device", None), "type", None)
     if device == "cpu" and hasattr(value, "numpy"):
         return value.numpy()  # a CPU torch tensor shares its memory

@@ -298,3 +298,56 @@ def _kind(value: Any) -> str:
 def _int_text(value: int) -> str:
     text = str(value)
     return text if len(text) <= 30 else f"of {len(text.lstrip('-'))} digits"
+
+
+# ---------------------------------------------------------------- bf16 data in uint16 arrays
+
+
+class _BF16Dtype:
+    """The ``dtype`` a :class:`BF16View` reports: its name is what specialization reads."""
+
+    name = "bfloat16"
+    itemsize = 2
+
+    def __str__(self) -> str:
+        return "bfloat16"
+
+
+class BF16View:
+    """A ``uint16`` array whose elements are bf16 values (the top 16 bits of fp32).
+
+    NumPy has no bf16 dtype, so MiniTriton keeps bf16 data in ``uint16``
+    arrays; passed as they are, such arrays are ``*u16`` pointers. Wrap one
+    with :func:`bfloat16_view` to pass it as a ``*bf16`` pointer: the kernel
+    reads and writes the array's own memory.
+    """
+
+    dtype = _BF16Dtype()
+
+    def __init__(self, bits: np.ndarray) -> None:
+        if not isinstance(bits, np.ndarray) or bits.dtype != np.uint16:
+            got = getattr(bits, "dtype", type(bits).__name__)
+            raise LaunchTypeError(f"bfloat16_view() takes a uint16 NumPy array, got {got}")
+        self.bits = bits
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        """The array's shape."""
+        return self.bits.shape
+
+    @property
+    def strides(self) -> tuple[int, ...]:
+        """The array's strides in bytes."""
+        return self.bits.strides
+
+    def data_ptr(self) -> int:
+        """The address of the first element."""
+        return int(self.bits.__array_interface__["data"][0])
+
+    def __repr__(self) -> str:
+        return f"bfloat16_view(shape={self.shape})"
+
+
+def bfloat16_view(bits: np.ndarray) -> BF16View:
+    """Pass the ``uint16`` array ``bits`` to a kernel as bf16 data (a ``*bf16`` pointer)."""
+    return BF16View(bits)

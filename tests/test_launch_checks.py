@@ -157,3 +157,25 @@ def test_an_unknown_check_name_is_a_launch_error(monkeypatch: pytest.MonkeyPatch
     with pytest.raises(LaunchError) as info:
         launch(src, dst, 16)
     assert str(info.value).startswith("MINITRITON_CHECKS='bogus': unknown check 'bogus'")
+
+
+@triton.jit
+def double_bf16(x_ptr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs)
+    tl.store(x_ptr + offs, (x.to(tl.float32) * 2).to(tl.bfloat16))
+
+
+def test_uint16_data_passed_as_bf16() -> None:
+    values = np.array([1.5, -2.0, 3.25, 0.0], np.float32)
+    bits = (values.view(np.uint32) >> 16).astype(np.uint16)
+    view = triton.bfloat16_view(bits)
+    compiled = double_bf16.warmup(view, BLOCK=4, grid=(1,), backend="emulator")
+    assert str(compiled.arg_specs[0].type) == "ptr<bf16>"
+    double_bf16[(1,)](view, BLOCK=4, backend="emulator")
+    np.testing.assert_array_equal((bits.astype(np.uint32) << 16).view(np.float32), values * 2)
+
+
+def test_bfloat16_view_takes_only_uint16_arrays() -> None:
+    with pytest.raises(LaunchTypeError, match="takes a uint16 NumPy array, got float32"):
+        triton.bfloat16_view(np.zeros(4, np.float32))
