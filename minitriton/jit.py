@@ -579,6 +579,7 @@ def launch(
         if is_user_error(e):
             raise e.with_traceback(None) from None  # located in the kernel: no internals
         raise
+    launch_checks.warn_stores_outside_views(compiled.name, {s.name: v for s, v in args}, saved)
 
 
 def _time_budget(kernel: str, timeout: Any, backend: str) -> Any:

@@ -18,6 +18,7 @@ value, or wrong results:
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Sequence
 from typing import Any
 
@@ -179,7 +180,7 @@ def check_outputs(kernel: str, compiled: Any, bound: dict[str, Any]) -> None:
 
 # ---------------------------------------------------------------- a failed launch loses nothing
 
-Saved = list[tuple[np.ndarray, np.ndarray]]
+Saved = list[tuple[str, np.ndarray, np.ndarray]]  # (parameter, array, copy before the launch)
 
 
 def save_outputs(compiled: Any, names: Sequence[str], values: Sequence[Any]) -> Saved:
@@ -190,14 +191,49 @@ def save_outputs(compiled: Any, names: Sequence[str], values: Sequence[Any]) -> 
     array back as it was before the launch.
     """
     written = written_by(compiled)
-    return [(v, v.copy()) for n, v in zip(names, values)
+    return [(n, v, v.copy()) for n, v in zip(names, values)
             if n in written and isinstance(v, np.ndarray) and v.size]  # fmt: skip
 
 
 def restore_outputs(saved: Saved) -> None:
     """Undo a failed launch's stores (see :func:`save_outputs`)."""
-    for array, copy in saved:
+    for _, array, copy in saved:
         np.copyto(array, copy)
+
+
+#: (kernel, parameter) pairs already warned about.
+_WARNED_VIEWS: set[tuple[str, str]] = set()
+
+
+def warn_stores_outside_views(kernel: str, given: dict[str, Any], saved: Saved) -> None:
+    """Warn once when a launch changed memory between the elements of a strided view.
+
+    As in Triton, a pointer argument is raw memory: the kernel indexes it
+    with its own strides, so that stores may land between the elements of a
+    non-contiguous view (``x[:, ::2]``), which is rarely what was meant.
+    """
+    for name, span, before in saved:
+        view = given.get(name)
+        if (
+            not isinstance(view, np.ndarray)
+            or view.flags.c_contiguous
+            or (kernel, name) in _WARNED_VIEWS
+        ):
+            continue
+        inside = np.zeros(span.size, dtype=bool)
+        steps = tuple(s // view.itemsize for s in view.strides)
+        np.lib.stride_tricks.as_strided(inside, shape=view.shape, strides=steps)[...] = True
+        bits = f"u{span.itemsize}"
+        changed = np.ascontiguousarray(span).view(bits) != before.view(bits)
+        if (changed & ~inside).any():
+            _WARNED_VIEWS.add((kernel, name))
+            warnings.warn(
+                f"kernel '{kernel}': stores through argument '{name}' changed memory between the "
+                "elements of the strided view it was given (a pointer is raw memory, as in "
+                "Triton); pass a contiguous array, or index with the view's strides",
+                RuntimeWarning,
+                stacklevel=5,  # the kernel[grid](...) call
+            )
 
 
 # ---------------------------------------------------------------- what a kernel writes

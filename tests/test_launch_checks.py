@@ -179,3 +179,34 @@ def test_uint16_data_passed_as_bf16() -> None:
 def test_bfloat16_view_takes_only_uint16_arrays() -> None:
     with pytest.raises(LaunchTypeError, match="takes a uint16 NumPy array, got float32"):
         triton.bfloat16_view(np.zeros(4, np.float32))
+
+
+@triton.jit
+def fill_contiguously(x_ptr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    tl.store(x_ptr + offs, offs.to(tl.float32) + 1)
+
+
+@triton.jit
+def fill_with_stride(x_ptr, stride, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    tl.store(x_ptr + offs * stride, offs.to(tl.float32) + 1)
+
+
+def test_stores_between_the_elements_of_a_view_warn_once() -> None:
+    base = np.zeros(16, np.float32)
+    with pytest.warns(RuntimeWarning, match="changed memory between the elements of the strided"):
+        fill_contiguously[(1,)](base[::2], BLOCK=8, backend="emulator")
+    np.testing.assert_array_equal(base[:8], np.arange(1, 9))  # raw-pointer semantics, as Triton
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        fill_contiguously[(1,)](base[::2], BLOCK=8, backend="emulator")  # once per parameter
+
+
+def test_stores_that_follow_the_view_do_not_warn() -> None:
+    base = np.zeros(16, np.float32)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        fill_with_stride[(1,)](base[::2], 2, BLOCK=8, backend="emulator")
+    np.testing.assert_array_equal(base[::2], np.arange(1, 9))
+    assert not base[1::2].any()
