@@ -249,7 +249,7 @@ class Compiler:
         self._returns: dict[str, Structure] = {}
         self.unrolled = 0  # statements lowered by tl.static_range iterations so far
 
-    def spend_unroll(self, loc: Location, statements: int, trips: int) -> None:
+    def spend_unroll(self, loc: Location, statements: int, trips: str) -> None:
         """Count one static_range iteration of ``statements``; over the budget, an error."""
         self.unrolled += max(statements, 1)
         if self.unrolled > UNROLL_BUDGET:
@@ -749,7 +749,7 @@ class FunctionLowerer:
             if self.returned:
                 break
             if budget_loc is not None:
-                self.compiler.spend_unroll(budget_loc, len(node.body), len(values))
+                self.compiler.spend_unroll(budget_loc, len(node.body), _trip_text(values))
             self.bind(node.target, value)
             self.lower_stmts(node.body)
         self.depth -= 1
@@ -1382,6 +1382,14 @@ def _range_kind(fn: Any) -> str | None:
         return "pyrange"
     name = builtin_name(fn)
     return name if name in ("range", "static_range") else None
+
+
+def _trip_text(values: Any) -> str:
+    """How many iterations ``values`` has, as text (a range may be too long for ``len``)."""
+    try:
+        return str(len(values))
+    except OverflowError:
+        return "more than 2**63"
 
 
 def _check_range_bound(loc: Location, v: Any) -> None:

@@ -244,6 +244,7 @@ def test_an_internal_error_says_it_is_a_bug(
     "loop",
     [
         "for i in tl.static_range(0, 10**18):\n    pass\n",
+        "for i in tl.static_range(2**63):\n    pass\n",
         "for i in tl.static_range(64):\n    for j in tl.static_range(65):\n        v = i + j\n",
     ],
 )
