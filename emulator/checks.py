@@ -237,6 +237,11 @@ class _BufferState:
     reader: np.ndarray | None = None  # races: first plain reader, -1 none
     reader_site: np.ndarray | None = None
     many_readers: np.ndarray | None = None
+    atomic: np.ndarray | None = None  # races: last program to use it atomically, -1 none
+    atomic_site: np.ndarray | None = None
+    locked_writer: np.ndarray | None = None  # races: last writer holding a lock, -1 none
+    locked_site: np.ndarray | None = None
+    lock: np.ndarray | None = None  # the lock (an id in Checker.lock_ids) it held
 
 
 @dataclass
@@ -250,6 +255,7 @@ class Checker(Listener):
     site_ids: dict[int, int] = field(default_factory=dict)
     locks: dict[int, set[tuple[int, int]]] = field(default_factory=dict)  # pid -> held locks
     offset_ops: set[int] = field(default_factory=set)  # ids of ops feeding pointer offsets
+    lock_ids: dict[tuple[int, int], int] = field(default_factory=dict)  # (buffer, unit) -> id
 
     # -- setup --------------------------------------------------------------
     def attach(self, interp: Interpreter) -> None:
@@ -272,6 +278,11 @@ class Checker(Listener):
             st.reader = np.full(buf.size, -1, dtype=np.int64)
             st.reader_site = np.zeros(buf.size, dtype=np.int32)
             st.many_readers = np.zeros(buf.size, dtype=bool)
+            st.atomic = np.full(buf.size, -1, dtype=np.int64)
+            st.atomic_site = np.zeros(buf.size, dtype=np.int32)
+            st.locked_writer = np.full(buf.size, -1, dtype=np.int64)
+            st.locked_site = np.zeros(buf.size, dtype=np.int32)
+            st.lock = np.full(buf.size, -1, dtype=np.int64)
         return st
 
     def checkpoint(self) -> Any:
@@ -402,8 +413,48 @@ class Checker(Listener):
                 op, state, a, keep, war, reader, st.reader_site[units], "stores", True
             )
         self._check_same_op_writes(op, state, a, keep, units, pids, new)
+        self._check_store_after_atomic(op, state, a, keep, st)
+        self._check_locked_writes(op, state, a, ~keep, st)
         st.writer[units] = pids
         st.writer_site[units] = self._site(op)
+
+    def _check_store_after_atomic(
+        self, op: Operation, state: ProgramState, a: Access, keep: np.ndarray, st: _BufferState
+    ) -> None:
+        """A plain store to an element that another program updates atomically."""
+        assert st.atomic is not None and st.atomic_site is not None
+        units, pids = a.units[keep], a.pids[keep]
+        other = st.atomic[units]
+        bad = (other >= 0) & (other != pids)
+        if bad.any():
+            raise self._race_error(
+                op, state, a, keep, bad, other, st.atomic_site[units], "stores", verb2="updated"
+            )
+
+    def _check_locked_writes(
+        self, op: Operation, state: ProgramState, a: Access, held: np.ndarray, st: _BufferState
+    ) -> None:
+        """Stores made under a lock race with another program's stores under another lock."""
+        assert st.locked_writer is not None and st.lock is not None and st.locked_site is not None
+        if not held.any():
+            return
+        units, pids = a.units[held], a.pids[held]
+        mine = np.array([self._held_lock_ids(int(p)) for p in pids], dtype=object)
+        other, their_lock = st.locked_writer[units], st.lock[units]
+        same_lock = np.array([t in m for t, m in zip(their_lock, mine)], dtype=bool)
+        bad = (other >= 0) & (other != pids) & ~same_lock
+        if bad.any():
+            raise self._race_error(
+                op, state, a, held, bad, other, st.locked_site[units], "stores",
+                verb2="stored while holding a different lock",
+            )  # fmt: skip
+        st.locked_writer[units] = pids
+        st.locked_site[units] = self._site(op)
+        st.lock[units] = [min(m) if m else -1 for m in mine]
+
+    def _held_lock_ids(self, pid: int) -> set[int]:
+        held = self.locks.get(pid, set())
+        return {self.lock_ids.setdefault(lock, len(self.lock_ids)) for lock in held}
 
     def _stored_bits(self, op: Operation, state: ProgramState, a: Access) -> np.ndarray:
         values = lane_data(state, op, 1).reshape(state.size, -1)[a.rows, a.lanes]
@@ -415,12 +466,12 @@ class Checker(Listener):
         self, op: Operation, state: ProgramState, a: Access, keep: np.ndarray,
         units: np.ndarray, pids: np.ndarray, bits: np.ndarray,
     ) -> None:  # fmt: skip
-        """Programs of one batch storing one element with different values."""
-        if state.size == 1 or units.size < 2:
+        """Lanes of one store (of one program or several) writing one element different values."""
+        if units.size < 2:
             return
         order = np.lexsort((pids, units))
         u, p, b = units[order], pids[order], bits[order]
-        clash = (u[1:] == u[:-1]) & (p[1:] != p[:-1]) & (b[1:] != b[:-1])
+        clash = (u[1:] == u[:-1]) & (b[1:] != b[:-1])
         if not clash.any():
             return
         bad = np.zeros(units.shape, dtype=bool)
@@ -431,14 +482,31 @@ class Checker(Listener):
         raise self._race_error(op, state, a, keep, bad, other, site, "stores")
 
     def _on_atomic(self, op: Operation, state: ProgramState, access: Access) -> None:
-        # Atomics never race, but they read memory: check it was written.
+        # Atomics do not race with each other, but they read memory: check it was written.
         if self.options.uninitialized:
             self._check_init(op, state, access)
         st = self.buffers[access.buffer]
         if st.init is not None:
             st.init[access.units] = True
+        if st.atomic is not None and st.writer is not None and access.units.size:
+            self._check_atomic_after_store(op, state, access, st)
         if op.name == "tt.atomic_rmw" and op.attrs.get("kind") == "xchg":
             self._maybe_unlock(access)
+
+    def _check_atomic_after_store(
+        self, op: Operation, state: ProgramState, a: Access, st: _BufferState
+    ) -> None:
+        """An atomic on an element that another program stored plainly."""
+        assert st.atomic is not None and st.atomic_site is not None and st.writer is not None
+        keep = np.ones(a.units.shape, dtype=bool)
+        writer = st.writer[a.units]
+        bad = (writer >= 0) & (writer != a.pids)
+        if bad.any():
+            raise self._race_error(
+                op, state, a, keep, bad, writer, st.writer_site[a.units], "updates"
+            )
+        st.atomic[a.units] = a.pids
+        st.atomic_site[a.units] = self._site(op)
 
     def _maybe_lock(self, op: Operation, state: ProgramState, old: RVal) -> None:
         ptr = state.lookup(op.operands[0])
@@ -462,6 +530,7 @@ class Checker(Listener):
     def _race_error(
         self, op: Operation, state: ProgramState, a: Access, keep: np.ndarray, bad: np.ndarray,
         other: np.ndarray, other_site: np.ndarray, verb: str, other_read: bool = False,
+        verb2: str | None = None,
     ) -> CheckError:  # fmt: skip
         k = int(np.argmax(bad))
         idx = np.flatnonzero(keep)  # lanes of `a` that were checked
@@ -471,9 +540,16 @@ class Checker(Listener):
         buf = state.interp.memory[a.buffer]
         them = format_pid(_unlinear(int(other[k]), state.interp.grid))
         site = self.sites[int(other_site[k])].loc
-        their_verb = "read" if other_read else "stored"
+        their_verb = verb2 or ("read" if other_read else "stored")
         if verb == "reads":
             message = f"data race: {op.name} from '{buf.name}' reads what program {them} stored"
+        elif verb == "updates":
+            message = (
+                f"data race: {op.name} updates '{buf.name}' where program {them} stored plainly"
+            )
+        elif int(other[k]) == int(a.pids[idx[k]]) and not verb2:
+            message = f"data race: lanes of one {op.name} to '{buf.name}' store different values"
+            them, their_verb = "this program", "also stored"
         else:
             message = (
                 f"data race: {op.name} to '{buf.name}' overwrites what program {them} {their_verb}"
@@ -481,7 +557,9 @@ class Checker(Listener):
         shape = op.operands[0].shape
         details = [
             _offsets_text(a.offsets[idx][sel], a.lanes[idx][sel], shape),
-            f"program {them} {their_verb} them at {site.file}:{site.line}:{site.col}",
+            f"program {them} {their_verb} them at {site.file}:{site.line}:{site.col}"
+            if them != "this program"
+            else "on the GPU, which lane's value lands is unspecified",
             "the result depends on the order in which programs run; give each program "
             "its own elements, or use tl.atomic_* operations",
         ]

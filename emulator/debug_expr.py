@@ -304,6 +304,7 @@ class _Eval:
         a, b = self.eval(node.left), self.eval(node.right)
         if isinstance(a, Pointer) or isinstance(b, Pointer):
             return _pointer_arith(node.op, a, b)
+        _check_result_size(node.op, a, b)
         return _apply(_BINARY[node.op], a, b)
 
     def _UnaryOp(self, node: ast.UnaryOp) -> Any:  # noqa: N802
@@ -378,6 +379,43 @@ class _Method:
             return self.value.astype(dtype.numpy)
         kwargs = {("axis" if k == "dim" else k): v for k, v in kwargs.items()}
         return getattr(self.value, self.name)(*args, **kwargs)
+
+
+#: The largest results the debugger computes: integers of this many bits,
+#: strings, tuples and blocks of this many elements (``p 2**2**40`` or
+#: ``p 'a' * 10**9`` would otherwise hang or flood the terminal).
+MAX_INT_BITS = 4096
+MAX_ELEMENTS = 2**22
+
+
+def _check_result_size(op: str, a: Any, b: Any) -> None:
+    """Refuse an operation whose result would be too large to compute or show."""
+    if type(a) is int and type(b) is int:
+        _check_int_size(op, a, b)
+    for seq, n in ((a, b), (b, a)):
+        repeated = op == "*" and isinstance(seq, (str, tuple, list)) and type(n) is int
+        if repeated and len(seq) * n > MAX_ELEMENTS:
+            raise ExprError(f"the result would have {len(seq) * n} elements; "
+                            f"the debugger shows at most {MAX_ELEMENTS}")  # fmt: skip
+    if _is_block(a) or _is_block(b):
+        try:
+            shape = np.broadcast_shapes(np.shape(a), np.shape(b))
+        except ValueError:
+            return  # NumPy's own error says why
+        if int(np.prod(shape, dtype=object)) > MAX_ELEMENTS:
+            raise ExprError(f"the result would be a block of shape {list(shape)}; "
+                            f"the debugger computes at most {MAX_ELEMENTS} elements")  # fmt: skip
+
+
+def _check_int_size(op: str, a: int, b: int) -> None:
+    bits = 0
+    if op == "**" and b > 0 and abs(a) > 1:
+        bits = b * (abs(a).bit_length() - 1)
+    elif op == "<<" and b > 0:
+        bits = a.bit_length() + b
+    if bits > MAX_INT_BITS:
+        raise ExprError(f"the result would have about {bits} bits; "
+                        f"the debugger computes integers up to {MAX_INT_BITS} bits")  # fmt: skip
 
 
 def _apply(fn: Callable[..., Any], *args: Any) -> Any:

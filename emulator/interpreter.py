@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 
 from minitriton.diagnostics import Location
+from minitriton.emulator import budget
 from minitriton.emulator.errors import EmulatorError, format_pid
 from minitriton.emulator.liveness import dead_after
 from minitriton.emulator.memory import Memory
@@ -145,6 +146,8 @@ class Interpreter:
         #: Drop each value after its last use (set by plain launches; see liveness.py).
         self.free_dead_values = False
         self._funcs = {f.sym_name: f for f in module.funcs}
+        self.steps = 0  # ops executed (the time budget looks at the clock every few)
+        self.current: tuple[Operation, ProgramState] | None = None  # for Ctrl-C
 
     # -- entry points -----------------------------------------------------
     def run_program(self, pid: Sequence[int]) -> ProgramState:
@@ -209,6 +212,10 @@ class Interpreter:
         fn = SEMANTICS.get(op.name)
         if fn is None:
             raise self.error(op, state, f"the emulator cannot execute {op.name}")
+        self.current = (op, state)
+        self.steps += 1
+        if self.steps % budget.CHECK_EVERY == 0 and budget.has_budget():
+            self._check_budget(op, state)
         for listener in self.listeners:
             listener.will_execute_op(op, state)
         operands = [state.lookup(v) for v in op.operands]
@@ -224,6 +231,21 @@ class Interpreter:
         for listener in self.listeners:
             listener.did_execute_op(op, state, results)
         return results
+
+    def _check_budget(self, op: Operation, state: ProgramState) -> None:
+        seconds = budget.over_budget()
+        if seconds is not None:
+            raise self.error(
+                op, state,
+                f"kernel '{self.kernel.sym_name}' ran past its time budget of {seconds:g} s "
+                "(an endless loop, or a lock that is never released?)",
+            )  # fmt: skip
+
+    def interrupted(self) -> budget.KernelInterrupt:
+        """The :class:`KernelInterrupt` for Ctrl-C at the op being executed."""
+        op, state = self.current if self.current is not None else (self.kernel, None)
+        pid = state.pid(0) if state is not None else (0, 0, 0)
+        return budget.KernelInterrupt(self.kernel.sym_name, op.loc, pid)
 
     # -- printing and errors ------------------------------------------------
     def emit_print(self, pid: tuple[int, int, int], text: str) -> None:

@@ -43,6 +43,7 @@ from weakref import WeakKeyDictionary
 
 import numpy as np
 
+from minitriton.emulator.budget import KernelInterrupt
 from minitriton.emulator.cooperative import run_cooperative, spin_ops
 from minitriton.emulator.errors import EmulatorError
 from minitriton.emulator.interpreter import Interpreter, Listener, NeedSerial
@@ -83,6 +84,15 @@ def run_grid(interp: Interpreter, serial: bool | None = None) -> None:
     total = int(np.prod(interp.grid))
     if total == 0:
         return
+    try:
+        _run_grid(interp, total, serial)
+    except KernelInterrupt:
+        raise
+    except KeyboardInterrupt:  # say where the kernel was, without our traceback
+        raise interp.interrupted() from None
+
+
+def _run_grid(interp: Interpreter, total: int, serial: bool | None) -> None:
     facts = _facts(interp.module)
     if serial is None:
         serial = facts.serial_reason is not None

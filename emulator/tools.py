@@ -131,7 +131,13 @@ def env_tools() -> list[Tool]:
         return []
     from minitriton.emulator.checks import CheckOptions, Checks
 
-    tools: list[Tool] = [Checks(CheckOptions.parse(text))]
+    try:
+        options = CheckOptions.parse(text)
+    except ValueError as e:
+        from minitriton.launch_checks import LaunchError
+
+        raise LaunchError(f"{CHECKS_ENV}={text!r}: {e} (or all)") from None
+    tools: list[Tool] = [Checks(options)]
     if "passes" in text.split(","):
         from minitriton.emulator.passcheck import PassChecker
 

@@ -18,6 +18,7 @@ from minitriton.autotune import Autotuner, Config, Heuristics, autotune, heurist
 from minitriton.compiler import CompiledKernel
 from minitriton.diagnostics import CompileError, install_excepthook
 from minitriton.jit import JITFunction, KernelInterface, get_backend, jit, set_backend
+from minitriton.launch_checks import LaunchError, LaunchTypeError, bfloat16_view
 from minitriton.torch_interop import TensorWrapper, reinterpret
 
 __version__ = "0.1.0"
@@ -32,9 +33,12 @@ __all__ = [
     "Heuristics",
     "JITFunction",
     "KernelInterface",
+    "LaunchError",
+    "LaunchTypeError",
     "TensorWrapper",
     "__version__",
     "autotune",
+    "bfloat16_view",
     "cdiv",
     "empty",
     "get_backend",

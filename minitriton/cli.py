@@ -20,6 +20,7 @@ module in :data:`COMMAND_MODULES`.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
 import importlib.util
 import os
@@ -186,6 +187,7 @@ def run_compile(args: argparse.Namespace) -> int:
 
 def _compile_options(args: argparse.Namespace, kernel: Any, stage: str) -> Any:
     from minitriton.compiler import DEFAULT_ARCH, CompileOptions, check_pass_names
+    from minitriton.launch_checks import arch_problem, num_warps_problem
 
     print_after = tuple(n.strip() for item in args.print_after for n in item.split(",") if n)
     if args.print_after_all:
@@ -198,10 +200,14 @@ def _compile_options(args: argparse.Namespace, kernel: Any, stage: str) -> Any:
     except ValueError as e:
         raise CliError(str(e)) from None
     arch = args.arch or DEFAULT_ARCH
-    if not re.fullmatch(r"sm_\d+a?", arch):
-        raise CliError(f"--arch {arch!r}: expected an architecture such as sm_80 or sm_90")
+    problem = arch_problem(arch)
+    if problem is not None:
+        raise CliError(f"--arch {arch}: {problem}")
     first = _first_config(kernel)
-    num_warps = args.num_warps or first.get("num_warps", 4)
+    num_warps = first.get("num_warps", 4) if args.num_warps is None else args.num_warps
+    problem = num_warps_problem(num_warps)
+    if problem is not None:
+        raise CliError(f"--num-warps {num_warps}: {problem}")
     num_stages = args.num_stages or first.get("num_stages", 3)
     return CompileOptions(
         num_warps=num_warps,
@@ -276,7 +282,10 @@ def split_target(target: str) -> tuple[str, str | None]:
 
 
 def import_user_file(path: str) -> ModuleType:
-    """Import a Python file under a private name, so its ``__main__`` block does not run."""
+    """Import a Python file under a private name, so its ``__main__`` block does not run.
+
+    What the file prints while it is imported goes to stderr.
+    """
     file = Path(path)
     if not file.is_file():
         raise CliError(f"{path}: no such file")
@@ -288,7 +297,8 @@ def import_user_file(path: str) -> ModuleType:
     sys.modules[name] = module
     sys.path.insert(0, str(file.resolve().parent))  # its sibling imports work
     try:
-        spec.loader.exec_module(module)
+        with contextlib.redirect_stdout(sys.stderr):  # its prints stay out of --emit output
+            spec.loader.exec_module(module)
     except Exception as e:
         raise CliError(f"importing {path} failed:\n{user_traceback(e, file).rstrip()}") from None
     return module

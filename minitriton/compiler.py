@@ -29,6 +29,7 @@ import hashlib
 import os
 import sys
 from collections.abc import Callable, Iterator, MutableMapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -130,8 +131,26 @@ def compile_kernel(
     record = _recorder(out, dump, on_stage)
     # Printing the IR after every pass costs time: only when someone reads it.
     per_pass = record if dump is not None or on_stage is not None else None
-    _run_steps(src, options, stop_after, out, record, per_pass)
+    with recursion_headroom():
+        _run_steps(src, options, stop_after, out, record, per_pass)
     return out
+
+
+#: The Python recursion limit while compiling: the parser, the AST dump and
+#: lowering recurse once per level of an expression, so that a chain of a few
+#: thousand terms (``x + x + ... + x``) compiles; deeper ones get a diagnostic.
+COMPILE_RECURSION_LIMIT = 20_000
+
+
+@contextmanager
+def recursion_headroom(limit: int = COMPILE_RECURSION_LIMIT) -> Iterator[None]:
+    """Raise the recursion limit to at least ``limit`` for the duration of a compile."""
+    previous = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(previous, limit))
+    try:
+        yield
+    finally:
+        sys.setrecursionlimit(previous)
 
 
 def _run_steps(
@@ -260,9 +279,13 @@ def ast_text(src: KernelSource) -> str:
 
 def ast_dump(fdef: Any) -> str:
     """An AST ``FunctionDef`` as text, ending with a newline."""
+    from minitriton.diagnostics import error
     from minitriton.frontend.ast import dump
 
-    text = dump(fdef)
+    try:
+        text = dump(fdef)
+    except RecursionError:
+        raise error(fdef.loc, "expression is nested too deeply") from None
     return text if text.endswith("\n") else text + "\n"
 
 

@@ -93,6 +93,20 @@ def error(loc: Location, message: str, help: str | None = None) -> CompileError:
     return CompileError([Diagnostic(loc, message, help=help)])
 
 
+def internal_error(loc: Location, where: str, cause: BaseException) -> CompileError:
+    """The diagnostic for a failure of MiniTriton itself (a bug), located at the kernel.
+
+    Python's own message stays out of it (it is chained as ``__cause__``):
+    it speaks of the compiler's objects, not of the kernel.
+    """
+    return error(
+        loc,
+        f"internal compiler error in {where}: this is a bug in MiniTriton, please report it",
+        help=f"include this kernel and the error's kind ({type(cause).__name__}); "
+        "MINITRITON_DUMP_DIR=DIR saves the kernel's IR",
+    )
+
+
 @dataclass
 class DiagnosticBag:
     """Collects diagnostics so that a pass can report all of them at once."""

@@ -21,6 +21,7 @@ The backend is, in order of precedence: a launch's ``backend=`` keyword,
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
 from collections.abc import Callable, Sequence
@@ -28,10 +29,10 @@ from typing import Any
 
 import numpy as np
 
-from minitriton import ircache, torch_interop
+from minitriton import ircache, launch_checks, torch_interop
 from minitriton.compiler import CompiledKernel, CompileOptions, compile_kernel
 from minitriton.compiler import preload as preload_components
-from minitriton.diagnostics import CompileError
+from minitriton.diagnostics import USER_ERRORS, CompileError
 from minitriton.frontend.source import ArgSpec, JITBase, KernelSource
 from minitriton.ir.types import BF16
 from minitriton.language.core import constexpr
@@ -204,8 +205,13 @@ class JITFunction(KernelInterface, JITBase):
             if compiled is not None:
                 return compiled
         call_kwargs = kwargs
+        timeout = None  # the emulator's time budget, unless the kernel has such a parameter
+        if "timeout" in kwargs and "timeout" not in self.arg_names:
+            kwargs = dict(kwargs)
+            timeout = kwargs.pop("timeout")
         options, backend, kwargs = self._split_options(kwargs)
         bound = self.bind(args, kwargs)
+        launch_checks.check_arguments(self.__name__, self.params, bound)
         specs = self.specialize(bound)
         try:
             compiled = self.compile(specs, options, backend)
@@ -213,8 +219,11 @@ class JITFunction(KernelInterface, JITBase):
             raise e.with_traceback(None) from None  # the diagnostic says it all
         if warmup:
             return compiled
-        grid3 = resolve_grid(grid, bound)
-        launch(compiled, grid3, kernel_args(compiled, bound), backend)
+        meta = {k: v.value if isinstance(v, constexpr) else v for k, v in bound.items()}
+        grid3 = launch_checks.check_grid(self.__name__, grid, meta)
+        launch_checks.check_outputs(self.__name__, compiled, bound)
+        with _time_budget(self.__name__, timeout, backend):
+            launch(compiled, grid3, kernel_args(compiled, bound), backend)
         if backend == "gpu":
             self._fast.remember(args, call_kwargs, bound, compiled)
         return compiled
@@ -225,6 +234,7 @@ class JITFunction(KernelInterface, JITBase):
 
     def _split_options(self, kwargs: dict[str, Any]) -> tuple[CompileOptions, str, dict]:
         launch_opts = {k: kwargs[k] for k in LAUNCH_OPTIONS if k in kwargs}
+        launch_checks.check_options(self.__name__, launch_opts)
         # As in Triton, a kernel parameter may share an option's name (the softmax
         # tutorial's num_stages): it then is both an argument and an option.
         kwargs = {k: v for k, v in kwargs.items() if k not in launch_opts or k in self.arg_names}
@@ -598,22 +608,48 @@ def launch(
     hook = EMULATOR_HOOK
     if hook is None and os.environ.get(CHECKS_ENV, "") not in ("", "0"):
         hook = _require("minitriton.emulator.tools", "run_launch", "the emulator's checks")
+    saved = launch_checks.save_outputs(compiled, [s.name for s, _ in args], values)
     try:
         if hook is not None:
             hook(compiled, grid, values)
         else:
             emulate(compiled.module, grid, values, debug=compiled.options.debug)
-    except Exception as e:
+    except BaseException as e:  # interrupts too: the arrays are as before the launch
+        launch_checks.restore_outputs(saved)
         if is_user_error(e):
             raise e.with_traceback(None) from None  # located in the kernel: no internals
         raise
     finally:
         torch_interop.copy_back(pending)
+    launch_checks.warn_stores_outside_views(compiled.name, {s.name: v for s, v in args}, saved)
+
+
+def _time_budget(kernel: str, timeout: Any, backend: str) -> Any:
+    """The emulator's time budget for one launch: ``timeout=`` or ``MINITRITON_TIMEOUT``."""
+    if backend != "emulator":
+        return contextlib.nullcontext()
+    budget = _require_budget()
+    if timeout is not None and (isinstance(timeout, bool) or not isinstance(timeout, (int, float))
+                                or not timeout > 0):  # fmt: skip
+        raise launch_checks.LaunchError(
+            f"kernel '{kernel}': timeout={timeout!r}: expected a number of seconds above 0"
+        )
+    try:
+        seconds = timeout if timeout is not None else budget.env_timeout()
+    except ValueError as e:
+        raise launch_checks.LaunchError(str(e)) from None
+    return budget.time_budget(seconds)
+
+
+def _require_budget() -> Any:
+    from minitriton.compiler import _require
+
+    return _require("minitriton.emulator.budget", None, "the emulator")
 
 
 def is_user_error(exc: BaseException) -> bool:
     """True for errors that describe the user's kernel (diagnostics, emulator errors)."""
-    if isinstance(exc, CompileError):
+    if isinstance(exc, (CompileError, *USER_ERRORS)):
         return True
     return any(cls.__name__ in ("EmulatorError", "KernelError") for cls in type(exc).__mro__)
 
@@ -636,7 +672,7 @@ def _host_value(spec: ArgSpec, value: Any, pending: list[tuple[Any, Any]]) -> An
 def _gpu_value(spec: ArgSpec, value: Any) -> Any:
     if spec.kind == "scalar":
         return _scalar_value(spec, value)
-    if isinstance(value, np.ndarray):
+    if isinstance(value, (np.ndarray, launch_checks.BF16View)):
         return flat_host_array(value)  # copied to the device and back, views included
     return value
 
@@ -661,6 +697,8 @@ def flat_host_array(value: Any) -> np.ndarray:
 def _as_numpy(value: Any) -> np.ndarray:
     if isinstance(value, np.ndarray):
         return value
+    if isinstance(value, launch_checks.BF16View):
+        return value.bits
     device = getattr(getattr(value, "device", None), "type", None)
     if device == "cpu" and hasattr(value, "numpy"):
         return value.numpy()  # a CPU torch tensor shares its memory

@@ -9,17 +9,23 @@ turns the disk cache off.
 Each entry is one file ``<key>.json``: a header line
 ``MINITRITON-CACHE 1 <sha256 of the body>`` followed by a JSON body. Files are
 written to a temporary name and moved into place with ``os.replace``, so a
-reader never sees half a file; an entry whose checksum or JSON does not match
-is ignored and rebuilt. The file rules live in :mod:`minitriton.cachefile`,
-shared with the optimized-IR cache. The autotuner keeps its winners in the
-same directory and format (``autotune-<sha256>.json``, through
-:func:`load_json` and :func:`store_json`).
+reader never sees half a file; an entry whose checksum, JSON or field types
+do not match is ignored and rebuilt, and a directory where an entry belongs
+is replaced. The file rules live in :mod:`minitriton.cachefile`, shared with
+the optimized-IR cache. The autotuner keeps its winners in the same directory
+and format (``autotune-<sha256>.json``, through :func:`load_json` and
+:func:`store_json`).
+
+The cache is *trusted input*: what an entry holds is loaded on the GPU as it
+is. Never point ``MINITRITON_CACHE_DIR`` at a directory that others can write
+to (a shared temporary folder, a world-writable mount).
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import shutil
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
@@ -54,13 +60,24 @@ def _path(key: str) -> Path:
 
 def load(key: str) -> CompiledKernel | None:
     """The cached kernel for ``key``, or ``None`` (missing or corrupt)."""
-    body = load_json(key)
-    if not isinstance(body, dict):
-        return None
-    try:
-        return CompiledKernel(**body)
-    except TypeError:
-        return None
+    fields = load_json(key)
+    return CompiledKernel(**fields) if _well_typed(fields) else None
+
+
+#: The JSON type of each field of a cache entry.
+_FIELD_TYPES = {"name": str, "ttgir": str, "llir": str, "ptx": str, "shared": int,
+                "num_warps": int, "arch": str, "params": list}  # fmt: skip
+
+
+def _well_typed(fields: object) -> bool:
+    """An entry with the right checksum may still hold the wrong fields: it is rebuilt."""
+    if not isinstance(fields, dict) or set(fields) != set(_FIELD_TYPES):
+        return False
+    for name, kind in _FIELD_TYPES.items():
+        value = fields[name]
+        if not isinstance(value, kind) or isinstance(value, bool):
+            return False
+    return all(isinstance(p, str) for p in fields["params"])
 
 
 def store(key: str, kernel: CompiledKernel) -> None:
@@ -87,5 +104,10 @@ def load_json(name: str) -> Any:
 
 def store_json(name: str, value: Any) -> None:
     """Write ``value`` as entry ``<name>.json`` atomically (errors are ignored)."""
-    if disk_cache_enabled():
-        write_entry(_path(name), json.dumps(value))
+    if not disk_cache_enabled():
+        return
+    path = _path(name)
+    if path.is_dir() and not path.is_symlink():
+        # Else every run would compile again, and never say why.
+        shutil.rmtree(path, ignore_errors=True)
+    write_entry(path, json.dumps(value))

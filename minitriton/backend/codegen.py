@@ -72,6 +72,8 @@ _INT_BINARY = {
 _FLOAT_BINARY = {"arith.add": "fadd", "arith.sub": "fsub", "arith.mul": "fmul"}
 _ICMP = {"eq": "==", "ne": "!=", "lt": "<", "le": "<=", "gt": ">", "ge": ">="}
 _SREG = ("x", "y", "z")
+#: The largest column LLVM debug info holds (DWARF keeps columns in 16 bits).
+MAX_DEBUG_COLUMN = 65535
 
 
 class Codegen(MmaMixin, MathMixin, MemoryMixin, WgmmaMixin, CollectiveMixin):
@@ -756,7 +758,9 @@ class _DebugInfo:
             callee, site = inlined
             scope = self.function(callee, loc)
             fields = {"inlinedAt": self.location(site, None)}
-        fields.update({"line": max(loc.line, 0), "column": max(loc.col, 0), "scope": scope})
+        # DWARF columns are 16 bits: a longer line keeps its line number only.
+        column = loc.col if 0 < loc.col <= MAX_DEBUG_COLUMN else 0
+        fields.update({"line": max(loc.line, 0), "column": column, "scope": scope})
         self.locations[key] = self.module.add_debug_info("DILocation", fields)
         return self.locations[key]
 

@@ -19,7 +19,7 @@ from minitriton.backend.accelerate_matmul import target_arch
 from minitriton.backend.codegen import Codegen
 from minitriton.backend.mathlib import find_libdevice
 from minitriton.backend.prepare import prepare_kernel
-from minitriton.diagnostics import CompileError, error
+from minitriton.diagnostics import CompileError, error, internal_error
 from minitriton.ir.ops import Module
 from minitriton.ir.printer import print_module
 from minitriton.ir.types import PointerType, ScalarType, element_type
@@ -104,11 +104,7 @@ def compile_ir(
         except CompileError:
             raise
         except Exception as e:  # internal failure: report it located at the kernel
-            raise error(
-                module.kernel.loc,
-                f"internal error in the GPU backend: {type(e).__name__}: {e}",
-                help="please report this with the kernel's IR (MINITRITON_DUMP_DIR)",
-            ) from e
+            raise internal_error(module.kernel.loc, "the GPU backend", e) from e
 
 
 def _reject_emulator_only(module: Module) -> None:

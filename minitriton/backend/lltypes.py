@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import math
 import struct
 from dataclasses import dataclass
 
+import numpy as np
 from llvmlite import ir
 
 from minitriton.backend.layouts import Layout
@@ -68,14 +70,24 @@ def const(t: ElemType, value: int | float | bool) -> ir.Constant:
     if isinstance(t, PointerType):
         return ir.Constant(I64, int(value)).inttoptr(GLOBAL_PTR)
     if t == BF16:
-        return ir.Constant(I16, bf16_bits(float(value)))
+        return ir.Constant(I16, bf16_bits(_rounded(value, np.float32)))
     if t.is_float():
-        return ir.Constant(ll_type(t), float(value))
+        return ir.Constant(ll_type(t), _rounded(value, t.numpy.type))
     bits = t.bitwidth
     v = int(value) & ((1 << bits) - 1)
     if bits > 1 and v >= 1 << (bits - 1):
         v -= 1 << bits
     return ir.Constant(ir.IntType(bits), v)
+
+
+def _rounded(value: int | float | bool, scalar: type[np.floating]) -> float:
+    """``value`` rounded to ``scalar``: past the type's range it is infinity, as in C."""
+    try:
+        wide = float(value)
+    except OverflowError:  # an int beyond fp64
+        wide = math.inf if value > 0 else -math.inf
+    with np.errstate(over="ignore"):
+        return float(scalar(wide))
 
 
 def bf16_bits(value: float) -> int:

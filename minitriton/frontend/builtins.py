@@ -14,6 +14,7 @@ the GPU backend need no special op for them.
 
 from __future__ import annotations
 
+import math
 import sys
 from collections.abc import Callable
 from typing import Any
@@ -73,6 +74,18 @@ def _block(ctx: Any, x: Any, what: str) -> Tensor:
     t = _tensor(ctx, x, what)
     if not t.is_block:
         raise error(ctx.b.loc, f"{what} must be a block, got {t.type}")
+    return t
+
+
+def _values(ctx: Any, x: Any, what: str) -> Tensor:
+    """A block of values (reductions, scans and sorts do not apply to pointers)."""
+    t = _block(ctx, x, what)
+    if t.dtype.is_ptr():
+        raise error(
+            ctx.b.loc,
+            f"{what} must be a block of values, not of pointers ({t.type})",
+            help="load the values first: tl.load(pointers)",
+        )
     return t
 
 
@@ -350,7 +363,54 @@ def _value_for(ctx: Any, value: Any, ptr: Tensor, what: str) -> Tensor:
         return S.broadcast_to(ctx.b, S.cast(ctx.b, value, pointee), ptr.shape)
     if not P.is_py_scalar(value):
         raise error(ctx.b.loc, f"{what} must be a value, got {S.describe(value)}")
+    _check_fits(ctx, value, pointee, what)
     return S.constant(ctx.b, value, with_shape(pointee, ptr.shape))
+
+
+#: The largest finite value of each float type.
+_FLOAT_MAX = {
+    "f16": 65504.0,
+    "bf16": 3.3895313892515355e38,
+    "f32": 3.4028234663852886e38,
+    "f64": 1.7976931348623157e308,
+}
+
+
+def _check_fits(ctx: Any, value: int | float, pointee: ScalarType, what: str) -> None:
+    """A Python scalar stored or padded into ``pointee`` memory must be a value of that type."""
+    if isinstance(value, bool) or pointee.is_bool():
+        return
+    shown = _scalar_text(value)
+    if pointee.is_float():
+        if isinstance(value, float) and not math.isfinite(value):
+            return  # inf and nan are values of every float type
+        if abs(value) > _FLOAT_MAX[pointee.name]:
+            raise error(
+                ctx.b.loc,
+                f"{what}={shown} does not fit in {pointee!r} (largest finite "
+                f"value {_FLOAT_MAX[pointee.name]:g})",
+                help="use float('inf') if you mean infinity",
+            )
+        return
+    if isinstance(value, float) and not math.isfinite(value):
+        raise error(
+            ctx.b.loc,
+            f"{what}={shown} is not a value of the integer type {pointee!r}",
+            help=f"use an integer, such as the smallest {pointee!r}",
+        )
+    low = -(2 ** (pointee.bitwidth - 1))
+    high = 2**pointee.bitwidth - 1 if pointee.is_unsigned() else -low - 1
+    if not low <= int(value) <= high:
+        raise error(ctx.b.loc, f"{what}={shown} does not fit in {pointee!r} ({low} to {high})")
+
+
+def _scalar_text(value: int | float) -> str:
+    """A Python scalar as a diagnostic shows it (huge ints by their size only)."""
+    if isinstance(value, float):
+        return repr(value) if math.isfinite(value) else f"float('{value}')"
+    if abs(value) >= 10**30:
+        return f"an integer of {len(str(abs(value)))} digits"
+    return str(value)
 
 
 def _ptr_and_mask(ctx: Any, pointer: Any, mask: Any) -> tuple[Tensor, Tensor | None]:
@@ -730,7 +790,7 @@ def _sum_dtype(t: ScalarType) -> ScalarType | None:
 
 @impl("sum")
 def _sum(ctx: Any, input: Any, axis: Any, keep_dims: Any, dtype: Any) -> Tensor:
-    x = _block(ctx, input, "input")
+    x = _values(ctx, input, "input")
     target = _dtype(ctx, dtype) if dtype is not None else _sum_dtype(x.dtype)
     if target is not None:
         x = S.cast(ctx.b, x, target)
@@ -739,7 +799,7 @@ def _sum(ctx: Any, input: Any, axis: Any, keep_dims: Any, dtype: Any) -> Tensor:
 
 @impl("xor_sum")
 def _xor_sum(ctx: Any, input: Any, axis: Any, keep_dims: Any) -> Tensor:
-    x = _block(ctx, input, "input")
+    x = _values(ctx, input, "input")
     if not x.dtype.is_int():
         raise error(ctx.b.loc, f"tl.xor_sum needs integers, got {x.dtype!r}")
     return reduce_blocks(ctx, [x], axis, _combine_with(ctx, "^"), bool(keep_dims))[0]
@@ -761,7 +821,7 @@ def _minmax_reduce(
     tie_break_left: Any,
     keep_dims: Any,
 ) -> Any:
-    x = _block(ctx, input, "input")
+    x = _values(ctx, input, "input")
     if return_indices:
         return _reduce_with_indices(ctx, kind, x, axis, bool(tie_break_left), bool(keep_dims))
     x = _upcast_for_minmax(ctx, x)
@@ -798,13 +858,13 @@ def _min(
 
 @impl("argmax")
 def _argmax(ctx: Any, input: Any, axis: Any, tie_break_left: Any, keep_dims: Any) -> Tensor:
-    x = _block(ctx, input, "input")
+    x = _values(ctx, input, "input")
     return _reduce_with_indices(ctx, "max", x, axis, bool(tie_break_left), bool(keep_dims))[1]
 
 
 @impl("argmin")
 def _argmin(ctx: Any, input: Any, axis: Any, tie_break_left: Any, keep_dims: Any) -> Tensor:
-    x = _block(ctx, input, "input")
+    x = _values(ctx, input, "input")
     return _reduce_with_indices(ctx, "min", x, axis, bool(tie_break_left), bool(keep_dims))[1]
 
 
@@ -841,8 +901,8 @@ def _reduce_with_indices(
 
 def _inputs_tuple(ctx: Any, input: Any) -> tuple[list[Tensor], bool]:
     if isinstance(input, (tuple, list)):
-        return [_block(ctx, t, "input") for t in input], True
-    return [_block(ctx, input, "input")], False
+        return [_values(ctx, t, "input") for t in input], True
+    return [_values(ctx, input, "input")], False
 
 
 def _user_combine(ctx: Any, combine_fn: Any) -> Combine:
@@ -885,7 +945,7 @@ def _associative_scan(ctx: Any, input: Any, axis: Any, combine_fn: Any, reverse:
 
 
 def _scan_input(ctx: Any, input: Any, small_ints: bool) -> Tensor:
-    x = _block(ctx, input, "input")
+    x = _values(ctx, input, "input")
     if x.dtype == ScalarType("bf16"):
         x = S.cast(ctx.b, x, F32)
     target = _sum_dtype(x.dtype) if small_ints else None
@@ -906,7 +966,7 @@ def _cumprod(ctx: Any, input: Any, axis: Any, reverse: Any) -> Tensor:
 
 @impl("sort")
 def _sort(ctx: Any, x: Any, dim: Any, descending: Any) -> Tensor:
-    t = _block(ctx, x, "x")
+    t = _values(ctx, x, "x")
     rank = len(t.shape)
     d = rank - 1 if dim is None else _axis(ctx, dim, rank)
     if d != rank - 1:
@@ -1036,7 +1096,7 @@ def _sigmoid(ctx: Any, x: Any) -> Tensor:
 
 @impl("softmax")
 def _softmax(ctx: Any, x: Any, dim: Any, keep_dims: Any, ieee_rounding: Any) -> Tensor:
-    t = _block(ctx, x, "x")
+    t = _values(ctx, x, "x")
     axis = 0 if dim is None else dim  # Triton's default
     m = _max(ctx, t, axis, False, True, True)
     z = S.binary(ctx.b, "-", t, m)

@@ -36,7 +36,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from minitriton import language as tl_module
-from minitriton.diagnostics import UNKNOWN, CompileError, Location, error
+from minitriton.diagnostics import UNKNOWN, CompileError, Location, error, internal_error
 from minitriton.frontend import ast
 from minitriton.frontend import promotion as P
 from minitriton.frontend import semantic as S
@@ -76,8 +76,7 @@ def lower_kernel(src: KernelSource, args: list[ArgSpec]) -> Module:
     except RecursionError:
         raise error(compiler.loc, "expression or call chain is nested too deeply") from None
     except Exception as e:  # last resort: never show our traceback to users
-        msg = f"internal compiler error: {type(e).__name__}: {e}"
-        raise error(compiler.loc, msg) from e
+        raise internal_error(compiler.loc, "the frontend", e) from e
     return Module([kernel, *compiler.helpers])
 
 
@@ -92,12 +91,20 @@ class Undefined:
 
     reason: str
 
+    def describe(self) -> str:
+        """How a diagnostic names it."""
+        return "an undefined variable"
+
 
 @dataclass(frozen=True)
 class PyBuiltin:
     """A Python builtin the kernel language understands (``range``, ``min`` ...)."""
 
     name: str
+
+    def describe(self) -> str:
+        """How a diagnostic names it."""
+        return f"the Python builtin '{self.name}'"
 
 
 @dataclass(frozen=True)
@@ -106,6 +113,10 @@ class BoundMethod:
 
     builtin: str
     self_value: Tensor
+
+    def describe(self) -> str:
+        """How a diagnostic names it."""
+        return f"the method {self.self_value.type}.{self.builtin}"
 
 
 @dataclass
@@ -225,6 +236,10 @@ def unwrap(value: Any) -> Any:
 # ---------------------------------------------------------------------------
 
 
+#: How many statements ``tl.static_range`` loops may unroll in one kernel, in all.
+UNROLL_BUDGET = 2**12
+
+
 class Compiler:
     """Holds the helpers lowered so far and the location being worked on."""
 
@@ -234,6 +249,18 @@ class Compiler:
         self.in_progress: set[str] = set()
         self.loc: Location = UNKNOWN
         self._returns: dict[str, Structure] = {}
+        self.unrolled = 0  # statements lowered by tl.static_range iterations so far
+
+    def spend_unroll(self, loc: Location, statements: int, trips: str) -> None:
+        """Count one static_range iteration of ``statements``; over the budget, an error."""
+        self.unrolled += max(statements, 1)
+        if self.unrolled > UNROLL_BUDGET:
+            raise error(
+                loc,
+                f"tl.static_range unrolls too much: this loop of {trips} iterations takes the "
+                f"kernel past {UNROLL_BUDGET} unrolled statements",
+                help="use tl.range (a run-time loop), or fewer iterations",
+            )
 
     def parse(self, src: KernelSource) -> ast.FunctionDef:
         """The AST of ``src`` (parsed once per function, kept by ``src``)."""
@@ -715,7 +742,7 @@ class FunctionLowerer:
             if kind is not None:
                 bounds = self._range_bounds(kind, fn, it)
                 if kind == "static_range":
-                    return self._unroll(node, range(*bounds))
+                    return self._unroll(node, range(*bounds), it.loc)
                 return self._lower_scf_for(node, bounds)
         value = self.eval(it)
         if isinstance(value, (tuple, list)):
@@ -735,21 +762,32 @@ class FunctionLowerer:
             start, end, step = _range_triple(args)
         else:
             bound = self.bind_builtin(kind, BUILTINS[kind], args, kwargs, call)
+            if bound["arg1"] is None:
+                raise error(
+                    call.loc,
+                    f"tl.{kind}() needs an end bound, got None",
+                    help=f"write tl.{kind}(N) or tl.{kind}(start, end)",
+                )
             start, end, step = _range_triple(
                 [v for v in (bound["arg1"], bound["arg2"], bound["step"]) if v is not None]
             )
         if kind == "static_range" and any(isinstance(v, Tensor) for v in (start, end, step)):
             raise error(call.loc, "tl.static_range needs compile-time bounds")
+        for v in (start, end, step):
+            _check_range_bound(call.loc, v)
         if not isinstance(step, Tensor) and step == 0:
             raise error(call.loc, "range() step must not be zero")
         return start, end, step
 
-    def _unroll(self, node: ast.For, values: Any) -> None:
+    def _unroll(self, node: ast.For, values: Any, budget_loc: Location | None = None) -> None:
+        """Lower the body once per value; ``budget_loc``: a static_range, counted in the budget."""
         self.depth += 1
         self.loop_depth += 1
         for value in values:
             if self.returned:
                 break
+            if budget_loc is not None:
+                self.compiler.spend_unroll(budget_loc, len(node.body), _trip_text(values))
             self.bind(node.target, value)
             self.lower_stmts(node.body)
         self.depth -= 1
@@ -1082,8 +1120,10 @@ class FunctionLowerer:
         key = index[0] if len(index) == 1 else tuple(index)
         try:
             return value[key]
-        except Exception as e:  # noqa: BLE001 - any Python error becomes a diagnostic
-            raise error(node.loc, f"cannot index {S.describe(value)}: {e}") from None
+        except Exception:  # noqa: BLE001 - any Python error becomes a diagnostic
+            raise error(
+                node.loc, f"cannot index {S.describe(value)} with {S.describe(key)}"
+            ) from None
 
     def _py_index(self, item: ast.Expr) -> Any:
         if isinstance(item, ast.Slice):
@@ -1176,12 +1216,13 @@ class FunctionLowerer:
 
     def _module_attribute(self, module: types.ModuleType, attr: str, node: ast.Attribute) -> Any:
         is_language = module is tl_module or module.__name__.startswith("minitriton.language")
-        if hasattr(module, attr):
+        if hasattr(module, attr) and (not is_language or _is_tl_public(attr, module)):
             return unwrap(getattr(module, attr))
         if module.__name__ == "minitriton" and attr == "cdiv":
             return BUILTINS["cdiv"]
         name = _expr_text(node.value)
-        close = difflib.get_close_matches(attr, dir(module), n=1)
+        names = [n for n in dir(module) if not is_language or _is_tl_public(n, module)]
+        close = difflib.get_close_matches(attr, names, n=1)
         hint = f"did you mean '{name}.{close[0]}'?" if close else None
         if is_language:
             raise error(node.loc, f"unknown function '{name}.{attr}'", help=hint)
@@ -1223,10 +1264,21 @@ class FunctionLowerer:
                 f"cannot call the Python function '{fname}' with run-time values",
                 help="decorate it with @triton.jit",
             )
+        if not _callable_at_compile_time(fn):
+            raise error(
+                node.loc,
+                f"a kernel cannot call {S.describe(fn)}: kernels call tl builtins, @jit functions "
+                f"and the Python builtins {', '.join(sorted(PY_BUILTINS))}",
+                help="decorate it with @triton.jit, or compute the value outside the kernel "
+                "and pass it as a tl.constexpr",
+            )
         try:
             return unwrap(fn(*args, **kwargs))
-        except Exception as e:  # noqa: BLE001
-            raise error(node.loc, f"calling '{fname}' at compile time failed: {e}") from None
+        except Exception:  # noqa: BLE001
+            shown = ", ".join(S.describe(a) for a in [*args, *kwargs.values()])
+            raise error(
+                node.loc, f"calling '{fname}' at compile time failed (arguments: {shown})"
+            ) from None
 
     def _call_py_builtin(
         self, name: str, args: list[Any], kwargs: dict[str, Any], node: ast.Call
@@ -1256,8 +1308,9 @@ class FunctionLowerer:
         fn = __builtins__[name] if isinstance(__builtins__, dict) else getattr(__builtins__, name)
         try:
             return fn(*args, **kwargs)
-        except Exception as e:  # noqa: BLE001
-            raise error(node.loc, f"{name}() failed at compile time: {e}") from None
+        except Exception:  # noqa: BLE001
+            shown = ", ".join(S.describe(a) for a in [*args, *kwargs.values()])
+            raise error(node.loc, f"{name}() cannot take {shown or 'no arguments'}") from None
 
     # -- builtins -------------------------------------------------------------
     def bind_builtin(
@@ -1339,8 +1392,8 @@ def _same_compile_time(a: Any, c: Any) -> bool:
 def _truth(loc: Location, value: Any) -> bool:
     try:
         return bool(value)
-    except Exception as e:  # noqa: BLE001
-        raise error(loc, f"cannot use {S.describe(value)} as a condition: {e}") from None
+    except Exception:  # noqa: BLE001
+        raise error(loc, f"cannot use {S.describe(value)} as a condition") from None
 
 
 #: Compile-time integers are Python ints, but one of more bits than this is a mistake
@@ -1355,9 +1408,9 @@ def _fold(loc: Location, fn: Callable[[Any, Any], Any], a: Any, c: Any, op: str)
         return fn(a, c)
     except ZeroDivisionError:
         raise error(loc, "division by zero in a compile-time expression") from None
-    except Exception as e:  # noqa: BLE001
+    except Exception:  # noqa: BLE001
         raise error(
-            loc, f"unsupported operand types for '{op}': {S.describe(a)} and {S.describe(c)} ({e})"
+            loc, f"unsupported operand types for '{op}': {S.describe(a)} and {S.describe(c)}"
         ) from None
 
 
@@ -1386,11 +1439,64 @@ def _check_static_while(node: ast.While, cond: Any) -> None:
     )
 
 
+def _callable_at_compile_time(fn: Any) -> bool:
+    """MiniTriton's own host helpers (``triton.cdiv``) and methods of plain values.
+
+    Anything else (``os.system``, a user's Python function) would run while
+    the kernel compiles, which Triton does not do.
+    """
+    owner = getattr(fn, "__self__", None)
+    if isinstance(fn, types.BuiltinMethodType) and type(owner) in (int, float, bool, str, tuple):
+        return True
+    module = getattr(fn, "__module__", None) or ""
+    return isinstance(fn, types.FunctionType) and module.split(".")[0] == "minitriton"
+
+
+#: ``tl`` names that are neither builtins nor dtypes but part of Triton's surface.
+_TL_PUBLIC = frozenset({"constexpr", "tensor", "dtype", "pointer_type", "block_type"})
+
+
+def _is_tl_public(attr: str, module: types.ModuleType) -> bool:
+    """True for Triton's public ``tl`` names (not ``tl.TypeVar``, an import of ours)."""
+    value = getattr(module, attr)
+    if attr in _TL_PUBLIC or builtin_name(value) is not None:
+        return True
+    if attr.startswith("_"):
+        return False
+    return isinstance(value, ScalarType) or (value is None and attr.startswith("float8"))
+
+
 def _range_kind(fn: Any) -> str | None:
     if isinstance(fn, PyBuiltin) and fn.name == "range":
         return "pyrange"
     name = builtin_name(fn)
     return name if name in ("range", "static_range") else None
+
+
+def _trip_text(values: Any) -> str:
+    """How many iterations ``values`` has, as text (a range may be too long for ``len``)."""
+    try:
+        return str(len(values))
+    except OverflowError:
+        return "more than 2**63"
+
+
+def _check_range_bound(loc: Location, v: Any) -> None:
+    """A compile-time range bound must be an integer that fits in 64 bits."""
+    if isinstance(v, Tensor):
+        return  # run-time bounds are checked by type in _loop_bounds
+    if not isinstance(v, int):
+        raise error(
+            loc,
+            f"range bounds must be integers, got {S.describe(v)}",
+            help="convert with int(...) or pass the value as a tl.constexpr int",
+        )
+    if not -(2**63) <= v < 2**64:
+        raise error(
+            loc,
+            "a range bound does not fit in 64 bits",
+            help="loop bounds must be int32 or int64 values",
+        )
 
 
 def _range_triple(args: list[Any]) -> tuple[Any, Any, Any]:

@@ -109,14 +109,69 @@ def is_runtime(x: object) -> bool:
 
 
 def describe(x: object) -> str:
-    """How a value reads in a diagnostic."""
+    """How a value reads in a diagnostic: in the kernel's terms, never a Python repr."""
     if isinstance(x, Tensor):
         return str(x.type)
     if isinstance(x, Aggregate):
         return x.describe()
     if isinstance(x, ScalarType):
         return f"dtype {x!r}"
-    return f"{type(x).__name__} {x!r}"
+    if isinstance(x, (PointerType, BlockType)):
+        return f"the type {x!r}"
+    if x is None or isinstance(x, (bool, int, float, str)):
+        return _describe_literal(x)
+    if isinstance(x, (tuple, list)):
+        return _describe_sequence(x)
+    return _describe_object(x)
+
+
+def _describe_literal(x: object) -> str:
+    if x is None:
+        return "None"
+    if isinstance(x, int) and not isinstance(x, bool) and abs(x) >= 10**30:
+        return f"int with {len(str(abs(x)))} digits"
+    text = repr(x)
+    if len(text) > 40:
+        text = text[:30] + "..." + text[-5:]
+    return f"{type(x).__name__} {text}"
+
+
+def _describe_sequence(x: tuple[Any, ...] | list[Any]) -> str:
+    kind = type(x).__name__ if type(x) in (tuple, list) else "tuple"
+    plain = all(v is None or type(v) in (bool, int, float, str) for v in x)
+    if plain and len(repr(tuple(x))) <= 40:
+        return f"{kind} {tuple(x) if kind == 'tuple' else list(x)!r}"
+    if len(x) > 4:
+        return f"a {kind} of {len(x)} values"
+    return f"a {kind} ({', '.join(describe(v) for v in x)})"
+
+
+def _describe_object(x: object) -> str:
+    """Modules, functions and the frontend's own objects, by name."""
+    import types
+
+    from minitriton.frontend.source import JITBase
+    from minitriton.language.core import builtin_name
+
+    own = getattr(type(x), "describe", None)
+    if own is not None and type(x).__module__.startswith("minitriton."):
+        return str(own(x))
+    if isinstance(x, types.ModuleType):
+        return (
+            "the module 'tl'"
+            if x.__name__.startswith("minitriton.language")
+            else f"the module '{x.__name__}'"
+        )
+    name = builtin_name(x)
+    if name is not None:
+        return f"the function tl.{name}"
+    if isinstance(x, JITBase):
+        return f"the @jit function '{x.source.name}'"
+    if isinstance(x, type):
+        return f"the class '{x.__name__}'"
+    if callable(x):
+        return f"the Python function '{getattr(x, '__name__', type(x).__name__)}'"
+    return f"a Python value of type '{type(x).__name__}'"
 
 
 # ---------------------------------------------------------------- shapes
@@ -143,6 +198,16 @@ def broadcast_shapes(b: Builder, a: tuple[int, ...], c: tuple[int, ...]) -> tupl
         if x != y and 1 not in (x, y):
             raise error(b.loc, f"shapes {list(a)} and {list(c)} cannot be broadcast together")
         out.append(max(x, y))
+    numel = 1
+    for d in out:
+        numel *= d
+    if numel > MAX_NUMEL:
+        raise error(
+            b.loc,
+            f"broadcasting shapes {list(a)} and {list(c)} makes a block of {numel} elements;"
+            " a block has at most 2^20 (1048576)",
+            help="use smaller blocks and loop over the rest",
+        )
     return tuple(out)
 
 

@@ -85,8 +85,27 @@ class Block:
 
     def remove(self, op: Operation) -> None:
         """Remove ``op`` from this block."""
-        self.ops.remove(op)
+        index = self._find(op)
+        del self.ops[index]
+        self._hint = index
         op.parent = None
+
+    def _find(self, op: Operation) -> int:
+        """The position of ``op``: passes erase in order, so look near the last erasure.
+
+        DCE sweeps backwards (erasing near the end), CSE forwards (just after
+        the op erased last); searching from the start each time made erasing
+        a long run of ops quadratic.
+        """
+        ops = self.ops
+        for i in range(len(ops) - 1, max(len(ops) - 9, -1), -1):
+            if ops[i] is op:
+                return i
+        start = max(getattr(self, "_hint", 0) - 1, 0)
+        try:
+            return ops.index(op, start)  # ops compare by identity
+        except ValueError:
+            return ops.index(op)
 
     @property
     def terminator(self) -> Operation | None:

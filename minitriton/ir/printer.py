@@ -63,6 +63,7 @@ class Printer:
         self._names: dict[int, str] = {}
         self._used: set[str] = set()
         self._counter = 0
+        self._suffixes: dict[str, int] = {}  # hint -> the next suffix to try
 
     # -- naming ---------------------------------------------------------
     def _define(self, value: Value) -> str:
@@ -84,9 +85,12 @@ class Printer:
     def _fresh_hint(self, hint: str) -> str:
         if hint not in self._used:
             return hint
-        i = 1
+        # Names are never freed: every suffix below the last one given is taken,
+        # so the search resumes there (linear for a hint used thousands of times).
+        i = self._suffixes.get(hint, 1)
         while f"{hint}_{i}" in self._used:
             i += 1
+        self._suffixes[hint] = i + 1
         return f"{hint}_{i}"
 
     def ref(self, value: Value) -> str:
@@ -102,7 +106,7 @@ class Printer:
 
     def print_func(self, func: FuncOp) -> None:
         """Print one ``tt.func``; value numbering restarts per function."""
-        self._names, self._used, self._counter = {}, set(), 0
+        self._names, self._used, self._counter, self._suffixes = {}, set(), 0, {}
         arg_attrs = func.attrs.get("arg_attrs") or [{} for _ in func.body.args]
         args = ", ".join(
             f"{self._define(a)}: {a.type}{format_attrs(attrs)}"

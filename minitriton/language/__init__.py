@@ -8,3 +8,6 @@ from minitriton.language.core import max as max  # noqa: A004
 from minitriton.language.core import min as min
 from minitriton.language.core import range as range  # noqa: A004
 from minitriton.language.core import sum as sum
+
+# The star import brought core's own imports too: a kernel sees only Triton's names.
+del Any, Callable, TypeVar, F, annotations  # noqa: F821

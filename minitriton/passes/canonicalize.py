@@ -93,6 +93,7 @@ from minitriton.passes.rewriting import (
     is_attached,
     make_constant,
     replace_op,
+    use_index,
 )
 
 # A rule looks at one op and returns the values that replace its results,
@@ -110,8 +111,10 @@ class Canonicalize(Pass):
 
     def apply(self, module: Module) -> None:
         for func in module.funcs:
-            while _sweep(func):
-                pass
+            while True:
+                with use_index(func):  # linear, however many ops are rewritten
+                    if not _sweep(func):
+                        break
 
 
 def _sweep(func: FuncOp) -> bool:

@@ -63,7 +63,7 @@ from typing import Any, ClassVar
 from minitriton.ir.core import Attr, Block, Operation
 from minitriton.ir.ops import FuncOp, Module
 from minitriton.passes.base import Pass, register_pass
-from minitriton.passes.rewriting import replace_op
+from minitriton.passes.rewriting import replace_op, use_index
 
 # What makes two ops interchangeable: name, operands, attributes, result types.
 Key = tuple[Any, ...]
@@ -78,7 +78,8 @@ class CSE(Pass):
 
     def apply(self, module: Module) -> None:
         for func in module.funcs:
-            _cse_block(func.body.block, [], func)
+            with use_index(func):  # linear, however many ops are replaced
+                _cse_block(func.body.block, [], func)
 
 
 def _cse_block(block: Block, outer: list[dict[Key, Operation]], func: FuncOp) -> None:

@@ -17,7 +17,9 @@ def run_reporting_errors(run: Callable[[], Any], script: Path) -> int:
         run()
     except SystemExit as e:
         return exit_status(e.code)
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as e:
+        if str(e):  # a kernel's interrupt says which kernel, program and line were running
+            print(e, file=sys.stderr)
         return 130
     except Exception as e:
         if is_user_error(e):

@@ -68,3 +68,40 @@ def test_disk_cache_can_be_disabled(cache_dir, monkeypatch):
 
 def test_gpu_available_never_raises():
     assert backend.gpu_available() in (True, False)
+
+
+def _entry_with(body: dict) -> str:
+    import hashlib
+    import json
+
+    text = json.dumps(body)
+    return f"{cache.HEADER} {hashlib.sha256(text.encode()).hexdigest()}\n{text}"
+
+
+@pytest.mark.parametrize(
+    "change",
+    [{"ptx": 5}, {"num_warps": "4"}, {"params": "ptr"}, {"params": [1]}, {"shared": True},
+     {"extra": 1}],
+)  # fmt: skip
+def test_an_entry_with_the_right_checksum_but_wrong_fields_is_rebuilt(cache_dir, change):
+    import json
+
+    backend.compile_module(module())
+    (entry,) = cache_dir.glob("*.json")
+    body = json.loads(entry.read_text().split("\n", 1)[1])
+    entry.write_text(_entry_with({**body, **change}))
+    assert cache.load(entry.stem) is None
+    backend.clear_memory_cache()
+    k = backend.compile_module(module())
+    assert isinstance(k.ptx, str) and cache.load(entry.stem) is not None  # rewritten
+
+
+def test_a_directory_where_an_entry_belongs_is_replaced(cache_dir):
+    k = backend.compile_module(module())
+    (entry,) = cache_dir.glob("*.json")
+    entry.unlink()
+    entry.mkdir()
+    (entry / "junk").write_text("x")
+    backend.clear_memory_cache()
+    backend.compile_module(module())
+    assert entry.is_file() and cache.load(entry.stem).ptx == k.ptx

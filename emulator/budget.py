@@ -1,0 +1,80 @@
+"""A time budget for emulator launches, and Ctrl-C that says where the kernel was.
+
+An infinite loop or a spin lock that is never released runs forever in the
+emulator. A launch may be given a budget in seconds (``kernel[grid](...,
+timeout=5)`` or ``MINITRITON_TIMEOUT=5``); past it, the op being executed
+raises an :class:`~minitriton.emulator.errors.EmulatorError` located in the
+kernel, naming the program. Without a budget nothing is checked.
+
+A ``KeyboardInterrupt`` during a launch becomes a :class:`KernelInterrupt`
+(still a ``KeyboardInterrupt``) whose message names the kernel, the program
+and the source line that was running, without an internal traceback.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from minitriton.diagnostics import USER_ERRORS, Diagnostic, Location
+
+TIMEOUT_ENV = "MINITRITON_TIMEOUT"
+#: Ops executed between two looks at the clock.
+CHECK_EVERY = 256
+
+_deadline: list[tuple[float, float]] = []  # (deadline, seconds) of the innermost budget
+
+
+class KernelInterrupt(KeyboardInterrupt):
+    """Ctrl-C while a kernel ran in the emulator; ``str()`` says where it was."""
+
+    def __init__(self, kernel: str, loc: Location, pid: tuple[int, int, int]) -> None:
+        pid_text = "(" + ", ".join(str(p) for p in pid) + ")"
+        message = f"interrupted while kernel '{kernel}' ran program {pid_text}"
+        self.diagnostic = Diagnostic(loc, message, severity="note")
+        super().__init__(self.diagnostic.render())
+
+
+USER_ERRORS.append(KernelInterrupt)
+
+
+def env_timeout() -> float | None:
+    """``MINITRITON_TIMEOUT`` in seconds, or None; a bad value is a ``ValueError``."""
+    text = os.environ.get(TIMEOUT_ENV, "").strip()
+    if not text:
+        return None
+    try:
+        seconds = float(text)
+    except ValueError:
+        seconds = -1.0
+    if not seconds > 0:
+        raise ValueError(f"{TIMEOUT_ENV}={text!r}: expected a number of seconds above 0")
+    return seconds
+
+
+@contextmanager
+def time_budget(seconds: float | None) -> Iterator[None]:
+    """Launches inside run for at most ``seconds`` (None: no limit)."""
+    if seconds is None:
+        yield
+        return
+    _deadline.append((time.monotonic() + seconds, seconds))
+    try:
+        yield
+    finally:
+        _deadline.pop()
+
+
+def over_budget() -> float | None:
+    """The budget in seconds if the innermost one has run out, else None."""
+    if not _deadline:
+        return None
+    deadline, seconds = _deadline[-1]
+    return seconds if time.monotonic() > deadline else None
+
+
+def has_budget() -> bool:
+    """Whether a time budget is active (the interpreter looks at the clock only then)."""
+    return bool(_deadline)
