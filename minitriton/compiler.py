@@ -283,7 +283,8 @@ def ast_dump(fdef: Any) -> str:
     from minitriton.frontend.ast import dump
 
     try:
-        text = dump(fdef)
+        with recursion_headroom():  # the stage text may be read after the compile
+            text = dump(fdef)
     except RecursionError:
         raise error(fdef.loc, "expression is nested too deeply") from None
     return text if text.endswith("\n") else text + "\n"

@@ -1463,6 +1463,12 @@ def _is_tl_public(attr: str, module: types.ModuleType) -> bool:
         return True
     if attr.startswith("_"):
         return False
+    # Our own submodules (tl.math, tl.extra) and classes (tl.PropagateNan); not imports.
+    own = (
+        value.__name__ if isinstance(value, types.ModuleType) else getattr(value, "__module__", "")
+    )
+    if isinstance(value, (type, types.ModuleType)) and str(own).startswith("minitriton.language"):
+        return True
     return isinstance(value, ScalarType) or (value is None and attr.startswith("float8"))
 
 

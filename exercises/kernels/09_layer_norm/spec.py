@@ -73,8 +73,10 @@ def cases() -> list[Case]:
         Case(
             "2 x 300, values 1000 +- 0.1: a large mean with a small spread",
             _spread(rows(2, 300), 1000.0, 0.1),
-            atol=1e-3,
-            rtol=1e-3,
+            # An fp32 mean of values near 1000 is off by about 1e-4, 1e-3 of the spread; the
+            # GPU's summation order adds as much again. E[x^2] - E[x]^2 is off by 100%.
+            atol=5e-3,
+            rtol=5e-3,
         ),
         Case(
             "3 x 100, spread 1e-3: eps inside the square root matters",
