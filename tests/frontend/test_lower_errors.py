@@ -305,4 +305,4 @@ def test_function_as_range_step_is_a_located_error() -> None:
     err = compile_error(function_as_range_step, "ptr<f32>", "i32")
     d = err.first
     assert (d.loc.line, d.loc.col) == (marked_line("fnstep"), 14)
-    assert d.message.startswith("range bounds must be integer scalars")
+    assert d.message.startswith("range bounds must be integers")
