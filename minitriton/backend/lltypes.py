@@ -51,6 +51,12 @@ def ll_type(t: ElemType) -> ir.Type:
     return ir.IntType(t.bitwidth)
 
 
+def to_tf32(b: ir.IRBuilder, v: ir.Value) -> ir.Value:
+    """``v`` (fp32) rounded to TF32 with ``cvt.rna``, as bits in an i32 (both MMA paths use it)."""
+    cvt = ir.InlineAsm(ir.FunctionType(I32, [F32_T]), "cvt.rna.tf32.f32 $0, $1;", "=r,f")
+    return b.call(cvt, [v])
+
+
 def mem_type(t: ElemType) -> ir.Type:
     """The in-memory type of an element (``i1`` is stored as a byte)."""
     if isinstance(t, ScalarType) and t.is_bool():

@@ -7,7 +7,7 @@ Two lowerings, for the ops :mod:`minitriton.backend.mma_plan` set up:
   row-major shared-memory tile whose 16-byte units are *swizzled*: unit
   ``u`` of row ``r`` is stored at unit ``u ^ phase(r)``, so the eight rows
   that one ``ldmatrix`` phase reads fall in eight different bank groups
-  (:class:`SharedTile`). After a barrier, A (``[M, K]``) comes back with
+  (:class:`MmaTile`). After a barrier, A (``[M, K]``) comes back with
   ``ldmatrix.x4`` (one m16 x k instruction fragment per call, for every
   element type), 16-bit B (``[K, N]``) with ``ldmatrix.x4.trans`` (two n8
   fragments per call: B's fragment holds K-consecutive pairs, across the
@@ -38,7 +38,17 @@ from dataclasses import dataclass
 from llvmlite import ir
 
 from minitriton.backend.layouts import Layout, _combine, _fragment, mma_instr_k
-from minitriton.backend.lltypes import F16_T, F32_T, I8, I16, I32, Tensor, byte_size, ll_type
+from minitriton.backend.lltypes import (
+    F16_T,
+    F32_T,
+    I8,
+    I16,
+    I32,
+    Tensor,
+    byte_size,
+    ll_type,
+    to_tf32,
+)
 from minitriton.backend.mma_plan import MmaDot
 from minitriton.ir.core import Operation, use_counts
 from minitriton.ir.types import BF16, F16, F32, ScalarType
@@ -53,7 +63,7 @@ _MMA_PTX = {
 
 
 @dataclass(frozen=True)
-class SharedTile:
+class MmaTile:
     """A ``rows x cols`` row-major tile of ``eb``-byte elements with XOR-swizzled 16-byte units.
 
     A row has ``vecs`` units; ``per_phase`` consecutive rows share a phase
@@ -123,7 +133,7 @@ class Staged:
 
     mma: MmaDot
     op_idx: int
-    tile: SharedTile
+    tile: MmaTile
     base: int
 
 
@@ -169,7 +179,7 @@ class MmaMixin:
         st = mma_element(mma.kind)
         eb = byte_size(st)
         rows, cols = (mma.a if op_idx == 0 else mma.b).shape
-        tile = SharedTile(rows, cols, eb)
+        tile = MmaTile(rows, cols, eb)
         a_rows, a_cols = mma.a.shape
         base = 0 if op_idx == 0 else (a_rows * a_cols * eb + 15) // 16 * 16
         self.reserve(base + tile.nbytes)
@@ -196,7 +206,7 @@ class MmaMixin:
                 self._scatter(mma, op_idx, regs, _origin(mma, op_idx, ki, ti), vals)
         return Tensor(dst, vals)
 
-    def _write_tile(self, src: Tensor, tile: SharedTile, base: int) -> None:
+    def _write_tile(self, src: Tensor, tile: MmaTile, base: int) -> None:
         layout = src.layout
         dim, run = layout.contiguous_run()
         vec = min(run, tile.unit) if dim == 1 else 1
@@ -371,7 +381,7 @@ class MmaMixin:
         if isinstance(src, Staged):
             regs = self.staged_fragments(src, ki, tiles)
             if mma.kind == "tf32":
-                regs = {t: [self._to_tf32(self.b.bitcast(r, F32_T)) for r in rs]
+                regs = {t: [to_tf32(self.b, self.b.bitcast(r, F32_T)) for r in rs]
                         for t, rs in regs.items()}  # fmt: skip
             return regs
         return {t: self._pack_fragment(src, mma, op_idx, _origin(mma, op_idx, ki, t))
@@ -388,10 +398,6 @@ class MmaMixin:
             elems.append(t.vals[index[(c[0] + origin[0], c[1] + origin[1])]])
         return [self._frag_pack(elems[i : i + kw], mma.kind) for i in range(0, n, kw)]
 
-    def _to_tf32(self, v: ir.Value) -> ir.Value:
-        cvt = ir.InlineAsm(ir.FunctionType(I32, [F32_T]), "cvt.rna.tf32.f32 $0, $1;", "=r,f")
-        return self.b.call(cvt, [v])
-
     def _frag_pack(self, elems: list[ir.Value], kind: str) -> ir.Value:
         """Pack ``32 / bits`` elements into one register (tf32: rounded; ``raw``: bits only)."""
         b = self.b
@@ -401,7 +407,7 @@ class MmaMixin:
                 vec = b.insert_element(vec, v, _c(i))
             return b.bitcast(vec, I32)
         if kind == "tf32":
-            return self._to_tf32(elems[0])
+            return to_tf32(self.b, elems[0])
         if elems[0].type == F32_T:
             return b.bitcast(elems[0], I32)
         width = elems[0].type.width

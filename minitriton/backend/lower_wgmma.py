@@ -41,7 +41,16 @@ from llvmlite import ir
 
 from minitriton.backend.accelerate_matmul import DotPath, dot_path
 from minitriton.backend.layouts import Layout
-from minitriton.backend.lltypes import F32_T, I32, I64, VOID, Tensor, byte_size, mem_type
+from minitriton.backend.lltypes import (
+    F32_T,
+    I32,
+    I64,
+    VOID,
+    Tensor,
+    byte_size,
+    mem_type,
+    to_tf32,
+)
 from minitriton.backend.mma_v3 import (
     WgmmaShape,
     accumulator_layout,
@@ -176,7 +185,7 @@ class WgmmaMixin:
 
     def _tf32_rounded(self, t: Tensor) -> Tensor:
         """``t`` rounded to TF32 with ``cvt.rna`` (the tensor cores would truncate)."""
-        return Tensor(t.layout, [self.b.bitcast(self._to_tf32(v), F32_T) for v in t.vals])
+        return Tensor(t.layout, [self.b.bitcast(to_tf32(self.b, v), F32_T) for v in t.vals])
 
     def reserve_tiles(self, nbytes: int) -> None:
         """Reserve ``nbytes`` of tiles; ``wgmma`` tiles need a 1024-byte aligned buffer."""

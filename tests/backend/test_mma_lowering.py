@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from minitriton.backend.compiler import compile_ir
-from minitriton.backend.lower_mma import SharedTile
+from minitriton.backend.lower_mma import MmaTile
 from minitriton.compiler import compile_kernel
 from minitriton.jit import base_jit_function
 from minitriton.signature import kernel_params, parse_signature
@@ -139,7 +139,7 @@ def test_128x128x32_fp16_fits_the_register_file(tmp_path):
     "cols, eb", [(16, 2), (32, 2), (64, 2), (128, 2), (8, 4), (32, 4), (32, 1)]
 )
 def test_swizzle_makes_ldmatrix_conflict_free(cols, eb):
-    tile = SharedTile(64, cols, eb)
+    tile = MmaTile(64, cols, eb)
     # One ldmatrix phase reads 8 rows of one 16-byte unit: 8 different bank groups.
     for row0 in range(0, 64, 8):
         for col in range(0, cols, tile.unit):
