@@ -100,6 +100,13 @@ class MmaTile:
         """Size of the tile."""
         return self.rows * self.cols * self.eb
 
+    def describe(self) -> str:
+        """The tile as the ``ttgir`` dump prints it (Triton's ``swizzled_shared`` encoding)."""
+        return (
+            f"swizzled_shared<vec={self.unit}, perPhase={self.per_phase}, "
+            f"maxPhase={self.max_phase}, order=[1, 0]>"
+        )
+
     def offset(self, row: int, col: int) -> int:
         """Byte offset of element ``(row, col)`` (the reference for :meth:`emit_offset`)."""
         phase = (row // self.per_phase) % self.max_phase
@@ -135,6 +142,8 @@ class Staged:
     op_idx: int
     tile: MmaTile
     base: int
+    #: A pipelined operand: the byte offset of its ring slot (run time), from the buffer's start.
+    slot: ir.Value | None = None
 
 
 class MmaMixin:
@@ -172,6 +181,42 @@ class MmaMixin:
             if not (later.results and id(later.results[0]) in self.plan.dot_operands):
                 return False
         return False
+
+    # ------------------------------------------------------------ pipelined rings
+    def op_ttg_local_alloc(self, op: Operation) -> None:
+        if op.attrs.get("tile") != "mma":
+            return super().op_ttg_local_alloc(op)
+        rings = self.__dict__.setdefault("rings", {})
+        rows, cols = op.attrs["shape"]
+        tile = MmaTile(rows, cols, byte_size(ScalarType(op.attrs["dtype"])))
+        stage_bytes = (tile.nbytes + 127) // 128 * 128
+        stages = op.attrs["stages"]
+        offset = self.__dict__.get("ring_end", 0)
+        rings[op.attrs["buffer"]] = (offset, tile, stage_bytes if stages > 1 else 0)
+        self.ring_end = offset + stages * stage_bytes
+        self.scratch_base = 0
+        self.reserve(self.ring_end)
+        glob = self.smem_global()
+        glob.align = max(glob.align or 16, 128)
+        base = self.scratch_base = self.ring_end
+        self.smem = self.cached(
+            ("scratch", base), lambda b: b.gep(glob, [_c(base)], source_etype=I8)
+        )
+        return None
+
+    def op_ttg_local_load(self, op: Operation) -> Staged:
+        """A ring operand: the dot reads its fragments from this iteration's slot."""
+        mma, op_idx = self.plan.dot_operands[id(op.result)]
+        tile, slot = self._slot_base(op.attrs["buffer"], self.get(op.operands[0]))
+        assert isinstance(tile, MmaTile)
+        return Staged(mma, op_idx, tile, 0, slot)
+
+    def _staged_ptr(self, staged: Staged, off: ir.Value) -> ir.Value:
+        """Where byte ``off`` of a staged tile is (scratch, or the ring slot)."""
+        if staged.slot is None:
+            return self.b.gep(self.smem, [off], source_etype=I8)
+        off = self.b.add(off, staged.slot)
+        return self.b.gep(self.smem_global(), [off], source_etype=I8)
 
     # ------------------------------------------------------------ staging
     def stage_operand(self, src: Tensor, mma: MmaDot, op_idx: int) -> Staged:
@@ -270,7 +315,7 @@ class MmaMixin:
         off = staged.tile.emit_offset(b, row, col)
         imm = staged.base + more_rows * staged.tile.cols * staged.tile.eb
         # A 32-bit shared-window address: half the registers of a 64-bit one.
-        ptr = b.ptrtoint(b.gep(self.smem, [off], source_etype=I8), I32)
+        ptr = b.ptrtoint(self._staged_ptr(staged, off), I32)
         outs = ", ".join(f"${i}" for i in range(n))
         shape = f"x{n}.trans" if trans else f"x{n}"
         asm = f"ldmatrix.sync.aligned.m8n8.{shape}.shared.b16 {{{outs}}}, [${n}+{imm}];"
@@ -321,7 +366,7 @@ class MmaMixin:
             row = self.b.add(toff[0], _c(origin[0] + c[0]))
             col = self.b.add(toff[1], _c(origin[1] + c[1]))
             off = self.b.add(staged.tile.emit_offset(self.b, row, col), _c(staged.base))
-            ptr = self.b.gep(self.smem, [off], source_etype=I8)
+            ptr = self._staged_ptr(staged, off)
             elems.append(self.b.load(ptr, typ=ll_type(st), align=staged.tile.eb))
         kw = 32 // mma.bits
         return [self._frag_pack(elems[i : i + kw], "raw") for i in range(0, len(elems), kw)]

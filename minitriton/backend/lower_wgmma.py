@@ -243,23 +243,31 @@ class WgmmaMixin:
         text = f"cp.async.{cache}.shared.global [$0], [$1], {nbytes}, $2;"
         toff = self.thread_offsets(layout)
         coords = layout.reg_coords()
-        rd, cd = 1 - tile.contig, tile.contig
+        contig = getattr(tile, "contig", 1)  # an mma.sync ring tile is row-major
+        rd, cd = 1 - contig, contig
         for r in range(0, layout.num_regs, vec):
             c = coords[r]
             row = self.b.add(toff[rd], self._i32(c[rd]))
             col = self.b.add(toff[cd], self._i32(c[cd]))
-            dst = self.b.add(base, self.tile_physical(tile, row, col))
+            dst = self.b.add(base, self.ring_offset(tile, row, col))
             ok = pred if masks is None else self.b.and_(pred, masks[r])
             size = self.b.select(ok, self._i32(nbytes), self._i32(0))
             self.asm(text, "r,l,r", VOID, [dst, ptrs.vals[r], size])
+
+    def ring_offset(self, tile, row: ir.Value, col: ir.Value) -> ir.Value:  # noqa: ANN001
+        """Byte offset of (row, col) in a ring tile: ``wgmma``'s, or an ``MmaTile``."""
+        if isinstance(tile, SharedTile):
+            return self.tile_physical(tile, row, col)
+        return tile.emit_offset(self.b, row, col)
 
     def op_ttg_async_commit_group(self, op: Operation) -> None:
         self.asm("cp.async.commit_group;", "", VOID, [])
 
     def op_ttg_async_wait(self, op: Operation) -> None:
         self.asm(f"cp.async.wait_group {op.attrs['num']};", "", VOID, [])
-        # wgmma reads through the async proxy: make the copied bytes visible to it.
-        self.fence_proxy_async()
+        if self.arch.startswith("sm_90"):
+            # wgmma reads through the async proxy: make the copied bytes visible to it.
+            self.fence_proxy_async()
 
     def op_ttng_warp_group_dot(self, op: Operation) -> Tensor:
         acc = self.tensor(op.operands[0])

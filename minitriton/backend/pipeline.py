@@ -103,8 +103,10 @@ from __future__ import annotations
 
 from math import gcd
 
+from minitriton.backend.accelerate_matmul import DotPath, dot_path
 from minitriton.backend.accumulators import loads_k_major
 from minitriton.backend.axis import AxisAnalysis, AxisInfo
+from minitriton.backend.lower_mma import MmaTile
 from minitriton.backend.mma_v3 import wgmma_shape
 from minitriton.backend.shared_layout import SharedTile
 from minitriton.diagnostics import Location
@@ -219,6 +221,23 @@ class WarpGroupDotWaitOp(_Effect):
 
 
 @register_op
+class LocalLoadOp(Operation):
+    """``%x = ttg.local_load(%slot) {buffer}``: a ``mma.sync`` operand read from a ring slot.
+
+    Its layout is the dot-operand layout of the dot that uses it: the code
+    generator reads the fragments with ``ldmatrix`` straight from the slot.
+    """
+
+    name = "ttg.local_load"
+    pure = False
+    backend_only = True
+
+    def verify(self) -> None:
+        if len(self.operands) != 1 or len(self.results) != 1:
+            raise self.fail("takes the slot and has one result")
+
+
+@register_op
 class LocalStoreOp(_Effect):
     """``ttg.local_store(%v) {buffer}``: registers into a one-stage shared tile."""
 
@@ -228,14 +247,19 @@ class LocalStoreOp(_Effect):
 
 def pipeline_loops(func: FuncOp, num_warps: int, arch: str, num_stages: int) -> int:
     """Pipeline every loop that qualifies (see the module docstring); returns how many."""
-    if num_stages < 2 or not arch.startswith("sm_90"):
+    if num_stages < 2 or int(arch[3:].rstrip("a")) < 80:
         return 0
     axis = AxisAnalysis(func)
     count = 0
     buffers = 0
     for op in list(func.walk()):
         if op.name == "scf.for":
-            plan = _match(op, func, axis, num_warps)
+            path = _loop_path(op, arch, num_warps)
+            plan = None
+            if path is DotPath.WGMMA:
+                plan = _match(op, func, axis, num_warps)
+            elif path is DotPath.MMA_V2:
+                plan = _match_mma(op, func, axis)
             if plan is not None:
                 buffers = _Rewriter(op, plan, num_stages, buffers, num_warps).run()
                 count += 1
@@ -267,13 +291,50 @@ class _Dot:
 
 
 class _Plan:
-    def __init__(self, dots: list[_Dot], loads: list[_Load], advancing: dict, acc_index: int):
+    def __init__(
+        self, dots: list[_Dot], loads: list[_Load], advancing: dict, acc_index: int,
+        mma: bool = False,
+    ) -> None:  # fmt: skip
         self.dots = dots
         self.loads = loads
         #: Carried index -> (op name, loop-invariant increment).
         self.advancing = advancing
         #: The accumulator's carried index for a lone accumulating dot, else -1.
         self.acc_index = acc_index
+        #: True for ``mma.sync`` dots (the ``tt.dot`` stays; its operands become local loads).
+        self.mma = mma
+
+
+def _loop_path(loop: Operation, arch: str, num_warps: int) -> DotPath | None:
+    """The one dot path of every ``tt.dot`` directly in ``loop``'s body, else None."""
+    paths = {dot_path(op, arch, num_warps) for op in loop.regions[0].block.ops
+             if op.name == "tt.dot"}  # fmt: skip
+    return paths.pop() if len(paths) == 1 else None
+
+
+def _match_mma(loop: Operation, func: FuncOp, axis: AxisAnalysis) -> _Plan | None:
+    """The plan of a loop whose dots run on ``mma.sync``: row-major operands into rings.
+
+    A K-major operand (attention's ``k`` loaded transposed) or one not loaded
+    in the loop stays on the path of registers staged through shared memory.
+    """
+    body = loop.regions[0].block
+    if any(op.name == "tt.dot" for op in _nested(body)):
+        return None
+    uses = use_counts(func)
+    advancing = _advancing(body)
+    planned, loads = [], []
+    for dot in (op for op in body.ops if op.name == "tt.dot"):
+        ring = []
+        for v in dot.operands[:2]:
+            ld = _match_load(v, body, axis, uses, advancing)
+            ring.append(ld if ld is not None and ld.contig == 1 else None)
+        if ring[1] is None:
+            return None
+        a = ring[0] if ring[0] is not None else dot.operands[0]
+        planned.append(_Dot(dot, a, "ring" if ring[0] is not None else "regs", ring[1]))
+        loads += [ld for ld in ring if ld is not None]
+    return _Plan(planned, loads, advancing, -1, mma=True) if planned else None
 
 
 def _inside(v: Value, block: Block) -> bool:
@@ -460,10 +521,17 @@ class _Rewriter:
             "shape": list(v.shape),
             "dtype": str(element_type(v.type)),
             "contig": contig,
-            "encoding": str(SharedTile.make(v.shape, contig, eb)),
+            "encoding": self._encoding(v, contig, eb),
         }
+        if self.plan.mma:
+            attrs["tile"] = "mma"
         self.emit(self.loop.parent, self.loop, "ttg.local_alloc", [], [], attrs)
         return buffer
+
+    def _encoding(self, v: Value, contig: int, eb: int) -> str:
+        if self.plan.mma:
+            return MmaTile(v.shape[0], v.shape[1], eb).describe()
+        return str(SharedTile.make(v.shape, contig, eb))
 
     def _times(self, block: Block, before: Operation, v: Value, n: int) -> Value:
         if isinstance(v.type, BlockType):
@@ -584,10 +652,27 @@ class _Rewriter:
         self.emit(self.body, first, "ttg.async_wait", [], [], {"num": self.stages - 2})
         self.emit(self.body, first, "tt.barrier", [])
         self._prefetch(first, k_i, ub, step)
+        if self.plan.mma:
+            self._local_loads(slot)
+            return
         for dot in self.plan.dots:
             result = self._async_dot(dot, slot, 0)
             replace_all_uses(self.loop, dot.op.result, result)
         self._remove_originals()
+
+    def _local_loads(self, slot: Value) -> None:
+        """``mma.sync``: each ring operand is read from this iteration's slot by its dot."""
+        for dot in self.plan.dots:
+            for i, ld in enumerate((dot.a, dot.b)):
+                if not isinstance(ld, _Load):
+                    continue
+                attrs = {"buffer": ld.buffer}
+                value = self.emit(self.body, dot.op, "ttg.local_load", [slot],
+                                  [ld.load.result.type], attrs)  # fmt: skip
+                value.name_hint = ld.load.result.name_hint
+                dot.op.operands[i] = value
+        for ld in self.plan.loads:
+            self.body.remove(ld.load)
 
     def _after_loop(self) -> None:
         parent = self.loop.parent

@@ -199,6 +199,13 @@ class LayoutPlan:
         if kinds:
             self.mma = plan_mma_dots(self.func, kinds, self.num_warps)
             self.want.update(natural_layouts(self.func, self.mma))
+        for op in self.func.walk():
+            mma = self.mma.get(id(op))
+            for i, v in enumerate(op.operands[:2] if mma is not None else ()):
+                if getattr(v, "owner", None) is not None and v.owner.name == "ttg.local_load":
+                    # A pipelined operand is read from its ring straight into the dot's layout.
+                    self.want[id(v)] = mma.a if i == 0 else mma.b
+                    self.dot_operands[id(v)] = (mma, i)
 
     # -- helpers --------------------------------------------------------
     def default(self, shape: tuple[int, ...]) -> Layout:
@@ -469,6 +476,9 @@ class LayoutPlan:
                 self.dot_operands[id(new)] = (mma, i)
         self.ensure(op, 2, mma.acc)
         self.set(op.results, [mma.acc])
+
+    def _fwd_ttg_local_load(self, op: Operation) -> None:
+        self.set(op.results, [self.wanted(op.result)])
 
     def _fwd_ttng_warp_group_dot(self, op: Operation) -> None:
         # The accumulator in; an A operand in registers keeps its own layout.
