@@ -148,3 +148,48 @@ def test_chained_dots_keep_p_in_registers(rng, block, head_dim):
     p = np.exp2(s - s.max(axis=1, keepdims=True))
     ref = (p.astype(np.float16).astype(np.float32) @ v.astype(np.float32)) / p.sum(1, keepdims=True)
     np.testing.assert_allclose(o, ref, rtol=2e-2, atol=2e-3)
+
+
+# ------------------------------------------------------------------ the cp.async pipeline
+
+PIPELINE_SHAPES = [
+    ((100, 72, 200), (64, 64, 32)),  # 7 K steps, the last one masked
+    ((64, 64, 40), (64, 64, 32)),  # 2 K steps: fewer than the prologue's stages
+    ((130, 136, 16), (64, 64, 32)),  # one masked K step
+]
+
+
+@pytest.mark.parametrize("stages", [2, 3, 4])
+@pytest.mark.parametrize(("mnk", "tile"), PIPELINE_SHAPES)
+@pytest.mark.parametrize("dtype", ["fp16", "fp32"])
+def test_pipelined_matches_unpipelined_bit_for_bit(rng, dtype, mnk, tile, stages):
+    # Same instructions in the same order: only where the operands wait differs.
+    m, n, k = mnk
+    np_t = {"fp16": np.float16, "fp32": np.float32}[dtype]
+    a = rng.standard_normal((m, k)).astype(np_t)
+    b = rng.standard_normal((k, n)).astype(np_t)
+    out = []
+    for s in (1, stages):
+        c = np.full((m, n), np.nan, np.float32)
+        out.append(run_dot(dot_kernel, a, b, c, tile, PRECISION="tf32", num_stages=s))
+    np.testing.assert_array_equal(out[0], out[1])
+    ref = (tf32(a) if dtype == "fp32" else a).astype(np.float64)
+    ref = ref @ (tf32(b) if dtype == "fp32" else b).astype(np.float64)
+    np.testing.assert_allclose(out[1], ref, rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("stages", [2, 4])
+def test_pipelined_int8_and_bf16(rng, stages):
+    torch = pytest.importorskip("torch")
+    a = rng.integers(-128, 128, (96, 200), dtype=np.int8)
+    b = rng.integers(-128, 128, (200, 80), dtype=np.int8)
+    c = np.full((96, 80), -(2**31), np.int32)
+    run_dot(int8_dot_kernel, a, b, c, (64, 64, 64), num_stages=stages)
+    np.testing.assert_array_equal(c, a.astype(np.int64) @ b.astype(np.int64))
+    gen = torch.Generator(device="cuda").manual_seed(3)
+    x = torch.randn((100, 200), device="cuda", generator=gen).to(torch.bfloat16)
+    y = torch.randn((200, 72), device="cuda", generator=gen).to(torch.bfloat16)
+    z = torch.full((100, 72), float("nan"), device="cuda")
+    run_dot(dot_kernel, x, y, z, (64, 64, 32), PRECISION="tf32", num_stages=stages)
+    ref = x.double().cpu().numpy() @ y.double().cpu().numpy()
+    np.testing.assert_allclose(z.cpu().numpy(), ref, rtol=1e-4, atol=1e-4)
