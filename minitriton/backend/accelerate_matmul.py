@@ -18,7 +18,7 @@ from __future__ import annotations
 from enum import Enum
 
 from minitriton.backend.layouts import Layout
-from minitriton.backend.mma_plan import mma_v2_kind
+from minitriton.backend.mma_plan import FP8_KINDS, mma_v2_kind
 from minitriton.backend.mma_v3 import accumulator_layout, wgmma_shape
 from minitriton.ir.core import Operation
 
@@ -40,7 +40,8 @@ def dot_path(op: Operation, arch: str, num_warps: int) -> DotPath:
     """The path ``op`` (a ``tt.dot``) takes on ``arch`` with ``num_warps`` warps."""
     if arch_number(arch) == 90 and wgmma_shape(op, num_warps) is not None:
         return DotPath.WGMMA
-    if arch_number(arch) >= 80 and mma_v2_kind(op) is not None:
+    kind = mma_v2_kind(op) if arch_number(arch) >= 80 else None
+    if kind is not None and (kind not in FP8_KINDS or arch_number(arch) >= 89):
         return DotPath.MMA_V2
     return DotPath.FMA
 

@@ -38,6 +38,8 @@ from minitriton.backend.lltypes import (
     VOID,
     Tensor,
     const,
+    f32_to_fp8,
+    fp8_to_f32,
     ll_type,
 )
 from minitriton.backend.lower_collective import CollectiveMixin
@@ -509,6 +511,11 @@ class Codegen(MmaMixin, MathMixin, MemoryMixin, WgmmaMixin, CollectiveMixin):
             return v
         if isinstance(src, PointerType) or isinstance(dst, PointerType):
             return self._pointer_cast(src, dst, v)
+        if src.is_fp8():
+            wide = fp8_to_f32(bld, src, v)
+            return wide if dst == F32 else self.cast(F32, dst, wide)
+        if dst.is_fp8():
+            return f32_to_fp8(bld, dst, v if src == F32 else self.cast(src, F32, v))
         if dst.is_bool():
             zero = const(src, 0)
             return self.compare("ne", src, v, zero)

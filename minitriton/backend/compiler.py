@@ -15,7 +15,7 @@ from functools import lru_cache
 import llvmlite
 import llvmlite.binding as llvm
 
-from minitriton.backend.accelerate_matmul import target_arch
+from minitriton.backend.accelerate_matmul import arch_number, target_arch
 from minitriton.backend.codegen import Codegen
 from minitriton.backend.mathlib import find_libdevice
 from minitriton.backend.prepare import prepare_kernel
@@ -65,9 +65,12 @@ def _init_llvm() -> None:
 def _target_machine(arch: str) -> llvm.TargetMachine:
     _init_llvm()
     target = llvm.Target.from_triple(TRIPLE)
-    # The oldest PTX ISA that knows the arch (sm_100 needs PTX 8.6, sm_120 PTX 8.7).
+    # The oldest PTX ISA that knows the arch (sm_100 needs PTX 8.6, sm_120 PTX 8.7) and,
+    # on sm_89 and sm_90, its fp8 mma.sync (PTX 8.4).
     number = int(arch[3:].rstrip("a"))
     ptx = "+ptx87" if number >= 120 else "+ptx86" if number >= 100 else "+ptx80"
+    if number in (89, 90):
+        ptx = "+ptx84"
     return target.create_target_machine(cpu=arch, features=ptx, opt=3)
 
 
@@ -97,7 +100,7 @@ def compile_ir(
     if num_warps not in (1, 2, 4, 8, 16, 32):
         raise ValueError(f"num_warps must be a power of two in 1..32, got {num_warps}")
     verify_module(module)
-    _reject_emulator_only(module)
+    _reject_emulator_only(module, arch)
     with _LOCK:
         try:
             return _compile(module, arch, num_warps, num_stages)
@@ -107,26 +110,25 @@ def compile_ir(
             raise internal_error(module.kernel.loc, "the GPU backend", e) from e
 
 
-def _reject_emulator_only(module: Module) -> None:
-    """fp8 and batched (3-D) ``tl.dot`` run on the emulator only, for now: a located error."""
+def _reject_emulator_only(module: Module, arch: str) -> None:
+    """What the GPU backend cannot run on ``arch``: a located error.
+
+    fp8 values are loaded, stored, converted from and multiplied (``tl.dot``)
+    on every arch; rounding to fp8 uses ``cvt.rn.satfinite``, which sm_89
+    brought.
+    """
     for op in module.walk():
-        if op.name == "tt.dot" and len(op.result.type.shape) == 3:
+        if op.name != "arith.cast" or arch_number(arch) >= 89:
+            continue
+        elem = element_type(op.result.type)
+        if isinstance(elem, ScalarType) and elem.is_fp8():
             raise error(
                 op.loc,
-                "tl.dot on 3-D (batched) blocks is not supported on the GPU backend yet "
-                "(the emulator runs it)",
-                help="loop over the batch with 2-D tl.dot, or run with backend='emulator'",
+                f"converting to {elem!r} on the GPU needs sm_89 or newer (this kernel is "
+                f"compiled for {arch})",
+                help="convert on the host, pass arch='sm_89' or newer, "
+                "or run with backend='emulator'",
             )
-        for value in [*op.operands, *op.results]:
-            elem = element_type(value.type)
-            if isinstance(elem, PointerType):
-                elem = elem.pointee
-            if isinstance(elem, ScalarType) and elem.is_fp8():
-                raise error(
-                    op.loc,
-                    f"{elem!r} is not supported on the GPU backend yet (the emulator runs it)",
-                    help="convert to fp16 on the host, or run with backend='emulator'",
-                )
 
 
 def _compile(module: Module, arch: str, num_warps: int, num_stages: int) -> CompiledKernel:

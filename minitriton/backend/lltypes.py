@@ -57,6 +57,33 @@ def to_tf32(b: ir.IRBuilder, v: ir.Value) -> ir.Value:
     return b.call(cvt, [v])
 
 
+def fp8_to_f32(b: ir.IRBuilder, st: ScalarType, v: ir.Value) -> ir.Value:
+    """Decode fp8 bits (an i8) to f32 exactly, on any arch.
+
+    e5m2 is the top byte of an fp16. e4m3 (bias 7) becomes an fp16 with its
+    exponent and mantissa bits moved into place (bias 15), times 2^8: exact
+    for normal and subnormal codes alike; ``0x7f`` is its NaN.
+    """
+    bits16 = b.zext(v, I16)
+    if st.name == "f8e5":
+        return b.fpext(b.bitcast(b.shl(bits16, ir.Constant(I16, 8)), F16_T), F32_T)
+    mag = b.and_(bits16, ir.Constant(I16, 0x7F))
+    half = b.bitcast(b.shl(mag, ir.Constant(I16, 7)), F16_T)
+    value = b.fmul(b.fpext(half, F32_T), ir.Constant(F32_T, 256.0))
+    value = b.select(b.icmp_unsigned("==", mag, ir.Constant(I16, 0x7F)),
+                     ir.Constant(F32_T, math.nan), value)  # fmt: skip
+    sign = b.shl(b.zext(b.and_(v, ir.Constant(I8, 0x80)), I32), ir.Constant(I32, 24))
+    return b.bitcast(b.or_(b.bitcast(value, I32), sign), F32_T)
+
+
+def f32_to_fp8(b: ir.IRBuilder, st: ScalarType, v: ir.Value) -> ir.Value:
+    """Round f32 to fp8 bits: nearest even, saturating (``cvt.rn.satfinite``, sm_89+)."""
+    kind = "e5m2x2" if st.name == "f8e5" else "e4m3x2"
+    fnty = ir.FunctionType(I16, [F32_T, F32_T])
+    cvt = ir.InlineAsm(fnty, f"cvt.rn.satfinite.{kind}.f32 $0, $1, $2;", "=h,f,f")
+    return b.trunc(b.call(cvt, [ir.Constant(F32_T, 0.0), v]), I8)  # the low byte is $2's
+
+
 def mem_type(t: ElemType) -> ir.Type:
     """The in-memory type of an element (``i1`` is stored as a byte)."""
     if isinstance(t, ScalarType) and t.is_bool():
@@ -77,6 +104,10 @@ def const(t: ElemType, value: int | float | bool) -> ir.Constant:
         return ir.Constant(I64, int(value)).inttoptr(GLOBAL_PTR)
     if t == BF16:
         return ir.Constant(I16, bf16_bits(_rounded(value, np.float32)))
+    if t.is_fp8():
+        from minitriton.emulator.values import f32_to_fp8 as encode  # the same rounding
+
+        return ir.Constant(I8, int(encode(np.float32(_rounded(value, np.float32)), t.name)))
     if t.is_float():
         return ir.Constant(ll_type(t), _rounded(value, t.numpy.type))
     bits = t.bitwidth

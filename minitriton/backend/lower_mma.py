@@ -51,7 +51,7 @@ from minitriton.backend.lltypes import (
 )
 from minitriton.backend.mma_plan import MmaDot
 from minitriton.ir.core import Operation, use_counts
-from minitriton.ir.types import BF16, F16, F32, ScalarType
+from minitriton.ir.types import BF16, F8E4NV, F8E5, F16, F32, ScalarType
 from minitriton.ir.types import I8 as S8
 
 _MMA_PTX = {
@@ -59,6 +59,8 @@ _MMA_PTX = {
     "bf16": "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32",
     "tf32": "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32",
     "s8": "mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32",
+    "e4m3": "mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e4m3.f32",
+    "e5m2": "mma.sync.aligned.m16n8k32.row.col.f32.e5m2.e5m2.f32",
 }
 
 
@@ -497,7 +499,7 @@ def _origin(mma: MmaDot, op_idx: int, ki: int, tile: int) -> tuple[int, int]:
 
 def mma_element(kind: str) -> ScalarType:
     """The IR element type of an mma kind's operands."""
-    return {"f16": F16, "bf16": BF16, "tf32": F32, "s8": S8}[kind]
+    return {"f16": F16, "bf16": BF16, "tf32": F32, "s8": S8, "e4m3": F8E4NV, "e5m2": F8E5}[kind]
 
 
 _INDEX: dict[Layout, dict[tuple[int, ...], int]] = {}

@@ -375,7 +375,8 @@ class WgmmaMixin:
             a_cons = ["r"] * len(da)
         tnsp_b = "0" if b_k_major else "1"
         trans = ", 1, 1" + ("" if len(da) > 1 else ", 0") + f", {tnsp_b}"
-        tail = {"f16": trans, "bf16": trans, "tf32": ", 1, 1", "s8": ""}
+        tail = {"f16": trans, "bf16": trans, "tf32": ", 1, 1", "s8": "", "e4m3": ", 1, 1"}
+        tail["e5m2"] = tail["e4m3"]
         text = (
             "{\n.reg .pred p;\n"
             f"setp.ne.b32 p, ${nb + 1}, 0;\n"

@@ -51,14 +51,19 @@ from minitriton.backend.layouts import (
 )
 from minitriton.ir.core import Block, Operation, Value
 from minitriton.ir.ops import FuncOp
-from minitriton.ir.types import BF16, F16, F32, I8, I32, BlockType, element_type
+from minitriton.ir.types import BF16, F8E4NV, F8E5, F16, F32, I8, I32, BlockType, element_type
 
 #: (A/B element type, accumulator type, input precision or None) -> instruction kind.
 _KINDS = {
     (F16, F32): "f16",
     (BF16, F32): "bf16",
     (I8, I32): "s8",
+    (F8E4NV, F32): "e4m3",  # sm_89 and later (see accelerate_matmul)
+    (F8E5, F32): "e5m2",
 }
+
+#: Kinds whose ``mma.sync`` came with sm_89 (Ada).
+FP8_KINDS = ("e4m3", "e5m2")
 
 
 def mma_v2_kind(op: Operation) -> str | None:
@@ -70,7 +75,7 @@ def mma_v2_kind(op: Operation) -> str | None:
     """
     a, b, acc = (v.type for v in op.operands)
     ta, tb, tc = (element_type(t) for t in (a, b, acc))
-    if ta != tb:
+    if ta != tb or len(a.shape) != 2:
         return None
     kind = _KINDS.get((ta, tc))
     if ta == F32 and tc == F32 and op.attrs.get("input_precision") == "tf32":
@@ -96,7 +101,7 @@ class MmaDot:
     @property
     def bits(self) -> int:
         """Bits of one operand element."""
-        return {"f16": 16, "bf16": 16, "tf32": 32, "s8": 8}[self.kind]
+        return {"f16": 16, "bf16": 16, "tf32": 32, "s8": 8, "e4m3": 8, "e5m2": 8}[self.kind]
 
 
 def make_mma_dot(op: Operation, kind: str, num_warps: int, chained: bool) -> MmaDot:

@@ -40,7 +40,7 @@ from dataclasses import dataclass
 from minitriton.backend.layouts import Layout
 from minitriton.backend.shared_layout import SharedTile
 from minitriton.ir.core import Operation
-from minitriton.ir.types import BF16, F16, F32, ScalarType, element_type
+from minitriton.ir.types import BF16, F8E4NV, F8E5, F16, F32, ScalarType, element_type
 
 I8 = ScalarType("i8")
 I32 = ScalarType("i32")
@@ -63,7 +63,7 @@ class WgmmaShape:
     @property
     def eb(self) -> int:
         """Bytes per operand element."""
-        return {"f16": 2, "bf16": 2, "tf32": 4, "s8": 1}[self.kind]
+        return {"f16": 2, "bf16": 2, "tf32": 4, "s8": 1, "e4m3": 1, "e5m2": 1}[self.kind]
 
     @property
     def k_step(self) -> int:
@@ -87,8 +87,8 @@ class WgmmaShape:
 
     @property
     def b_k_major(self) -> bool:
-        """tf32 and int8 have no transpose: B is staged K-major."""
-        return self.kind in ("tf32", "s8")
+        """tf32, int8 and fp8 have no transpose: B is staged K-major."""
+        return self.kind not in ("f16", "bf16")
 
     def a_tile(self) -> SharedTile:
         """A (M x K) is stored K-major (row-major)."""
@@ -109,6 +109,8 @@ class WgmmaShape:
             "bf16": "f32.bf16.bf16",
             "tf32": "f32.tf32.tf32",
             "s8": "s32.s8.s8",
+            "e4m3": "f32.e4m3.e4m3",
+            "e5m2": "f32.e5m2.e5m2",
         }[self.kind]
 
 
@@ -122,6 +124,8 @@ def _kind(op: Operation) -> str | None:
         return "tf32"
     if tc == I32 and ta == I8:
         return "s8"
+    if tc == F32 and ta in (F8E4NV, F8E5):
+        return "e4m3" if ta == F8E4NV else "e5m2"
     return None
 
 
