@@ -32,8 +32,10 @@ from math import prod
 
 from llvmlite import ir
 
+from minitriton.backend.accelerate_matmul import arch_number
 from minitriton.backend.layouts import Layout, slice_layout
 from minitriton.backend.lltypes import (
+    F32_T,
     F64_T,
     GENERIC_PTR,
     I1,
@@ -44,9 +46,10 @@ from minitriton.backend.lltypes import (
     Tensor,
     byte_size,
     mem_type,
+    to_tf32,
 )
 from minitriton.ir.core import Operation, Region
-from minitriton.ir.types import BlockType, PointerType, ScalarType, element_type
+from minitriton.ir.types import F32, BlockType, PointerType, ScalarType, element_type
 
 Vals = tuple[ir.Value, ...]
 
@@ -413,26 +416,52 @@ class CollectiveMixin:
 
     # ------------------------------------------------------------ dot
     def op_tt_dot(self, op: Operation) -> Tensor:
-        a_v, b_v, c_v = op.operands
+        """The FMA dot: A and B through shared memory, one FMA per k and output element.
+
+        A batched (3-D) dot ``[B, M, K] @ [B, K, N]`` is the same loop, each
+        output element reading the A row and B column of its own batch. Its
+        fp32 inputs are rounded to TF32 for ``input_precision="tf32"`` on
+        sm_80 and later, as the tensor-core paths and the emulator do.
+        """
+        a_v, b_v, _ = op.operands
         a, bm, c = (self.tensor(v) for v in op.operands)
         sta, stb, stc = (element_type(v.type) for v in op.operands)
-        m, k = a_v.shape
-        n = b_v.shape[1]
-        off_b = _align16(m * k * byte_size(sta))
-        self.reserve(off_b + k * n * byte_size(stb))
+        *batch, m, k = a_v.shape
+        n = b_v.shape[-1]
+        nb = batch[0] if batch else 1
+        rank = len(a_v.shape)
+        off_b = _align16(nb * m * k * byte_size(sta))
+        self.reserve(off_b + nb * k * n * byte_size(stb))
         self.barrier()
-        self.write_tensor(a, sta, (k, 1))
-        self.write_tensor(bm, stb, (n, 1), base=off_b)
+        self.write_tensor(a, sta, (m * k, k, 1)[-rank:])
+        self.write_tensor(bm, stb, (k * n, n, 1)[-rank:], base=off_b)
         self.barrier()
-        return Tensor(c.layout, self._dot_loop(c, (sta, stb, stc), k, n, off_b))
+        tf32 = (rank == 3 and sta == stb == F32 and arch_number(self.arch) >= 80
+                and op.attrs.get("input_precision", "tf32") == "tf32")  # fmt: skip
+        return Tensor(c.layout, self._dot_loop(c, (sta, stb, stc), (m, k, n), off_b, tf32))
 
-    def _dot_loop(self, c: Tensor, types, k: int, n: int, off_b: int) -> list[ir.Value]:
+    def _dot_loop(self, c: Tensor, types, mkn, off_b: int, tf32: bool) -> list[ir.Value]:
         sta, stb, stc = types
+        m, k, n = mkn
         bld = self.b
         coords = c.layout.reg_coords()
         toff = self.thread_offsets(c.layout)
-        rows = {r: bld.add(toff[0], ir.Constant(I32, r)) for r in sorted({x[0] for x in coords})}
-        cols = {q: bld.add(toff[1], ir.Constant(I32, q)) for q in sorted({x[1] for x in coords})}
+
+        def at(dim: int, v: int) -> ir.Value:
+            return bld.add(toff[dim], ir.Constant(I32, v))
+
+        def batch(x: tuple[int, ...]) -> ir.Value:
+            return at(0, x[0]) if len(x) == 3 else ir.Constant(I32, 0)
+
+        # Element offsets in the tiles, less the k term: (b M + i) K for A, b K N + j for B.
+        rows, cols = {}, {}
+        for x in coords:
+            if (x[:-2], x[-2]) not in rows:
+                row = bld.add(bld.mul(batch(x), ir.Constant(I32, m)), at(-2, x[-2]))
+                rows[(x[:-2], x[-2])] = bld.mul(row, ir.Constant(I32, k))
+            if (x[:-2], x[-1]) not in cols:
+                first = bld.mul(batch(x), ir.Constant(I32, k * n))
+                cols[(x[:-2], x[-1])] = bld.add(first, at(-1, x[-1]))
         entry = bld.block
         header = bld.append_basic_block("dot.header")
         body = bld.append_basic_block("dot.body")
@@ -446,15 +475,15 @@ class CollectiveMixin:
             phi.add_incoming(v, entry)
         bld.cbranch(bld.icmp_signed("<", kk, ir.Constant(I32, k)), body, exit_)
         bld.position_at_end(body)
-        a_vals = {
-            r: self._dot_operand(bld.add(bld.mul(i, ir.Constant(I32, k)), kk), sta, stc, 0)
-            for r, i in rows.items()
-        }
+        a_vals = {r: self._dot_operand(bld.add(i, kk), sta, stc, 0, tf32) for r, i in rows.items()}
+        k_n = bld.mul(kk, ir.Constant(I32, n))
         b_vals = {
-            q: self._dot_operand(bld.add(bld.mul(kk, ir.Constant(I32, n)), j), stb, stc, off_b)
-            for q, j in cols.items()
+            q: self._dot_operand(bld.add(k_n, j), stb, stc, off_b, tf32) for q, j in cols.items()
         }
-        new = [self._mac(stc, a_vals[x[0]], b_vals[x[1]], acc) for x, acc in zip(coords, accs)]
+        new = [
+            self._mac(stc, a_vals[(x[:-2], x[-2])], b_vals[(x[:-2], x[-1])], acc)
+            for x, acc in zip(coords, accs)
+        ]
         nxt = bld.add(kk, ir.Constant(I32, 1))
         latch = bld.block
         bld.branch(header)
@@ -464,8 +493,10 @@ class CollectiveMixin:
         bld.position_at_end(exit_)
         return list(accs)
 
-    def _dot_operand(self, lin: ir.Value, st, stc, base: int) -> ir.Value:
+    def _dot_operand(self, lin: ir.Value, st, stc, base: int, tf32: bool) -> ir.Value:
         v = self.smem_load(self._offset(lin, byte_size(st), base), st)
+        if tf32:
+            v = self.b.bitcast(to_tf32(self.b, v), F32_T)
         return self.cast(st, stc, v)
 
     def _mac(self, st: ScalarType, a: ir.Value, b: ir.Value, acc: ir.Value) -> ir.Value:

@@ -1,8 +1,9 @@
-"""Features the emulator runs and the GPU backend does not yet: fp8 and batched ``tl.dot``.
+"""fp8 and batched ``tl.dot`` on the emulator, and what the GPU backend makes of them.
 
-They live outside ``tests/e2e`` because the PTX check compiles every kernel
-of that suite for the GPU; here each feature is tested on the emulator, and
-the GPU backend is tested to reject it with a located diagnostic.
+Each feature is tested on the emulator here; the GPU backend is tested to
+compile it (the GPU runs are in ``tests/gpu/test_fp8_batched_gpu.py``), and
+to reject, with a located diagnostic, the one thing an arch cannot do:
+rounding to fp8 before sm_89.
 """
 
 from __future__ import annotations
@@ -43,11 +44,12 @@ def test_batched_dot_on_the_emulator() -> None:
     assert not np.allclose(c, a @ b, rtol=1e-5, atol=1e-5)
 
 
-def test_batched_dot_on_the_gpu_is_a_located_error() -> None:
+def test_batched_dot_compiles_for_the_gpu_with_tf32_rounding() -> None:
     a = np.zeros((2, 16, 32), dtype=np.float32)
     compiled = batched_dot.warmup(a, a, a, B=2, M=16, K=32, grid=(1,), backend="emulator")
-    with pytest.raises(CompileError, match="3-D \\(batched\\) blocks is not supported on the GPU"):
-        compile_ir(compiled.module)
+    ptx = compile_ir(compiled.module, "sm_80").ptx
+    assert "cvt.rna.tf32.f32" in ptx and "fma.rn.f32" in ptx  # the FMA path, TF32 inputs
+    assert "cvt.rna.tf32.f32" not in compile_ir(compiled.module, "sm_75").ptx
 
 
 # ---------------------------------------------------------------- fp8
@@ -93,9 +95,26 @@ def test_fp8_dot_accumulates_in_fp32() -> None:
     torch.testing.assert_close(c, a.float() @ b.float(), rtol=1e-6, atol=1e-6)
 
 
-def test_fp8_on_the_gpu_backend_is_a_located_error() -> None:
-    torch = pytest.importorskip("torch")
-    x = torch.zeros(8, dtype=torch.float8_e5m2)
-    compiled = fp8_round_trip.warmup(x, torch.zeros(8), x, 8, BLOCK=8, grid=(1,))
-    with pytest.raises(CompileError, match="fp8e5 is not supported on the GPU backend yet"):
-        compile_ir(compiled.module)
+def fp8_zeros(*shape: int):  # noqa: ANN201 (a reinterpreted array)
+    return triton.reinterpret(np.zeros(shape, np.uint8), tl.float8e5)
+
+
+def test_rounding_to_fp8_before_sm89_is_a_located_error() -> None:
+    x = fp8_zeros(8)
+    compiled = fp8_round_trip.warmup(x, np.zeros(8, np.float32), x, 8, BLOCK=8, grid=(1,))
+    with pytest.raises(CompileError, match="converting to fp8e5 on the GPU needs sm_89") as info:
+        compile_ir(compiled.module, "sm_80")
+    text = str(info.value)
+    assert "test_emulator_only_features.py:63:" in text and "^" in text and "arch='sm_89'" in text
+    assert "cvt.rn.satfinite.e5m2x2.f32" in compile_ir(compiled.module, "sm_89").ptx
+
+
+@pytest.mark.parametrize(("arch", "instruction"), [
+    ("sm_90a", "wgmma.mma_async.sync.aligned.m64n64k32.f32.e5m2.e5m2"),
+    ("sm_89", "mma.sync.aligned.m16n8k32.row.col.f32.e5m2.e5m2.f32"),
+    ("sm_80", "fma.rn.f32"),  # no fp8 tensor cores: exact decoding, FMA
+])  # fmt: skip
+def test_fp8_dot_takes_each_archs_best_path(arch: str, instruction: str) -> None:
+    x = fp8_zeros(64, 64)
+    compiled = fp8_dot.warmup(x, x, np.zeros((64, 64), np.float32), M=64, grid=(1,))
+    assert instruction in compile_ir(compiled.module, arch).ptx
