@@ -74,3 +74,24 @@ def chained_dot_kernel(q_ptr, k_ptr, v_ptr, o_ptr, N_CTX,
         m_i = m_ij
     acc = acc / l_i[:, None]
     tl.store(o_ptr + offs_m[:, None] * HEAD_DIM + offs_d[None, :], acc)
+
+
+@triton.jit
+def batched_dot_kernel(a_ptr, b_ptr, c_ptr, NB, M, N, K,
+                       BLOCK_B: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+                       BLOCK_K: tl.constexpr, PRECISION: tl.constexpr):
+    """C[b] = A[b] @ B[b] for contiguous [NB, M, K] and [NB, K, N] (masked; 3-D tl.dot)."""
+    ob = tl.program_id(0) * BLOCK_B + tl.arange(0, BLOCK_B)[:, None, None]
+    om = tl.arange(0, BLOCK_M)[None, :, None]
+    on = tl.arange(0, BLOCK_N)[None, None, :]
+    ok = tl.arange(0, BLOCK_K)
+    acc = tl.zeros((BLOCK_B, BLOCK_M, BLOCK_N), dtype=tl.float32)
+    for k0 in range(0, K, BLOCK_K):
+        ka = (k0 + ok)[None, None, :]
+        kb = (k0 + ok)[None, :, None]
+        a = tl.load(a_ptr + ob * M * K + om * K + ka, mask=(ob < NB) & (om < M) & (ka < K),
+                    other=0.0)
+        b = tl.load(b_ptr + ob * K * N + kb * N + on, mask=(ob < NB) & (kb < K) & (on < N),
+                    other=0.0)
+        acc = tl.dot(a, b, acc, input_precision=PRECISION)
+    tl.store(c_ptr + ob * M * N + om * N + on, acc, mask=(ob < NB) & (om < M) & (on < N))
