@@ -50,8 +50,9 @@ from minitriton.backend.lltypes import (
     to_tf32,
 )
 from minitriton.backend.mma_plan import MmaDot
+from minitriton.backend.shared_layout import align_tile
 from minitriton.ir.core import Operation, use_counts
-from minitriton.ir.types import BF16, F8E4NV, F8E5, F16, F32, ScalarType
+from minitriton.ir.types import BF16, F8E4NV, F8E5, F16, F32, ScalarType, element_type
 from minitriton.ir.types import I8 as S8
 
 _MMA_PTX = {
@@ -186,7 +187,7 @@ class MmaMixin:
 
     # ------------------------------------------------------------ pipelined rings
     def op_ttg_local_alloc(self, op: Operation) -> None:
-        if op.attrs.get("tile") != "mma":
+        if op.attrs.get("tile") != "swizzled":
             return super().op_ttg_local_alloc(op)
         rings = self.__dict__.setdefault("rings", {})
         rows, cols = op.attrs["shape"]
@@ -200,18 +201,43 @@ class MmaMixin:
         self.reserve(self.ring_end)
         glob = self.smem_global()
         glob.align = max(glob.align or 16, 128)
-        base = self.scratch_base = self.ring_end
+        base = self.scratch_base = align_tile(self.ring_end)  # wgmma's tiles may follow
         self.smem = self.cached(
             ("scratch", base), lambda b: b.gep(glob, [_c(base)], source_etype=I8)
         )
         return None
 
-    def op_ttg_local_load(self, op: Operation) -> Staged:
-        """A ring operand: the dot reads its fragments from this iteration's slot."""
-        mma, op_idx = self.plan.dot_operands[id(op.result)]
+    def op_ttg_local_load(self, op: Operation) -> Staged | Tensor:
+        """A ring operand: an ``mma.sync`` dot reads its fragments from this iteration's slot.
+
+        For a ``wgmma`` dot that restages its operands (tf32, int8, fp8: B
+        K-major), the slot is read into registers of the value's layout.
+        """
         tile, slot = self._slot_base(op.attrs["buffer"], self.get(op.operands[0]))
         assert isinstance(tile, MmaTile)
-        return Staged(mma, op_idx, tile, 0, slot)
+        target = self.plan.dot_operands.get(id(op.result))
+        if target is not None:
+            return Staged(target[0], target[1], tile, 0, slot)
+        layout = self.layout(op.result)
+        dim, run = layout.contiguous_run()
+        vec = min(run, tile.unit) if dim == 1 else 1
+        toff = self.thread_offsets(layout)
+        coords = layout.reg_coords()
+        st = element_type(op.result.type)
+        vals: list[ir.Value] = []
+        for r in range(0, layout.num_regs, vec):
+            row = self.b.add(toff[0], _c(coords[r][0]))
+            col = self.b.add(toff[1], _c(coords[r][1]))
+            off = self.b.add(tile.emit_offset(self.b, row, col), slot)
+            ptr = self.b.gep(self.smem_global(), [off], source_etype=I8)
+            vals += self._load_vec(ptr, vec, ll_type(st), tile.eb)
+        return Tensor(layout, vals)
+
+    def _load_vec(self, ptr: ir.Value, n: int, ty: ir.Type, eb: int) -> list[ir.Value]:
+        if n == 1:
+            return [self.b.load(ptr, typ=ty, align=eb)]
+        v = self.b.load(ptr, typ=ir.VectorType(ty, n), align=eb * n)
+        return [self.b.extract_element(v, _c(i)) for i in range(n)]
 
     def _staged_ptr(self, staged: Staged, off: ir.Value) -> ir.Value:
         """Where byte ``off`` of a staged tile is (scratch, or the ring slot)."""

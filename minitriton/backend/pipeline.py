@@ -256,9 +256,9 @@ def pipeline_loops(func: FuncOp, num_warps: int, arch: str, num_stages: int) -> 
         if op.name == "scf.for":
             path = _loop_path(op, arch, num_warps)
             plan = None
-            if path is DotPath.WGMMA:
+            if path is DotPath.WGMMA and _wgmma_kinds(op, num_warps) <= {"f16", "bf16"}:
                 plan = _match(op, func, axis, num_warps)
-            elif path is DotPath.MMA_V2:
+            elif path in (DotPath.WGMMA, DotPath.MMA_V2):  # wgmma: tf32, int8, fp8
                 plan = _match_mma(op, func, axis)
             if plan is not None:
                 buffers = _Rewriter(op, plan, num_stages, buffers, num_warps).run()
@@ -310,6 +310,11 @@ def _loop_path(loop: Operation, arch: str, num_warps: int) -> DotPath | None:
     paths = {dot_path(op, arch, num_warps) for op in loop.regions[0].block.ops
              if op.name == "tt.dot"}  # fmt: skip
     return paths.pop() if len(paths) == 1 else None
+
+
+def _wgmma_kinds(loop: Operation, num_warps: int) -> set[str]:
+    return {wgmma_shape(op, num_warps).kind for op in loop.regions[0].block.ops
+            if op.name == "tt.dot"}  # fmt: skip
 
 
 def _match_mma(loop: Operation, func: FuncOp, axis: AxisAnalysis) -> _Plan | None:
@@ -524,7 +529,7 @@ class _Rewriter:
             "encoding": self._encoding(v, contig, eb),
         }
         if self.plan.mma:
-            attrs["tile"] = "mma"
+            attrs["tile"] = "swizzled"
         self.emit(self.loop.parent, self.loop, "ttg.local_alloc", [], [], attrs)
         return buffer
 

@@ -86,3 +86,30 @@ def test_ptxas_accepts_pipelined_dots(arch, dtype, tmp_path):
     assert "cp.async" in k.ptx and "mma.sync" in k.ptx
     info = assemble(k, tmp_path)
     assert " 0 bytes spill stores" in info
+
+
+# ------------------------------------------------------------------ wgmma kinds without a transpose
+
+
+@pytest.mark.parametrize("dtype", ["fp32", "int8", "fp8e4nv", "fp8e5"])
+def test_wgmma_tf32_int8_fp8_loops_are_pipelined_and_restaged(dtype, tmp_path):
+    # cp.async into row-major rings; each iteration reads its slot into registers, and the
+    # dot stages them K-major (rounded to TF32 for fp32) for wgmma.
+    kw = {"arch": "sm_90a", "num_warps": 8}
+    k = int8_dot("128, 128, 64", **kw) if dtype == "int8" else dot(dtype, tile="128, 128, 64", **kw)
+    lines = loop_lines(k.ttgir)
+    loop = lines.index(next(x for x in lines if "scf.for" in x))
+    assert [x.split("(")[0].split("= ")[-1] for x in lines[loop + 1 : loop + 9]] == [
+        "ttg.async_wait", "tt.barrier",
+        "ttg.async_copy_global_to_local", "ttg.async_copy_global_to_local",
+        "ttg.async_commit_group", "ttg.local_load", "ttg.local_load", "tt.dot",
+    ]  # fmt: skip
+    assert 'layout = "blocked<' in next(x for x in k.ttgir.splitlines() if "ttg.local_load" in x)
+    assert "cp.async.cg.shared.global" in k.ptx and "wgmma.mma_async" in k.ptx
+    assert ("cvt.rna.tf32.f32" in k.ptx) == (dtype == "fp32")
+    assert " 0 bytes spill stores" in assemble(k, tmp_path)
+
+
+def test_wgmma_fp16_keeps_its_own_pipeline():
+    k = dot("fp16", tile="128, 128, 64", arch="sm_90a", num_warps=8)
+    assert "ttng.warp_group_dot" in k.ttgir and "ttg.local_load" not in k.ttgir
