@@ -10,10 +10,21 @@ same few fixed configurations (block sizes, warps, stages); TFLOP/s are
 from medians of ``triton.testing.do_bench``. Every result is checked
 against torch before it is timed, on fresh random inputs, into a poisoned
 output.
+
+Options (for MiniTriton only; Triton keeps its own choices)::
+
+    python benchmarks/gpu_bench_tc.py matmul --arch sm_80 --rows "fp16 4096"
+    python benchmarks/gpu_bench_tc.py matmul --arch sm_80 --stages 1 --rows "fp16 4096"
+
+``--arch`` compiles MiniTriton's kernels for another arch (``sm_80``: the
+``mma.sync`` path, whose PTX the H200 JIT-compiles), ``--stages`` replaces
+every config's ``num_stages`` (1: no software pipelining), ``--rows`` keeps
+the matmul rows named (comma-separated ``dtype size``).
 """
 
 from __future__ import annotations
 
+import argparse
 import importlib.util
 import sys
 import tempfile
@@ -156,6 +167,9 @@ MATMUL_CONFIGS = {
 ATTN_CONFIGS = {64: [(128, 64, 4, 3), (128, 128, 8, 3)], 128: [(128, 64, 8, 3), (128, 128, 8, 3)]}
 MATMUL_ROWS = [("fp16", 1024), ("fp16", 4096), ("fp16", 8192), ("bf16", 4096), ("fp32", 4096)]
 ATTN_ROWS = [(64, False), (64, True), (128, False), (128, True)]
+#: MiniTriton-only launch options (``--arch``, ``--stages``), set by the command line.
+MT_OPTIONS: dict[str, Any] = {}
+
 FLOORS = {"matmul fp16 1024": 0.6, "matmul fp16 4096": 0.7, "matmul fp16 8192": 0.7,
           "matmul fp32 4096": 0.7, "attention": 0.6}  # fmt: skip
 
@@ -212,13 +226,16 @@ def matmul_row(mods: dict[str, ModuleType], dtype_name: str, n: int) -> dict[str
     for name, mod in mods.items():
         c = torch.full((n, n), float("nan"), device="cuda", dtype=dtype)
 
-        def launch(cfg, mod=mod, c=c):
+        def launch(cfg, mod=mod, c=c, name=name):
             bm, bn, bk, warps, stages = cfg
             grid = (triton_cdiv(n, bm) * triton_cdiv(n, bn),)
+            opts = {"num_warps": warps, "num_stages": stages}
+            if name == "minitriton":
+                opts.update(MT_OPTIONS)
             return lambda: mod.matmul_kernel[grid](
                 a, b, c, n, n, n, a.stride(0), a.stride(1), b.stride(0), b.stride(1),
                 c.stride(0), c.stride(1), BLOCK_SIZE_M=bm, BLOCK_SIZE_N=bn, BLOCK_SIZE_K=bk,
-                GROUP_SIZE_M=8, num_warps=warps, num_stages=stages)  # fmt: skip
+                GROUP_SIZE_M=8, **opts)  # fmt: skip
 
         def check(c=c) -> bool:
             torch.cuda.synchronize()
@@ -277,8 +294,11 @@ def triton_cdiv(a: int, b: int) -> int:
     return (a + b - 1) // b
 
 
-def run_all(which: str = "all") -> list[dict[str, Any]]:
-    """Every tensor-core row (``which``: ``all``, ``matmul`` or ``attention``)."""
+def run_all(which: str = "all", rows_wanted: list[str] | None = None) -> list[dict[str, Any]]:
+    """Every tensor-core row (``which``: ``all``, ``matmul`` or ``attention``).
+
+    ``rows_wanted`` keeps only the matmul rows named ``"fp16 4096"`` and so on.
+    """
     import torch
 
     import minitriton
@@ -289,7 +309,8 @@ def run_all(which: str = "all") -> list[dict[str, Any]]:
     mods = {"minitriton": load("minitriton", folder), "triton": load("triton", folder)}
     rows = []
     if which in ("all", "matmul"):
-        rows += [_attempt(lambda d=d, n=n: matmul_row(mods, d, n)) for d, n in MATMUL_ROWS]
+        wanted = [(d, n) for d, n in MATMUL_ROWS if not rows_wanted or f"{d} {n}" in rows_wanted]
+        rows += [_attempt(lambda d=d, n=n: matmul_row(mods, d, n)) for d, n in wanted]
     if which in ("all", "attention"):
         rows += [_attempt(lambda d=d, c=c: attention_row(mods, d, c)) for d, c in ATTN_ROWS]
     return [r for r in rows if r is not None]
@@ -321,7 +342,24 @@ def print_table(rows: list[dict[str, Any]]) -> list[str]:
     return missed
 
 
-if __name__ == "__main__":
-    which = sys.argv[1] if len(sys.argv) > 1 else "all"
-    missed = print_table(run_all(which))
+def main() -> None:
+    """The command line (see the module docstring)."""
+    parser = argparse.ArgumentParser(description="tensor-core rows: MiniTriton against Triton")
+    parser.add_argument("which", nargs="?", default="all", choices=["all", "matmul", "attention"])
+    parser.add_argument("--arch", help="compile MiniTriton's kernels for this arch (sm_80, ...)")
+    parser.add_argument("--stages", type=int, help="MiniTriton's num_stages for every config")
+    parser.add_argument("--rows", help='matmul rows to run, e.g. "fp16 4096,fp32 4096"')
+    args = parser.parse_args()
+    if args.arch:
+        MT_OPTIONS["arch"] = args.arch
+    if args.stages:
+        MT_OPTIONS["num_stages"] = args.stages
+    if MT_OPTIONS:
+        print(f"MiniTriton launch options: {MT_OPTIONS}")
+    rows = [r.strip() for r in args.rows.split(",")] if args.rows else None
+    missed = print_table(run_all(args.which, rows))
     print("\nfloors: " + ("all met" if not missed else "MISSED: " + "; ".join(missed)))
+
+
+if __name__ == "__main__":
+    main()
