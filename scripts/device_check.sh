@@ -32,7 +32,8 @@ python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upg
     --target "$SITE" .whl/*.whl || { echo "error: cannot install the wheels in .whl/"; exit 2; }
 # MiniTriton: emulator/ and grammar/ are installed as minitriton.emulator and
 # minitriton.grammar (pyproject's package-dir), so PYTHONPATH=. is not enough.
-if ! python3 -m pip install -q --no-index --no-deps --no-build-isolation --no-compile \
+# --upgrade: on a machine that ran an older copy, replace it (pip keeps it otherwise).
+if ! python3 -m pip install -q --no-index --no-deps --no-build-isolation --no-compile --upgrade \
         --target "$SITE" . >"$OUT/pip_install.log" 2>&1; then
     echo "pip could not build MiniTriton (see pip_install.log); copying the packages instead"
     rm -rf "$SITE/minitriton"

@@ -554,7 +554,7 @@ class CompileDirective(GeneratingDirective):
 
     Options: ``:signature:`` (``-s``), ``:emit:`` (default ``ir``),
     ``:print-after:`` (shows the pass's IR, printed to stderr, instead),
-    ``:num-warps:``, ``:num-stages:`` and ``:match:`` (a regular expression:
+    ``:num-warps:``, ``:num-stages:``, ``:arch:`` and ``:match:`` (a regular expression:
     only the lines it finds are shown, for excerpts of long output).
     PTX is annotated with the kernel's source lines.
     """
@@ -566,6 +566,7 @@ class CompileDirective(GeneratingDirective):
         "print-after": directives.unchanged,
         "num-warps": directives.unchanged,
         "num-stages": directives.unchanged,
+        "arch": directives.unchanged,
         "match": directives.unchanged,
     }
 
@@ -578,7 +579,7 @@ class CompileDirective(GeneratingDirective):
             args += ["-s", self.options["signature"]]
         if "print-after" in self.options:
             args += ["--print-after", self.options["print-after"]]
-        for option in ("num-warps", "num-stages"):
+        for option in ("num-warps", "num-stages", "arch"):
             if option in self.options:
                 args += [f"--{option}", self.options[option]]
         self.env.note_dependency(str(REPO / target.split(":")[0]))

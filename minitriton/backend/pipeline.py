@@ -1,4 +1,4 @@
-"""Software pipelining of K loops feeding ``wgmma``: ``cp.async`` into rings of buffers.
+"""Software pipelining of K loops feeding tensor cores: ``cp.async`` into rings of buffers.
 
 With ``num_stages = S`` (a launch option, 3 by default as in Triton), the
 loads that feed tensor-core dots inside an ``scf.for`` are issued ``S - 1``
@@ -8,9 +8,26 @@ data allows, else 8 or 4 with ``.ca``), into a ring of ``S`` swizzled tiles
 per load; the dots read their operands from the rings through ``wgmma``
 descriptors.
 
-**When.** The pass runs on sm_90 (``wgmma``) for ``num_stages >= 2`` on a loop
-whose body holds one or more ``tt.dot`` (none nested deeper), all on the
-``wgmma`` path with fp16 or bf16 operands, where:
+**When.** The pass runs on sm_80 and later for ``num_stages >= 2`` on a loop
+whose body holds one or more ``tt.dot`` (none nested deeper), all on one
+tensor-core path. Three forms:
+
+* ``wgmma`` with fp16 or bf16 operands (below): the dots read the rings
+  through descriptors;
+* ``mma.sync`` (sm_80..sm_89, sm_120, or ``arch="sm_80"`` on Hopper): the
+  rings are swizzled row-major tiles (:class:`~minitriton.backend.lower_mma.MmaTile`,
+  printed ``swizzled_shared``) and each ring operand becomes a
+  ``ttg.local_load(%slot)`` in the dot-operand layout, which the code
+  generator turns into ``ldmatrix`` (``.trans`` for 16-bit B) straight from
+  the slot being consumed, one k step at a time (see *mma.sync* below);
+* ``wgmma`` with tf32, int8 or fp8 operands, whose B must be K-major and
+  whose fp32 inputs must be rounded to TF32: the same rings and
+  ``ttg.local_load`` as ``mma.sync``, in a blocked layout (registers), then
+  the dot stages them K-major (rounded) for ``wgmma``. The copies from
+  global memory are still issued ``S - 1`` iterations ahead; the restaging
+  is a shared-memory pass.
+
+The fp16/bf16 ``wgmma`` form needs:
 
 * every dot's B, and A where it is loaded in the loop, is a ``tt.load`` used
   only by that dot, with no ``other`` or a zero one (``cp.async`` zero-fills
@@ -27,10 +44,11 @@ An A that is not loaded in the loop either is loop-invariant (attention's
 ``q``: stored once into a one-stage buffer before the loop,
 ``ttg.local_store``) or is computed in the loop (attention's ``P``: fed to
 ``wgmma`` from registers, see :mod:`~minitriton.backend.lower_wgmma`).
-tf32 and int8 dots are not pipelined (their B must be K-major, which a
-straight copy of a row-major B cannot give), nor is any loop that breaks a
-rule above: those keep step 1's path (operands loaded into registers, then
-staged into shared memory).
+A loop that breaks a rule keeps step 1's path (operands loaded into
+registers, then staged into shared memory). The other two forms need B
+(and A, to be in a ring) loaded row-major in the loop under the same rules;
+an A that is not keeps its ordinary load and staging, and a K-major B
+(attention's ``k`` loaded transposed) leaves the loop unpipelined.
 
 **Two schedules.**
 
@@ -94,9 +112,32 @@ dynamic shared memory; other shared-memory users inside the loop
 dynamic shared memory is allowed by the driver at load time
 (``cuFuncSetAttribute``, in :mod:`~minitriton.backend.driver`).
 
+**mma.sync.** ``mma.sync`` is synchronous, so the loop has the
+*synchronous* schedule, and the dot stays a ``tt.dot`` (the layout plan
+gives it its ``nvidia_mma`` layouts as before)::
+
+    %acc_1 = scf.for(...) {
+      ttg.async_wait() {num = 1}          // this iteration's copies have landed
+      tt.barrier()                        // ... in every thread; last iteration's reads are over
+      ttg.async_copy_global_to_local(...) {buffer = 0}   // iteration k + 2, into the slot
+      ttg.async_copy_global_to_local(...) {buffer = 1}   // the previous iteration read
+      ttg.async_commit_group()
+      %a = ttg.local_load(%slot) {buffer = 0, layout = "dot_op<opIdx=0, ...>"}
+      %b = ttg.local_load(%slot) {buffer = 1, layout = "dot_op<opIdx=1, ...>"}
+      %acc_3 = tt.dot(%a, %b, %acc_2)     // ldmatrix from the slot, then mma.sync
+      ...
+    }
+
+No ``fence.proxy.async`` is needed (``ldmatrix`` reads through the generic
+proxy) and none is emitted before sm_90. The rings sit at the start of
+shared memory, 128-byte aligned slots; the scratch space after them keeps
+serving conversions and staged operands. ``num_stages = 1`` leaves the loop
+exactly as it was.
+
 Preconditions: inlined kernel, before the layout plan. Postconditions: the
-pipelined ``tt.load``/``tt.dot`` ops are gone; every other op is unchanged
-(dead mask computations are left for LLVM to drop).
+pipelined ``tt.load`` ops are gone (and, for fp16/bf16 ``wgmma``, their
+``tt.dot``); every other op is unchanged (dead mask computations are left
+for LLVM to drop).
 """
 
 from __future__ import annotations
