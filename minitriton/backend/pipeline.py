@@ -27,6 +27,11 @@ tensor-core path. Three forms:
   global memory are still issued ``S - 1`` iterations ahead; the restaging
   is a shared-memory pass.
 
+The rings must fit the arch's shared memory per block (99 KB on sm_86,
+sm_89 and sm_120, 163 KB on sm_80, 227 KB on Hopper): where ``num_stages``
+rings would not, fewer stages are used, and with fewer than two the loop is
+left unpipelined.
+
 The fp16/bf16 ``wgmma`` form needs:
 
 * every dot's B, and A where it is loaded in the loop, is a ``tt.load`` used
@@ -149,7 +154,7 @@ from minitriton.backend.accumulators import loads_k_major
 from minitriton.backend.axis import AxisAnalysis, AxisInfo
 from minitriton.backend.lower_mma import MmaTile
 from minitriton.backend.mma_v3 import wgmma_shape
-from minitriton.backend.shared_layout import SharedTile
+from minitriton.backend.shared_layout import SharedTile, align_tile
 from minitriton.diagnostics import Location
 from minitriton.ir.core import (
     OP_REGISTRY,
@@ -301,10 +306,38 @@ def pipeline_loops(func: FuncOp, num_warps: int, arch: str, num_stages: int) -> 
                 plan = _match(op, func, axis, num_warps)
             elif path in (DotPath.WGMMA, DotPath.MMA_V2):  # wgmma: tf32, int8, fp8
                 plan = _match_mma(op, func, axis)
-            if plan is not None:
-                buffers = _Rewriter(op, plan, num_stages, buffers, num_warps).run()
+            stages = _fitting_stages(plan, num_stages, arch) if plan is not None else 0
+            if stages >= 2:
+                buffers = _Rewriter(op, plan, stages, buffers, num_warps).run()
                 count += 1
     return count
+
+
+#: Shared memory one block may use (bytes), by arch number; others get the smallest.
+_SHARED_LIMIT = {80: 163 << 10, 87: 163 << 10, 90: 227 << 10, 100: 227 << 10}
+
+
+def _fitting_stages(plan: _Plan, num_stages: int, arch: str) -> int:
+    """``num_stages``, or fewer where the rings would not fit the arch's shared memory.
+
+    sm_86, sm_89 and sm_120 have 99 KB per block, sm_80 163 KB, Hopper 227 KB:
+    a 128x256x64 fp16 tile at 3 stages (144 KB of rings) fits the first two
+    only with 2 stages, or not at all (then the loop is left unpipelined).
+    """
+    limit = _SHARED_LIMIT.get(int(arch[3:].rstrip("a")), 99 << 10)
+    per_stage = sum(align_tile(_bytes(ld.load.result)) for ld in plan.loads)
+    once = sum(align_tile(_bytes(d.a)) for d in plan.dots if d.a_kind == "const")
+    stages = num_stages
+    while stages >= 2 and once + stages * per_stage > limit:
+        stages -= 1
+    return stages
+
+
+def _bytes(v: Value) -> int:
+    n = element_type(v.type).bitwidth // 8
+    for d in v.shape:
+        n *= d
+    return n
 
 
 # ------------------------------------------------------------------ matching

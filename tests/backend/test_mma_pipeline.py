@@ -113,3 +113,19 @@ def test_wgmma_tf32_int8_fp8_loops_are_pipelined_and_restaged(dtype, tmp_path):
 def test_wgmma_fp16_keeps_its_own_pipeline():
     k = dot("fp16", tile="128, 128, 64", arch="sm_90a", num_warps=8)
     assert "ttng.warp_group_dot" in k.ttgir and "ttg.local_load" not in k.ttgir
+
+
+@pytest.mark.parametrize(("arch", "stages"), [("sm_86", 2), ("sm_89", 2), ("sm_120", 2),
+                                              ("sm_80", 3), ("sm_90a", 4)])  # fmt: skip
+def test_num_stages_shrinks_to_fit_the_archs_shared_memory(arch, stages):
+    # 128x256x64 fp16: 48 KB of rings per stage; 99 KB per block on sm_86/89/120, 163 on sm_80.
+    k = dot("fp16", tile="128, 256, 64", arch=arch, num_warps=8, num_stages=4)
+    assert k.ttgir.count(f"stages = {stages}") == 2
+    limit = {"sm_80": 163, "sm_90a": 227}.get(arch, 99) << 10
+    assert stages * (48 << 10) <= limit < (stages + 1) * (48 << 10) or stages == 4
+
+
+def test_rings_that_never_fit_leave_the_loop_unpipelined():
+    # 256x128x128 fp16 on sm_86: 96 KB per stage, two stages cannot fit in 99 KB.
+    k = dot("fp16", tile="256, 128, 128", arch="sm_86", num_warps=8)
+    assert "cp.async" not in k.ptx and "mma.sync" in k.ptx
