@@ -598,7 +598,12 @@ def launch(
     if 0 in grid:
         return  # Triton launches nothing for an empty grid
     if backend == "gpu":
-        compiled.binary.launch(grid, [_gpu_value(s, v) for s, v in args])
+        try:
+            compiled.binary.launch(grid, [_gpu_value(s, v) for s, v in args])
+        except Exception as e:
+            if is_user_error(e):  # debug mode's located error: no internal frames
+                raise e.with_traceback(None) from None
+            raise
         return
     from minitriton.compiler import _require
 
