@@ -79,7 +79,8 @@ def layer_norm(mt: Any) -> tuple[str, Callable[[bool], Any]]:
     m = n = 4096
     x = torch.randn(m, n, device="cuda")
     w, b = torch.rand(n, device="cuda"), torch.randn(n, device="cuda")
-    y, mean, rstd = torch.empty_like(x), torch.empty(m, device="cuda"), torch.empty(m, device="cuda")
+    y = torch.empty_like(x)
+    mean, rstd = torch.empty(m, device="cuda"), torch.empty(m, device="cuda")
 
     def run(debug: bool) -> Any:
         mt._layer_norm_fwd_fused[(m,)](
@@ -143,7 +144,7 @@ def main(argv: list[str] | None = None) -> int:
         name, run = make(mod)
         rows.append(measure(name, run, memory_bound))
         print(f"  measured {name}", flush=True)
-    print(f"\n| row | debug off (ms) | debug on (ms) | slowdown | same output | goal |")
+    print("\n| row | debug off (ms) | debug on (ms) | slowdown | same output | goal |")
     print("| --- | ---: | ---: | ---: | --- | --- |")
     missed = False
     for r in rows:
@@ -151,8 +152,9 @@ def main(argv: list[str] | None = None) -> int:
         if r["memory_bound"] and r["slowdown"] > MEMORY_BOUND_GOAL:
             missed = True
             goal += " MISSED"
+        same = "yes" if r["same_output"] else "NO"
         print(f"| {r['row']} | {r['off_ms']:.3f} | {r['debug_ms']:.3f} | "
-              f"{r['slowdown']:.2f}x | {'yes' if r['same_output'] else 'NO'} | {goal} |")  # fmt: skip
+              f"{r['slowdown']:.2f}x | {same} | {goal} |")  # fmt: skip
     if args.json:
         args.json.write_text(json.dumps(rows, indent=2), encoding="utf-8")
     return 1 if missed or not all(r["same_output"] for r in rows) else 0
