@@ -187,18 +187,22 @@ def decode(table: CheckTable, words: np.ndarray, grid: tuple[int, int, int], bas
     site = table.sites[(key & ((1 << SITE_BITS) - 1)) - 1]
     linear = key >> SITE_BITS
     pid = (linear % grid[0], linear // grid[0] % grid[1], linear // (grid[0] * grid[1]))
-    slots = words[HEADER_WORDS : HEADER_WORDS + SLOT_WORDS * site.lanes]
-    slots = slots.reshape(site.lanes, SLOT_WORDS)
-    lanes = np.flatnonzero(slots[:, 0] == 1)
+    slots = words[HEADER_WORDS : HEADER_WORDS + SLOT_WORDS * site.slots]
+    slots = slots.reshape(site.slots, SLOT_WORDS)
+    written = np.flatnonzero(slots[:, 0] == 1)
     if site.kind == "assert":
+        # Threads that hold copies of one element record it alike: one entry per lane.
+        found = {site.lane(int(i)): slots[i] for i in written}
+        lanes = np.array(sorted(found), dtype=np.int64)
         message, details = assert_report(
-            site.message, site.shape, lanes, _sides(site, slots[lanes])
+            site.message, site.shape, lanes, _sides(site, [found[k] for k in lanes])
         )
     else:
-        ptr, _, size = bases[site.arg]
-        addrs = slots[lanes, 2].astype(np.int64)
-        offsets = [(int(a) - ptr) // site.elem_bytes for a in addrs]
-        elems = max(0, size - (ptr - bases[site.arg][1])) // max(1, site.elem_bytes)
+        ptr, lo, size = bases[site.arg]
+        bad = _outside(site, slots, written, lo, size)
+        lanes = np.array(sorted(bad), dtype=np.int64)
+        offsets = [(bad[k] - ptr) // site.elem_bytes for k in lanes[:3]]
+        elems = max(0, size - (ptr - lo)) // max(1, site.elem_bytes)
         message, details = oob_report(
             site.op, _VERBS.get(site.op, "at"), table.arg_names[site.arg], elems,
             table.arg_types[site.arg], site.shape, lanes, offsets,
@@ -206,16 +210,32 @@ def decode(table: CheckTable, words: np.ndarray, grid: tuple[int, int, int], bas
     return DeviceCheckError(site.loc, f"{message} in program {_pid_text(pid)}", details, pid)
 
 
+def _outside(
+    site: Site, slots: np.ndarray, written: np.ndarray, lo: int, size: int
+) -> dict[int, int]:
+    """Lane -> address of every element outside ``[lo, lo + size)`` in the recorded groups."""
+    bad: dict[int, int] = {}
+    eb = site.elem_bytes
+    for i in written:
+        first = int(slots[i, 2].astype(np.int64))
+        for k in range(site.vec):
+            addr = first + k * eb
+            if not 0 <= addr - lo <= size - eb:
+                bad[site.lane(int(i), k)] = addr
+    return bad
+
+
 def _pid_text(pid: tuple[int, int, int]) -> str:
     return "(" + ", ".join(str(p) for p in pid) + ")"
 
 
-def _sides(site: Site, slots: np.ndarray) -> list[tuple[str, str, list[str]]]:
-    """``(side, name, values)`` of an assert's lhs and rhs at the failing lanes."""
+def _sides(site: Site, slots: list[np.ndarray]) -> list[tuple[str, str, list[str], bool]]:
+    """``(side, name, values, more)`` of an assert's lhs and rhs at the first failing lanes."""
     out = []
+    more = bool(site.shape) and len(slots) > 3
     for k, (side, name, type_name) in enumerate(site.sides):
-        raw = slots[:, 2 + k]
-        out.append((side, name, [_value_text(int(v), type_name) for v in raw]))
+        values = [_value_text(int(slot[2 + k]), type_name) for slot in slots[:3]]
+        out.append((side, name, values, more))
     return out
 
 

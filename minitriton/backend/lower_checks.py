@@ -14,14 +14,19 @@ on the lanes its mask enables: ``addr - lo < size - bytes + 1`` in unsigned
 (:mod:`~minitriton.backend.provenance`) and ``bytes`` the width of the
 access (a vectorized access of 4 fp32 checks its 16 bytes at once).
 Violating accesses are masked off, so the kernel never faults; a cold branch
-records each violating element with ``record()``. Accesses through a pointer
-of unknown provenance are not checked.
+records the access: one slot per (thread, register) group, indexed
+``tid * registers + register``, holding the group's first address. The
+host turns the slot back into lanes through the layout and works out which
+of the group's elements are outside. Accesses
+through a pointer of unknown provenance are not checked.
 
-**The record.** ``record()`` (one non-inlined function) claims the record
-for its (site, program) with a compare-and-swap on its first word; the
-lanes of the claiming site and program then write their slot (lane number,
-the address, or an assert's two compared values). Later violations of other
-sites or programs leave it alone: the first one of the launch is kept.
+**The record.** ``record()`` (an always-inlined function: a real call would
+make ptxas spill every live register around it, and serialize ``wgmma``)
+claims the record for its (site, program) with a compare-and-swap on its
+first word; the lanes of the claiming site and program then write their
+slot (its index, the address, or an assert's two compared values). Later
+violations of other sites or programs leave it alone: the first one of the
+launch is kept.
 
 **Asserts.** ``tl.device_assert`` records the failing lanes and the values
 of the comparison it tests instead of calling ``__assertfail``, so the
@@ -33,7 +38,6 @@ Without ``debug=True`` none of this code exists: the PTX is unchanged.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from math import prod
 from typing import Any
 
 from llvmlite import ir
@@ -44,7 +48,7 @@ from minitriton.backend.provenance import UNKNOWN, Provenance
 from minitriton.diagnostics import Location
 from minitriton.ir.core import Operation, OpResult, Value
 from minitriton.ir.ops import FuncOp
-from minitriton.ir.types import BlockType, PointerType, element_type
+from minitriton.ir.types import PointerType, element_type
 
 #: Words (i64) before the first lane slot, and words per slot.
 HEADER_WORDS = 4
@@ -64,14 +68,41 @@ class Site:
     shape: tuple[int, ...]
     arg: int = UNKNOWN  # the buffer's argument index (accesses)
     elem_bytes: int = 0  # the access pointer's element size (accesses)
+    #: A vectorized access records its group once: registers ``r .. r+vec-1``, ``elem_bytes``
+    #: apart in memory, from the recorded register and address.
+    vec: int = 1
+    #: The op's layout (None: a scalar): the host turns (thread, register) into a lane.
+    layout: Layout | None = None
+    threads: int = 1
     message: str = ""  # the assert's message
     #: An assert's compared values: (side, name, element type such as "f32") of lhs and rhs.
     sides: list[tuple[str, str, str]] = field(default_factory=list)
 
     @property
-    def lanes(self) -> int:
-        """Elements of the op's block (1 for a scalar)."""
-        return max(1, prod(self.shape))
+    def regs(self) -> int:
+        """Registers per thread of the op's layout (1 for a scalar)."""
+        return self.layout.num_regs if self.layout is not None else 1
+
+    @property
+    def slots(self) -> int:
+        """Record slots the site may write: one per (thread, register)."""
+        return self.threads * self.regs if self.layout is not None else 1
+
+    def lane(self, slot: int, offset: int = 0) -> int:
+        """The flat (row-major) element index of register ``reg + offset`` of ``slot``."""
+        if self.layout is None or not self.shape:
+            return 0
+        tid, reg = divmod(slot, self.regs)
+        coord = list(self.layout.reg_coords()[reg + offset])
+        lane, warp = tid % 32, tid // 32
+        for bits, bases in ((lane, self.layout.lane_bases), (warp, self.layout.warp_bases)):
+            for i, basis in enumerate(bases):
+                if bits >> i & 1:
+                    coord = [c ^ b for c, b in zip(coord, basis)]
+        flat = 0
+        for c, n in zip(coord, self.shape):
+            flat = flat * n + c
+        return flat
 
 
 @dataclass
@@ -86,7 +117,7 @@ class CheckTable:
     @property
     def record_words(self) -> int:
         """The record's size in i64 words."""
-        return HEADER_WORDS + SLOT_WORDS * max([1, *(s.lanes for s in self.sites)])
+        return HEADER_WORDS + SLOT_WORDS * max([1, *(s.slots for s in self.sites)])
 
 
 class CheckState:
@@ -174,34 +205,33 @@ class ChecksMixin:
         if arg == UNKNOWN or arg not in chk.bounds:
             return pred
         eb = byte_size(element_type(ptr_v.type).pointee)
-        site = chk.site(op, lambda: Site("access", op.name, op.loc, ptr_v.shape, arg, eb))
+        threads = 32 * self.num_warps
+        site = chk.site(
+            op,
+            lambda: Site("access", op.name, op.loc, ptr_v.shape, arg, eb, vec, layout, threads),
+        )
         ok = self._in_bounds(arg, ptrs[r], vec * eb)
         bad = self.b.not_(ok) if pred is None else self.b.and_(pred, self.b.not_(ok))
 
         def record() -> None:
-            for i in range(vec):
-                off_bad = self.b.not_(self._in_bounds(arg, ptrs[r + i], eb))
-                cond = off_bad if pred is None else self.b.and_(pred, off_bad)
-                addr = self.b.ptrtoint(ptrs[r + i], I64)
-                lane = self._lane(layout, ptr_v, r + i)
-                self._record(cond, site, lane, addr, ir.Constant(I64, 0))
+            # One slot for the group: the host finds which of its elements are outside.
+            addr = self.b.ptrtoint(ptrs[r], I64)
+            slot = self._slot(layout, r)
+            self._record(ir.Constant(I1, 1), site, slot, addr, ir.Constant(I64, 0))
 
         self._cold(bad, record)
         return ok if pred is None else self.b.and_(pred, ok)
 
-    def _lane(self, layout: Layout | None, v: Value, reg: int) -> ir.Value:
-        """The flat (row-major) element index that register ``reg`` of this thread holds."""
-        if layout is None or not isinstance(v.type, BlockType):
+    def _slot(self, layout: Layout | None, reg: int) -> ir.Value:
+        """``tid * regs + reg``: which record slot this thread's register ``reg`` writes.
+
+        The host maps it back to a lane through the layout, so the device
+        computes no coordinates (they would be hoisted and hold registers).
+        """
+        if layout is None:
             return ir.Constant(I32, 0)
-        shape = v.type.shape
-        toff = self.thread_offsets(layout)
-        coord = layout.reg_coords()[reg]
-        flat: ir.Value = ir.Constant(I32, 0)
-        for d in range(len(shape)):
-            stride = prod(shape[d + 1 :])
-            pos = self.b.or_(toff[d], ir.Constant(I32, coord[d]))  # disjoint bits
-            flat = self.b.add(flat, self.b.mul(pos, ir.Constant(I32, stride)))
-        return flat
+        regs = ir.Constant(I32, layout.num_regs)
+        return self.b.add(self.b.mul(self.tid, regs), ir.Constant(I32, reg))
 
     def _cold(self, cond: ir.Value, body: Any) -> None:
         """Run ``body()``'s code only where ``cond`` holds, on a branch marked unlikely."""
@@ -215,9 +245,9 @@ class ChecksMixin:
         b.branch(merge)
         b.position_at_end(merge)
 
-    def _record(self, cond: ir.Value, site: int, lane: ir.Value, a: ir.Value, b: ir.Value) -> None:
+    def _record(self, cond: ir.Value, site: int, slot: ir.Value, a: ir.Value, b: ir.Value) -> None:
         fn = self._record_fn()
-        self.b.call(fn, [cond, self.checks.record, ir.Constant(I64, site), lane, a, b])
+        self.b.call(fn, [cond, self.checks.record, ir.Constant(I64, site), slot, a, b])
 
     # ------------------------------------------------------------ asserts
     def op_tt_assert(self, op: Operation) -> None:
@@ -233,7 +263,8 @@ class ChecksMixin:
         site = self.checks.site(
             op,
             lambda: Site("assert", op.name, op.loc, cond_v.shape,
-                         message=str(op.attrs.get("message", "")), sides=sides),
+                         message=str(op.attrs.get("message", "")), sides=sides,
+                         layout=layout, threads=32 * self.num_warps),
         )  # fmt: skip
         bad = self.b.not_(vals[0])
         for v in vals[1:]:
@@ -243,8 +274,8 @@ class ChecksMixin:
             for i, v in enumerate(vals):
                 a, b = (self._as_word(c, i) for c in cmp) if cmp else (None, None)
                 zero = ir.Constant(I64, 0)
-                lane = self._lane(layout, cond_v, i)
-                self._record(self.b.not_(v), site, lane, a or zero, b or zero)
+                slot = self._slot(layout, i)
+                self._record(self.b.not_(v), site, slot, a or zero, b or zero)
 
         self._cold(bad, record)
 
@@ -277,16 +308,18 @@ class ChecksMixin:
 
     # ------------------------------------------------------------ record()
     def _record_fn(self) -> ir.Function:
-        """``record(cond, rec, site, lane, a, b)``: claim the record, fill this lane's slot."""
+        """``record(cond, rec, site, slot, a, b)``: claim the record, fill ``slot``."""
         name = RECORD_FN
         if name in self._decls:
             return self._decls[name]
         fnty = ir.FunctionType(VOID, [I1, GLOBAL_PTR, I64, I32, I64, I64])
         fn = ir.Function(self.module, fnty, name)
         fn.linkage = "internal"
-        fn.attributes.add("noinline")
+        # Inlined: a call would make ptxas spill the live registers around it (and
+        # serialize wgmma); the code sits on cold branches anyway.
+        fn.attributes.add("alwaysinline")
         self._decls[name] = fn
-        cond, rec, site, lane, a, b_val = fn.args
+        cond, rec, site, slot_i, a, b_val = fn.args
         entry, claim, write, done = (fn.append_basic_block(n) for n in
                                      ("entry", "claim", "write", "done"))  # fmt: skip
         b = ir.IRBuilder(entry)
@@ -299,9 +332,9 @@ class ChecksMixin:
                      b.icmp_unsigned("==", old, key))  # fmt: skip
         b.cbranch(mine, write, done)
         b.position_at_end(write)
-        first = b.add(b.mul(b.zext(lane, I64), ir.Constant(I64, SLOT_WORDS)),
+        first = b.add(b.mul(b.zext(slot_i, I64), ir.Constant(I64, SLOT_WORDS)),
                       ir.Constant(I64, HEADER_WORDS))  # fmt: skip
-        for k, value in enumerate((b.zext(lane, I64), a, b_val)):
+        for k, value in enumerate((b.zext(slot_i, I64), a, b_val)):
             slot = b.gep(rec, [b.add(first, ir.Constant(I64, k + 1))], source_etype=I64)
             b.store(value, slot)
         b.store(ir.Constant(I64, 1), b.gep(rec, [first], source_etype=I64))

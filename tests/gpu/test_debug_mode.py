@@ -107,9 +107,9 @@ def test_pointer_moved_into_a_neighbouring_argument():
     )
     assert "offsets 8, 9, ... at lanes 8, 9, ... (8 lanes out of bounds)" in got
     assert "tl.store(y_ptr + offs, tl.load(x_ptr + offs))" in got
-    # Without debug mode the same launch reads y's memory silently.
+    # Without debug mode the same launch reads y's memory silently (racing with its stores).
     K.copy_block[(1,)](x, y, BLOCK=16, backend="gpu")
-    np.testing.assert_array_equal(base.to_numpy()[8:], np.arange(16, dtype=np.float32))
+    np.testing.assert_array_equal(base.to_numpy()[8:16], np.arange(8, dtype=np.float32))
     assert_lives_on()
 
 
@@ -185,12 +185,15 @@ def test_torch_tensor_extent_is_its_storage():
     torch = pytest.importorskip("torch")
     if not torch.cuda.is_available():
         pytest.skip("needs torch with CUDA")
+    from minitriton.backend.debug_mode import extent
+
+    small = torch.zeros(8, device="cuda")
+    assert extent(small, small.data_ptr()) == (small.data_ptr(), 32)
     base = torch.zeros(16, device="cuda")
+    assert extent(base[4:], base.data_ptr() + 16) == (base.data_ptr(), 64)
     view = base[:8]  # the view's storage holds 16 elements: x + 8 .. x + 15 are inside it
     K.store_past_end[(1,)](view, 8, BLOCK=16, MASKED=False, backend="gpu", debug=True)
     torch.cuda.synchronize()
     assert base.cpu().tolist() == [float(i) for i in range(16)]
-    got = gpu_error(
-        K.store_past_end, (1,), torch.zeros(8, device="cuda"), 8, BLOCK=16, MASKED=False
-    )
+    got = gpu_error(K.store_past_end, (1,), small, 8, BLOCK=16, MASKED=False)
     assert "(8 elements of fp32)" in got and "offsets 8, 9, ..." in got

@@ -62,3 +62,15 @@ def add(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
     x = tl.load(x_ptr + offs, mask=mask)
     y = tl.load(y_ptr + offs, mask=mask)
     tl.store(out_ptr + offs, x + y, mask=mask)
+
+
+@triton.jit
+def pick_pointer(x_ptr, y_ptr, out_ptr, flag, n, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    p = x_ptr
+    if flag > 0:
+        p = y_ptr
+    q = x_ptr
+    for _ in range(n):
+        q += 1
+    tl.store(out_ptr + offs, tl.load(p + offs) + tl.load(q + offs))
