@@ -12,7 +12,7 @@ from pathlib import Path
 
 import numpy as np
 
-SOURCE = '''import minitriton as triton
+SOURCE = """import minitriton as triton
 import minitriton.language as tl
 
 
@@ -20,7 +20,7 @@ import minitriton.language as tl
 def fill(out_ptr, BLOCK: tl.constexpr):
     offs = tl.arange(0, BLOCK)
     tl.store(out_ptr + offs, offs.to(tl.float32))
-'''
+"""
 
 
 def main() -> int:
