@@ -21,10 +21,12 @@ raises (:class:`~minitriton.emulator.errors.DeviceCheckError`, formatted by
 launch, NumPy arguments are left as they were before the launch, and the
 error is raised. The CUDA context is untouched: the process goes on.
 
-**The record** is ``HEADER_WORDS + SLOT_WORDS * lanes`` 64-bit words: word 0
+**The record** is ``HEADER_WORDS + SLOT_WORDS * slots`` 64-bit words: word 0
 is the claim key ``(program << 24) | (site + 1)`` (0: no error); slot
-``lane`` holds ``(written, lane, a, b)`` where ``a`` is the faulting address
-of an access, or the raw bits of an assert's lhs, and ``b`` its rhs.
+``tid * registers + register`` holds ``(written, slot, a, b)`` where ``a``
+is the first address of a failing (vectorized) access, or the raw bits of an
+assert's lhs, and ``b`` its rhs. The site's layout turns a slot back into
+lanes (:meth:`~minitriton.backend.lower_checks.Site.lane`).
 """
 
 from __future__ import annotations

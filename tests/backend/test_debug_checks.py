@@ -97,3 +97,38 @@ def test_record_slots_map_back_to_every_lane_once(shape):
     assert set(lanes) == set(range(int(np.prod(shape))))
     if int(np.prod(shape)) >= 128 * layout.num_regs:
         assert sorted(lanes) == list(range(int(np.prod(shape))))
+
+
+def _record_for(site_index: int, site: Site, lane: int, addr: int, table) -> np.ndarray:
+    """A record as the device leaves it after one failing group (the one holding ``lane``)."""
+    from minitriton.backend.lower_checks import HEADER_WORDS, SLOT_WORDS
+
+    words = np.zeros(table.record_words, np.uint64)
+    words[0] = site_index + 1  # program 0
+    slot = next(s for s in range(site.slots) if s % site.vec == 0 and site.lane(s) == lane)
+    words[HEADER_WORDS + SLOT_WORDS * slot : HEADER_WORDS + SLOT_WORDS * (slot + 1)] = [
+        1, slot, addr, 0,
+    ]  # fmt: skip
+    return words
+
+
+@pytest.mark.parametrize(
+    ("size", "detail"),
+    [
+        (32, "offsets 8, 9, ... at lanes 8, 9, ... (4 lanes out of bounds)"),
+        (40, "offsets 10, 11 at lanes 10, 11 (2 lanes out of bounds)"),  # the group straddles
+    ],
+)
+def test_a_recorded_group_reports_only_its_elements_outside(size, detail):
+    from minitriton.backend.debug_mode import decode
+
+    table = build(K.store_past_end, [F32, 8, 16, False], True).binary.checks
+    site = table.sites[0]
+    assert site.vec == 4 and site.op == "tt.store"
+    base = 1 << 20
+    words = _record_for(0, site, 8, base + 32, table)
+    err = decode(table, words, (1, 1, 1), {0: (base, base, size)})
+    text = str(err)
+    assert f"out-of-bounds tt.store to 'out_ptr' ({size // 4} elements of fp32)" in text
+    assert "in program (0, 0, 0)" in text and detail in text
+    assert "tl.store(out_ptr + offs, offs.to(tl.float32))" in text
