@@ -73,5 +73,70 @@ def plural(n: int, word: str) -> str:
     return f"{n} {word}" if n == 1 else f"{n} {word}s"
 
 
+class DeviceCheckError(EmulatorError):
+    """The same located error, raised by the GPU backend's debug mode after a launch.
+
+    The kernel checked its accesses and asserts on the device and recorded
+    the first failure (:mod:`minitriton.backend.debug_mode`); the CUDA
+    context is still usable.
+    """
+
+
+def oob_report(
+    op_name: str,
+    verb: str,
+    buf_name: str,
+    elements: int,
+    dtype: str,
+    shape: Sequence[int],
+    lanes: np.ndarray,
+    offsets: Sequence[int],
+) -> tuple[str, list[str]]:
+    """The message and detail of an out-of-bounds access.
+
+    ``lanes`` are the flat indices of every offending lane, ``offsets`` the
+    offsets of (at least) the first three of them.
+    """
+    offs = [str(int(o)) for o in offsets[:3]]
+    size = f"{plural(elements, 'element')} of {dtype}"
+    message = f"out-of-bounds {op_name} {verb} '{buf_name}' ({size})"
+    if not shape:
+        detail = f"offset {offs[0]}"
+    elif len(lanes) == 1:
+        lane = format_lanes(lanes, tuple(shape))[0]
+        detail = f"offset {offs[0]} at lane {lane} (1 lane out of bounds)"
+    else:
+        lane_text = format_list(format_lanes(lanes[:3], tuple(shape)))
+        detail = (
+            f"offsets {format_list(offs)} at lanes {lane_text} ({len(lanes)} lanes out of bounds)"
+        )
+    return message, [detail]
+
+
+#: One side of a failed comparison: (``"lhs"``, the value's name, its first values, more?).
+Side = tuple[str, str, Sequence[str], bool]
+
+
+def assert_report(
+    message: str, shape: Sequence[int], lanes: np.ndarray, sides: Sequence[Side]
+) -> tuple[str, list[str]]:
+    """The message and details of a failed ``device_assert``.
+
+    ``lanes`` are the flat indices of the false lanes; ``sides`` the compared
+    values at the first three of them.
+    """
+    text = "device assertion failed" + (f": {message}" if message else "")
+    details = []
+    if shape:
+        size = int(np.prod(shape))
+        lane_text = format_list(format_lanes(lanes, tuple(shape)), 3)
+        details.append(f"false at lanes {lane_text} ({plural(len(lanes), 'lane')} of {size})")
+    for side, name, values, more in sides:
+        items = list(values[:3]) + (["..."] if more else [])
+        label = f" ({name})" if name else ""
+        details.append(f"{side}{label}: {', '.join(items)}")
+    return text, details
+
+
 USER_ERRORS.append(EmulatorError)  # printed without internal frames when uncaught
 INTERNAL_DIRS.append(str(Path(__file__).resolve().parent))

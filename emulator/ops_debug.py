@@ -17,7 +17,7 @@ import sys
 
 import numpy as np
 
-from minitriton.emulator.errors import format_lanes, format_list, format_pid, plural
+from minitriton.emulator.errors import Side, assert_report, format_pid
 from minitriton.emulator.interpreter import ProgramState
 from minitriton.emulator.registry import semantics
 from minitriton.emulator.values import RVal, to_compute
@@ -83,36 +83,21 @@ def _assert(op: Operation, state: ProgramState, cond: RVal) -> None:
     if cond.batched:
         row = int(np.argmax(failed.reshape(failed.shape[0], -1).any(axis=1)))
         failed = failed[row]
-    message = "device assertion failed"
-    if op.attrs.get("message"):
-        message += f": {op.attrs['message']}"
-    details = _failure_details(op, state, failed, row)
-    raise state.interp.error(op, state, message, details, row)
-
-
-def _failure_details(op: Operation, state: ProgramState, failed: np.ndarray, row: int) -> list[str]:
     shape = op.operands[0].shape
     lanes = np.flatnonzero(failed)
-    details = []
-    if shape:
-        lane_text = format_list(format_lanes(lanes, shape), 3)
-        details.append(
-            f"false at lanes {lane_text} ({plural(len(lanes), 'lane')} of {failed.size})"
-        )
+    sides = []
     compare = op.operands[0]
     if isinstance(compare, OpResult) and compare.owner.name == "arith.cmp":
         for side, operand in zip(("lhs", "rhs"), compare.owner.operands):
-            details.append(_operand_values(side, operand, state, row, lanes))
-    return details
+            sides.append(_operand_values(side, operand, state, row, lanes))
+    message, details = assert_report(str(op.attrs.get("message") or ""), shape, lanes, sides)
+    raise state.interp.error(op, state, message, details, row)
 
 
 def _operand_values(
     side: str, operand: Value, state: ProgramState, row: int, lanes: np.ndarray
-) -> str:
+) -> Side:
     data = np.asarray(state.value_of(operand, row))
     picked = data.reshape(-1)[lanes[:3]] if data.ndim else data.reshape(1)
     items = [str(v.item()) for v in picked]
-    if data.ndim and len(lanes) > 3:
-        items.append("...")
-    name = f" ({operand.name_hint})" if operand.name_hint else ""
-    return f"{side}{name}: {', '.join(items)}"
+    return side, operand.name_hint or "", items, bool(data.ndim and len(lanes) > 3)

@@ -21,7 +21,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from minitriton.emulator.errors import EmulatorError, format_lanes, format_list, plural
+from minitriton.emulator.errors import EmulatorError, oob_report
 from minitriton.emulator.interpreter import ProgramState
 from minitriton.emulator.memory import Buffer
 from minitriton.emulator.registry import semantics
@@ -58,19 +58,11 @@ def _oob_error(
         row = int(np.argmax(bad.reshape(bad.shape[0], -1).any(axis=1)))
         bad, offsets = bad[row], offsets[row]
     lanes = np.flatnonzero(bad)
-    offs = [str(int(o)) for o in offsets.reshape(-1)[lanes[:3]]]
-    size = f"{plural(buf.size, 'element')} of {buf.dtype!r}"
-    message = f"out-of-bounds {op.name} {verb} '{buf.name}' ({size})"
-    if not shape:
-        detail = f"offset {offs[0]}"
-    elif len(lanes) == 1:
-        detail = f"offset {offs[0]} at lane {format_lanes(lanes, shape)[0]} (1 lane out of bounds)"
-    else:
-        lane_text = format_list(format_lanes(lanes[:3], shape))
-        detail = (
-            f"offsets {format_list(offs)} at lanes {lane_text} ({len(lanes)} lanes out of bounds)"
-        )
-    return state.interp.error(op, state, message, [detail], row)
+    offsets = offsets.reshape(-1)[lanes[:3]]
+    message, details = oob_report(
+        op.name, verb, buf.name, buf.size, repr(buf.dtype), shape, lanes, offsets
+    )
+    return state.interp.error(op, state, message, details, row)
 
 
 # ---------------------------------------------------------------- load, store

@@ -321,9 +321,11 @@ def codegen(module: Any, options: CompileOptions) -> Any:
     Needs llvmlite only, no GPU; the backend caches the result on disk.
     """
     compile_module = _require("minitriton.backend", "compile_module", "the GPU backend")
+    extra = {"debug": True} if options.debug else {}
     return compile_module(
-        module, arch=options.arch, num_warps=options.num_warps, num_stages=options.num_stages
-    )
+        module, arch=options.arch, num_warps=options.num_warps, num_stages=options.num_stages,
+        **extra,
+    )  # fmt: skip
 
 
 # ---------------------------------------------------------------------------

@@ -474,16 +474,20 @@ class FastLaunchCache:
 class _FastEntry:
     """One cached launch: which parameter fills each of the launcher's slots."""
 
-    __slots__ = ("compiled", "launcher", "plan")
+    __slots__ = ("compiled", "launcher", "plan", "take")
 
     def __init__(self, compiled: CompiledKernel, launcher: Any, take: list[int]) -> None:
         self.compiled = compiled
         self.launcher = launcher
         kinds = launcher.kinds
         self.plan = [(slot, i, kind == "ptr") for slot, i, kind in zip(launcher.slots, take, kinds)]
+        # A debug-mode kernel's launcher also fills the extents and reads the error record.
+        self.take = take if getattr(compiled.binary, "checks", None) is not None else None
 
     def launch(self, grid3: tuple[int, int, int], values: tuple[Any, ...]) -> bool:
         """Fill the slots and launch; False (nothing launched) for a non-CUDA tensor."""
+        if self.take is not None:
+            return self._launch_checked(grid3, values)
         for slot, i, is_ptr in self.plan:
             value = values[i]
             if is_ptr:
@@ -492,6 +496,19 @@ class _FastEntry:
                 value = value.data_ptr()
             slot.value = value
         self.launcher.launch_raw(*grid3)
+        return True
+
+    def _launch_checked(self, grid3: tuple[int, int, int], values: tuple[Any, ...]) -> bool:
+        args = [values[i] for i in self.take]
+        for (_, _, is_ptr), value in zip(self.plan, args):
+            if is_ptr and getattr(value, "is_cuda", False) is not True:
+                return False
+        try:
+            self.launcher(grid3, args)
+        except Exception as e:
+            if is_user_error(e):  # debug mode's located error: no internal frames
+                raise e.with_traceback(None) from None
+            raise
         return True
 
 
@@ -598,7 +615,12 @@ def launch(
     if 0 in grid:
         return  # Triton launches nothing for an empty grid
     if backend == "gpu":
-        compiled.binary.launch(grid, [_gpu_value(s, v) for s, v in args])
+        try:
+            compiled.binary.launch(grid, [_gpu_value(s, v) for s, v in args])
+        except Exception as e:
+            if is_user_error(e):  # debug mode's located error: no internal frames
+                raise e.with_traceback(None) from None
+            raise
         return
     from minitriton.compiler import _require
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import ast
 import json
+import os
 import re
 import subprocess
 import sys
@@ -163,16 +164,32 @@ def test_gpu_flag_without_a_gpu_is_a_clear_error(
     assert rc == 2 and "--gpu needs an NVIDIA GPU" in out
 
 
-def test_gpu_check_runs_the_emulator_first(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+def test_gpu_grading_runs_in_debug_mode(monkeypatch: pytest.MonkeyPatch) -> None:
+    from minitriton.exercises import kernels as grading
+    from minitriton.jit import DEBUG_ENV
+
+    monkeypatch.delenv(DEBUG_ENV, raising=False)
+    with grading._backend("gpu"):
+        assert os.environ[DEBUG_ENV] == "1"
+    assert DEBUG_ENV not in os.environ
+    monkeypatch.setenv(DEBUG_ENV, "0")
+    with grading._backend("emulator"):
+        assert os.environ[DEBUG_ENV] == "0"  # the emulator's grading leaves it alone
+    with grading._backend("gpu"):
+        assert os.environ[DEBUG_ENV] == "1"
+    assert os.environ[DEBUG_ENV] == "0"
+
+
+@pytest.mark.gpu
+def test_gpu_check_catches_missing_masks(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    # Without masks, exercise 02 passes on a real GPU (out-of-bounds reads do
-    # not fault): the emulator must catch it before the GPU runs.
-    monkeypatch.setattr(sys.modules["minitriton.jit"], "gpu_available", lambda: True)
+    # Without masks, exercise 02 passes on a plain GPU (out-of-bounds reads do
+    # not fault): debug mode must catch it on the GPU itself.
     _cli(capsys, "start", "2", "--workspace", str(tmp_path))
     rc, out = _cli(capsys, "check", "2", "--gpu", "--workspace", str(tmp_path))
-    assert rc == 1 and "(backend: emulator)" in out
-    assert "checked on the emulator first" in out and "out-of-bounds tt.load" in out
+    assert rc == 1 and "(backend: gpu)" in out
+    assert "checked on the GPU in debug mode" in out and "out-of-bounds tt.load" in out
 
 
 @pytest.mark.gpu

@@ -20,7 +20,13 @@ from collections.abc import Sequence
 from typing import Any
 
 from minitriton.backend.cache import cache_key, load, store
-from minitriton.backend.compiler import CompiledKernel, compile_ir, compile_to_ptx, ir_text
+from minitriton.backend.compiler import (
+    CompiledKernel,
+    compile_ir,
+    compile_ir_debug,
+    compile_to_ptx,
+    ir_text,
+)
 from minitriton.backend.driver import (
     CUDAError,
     DeviceArray,
@@ -29,6 +35,7 @@ from minitriton.backend.driver import (
     load_kernel,
     synchronize,
 )
+from minitriton.backend.lower_checks import CheckTable
 from minitriton.ir.ops import Module
 
 __all__ = [
@@ -49,8 +56,10 @@ _lock = threading.Lock()
 class GPUKernel:
     """A compiled kernel; loaded into the CUDA context on its first launch."""
 
-    def __init__(self, compiled: CompiledKernel) -> None:
+    def __init__(self, compiled: CompiledKernel, checks: CheckTable | None = None) -> None:
         self.compiled = compiled
+        #: Debug mode's table of checked sites (None: compiled without ``debug=True``).
+        self.checks = checks
         self._launcher: Launcher | None = None
 
     @property
@@ -93,7 +102,14 @@ class GPUKernel:
         if self._launcher is None:
             c = self.compiled
             func = load_kernel(c.ptx, c.name, c.shared)
-            self._launcher = Launcher(func, c.name, c.params, c.num_warps, c.shared)
+            if self.checks is not None:
+                from minitriton.backend.debug_mode import DebugLauncher
+
+                self._launcher = DebugLauncher(
+                    func, c.name, c.params, c.num_warps, c.shared, self.checks
+                )
+            else:
+                self._launcher = Launcher(func, c.name, c.params, c.num_warps, c.shared)
         return self._launcher
 
     def launch(self, grid: Sequence[int], args: Sequence[Any], stream: Any = None) -> None:
@@ -106,10 +122,21 @@ class GPUKernel:
 
 
 def compile_module(
-    module: Module, *, arch: str = "sm_90", num_warps: int = 4, num_stages: int = 3
+    module: Module,
+    *,
+    arch: str = "sm_90",
+    num_warps: int = 4,
+    num_stages: int = 3,
+    debug: bool = False,
 ) -> GPUKernel:
-    """Compile ``module``'s kernel (cached in memory and on disk); no GPU is needed."""
+    """Compile ``module``'s kernel (cached in memory and on disk); no GPU is needed.
+
+    ``debug=True`` compiles the checked variant (:mod:`~minitriton.backend.lower_checks`);
+    it is cached in memory only.
+    """
     key = cache_key(ir_text(module), arch, num_warps, num_stages)
+    if debug:
+        return _debug_kernel(module, key, arch, num_warps, num_stages)
     kernel = _kernels.get(key)
     if kernel is not None:
         return kernel
@@ -121,6 +148,18 @@ def compile_module(
                 compiled = compile_ir(module, arch, num_warps, num_stages)
                 store(key, compiled)
             kernel = _kernels[key] = GPUKernel(compiled)
+    return kernel
+
+
+def _debug_kernel(
+    module: Module, key: str, arch: str, num_warps: int, num_stages: int
+) -> GPUKernel:
+    key = "debug:" + key
+    with _lock:
+        kernel = _kernels.get(key)
+        if kernel is None:
+            compiled, table = compile_ir_debug(module, arch, num_warps, num_stages)
+            kernel = _kernels[key] = GPUKernel(compiled, table)
     return kernel
 
 

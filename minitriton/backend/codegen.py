@@ -42,6 +42,7 @@ from minitriton.backend.lltypes import (
     fp8_to_f32,
     ll_type,
 )
+from minitriton.backend.lower_checks import ChecksMixin, CheckState
 from minitriton.backend.lower_collective import CollectiveMixin
 from minitriton.backend.lower_memory import MemoryMixin
 from minitriton.backend.lower_mma import MmaMixin
@@ -78,7 +79,7 @@ _SREG = ("x", "y", "z")
 MAX_DEBUG_COLUMN = 65535
 
 
-class Codegen(MmaMixin, MathMixin, MemoryMixin, WgmmaMixin, CollectiveMixin):
+class Codegen(ChecksMixin, MmaMixin, MathMixin, MemoryMixin, WgmmaMixin, CollectiveMixin):
     """Builds the LLVM module of one prepared kernel (see the module docstring)."""
 
     def __init__(
@@ -89,8 +90,11 @@ class Codegen(MmaMixin, MathMixin, MemoryMixin, WgmmaMixin, CollectiveMixin):
         *,
         arch: str,
         num_warps: int,
+        debug: bool = False,
     ) -> None:
         self.kernel = kernel
+        #: Debug mode's bounds checks and recording asserts (None: off).
+        self.checks = CheckState(kernel) if debug else None
         self.plan = plan
         self.inlined_at = inlined_at
         self.arch = arch
@@ -110,7 +114,8 @@ class Codegen(MmaMixin, MathMixin, MemoryMixin, WgmmaMixin, CollectiveMixin):
     def generate(self) -> ir.Module:
         """Lower the kernel and return the LLVM module."""
         args = self.kernel.body.args
-        fnty = ir.FunctionType(VOID, [self.param_type(a.type) for a in args])
+        params = [self.param_type(a.type) for a in args]
+        fnty = ir.FunctionType(VOID, params + self.hidden_param_types())
         self.fn = ir.Function(self.module, fnty, self.kernel.sym_name)
         self.fn.calling_convention = "ptx_kernel"
         self.fn.set_metadata("dbg", self._debug.subprogram)
@@ -124,6 +129,7 @@ class Codegen(MmaMixin, MathMixin, MemoryMixin, WgmmaMixin, CollectiveMixin):
         self.smem = self._declare_smem()
         for arg, param in zip(args, self.fn.args):
             self.bind(arg, self._param_value(arg.type, param))
+        self.bind_hidden(list(self.fn.args[len(args) :]))
         self.lower_ops(self.kernel.body.ops)
         self.b.ret_void()
         self._annotate_max_threads()

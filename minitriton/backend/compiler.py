@@ -17,6 +17,7 @@ import llvmlite.binding as llvm
 
 from minitriton.backend.accelerate_matmul import arch_number, target_arch
 from minitriton.backend.codegen import Codegen
+from minitriton.backend.lower_checks import CheckTable
 from minitriton.backend.mathlib import find_libdevice
 from minitriton.backend.prepare import prepare_kernel
 from minitriton.diagnostics import CompileError, error, internal_error
@@ -95,6 +96,24 @@ def compile_ir(
 
     ``num_stages`` is the software-pipelining depth of loops feeding ``wgmma``.
     """
+    return _compile_checked(module, arch, num_warps, num_stages, debug=False)[0]
+
+
+def compile_ir_debug(
+    module: Module, arch: str = "sm_90", num_warps: int = 4, num_stages: int = 3
+) -> tuple[CompiledKernel, CheckTable]:
+    """As :func:`compile_ir`, in debug mode (:mod:`~minitriton.backend.lower_checks`).
+
+    Also returns the table the host reads the error record with.
+    """
+    kernel, table = _compile_checked(module, arch, num_warps, num_stages, debug=True)
+    assert table is not None
+    return kernel, table
+
+
+def _compile_checked(
+    module: Module, arch: str, num_warps: int, num_stages: int, debug: bool
+) -> tuple[CompiledKernel, CheckTable | None]:
     if not re.fullmatch(r"sm_\d+a?", arch) or int(arch[3:].rstrip("a")) < 75:
         raise ValueError(f"unsupported arch {arch!r}: the GPU backend needs sm_75 or newer")
     if num_warps not in (1, 2, 4, 8, 16, 32):
@@ -103,7 +122,7 @@ def compile_ir(
     _reject_emulator_only(module, arch)
     with _LOCK:
         try:
-            return _compile(module, arch, num_warps, num_stages)
+            return _compile(module, arch, num_warps, num_stages, debug)
         except CompileError:
             raise
         except Exception as e:  # internal failure: report it located at the kernel
@@ -131,9 +150,11 @@ def _reject_emulator_only(module: Module, arch: str) -> None:
             )
 
 
-def _compile(module: Module, arch: str, num_warps: int, num_stages: int) -> CompiledKernel:
+def _compile(
+    module: Module, arch: str, num_warps: int, num_stages: int, debug: bool
+) -> tuple[CompiledKernel, CheckTable | None]:
     copy, kernel, plan, inlined_at = prepare_kernel(module, num_warps, arch, num_stages)
-    gen = Codegen(kernel, plan, inlined_at, arch=arch, num_warps=num_warps)
+    gen = Codegen(kernel, plan, inlined_at, arch=arch, num_warps=num_warps, debug=debug)
     ll_module = gen.generate()
     target = target_arch(arch, gen.uses_wgmma)
     tm = _target_machine(target)
@@ -145,7 +166,7 @@ def _compile(module: Module, arch: str, num_warps: int, num_stages: int) -> Comp
     _optimize(mod, tm)
     ptx = tm.emit_assembly(mod)
     params = ["ptr" if isinstance(a.type, PointerType) else str(a.type) for a in kernel.body.args]
-    return CompiledKernel(
+    compiled = CompiledKernel(
         name=kernel.sym_name,
         ttgir=print_module(copy),
         llir=str(mod),
@@ -155,6 +176,7 @@ def _compile(module: Module, arch: str, num_warps: int, num_stages: int) -> Comp
         arch=target,
         params=params,
     )
+    return compiled, gen.checks.table if gen.checks is not None else None
 
 
 def _link_libdevice(mod: llvm.ModuleRef, kernel_name: str) -> None:

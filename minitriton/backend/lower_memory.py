@@ -128,6 +128,7 @@ class MemoryMixin:
         vals: list[ir.Value] = []
         for r in range(0, layout.num_regs, vec):
             pred = masks[r] if masks is not None else None
+            pred = self.check_access(op, layout, ptrs, r, vec, pred)
             vals.extend(self._load_vector(ptrs[r], pred, st, vec))
         vals = [self._from_mem(st, v) for v in vals]
         if len(op.operands) == 3 and masks is not None:
@@ -169,11 +170,12 @@ class MemoryMixin:
         ptr = self.get(op.operands[0])
         mt = mem_type(st)
         align = byte_size(st)
-        if len(op.operands) == 1:
+        mask = self.get(op.operands[1]) if len(op.operands) > 1 else None
+        mask = self.check_access(op, None, [ptr], 0, 1, mask)
+        if mask is None:
             return self._from_mem(st, self.b.load(ptr, typ=mt, align=align))
         other = self._to_mem(st, self.get(op.operands[2])) if len(op.operands) == 3 else None
         default = other if other is not None else ir.Constant(mt, 0)
-        mask = self.get(op.operands[1])
         (v,) = self.guarded(mask, lambda: [self.b.load(ptr, typ=mt, align=align)], [default])
         return self._from_mem(st, v)
 
@@ -184,6 +186,7 @@ class MemoryMixin:
         st = element_type(value.type)
         if not isinstance(ptr.type, BlockType):
             pred = self._and(self.is_thread0(), self.get(mask) if mask is not None else None)
+            pred = self.check_access(op, None, [self.get(ptr)], 0, 1, pred)
             self._store_vector(self.get(ptr), pred, [self._to_mem(st, self.get(value))], st)
             return
         layout = self.layout(ptr)
@@ -193,6 +196,7 @@ class MemoryMixin:
         vec = self.vector_width(ptr, mask, layout)
         for r in range(0, layout.num_regs, vec):
             pred = self._and(owner, masks[r] if masks is not None else None)
+            pred = self.check_access(op, layout, ptrs, r, vec, pred)
             group = [self._to_mem(st, v) for v in vals[r : r + vec]]
             self._store_vector(ptrs[r], pred, group, st)
 
@@ -246,6 +250,7 @@ class MemoryMixin:
         st = element_type(op.result.type)
         if not isinstance(ptr.type, BlockType):
             pred = self._and(self.is_thread0(), self.get(mask) if mask is not None else None)
+            pred = self.check_access(op, None, [self.get(ptr)], 0, 1, pred)
             old = emit(self.get(ptr), pred, [self.get(v) for v in vals_ir])
             return self.broadcast_from_thread0(old, st)
         layout = self.layout(ptr)
@@ -255,7 +260,8 @@ class MemoryMixin:
         masks = self.tensor(mask).vals if mask is not None else [None] * len(ptrs)
         olds = []
         for i, p in enumerate(ptrs):
-            pred = self._and(owner, masks[i]) or ir.Constant(I1, 1)
+            pred = self._and(owner, masks[i])
+            pred = self.check_access(op, layout, ptrs, i, 1, pred) or ir.Constant(I1, 1)
             olds.append(emit(p, pred, [c[i] for c in cols]))
         result = Tensor(layout, olds)
         if owner is not None:

@@ -251,6 +251,7 @@ class WgmmaMixin:
             col = self.b.add(toff[cd], self._i32(c[cd]))
             dst = self.b.add(base, self.ring_offset(tile, row, col))
             ok = pred if masks is None else self.b.and_(pred, masks[r])
+            ok = self.check_access(op, layout, ptrs.vals, r, vec, ok)
             size = self.b.select(ok, self._i32(nbytes), self._i32(0))
             self.asm(text, "r,l,r", VOID, [dst, ptrs.vals[r], size])
 

@@ -21,6 +21,7 @@ Nothing here lets a Python traceback reach the student.
 from __future__ import annotations
 
 import contextlib
+import os
 import re
 import traceback
 from collections.abc import Iterator
@@ -171,14 +172,21 @@ def _located(exc: BaseException, *files: Path) -> str:
 
 @contextlib.contextmanager
 def _backend(name: str) -> Iterator[None]:
-    from minitriton.jit import _selected_backend, set_backend
+    """Run on ``name``; on the GPU in debug mode, so that every access is bounds-checked."""
+    from minitriton.jit import DEBUG_ENV, _selected_backend, set_backend
 
-    before = _selected_backend
+    before, debug_before = _selected_backend, os.environ.get(DEBUG_ENV)
     set_backend(name)
+    if name == "gpu":
+        os.environ[DEBUG_ENV] = "1"
     try:
         yield
     finally:
         set_backend(before)
+        if debug_before is None:
+            os.environ.pop(DEBUG_ENV, None)
+        else:
+            os.environ[DEBUG_ENV] = debug_before
 
 
 def copy_inputs(args: tuple[Any, ...]) -> tuple[Any, ...]:

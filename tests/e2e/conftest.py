@@ -3,6 +3,10 @@
 The ``backend`` fixture runs each test once on the emulator and once on the
 GPU (marked ``gpu``, so it skips without a device). Tests launch with the
 per-launch override ``kernel[grid](..., backend=backend)``.
+
+``MINITRITON_DEBUG=1`` in the environment runs every launch in debug mode:
+on the GPU, every access is then bounds-checked on the device
+(``scripts/device_debug_check.sh e2e`` runs the suite that way).
 """
 
 from __future__ import annotations

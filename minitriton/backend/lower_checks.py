@@ -1,0 +1,349 @@
+"""Debug mode's device side: bounds checks on every access, and a recording ``device_assert``.
+
+With ``debug=True`` the kernel is compiled with hidden parameters after its
+own: for each pointer argument, the lowest address of its buffer and the
+buffer's size in bytes (two ``u64``; an unknown extent is the whole address
+space), and last a pointer to the *error record* (its layout is in
+:mod:`minitriton.backend.debug_mode`, which also reads it after the launch).
+
+**Checks.** Every ``tt.load``, ``tt.store`` and atomic, and every
+``cp.async`` copy the software pipeliner makes of a load, checks each access
+on the lanes its mask enables: ``addr - lo < size - bytes + 1`` in unsigned
+64-bit arithmetic (a negative offset wraps around and fails too), where
+``lo`` and ``size`` are those of the argument the pointer was derived from
+(:mod:`~minitriton.backend.provenance`) and ``bytes`` the width of the
+access (a vectorized access of 4 fp32 checks its 16 bytes at once).
+Violating accesses are masked off, so the kernel never faults; a cold branch
+records the access: one slot per (thread, register) group, indexed
+``tid * registers + register``, holding the group's first address. The
+host turns the slot back into lanes through the layout and works out which
+of the group's elements are outside. Accesses
+through a pointer of unknown provenance are not checked.
+
+**The record.** ``record()`` (an always-inlined function: a real call would
+make ptxas spill every live register around it, and serialize ``wgmma``)
+claims the record for its (site, program) with a compare-and-swap on its
+first word; the lanes of the claiming site and program then write their
+slot (its index, the address, or an assert's two compared values). Later
+violations of other sites or programs leave it alone: the first one of the
+launch is kept.
+
+**Asserts.** ``tl.device_assert`` records the failing lanes and the values
+of the comparison it tests instead of calling ``__assertfail``, so the
+kernel runs to its end and the CUDA context stays usable.
+
+Without ``debug=True`` none of this code exists: the PTX is unchanged.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from llvmlite import ir
+
+from minitriton.backend.layouts import Layout
+from minitriton.backend.lltypes import GLOBAL_PTR, I1, I32, I64, VOID, Tensor, byte_size
+from minitriton.backend.provenance import UNKNOWN, Provenance
+from minitriton.diagnostics import Location
+from minitriton.ir.core import Operation, OpResult, Value
+from minitriton.ir.ops import FuncOp
+from minitriton.ir.types import PointerType, element_type
+
+#: Words (i64) before the first lane slot, and words per slot.
+HEADER_WORDS = 4
+SLOT_WORDS = 4
+#: The record key is ``(program << SITE_BITS) | (site + 1)``.
+SITE_BITS = 24
+RECORD_FN = "minitriton.debug.record"
+
+
+@dataclass
+class Site:
+    """One checked op: what the host needs to describe a violation there."""
+
+    kind: str  # "access" or "assert"
+    op: str  # tt.load, tt.store, tt.atomic_rmw ...
+    loc: Location
+    shape: tuple[int, ...]
+    arg: int = UNKNOWN  # the buffer's argument index (accesses)
+    elem_bytes: int = 0  # the access pointer's element size (accesses)
+    #: A vectorized access records its group once: registers ``r .. r+vec-1``, ``elem_bytes``
+    #: apart in memory, from the recorded register and address.
+    vec: int = 1
+    #: The op's layout (None: a scalar): the host turns (thread, register) into a lane.
+    layout: Layout | None = None
+    threads: int = 1
+    message: str = ""  # the assert's message
+    #: An assert's compared values: (side, name, element type such as "f32") of lhs and rhs.
+    sides: list[tuple[str, str, str]] = field(default_factory=list)
+
+    @property
+    def regs(self) -> int:
+        """Registers per thread of the op's layout (1 for a scalar)."""
+        return self.layout.num_regs if self.layout is not None else 1
+
+    @property
+    def slots(self) -> int:
+        """Record slots the site may write: one per (thread, register)."""
+        return self.threads * self.regs if self.layout is not None else 1
+
+    def lane(self, slot: int, offset: int = 0) -> int:
+        """The flat (row-major) element index of register ``reg + offset`` of ``slot``."""
+        if self.layout is None or not self.shape:
+            return 0
+        tid, reg = divmod(slot, self.regs)
+        coord = list(self.layout.reg_coords()[reg + offset])
+        lane, warp = tid % 32, tid // 32
+        for bits, bases in ((lane, self.layout.lane_bases), (warp, self.layout.warp_bases)):
+            for i, basis in enumerate(bases):
+                if bits >> i & 1:
+                    coord = [c ^ b for c, b in zip(coord, basis)]
+        flat = 0
+        for c, n in zip(coord, self.shape):
+            flat = flat * n + c
+        return flat
+
+
+@dataclass
+class CheckTable:
+    """What the host reads a record with: the sites and the arguments' names and types."""
+
+    sites: list[Site]
+    arg_names: list[str]
+    #: Per kernel argument: the pointee type name of a pointer ("fp32"), else "".
+    arg_types: list[str]
+
+    @property
+    def record_words(self) -> int:
+        """The record's size in i64 words."""
+        return HEADER_WORDS + SLOT_WORDS * max([1, *(s.slots for s in self.sites)])
+
+
+class CheckState:
+    """The per-kernel state of the checks while the code generator runs."""
+
+    def __init__(self, kernel: FuncOp) -> None:
+        self.prov = Provenance(kernel)
+        args = kernel.body.args
+        self.pointer_args = [i for i, a in enumerate(args) if isinstance(a.type, PointerType)]
+        types = [repr(a.type.pointee) if isinstance(a.type, PointerType) else "" for a in args]
+        names = [a.name_hint or f"arg{i}" for i, a in enumerate(args)]
+        self.table = CheckTable([], names, types)
+        self.site_ids: dict[int, int] = {}
+        self.bounds: dict[int, tuple[ir.Value, ir.Value]] = {}
+        self.record: ir.Value | None = None
+        self.limits: dict[tuple[int, int], ir.Value] = {}
+
+    def site(self, op: Operation, make: Any) -> int:
+        """The id of ``op``'s site (made once by ``make()``)."""
+        if id(op) not in self.site_ids:
+            self.site_ids[id(op)] = len(self.table.sites)
+            self.table.sites.append(make())
+        return self.site_ids[id(op)]
+
+
+class ChecksMixin:
+    """Debug-mode lowering for :class:`~minitriton.backend.codegen.Codegen` (see above)."""
+
+    b: ir.IRBuilder
+    pb: ir.IRBuilder
+    checks: CheckState | None
+
+    # ------------------------------------------------------------ parameters
+    def hidden_param_types(self) -> list[ir.Type]:
+        """The hidden parameters' types: (lo, size) per pointer argument, then the record."""
+        if self.checks is None:
+            return []
+        return [I64, I64] * len(self.checks.pointer_args) + [GLOBAL_PTR]
+
+    def bind_hidden(self, params: list[ir.Argument]) -> None:
+        """Remember the hidden parameters (see :meth:`hidden_param_types`)."""
+        if self.checks is None:
+            return
+        for n, arg in enumerate(self.checks.pointer_args):
+            self.checks.bounds[arg] = (params[2 * n], params[2 * n + 1])
+        self.checks.record = params[-1]
+
+    def _limit(self, arg: int, nbytes: int) -> ir.Value:
+        """``size - nbytes + 1`` (0 when the buffer is smaller), computed once."""
+        chk = self.checks
+        key = (arg, nbytes)
+        if key not in chk.limits:
+            _, size = chk.bounds[arg]
+            b = self.pb
+            fits = b.icmp_unsigned(">=", size, ir.Constant(I64, nbytes))
+            room = b.add(b.sub(size, ir.Constant(I64, nbytes)), ir.Constant(I64, 1))
+            chk.limits[key] = b.select(fits, room, ir.Constant(I64, 0))
+        return chk.limits[key]
+
+    def _in_bounds(self, arg: int, ptr: ir.Value, nbytes: int) -> ir.Value:
+        lo, _ = self.checks.bounds[arg]
+        off = self.b.sub(self.b.ptrtoint(ptr, I64), lo)
+        return self.b.icmp_unsigned("<", off, self._limit(arg, nbytes))
+
+    # ------------------------------------------------------------ accesses
+    def check_access(
+        self,
+        op: Operation,
+        layout: Layout | None,
+        ptrs: list[ir.Value],
+        r: int,
+        vec: int,
+        pred: ir.Value | None,
+    ) -> ir.Value | None:
+        """``pred`` and "registers ``r .. r+vec-1`` of ``ptrs`` are in bounds" (debug mode).
+
+        Outside debug mode, and for a pointer of unknown provenance, ``pred``
+        is returned unchanged.
+        """
+        chk = self.checks
+        if chk is None:
+            return pred
+        ptr_v = op.operands[0]
+        arg = chk.prov.of(ptr_v)
+        if arg == UNKNOWN or arg not in chk.bounds:
+            return pred
+        eb = byte_size(element_type(ptr_v.type).pointee)
+        threads = 32 * self.num_warps
+        site = chk.site(
+            op,
+            lambda: Site("access", op.name, op.loc, ptr_v.shape, arg, eb, vec, layout, threads),
+        )
+        ok = self._in_bounds(arg, ptrs[r], vec * eb)
+        bad = self.b.not_(ok) if pred is None else self.b.and_(pred, self.b.not_(ok))
+
+        def record() -> None:
+            # One slot for the group: the host finds which of its elements are outside.
+            addr = self.b.ptrtoint(ptrs[r], I64)
+            slot = self._slot(layout, r)
+            self._record(ir.Constant(I1, 1), site, slot, addr, ir.Constant(I64, 0))
+
+        self._cold(bad, record)
+        return ok if pred is None else self.b.and_(pred, ok)
+
+    def _slot(self, layout: Layout | None, reg: int) -> ir.Value:
+        """``tid * regs + reg``: which record slot this thread's register ``reg`` writes.
+
+        The host maps it back to a lane through the layout, so the device
+        computes no coordinates (they would be hoisted and hold registers).
+        """
+        if layout is None:
+            return ir.Constant(I32, 0)
+        regs = ir.Constant(I32, layout.num_regs)
+        return self.b.add(self.b.mul(self.tid, regs), ir.Constant(I32, reg))
+
+    def _cold(self, cond: ir.Value, body: Any) -> None:
+        """Run ``body()``'s code only where ``cond`` holds, on a branch marked unlikely."""
+        b = self.b
+        then_bb = b.append_basic_block("check.fail")
+        merge = b.append_basic_block("check.end")
+        br = b.cbranch(cond, then_bb, merge)
+        br.set_weights([1, 1000])
+        b.position_at_end(then_bb)
+        body()
+        b.branch(merge)
+        b.position_at_end(merge)
+
+    def _record(self, cond: ir.Value, site: int, slot: ir.Value, a: ir.Value, b: ir.Value) -> None:
+        fn = self._record_fn()
+        self.b.call(fn, [cond, self.checks.record, ir.Constant(I64, site), slot, a, b])
+
+    # ------------------------------------------------------------ asserts
+    def op_tt_assert(self, op: Operation) -> None:
+        """In debug mode, record failing lanes and their values (see the module docstring)."""
+        if self.checks is None:
+            super().op_tt_assert(op)  # type: ignore[misc]
+            return
+        cond_v = op.operands[0]
+        cond = self.get(cond_v)
+        vals = cond.vals if isinstance(cond, Tensor) else [cond]
+        layout = cond.layout if isinstance(cond, Tensor) else None
+        cmp, sides = self._compared(cond_v, layout)
+        site = self.checks.site(
+            op,
+            lambda: Site("assert", op.name, op.loc, cond_v.shape,
+                         message=str(op.attrs.get("message", "")), sides=sides,
+                         layout=layout, threads=32 * self.num_warps),
+        )  # fmt: skip
+        bad = self.b.not_(vals[0])
+        for v in vals[1:]:
+            bad = self.b.or_(bad, self.b.not_(v))
+
+        def record() -> None:
+            for i, v in enumerate(vals):
+                a, b = (self._as_word(c, i) for c in cmp) if cmp else (None, None)
+                zero = ir.Constant(I64, 0)
+                slot = self._slot(layout, i)
+                self._record(self.b.not_(v), site, slot, a or zero, b or zero)
+
+        self._cold(bad, record)
+
+    def _compared(
+        self, cond_v: Value, layout: Layout | None
+    ) -> tuple[list[Any], list[tuple[str, str, str]]]:
+        """The lowered lhs and rhs of the ``arith.cmp`` an assert tests, when they line up."""
+        owner = cond_v.owner if isinstance(cond_v, OpResult) else None
+        if owner is None or owner.name != "arith.cmp":
+            return [], []
+        lowered = [self.get(v) for v in owner.operands]
+        for v in lowered:
+            if isinstance(v, Tensor) and (layout is None or v.layout != layout):
+                return [], []
+        sides = [
+            (side, v.name_hint or "", element_type(v.type).name)
+            for side, v in zip(("lhs", "rhs"), owner.operands)
+        ]
+        return lowered, sides
+
+    def _as_word(self, v: Any, i: int) -> ir.Value:
+        """Register ``i`` of ``v`` as the raw bits in an i64."""
+        x = v.vals[i] if isinstance(v, Tensor) else v
+        t = x.type
+        if not isinstance(t, ir.IntType):
+            width = {"half": 16, "float": 32, "double": 64}[str(t)]
+            x = self.b.bitcast(x, ir.IntType(width))
+            t = x.type
+        return x if t.width == 64 else self.b.zext(x, I64)
+
+    # ------------------------------------------------------------ record()
+    def _record_fn(self) -> ir.Function:
+        """``record(cond, rec, site, slot, a, b)``: claim the record, fill ``slot``."""
+        name = RECORD_FN
+        if name in self._decls:
+            return self._decls[name]
+        fnty = ir.FunctionType(VOID, [I1, GLOBAL_PTR, I64, I32, I64, I64])
+        fn = ir.Function(self.module, fnty, name)
+        fn.linkage = "internal"
+        # Inlined: a call would make ptxas spill the live registers around it (and
+        # serialize wgmma); the code sits on cold branches anyway.
+        fn.attributes.add("alwaysinline")
+        self._decls[name] = fn
+        cond, rec, site, slot_i, a, b_val = fn.args
+        entry, claim, write, done = (fn.append_basic_block(n) for n in
+                                     ("entry", "claim", "write", "done"))  # fmt: skip
+        b = ir.IRBuilder(entry)
+        b.cbranch(cond, claim, done)
+        b.position_at_end(claim)
+        key = b.or_(b.shl(self._linear_pid(b), ir.Constant(I64, SITE_BITS)),
+                    b.add(site, ir.Constant(I64, 1)))  # fmt: skip
+        old = b.extract_value(b.cmpxchg(rec, ir.Constant(I64, 0), key, "monotonic", "monotonic"), 0)
+        mine = b.or_(b.icmp_unsigned("==", old, ir.Constant(I64, 0)),
+                     b.icmp_unsigned("==", old, key))  # fmt: skip
+        b.cbranch(mine, write, done)
+        b.position_at_end(write)
+        first = b.add(b.mul(b.zext(slot_i, I64), ir.Constant(I64, SLOT_WORDS)),
+                      ir.Constant(I64, HEADER_WORDS))  # fmt: skip
+        for k, value in enumerate((b.zext(slot_i, I64), a, b_val)):
+            slot = b.gep(rec, [b.add(first, ir.Constant(I64, k + 1))], source_etype=I64)
+            b.store(value, slot)
+        b.store(ir.Constant(I64, 1), b.gep(rec, [first], source_etype=I64))
+        b.branch(done)
+        b.position_at_end(done)
+        b.ret_void()
+        return fn
+
+    def _linear_pid(self, b: ir.IRBuilder) -> ir.Value:
+        x, y, z = (b.zext(self.sreg(f"ctaid.{d}", b), I64) for d in "xyz")
+        nx, ny = (b.zext(self.sreg(f"nctaid.{d}", b), I64) for d in "xy")
+        return b.add(x, b.mul(nx, b.add(y, b.mul(ny, z))))

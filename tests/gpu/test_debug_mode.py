@@ -1,0 +1,199 @@
+"""Debug mode on the GPU: out-of-bounds accesses and failed asserts, located; the process lives on.
+
+Every buggy launch must raise the very error the emulator raises for it
+(same text: location, source line, caret, program, offsets and lanes), and
+is followed by a correct launch in the same process, which must give the
+right answer. The correct-mask twins must raise nothing.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from minitriton.backend import DeviceArray, gpu_available
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+from tests.kernels import debug_mode as K  # noqa: E402
+
+pytestmark = [
+    pytest.mark.gpu,
+    pytest.mark.skipif(not gpu_available(), reason="needs an NVIDIA GPU and cuda-python"),
+]
+
+
+def emulator_error(kernel, grid, *args, **meta) -> str:
+    """The emulator's message for the same launch."""
+    with pytest.raises(Exception) as info:
+        kernel[grid](*args, backend="emulator", debug=True, **meta)
+    assert type(info.value).__name__ == "EmulatorError"
+    return str(info.value)
+
+
+def gpu_error(kernel, grid, *args, **meta) -> str:
+    from minitriton.emulator.errors import DeviceCheckError
+
+    with pytest.raises(DeviceCheckError) as info:
+        kernel[grid](*args, backend="gpu", debug=True, **meta)
+    return str(info.value)
+
+
+def assert_lives_on() -> None:
+    """A correct launch after the error gives the right answer."""
+    rng = np.random.default_rng(7)
+    n = 1000
+    x, y = rng.standard_normal(n, dtype=np.float32), rng.standard_normal(n, dtype=np.float32)
+    out = np.zeros(n, np.float32)
+    K.add[(4,)](x, y, out, n, BLOCK=256, backend="gpu", debug=True)
+    np.testing.assert_array_equal(out, x + y)
+    out[:] = 0
+    K.add[(4,)](x, y, out, n, BLOCK=256, backend="gpu")
+    np.testing.assert_array_equal(out, x + y)
+
+
+def test_unmasked_store_past_the_end():
+    out = np.zeros(8, np.float32)
+    got = gpu_error(K.store_past_end, (1,), out, 8, BLOCK=16, MASKED=False)
+    assert got == emulator_error(K.store_past_end, (1,), out, 8, BLOCK=16, MASKED=False)
+    assert (
+        "error: out-of-bounds tt.store to 'out_ptr' (8 elements of fp32) in program (0, 0, 0)"
+        in got
+    )
+    assert "offsets 8, 9, ... at lanes 8, 9, ... (8 lanes out of bounds)" in got
+    assert "tl.store(out_ptr + offs, offs.to(tl.float32))\n" in got
+    assert np.all(out == 0)  # NumPy arguments are left as they were before the launch
+    assert_lives_on()
+
+
+def test_store_at_a_negative_offset():
+    out = np.zeros(8, np.float32)
+    args = (out, 8)
+    got = gpu_error(K.store_before_start, (1,), *args, BLOCK=16, SHIFT=3)
+    assert got == emulator_error(K.store_before_start, (1,), *args, BLOCK=16, SHIFT=3)
+    assert "offsets -3, -2, ... at lanes 0, 1, ... (3 lanes out of bounds)" in got
+    assert_lives_on()
+
+
+def test_unmasked_load_past_the_end():
+    x = np.arange(10, dtype=np.float32)
+    out = np.zeros(16, np.float32)
+    got = gpu_error(K.load_past_end, (1,), x, out, 10, BLOCK=16, MASKED=False)
+    assert got == emulator_error(K.load_past_end, (1,), x, out, 10, BLOCK=16, MASKED=False)
+    assert "out-of-bounds tt.load from 'x_ptr' (10 elements of fp32)" in got
+    assert "offsets 10, 11, ... at lanes 10, 11, ... (6 lanes out of bounds)" in got
+    assert_lives_on()
+
+
+def test_tile_with_a_missing_column_mask():
+    x = np.arange(4 * 6, dtype=np.float32).reshape(4, 6)
+    out = np.zeros((4, 8), np.float32)
+    meta = dict(BM=4, BN=8, COLS=False)
+    got = gpu_error(K.tile_copy, (1,), x, out, 4, 6, **meta)
+    assert got == emulator_error(K.tile_copy, (1,), x, out, 4, 6, **meta)
+    assert "offsets 24, 25 at lanes (3, 6), (3, 7) (2 lanes out of bounds)" in got
+    assert_lives_on()
+
+
+def test_pointer_moved_into_a_neighbouring_argument():
+    base = DeviceArray.from_numpy(np.arange(24, dtype=np.float32))
+    x = DeviceArray(base.ptr, (8,), np.float32, owner=False)
+    y = DeviceArray(base.ptr + 8 * 4, (16,), np.float32, owner=False)
+    got = gpu_error(K.copy_block, (1,), x, y, BLOCK=16)
+    assert (
+        "error: out-of-bounds tt.load from 'x_ptr' (8 elements of fp32) in program (0, 0, 0)" in got
+    )
+    assert "offsets 8, 9, ... at lanes 8, 9, ... (8 lanes out of bounds)" in got
+    assert "tl.store(y_ptr + offs, tl.load(x_ptr + offs))" in got
+    # Without debug mode the same launch reads y's memory silently (racing with its stores).
+    K.copy_block[(1,)](x, y, BLOCK=16, backend="gpu")
+    np.testing.assert_array_equal(base.to_numpy()[8:16], np.arange(8, dtype=np.float32))
+    assert_lives_on()
+
+
+def test_failing_device_assert():
+    x = np.array([1, 2, -3, 4, 0, 6, -7, 8, 9, -1], np.float32)
+    got = gpu_error(K.check_positive, (1,), x, 10, BLOCK=16)
+    assert got == emulator_error(K.check_positive, (1,), x, 10, BLOCK=16)
+    assert "error: device assertion failed: x must be positive in program (0, 0, 0)" in got
+    assert "false at lanes 2, 4, 6, ... (4 lanes of 16)" in got
+    assert "lhs (x): -3.0, 0.0, -7.0, ..." in got
+    assert_lives_on()
+
+
+def test_error_in_a_later_program():
+    x = np.ones(900, np.float32)  # 100 elements short of n
+    y = np.ones(1000, np.float32)
+    out = np.zeros(1000, np.float32)
+    got = gpu_error(K.add, (4,), x, y, out, 1000, BLOCK=256)
+    assert got == emulator_error(K.add, (4,), x, y, out, 1000, BLOCK=256)
+    assert "'x_ptr' (900 elements of fp32) in program (3, 0, 0)" in got
+    assert "offsets 900, 901, ... at lanes 132, 133, ... (100 lanes out of bounds)" in got
+    assert_lives_on()
+
+
+@pytest.mark.parametrize(
+    "launch",
+    [
+        lambda: K.store_past_end[(1,)](
+            np.zeros(8, np.float32), 8, BLOCK=16, MASKED=True, backend="gpu", debug=True
+        ),
+        lambda: K.store_before_start[(1,)](
+            np.zeros(16, np.float32), 8, BLOCK=16, SHIFT=0, backend="gpu", debug=True
+        ),
+        lambda: K.load_past_end[(1,)](
+            np.ones(10, np.float32),
+            np.zeros(16, np.float32),
+            10,
+            BLOCK=16,
+            MASKED=True,
+            backend="gpu",
+            debug=True,
+        ),
+        lambda: K.tile_copy[(1,)](
+            np.ones((4, 6), np.float32),
+            np.zeros((4, 8), np.float32),
+            4,
+            6,
+            BM=4,
+            BN=8,
+            COLS=True,
+            backend="gpu",
+            debug=True,
+        ),
+        lambda: K.check_positive[(1,)](
+            np.ones(10, np.float32), 10, BLOCK=16, backend="gpu", debug=True
+        ),
+    ],
+    ids=["store", "negative", "load", "tile", "assert"],
+)
+def test_correct_masks_raise_nothing(launch):
+    launch()
+
+
+def test_correct_tile_values():
+    x = np.arange(24, dtype=np.float32).reshape(4, 6)
+    out = np.full((4, 8), -1, np.float32)
+    K.tile_copy[(1,)](x, out, 4, 6, BM=4, BN=8, COLS=True, backend="gpu", debug=True)
+    np.testing.assert_array_equal(out[:, :6], x)
+    assert np.all(out[:, 6:] == 0)
+
+
+def test_torch_tensor_extent_is_its_storage():
+    torch = pytest.importorskip("torch")
+    if not torch.cuda.is_available():
+        pytest.skip("needs torch with CUDA")
+    from minitriton.backend.debug_mode import extent
+
+    small = torch.zeros(8, device="cuda")
+    assert extent(small, small.data_ptr()) == (small.data_ptr(), 32)
+    base = torch.zeros(16, device="cuda")
+    assert extent(base[4:], base.data_ptr() + 16) == (base.data_ptr(), 64)
+    view = base[:8]  # the view's storage holds 16 elements: x + 8 .. x + 15 are inside it
+    K.store_past_end[(1,)](view, 8, BLOCK=16, MASKED=False, backend="gpu", debug=True)
+    torch.cuda.synchronize()
+    assert base.cpu().tolist() == [float(i) for i in range(16)]
+    got = gpu_error(K.store_past_end, (1,), small, 8, BLOCK=16, MASKED=False)
+    assert "(8 elements of fp32)" in got and "offsets 8, 9, ..." in got
