@@ -5,8 +5,9 @@ its thread id, of one basis value per bit (:mod:`minitriton.backend.layouts`).
 Emitted bit by bit, as ``((tid >> i) & 1) * basis_i``, the sum is a chain of
 ``bfe``/``shl``/``or`` that LLVM leaves opaque: it reassociates the ``or``
 chain into different ``add`` chains at different uses, keeps several partial
-sums live across loops, and costs registers (four more, and one CTA less per
-SM, in tutorial 05's layer norm).
+sums live across loops, and costs registers: tutorial 05's layer norm
+(BLOCK 4096, 8 warps) took 44 instead of 32, so 5 CTAs fit on an SM instead
+of 8, and it ran at 0.91x Triton's bandwidth on an H200 instead of 0.98-1.01x.
 
 For the layouts we use, consecutive id bits usually have doubling
 power-of-two bases: a blocked layout with 4 elements per thread over 8 warps
