@@ -25,6 +25,7 @@ from llvmlite import ir
 
 from minitriton.backend.accelerate_matmul import arch_number
 from minitriton.backend.axis import AxisAnalysis
+from minitriton.backend.bitpack import pack_bits
 from minitriton.backend.layouts import Layout
 from minitriton.backend.lltypes import (
     F32_T,
@@ -75,6 +76,7 @@ _INT_BINARY = {
 _FLOAT_BINARY = {"arith.add": "fadd", "arith.sub": "fsub", "arith.mul": "fmul"}
 _ICMP = {"eq": "==", "ne": "!=", "lt": "<", "le": "<=", "gt": ">", "ge": ">="}
 _SREG = ("x", "y", "z")
+LANE_BITS = 5  # log2 of the warp size
 #: The largest column LLVM debug info holds (DWARF keeps columns in 16 bits).
 MAX_DEBUG_COLUMN = 65535
 
@@ -226,17 +228,11 @@ class Codegen(ChecksMixin, MmaMixin, MathMixin, MemoryMixin, WgmmaMixin, Collect
         return [self._thread_offset(layout, d) for d in range(layout.rank)]
 
     def _thread_offset(self, layout: Layout, dim: int) -> ir.Value:
-        def make(b: ir.IRBuilder) -> ir.Value:
-            total: ir.Value = ir.Constant(I32, 0)
-            for src, bases in ((self.lane, layout.lane_bases), (self.warp, layout.warp_bases)):
-                for bit, basis in enumerate(bases):
-                    if not basis[dim]:
-                        continue
-                    flag = b.and_(b.lshr(src, ir.Constant(I32, bit)), ir.Constant(I32, 1))
-                    total = b.or_(total, b.mul(flag, ir.Constant(I32, basis[dim])))
-            return total
-
-        return self.cached(("toff", layout, dim), make)
+        # Lane bit i is thread-id bit i and warp bit j is thread-id bit 5 + j,
+        # so the offset is packed straight from tid (see bitpack for why).
+        lanes = [(i, basis[dim]) for i, basis in enumerate(layout.lane_bases)]
+        warps = [(LANE_BITS + j, basis[dim]) for j, basis in enumerate(layout.warp_bases)]
+        return self.cached(("toff", layout, dim), lambda b: pack_bits(b, self.tid, lanes + warps))
 
     def owner_pred(self, layout: Layout) -> ir.Value | None:
         """True in the one thread of each group holding copies of the same elements."""

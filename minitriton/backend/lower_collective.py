@@ -33,6 +33,7 @@ from math import prod
 from llvmlite import ir
 
 from minitriton.backend.accelerate_matmul import arch_number
+from minitriton.backend.bitpack import pack_bits
 from minitriton.backend.layouts import Layout, slice_layout
 from minitriton.backend.lltypes import (
     F32_T,
@@ -272,10 +273,7 @@ class CollectiveMixin:
 
     def _reduce_warps(self, acc, layout, axis, wbits, sts, region) -> dict:
         nw = 1 << len(wbits)
-        widx: ir.Value = ir.Constant(I32, 0)
-        for j, bit in enumerate(wbits):
-            flag = self.b.and_(self.b.lshr(self.warp, ir.Constant(I32, bit)), ir.Constant(I32, 1))
-            widx = self.b.or_(widx, self.b.shl(flag, ir.Constant(I32, j)))
+        widx = pack_bits(self.b, self.warp, [(bit, 1 << j) for j, bit in enumerate(wbits)])
         out_layout = slice_layout(layout, axis)
         strides = row_major(out_layout.shape)
         lin, consts = self.lin_index(out_layout, strides)
