@@ -1,9 +1,11 @@
 """Grading cannot be fooled by the code it grades.
 
 Kernel files run in a child process that returns only data; the grader
-scores in its own process and alone writes ``progress.json``. Compiler
-copies run the project's tests in a child pytest whose report path is not
-on its command line; early exits and skips score nothing.
+scores in its own process and alone writes ``progress.json``. A compiler
+copy runs in a child that answers the grader's tests with plain data
+(:mod:`minitriton.exercises.compiler_sandbox`); the tests, the report and
+the score stay in processes that never import it, and a child that stops
+before the end scores nothing.
 """
 
 from __future__ import annotations
@@ -117,23 +119,47 @@ def test_a_correct_file_passes_through_the_sandbox(
 
 # ---------------------------------------------------------------- compiler track
 
-# Appended to the stubbed promotion.py: skip the tests that would fail, and
-# write a passing report wherever --junitxml points.
-SKIP_AND_FORGE = """
-import atexit as _atexit, sys as _sys
+# Appended to the stubbed promotion.py (it runs in the child when the grader
+# first asks for integer_promote): patch every grader function it can reach,
+# fake the progress and the JUnit report, print a score.
+COMPILER_TAMPER = """
+import atexit as _atexit, json as _json, os as _os, pathlib as _pathlib, sys as _sys
+import minitriton.exercises.compiler as _c
+import minitriton.exercises.results as _r
+_r.CheckResult.score = property(lambda self: 1.0)
+_r.CheckResult.passed = property(lambda self: True)
+_c._read_junit = lambda *a, **k: []
+_ws = _pathlib.Path(_os.environ["MINITRITON_WORKSPACE"])
+(_ws / "progress.json").write_text(_json.dumps({"c4": {"status": "passed", "score": 1.0}}))
+for _arg in _sys.argv:
+    if _arg.endswith(".xml"):
+        _pathlib.Path(_arg).write_text('<testsuite><testcase classname="t" name="x"/></testsuite>')
+print(_json.dumps({"total": 1.0, "exercises": [{"id": "c4", "score": 1.0, "passed": True}]}))
+print("Score: 11/11 (100%)")
+"""
+
+# The right answer for the first calls, then the child leaves, with "success".
+EXIT_MIDWAY = """
+_answers = 0
 
 
-def _forge():
-    if "--junitxml" in _sys.argv:
-        path = _sys.argv[_sys.argv.index("--junitxml") + 1]
-        with open(path, "w") as f:
-            f.write('<testsuite><testcase classname="t" name="x"/></testsuite>')
+def integer_promote(a, b):
+    global _answers
+    _answers += 1
+    if _answers > 3:
+        import os
 
+        os._exit(0)
+    a_unsigned, b_unsigned = a.kind == "uint", b.kind == "uint"
+    if a_unsigned == b_unsigned:
+        return a if a.bitwidth > b.bitwidth else b
+    if a_unsigned:
+        return a if a.bitwidth >= b.bitwidth else b
+    return b if b.bitwidth >= a.bitwidth else a
+"""
 
-_atexit.register(_forge)
-_real = integer_promote
-
-
+# Skips the test from inside the student's function (pytest's Skipped).
+SKIP = """
 def integer_promote(a, b):
     import pytest
 
@@ -141,28 +167,80 @@ def integer_promote(a, b):
 """
 
 
+def _promotion_file(ws: Path, capsys: pytest.CaptureFixture[str]) -> Path:
+    _cli(capsys, "start", "c4", "--workspace", str(ws))
+    return ws / "compiler" / "c4_promotion" / "minitriton" / "frontend" / "promotion.py"
+
+
+def _check_c4(ws: Path, capsys: pytest.CaptureFixture[str]) -> tuple[int, dict]:
+    rc, out = _cli(capsys, "check", "c4", "--json", "--workspace", str(ws))
+    report = json.loads(out)  # what the student printed never reaches this output
+    return rc, report["exercises"][0]
+
+
+def _append(path: Path, code: str) -> None:
+    path.write_text(path.read_text(encoding="utf-8") + code, encoding="utf-8")
+
+
 @pytest.mark.slow
-def test_a_compiler_copy_that_skips_and_forges_scores_zero(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+def test_a_compiler_copy_that_patches_the_grader_scores_zero(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    _cli(capsys, "start", "c4", "--workspace", str(tmp_path))
-    target = tmp_path / "compiler" / "c4_promotion" / "minitriton" / "frontend" / "promotion.py"
-    target.write_text(target.read_text(encoding="utf-8") + SKIP_AND_FORGE, encoding="utf-8")
-    rc, out = _cli(capsys, "check", "c4", "--json", "--workspace", str(tmp_path))
-    report = json.loads(out)["exercises"][0]
-    assert rc == 1 and report["score"] < 0.5
-    skipped = [c for c in report["cases"] if "a skip fails" in c["message"]]
-    assert skipped and not any(c["passed"] for c in skipped)
+    monkeypatch.setenv("MINITRITON_WORKSPACE", str(tmp_path))
+    _append(_promotion_file(tmp_path, capsys), COMPILER_TAMPER)
+    rc, report = _check_c4(tmp_path, capsys)
+    assert rc == 1 and report["score"] == 0.0 and report["passed"] is False
+    assert report["cases"] and all("c4-promotion" in c["message"] for c in report["cases"])
+    progress = _progress(tmp_path)["c4"]
+    assert progress["status"] == "failed" and progress["score"] == 0.0
+
+
+@pytest.mark.slow
+def test_what_a_compiler_copy_prints_is_shown_not_graded(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("MINITRITON_WORKSPACE", str(tmp_path))
+    _append(_promotion_file(tmp_path, capsys), COMPILER_TAMPER)
+    rc, out = _cli(capsys, "check", "c4")
+    assert rc == 1 and "Score: 0/11 (0%)" in out
+    assert "your code printed (shown, not graded):" in out and "| Score: 11/11 (100%)" in out
 
 
 @pytest.mark.slow
 def test_a_compiler_copy_that_exits_early_scores_zero(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    _cli(capsys, "start", "c4", "--workspace", str(tmp_path))
-    target = tmp_path / "compiler" / "c4_promotion" / "minitriton" / "frontend" / "promotion.py"
-    text = target.read_text(encoding="utf-8")
-    target.write_text(text + "\nimport os as _os\n_os._exit(0)\n", encoding="utf-8")
-    rc, out = _cli(capsys, "check", "c4", "--json", "--workspace", str(tmp_path))
-    report = json.loads(out)["exercises"][0]
-    assert rc == 1 and report["score"] == 0.0 and "did not run" in report["error"]
+    _append(_promotion_file(tmp_path, capsys), "\nimport os as _os\n_os._exit(0)\n")
+    rc, report = _check_c4(tmp_path, capsys)
+    assert rc == 1 and report["score"] == 0.0 and not report["cases"]
+    assert "stopped" in report["error"] and "nothing is graded" in report["error"]
+
+
+@pytest.mark.slow
+def test_a_compiler_copy_that_exits_midway_scores_zero(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _append(_promotion_file(tmp_path, capsys), EXIT_MIDWAY)
+    rc, report = _check_c4(tmp_path, capsys)
+    assert rc == 1 and report["score"] == 0.0 and "nothing is graded" in report["error"]
+
+
+@pytest.mark.slow
+def test_a_compiler_copy_that_skips_scores_zero(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _append(_promotion_file(tmp_path, capsys), SKIP)
+    rc, report = _check_c4(tmp_path, capsys)
+    assert rc == 1 and report["score"] == 0.0 and "nothing is graded" in report["error"]
+
+
+@pytest.mark.slow
+def test_a_solved_compiler_copy_passes_through_the_sandbox(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    target = _promotion_file(tmp_path, capsys)
+    solved = (catalog.repo_dir() / "minitriton" / "frontend" / "promotion.py").read_text("utf-8")
+    target.write_text(solved + "\nprint('debugging output')\n", encoding="utf-8")
+    rc, out = _cli(capsys, "check", "c4", "--workspace", str(tmp_path))
+    assert rc == 0 and "Exercise c4 passed" in out and "| debugging output" in out
+    assert _progress(tmp_path)["c4"]["status"] == "passed"
