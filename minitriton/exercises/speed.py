@@ -13,7 +13,7 @@ never imported by the grader. The child checks the result against torch on
 the same inputs before it times, and writes only numbers (``speed.json``).
 A timing comes from the student's process, so unlike the cases it could be
 forged; it is a report for the student, and an instructor who grades on
-speed re-times the kernel (``check N --gpu --file``).
+speed reads the kernel and times it with a script of their own.
 """
 
 from __future__ import annotations
