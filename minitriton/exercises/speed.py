@@ -147,8 +147,14 @@ def _time(kernel_module: Any, shape: tuple[int, int, int], num_warps: int, bench
     err = (torch.linalg.norm(c - ref) / torch.linalg.norm(ref)).item()
     if not err <= MAX_REL_ERROR:
         return {"error": f"wrong result at this size (relative error {err:.2g}): not timed"}
-    ms = float(bench(run, quantiles=[0.5])[0])
+    ms = _median_ms(bench, run)
     return {"tflops": 2 * m * n * k / (ms * 1e-3) / 1e12, "ms": ms}
+
+
+def _median_ms(bench: Any, fn: Any) -> float:
+    """The median time of ``fn`` in ms (both do_bench return one float for one quantile)."""
+    out = bench(fn, quantiles=[0.5])
+    return float(out[0] if isinstance(out, (list, tuple)) else out)
 
 
 def _torch(shape: tuple[int, int, int], bench: Any) -> dict:
@@ -157,7 +163,7 @@ def _torch(shape: tuple[int, int, int], bench: Any) -> dict:
     m, n, k = shape
     a = torch.randn((m, k), device="cuda", dtype=torch.float16)
     b = torch.randn((k, n), device="cuda", dtype=torch.float16)
-    ms = float(bench(lambda: a @ b, quantiles=[0.5])[0])
+    ms = _median_ms(bench, lambda: a @ b)
     return {"tflops": 2 * m * n * k / (ms * 1e-3) / 1e12, "ms": ms}
 
 

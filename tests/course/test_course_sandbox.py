@@ -244,3 +244,41 @@ def test_a_solved_compiler_copy_passes_through_the_sandbox(
     rc, out = _cli(capsys, "check", "c4", "--workspace", str(tmp_path))
     assert rc == 0 and "Exercise c4 passed" in out and "| debugging output" in out
     assert _progress(tmp_path)["c4"]["status"] == "passed"
+
+
+def test_a_compiler_copy_that_hangs_is_stopped(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from minitriton.exercises import compiler_sandbox
+
+    _append(
+        _promotion_file(tmp_path, capsys),
+        "\n\ndef integer_promote(a, b):\n    while True:\n        pass\n",
+    )
+    monkeypatch.setattr(compiler_sandbox, "CALL_TIMEOUT_S", 3)
+    copy = tmp_path / "compiler" / "c4_promotion"
+    worker = compiler_sandbox.Worker(copy, tmp_path / "printed.txt")
+    with pytest.raises(compiler_sandbox.StudentStopped, match="more than 3 s"):
+        worker.call("integer_promote", "i8", "u8")
+    with pytest.raises(compiler_sandbox.StudentStopped, match="nothing is graded"):
+        worker.call("integer_promote", "i8", "u8")  # a stopped child answers nothing more
+    worker.close()
+    assert worker.stopped and worker.proc.returncode is not None
+
+
+def test_a_compiler_answer_that_is_not_plain_data_is_an_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from minitriton.exercises import compiler_sandbox
+
+    _cli(capsys, "start", "c7", "--workspace", str(tmp_path))
+    copy = tmp_path / "compiler" / EXERCISES["c7"].folder.name
+    layout = copy / "minitriton" / "backend" / "shared_layout.py"
+    _append(layout, "\n\nSharedTile.linear = lambda self, row, col: object()\n")
+    worker = compiler_sandbox.Worker(copy, tmp_path / "printed.txt")
+    try:
+        with pytest.raises(TypeError, match="not JSON serializable"):
+            worker.call("linear", [[64, 64], 1, 2, 128], 0, 0)
+        assert not worker.stopped  # a wrong answer fails the call, not the run
+    finally:
+        worker.close()
