@@ -282,3 +282,61 @@ def test_a_compiler_answer_that_is_not_plain_data_is_an_error(
         assert not worker.stopped  # a wrong answer fails the call, not the run
     finally:
         worker.close()
+
+
+def _solved_copy(ex_id: str, ws: Path, capsys: pytest.CaptureFixture[str]) -> Path:
+    """The student's copy of ``ex_id`` with the real code in every marked file."""
+    from minitriton.exercises.stubs import installed_path, marker_index
+
+    _cli(capsys, "start", ex_id, "--workspace", str(ws))
+    copy = ws / "compiler" / EXERCISES[ex_id].folder.name
+    repo = catalog.repo_dir()
+    for path, _ in marker_index(repo)[EXERCISES[ex_id].spec.MARKER]:
+        target = copy / installed_path(repo, path)
+        target.write_text(path.read_text(encoding="utf-8"), encoding="utf-8")
+    return copy
+
+
+def _first_mutants() -> list:
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).parent))
+    from compiler_mutants import MUTANTS
+
+    firsts: dict[str, object] = {}
+    for m in MUTANTS:
+        firsts.setdefault(m.exercise, m)
+    return list(firsts.values())
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("mutant", _first_mutants(), ids=lambda m: m.exercise)
+def test_a_wrong_copy_fails_through_the_sandbox_naming_the_mistake(
+    mutant, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The child's wrong answers reach the grader's tests: the same failures as in-process."""
+    import re
+
+    from minitriton.exercises.stubs import installed_path, marker_index
+
+    copy = _solved_copy(mutant.exercise, tmp_path, capsys)
+    module, _, name = mutant.target.partition(":")
+    repo = catalog.repo_dir()
+    marker = EXERCISES[mutant.exercise].spec.MARKER
+    path = next(
+        copy / installed_path(repo, p)
+        for p, _ in marker_index(repo)[marker]
+        if installed_path(repo, p).with_suffix("").as_posix().replace("/", ".") == module
+    )
+    owner, _, attr = name.rpartition(".")
+    code = mutant.code + (f"\n{owner}.{attr} = {attr}\n" if owner else "")
+    _append(path, "\n" + code)
+    rc, report = _check_json(mutant.exercise, tmp_path, capsys)
+    failing = [f"{c['name']} -- {c['message']}" for c in report["cases"] if not c["passed"]]
+    assert rc == 1 and not report["error"] and failing, report
+    assert re.search(mutant.expect, "\n".join(failing)), failing
+
+
+def _check_json(ex_id: str, ws: Path, capsys: pytest.CaptureFixture[str]) -> tuple[int, dict]:
+    rc, out = _cli(capsys, "check", ex_id, "--json", "--workspace", str(ws))
+    return rc, json.loads(out)["exercises"][0]
