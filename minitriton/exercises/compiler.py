@@ -71,7 +71,6 @@ def check_compiler_copy(ex: Exercise, copy: Path | None) -> CheckResult:
             result.error = sandbox.read_status(Path(tmp) / "status.json")
             result.output = _printed(Path(tmp) / "printed.txt")
             if result.error:
-                result.error += _quoted(result.output)
                 result.cases = []  # nothing of a stopped run counts
     for case in result.cases:
         case.hint = failing_test_hint(ex, case.name)
@@ -193,14 +192,6 @@ def _printed(path: Path) -> str:
         return "\n".join(path.read_text(errors="replace").rstrip().splitlines()[-40:])
     except OSError:
         return ""
-
-
-def _quoted(text: str) -> str:
-    if not text.strip():
-        return ""
-    return "\nyour code printed (shown, not graded):\n" + "\n".join(
-        "  | " + ln for ln in text.splitlines()
-    )
 
 
 def _tail(text: str, n: int = 15) -> str:
