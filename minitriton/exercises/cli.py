@@ -37,6 +37,7 @@ from minitriton.exercises.catalog import (
 from minitriton.exercises.compiler import check_compiler_copy, marked_files
 from minitriton.exercises.kernels import check_kernel_file
 from minitriton.exercises.results import CheckResult
+from minitriton.exercises.speed import add_speed_report
 from minitriton.exercises.stubs import make_package_copy, marker_index
 from minitriton.exercises.workspace import Progress, Workspace
 
@@ -307,6 +308,7 @@ def grade(ex: Exercise, ws: Workspace, backend: str, args: argparse.Namespace) -
         # A plain GPU rarely faults on an out-of-bounds access (it reads garbage or
         # allocation padding), so kernels run in debug mode: every access is checked.
         result.note = "checked on the GPU in debug mode (every memory access is bounds-checked)"
+        add_speed_report(ex, path, result)  # specs with SPEED (18): TFLOP/s vs the reference
     return result
 
 

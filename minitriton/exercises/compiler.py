@@ -10,49 +10,33 @@ it::
     TEST_HINTS = {"while": 1}                  # optional: the hint a failing test points to
 
 ``start`` writes a copy of the package with the marked regions stubbed into
-the workspace; ``check`` runs the tests in a fresh Python whose
-``minitriton`` is that copy (it comes first on ``sys.path``), and reads the
-outcome from pytest's JUnit XML report.
-
-The tests necessarily run in the same process as the student's code, so the
-grader guards what it can from outside: the report's path is not on the
-command line (a small plugin outside the student's copy takes it from the
-environment and removes it before any test imports the student's code), a
-run that exits early leaves no report and scores 0, and a skipped test
-counts as failed (only GPU tests may skip).
+the workspace; ``check`` runs the tests in a fresh pytest process whose
+``minitriton`` is the *real* package, with the exercise's functions replaced
+by proxies to a child process that runs the student's copy
+(:mod:`.compiler_sandbox`). The score comes from that pytest's JUnit XML
+report, and only when the child answered to the end: a child that exits
+early, hangs or breaks the protocol scores 0. A skipped test counts as
+failed (only GPU tests may skip).
 """
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import subprocess
 import sys
 import tempfile
-import textwrap
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
+from minitriton.exercises import compiler_sandbox as sandbox
 from minitriton.exercises.catalog import Exercise, repo_dir
 from minitriton.exercises.results import CaseResult, CheckResult
 from minitriton.exercises.stubs import installed_path, marker_index
 
 TIMEOUT_S = 600
-REPORT_ENV = "MINITRITON_REPORT_TO"
-PLUGIN = "_minitriton_report_plugin"
-_PLUGIN_SOURCE = f"""
-import os
-
-import pytest
-
-_PATH = os.environ.pop({REPORT_ENV!r}, "")
-
-
-@pytest.hookimpl(tryfirst=True)
-def pytest_configure(config):
-    if _PATH:
-        config.option.xmlpath = _PATH
-"""
+PLUGIN = "_minitriton_sandbox_plugin"
 
 
 def marked_files(ex: Exercise, package_root: Path) -> list[Path]:
@@ -83,6 +67,11 @@ def check_compiler_copy(ex: Exercise, copy: Path | None) -> CheckResult:
             result.error = "the tests did not run:\n" + _tail(proc.stdout + proc.stderr)
             return result
         result.cases = _read_junit(report)
+        if copy is not None:
+            result.error = sandbox.read_status(Path(tmp) / "status.json")
+            result.output = _printed(Path(tmp) / "printed.txt")
+            if result.error:
+                result.cases = []  # nothing of a stopped run counts
     for case in result.cases:
         case.hint = failing_test_hint(ex, case.name)
     return result
@@ -141,18 +130,25 @@ def student_env(copy: Path | None) -> dict[str, str]:
 def _run_pytest(
     ex: Exercise, copy: Path | None, report: Path, tmp: Path
 ) -> subprocess.CompletedProcess:
-    # `python -m` puts the working directory first on sys.path: run in the
-    # copy, so that its `minitriton` wins over the installed one.
-    cwd = copy if copy is not None else repo_dir()
-    plugin_dir = tmp / "plugin"
-    plugin_dir.mkdir()
-    (plugin_dir / f"{PLUGIN}.py").write_text(textwrap.dedent(_PLUGIN_SOURCE), encoding="utf-8")
-    env = student_env(copy)
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(plugin_dir), env.get("PYTHONPATH")]))
-    env[REPORT_ENV] = str(report)
+    # The tests run with the real package (the repository first on sys.path);
+    # with a copy, the plugin sends the exercise's functions to a child.
+    env = student_env(None)
+    if copy is not None:
+        plugin_dir = tmp / "plugin"
+        plugin_dir.mkdir()
+        (plugin_dir / f"{PLUGIN}.py").write_text(sandbox.PLUGIN_SOURCE, encoding="utf-8")
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(plugin_dir), env.get("PYTHONPATH")]))
+        env[sandbox.SETTINGS_ENV] = json.dumps(
+            {
+                "marker": ex.spec.MARKER,
+                "copy": str(copy),
+                "log": str(tmp / "printed.txt"),
+                "status": str(tmp / "status.json"),
+            }
+        )
     return subprocess.run(
-        [*pytest_command(ex, None), "-p", PLUGIN],
-        cwd=cwd,
+        [*pytest_command(ex, report), *(["-p", PLUGIN] if copy is not None else [])],
+        cwd=repo_dir(),
         env=env,
         capture_output=True,
         text=True,
@@ -189,6 +185,13 @@ def _one_line(message: str) -> str:
     # The golden fixture suggests regenerating; a student must match the file instead.
     text = text.replace("(pytest --update-goldens)", "(the expected output: match it)")
     return text if len(text) <= 160 else text[:157] + "..."
+
+
+def _printed(path: Path) -> str:
+    try:
+        return "\n".join(path.read_text(errors="replace").rstrip().splitlines()[-40:])
+    except OSError:
+        return ""
 
 
 def _tail(text: str, n: int = 15) -> str:

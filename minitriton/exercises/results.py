@@ -59,4 +59,5 @@ class CheckResult:
             ],
             "error": self.error,
             "backend": self.backend,
+            "note": self.note,
         }

@@ -19,6 +19,10 @@ OUTCOMES = (
 NUM_WARPS = 4
 #: The arch -> the accumulator layout the dot must get there.
 ARCHS = {"sm_90a": 3, "sm_80": 2}
+#: ``check 18 --gpu``: once the cases pass, the kernel is timed on this shape
+#: and must reach ``floor`` times the reference solution's TFLOP/s
+#: (see minitriton.exercises.speed).
+SPEED = {"shape": (4096, 4096, 4096), "floor": 0.5}
 #: fp16 products are exact in fp32; only the order of the additions differs.
 TOLERANCE = {"atol": 1e-3, "rtol": 1e-3}
 
