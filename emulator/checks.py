@@ -45,6 +45,7 @@ from minitriton.emulator.tools import Launch, Tool, using
 from minitriton.emulator.values import RVal
 from minitriton.ir.core import BlockArgument, Operation, OpResult, Value
 from minitriton.ir.ops import Module
+from minitriton.ir.traits import ReadsMemory, UnknownEffects, WritesMemory
 from minitriton.ir.types import ScalarType, element_type
 
 CHECK_NAMES = ("races", "uninit", "overflow")
@@ -306,7 +307,7 @@ class Checker(Listener):
         """Check loads, stores and atomics before memory changes."""
         if self.interp is not state.interp:
             self.attach(state.interp)
-        if op.name not in ("tt.load", "tt.store", "tt.atomic_rmw", "tt.atomic_cas"):
+        if not (op.has_trait(ReadsMemory) or op.has_trait(WritesMemory)):
             return
         access, _ = access_of(state, op)
         if op.name == "tt.load":
@@ -673,7 +674,7 @@ def _sources(value: Value, loops: dict[int, Operation]) -> list[Value]:
     """The values ``value`` is computed from."""
     if isinstance(value, OpResult):
         owner = value.owner
-        if owner.name in ("tt.load", "tt.call", "tt.atomic_rmw", "tt.atomic_cas"):
+        if owner.has_trait(ReadsMemory) or owner.has_trait(UnknownEffects):
             return []
         if owner.name == "scf.for":
             return _carried(owner, value.index)

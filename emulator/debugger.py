@@ -53,11 +53,11 @@ from minitriton.emulator.values import RVal
 from minitriton.ir.core import Operation, Value
 from minitriton.ir.ops import Module
 from minitriton.ir.printer import Printer
+from minitriton.ir.traits import LoopLike
 from minitriton.ir.types import PointerType, element_type
 
 Pid = tuple[int, int, int]
 _COMBINERS = ("tt.reduce", "tt.scan", "tt.sort")
-_LOOPS = ("scf.for", "scf.while")
 
 
 class Output(str):
@@ -273,7 +273,7 @@ class Stepper(Listener):
         self._loop_heads = {
             id(r.block.ops[0])
             for op in module.walk()
-            if op.name in _LOOPS
+            if op.has_trait(LoopLike)
             for r in op.regions
             if r.block.ops
         }

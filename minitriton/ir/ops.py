@@ -18,6 +18,24 @@ Op names follow Triton's TTIR where one exists (``tt.load``, ``tt.dot``,
 from __future__ import annotations
 
 from minitriton.ir.core import Operation, Region, Value, VerifyError, register_op
+from minitriton.ir.traits import (
+    Commutative,
+    Elementwise,
+    HasRegions,
+    LoopLike,
+    MayNotTerminate,
+    MayTrap,
+    Pure,
+    ReadsMemory,
+    RecursiveEffects,
+    SideEffects,
+    Symbol,
+    Terminator,
+    Traits,
+    UnknownEffects,
+    WritesMemory,
+    trait_set,
+)
 from minitriton.ir.types import (
     I1,
     I32,
@@ -79,6 +97,8 @@ def _check_block_shape(op: Operation, t: Type) -> None:
 class ConstantOp(Operation):
     """``%c = arith.constant() {value = 1.0} : f32`` (a block constant is a splat)."""
 
+    traits = trait_set(Pure)
+
     name = "arith.constant"
 
     def verify(self) -> None:
@@ -97,6 +117,8 @@ class ConstantOp(Operation):
 @register_op
 class ProgramIdOp(Operation):
     """``%pid = tt.get_program_id() {axis = 0} : i32``."""
+
+    traits = trait_set(Pure)
 
     name = "tt.get_program_id"
 
@@ -118,6 +140,8 @@ class NumProgramsOp(ProgramIdOp):
 class MakeRangeOp(Operation):
     """``%r = tt.make_range() {start = 0, end = 128} : tensor<128xi32>``."""
 
+    traits = trait_set(Pure)
+
     name = "tt.make_range"
 
     def verify(self) -> None:
@@ -135,6 +159,8 @@ class MakeRangeOp(Operation):
 
 class _Elementwise(Operation):
     """``arity`` operands and one result, all of one type."""
+
+    traits = trait_set(Pure, Elementwise)
 
     arity = 2
     allow_int = True
@@ -158,25 +184,39 @@ class _Binary(_Elementwise):
     """Two operands and one result, all of one type."""
 
 
-def _binary(op_name: str, doc: str, ints: bool = True, floats: bool = True) -> type:
-    cls = type(
-        op_name.split(".")[1].title().replace("_", "") + "Op",
-        (_Binary,),
-        {"name": op_name, "__doc__": doc, "allow_int": ints, "allow_float": floats},
-    )
+_COMMUTATIVE = _Binary.traits | {Commutative}
+# Integer division and remainder by zero are undefined.
+_TRAPS = _Binary.traits | {MayTrap}
+
+
+def _binary(
+    op_name: str, doc: str, ints: bool = True, floats: bool = True, op_traits: Traits | None = None
+) -> type:
+    attrs = {"name": op_name, "__doc__": doc, "allow_int": ints, "allow_float": floats}
+    if op_traits is not None:
+        attrs["traits"] = op_traits
+    cls = type(op_name.split(".")[1].title().replace("_", "") + "Op", (_Binary,), attrs)
     return register_op(cls)
 
 
-AddOp = _binary("arith.add", "Addition; integers wrap around.")
+AddOp = _binary("arith.add", "Addition; integers wrap around.", op_traits=_COMMUTATIVE)
 SubOp = _binary("arith.sub", "Subtraction; integers wrap around.")
-MulOp = _binary("arith.mul", "Multiplication; integers wrap around.")
-DivOp = _binary("arith.div", "Division: truncating for integers (C), approximate for floats.")
-RemOp = _binary("arith.rem", "Remainder with the sign of the dividend (C ``%`` / ``fmod``).")
-MaxOp = _binary("arith.max", "Elementwise maximum (``tl.maximum``).")
-MinOp = _binary("arith.min", "Elementwise minimum (``tl.minimum``).")
-AndOp = _binary("arith.and", "Bitwise and.", floats=False)
-OrOp = _binary("arith.or", "Bitwise or.", floats=False)
-XorOp = _binary("arith.xor", "Bitwise xor.", floats=False)
+MulOp = _binary("arith.mul", "Multiplication; integers wrap around.", op_traits=_COMMUTATIVE)
+DivOp = _binary(
+    "arith.div",
+    "Division: truncating for integers (C), approximate for floats.",
+    op_traits=_TRAPS,
+)
+RemOp = _binary(
+    "arith.rem",
+    "Remainder with the sign of the dividend (C ``%`` / ``fmod``).",
+    op_traits=_TRAPS,
+)
+MaxOp = _binary("arith.max", "Elementwise maximum (``tl.maximum``).", op_traits=_COMMUTATIVE)
+MinOp = _binary("arith.min", "Elementwise minimum (``tl.minimum``).", op_traits=_COMMUTATIVE)
+AndOp = _binary("arith.and", "Bitwise and.", floats=False, op_traits=_COMMUTATIVE)
+OrOp = _binary("arith.or", "Bitwise or.", floats=False, op_traits=_COMMUTATIVE)
+XorOp = _binary("arith.xor", "Bitwise xor.", floats=False, op_traits=_COMMUTATIVE)
 ShlOp = _binary("arith.shl", "Shift left.", floats=False)
 ShrOp = _binary(
     "arith.shr", "Shift right: arithmetic if signed, logical if unsigned.", floats=False
@@ -200,6 +240,8 @@ class CmpOp(Operation):
     except ``ne``, as in Python.
     """
 
+    traits = trait_set(Pure, Elementwise)
+
     name = "arith.cmp"
 
     def verify(self) -> None:
@@ -216,6 +258,8 @@ class CmpOp(Operation):
 @register_op
 class SelectOp(Operation):
     """``%r = arith.select(%cond, %a, %b) : T`` (``tl.where``)."""
+
+    traits = trait_set(Pure, Elementwise)
 
     name = "arith.select"
 
@@ -262,6 +306,8 @@ for _fn in MATH_UNARY:
 class FmaOp(Operation):
     """``%r = math.fma(%a, %b, %c) : T`` computes ``a * b + c`` with one rounding."""
 
+    traits = trait_set(Pure, Elementwise)
+
     name = "math.fma"
 
     def verify(self) -> None:
@@ -281,6 +327,8 @@ class CastOp(Operation):
     reinterprets the address.
     """
 
+    traits = trait_set(Pure, Elementwise)
+
     name = "arith.cast"
 
     def verify(self) -> None:
@@ -291,6 +339,8 @@ class CastOp(Operation):
 @register_op
 class BitcastOp(Operation):
     """``%r = arith.bitcast(%x) : tensor<128xi32>`` reinterprets the bits."""
+
+    traits = trait_set(Pure, Elementwise)
 
     name = "arith.bitcast"
 
@@ -305,6 +355,8 @@ class BitcastOp(Operation):
 @register_op
 class AddPtrOp(Operation):
     """``%p = tt.addptr(%ptr, %offset) : tensor<128xptr<f32>>`` offsets in elements."""
+
+    traits = trait_set(Pure, Elementwise)
 
     name = "tt.addptr"
 
@@ -326,6 +378,8 @@ class AddPtrOp(Operation):
 class SplatOp(Operation):
     """``%b = tt.splat(%s) : tensor<128xf32>`` fills a block with a scalar."""
 
+    traits = trait_set(Pure)
+
     name = "tt.splat"
 
     def verify(self) -> None:
@@ -339,6 +393,8 @@ class SplatOp(Operation):
 @register_op
 class BroadcastOp(Operation):
     """``%b = tt.broadcast(%x) : tensor<64x128xf32>`` expands size-1 dimensions."""
+
+    traits = trait_set(Pure)
 
     name = "tt.broadcast"
 
@@ -358,6 +414,8 @@ class BroadcastOp(Operation):
 class ExpandDimsOp(Operation):
     """``%b = tt.expand_dims(%x) {axis = 1} : tensor<128x1xf32>``."""
 
+    traits = trait_set(Pure)
+
     name = "tt.expand_dims"
 
     def verify(self) -> None:
@@ -372,6 +430,8 @@ class ExpandDimsOp(Operation):
 @register_op
 class ReshapeOp(Operation):
     """``%b = tt.reshape(%x) : tensor<32x4xf32>`` keeps the row-major order."""
+
+    traits = trait_set(Pure)
 
     name = "tt.reshape"
 
@@ -388,6 +448,8 @@ class ReshapeOp(Operation):
 @register_op
 class TransOp(Operation):
     """``%b = tt.trans(%x) {order = [1, 0]} : tensor<64x32xf32>`` permutes dimensions."""
+
+    traits = trait_set(Pure)
 
     name = "tt.trans"
 
@@ -412,8 +474,9 @@ class LoadOp(Operation):
     Lanes whose mask is false are not read and take ``other`` (0 without it).
     """
 
+    traits = trait_set(ReadsMemory, Elementwise)
+
     name = "tt.load"
-    pure = False  # reads memory: CSE and LICM must not move it past stores
 
     def verify(self) -> None:
         _expect_operands(self, 1, 2, 3)
@@ -433,8 +496,9 @@ class LoadOp(Operation):
 class StoreOp(Operation):
     """``tt.store(%ptrs, %value[, %mask])`` writes the lanes whose mask is true."""
 
+    traits = trait_set(WritesMemory, Elementwise)
+
     name = "tt.store"
-    pure = False
 
     def verify(self) -> None:
         _expect_operands(self, 2, 3)
@@ -455,8 +519,9 @@ MEM_SEMANTICS = ("relaxed", "acquire", "release", "acq_rel")
 class AtomicRMWOp(Operation):
     """``%old = tt.atomic_rmw(%ptr, %val[, %mask]) {kind = "add", sem = "acq_rel"} : T``."""
 
+    traits = trait_set(ReadsMemory, WritesMemory, Elementwise)
+
     name = "tt.atomic_rmw"
-    pure = False
 
     def verify(self) -> None:
         _expect_operands(self, 2, 3)
@@ -474,8 +539,9 @@ class AtomicRMWOp(Operation):
 class AtomicCASOp(Operation):
     """``%old = tt.atomic_cas(%ptr, %cmp, %val) {sem = "acq_rel"} : T``."""
 
+    traits = trait_set(ReadsMemory, WritesMemory, Elementwise)
+
     name = "tt.atomic_cas"
-    pure = False
 
     def verify(self) -> None:
         _expect_operands(self, 3)
@@ -491,6 +557,8 @@ class AtomicCASOp(Operation):
 @register_op
 class DotOp(Operation):
     """``%c = tt.dot(%a, %b, %acc) {input_precision = "tf32"} : tensor<MxNxf32>``."""
+
+    traits = trait_set(Pure)
 
     name = "tt.dot"
 
@@ -511,6 +579,8 @@ class DotOp(Operation):
 
 class _Combine(Operation):
     """Shared checks of ``tt.reduce`` and ``tt.scan``: a combiner region."""
+
+    traits = trait_set(Pure, HasRegions)
 
     terminator_name = ""
 
@@ -552,21 +622,25 @@ class ScanOp(_Combine):
 class ReduceReturnOp(Operation):
     """Ends a ``tt.reduce`` combiner."""
 
+    traits = trait_set(Pure, Terminator)
+
     name = "tt.reduce_return"
-    is_terminator = True
 
 
 @register_op
 class ScanReturnOp(Operation):
     """Ends a ``tt.scan`` combiner."""
 
+    traits = trait_set(Pure, Terminator)
+
     name = "tt.scan_return"
-    is_terminator = True
 
 
 @register_op
 class SortOp(Operation):
     """``%s = tt.sort(%x) {dim = 0, descending = false} : tensor<128xf32>``."""
+
+    traits = trait_set(Pure)
 
     name = "tt.sort"
 
@@ -584,8 +658,9 @@ class ForOp(Operation):
     from one iteration to the next and are the op's results.
     """
 
+    traits = trait_set(RecursiveEffects, HasRegions, LoopLike)
+
     name = "scf.for"
-    pure = False
 
     def verify(self) -> None:
         if len(self.operands) < 3 or len(self.regions) != 1:
@@ -605,8 +680,9 @@ class ForOp(Operation):
 class IfOp(Operation):
     """``%r = scf.if(%cond) : T... { then } { else }``; both regions yield."""
 
+    traits = trait_set(RecursiveEffects, HasRegions)
+
     name = "scf.if"
-    pure = False
 
     def verify(self) -> None:
         _expect_operands(self, 1)
@@ -626,8 +702,9 @@ class WhileOp(Operation):
     otherwise they become the results.
     """
 
+    traits = trait_set(RecursiveEffects, HasRegions, LoopLike, MayNotTerminate)
+
     name = "scf.while"
-    pure = False
 
     def verify(self) -> None:
         if len(self.regions) != 2:
@@ -656,24 +733,27 @@ def _check_yield(op: Operation, region: Region, types: list[Type]) -> None:
 class YieldOp(Operation):
     """Ends an ``scf`` region, passing values to the parent op."""
 
+    traits = trait_set(Pure, Terminator)
+
     name = "scf.yield"
-    is_terminator = True
 
 
 @register_op
 class ConditionOp(Operation):
     """Ends the before region of ``scf.while``."""
 
+    traits = trait_set(Pure, Terminator)
+
     name = "scf.condition"
-    is_terminator = True
 
 
 @register_op
 class CallOp(Operation):
     """``%r = tt.call(%a, %b) {callee = "helper"} : T...`` calls a ``tt.func``."""
 
+    traits = trait_set(UnknownEffects)
+
     name = "tt.call"
-    pure = False  # the callee may store; DCE keeps calls
 
     def verify(self) -> None:
         _expect_attrs(self, "callee")
@@ -683,8 +763,9 @@ class CallOp(Operation):
 class ReturnOp(Operation):
     """``tt.return(%v...)`` ends a function."""
 
+    traits = trait_set(Pure, Terminator)
+
     name = "tt.return"
-    is_terminator = True
 
 
 @register_op
@@ -696,8 +777,9 @@ class FuncOp(Operation):
     ``divisibility = 16``).
     """
 
+    traits = trait_set(Symbol, HasRegions)
+
     name = "tt.func"
-    pure = False
 
     @property
     def sym_name(self) -> str:
@@ -722,16 +804,18 @@ class FuncOp(Operation):
 class PrintOp(Operation):
     """``tt.print(%x...) {prefix = "x: ", hex = false}`` prints once per program."""
 
+    traits = trait_set(SideEffects)
+
     name = "tt.print"
-    pure = False
 
 
 @register_op
 class AssertOp(Operation):
     """``tt.assert(%cond) {message = "..."}`` fails where ``cond`` is false (debug mode)."""
 
+    traits = trait_set(SideEffects)
+
     name = "tt.assert"
-    pure = False
 
     def verify(self) -> None:
         _expect_operands(self, 1)
@@ -742,8 +826,9 @@ class AssertOp(Operation):
 class BarrierOp(Operation):
     """``tt.barrier()`` synchronizes the threads of one program."""
 
+    traits = trait_set(SideEffects)
+
     name = "tt.barrier"
-    pure = False
 
 
 @register_op
@@ -753,6 +838,8 @@ class HintOp(Operation):
     The value is unchanged; the attribute tells the GPU backend about
     divisibility and contiguity so it can vectorize memory accesses.
     """
+
+    traits = trait_set(Pure, Elementwise)
 
     name = "tt.hint"
 
