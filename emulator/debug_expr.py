@@ -25,14 +25,14 @@ from typing import Any
 
 import numpy as np
 
-from minitriton.diagnostics import CompileError
+from minitriton.diagnostics import CompileError, UserError
 from minitriton.emulator.memory import Memory
 from minitriton.emulator.ops_arith import truncating_div, truncating_rem
 from minitriton.frontend import ast
 from minitriton.frontend.parser import parse_expression
 
 
-class ExprError(Exception):
+class ExprError(UserError, Exception):
     """An expression the debugger cannot evaluate (the message says why)."""
 
 

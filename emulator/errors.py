@@ -17,16 +17,15 @@ in program (96, 0, 0)
 from __future__ import annotations
 
 from collections.abc import Sequence
-from pathlib import Path
 
 import numpy as np
 
-from minitriton.diagnostics import INTERNAL_DIRS, USER_ERRORS, Diagnostic, Location
+from minitriton.diagnostics import Diagnostic, Location, UserError
 
 Pid = tuple[int, int, int]
 
 
-class EmulatorError(Exception):
+class EmulatorError(UserError, Exception):
     """A located error raised while a kernel runs in the emulator."""
 
     def __init__(
@@ -72,6 +71,3 @@ def plural(n: int, word: str) -> str:
     """``1 lane`` / ``3 lanes``."""
     return f"{n} {word}" if n == 1 else f"{n} {word}s"
 
-
-USER_ERRORS.append(EmulatorError)  # printed without internal frames when uncaught
-INTERNAL_DIRS.append(str(Path(__file__).resolve().parent))

@@ -36,7 +36,7 @@ from pathlib import Path
 from types import ModuleType, TracebackType
 from typing import Any
 
-from minitriton.diagnostics import CompileError
+from minitriton.diagnostics import CompileError, UserError, install_excepthook
 
 #: Modules that add more subcommands (each has ``add_parser(subparsers)``).
 COMMAND_MODULES: tuple[str, ...] = (
@@ -67,7 +67,7 @@ EMIT_ASM_KEYS = {
 }
 
 
-class CliError(Exception):
+class CliError(UserError, Exception):
     """A usage problem reported as ``minitriton: error: ...`` with exit status 1."""
 
 
@@ -78,6 +78,9 @@ class CliError(Exception):
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the ``minitriton`` command; returns the exit status."""
+    # The command, not ``import minitriton``, owns the interpreter's hook: a
+    # kernel error escaping a subcommand prints without our internal frames.
+    install_excepthook()
     parser = build_parser()
     args = parser.parse_args(argv)
     if not hasattr(args, "func"):

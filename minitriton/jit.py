@@ -32,7 +32,7 @@ import numpy as np
 from minitriton import ircache, launch_checks, torch_interop
 from minitriton.compiler import CompiledKernel, CompileOptions, compile_kernel
 from minitriton.compiler import preload as preload_components
-from minitriton.diagnostics import USER_ERRORS, CompileError
+from minitriton.diagnostics import CompileError, UserError
 from minitriton.frontend.source import ArgSpec, JITBase, KernelSource
 from minitriton.ir.types import BF16
 from minitriton.language.core import constexpr
@@ -649,9 +649,7 @@ def _require_budget() -> Any:
 
 def is_user_error(exc: BaseException) -> bool:
     """True for errors that describe the user's kernel (diagnostics, emulator errors)."""
-    if isinstance(exc, (CompileError, *USER_ERRORS)):
-        return True
-    return any(cls.__name__ in ("EmulatorError", "KernelError") for cls in type(exc).__mro__)
+    return isinstance(exc, UserError)
 
 
 def _scalar_value(spec: ArgSpec, value: Any) -> Any:
