@@ -94,13 +94,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     except CliError as e:
         print(f"minitriton: error: {e}", file=sys.stderr)
         return 1
-    except Exception as e:
-        from minitriton.compiler import MissingComponentError
-
-        if not isinstance(e, MissingComponentError):
-            raise
-        print(f"minitriton: error: {e}", file=sys.stderr)
-        return 1
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -116,25 +109,8 @@ def build_parser() -> argparse.ArgumentParser:
     add_compile_parser(subparsers)
     add_run_parser(subparsers)
     for name in COMMAND_MODULES:
-        _add_module_commands(subparsers, name)
+        importlib.import_module(name).add_parser(subparsers)
     return parser
-
-
-def _add_module_commands(subparsers: Any, module_name: str) -> None:
-    """Let ``module_name`` add its subcommands; a broken module breaks only its own."""
-    try:
-        module = importlib.import_module(module_name)
-    except ImportError as e:
-        command = module_name.split(".")[-2] if "." in module_name else module_name
-        p = subparsers.add_parser(command, help=f"(unavailable: {e})", add_help=False)
-        p.add_argument("rest", nargs=argparse.REMAINDER)
-        p.set_defaults(func=lambda args, problem=e: _unavailable(module_name, problem))
-        return
-    module.add_parser(subparsers)
-
-
-def _unavailable(module_name: str, exc: ImportError) -> int:
-    raise CliError(f"this command is unavailable: importing {module_name} failed: {exc}")
 
 
 # ---------------------------------------------------------------------------

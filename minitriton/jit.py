@@ -600,14 +600,13 @@ def launch(
     if backend == "gpu":
         compiled.binary.launch(grid, [_gpu_value(s, v) for s, v in args])
         return
-    from minitriton.compiler import _require
+    from minitriton.emulator import launch as emulate
 
-    emulate = _require("minitriton.emulator", "launch", "the emulator")
     pending: list[tuple[Any, Any]] = []  # CUDA tensors and their host copies
     values = [_host_value(s, v, pending) for s, v in args]
     hook = EMULATOR_HOOK
     if hook is None and os.environ.get(CHECKS_ENV, "") not in ("", "0"):
-        hook = _require("minitriton.emulator.tools", "run_launch", "the emulator's checks")
+        from minitriton.emulator.tools import run_launch as hook
     saved = launch_checks.save_outputs(compiled, [s.name for s, _ in args], values)
     try:
         if hook is not None:
@@ -628,7 +627,8 @@ def _time_budget(kernel: str, timeout: Any, backend: str) -> Any:
     """The emulator's time budget for one launch: ``timeout=`` or ``MINITRITON_TIMEOUT``."""
     if backend != "emulator":
         return contextlib.nullcontext()
-    budget = _require_budget()
+    from minitriton.emulator import budget
+
     if timeout is not None and (isinstance(timeout, bool) or not isinstance(timeout, (int, float))
                                 or not timeout > 0):  # fmt: skip
         raise launch_checks.LaunchError(
@@ -639,12 +639,6 @@ def _time_budget(kernel: str, timeout: Any, backend: str) -> Any:
     except ValueError as e:
         raise launch_checks.LaunchError(str(e)) from None
     return budget.time_budget(seconds)
-
-
-def _require_budget() -> Any:
-    from minitriton.compiler import _require
-
-    return _require("minitriton.emulator.budget", None, "the emulator")
 
 
 def is_user_error(exc: BaseException) -> bool:
