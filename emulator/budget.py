@@ -37,7 +37,6 @@ class KernelInterrupt(UserError, KeyboardInterrupt):
         super().__init__(self.diagnostic.render())
 
 
-
 def env_timeout() -> float | None:
     """``MINITRITON_TIMEOUT`` in seconds, or None; a bad value is a ``ValueError``."""
     text = os.environ.get(TIMEOUT_ENV, "").strip()

@@ -70,4 +70,3 @@ def format_lanes(flat_lanes: np.ndarray, shape: tuple[int, ...]) -> list[str]:
 def plural(n: int, word: str) -> str:
     """``1 lane`` / ``3 lanes``."""
     return f"{n} {word}" if n == 1 else f"{n} {word}s"
-

@@ -43,7 +43,6 @@ class LaunchTypeError(LaunchError, TypeError):
     """A launch given a value of the wrong kind (a list for an array, a float grid)."""
 
 
-
 # ---------------------------------------------------------------- options
 
 
