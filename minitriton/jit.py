@@ -45,10 +45,10 @@ from minitriton.signature import Param, kernel_params, spec_for_value
 BACKENDS = ("emulator", "gpu")
 BACKEND_ENV = "MINITRITON_BACKEND"
 DEBUG_ENV = "MINITRITON_DEBUG"
-#: Turns the emulator's checks on for every launch (see minitriton.emulator.tools).
+#: Turns the emulator's checks on for every launch (see minitriton.emulator.debug.tools).
 CHECKS_ENV = "MINITRITON_CHECKS"
 
-#: Set by the debugging tools (:func:`minitriton.emulator.tools.using`): emulator
+#: Set by the debugging tools (:func:`minitriton.emulator.debug.tools.using`): emulator
 #: launches then call ``EMULATOR_HOOK(compiled, grid, values)`` instead.
 EMULATOR_HOOK: Callable[[Any, tuple[int, int, int], list[Any]], None] | None = None
 
@@ -606,7 +606,7 @@ def launch(
     values = [_host_value(s, v, pending) for s, v in args]
     hook = EMULATOR_HOOK
     if hook is None and os.environ.get(CHECKS_ENV, "") not in ("", "0"):
-        from minitriton.emulator.tools import run_launch as hook
+        from minitriton.emulator.debug.tools import run_launch as hook
     saved = launch_checks.save_outputs(compiled, [s.name for s, _ in args], values)
     try:
         if hook is not None:

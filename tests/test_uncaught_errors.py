@@ -127,8 +127,8 @@ def test_every_user_facing_error_is_a_user_error() -> None:
     from minitriton.cli import CliError
     from minitriton.diagnostics import CompileError, UserError
     from minitriton.emulator.budget import KernelInterrupt
-    from minitriton.emulator.checks import CheckError
-    from minitriton.emulator.debug_expr import ExprError
+    from minitriton.emulator.debug.checks import CheckError
+    from minitriton.emulator.debug.debug_expr import ExprError
     from minitriton.emulator.errors import EmulatorError
     from minitriton.jit import is_user_error
     from minitriton.launch_checks import LaunchError, LaunchTypeError

@@ -1,8 +1,8 @@
 """Checks no GPU gives a student: uninitialized reads, data races, index overflow.
 
 Out-of-bounds accesses are always errors in the emulator (see
-:mod:`.ops_memory`); ``device_assert`` is checked in debug mode (see
-:mod:`.ops_debug`). This module adds three checks, each reported as a located
+:mod:`minitriton.emulator.ops_memory`); ``device_assert`` is checked in debug mode (see
+:mod:`minitriton.emulator.ops_debug`). This module adds three checks, each reported as a located
 :class:`CheckError` with the program ids and offsets involved:
 
 * **uninitialized reads**: a load (or atomic) of memory that neither the host
@@ -38,10 +38,10 @@ from typing import Any
 
 import numpy as np
 
+from minitriton.emulator.debug.tools import Launch, Tool, using
 from minitriton.emulator.errors import EmulatorError, format_lanes, format_list, format_pid, plural
 from minitriton.emulator.interpreter import Interpreter, Listener, ProgramState
 from minitriton.emulator.memory import Buffer
-from minitriton.emulator.tools import Launch, Tool, using
 from minitriton.emulator.values import RVal
 from minitriton.ir.core import BlockArgument, Operation, OpResult, Value
 from minitriton.ir.ops import Module

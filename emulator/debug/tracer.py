@@ -15,7 +15,7 @@ GPU profiler would, on the emulator:
 
 From Python::
 
-    from minitriton.emulator.tracer import trace
+    from minitriton.emulator.debug.tracer import trace
     t = trace(lambda: add_kernel[grid](x, y, out, n, BLOCK_SIZE=64))
     print(t.summary())
     t.save_pngs("trace/")
@@ -34,10 +34,10 @@ from typing import Any
 import numpy as np
 
 from minitriton.diagnostics import Location
-from minitriton.emulator.checks import lane_data, linear_pids, mask_operand
+from minitriton.emulator.debug.checks import lane_data, linear_pids, mask_operand
+from minitriton.emulator.debug.tools import Launch, Tool, using
 from minitriton.emulator.errors import EmulatorError, format_pid
 from minitriton.emulator.interpreter import Interpreter, Listener, ProgramState
-from minitriton.emulator.tools import Launch, Tool, using
 from minitriton.ir.core import Operation
 
 SEGMENT_BYTES = 128
@@ -195,7 +195,7 @@ class Trace:
 
     def save_pngs(self, directory: str | Path) -> list[Path]:
         """Write ``<kernel>-<buffer>.png`` for every buffer the launch touched."""
-        from minitriton.emulator.trace_plot import plot_buffer
+        from minitriton.emulator.debug.trace_plot import plot_buffer
 
         folder = Path(directory)
         folder.mkdir(parents=True, exist_ok=True)
