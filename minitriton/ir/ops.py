@@ -79,6 +79,14 @@ def _same_shape(op: Operation, a: Type, b: Type, what: str) -> None:
         raise op.fail(f"{what}: shape {shape_of(a)} does not match {shape_of(b)}")
 
 
+def _pointee(op: Operation, t: Type) -> ScalarType:
+    """The type a pointer (or a block of pointers) ``t`` points to."""
+    elem = element_type(t)
+    if not isinstance(elem, PointerType):
+        raise op.fail(f"pointer operand has type {t}")
+    return elem.pointee
+
+
 def _check_block_shape(op: Operation, t: Type) -> None:
     # Rule from Triton: every block dimension is a power of two, <= 2^20 elements.
     if not isinstance(t, BlockType):
@@ -292,7 +300,7 @@ def _unary(op_name: str, doc: str, ints: bool = False, floats: bool = True) -> t
 NegOp = _unary("arith.neg", "Negation.", ints=True)
 NotOp = _unary("arith.not", "Bitwise not (``~x``).", ints=True, floats=False)
 AbsOp = _unary("math.abs", "Absolute value.", ints=True)
-MATH_UNARY = ("exp", "exp2", "log", "log2", "sqrt", "rsqrt", "sin", "cos")
+MATH_UNARY: tuple[str, ...] = ("exp", "exp2", "log", "log2", "sqrt", "rsqrt", "sin", "cos")
 MATH_UNARY += ("floor", "ceil", "erf", "tanh")
 # libdevice's one-operand functions (tl.extra.cuda.libdevice, tl.math).
 MATH_UNARY += ("acos", "acosh", "asin", "asinh", "atan", "atanh", "cbrt", "cosh", "sinh", "tan")
@@ -348,7 +356,9 @@ class BitcastOp(Operation):
         _expect_operands(self, 1)
         src, dst = element_type(self.operands[0].type), element_type(self.result.type)
         _same_shape(self, self.operands[0].type, self.result.type, "bitcast")
-        if src.is_ptr() or dst.is_ptr() or src.bitwidth != dst.bitwidth:
+        if isinstance(src, PointerType) or isinstance(dst, PointerType):
+            raise self.fail(f"cannot bitcast {src} to {dst}")
+        if src.bitwidth != dst.bitwidth:
             raise self.fail(f"cannot bitcast {src} to {dst}")
 
 
@@ -483,7 +493,7 @@ class LoadOp(Operation):
         ptr = self.operands[0].type
         if not ptr.is_ptr():
             raise self.fail(f"pointer operand has type {ptr}")
-        want = with_element(ptr, element_type(ptr).pointee)
+        want = with_element(ptr, _pointee(self, ptr))
         if self.result.type != want:
             raise self.fail(f"result must be {want}")
         if len(self.operands) >= 2 and self.operands[1].type != with_element(ptr, I1):
@@ -506,7 +516,7 @@ class StoreOp(Operation):
         ptr, value = self.operands[:2]
         if not ptr.type.is_ptr():
             raise self.fail(f"pointer operand has type {ptr.type}")
-        _same_type(self, [value], with_element(ptr.type, element_type(ptr.type).pointee), "value")
+        _same_type(self, [value], with_element(ptr.type, _pointee(self, ptr.type)), "value")
         if len(self.operands) == 3 and self.operands[2].type != with_element(ptr.type, I1):
             raise self.fail(f"mask must be {with_element(ptr.type, I1)}")
 
@@ -529,7 +539,7 @@ class AtomicRMWOp(Operation):
         if self.attrs["kind"] not in ATOMIC_KINDS or self.attrs["sem"] not in MEM_SEMANTICS:
             raise self.fail("unknown atomic kind or memory semantics")
         ptr, val = self.operands[:2]
-        want = with_element(ptr.type, element_type(ptr.type).pointee)
+        want = with_element(ptr.type, _pointee(self, ptr.type))
         _same_type(self, [val], want, "value")
         if self.result.type != want:
             raise self.fail(f"result must be {want}")
@@ -547,7 +557,7 @@ class AtomicCASOp(Operation):
         _expect_operands(self, 3)
         _expect_attrs(self, "sem")
         ptr = self.operands[0].type
-        want = with_element(ptr, element_type(ptr).pointee)
+        want = with_element(ptr, _pointee(self, ptr))
         _same_type(self, self.operands[1:], want, "operand")
 
 
@@ -567,6 +577,8 @@ class DotOp(Operation):
         a, b, acc = (v.type for v in self.operands)
         if not all(isinstance(t, BlockType) and len(t.shape) in (2, 3) for t in (a, b, acc)):
             raise self.fail("operands must be 2-D blocks (or 3-D: a batch of products)")
+        assert isinstance(a, BlockType) and isinstance(b, BlockType)  # checked just above
+        assert isinstance(acc, BlockType)
         *batch, m, k = a.shape
         *batch2, k2, n = b.shape
         if k != k2 or batch != batch2 or acc.shape != (*batch, m, n):

@@ -150,13 +150,13 @@ def fold_binary(name: str, a: Number, b: Number, t: ScalarType) -> Number | None
         fn = _INT_BINARY.get(name)
         result = fn(int(a), int(b), t) if fn else None
         return None if result is None else wrap_int(result, t)
-    fn = _FLOAT_BINARY.get(name)
-    if fn is None:
+    float_fn = _FLOAT_BINARY.get(name)
+    if float_fn is None:
         return None
     dtype = _compute_dtype(t)
     with np.errstate(all="ignore"):
-        result = fn(dtype(a), dtype(b))
-    return None if result is None else round_float(float(result), t)
+        value = float_fn(dtype(a), dtype(b))
+    return None if value is None else round_float(float(value), t)
 
 
 # ---------------------------------------------------------------- unary ops
