@@ -367,6 +367,7 @@ class Checker(Listener):
         st = self.buffers[access.buffer]
         if st.writer is None or access.units.size == 0:
             return
+        assert st.writer_site is not None  # set with st.writer (_buffer_state)
         keep = ~self._exempt(access)
         units, pids = access.units[keep], access.pids[keep]
         writer = st.writer[units]
@@ -398,6 +399,7 @@ class Checker(Listener):
         self, op: Operation, state: ProgramState, a: Access, st: _BufferState
     ) -> None:
         assert st.writer is not None and st.reader is not None and st.many_readers is not None
+        assert st.writer_site is not None and st.reader_site is not None
         keep = ~self._exempt(a)
         units, pids = a.units[keep], a.pids[keep]
         new = self._stored_bits(op, state, a)[keep]
@@ -499,6 +501,7 @@ class Checker(Listener):
     ) -> None:
         """An atomic on an element that another program stored plainly."""
         assert st.atomic is not None and st.atomic_site is not None and st.writer is not None
+        assert st.writer_site is not None
         keep = np.ones(a.units.shape, dtype=bool)
         writer = st.writer[a.units]
         bad = (writer >= 0) & (writer != a.pids)

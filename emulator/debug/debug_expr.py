@@ -311,8 +311,12 @@ class _Eval:
         x = self.eval(node.operand)
         if node.op == "not":
             return np.logical_not(x) if _is_block(x) else not x
-        fn = {"-": operator.neg, "+": operator.pos, "~": operator.invert}[node.op]
-        return _apply(fn, x)
+        unary: dict[str, Callable[[Any], Any]] = {
+            "-": operator.neg,
+            "+": operator.pos,
+            "~": operator.invert,
+        }
+        return _apply(unary[node.op], x)
 
     def _BoolOp(self, node: ast.BoolOp) -> Any:  # noqa: N802
         values = [self.eval(v) for v in node.values]

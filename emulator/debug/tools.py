@@ -107,7 +107,7 @@ _ACTIVE: list[Tool] = []
 def using(*tools: Tool) -> Iterator[None]:
     """Activate ``tools`` for the launches made inside the ``with`` block."""
     # ``minitriton.jit`` the attribute is the decorator: fetch the module itself.
-    jit = importlib.import_module("minitriton.jit")
+    jit: Any = importlib.import_module("minitriton.jit")
     _ACTIVE.extend(tools)
     jit.EMULATOR_HOOK = run_launch
     try:

@@ -113,7 +113,7 @@ class Trace:
             row[2] += a.nbytes if a.kind in ("store", "atomic") else 0
             row[3] += int(a.offsets.size + a.oob.size)
             row[4] += a.lanes
-        return [tuple(rows[k]) for k in sorted(rows)]  # type: ignore[misc]
+        return [tuple(rows[k]) for k in sorted(rows)]
 
     def per_site(self) -> list[dict[str, Any]]:
         """One entry per (source location, kind, buffer), in source order."""
@@ -151,7 +151,9 @@ class Trace:
             out.append(f"{format_pid(pid):<14}{loaded:>10}{stored:>10}{_pct(enabled, lanes):>11}")
         if len(rows) > max_programs:
             out.append(f"... ({len(rows) - max_programs} more programs)")
-        total = [sum(r[i] for r in rows) for i in range(1, 5)]
+        # Column by column: the rows' first item is a pid, the others counts.
+        total = [sum(r[1] for r in rows), sum(r[2] for r in rows)]
+        total += [sum(r[3] for r in rows), sum(r[4] for r in rows)]
         out.append(f"{'total':<14}{total[0]:>10}{total[1]:>10}{_pct(total[2], total[3]):>11}")
         return out
 
