@@ -76,18 +76,19 @@ __all__ = [
     "serial_reason",
 ]
 
-# Debugging tools (debugger.py, checks.py, trace.py, passcheck.py), imported on first use.
+# The tools beside the machine (debug/: the debugger, the checks, the tracer,
+# the pass checker), imported on first use.
 _TOOLS = {
-    "Debugger": "debugger",
-    "Block": "debugger",
-    "CheckError": "checks",
-    "checking": "checks",
-    "checked_launch": "checks",
-    "uninitialized": "checks",
-    "empty": "checks",
-    "empty_like": "checks",
-    "trace": "tracer",
-    "check_passes": "passcheck",
+    "Debugger": "debug.debugger",
+    "Block": "debug.debugger",
+    "CheckError": "debug.checks",
+    "checking": "debug.checks",
+    "checked_launch": "debug.checks",
+    "uninitialized": "debug.checks",
+    "empty": "debug.checks",
+    "empty_like": "debug.checks",
+    "trace": "debug.tracer",
+    "check_passes": "debug.passcheck",
 }
 
 

@@ -18,7 +18,7 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from minitriton.diagnostics import USER_ERRORS, Diagnostic, Location
+from minitriton.diagnostics import Diagnostic, Location, UserError
 
 TIMEOUT_ENV = "MINITRITON_TIMEOUT"
 #: Ops executed between two looks at the clock.
@@ -27,7 +27,7 @@ CHECK_EVERY = 256
 _deadline: list[tuple[float, float]] = []  # (deadline, seconds) of the innermost budget
 
 
-class KernelInterrupt(KeyboardInterrupt):
+class KernelInterrupt(UserError, KeyboardInterrupt):
     """Ctrl-C while a kernel ran in the emulator; ``str()`` says where it was."""
 
     def __init__(self, kernel: str, loc: Location, pid: tuple[int, int, int]) -> None:
@@ -35,9 +35,6 @@ class KernelInterrupt(KeyboardInterrupt):
         message = f"interrupted while kernel '{kernel}' ran program {pid_text}"
         self.diagnostic = Diagnostic(loc, message, severity="note")
         super().__init__(self.diagnostic.render())
-
-
-USER_ERRORS.append(KernelInterrupt)
 
 
 def env_timeout() -> float | None:

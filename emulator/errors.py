@@ -17,16 +17,15 @@ in program (96, 0, 0)
 from __future__ import annotations
 
 from collections.abc import Sequence
-from pathlib import Path
 
 import numpy as np
 
-from minitriton.diagnostics import INTERNAL_DIRS, USER_ERRORS, Diagnostic, Location
+from minitriton.diagnostics import Diagnostic, Location, UserError
 
 Pid = tuple[int, int, int]
 
 
-class EmulatorError(Exception):
+class EmulatorError(UserError, Exception):
     """A located error raised while a kernel runs in the emulator."""
 
     def __init__(
@@ -137,6 +136,3 @@ def assert_report(
         details.append(f"{side}{label}: {', '.join(items)}")
     return text, details
 
-
-USER_ERRORS.append(EmulatorError)  # printed without internal frames when uncaught
-INTERNAL_DIRS.append(str(Path(__file__).resolve().parent))

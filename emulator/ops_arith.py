@@ -354,6 +354,7 @@ def _select_buffers(op: Operation, state: ProgramState, cond: RVal, a: RVal, b: 
     if cond.data.ndim == 1 and op.operands[0].shape == ():
         raise NeedSerial  # programs pick different buffers: fine one program at a time
     memory = state.interp.memory
+    assert a.buffer is not None and b.buffer is not None  # both are pointers
     names = f"'{memory[a.buffer].name}' and '{memory[b.buffer].name}'"
     msg = f"select mixes pointers into different buffers ({names}) lane by lane"
     raise state.interp.error(op, state, msg)

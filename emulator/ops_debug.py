@@ -14,6 +14,7 @@ is a comparison, the values compared.
 from __future__ import annotations
 
 import sys
+from typing import SupportsInt
 
 import numpy as np
 
@@ -51,7 +52,7 @@ def format_value(
     )
 
 
-def hex_text(v: int, dtype: np.dtype) -> str:
+def hex_text(v: SupportsInt, dtype: np.dtype) -> str:
     """Two's complement hex of the value's width (``0xffffffff`` for int32 -1)."""
     bits = np.dtype(dtype).itemsize * 8
     return f"0x{int(v) & ((1 << bits) - 1):0{bits // 4}x}"

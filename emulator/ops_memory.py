@@ -251,6 +251,7 @@ def _accumulate_run(
     if kind == "xchg":
         buf.flat[address] = values[-1]
         return np.concatenate([current, values[:-1]])
+    assert isinstance(fn, np.ufunc)  # every kind but xchg combines with a ufunc
     acc = fn.accumulate(np.concatenate([current, values]).astype(buf.flat.dtype))
     buf.flat[address] = acc[-1]
     return acc[:-1]

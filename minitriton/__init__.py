@@ -16,14 +16,12 @@ from __future__ import annotations
 from minitriton import language, runtime, testing
 from minitriton.autotune import Autotuner, Config, Heuristics, autotune, heuristics
 from minitriton.compiler import CompiledKernel
-from minitriton.diagnostics import CompileError, install_excepthook
+from minitriton.diagnostics import CompileError, UserError
 from minitriton.jit import JITFunction, KernelInterface, get_backend, jit, set_backend
 from minitriton.launch_checks import LaunchError, LaunchTypeError, bfloat16_view
 from minitriton.torch_interop import TensorWrapper, reinterpret
 
 __version__ = "0.1.0"
-
-install_excepthook()  # uncaught kernel errors print without our internal frames
 
 __all__ = [
     "Autotuner",
@@ -36,6 +34,7 @@ __all__ = [
     "LaunchError",
     "LaunchTypeError",
     "TensorWrapper",
+    "UserError",
     "__version__",
     "autotune",
     "bfloat16_view",

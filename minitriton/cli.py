@@ -36,7 +36,7 @@ from pathlib import Path
 from types import ModuleType, TracebackType
 from typing import Any
 
-from minitriton.diagnostics import CompileError
+from minitriton.diagnostics import CompileError, UserError, install_excepthook
 
 #: Modules that add more subcommands (each has ``add_parser(subparsers)``).
 COMMAND_MODULES: tuple[str, ...] = (
@@ -67,7 +67,7 @@ EMIT_ASM_KEYS = {
 }
 
 
-class CliError(Exception):
+class CliError(UserError, Exception):
     """A usage problem reported as ``minitriton: error: ...`` with exit status 1."""
 
 
@@ -78,6 +78,9 @@ class CliError(Exception):
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the ``minitriton`` command; returns the exit status."""
+    # The command, not ``import minitriton``, owns the interpreter's hook: a
+    # kernel error escaping a subcommand prints without our internal frames.
+    install_excepthook()
     parser = build_parser()
     args = parser.parse_args(argv)
     if not hasattr(args, "func"):
@@ -89,13 +92,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(e, file=sys.stderr)
         return 1
     except CliError as e:
-        print(f"minitriton: error: {e}", file=sys.stderr)
-        return 1
-    except Exception as e:
-        from minitriton.compiler import MissingComponentError
-
-        if not isinstance(e, MissingComponentError):
-            raise
         print(f"minitriton: error: {e}", file=sys.stderr)
         return 1
 
@@ -113,25 +109,8 @@ def build_parser() -> argparse.ArgumentParser:
     add_compile_parser(subparsers)
     add_run_parser(subparsers)
     for name in COMMAND_MODULES:
-        _add_module_commands(subparsers, name)
+        importlib.import_module(name).add_parser(subparsers)
     return parser
-
-
-def _add_module_commands(subparsers: Any, module_name: str) -> None:
-    """Let ``module_name`` add its subcommands; a broken module breaks only its own."""
-    try:
-        module = importlib.import_module(module_name)
-    except ImportError as e:
-        command = module_name.split(".")[-2] if "." in module_name else module_name
-        p = subparsers.add_parser(command, help=f"(unavailable: {e})", add_help=False)
-        p.add_argument("rest", nargs=argparse.REMAINDER)
-        p.set_defaults(func=lambda args, problem=e: _unavailable(module_name, problem))
-        return
-    module.add_parser(subparsers)
-
-
-def _unavailable(module_name: str, exc: ImportError) -> int:
-    raise CliError(f"this command is unavailable: importing {module_name} failed: {exc}")
 
 
 # ---------------------------------------------------------------------------

@@ -292,7 +292,7 @@ def ast_dump(fdef: Any) -> str:
 
 def lower(src: KernelSource, arg_specs: Sequence[ArgSpec]) -> Any:
     """Step 2: the kernel's AST (from :func:`parse`) -> verified IR ``Module``."""
-    lower_kernel = _require("minitriton.frontend.lower", "lower_kernel", "the frontend")
+    from minitriton.frontend.lower import lower_kernel
     from minitriton.ir.verifier import verify_module
 
     module = lower_kernel(src, list(arg_specs))
@@ -305,7 +305,8 @@ def optimize(module: Any, options: CompileOptions, record: StageHook | None = No
 
     ``options.print_after`` passes print their IR to stderr, MLIR-style.
     """
-    passes = _require("minitriton.passes.pipeline", None, "the pass pipeline")
+    from minitriton.passes import pipeline as passes
+
     names = list(options.passes) if options.passes is not None else list(passes.DEFAULT_PIPELINE)
     print_after: Any = "all" if "all" in options.print_after else options.print_after
     on_ir = None if record is None else (lambda name, text: record(f"after:{name}", text))
@@ -320,7 +321,8 @@ def codegen(module: Any, options: CompileOptions) -> Any:
 
     Needs llvmlite only, no GPU; the backend caches the result on disk.
     """
-    compile_module = _require("minitriton.backend", "compile_module", "the GPU backend")
+    from minitriton.backend import compile_module
+
     extra = {"debug": True} if options.debug else {}
     return compile_module(
         module, arch=options.arch, num_warps=options.num_warps, num_stages=options.num_stages,
@@ -335,13 +337,16 @@ def codegen(module: Any, options: CompileOptions) -> Any:
 
 def pass_names() -> list[str]:
     """Every registered pass name."""
-    registry = _require("minitriton.passes", "PASSES", "the pass registry")
-    return list(registry)
+    from minitriton.passes import PASSES
+
+    return list(PASSES)
 
 
 def default_pipeline() -> list[str]:
     """The names of the default pass pipeline, in order."""
-    return list(_require("minitriton.passes.pipeline", "DEFAULT_PIPELINE", "the pass pipeline"))
+    from minitriton.passes.pipeline import DEFAULT_PIPELINE
+
+    return list(DEFAULT_PIPELINE)
 
 
 def check_pass_names(names: Sequence[str]) -> None:
@@ -402,7 +407,7 @@ class Dump:
 
 
 # ---------------------------------------------------------------------------
-# Lazy imports of the other components
+# Warming up
 # ---------------------------------------------------------------------------
 
 
@@ -411,39 +416,14 @@ def preload(frontend: bool = True) -> None:
 
     Always the emulator and the IR parser (enough for a kernel found in the
     disk cache); with ``frontend`` also the frontend with its parser and
-    lexer built, and the pass pipeline. A missing component is left for the
-    launch to report.
+    lexer built, and the pass pipeline.
     """
-    names = ["minitriton.emulator", "minitriton.ir.parser"]
+    import minitriton.emulator  # noqa: F401 - imported for its cost, now
+    import minitriton.ir.parser  # noqa: F401
+
     if frontend:
-        names += ["minitriton.frontend.lower", "minitriton.passes.pipeline"]
-    try:
-        for name in names:
-            _require(name, None, name)
-        if frontend:
-            _require("minitriton.frontend.parser", "warm_up", "the parser")()
-    except (MissingComponentError, ImportError):
-        return
+        import minitriton.frontend.lower  # noqa: F401
+        import minitriton.passes.pipeline  # noqa: F401
+        from minitriton.frontend.parser import warm_up
 
-
-class MissingComponentError(RuntimeError):
-    """A part of MiniTriton this step needs is not available (not installed or not built)."""
-
-
-def _require(module_name: str, attr: str | None, what: str) -> Any:
-    """Import ``module_name`` (and ``attr`` from it), or say clearly what is missing."""
-    import importlib
-
-    try:
-        module = importlib.import_module(module_name)
-    except ModuleNotFoundError as e:
-        if e.name is None or not module_name.startswith(e.name):
-            raise  # a dependency of the component is missing: show that error
-        raise MissingComponentError(
-            f"{what} is not available: cannot import {module_name}"
-        ) from None
-    if attr is None:
-        return module
-    if not hasattr(module, attr):
-        raise MissingComponentError(f"{what} is not available: {module_name} has no {attr}")
-    return getattr(module, attr)
+        warm_up()

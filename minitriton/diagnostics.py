@@ -14,6 +14,8 @@ single :class:`CompileError`.
 
 from __future__ import annotations
 
+import functools
+import importlib.util
 import linecache
 import sys
 import traceback
@@ -70,7 +72,21 @@ class Diagnostic:
         return "\n".join(lines)
 
 
-class CompileError(Exception):
+class UserError(BaseException):
+    """Base of every error that describes the user's mistake, not MiniTriton's.
+
+    Its message is complete: a located diagnostic (``file:line:col``, the
+    source line, a caret and what to write instead) or a sentence naming the
+    parameter or option to change. Tools print it without a traceback, and
+    :func:`excepthook` prints it without MiniTriton's own frames.
+
+    It derives from :class:`BaseException` only so that a Ctrl-C in a kernel
+    (a ``KeyboardInterrupt``) can be one too; every other user error also
+    derives from :class:`Exception`, as :class:`CompileError` does.
+    """
+
+
+class CompileError(UserError, Exception):
     """Raised once with every diagnostic collected for a kernel.
 
     ``str(err)`` is the rendered text of all diagnostics, so an uncaught
@@ -123,18 +139,23 @@ class DiagnosticBag:
             raise CompileError(self.items)
 
 
-#: Exception types whose message is a complete located diagnostic. The
-#: emulator adds its EmulatorError here when it is imported.
-USER_ERRORS: list[type[BaseException]] = [CompileError]
+@functools.cache
+def internal_dirs() -> tuple[str, ...]:
+    """Folders of MiniTriton's own code: this package and the emulator's.
 
-#: Folders of MiniTriton's own code (the emulator adds its folder on import:
-#: in a source checkout it lives outside this package).
-INTERNAL_DIRS: list[str] = [str(Path(__file__).resolve().parent)]
+    In a source checkout the emulator lives outside this package (installed
+    as ``minitriton.emulator``), so its folder is looked up, not assumed.
+    """
+    dirs = [str(Path(__file__).resolve().parent)]
+    spec = importlib.util.find_spec("minitriton.emulator")
+    for location in (spec.submodule_search_locations or []) if spec else []:
+        dirs.append(str(Path(location).resolve()))
+    return tuple(dirs)
 
 
 def _is_ours(filename: str) -> bool:
     path = str(Path(filename).resolve())
-    return any(path.startswith(d + "/") for d in INTERNAL_DIRS)
+    return any(path.startswith(d + "/") for d in internal_dirs())
 
 
 def user_frames(tb: TracebackType | None) -> traceback.StackSummary:
@@ -151,7 +172,7 @@ def excepthook(kind: type[BaseException], err: BaseException, tb: TracebackType 
     caret), never a traceback through the compiler's internals. Every other
     exception goes to the previous hook unchanged.
     """
-    if not issubclass(kind, tuple(USER_ERRORS)):
+    if not issubclass(kind, UserError):
         _previous_hook(kind, err, tb)
         return
     lines = ["Traceback (most recent call last):\n", *user_frames(tb).format()]
@@ -163,7 +184,12 @@ _previous_hook = sys.excepthook
 
 
 def install_excepthook() -> None:
-    """Make :func:`excepthook` the interpreter's hook (idempotent)."""
+    """Make :func:`excepthook` the interpreter's hook (idempotent).
+
+    ``import minitriton`` leaves the interpreter's hook alone; the
+    ``minitriton`` command installs this one, and a script may call it to get
+    the same short reports.
+    """
     if sys.excepthook is not excepthook:
         global _previous_hook
         _previous_hook = sys.excepthook

@@ -32,7 +32,7 @@ import numpy as np
 from minitriton import ircache, launch_checks, torch_interop
 from minitriton.compiler import CompiledKernel, CompileOptions, compile_kernel
 from minitriton.compiler import preload as preload_components
-from minitriton.diagnostics import USER_ERRORS, CompileError
+from minitriton.diagnostics import CompileError, UserError
 from minitriton.frontend.source import ArgSpec, JITBase, KernelSource
 from minitriton.ir.types import BF16
 from minitriton.language.core import constexpr
@@ -45,10 +45,10 @@ from minitriton.signature import Param, kernel_params, spec_for_value
 BACKENDS = ("emulator", "gpu")
 BACKEND_ENV = "MINITRITON_BACKEND"
 DEBUG_ENV = "MINITRITON_DEBUG"
-#: Turns the emulator's checks on for every launch (see minitriton.emulator.tools).
+#: Turns the emulator's checks on for every launch (see minitriton.emulator.debug.tools).
 CHECKS_ENV = "MINITRITON_CHECKS"
 
-#: Set by the debugging tools (:func:`minitriton.emulator.tools.using`): emulator
+#: Set by the debugging tools (:func:`minitriton.emulator.debug.tools.using`): emulator
 #: launches then call ``EMULATOR_HOOK(compiled, grid, values)`` instead.
 EMULATOR_HOOK: Callable[[Any, tuple[int, int, int], list[Any]], None] | None = None
 
@@ -622,14 +622,13 @@ def launch(
                 raise e.with_traceback(None) from None
             raise
         return
-    from minitriton.compiler import _require
+    from minitriton.emulator import launch as emulate
 
-    emulate = _require("minitriton.emulator", "launch", "the emulator")
     pending: list[tuple[Any, Any]] = []  # CUDA tensors and their host copies
     values = [_host_value(s, v, pending) for s, v in args]
     hook = EMULATOR_HOOK
     if hook is None and os.environ.get(CHECKS_ENV, "") not in ("", "0"):
-        hook = _require("minitriton.emulator.tools", "run_launch", "the emulator's checks")
+        from minitriton.emulator.debug.tools import run_launch as hook
     saved = launch_checks.save_outputs(compiled, [s.name for s, _ in args], values)
     try:
         if hook is not None:
@@ -650,7 +649,8 @@ def _time_budget(kernel: str, timeout: Any, backend: str) -> Any:
     """The emulator's time budget for one launch: ``timeout=`` or ``MINITRITON_TIMEOUT``."""
     if backend != "emulator":
         return contextlib.nullcontext()
-    budget = _require_budget()
+    from minitriton.emulator import budget
+
     if timeout is not None and (isinstance(timeout, bool) or not isinstance(timeout, (int, float))
                                 or not timeout > 0):  # fmt: skip
         raise launch_checks.LaunchError(
@@ -663,17 +663,9 @@ def _time_budget(kernel: str, timeout: Any, backend: str) -> Any:
     return budget.time_budget(seconds)
 
 
-def _require_budget() -> Any:
-    from minitriton.compiler import _require
-
-    return _require("minitriton.emulator.budget", None, "the emulator")
-
-
 def is_user_error(exc: BaseException) -> bool:
     """True for errors that describe the user's kernel (diagnostics, emulator errors)."""
-    if isinstance(exc, (CompileError, *USER_ERRORS)):
-        return True
-    return any(cls.__name__ in ("EmulatorError", "KernelError") for cls in type(exc).__mro__)
+    return isinstance(exc, UserError)
 
 
 def _scalar_value(spec: ArgSpec, value: Any) -> Any:

@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from minitriton.diagnostics import USER_ERRORS
+from minitriton.diagnostics import UserError
 from minitriton.ir import ops
 from minitriton.ir.core import Block, BlockArgument, OpResult, Value
 from minitriton.ir.types import element_type
@@ -35,15 +35,12 @@ MAX_GRID = (2**31 - 1, 65535, 65535)
 NUM_WARPS = (1, 2, 4, 8, 16, 32)
 
 
-class LaunchError(ValueError):
+class LaunchError(UserError, ValueError):
     """A launch that cannot go ahead; the message names the kernel and the parameter."""
 
 
 class LaunchTypeError(LaunchError, TypeError):
     """A launch given a value of the wrong kind (a list for an array, a float grid)."""
-
-
-USER_ERRORS.extend([LaunchError])
 
 
 # ---------------------------------------------------------------- options

@@ -3,7 +3,8 @@
 The docs site generates its pass pages and its builtin reference from the
 code (``docs/_ext/minitriton_docs.py``); these tests fail when the code gives
 it nothing to render: a registered pass without a docstring holding a
-``Before::`` and an ``After::`` IR example that the pass really produces, or a
+``Before::`` and an ``After::`` IR example that the pass really produces (the
+one test of the docstring examples), or its pre- and postconditions, or a
 public ``tl`` function without a docstring or without a page entry.
 """
 
@@ -36,6 +37,7 @@ def _pass_doc(name: str) -> str:
 def test_pass_docstring_has_summary_and_examples(name: str) -> None:
     doc = _pass_doc(name)
     assert len(doc.splitlines()[0].split()) >= 3, f"pass {name!r}: no one-line summary"
+    assert "Precondition" in doc and "Postcondition" in doc, f"pass {name!r}: no conditions"
     examples = minitriton_docs.pass_examples(doc)
     assert "before" in examples, f"pass {name!r}: its module docstring has no 'Before::' IR block"
     assert "after" in examples, f"pass {name!r}: its module docstring has no 'After::' IR block"

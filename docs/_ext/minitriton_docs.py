@@ -659,6 +659,33 @@ class OpsDirective(GeneratingDirective):
         return out
 
 
+class SemanticsTableDirective(GeneratingDirective):
+    """``.. minitriton-semantics-table::``: where each op means what, from the code."""
+
+    def generate(self) -> list[nodes.Node]:
+        from minitriton.tools.semantics_table import COLUMNS, op_rows
+
+        lines = [
+            ".. list-table::",
+            "   :header-rows: 1",
+            "   :class: semantics-table",
+            "",
+            f"   * - {COLUMNS[0]}",
+            *(f"     - {column}" for column in COLUMNS[1:]),
+        ]
+        for row in op_rows():
+            op, *rest = row.cells()
+            lines.append(f"   * - ``{op}``")
+            lines += [f"     - {_rst_cell(cell)}" for cell in rest]
+        return parse_rst(self, lines)
+
+
+def _rst_cell(text: str) -> str:
+    """Dotted code paths as literals, prose as it is."""
+    words = text.split(" ")
+    return " ".join(f"``{w}``" if "." in w.strip(",()") and "_" in w else w for w in words)
+
+
 # ---------------------------------------------------------------- PTX
 
 _LOC = re.compile(r"^\s*\.loc\s+(\d+)\s+(\d+)\s+(\d+)")
@@ -863,6 +890,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.add_directive("minitriton-automodule", AutomoduleIfExists)
     app.add_directive("minitriton-ir", IRDirective)
     app.add_directive("minitriton-ops", OpsDirective)
+    app.add_directive("minitriton-semantics-table", SemanticsTableDirective)
     app.add_directive("minitriton-compile", CompileDirective)
     app.add_directive("minitriton-bench", BenchDirective)
     app.add_directive("minitriton-ptx", PTXDirective)

@@ -167,6 +167,7 @@ from minitriton.ir.core import (
     use_counts,
 )
 from minitriton.ir.ops import FuncOp
+from minitriton.ir.traits import SideEffects, trait_set
 from minitriton.ir.types import I1, I32, BlockType, element_type
 
 #: Ops a mask may be recomputed with.
@@ -184,7 +185,7 @@ _CLONABLE = (
 class _Effect(Operation):
     """A GPU-backend op with effects; the emulator never sees these."""
 
-    pure = False
+    traits = trait_set(SideEffects)
     backend_only = True
     #: Allowed operand counts.
     arity: tuple[int, ...] = (0,)

@@ -43,6 +43,7 @@ from minitriton.ir.core import Block, Operation, Region, Value, register_op, rep
 from minitriton.ir.ops import FuncOp, Module
 from minitriton.ir.parser import parse_module
 from minitriton.ir.printer import print_module
+from minitriton.ir.traits import Elementwise, Pure, ReadsMemory, WritesMemory, trait_set
 from minitriton.ir.types import BlockType, PointerType, element_type
 
 
@@ -55,6 +56,7 @@ class ConvertLayoutOp(Operation):
     """
 
     name = "ttg.convert_layout"
+    traits = trait_set(Pure)
 
     def verify(self) -> None:
         if len(self.operands) != 1 or self.operands[0].type != self.result.type:
@@ -137,12 +139,9 @@ def _inline_one(
 
 # ------------------------------------------------------------------ layouts
 
-_ELEMENTWISE_PREFIXES = ("arith.", "math.")
-_ELEMENTWISE = {"tt.addptr", "tt.hint", "tt.load", "tt.atomic_rmw", "tt.atomic_cas"}
 # The wait of an asynchronous dot keeps the accumulator's layout.
-_ELEMENTWISE |= {"ttng.warp_group_dot_wait"}
+_ELEMENTWISE = {"ttng.warp_group_dot_wait"}
 _FREE = {"tt.make_range", "tt.splat", "arith.constant"}
-_MEMORY = {"tt.load", "tt.atomic_rmw", "tt.atomic_cas"}
 _ASYNC_COPY = "ttg.async_copy_global_to_local"
 
 
@@ -151,14 +150,18 @@ def _is_block(v: Value) -> bool:
 
 
 def _elementwise(op: Operation) -> bool:
-    return op.name.startswith(_ELEMENTWISE_PREFIXES) or op.name in _ELEMENTWISE
+    return op.has_trait(Elementwise) or op.name in _ELEMENTWISE
+
+
+def _accesses_memory(op: Operation) -> bool:
+    return op.has_trait(ReadsMemory) or op.has_trait(WritesMemory)
 
 
 def memory_vector_width(func: FuncOp) -> int:
     """Elements per thread along the fastest dim: 16 bytes of the narrowest accessed type."""
     widths = []
     for op in func.walk():
-        if op.name in ("tt.load", "tt.store", "tt.atomic_rmw", "tt.atomic_cas", _ASYNC_COPY):
+        if _accesses_memory(op) or op.name == _ASYNC_COPY:
             pointee = element_type(op.operands[0].type)
             if isinstance(pointee, PointerType):
                 widths.append(max(1, pointee.pointee.bitwidth // 8))
@@ -375,7 +378,7 @@ class LayoutPlan:
             return [squeeze_layout(layout, op.attrs["axis"])]
         if op.name == "tt.broadcast":
             return [restrict(layout, op.operands[0].shape)]
-        if _elementwise(op) and op.name not in _MEMORY:
+        if _elementwise(op) and not op.has_trait(ReadsMemory):
             return [layout] * len(op.operands)
         return None
 

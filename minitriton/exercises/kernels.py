@@ -120,8 +120,8 @@ def _compiled(ex: Exercise, module: Any, path: Path) -> dict[str, str]:
 
 
 def _run_case(ex: Exercise, module: Any, case: Case, path: Path, backend: str) -> CaseRun:
-    from minitriton.emulator.checks import Checks
-    from minitriton.emulator.tools import using
+    from minitriton.emulator.debug.checks import Checks
+    from minitriton.emulator.debug.tools import using
     from minitriton.jit import is_user_error
 
     run = CaseRun(case.name)

@@ -225,7 +225,7 @@ def trace_picture(exercise: int | str, *kernels: Any, case: int = 0) -> None:
     from types import SimpleNamespace
 
     from minitriton.emulator import trace
-    from minitriton.emulator.trace_plot import plot_buffer
+    from minitriton.emulator.debug.trace_plot import plot_buffer
     from minitriton.exercises.kernels import copy_inputs
 
     ex = find_exercise(str(exercise))

@@ -3,7 +3,7 @@
 The grader tells "never written" from "written with a wrong value" (or a
 NaN) by watching the emulator's stores, not by guessing from a NaN
 sentinel. :class:`WriteTracker` is an emulator tool (see
-:mod:`minitriton.emulator.tools`): while it is active, every ``tt.store``
+:mod:`minitriton.emulator.debug.tools`): while it is active, every ``tt.store``
 and atomic of every launch records the host addresses it wrote.
 :meth:`WriteTracker.written` then maps an output array, strided views
 included, onto those addresses.
@@ -15,9 +15,9 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from minitriton.emulator.checks import access_of
+from minitriton.emulator.debug.checks import access_of
+from minitriton.emulator.debug.tools import Launch, Tool
 from minitriton.emulator.interpreter import Listener, ProgramState
-from minitriton.emulator.tools import Launch, Tool
 from minitriton.ir.core import Operation
 
 _WRITES = ("tt.store", "tt.atomic_rmw", "tt.atomic_cas")

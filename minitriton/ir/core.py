@@ -6,9 +6,9 @@ regions. A :class:`Region` holds one :class:`Block`; a block has typed
 arguments and a list of operations. Every operation carries a
 :class:`~minitriton.diagnostics.Location`.
 
-Each concrete op is a small subclass with a ``name`` and a ``verify()``
-method, registered in :data:`OP_REGISTRY` by :func:`register_op`, in the
-spirit of xDSL.
+Each concrete op is a small subclass with a ``name``, its ``traits``
+(:mod:`minitriton.ir.traits`) and a ``verify()`` method, registered in
+:data:`OP_REGISTRY` by :func:`register_op`, in the spirit of xDSL.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from collections.abc import Iterator, Sequence
 from typing import Any, ClassVar
 
 from minitriton.diagnostics import UNKNOWN, Location
+from minitriton.ir.traits import Pure, Terminator, Trait, Traits
 from minitriton.ir.types import BlockType, Type
 
 Attr = Any  # int | float | bool | str | list[Attr]
@@ -133,16 +134,37 @@ class Region:
 class Operation:
     """Base class of every IR op.
 
-    Subclasses set :attr:`name` and override :meth:`verify`. Construction
-    never verifies: the verifier runs over whole modules (and after every
-    pass in the tests).
+    Subclasses set :attr:`name` and :attr:`traits` and override
+    :meth:`verify`. Construction never verifies: the verifier runs over whole
+    modules (and after every pass in the tests).
     """
 
     name: ClassVar[str] = "<op>"
-    #: Ops whose only effect is their results (removable when unused).
-    pure: ClassVar[bool] = True
-    #: Ops that end a block (yield, return, ...).
-    is_terminator: ClassVar[bool] = False
+    #: What passes may assume about the op (see :mod:`minitriton.ir.traits`).
+    traits: ClassVar[Traits] = frozenset()
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        # ``pure`` and ``is_terminator`` follow from the traits; a class that
+        # sets them would contradict its traits, so it fails at import.
+        for legacy in ("pure", "is_terminator"):
+            if legacy in cls.__dict__:
+                raise TypeError(f"{cls.__name__} sets '{legacy}': declare traits instead")
+
+    @classmethod
+    def has_trait(cls, trait: type[Trait]) -> bool:
+        """True if the op declares ``trait``."""
+        return trait in cls.traits
+
+    @property
+    def pure(self) -> bool:
+        """True for ops whose only effect is their results (the :class:`Pure` trait)."""
+        return Pure in self.traits
+
+    @property
+    def is_terminator(self) -> bool:
+        """True for ops that end a block (the :class:`Terminator` trait)."""
+        return Terminator in self.traits
 
     def __init__(
         self,

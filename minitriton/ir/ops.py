@@ -18,6 +18,24 @@ Op names follow Triton's TTIR where one exists (``tt.load``, ``tt.dot``,
 from __future__ import annotations
 
 from minitriton.ir.core import Operation, Region, Value, VerifyError, register_op
+from minitriton.ir.traits import (
+    Commutative,
+    Elementwise,
+    HasRegions,
+    LoopLike,
+    MayNotTerminate,
+    MayTrap,
+    Pure,
+    ReadsMemory,
+    RecursiveEffects,
+    SideEffects,
+    Symbol,
+    Terminator,
+    Traits,
+    UnknownEffects,
+    WritesMemory,
+    trait_set,
+)
 from minitriton.ir.types import (
     I1,
     I32,
@@ -61,6 +79,14 @@ def _same_shape(op: Operation, a: Type, b: Type, what: str) -> None:
         raise op.fail(f"{what}: shape {shape_of(a)} does not match {shape_of(b)}")
 
 
+def _pointee(op: Operation, t: Type) -> ScalarType:
+    """The type a pointer (or a block of pointers) ``t`` points to."""
+    elem = element_type(t)
+    if not isinstance(elem, PointerType):
+        raise op.fail(f"pointer operand has type {t}")
+    return elem.pointee
+
+
 def _check_block_shape(op: Operation, t: Type) -> None:
     # Rule from Triton: every block dimension is a power of two, <= 2^20 elements.
     if not isinstance(t, BlockType):
@@ -78,6 +104,8 @@ def _check_block_shape(op: Operation, t: Type) -> None:
 @register_op
 class ConstantOp(Operation):
     """``%c = arith.constant() {value = 1.0} : f32`` (a block constant is a splat)."""
+
+    traits = trait_set(Pure)
 
     name = "arith.constant"
 
@@ -97,6 +125,8 @@ class ConstantOp(Operation):
 @register_op
 class ProgramIdOp(Operation):
     """``%pid = tt.get_program_id() {axis = 0} : i32``."""
+
+    traits = trait_set(Pure)
 
     name = "tt.get_program_id"
 
@@ -118,6 +148,8 @@ class NumProgramsOp(ProgramIdOp):
 class MakeRangeOp(Operation):
     """``%r = tt.make_range() {start = 0, end = 128} : tensor<128xi32>``."""
 
+    traits = trait_set(Pure)
+
     name = "tt.make_range"
 
     def verify(self) -> None:
@@ -135,6 +167,8 @@ class MakeRangeOp(Operation):
 
 class _Elementwise(Operation):
     """``arity`` operands and one result, all of one type."""
+
+    traits = trait_set(Pure, Elementwise)
 
     arity = 2
     allow_int = True
@@ -158,25 +192,39 @@ class _Binary(_Elementwise):
     """Two operands and one result, all of one type."""
 
 
-def _binary(op_name: str, doc: str, ints: bool = True, floats: bool = True) -> type:
-    cls = type(
-        op_name.split(".")[1].title().replace("_", "") + "Op",
-        (_Binary,),
-        {"name": op_name, "__doc__": doc, "allow_int": ints, "allow_float": floats},
-    )
+_COMMUTATIVE = _Binary.traits | {Commutative}
+# Integer division and remainder by zero are undefined.
+_TRAPS = _Binary.traits | {MayTrap}
+
+
+def _binary(
+    op_name: str, doc: str, ints: bool = True, floats: bool = True, op_traits: Traits | None = None
+) -> type:
+    attrs = {"name": op_name, "__doc__": doc, "allow_int": ints, "allow_float": floats}
+    if op_traits is not None:
+        attrs["traits"] = op_traits
+    cls = type(op_name.split(".")[1].title().replace("_", "") + "Op", (_Binary,), attrs)
     return register_op(cls)
 
 
-AddOp = _binary("arith.add", "Addition; integers wrap around.")
+AddOp = _binary("arith.add", "Addition; integers wrap around.", op_traits=_COMMUTATIVE)
 SubOp = _binary("arith.sub", "Subtraction; integers wrap around.")
-MulOp = _binary("arith.mul", "Multiplication; integers wrap around.")
-DivOp = _binary("arith.div", "Division: truncating for integers (C), approximate for floats.")
-RemOp = _binary("arith.rem", "Remainder with the sign of the dividend (C ``%`` / ``fmod``).")
-MaxOp = _binary("arith.max", "Elementwise maximum (``tl.maximum``).")
-MinOp = _binary("arith.min", "Elementwise minimum (``tl.minimum``).")
-AndOp = _binary("arith.and", "Bitwise and.", floats=False)
-OrOp = _binary("arith.or", "Bitwise or.", floats=False)
-XorOp = _binary("arith.xor", "Bitwise xor.", floats=False)
+MulOp = _binary("arith.mul", "Multiplication; integers wrap around.", op_traits=_COMMUTATIVE)
+DivOp = _binary(
+    "arith.div",
+    "Division: truncating for integers (C), approximate for floats.",
+    op_traits=_TRAPS,
+)
+RemOp = _binary(
+    "arith.rem",
+    "Remainder with the sign of the dividend (C ``%`` / ``fmod``).",
+    op_traits=_TRAPS,
+)
+MaxOp = _binary("arith.max", "Elementwise maximum (``tl.maximum``).", op_traits=_COMMUTATIVE)
+MinOp = _binary("arith.min", "Elementwise minimum (``tl.minimum``).", op_traits=_COMMUTATIVE)
+AndOp = _binary("arith.and", "Bitwise and.", floats=False, op_traits=_COMMUTATIVE)
+OrOp = _binary("arith.or", "Bitwise or.", floats=False, op_traits=_COMMUTATIVE)
+XorOp = _binary("arith.xor", "Bitwise xor.", floats=False, op_traits=_COMMUTATIVE)
 ShlOp = _binary("arith.shl", "Shift left.", floats=False)
 ShrOp = _binary(
     "arith.shr", "Shift right: arithmetic if signed, logical if unsigned.", floats=False
@@ -200,6 +248,8 @@ class CmpOp(Operation):
     except ``ne``, as in Python.
     """
 
+    traits = trait_set(Pure, Elementwise)
+
     name = "arith.cmp"
 
     def verify(self) -> None:
@@ -216,6 +266,8 @@ class CmpOp(Operation):
 @register_op
 class SelectOp(Operation):
     """``%r = arith.select(%cond, %a, %b) : T`` (``tl.where``)."""
+
+    traits = trait_set(Pure, Elementwise)
 
     name = "arith.select"
 
@@ -248,7 +300,7 @@ def _unary(op_name: str, doc: str, ints: bool = False, floats: bool = True) -> t
 NegOp = _unary("arith.neg", "Negation.", ints=True)
 NotOp = _unary("arith.not", "Bitwise not (``~x``).", ints=True, floats=False)
 AbsOp = _unary("math.abs", "Absolute value.", ints=True)
-MATH_UNARY = ("exp", "exp2", "log", "log2", "sqrt", "rsqrt", "sin", "cos")
+MATH_UNARY: tuple[str, ...] = ("exp", "exp2", "log", "log2", "sqrt", "rsqrt", "sin", "cos")
 MATH_UNARY += ("floor", "ceil", "erf", "tanh")
 # libdevice's one-operand functions (tl.extra.cuda.libdevice, tl.math).
 MATH_UNARY += ("acos", "acosh", "asin", "asinh", "atan", "atanh", "cbrt", "cosh", "sinh", "tan")
@@ -261,6 +313,8 @@ for _fn in MATH_UNARY:
 @register_op
 class FmaOp(Operation):
     """``%r = math.fma(%a, %b, %c) : T`` computes ``a * b + c`` with one rounding."""
+
+    traits = trait_set(Pure, Elementwise)
 
     name = "math.fma"
 
@@ -281,6 +335,8 @@ class CastOp(Operation):
     reinterprets the address.
     """
 
+    traits = trait_set(Pure, Elementwise)
+
     name = "arith.cast"
 
     def verify(self) -> None:
@@ -292,19 +348,25 @@ class CastOp(Operation):
 class BitcastOp(Operation):
     """``%r = arith.bitcast(%x) : tensor<128xi32>`` reinterprets the bits."""
 
+    traits = trait_set(Pure, Elementwise)
+
     name = "arith.bitcast"
 
     def verify(self) -> None:
         _expect_operands(self, 1)
         src, dst = element_type(self.operands[0].type), element_type(self.result.type)
         _same_shape(self, self.operands[0].type, self.result.type, "bitcast")
-        if src.is_ptr() or dst.is_ptr() or src.bitwidth != dst.bitwidth:
+        if isinstance(src, PointerType) or isinstance(dst, PointerType):
+            raise self.fail(f"cannot bitcast {src} to {dst}")
+        if src.bitwidth != dst.bitwidth:
             raise self.fail(f"cannot bitcast {src} to {dst}")
 
 
 @register_op
 class AddPtrOp(Operation):
     """``%p = tt.addptr(%ptr, %offset) : tensor<128xptr<f32>>`` offsets in elements."""
+
+    traits = trait_set(Pure, Elementwise)
 
     name = "tt.addptr"
 
@@ -326,6 +388,8 @@ class AddPtrOp(Operation):
 class SplatOp(Operation):
     """``%b = tt.splat(%s) : tensor<128xf32>`` fills a block with a scalar."""
 
+    traits = trait_set(Pure)
+
     name = "tt.splat"
 
     def verify(self) -> None:
@@ -339,6 +403,8 @@ class SplatOp(Operation):
 @register_op
 class BroadcastOp(Operation):
     """``%b = tt.broadcast(%x) : tensor<64x128xf32>`` expands size-1 dimensions."""
+
+    traits = trait_set(Pure)
 
     name = "tt.broadcast"
 
@@ -358,6 +424,8 @@ class BroadcastOp(Operation):
 class ExpandDimsOp(Operation):
     """``%b = tt.expand_dims(%x) {axis = 1} : tensor<128x1xf32>``."""
 
+    traits = trait_set(Pure)
+
     name = "tt.expand_dims"
 
     def verify(self) -> None:
@@ -372,6 +440,8 @@ class ExpandDimsOp(Operation):
 @register_op
 class ReshapeOp(Operation):
     """``%b = tt.reshape(%x) : tensor<32x4xf32>`` keeps the row-major order."""
+
+    traits = trait_set(Pure)
 
     name = "tt.reshape"
 
@@ -388,6 +458,8 @@ class ReshapeOp(Operation):
 @register_op
 class TransOp(Operation):
     """``%b = tt.trans(%x) {order = [1, 0]} : tensor<64x32xf32>`` permutes dimensions."""
+
+    traits = trait_set(Pure)
 
     name = "tt.trans"
 
@@ -412,15 +484,16 @@ class LoadOp(Operation):
     Lanes whose mask is false are not read and take ``other`` (0 without it).
     """
 
+    traits = trait_set(ReadsMemory, Elementwise)
+
     name = "tt.load"
-    pure = False  # reads memory: CSE and LICM must not move it past stores
 
     def verify(self) -> None:
         _expect_operands(self, 1, 2, 3)
         ptr = self.operands[0].type
         if not ptr.is_ptr():
             raise self.fail(f"pointer operand has type {ptr}")
-        want = with_element(ptr, element_type(ptr).pointee)
+        want = with_element(ptr, _pointee(self, ptr))
         if self.result.type != want:
             raise self.fail(f"result must be {want}")
         if len(self.operands) >= 2 and self.operands[1].type != with_element(ptr, I1):
@@ -433,8 +506,9 @@ class LoadOp(Operation):
 class StoreOp(Operation):
     """``tt.store(%ptrs, %value[, %mask])`` writes the lanes whose mask is true."""
 
+    traits = trait_set(WritesMemory, Elementwise)
+
     name = "tt.store"
-    pure = False
 
     def verify(self) -> None:
         _expect_operands(self, 2, 3)
@@ -442,7 +516,7 @@ class StoreOp(Operation):
         ptr, value = self.operands[:2]
         if not ptr.type.is_ptr():
             raise self.fail(f"pointer operand has type {ptr.type}")
-        _same_type(self, [value], with_element(ptr.type, element_type(ptr.type).pointee), "value")
+        _same_type(self, [value], with_element(ptr.type, _pointee(self, ptr.type)), "value")
         if len(self.operands) == 3 and self.operands[2].type != with_element(ptr.type, I1):
             raise self.fail(f"mask must be {with_element(ptr.type, I1)}")
 
@@ -455,8 +529,9 @@ MEM_SEMANTICS = ("relaxed", "acquire", "release", "acq_rel")
 class AtomicRMWOp(Operation):
     """``%old = tt.atomic_rmw(%ptr, %val[, %mask]) {kind = "add", sem = "acq_rel"} : T``."""
 
+    traits = trait_set(ReadsMemory, WritesMemory, Elementwise)
+
     name = "tt.atomic_rmw"
-    pure = False
 
     def verify(self) -> None:
         _expect_operands(self, 2, 3)
@@ -464,7 +539,7 @@ class AtomicRMWOp(Operation):
         if self.attrs["kind"] not in ATOMIC_KINDS or self.attrs["sem"] not in MEM_SEMANTICS:
             raise self.fail("unknown atomic kind or memory semantics")
         ptr, val = self.operands[:2]
-        want = with_element(ptr.type, element_type(ptr.type).pointee)
+        want = with_element(ptr.type, _pointee(self, ptr.type))
         _same_type(self, [val], want, "value")
         if self.result.type != want:
             raise self.fail(f"result must be {want}")
@@ -474,14 +549,15 @@ class AtomicRMWOp(Operation):
 class AtomicCASOp(Operation):
     """``%old = tt.atomic_cas(%ptr, %cmp, %val) {sem = "acq_rel"} : T``."""
 
+    traits = trait_set(ReadsMemory, WritesMemory, Elementwise)
+
     name = "tt.atomic_cas"
-    pure = False
 
     def verify(self) -> None:
         _expect_operands(self, 3)
         _expect_attrs(self, "sem")
         ptr = self.operands[0].type
-        want = with_element(ptr, element_type(ptr).pointee)
+        want = with_element(ptr, _pointee(self, ptr))
         _same_type(self, self.operands[1:], want, "operand")
 
 
@@ -492,6 +568,8 @@ class AtomicCASOp(Operation):
 class DotOp(Operation):
     """``%c = tt.dot(%a, %b, %acc) {input_precision = "tf32"} : tensor<MxNxf32>``."""
 
+    traits = trait_set(Pure)
+
     name = "tt.dot"
 
     def verify(self) -> None:
@@ -499,6 +577,8 @@ class DotOp(Operation):
         a, b, acc = (v.type for v in self.operands)
         if not all(isinstance(t, BlockType) and len(t.shape) in (2, 3) for t in (a, b, acc)):
             raise self.fail("operands must be 2-D blocks (or 3-D: a batch of products)")
+        assert isinstance(a, BlockType) and isinstance(b, BlockType)  # checked just above
+        assert isinstance(acc, BlockType)
         *batch, m, k = a.shape
         *batch2, k2, n = b.shape
         if k != k2 or batch != batch2 or acc.shape != (*batch, m, n):
@@ -511,6 +591,8 @@ class DotOp(Operation):
 
 class _Combine(Operation):
     """Shared checks of ``tt.reduce`` and ``tt.scan``: a combiner region."""
+
+    traits = trait_set(Pure, HasRegions)
 
     terminator_name = ""
 
@@ -552,21 +634,25 @@ class ScanOp(_Combine):
 class ReduceReturnOp(Operation):
     """Ends a ``tt.reduce`` combiner."""
 
+    traits = trait_set(Pure, Terminator)
+
     name = "tt.reduce_return"
-    is_terminator = True
 
 
 @register_op
 class ScanReturnOp(Operation):
     """Ends a ``tt.scan`` combiner."""
 
+    traits = trait_set(Pure, Terminator)
+
     name = "tt.scan_return"
-    is_terminator = True
 
 
 @register_op
 class SortOp(Operation):
     """``%s = tt.sort(%x) {dim = 0, descending = false} : tensor<128xf32>``."""
+
+    traits = trait_set(Pure)
 
     name = "tt.sort"
 
@@ -584,8 +670,9 @@ class ForOp(Operation):
     from one iteration to the next and are the op's results.
     """
 
+    traits = trait_set(RecursiveEffects, HasRegions, LoopLike)
+
     name = "scf.for"
-    pure = False
 
     def verify(self) -> None:
         if len(self.operands) < 3 or len(self.regions) != 1:
@@ -605,8 +692,9 @@ class ForOp(Operation):
 class IfOp(Operation):
     """``%r = scf.if(%cond) : T... { then } { else }``; both regions yield."""
 
+    traits = trait_set(RecursiveEffects, HasRegions)
+
     name = "scf.if"
-    pure = False
 
     def verify(self) -> None:
         _expect_operands(self, 1)
@@ -626,8 +714,9 @@ class WhileOp(Operation):
     otherwise they become the results.
     """
 
+    traits = trait_set(RecursiveEffects, HasRegions, LoopLike, MayNotTerminate)
+
     name = "scf.while"
-    pure = False
 
     def verify(self) -> None:
         if len(self.regions) != 2:
@@ -656,24 +745,27 @@ def _check_yield(op: Operation, region: Region, types: list[Type]) -> None:
 class YieldOp(Operation):
     """Ends an ``scf`` region, passing values to the parent op."""
 
+    traits = trait_set(Pure, Terminator)
+
     name = "scf.yield"
-    is_terminator = True
 
 
 @register_op
 class ConditionOp(Operation):
     """Ends the before region of ``scf.while``."""
 
+    traits = trait_set(Pure, Terminator)
+
     name = "scf.condition"
-    is_terminator = True
 
 
 @register_op
 class CallOp(Operation):
     """``%r = tt.call(%a, %b) {callee = "helper"} : T...`` calls a ``tt.func``."""
 
+    traits = trait_set(UnknownEffects)
+
     name = "tt.call"
-    pure = False  # the callee may store; DCE keeps calls
 
     def verify(self) -> None:
         _expect_attrs(self, "callee")
@@ -683,8 +775,9 @@ class CallOp(Operation):
 class ReturnOp(Operation):
     """``tt.return(%v...)`` ends a function."""
 
+    traits = trait_set(Pure, Terminator)
+
     name = "tt.return"
-    is_terminator = True
 
 
 @register_op
@@ -696,8 +789,9 @@ class FuncOp(Operation):
     ``divisibility = 16``).
     """
 
+    traits = trait_set(Symbol, HasRegions)
+
     name = "tt.func"
-    pure = False
 
     @property
     def sym_name(self) -> str:
@@ -722,16 +816,18 @@ class FuncOp(Operation):
 class PrintOp(Operation):
     """``tt.print(%x...) {prefix = "x: ", hex = false}`` prints once per program."""
 
+    traits = trait_set(SideEffects)
+
     name = "tt.print"
-    pure = False
 
 
 @register_op
 class AssertOp(Operation):
     """``tt.assert(%cond) {message = "..."}`` fails where ``cond`` is false (debug mode)."""
 
+    traits = trait_set(SideEffects)
+
     name = "tt.assert"
-    pure = False
 
     def verify(self) -> None:
         _expect_operands(self, 1)
@@ -742,8 +838,9 @@ class AssertOp(Operation):
 class BarrierOp(Operation):
     """``tt.barrier()`` synchronizes the threads of one program."""
 
+    traits = trait_set(SideEffects)
+
     name = "tt.barrier"
-    pure = False
 
 
 @register_op
@@ -753,6 +850,8 @@ class HintOp(Operation):
     The value is unchanged; the attribute tells the GPU backend about
     divisibility and contiguity so it can vectorize memory accesses.
     """
+
+    traits = trait_set(Pure, Elementwise)
 
     name = "tt.hint"
 

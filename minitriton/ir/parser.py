@@ -136,7 +136,8 @@ class Parser:
         name = self.expect_kind("symbol").text[1:]
         self.scopes = [{}]
         self.expect("(")
-        arg_toks, arg_types, arg_attrs = [], [], []
+        arg_toks: list[Token] = []
+        arg_types, arg_attrs = [], []
         while not self.accept(")"):
             if arg_toks:
                 self.expect(",")
@@ -264,7 +265,8 @@ class Parser:
         self.expect("{")
         self.expect("^")
         self.expect("(")
-        toks, types = [], []
+        toks: list[Token] = []
+        types = []
         while not self.accept(")"):
             if toks:
                 self.expect(",")

@@ -38,7 +38,9 @@ class ScalarType:
     @property
     def bitwidth(self) -> int:
         """Number of bits of one value (1 for ``i1``)."""
-        return int(re.match(r"[a-z]+(\d+)", self.name).group(1))  # f8e5 -> 8
+        match = re.match(r"[a-z]+(\d+)", self.name)  # f8e5 -> 8
+        assert match is not None, self.name  # every scalar name ends its prefix with digits
+        return int(match.group(1))
 
     def is_int(self) -> bool:
         """True for signed and unsigned integers and ``i1``."""
@@ -151,7 +153,7 @@ class BlockType:
 
 Type = ScalarType | PointerType | BlockType
 
-SCALAR_NAMES = ("i1", "i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64")
+SCALAR_NAMES: tuple[str, ...] = ("i1", "i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64")
 SCALAR_NAMES += ("f16", "bf16", "f32", "f64")
 SCALAR_NAMES += ("f8e5", "f8e4nv")  # fp8 e5m2 and e4m3fn, stored as their raw bits
 

@@ -9,7 +9,9 @@ It checks, for every function of a module:
 3. terminators: only the last op of a block may be a terminator, and a
    function ends with ``tt.return`` of its declared result types;
 4. calls name a function of the module, with matching argument and result
-   types.
+   types;
+5. regions: an op has regions exactly when it declares the ``HasRegions``
+   trait (:mod:`minitriton.ir.traits`).
 
 Errors are :class:`~minitriton.diagnostics.CompileError` diagnostics located
 at the offending op. In the tests the verifier runs after every pass.
@@ -20,6 +22,7 @@ from __future__ import annotations
 from minitriton.diagnostics import CompileError, DiagnosticBag
 from minitriton.ir.core import Block, Operation, VerifyError
 from minitriton.ir.ops import FuncOp, Module
+from minitriton.ir.traits import HasRegions, Terminator
 
 
 def verify_module(module: Module) -> None:
@@ -50,12 +53,14 @@ def _check_return(func: FuncOp) -> None:
 def _verify_block(block: Block, visible: set[int], funcs: dict[str, FuncOp]) -> None:
     visible = visible | {id(a) for a in block.args}
     for i, op in enumerate(block.ops):
-        if op.is_terminator and i != len(block.ops) - 1:
+        if op.has_trait(Terminator) and i != len(block.ops) - 1:
             raise op.fail("terminator in the middle of a block")
         for v in op.operands:
             if id(v) not in visible:
                 raise op.fail("uses a value that is not defined before it")
         op.verify()
+        if bool(op.regions) != op.has_trait(HasRegions):
+            raise op.fail("has regions" if op.regions else "needs regions")
         if op.name == "tt.call":
             _check_call(op, funcs)
         for region in op.regions:

@@ -40,7 +40,7 @@ class constexpr:  # noqa: N801 - Triton's spelling
     """
 
     def __init__(self, value: Any) -> None:
-        self.value = value.value if isinstance(value, constexpr) else value
+        self.value: Any = value.value if isinstance(value, constexpr) else value
 
     def __repr__(self) -> str:
         return f"constexpr[{self.value!r}]"

@@ -73,7 +73,7 @@ _FUNCTIONS: dict[str, tuple[int, str]] = {
 }
 
 # libdevice names that are Triton's core functions: the same builtins.
-_CORE = ("exp", "exp2", "log", "log2", "sqrt", "sqrt_rn", "rsqrt", "sin", "cos")
+_CORE: tuple[str, ...] = ("exp", "exp2", "log", "log2", "sqrt", "sqrt_rn", "rsqrt", "sin", "cos")
 _CORE += ("floor", "ceil", "erf", "fma", "abs")
 
 
@@ -84,11 +84,11 @@ def _stub(name: str, arity: int, doc: str) -> Callable[..., Any]:
     def binary(arg0, arg1):  # noqa: ANN001, ANN202
         raise RuntimeError(f"libdevice.{name} can only be called inside a @jit kernel")
 
-    stub = unary if arity == 1 else binary
+    stub: Any = unary if arity == 1 else binary  # it gains attributes below
     stub.__name__ = stub.__qualname__ = name
     stub.__doc__ = doc
     stub.__module__ = __name__
-    stub.__minitriton_builtin__ = f"libdevice.{name}"  # type: ignore[attr-defined]
+    stub.__minitriton_builtin__ = f"libdevice.{name}"
     LIBDEVICE[f"libdevice.{name}"] = stub
     return stub
 

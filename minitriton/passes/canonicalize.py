@@ -84,6 +84,7 @@ from typing import ClassVar
 
 from minitriton.ir.core import Operation, Value
 from minitriton.ir.ops import FuncOp, Module
+from minitriton.ir.traits import Commutative
 from minitriton.ir.types import ScalarType, element_type
 from minitriton.passes import folding
 from minitriton.passes.base import Pass, register_pass
@@ -179,6 +180,11 @@ def _fold_to(op: Operation, value: int | float | bool | None) -> list[Value] | N
 # ---------------------------------------------------------------- arithmetic
 
 
+def _swappable(op: Operation) -> bool:
+    """True if an identity of the right operand also holds on the left (``0 + x``)."""
+    return op.has_trait(Commutative)
+
+
 def _fold_binary(op: Operation) -> list[Value] | None:
     """``c1 <op> c2 -> c3``: both operands are constants."""
     a, b = (_const(v) for v in op.operands)
@@ -193,7 +199,7 @@ def _add(op: Operation) -> list[Value] | None:
     zero = 0 if _is_int(x) else -0.0
     if _is(y, zero):
         return [x]
-    if _is(x, zero):
+    if _is(x, zero) and _swappable(op):
         return [y]
     return _fold_binary(op)
 
@@ -214,7 +220,7 @@ def _mul(op: Operation) -> list[Value] | None:
     # x * 1 -> x, 1 * x -> x
     if _is(y, 1):
         return [x]
-    if _is(x, 1):
+    if _is(x, 1) and _swappable(op):
         return [y]
     # x * 0 -> 0, 0 * x -> 0 (ints only: inf * 0 is nan, -1.0 * 0 is -0.0)
     if _is_int(x) and (_is(x, 0) or _is(y, 0)):
@@ -249,7 +255,7 @@ def _and(op: Operation) -> list[Value] | None:
     # x & ~0 -> x, ~0 & x -> x
     if _all_ones(y):
         return [x]
-    if _all_ones(x):
+    if _all_ones(x) and _swappable(op):
         return [y]
     return _fold_binary(op)
 
@@ -259,7 +265,7 @@ def _or_xor(op: Operation) -> list[Value] | None:
     # x | 0 -> x, x ^ 0 -> x (and 0 | x, 0 ^ x)
     if _is(y, 0):
         return [x]
-    if _is(x, 0):
+    if _is(x, 0) and _swappable(op):
         return [y]
     # x | x -> x
     if x is y and op.name == "arith.or":

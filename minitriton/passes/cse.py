@@ -1,6 +1,6 @@
 """CSE: common-subexpression elimination.
 
-Two pure ops (``op.pure``, no regions, not terminators) compute the same
+Two ``Pure`` ops (no regions, not terminators) compute the same
 value when they have the same name, the same operands, the same attributes
 and the same result types. The pass walks each block in order with a stack
 of scoped tables: the first op of each kind is remembered, a later identical
@@ -62,6 +62,7 @@ from typing import Any, ClassVar
 
 from minitriton.ir.core import Attr, Block, Operation
 from minitriton.ir.ops import FuncOp, Module
+from minitriton.ir.traits import Pure, Terminator
 from minitriton.passes.base import Pass, register_pass
 from minitriton.passes.rewriting import replace_op, use_index
 
@@ -115,7 +116,7 @@ def _key(op: Operation) -> Key | None:
     # region ops (reduce, loops) are left alone to keep the pass simple.
     # BEGIN EXERCISE c3-cse
     # STUB: raise NotImplementedError("c3-cse: the key of an op, or None")
-    if not op.pure or op.is_terminator or op.regions or not op.results:
+    if not op.has_trait(Pure) or op.has_trait(Terminator) or op.regions or not op.results:
         return None
     operands = tuple(id(v) for v in op.operands)
     types = tuple(str(r.type) for r in op.results)

@@ -3,14 +3,19 @@
 An op is removed when none of its results is used and running it has no
 effect besides its results:
 
-* pure ops (``op.pure``), including region ops like ``tt.reduce``;
-* ``tt.load``: it is marked impure only so that CSE and LICM never move it
-  across a store, but an *unused* load has no visible effect and is deleted;
-* ``scf.for`` and ``scf.if`` whose regions hold only such ops.
+* ``Pure`` ops (:mod:`~minitriton.ir.traits`), including region ops like
+  ``tt.reduce``;
+* ops that only read memory (``ReadsMemory``: ``tt.load``): CSE and LICM
+  never move them across a store, but an *unused* load has no visible effect
+  and is deleted;
+* ops whose effects are those of their regions (``RecursiveEffects``:
+  ``scf.for`` and ``scf.if``) whose regions hold only such ops.
 
-Never removed: ``tt.store``, atomics, ``tt.print``, ``tt.assert``,
-``tt.barrier``, ``tt.call`` (the callee may store), ``scf.while`` (removing
-it could turn a hang into termination) and anything holding one of these.
+Never removed: ops that write memory (``tt.store``, atomics), have other
+effects (``tt.print``, ``tt.assert``, ``tt.barrier``), may do anything
+(``tt.call``: the callee may store), may not terminate (``scf.while``:
+removing it could turn a hang into termination), and anything holding one of
+these.
 
 The pass walks each function backward, so the users of a value die before
 its producer is visited and a dead chain goes in one sweep; it repeats until
@@ -56,16 +61,28 @@ from typing import ClassVar
 
 from minitriton.ir.core import Operation, replace_all_uses, use_counts
 from minitriton.ir.ops import ForOp, FuncOp, IfOp, Module
+from minitriton.ir.traits import (
+    MayNotTerminate,
+    Pure,
+    ReadsMemory,
+    RecursiveEffects,
+    SideEffects,
+    Symbol,
+    Terminator,
+    UnknownEffects,
+    WritesMemory,
+)
 from minitriton.passes.base import Pass, register_pass
 from minitriton.passes.rewriting import erase_op, insert_before, is_attached
 
-# Ops that are not marked pure but may still be deleted when their results
-# are unused: reading memory has no effect anybody can observe.
-_REMOVABLE_IMPURE = ("tt.load",)
+# Effects that make an op removable when its results are unused: none
+# (Pure), only reading memory (nobody can observe a read), or only those of
+# its regions (scf.for, scf.if: removable when their regions are).
+_REMOVABLE_EFFECTS = (Pure, ReadsMemory, RecursiveEffects)
 
-# Control flow whose removal is safe when its regions have no effects
-# (scf.while is kept: removing it could turn a hang into termination).
-_REMOVABLE_CONTROL = ("scf.for", "scf.if")
+# Effects that keep an op whatever else it declares (a dead scf.while is
+# kept: removing it could turn a hang into termination).
+_KEPT_EFFECTS = (WritesMemory, SideEffects, UnknownEffects, Symbol, MayNotTerminate)
 
 
 @register_pass
@@ -85,9 +102,11 @@ def is_effect_free(op: Operation) -> bool:
     """True if running ``op`` (and its regions) changes nothing but its results."""
     # BEGIN EXERCISE c2-dce
     # STUB: raise NotImplementedError("c2-dce: is_effect_free (see the module docstring)")
-    if op.is_terminator or op.name in _REMOVABLE_IMPURE:
+    if op.has_trait(Terminator):
         return True
-    if not op.pure and op.name not in _REMOVABLE_CONTROL:
+    if any(op.has_trait(t) for t in _KEPT_EFFECTS):
+        return False
+    if not any(op.has_trait(t) for t in _REMOVABLE_EFFECTS):
         return False
     return all(is_effect_free(inner) for r in op.regions for inner in r.ops)
     # END EXERCISE
@@ -104,7 +123,7 @@ def _remove_dead_ops(func: FuncOp) -> bool:
     for op in reversed(list(func.walk())):
         if op is func or not is_attached(op, func) or not is_effect_free(op):
             continue
-        if op.is_terminator or any(counts.get(id(r), 0) for r in op.results):
+        if op.has_trait(Terminator) or any(counts.get(id(r), 0) for r in op.results):
             continue
         for inner in op.walk():
             for v in inner.operands:

@@ -11,7 +11,8 @@ Conventions:
   two's complement (``i8``: -128..127), unsigned ones as 0..2^n-1, ``i1``
   as ``False``/``True``. Arithmetic wraps around at the type's width.
 * Integer ``div`` truncates toward zero and ``rem`` takes the sign of the
-  dividend, as in C (semantics rule 1).
+  dividend, as in C (semantics rule 1: rules are numbered as on the docs'
+  *Semantics rules* page).
 * Float values are Python floats holding the exact value of the type. They
   are computed with NumPy in the type's own dtype; ``bf16`` computes in
   ``float32`` and rounds to nearest even on 16 bits (rule 18), as the GPU
@@ -149,13 +150,13 @@ def fold_binary(name: str, a: Number, b: Number, t: ScalarType) -> Number | None
         fn = _INT_BINARY.get(name)
         result = fn(int(a), int(b), t) if fn else None
         return None if result is None else wrap_int(result, t)
-    fn = _FLOAT_BINARY.get(name)
-    if fn is None:
+    float_fn = _FLOAT_BINARY.get(name)
+    if float_fn is None:
         return None
     dtype = _compute_dtype(t)
     with np.errstate(all="ignore"):
-        result = fn(dtype(a), dtype(b))
-    return None if result is None else round_float(float(result), t)
+        value = float_fn(dtype(a), dtype(b))
+    return None if value is None else round_float(float(value), t)
 
 
 # ---------------------------------------------------------------- unary ops

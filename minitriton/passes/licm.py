@@ -64,11 +64,10 @@ from typing import ClassVar
 
 from minitriton.ir.core import Block, Operation, Value
 from minitriton.ir.ops import Module
+from minitriton.ir.traits import HasRegions, LoopLike, MayTrap, Pure, Terminator
 from minitriton.ir.types import element_type
 from minitriton.passes.base import Pass, register_pass
 from minitriton.passes.rewriting import constant_of, insert_before
-
-_LOOPS = ("scf.for", "scf.while")
 
 
 @register_pass
@@ -88,7 +87,7 @@ def _visit_block(block: Block) -> None:
     for op in list(block.ops):
         for region in op.regions:
             _visit_block(region.block)
-        if op.name in _LOOPS:
+        if op.has_trait(LoopLike):
             _hoist_from(op)
 
 
@@ -118,9 +117,9 @@ def _defined_inside(loop: Operation) -> set[Value]:
 
 
 def _can_hoist(op: Operation, inside: set[Value]) -> bool:
-    # Loads, stores, atomics, calls are impure; region ops (reduce, nested
+    # Loads, stores, atomics, calls are not Pure; region ops (reduce, nested
     # loops) and terminators stay where they are.
-    if not op.pure or op.is_terminator or op.regions:
+    if not op.has_trait(Pure) or op.has_trait(Terminator) or op.has_trait(HasRegions):
         return False
     if any(v in inside for v in op.operands):
         return False
@@ -128,12 +127,12 @@ def _can_hoist(op: Operation, inside: set[Value]) -> bool:
 
 
 def _may_trap(op: Operation) -> bool:
-    """Integer division by a value that might be zero.
+    """Integer division by a value that might be zero (the ``MayTrap`` ops: div, rem).
 
     A hoisted op runs even when the loop runs zero times, so it must be safe
     to run speculatively; integer division by zero is undefined.
     """
-    if op.name not in ("arith.div", "arith.rem"):
+    if not op.has_trait(MayTrap):
         return False
     if not element_type(op.result.type).is_int():
         return False

@@ -3,7 +3,7 @@
 Races between programs, reads of uninitialized memory (arrays from
 ``minitriton.emulator.empty``, or ``--poison PARAM``) and integer overflow
 in index arithmetic are reported as located errors, with the program ids
-and offsets involved (see :mod:`minitriton.emulator.checks`).
+and offsets involved (see :mod:`minitriton.emulator.debug.checks`).
 """
 
 from __future__ import annotations
@@ -35,8 +35,8 @@ def run_check(args: argparse.Namespace) -> int:
     from dataclasses import replace
 
     from minitriton.cli import CliError
-    from minitriton.emulator.checks import CheckOptions, Checks
-    from minitriton.emulator.tools import using
+    from minitriton.emulator.debug.checks import CheckOptions, Checks
+    from minitriton.emulator.debug.tools import using
     from minitriton.tools.debug_cli import prepare_script, script_runner, split_options
     from minitriton.tools.run_status import run_reporting_errors
 

@@ -32,8 +32,8 @@ def run_check_passes(args: argparse.Namespace) -> int:
     """``minitriton check-passes``: see the module docstring."""
     from minitriton.cli import CliError
     from minitriton.compiler import check_pass_names
-    from minitriton.emulator.passcheck import PassChecker
-    from minitriton.emulator.tools import using
+    from minitriton.emulator.debug.passcheck import PassChecker
+    from minitriton.emulator.debug.tools import using
     from minitriton.tools.debug_cli import prepare_script, script_runner, split_options
     from minitriton.tools.run_status import run_reporting_errors
 

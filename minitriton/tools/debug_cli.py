@@ -98,7 +98,7 @@ def script_runner(path: Path) -> Any:
 
 def run_debug(args: argparse.Namespace) -> int:
     """``minitriton debug``: see the module docstring."""
-    from minitriton.emulator.debugger import Debugger, DebuggerQuit
+    from minitriton.emulator.debug.debugger import Debugger, DebuggerQuit
     from minitriton.emulator.errors import EmulatorError
 
     path = prepare_script(args.script, split_options(args))

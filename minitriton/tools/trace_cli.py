@@ -34,8 +34,8 @@ def add_parser(subparsers: Any) -> None:
 
 def run_trace(args: argparse.Namespace) -> int:
     """``minitriton trace``: see the module docstring."""
-    from minitriton.emulator.tools import using
-    from minitriton.emulator.tracer import TraceTool
+    from minitriton.emulator.debug.tools import using
+    from minitriton.emulator.debug.tracer import TraceTool
     from minitriton.tools.debug_cli import prepare_script, script_runner, split_options
     from minitriton.tools.run_status import run_reporting_errors
 

@@ -130,9 +130,7 @@ C2 = (
         "c2",
         "a dead scf.while is deleted",
         f"{DCE}:is_effect_free",
-        _EFFECT_FREE.format(
-            removable="_REMOVABLE_IMPURE", control='("scf.for", "scf.if", "scf.while")'
-        ),
+        _EFFECT_FREE.format(removable="('tt.load',)", control='("scf.for", "scf.if", "scf.while")'),
         "while",
     ),
     M(
@@ -141,13 +139,13 @@ C2 = (
         f"{DCE}:is_effect_free",
         """
 def is_effect_free(op):
-    if op.is_terminator or op.name in _REMOVABLE_IMPURE:
+    if op.is_terminator or op.name in ("tt.load",):
         return True
-    if not op.pure and op.name not in _REMOVABLE_CONTROL:
+    if not op.pure and op.name not in ("scf.for", "scf.if"):
         return False
     return all(
-        inner.pure or inner.is_terminator or inner.name in _REMOVABLE_IMPURE
-        or inner.name in _REMOVABLE_CONTROL  # nested control flow: not looked into
+        inner.pure or inner.is_terminator or inner.name in ("tt.load",)
+        or inner.name in ("scf.for", "scf.if")  # nested control flow: not looked into
         for r in op.regions for inner in r.ops
     )
 """,
@@ -158,7 +156,8 @@ def is_effect_free(op):
         "an atomic with an unused result is deleted",
         f"{DCE}:is_effect_free",
         _EFFECT_FREE.format(
-            removable='("tt.load", "tt.atomic_rmw", "tt.atomic_cas")', control="_REMOVABLE_CONTROL"
+            removable='("tt.load", "tt.atomic_rmw", "tt.atomic_cas")',
+            control='("scf.for", "scf.if")',
         ),
         "atomic",
     ),
@@ -166,14 +165,14 @@ def is_effect_free(op):
         "c2",
         "a call with an unused result is deleted",
         f"{DCE}:is_effect_free",
-        _EFFECT_FREE.format(removable='("tt.load", "tt.call")', control="_REMOVABLE_CONTROL"),
+        _EFFECT_FREE.format(removable='("tt.load", "tt.call")', control='("scf.for", "scf.if")'),
         "call",
     ),
     M(
         "c2",
         "stores are deleted too",
         f"{DCE}:is_effect_free",
-        _EFFECT_FREE.format(removable='("tt.load", "tt.store")', control="_REMOVABLE_CONTROL"),
+        _EFFECT_FREE.format(removable='("tt.load", "tt.store")', control='("scf.for", "scf.if")'),
         "dce|store",
     ),
     M(
@@ -182,9 +181,9 @@ def is_effect_free(op):
         f"{DCE}:is_effect_free",
         """
 def is_effect_free(op):
-    if op.is_terminator or op.name in _REMOVABLE_IMPURE:
+    if op.is_terminator or op.name in ("tt.load",):
         return True
-    return op.pure or op.name in _REMOVABLE_CONTROL
+    return op.pure or op.name in ("scf.for", "scf.if")
 """,
         "dce|store|nested",
     ),

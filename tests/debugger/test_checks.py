@@ -18,7 +18,7 @@ from minitriton.emulator import (
     empty,
     uninitialized,
 )
-from minitriton.emulator.checks import CheckOptions
+from minitriton.emulator.debug.checks import CheckOptions
 from tests.debugger import buggy_kernels as bk
 from tests.debugger.debug_kernels import run_scale, sum_rows_kernel
 from tests.kernels.vector_add import add_kernel
@@ -58,7 +58,7 @@ def test_race_found_in_serial_order_too() -> None:
         np.zeros(16, np.float32), BLOCK=4, grid=(4,), backend="emulator"
     )
     from minitriton.emulator import Interpreter
-    from minitriton.emulator.checks import Checker
+    from minitriton.emulator.debug.checks import Checker
     from minitriton.emulator.schedule import run_grid
 
     with pytest.raises(CheckError) as info:

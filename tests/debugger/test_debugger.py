@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from minitriton.emulator import Block, Debugger, EmulatorError
-from minitriton.emulator.debugger import DebuggerQuit
+from minitriton.emulator.debug.debugger import DebuggerQuit
 from tests.debugger.buggy_kernels import same_block_kernel, softmax_no_mask
 from tests.debugger.debug_kernels import run_scale, sum_rows_kernel
 

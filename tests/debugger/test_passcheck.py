@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 from minitriton.emulator import check_passes
-from minitriton.emulator.passcheck import PassChecker
-from minitriton.emulator.tools import using
+from minitriton.emulator.debug.passcheck import PassChecker
+from minitriton.emulator.debug.tools import using
 from minitriton.ir.ops import Module
 from minitriton.ir.types import element_type
 from minitriton.passes.base import PASSES, Pass, register_pass

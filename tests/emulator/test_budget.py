@@ -15,7 +15,7 @@ import minitriton as triton
 import minitriton.language as tl
 from minitriton.emulator import EmulatorError, schedule
 from minitriton.emulator.budget import KernelInterrupt
-from minitriton.emulator.debug_expr import ExprError, Scope, evaluate
+from minitriton.emulator.debug.debug_expr import ExprError, Scope, evaluate
 from minitriton.emulator.memory import Memory
 from minitriton.launch_checks import LaunchError
 

@@ -44,20 +44,20 @@ from typing import Any
 import numpy as np
 
 from minitriton.diagnostics import Location
-from minitriton.emulator.debug_expr import ExprError, Pointer, Scope, check_syntax, evaluate
+from minitriton.emulator.debug.debug_expr import ExprError, Pointer, Scope, check_syntax, evaluate
+from minitriton.emulator.debug.tools import Launch, Tool, using
 from minitriton.emulator.errors import EmulatorError, format_pid
 from minitriton.emulator.interpreter import Interpreter, Listener, ProgramState
 from minitriton.emulator.schedule import program_ids
-from minitriton.emulator.tools import Launch, Tool, using
 from minitriton.emulator.values import RVal
 from minitriton.ir.core import Operation, Value
 from minitriton.ir.ops import Module
 from minitriton.ir.printer import Printer
+from minitriton.ir.traits import LoopLike
 from minitriton.ir.types import PointerType, element_type
 
 Pid = tuple[int, int, int]
 _COMBINERS = ("tt.reduce", "tt.scan", "tt.sort")
-_LOOPS = ("scf.for", "scf.while")
 
 
 class Output(str):
@@ -273,7 +273,7 @@ class Stepper(Listener):
         self._loop_heads = {
             id(r.block.ops[0])
             for op in module.walk()
-            if op.name in _LOOPS
+            if op.has_trait(LoopLike)
             for r in op.regions
             if r.block.ops
         }
@@ -470,7 +470,7 @@ class DebugLaunch:
         self.stepper = Stepper(session, module)
         self.others = list(listeners)
         if session.checks and not any(type(x).__name__ == "Checker" for x in self.others):
-            from minitriton.emulator.checks import Checker
+            from minitriton.emulator.debug.checks import Checker
 
             self.others.append(Checker())
         self.interp = Interpreter(module, launch.args, launch.grid, debug=True,

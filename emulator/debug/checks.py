@@ -1,8 +1,8 @@
 """Checks no GPU gives a student: uninitialized reads, data races, index overflow.
 
 Out-of-bounds accesses are always errors in the emulator (see
-:mod:`.ops_memory`); ``device_assert`` is checked in debug mode (see
-:mod:`.ops_debug`). This module adds three checks, each reported as a located
+:mod:`minitriton.emulator.ops_memory`); ``device_assert`` is checked in debug mode (see
+:mod:`minitriton.emulator.ops_debug`). This module adds three checks, each reported as a located
 :class:`CheckError` with the program ids and offsets involved:
 
 * **uninitialized reads**: a load (or atomic) of memory that neither the host
@@ -38,13 +38,14 @@ from typing import Any
 
 import numpy as np
 
+from minitriton.emulator.debug.tools import Launch, Tool, using
 from minitriton.emulator.errors import EmulatorError, format_lanes, format_list, format_pid, plural
 from minitriton.emulator.interpreter import Interpreter, Listener, ProgramState
 from minitriton.emulator.memory import Buffer
-from minitriton.emulator.tools import Launch, Tool, using
 from minitriton.emulator.values import RVal
 from minitriton.ir.core import BlockArgument, Operation, OpResult, Value
 from minitriton.ir.ops import Module
+from minitriton.ir.traits import ReadsMemory, UnknownEffects, WritesMemory
 from minitriton.ir.types import ScalarType, element_type
 
 CHECK_NAMES = ("races", "uninit", "overflow")
@@ -306,7 +307,7 @@ class Checker(Listener):
         """Check loads, stores and atomics before memory changes."""
         if self.interp is not state.interp:
             self.attach(state.interp)
-        if op.name not in ("tt.load", "tt.store", "tt.atomic_rmw", "tt.atomic_cas"):
+        if not (op.has_trait(ReadsMemory) or op.has_trait(WritesMemory)):
             return
         access, _ = access_of(state, op)
         if op.name == "tt.load":
@@ -366,6 +367,7 @@ class Checker(Listener):
         st = self.buffers[access.buffer]
         if st.writer is None or access.units.size == 0:
             return
+        assert st.writer_site is not None  # set with st.writer (_buffer_state)
         keep = ~self._exempt(access)
         units, pids = access.units[keep], access.pids[keep]
         writer = st.writer[units]
@@ -397,6 +399,7 @@ class Checker(Listener):
         self, op: Operation, state: ProgramState, a: Access, st: _BufferState
     ) -> None:
         assert st.writer is not None and st.reader is not None and st.many_readers is not None
+        assert st.writer_site is not None and st.reader_site is not None
         keep = ~self._exempt(a)
         units, pids = a.units[keep], a.pids[keep]
         new = self._stored_bits(op, state, a)[keep]
@@ -498,6 +501,7 @@ class Checker(Listener):
     ) -> None:
         """An atomic on an element that another program stored plainly."""
         assert st.atomic is not None and st.atomic_site is not None and st.writer is not None
+        assert st.writer_site is not None
         keep = np.ones(a.units.shape, dtype=bool)
         writer = st.writer[a.units]
         bad = (writer >= 0) & (writer != a.pids)
@@ -673,7 +677,7 @@ def _sources(value: Value, loops: dict[int, Operation]) -> list[Value]:
     """The values ``value`` is computed from."""
     if isinstance(value, OpResult):
         owner = value.owner
-        if owner.name in ("tt.load", "tt.call", "tt.atomic_rmw", "tt.atomic_cas"):
+        if owner.has_trait(ReadsMemory) or owner.has_trait(UnknownEffects):
             return []
         if owner.name == "scf.for":
             return _carried(owner, value.index)

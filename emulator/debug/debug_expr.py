@@ -25,14 +25,14 @@ from typing import Any
 
 import numpy as np
 
-from minitriton.diagnostics import CompileError
+from minitriton.diagnostics import CompileError, UserError
 from minitriton.emulator.memory import Memory
 from minitriton.emulator.ops_arith import truncating_div, truncating_rem
 from minitriton.frontend import ast
 from minitriton.frontend.parser import parse_expression
 
 
-class ExprError(Exception):
+class ExprError(UserError, Exception):
     """An expression the debugger cannot evaluate (the message says why)."""
 
 
@@ -311,8 +311,12 @@ class _Eval:
         x = self.eval(node.operand)
         if node.op == "not":
             return np.logical_not(x) if _is_block(x) else not x
-        fn = {"-": operator.neg, "+": operator.pos, "~": operator.invert}[node.op]
-        return _apply(fn, x)
+        unary: dict[str, Callable[[Any], Any]] = {
+            "-": operator.neg,
+            "+": operator.pos,
+            "~": operator.invert,
+        }
+        return _apply(unary[node.op], x)
 
     def _BoolOp(self, node: ast.BoolOp) -> Any:  # noqa: N802
         values = [self.eval(v) for v in node.values]

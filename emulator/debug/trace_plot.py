@@ -16,8 +16,8 @@ from typing import Any
 
 import numpy as np
 
+from minitriton.emulator.debug.tracer import Trace
 from minitriton.emulator.errors import format_pid
-from minitriton.emulator.tracer import Trace
 
 _EMPTY = (1.0, 1.0, 1.0, 1.0)
 _MASKED = (0.85, 0.85, 0.85, 1.0)

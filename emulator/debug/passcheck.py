@@ -25,10 +25,10 @@ from typing import Any
 
 import numpy as np
 
+from minitriton.emulator.debug.tools import Launch, Tool
 from minitriton.emulator.errors import EmulatorError
 from minitriton.emulator.interpreter import Interpreter, Listener
 from minitriton.emulator.schedule import run_grid
-from minitriton.emulator.tools import Launch, Tool
 from minitriton.ir.ops import Module
 from minitriton.ir.printer import print_module
 
@@ -202,7 +202,7 @@ def check_launch(launch: Launch, passes: Sequence[str] | None = None) -> PassRep
 
 def capture_launch(kernel: Any, grid: Any, *args: Any, **kwargs: Any) -> Launch:
     """The :class:`Launch` that ``kernel[grid](*args, **kwargs)`` would make, without running it."""
-    from minitriton.emulator.tools import using
+    from minitriton.emulator.debug.tools import using
 
     class _Capture(Tool):
         launch: Launch | None = None

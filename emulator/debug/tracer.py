@@ -15,7 +15,7 @@ GPU profiler would, on the emulator:
 
 From Python::
 
-    from minitriton.emulator.tracer import trace
+    from minitriton.emulator.debug.tracer import trace
     t = trace(lambda: add_kernel[grid](x, y, out, n, BLOCK_SIZE=64))
     print(t.summary())
     t.save_pngs("trace/")
@@ -34,10 +34,10 @@ from typing import Any
 import numpy as np
 
 from minitriton.diagnostics import Location
-from minitriton.emulator.checks import lane_data, linear_pids, mask_operand
+from minitriton.emulator.debug.checks import lane_data, linear_pids, mask_operand
+from minitriton.emulator.debug.tools import Launch, Tool, using
 from minitriton.emulator.errors import EmulatorError, format_pid
 from minitriton.emulator.interpreter import Interpreter, Listener, ProgramState
-from minitriton.emulator.tools import Launch, Tool, using
 from minitriton.ir.core import Operation
 
 SEGMENT_BYTES = 128
@@ -113,7 +113,7 @@ class Trace:
             row[2] += a.nbytes if a.kind in ("store", "atomic") else 0
             row[3] += int(a.offsets.size + a.oob.size)
             row[4] += a.lanes
-        return [tuple(rows[k]) for k in sorted(rows)]  # type: ignore[misc]
+        return [tuple(rows[k]) for k in sorted(rows)]
 
     def per_site(self) -> list[dict[str, Any]]:
         """One entry per (source location, kind, buffer), in source order."""
@@ -151,7 +151,9 @@ class Trace:
             out.append(f"{format_pid(pid):<14}{loaded:>10}{stored:>10}{_pct(enabled, lanes):>11}")
         if len(rows) > max_programs:
             out.append(f"... ({len(rows) - max_programs} more programs)")
-        total = [sum(r[i] for r in rows) for i in range(1, 5)]
+        # Column by column: the rows' first item is a pid, the others counts.
+        total = [sum(r[1] for r in rows), sum(r[2] for r in rows)]
+        total += [sum(r[3] for r in rows), sum(r[4] for r in rows)]
         out.append(f"{'total':<14}{total[0]:>10}{total[1]:>10}{_pct(total[2], total[3]):>11}")
         return out
 
@@ -195,7 +197,7 @@ class Trace:
 
     def save_pngs(self, directory: str | Path) -> list[Path]:
         """Write ``<kernel>-<buffer>.png`` for every buffer the launch touched."""
-        from minitriton.emulator.trace_plot import plot_buffer
+        from minitriton.emulator.debug.trace_plot import plot_buffer
 
         folder = Path(directory)
         folder.mkdir(parents=True, exist_ok=True)

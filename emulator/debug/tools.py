@@ -15,7 +15,7 @@ tool active nothing changes. A tool may add listeners to the launch
         add_kernel[grid](x, y, out, n, BLOCK_SIZE=128)
 
 Setting ``MINITRITON_CHECKS`` (``all``, or a list such as ``races,uninit``)
-turns the checks of :mod:`minitriton.emulator.checks` on for every launch,
+turns the checks of :mod:`minitriton.emulator.debug.checks` on for every launch,
 without any code change (``passes`` adds the pass checker).
 """
 
@@ -107,7 +107,7 @@ _ACTIVE: list[Tool] = []
 def using(*tools: Tool) -> Iterator[None]:
     """Activate ``tools`` for the launches made inside the ``with`` block."""
     # ``minitriton.jit`` the attribute is the decorator: fetch the module itself.
-    jit = importlib.import_module("minitriton.jit")
+    jit: Any = importlib.import_module("minitriton.jit")
     _ACTIVE.extend(tools)
     jit.EMULATOR_HOOK = run_launch
     try:
@@ -129,7 +129,7 @@ def env_tools() -> list[Tool]:
     text = os.environ.get(CHECKS_ENV, "").strip()
     if not text or text == "0":
         return []
-    from minitriton.emulator.checks import CheckOptions, Checks
+    from minitriton.emulator.debug.checks import CheckOptions, Checks
 
     try:
         options = CheckOptions.parse(text)
@@ -139,7 +139,7 @@ def env_tools() -> list[Tool]:
         raise LaunchError(f"{CHECKS_ENV}={text!r}: {e} (or all)") from None
     tools: list[Tool] = [Checks(options)]
     if "passes" in text.split(","):
-        from minitriton.emulator.passcheck import PassChecker
+        from minitriton.emulator.debug.passcheck import PassChecker
 
         tools.append(PassChecker(raise_on_difference=True))
     return tools

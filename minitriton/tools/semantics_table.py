@@ -1,0 +1,202 @@
+"""Where each op means what: one row per registered op, gathered from the code.
+
+The docs' *Op semantics table* page is generated from :func:`op_rows` at
+build time, so it cannot drift from the tree. For each op a row says:
+
+* **traits**: its :mod:`~minitriton.ir.traits`;
+* **verified**: the ``verify()`` that checks it (``minitriton/ir/ops.py``);
+* **folded**: the ``canonicalize`` rule that folds or simplifies it;
+* **emulator**: the function registered with ``@semantics`` that runs it;
+* **GPU**: the code generator's method that lowers it to LLVM IR;
+* **layout**: how the GPU backend's layout pass gives its results a layout;
+* **differs**: how the emulator's results differ from the GPU's.
+
+A cell that has nothing to point at says ``n/a - <reason>``; no cell is empty
+(a test checks it).
+"""
+
+from __future__ import annotations
+
+import types
+from dataclasses import dataclass
+
+from minitriton.ir.core import OP_REGISTRY, Operation
+from minitriton.ir.ops import MATH_BINARY, MATH_UNARY
+from minitriton.ir.traits import ALL_TRAITS, HasRegions, Pure, Terminator
+
+COLUMNS = ("op", "traits", "verified", "folded", "emulator", "GPU", "layout", "differs")
+
+
+@dataclass(frozen=True)
+class OpRow:
+    """One op's row of the table."""
+
+    op: str
+    traits: str
+    verified: str
+    folded: str
+    emulator: str
+    gpu: str
+    layout: str
+    differs: str
+
+    def cells(self) -> tuple[str, ...]:
+        """The cells, in :data:`COLUMNS` order."""
+        return (self.op, self.traits, self.verified, self.folded, self.emulator, self.gpu,
+                self.layout, self.differs)  # fmt: skip
+
+
+# How the emulator's results differ from the GPU's (the emulator package's
+# docstring and the docs' differences page say more). Ops not listed compute
+# the same values on both.
+_SAME = "none: the same values"
+_APPROX = "NumPy's correctly rounded result; the GPU uses fast approximations"
+DIFFERS: dict[str, str] = {
+    "arith.div": "fp32 is IEEE-exact (the GPU's div.full.f32 is within 2 ULP); "
+    "an integer division by zero gives 0 (undefined)",
+    "arith.rem": "an integer remainder by zero gives 0 (undefined)",
+    "arith.add": "a mul followed by an add is never fused into an FMA",
+    "arith.max": "NaN operands are ignored (IEEE maxNum)",
+    "arith.min": "NaN operands are ignored (IEEE minNum)",
+    "arith.shl": "shifts by the bit width or more give 0, as PTX does (poison in LLVM)",
+    "arith.shr": "shifts by the bit width or more give 0 or the sign, as PTX does",
+    "arith.cast": "float-to-int of NaN gives 0 and out of range saturates (undefined); "
+    "bf16 from f64 or ints rounds twice, through fp32",
+    "math.fma": "f64 is not fused (the product is rounded first)",
+    "tt.dot": "fp32 inputs round to TF32 and accumulate in steps of 8 along K; "
+    "the last bit inside a step may differ",
+    "tt.reduce": "a pairwise tree order; the GPU's order differs, so float sums agree to rounding",
+    "tt.scan": "a sequential order; float results agree to rounding",
+    "tt.load": "an out-of-bounds lane is an error (the GPU reads garbage or faults)",
+    "tt.store": "an out-of-bounds lane is an error; in a batch the highest program id "
+    "wins an address",
+    "tt.atomic_rmw": "kernels with spin locks run one program at a time",
+    "tt.atomic_cas": "kernels with spin locks run one program at a time",
+    "tt.print": "prints once per program, the whole block (the GPU prints per thread)",
+    "tt.assert": "checked only with debug=True, as on the GPU",
+    "tt.barrier": "programs run whole, so a barrier has nothing to wait for",
+}
+DIFFERS.update({f"math.{fn}": _APPROX for fn in ("exp", "exp2", "log", "log2", "sin", "cos")})
+DIFFERS.update({f"math.{fn}": _APPROX for fn in ("rsqrt", "tanh", "erf")})
+
+
+def op_rows() -> list[OpRow]:
+    """One row per registered op, IR ops first, then the GPU backend's own."""
+    import minitriton.backend.prepare  # noqa: F401 - registers the backend's ops
+
+    return [_row(name, cls) for name, cls in OP_REGISTRY.items()]
+
+
+def _row(name: str, cls: type[Operation]) -> OpRow:
+    backend_only = bool(getattr(cls, "backend_only", False)) or name.startswith("ttg.")
+    only = "n/a - GPU backend only"
+    return OpRow(
+        op=name,
+        traits=", ".join(t.__name__ for t in ALL_TRAITS if t in cls.traits),
+        verified=_verified(cls),
+        folded=only if backend_only else _folded(name, cls),
+        emulator=only if backend_only else _emulated(name, cls),
+        gpu=_lowered(name, cls),
+        layout=_layout(name, cls),
+        differs=only if backend_only else DIFFERS.get(name, _SAME),
+    )
+
+
+def _where(fn: object) -> str:
+    module = getattr(fn, "__module__", "?").removeprefix("minitriton.")
+    qualname = getattr(fn, "__qualname__", "?")
+    if "<locals>" in qualname:  # made by a factory: name the factory
+        return f"{module}.{qualname.split('.')[0]}(...)"
+    return f"{module}.{qualname}"
+
+
+def _verified(cls: type[Operation]) -> str:
+    for base in cls.__mro__:
+        if base is Operation:
+            break
+        if "verify" in base.__dict__:
+            return _where(base.__dict__["verify"])
+    if Terminator in cls.traits:
+        return "by its parent op's verify, and ir.verifier (last in its block)"
+    return "n/a - takes any operands (ir.verifier checks dominance)"
+
+
+def _folded(name: str, cls: type[Operation]) -> str:
+    from minitriton.passes.canonicalize import RULES
+
+    if name in RULES:
+        return _where(RULES[name])
+    reasons = {
+        "arith.constant": "n/a - already a constant",
+        "tt.get_program_id": "n/a - known only at run time",
+        "tt.get_num_programs": "n/a - known only at launch",
+        "tt.hint": "n/a - kept for the GPU backend's analysis",
+    }
+    if name in reasons:
+        return reasons[name]
+    if Terminator in cls.traits:
+        return "n/a - a terminator"
+    if Pure not in cls.traits:
+        return "n/a - has effects"
+    if HasRegions in cls.traits:
+        return "n/a - has regions"
+    if DIFFERS.get(name) == _APPROX:
+        return "n/a - approximate on the GPU: never folded"
+    if name.removeprefix("math.") in MATH_UNARY + MATH_BINARY:
+        return "n/a - no rule yet (a libdevice function)"
+    return "n/a - no rule yet"
+
+
+def _emulated(name: str, cls: type[Operation]) -> str:
+    from minitriton.emulator import SEMANTICS
+
+    if name in SEMANTICS:
+        return _where(SEMANTICS[name])
+    if Terminator in cls.traits:
+        return "emulator.interpreter (ends its region)"
+    if name == "tt.func":
+        return "emulator.interpreter (runs the kernel's body)"
+    return "n/a - missing"
+
+
+def _lowered(name: str, cls: type[Operation]) -> str:
+    from minitriton.backend.codegen import Codegen
+
+    method = getattr(Codegen, "op_" + name.replace(".", "_"), None)
+    if method is not None:
+        return _where(method)
+    if name == "tt.call":
+        return "n/a - inlined before lowering (backend.prepare.inline_calls)"
+    if name == "tt.func":
+        return "backend.codegen.Codegen (the kernel function)"
+    if Terminator in cls.traits:
+        return "by its parent op's lowering"
+    probe = types.SimpleNamespace(name=name, loc=None)
+    try:
+        handler = Codegen._generic_handler(object.__new__(Codegen), probe)  # type: ignore[arg-type]
+    except Exception:  # noqa: BLE001 - a CompileError: the backend cannot lower it
+        return "n/a - missing"
+    return _where(handler)
+
+
+def _layout(name: str, cls: type[Operation]) -> str:
+    from minitriton.backend import prepare
+
+    names = [f"{step}_{name.replace('.', '_')}" for step in ("_back", "_fwd")]
+    handlers = [f"backend.prepare.LayoutPlan.{n}" for n in names if hasattr(prepare.LayoutPlan, n)]
+    if handlers:
+        return ", ".join(handlers)
+    if name == "ttg.convert_layout":
+        return "its own: the layout pass inserts it (backend.prepare.LayoutPlan.ensure)"
+    if name == "tt.call":
+        return "n/a - inlined before layouts are chosen"
+    if name == "tt.func":
+        return "n/a - holds the kernel; its arguments are scalars"
+    if name in prepare._FREE:
+        return "any: the layout its users want (backend.prepare.LayoutPlan.fwd)"
+    probe = types.SimpleNamespace(name=name, has_trait=cls.has_trait)
+    if prepare._elementwise(probe):  # type: ignore[arg-type]
+        return "elementwise: operands take the result's layout (backend.prepare)"
+    if Terminator in cls.traits:
+        return "its parent's: yields carry the parent's result layouts"
+    return "n/a - no block results, or scalar only"

@@ -1,0 +1,48 @@
+"""The generated op semantics table has a filled cell for every op and column."""
+
+from __future__ import annotations
+
+import pytest
+
+from minitriton.ir.core import OP_REGISTRY
+from minitriton.tools.semantics_table import COLUMNS, OpRow, op_rows
+
+ROWS = {row.op: row for row in op_rows()}
+
+
+def empty_cells(row: OpRow) -> list[str]:
+    """The columns of ``row`` with nothing in them (``n/a`` needs a reason)."""
+    bad = []
+    for column, cell in zip(COLUMNS, row.cells()):
+        text = cell.strip()
+        if not text or text.rstrip(" -") == "n/a" or "missing" in text:
+            bad.append(column)
+    return bad
+
+
+def test_every_registered_op_has_a_row() -> None:
+    assert sorted(ROWS) == sorted(OP_REGISTRY)
+
+
+@pytest.mark.parametrize("name", sorted(ROWS))
+def test_no_cell_is_empty(name: str) -> None:
+    assert empty_cells(ROWS[name]) == []
+
+
+def test_the_check_finds_empty_cells() -> None:
+    row = OpRow("x.op", "Pure", "", "n/a", "n/a - missing", "ok", "n/a -", "none")
+    assert empty_cells(row) == ["verified", "folded", "emulator", "layout"]
+
+
+@pytest.mark.parametrize(
+    ("name", "column", "expected"),
+    [
+        ("arith.add", "folded", "passes.canonicalize._add"),
+        ("tt.dot", "emulator", "emulator.ops_combine._dot"),
+        ("tt.dot", "gpu", "backend.lower_mma.MmaMixin.op_tt_dot"),
+        ("tt.load", "traits", "ReadsMemory, Elementwise"),
+        ("tt.store", "layout", "backend.prepare.LayoutPlan._back_tt_store"),
+    ],
+)
+def test_cells_point_at_the_code(name: str, column: str, expected: str) -> None:
+    assert getattr(ROWS[name], column).startswith(expected)
