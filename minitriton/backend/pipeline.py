@@ -276,7 +276,7 @@ class LocalLoadOp(Operation):
     """
 
     name = "ttg.local_load"
-    pure = False
+    traits = trait_set(SideEffects)  # reads a slot that cp.async writes: never moved or merged
     backend_only = True
 
     def verify(self) -> None:
