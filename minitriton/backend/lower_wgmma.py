@@ -430,12 +430,14 @@ class WgmmaMixin:
         stride = n + pad
         self.reserve(m * stride * eb)
         self.barrier()
+        # Booleans (a causal mask computed in this layout) travel as bytes.
+        stored = [self._to_mem(st, v) for v in src.vals]  # type: ignore[arg-type]
         self._vector_pass(
             src.layout,
             w_vec,
             stride,
             eb,
-            lambda off, r: self.store_shared_vector(off, src.vals[r : r + w_vec], mt),
+            lambda off, r: self.store_shared_vector(off, stored[r : r + w_vec], mt),
         )
         self.barrier()
         dim, run = dst.contiguous_run()
@@ -448,7 +450,7 @@ class WgmmaMixin:
             eb,
             lambda off, r: vals.extend(self.load_shared_vector(off, r_vec, mt)),
         )
-        return Tensor(dst, vals)
+        return Tensor(dst, [self._from_mem(st, v) for v in vals])  # type: ignore[arg-type]
 
     def _vector_pass(self, layout: Layout, vec: int, stride: int, eb: int, access) -> None:
         toff = self.thread_offsets(layout)

@@ -50,3 +50,15 @@ def test_the_property_rejects_leaks_and_internal_errors() -> None:
     assert check(name, broken).kind == "compiled"
     with pytest.raises(Internal):
         check(name, 12345)  # type: ignore[arg-type]  # not text: an exception, not a diagnostic
+
+
+#: Seeds that once found a bug, kept as regressions (name of the bug in the comment).
+KNOWN_SEEDS = [
+    18160,  # attention with a boolean block in the wgmma accumulator layout: i1 through smem
+]
+
+
+@pytest.mark.parametrize("seed", KNOWN_SEEDS)
+def test_known_seeds_compile_to_ptx(seed: int) -> None:
+    name, text = mutant(random.Random(seed))
+    assert check(name, text, stop_after="ptx", seconds=60.0).kind in {"compiled", "diagnostic"}
