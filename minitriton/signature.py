@@ -166,15 +166,25 @@ def spec_for_value(name: str, value: Any, is_constexpr: bool = False) -> ArgSpec
     if isinstance(value, float):
         return ArgSpec(name, "scalar", t.F32)
     if type(value).__name__ == "TensorDescriptor" and hasattr(value, "block_shape"):
-        from minitriton.tools.tensor_descriptor import NOT_SUPPORTED
-
-        raise TypeError(f"argument '{name}': {NOT_SUPPORTED}")
+        return descriptor_spec(name, value)
     if is_pointer_arg(value):
         pointee = dtype_to_type(value.dtype)
         aligned = address_of(value) % 16 == 0
         return ArgSpec(name, "pointer", t.PointerType(pointee), divisible_by_16=aligned)
     # Strings, dtypes, functions, tuples: only meaningful at compile time.
     return ArgSpec(name, "constexpr", value=value)
+
+
+def descriptor_spec(name: str, desc: Any) -> ArgSpec:
+    """A host-side tensor descriptor: specialized on its element type, block shape, padding."""
+    from minitriton.tools import tensor_descriptor as TD
+
+    problem = TD.check_layout(desc) or TD.check_block_shape(desc)
+    if problem:
+        raise TypeError(f"argument '{name}': {problem}")
+    pointer = t.PointerType(dtype_to_type(desc.base.dtype))
+    static = (tuple(int(s) for s in desc.block_shape), desc.padding)
+    return ArgSpec(name, "descriptor", pointer, value=static, divisible_by_16=True)
 
 
 def _int_spec(name: str, value: int, type_: t.ScalarType) -> ArgSpec:
