@@ -183,7 +183,9 @@ def descriptor_spec(name: str, desc: Any) -> ArgSpec:
     if problem:
         raise TypeError(f"argument '{name}': {problem}")
     pointer = t.PointerType(dtype_to_type(desc.base.dtype))
-    static = (tuple(int(s) for s in desc.block_shape), desc.padding)
+    # Like int arguments, sizes and strides divisible by 16 are marked (vectorized copies).
+    flags = tuple(int(v) % 16 == 0 for v in (*desc.shape, *desc.strides[:-1]))
+    static = (tuple(int(s) for s in desc.block_shape), desc.padding, flags)
     return ArgSpec(name, "descriptor", pointer, value=static, divisible_by_16=True)
 
 

@@ -287,7 +287,7 @@ class Compiler:
                 fields = spec.kernel_params()
                 args_ = [Tensor(_add_block_arg(block, f.type, f.name)) for f in fields]
                 arg_attrs.extend({"divisibility": 16} if f.divisible_by_16 else {} for f in fields)
-                block_shape, padding = spec.value
+                block_shape, padding = spec.value[:2]
                 env[param.name] = from_kernel_args(
                     Builder(block, fdef.loc), args_, block_shape, padding
                 )

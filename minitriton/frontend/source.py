@@ -81,7 +81,8 @@ class ArgSpec:
     ``kind`` is ``"constexpr"`` (``value`` is the Python value, folded into
     the IR), ``"pointer"`` or ``"scalar"`` (``type`` is the IR type), or
     ``"descriptor"``: a host-side tensor descriptor, ``type`` the pointer to
-    its elements and ``value`` its ``(block_shape, padding)``. Like
+    its elements and ``value`` its ``(block_shape, padding, flags)``, the
+    flags saying which sizes and strides are divisible by 16. Like
     Triton, integers (and pointers) divisible by 16 are marked so the GPU
     backend may vectorize, and integers equal to 1 are folded as constants.
     """
@@ -112,7 +113,11 @@ class ArgSpec:
             return [self]
         from minitriton.ir.types import I32, I64
 
-        rank = len(self.value[0])
-        shapes = [ArgSpec(f"{self.name}_shape{d}", "scalar", I32) for d in range(rank)]
-        strides = [ArgSpec(f"{self.name}_stride{d}", "scalar", I64) for d in range(rank - 1)]
-        return [ArgSpec(self.name, "pointer", self.type, divisible_by_16=True), *shapes, *strides]
+        rank, flags = len(self.value[0]), self.value[2]
+        names = [f"{self.name}_shape{d}" for d in range(rank)]
+        names += [f"{self.name}_stride{d}" for d in range(rank - 1)]
+        fields = [
+            ArgSpec(n, "scalar", I32 if i < rank else I64, divisible_by_16=f)
+            for i, (n, f) in enumerate(zip(names, flags))
+        ]
+        return [ArgSpec(self.name, "pointer", self.type, divisible_by_16=True), *fields]
