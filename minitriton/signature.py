@@ -25,6 +25,9 @@ Two ways to say what a kernel is compiled for:
   ``*T`` is a pointer to ``T``, a bare type a scalar, and anything else a
   constexpr value (an int, a float, ``True``/``False``, ``None`` or a quoted
   string). A ``:16`` suffix marks divisibility by 16 and ``:1`` equality to 1.
+  ``tensordesc<fp16[64, 64]>`` is a host-side tensor descriptor with that
+  element type and block shape, as in Triton (``tensordesc<fp16[64, 64]>:16``
+  marks its sizes and strides divisible by 16).
   Errors are :class:`~minitriton.diagnostics.CompileError` diagnostics that
   point at the offending entry.
 """
@@ -242,13 +245,17 @@ def _err(entry: _Entry, message: str) -> Exception:
 def _split(signature: str) -> list[_Entry]:
     """Split on commas outside quotes, keeping each entry's column."""
     entries: list[_Entry] = []
-    start, quote = 0, ""
+    start, quote, depth = 0, "", 0
     for i, ch in enumerate(signature + ","):
         if quote:
             quote = "" if ch == quote else quote
         elif ch in "'\"":
             quote = ch
-        elif ch == ",":
+        elif ch in "<[":
+            depth += 1
+        elif ch in ">]":
+            depth -= 1
+        elif ch == "," and depth <= 0:
             entries.append(_entry(signature, start, i))
             start = i + 1
     if len(entries) == 1 and not entries[0].text:
@@ -265,7 +272,26 @@ def _entry(signature: str, start: int, end: int) -> _Entry:
     return _Entry(stripped.rstrip(), start + len(raw) - len(stripped) + 1)
 
 
+_DESCRIPTOR = re.compile(r"tensordesc<\s*(\w+)\s*\[(\s*\d+\s*(?:,\s*\d+\s*)*)\]\s*>(:16)?")
+
+
+def _descriptor_entry(entry: _Entry, param: Param) -> ArgSpec:
+    """``tensordesc<fp16[64, 64]>``: a host-side descriptor (``:16``: sizes and strides
+    divisible by 16)."""
+    m = _DESCRIPTOR.fullmatch(entry.text)
+    if m is None:
+        raise _err(entry, f"expected a descriptor such as 'tensordesc<fp16[64, 64]>', got "
+                          f"'{entry.text}'")  # fmt: skip
+    block = tuple(int(x) for x in m.group(2).split(",") if x.strip())
+    flags = (m.group(3) is not None,) * (2 * len(block) - 1)
+    pointer = t.PointerType(_scalar(entry, m.group(1)))
+    return ArgSpec(param.name, "descriptor", pointer, value=(block, "zero", flags),
+                   divisible_by_16=True)  # fmt: skip
+
+
 def _parse_entry(entry: _Entry, param: Param) -> ArgSpec:
+    if entry.text.startswith("tensordesc"):
+        return _descriptor_entry(entry, param)
     text, hint = _split_hint(entry)
     value, is_value = _literal(text)
     if is_value:
