@@ -3,11 +3,13 @@
 Tutorial 09's descriptor matmul computes ``A @ B.T`` from a B stored N x K
 (``b = b_desc.load([offs_bn, offs_k])``, then ``tl.dot(a, b.T, acc)``). The
 dot's B operand is then a transpose of a load, which the software pipeliner
-(:mod:`~minitriton.backend.pipeline`) does not recognise. Transposing the
-pointers, the mask and the ``other`` value instead gives the same block
+(:mod:`~minitriton.backend.pipeline`) does not recognise. Loading the
+transposed pointers under the transposed mask instead gives the same block
 loaded straight in K x N order from K-major memory (contiguous along dim 0),
 a shape the pipeliner copies with ``cp.async`` into its shared-memory ring
-and the ``wgmma`` path reads as a transposed B.
+and the ``wgmma`` path reads as a K-major B. The pointers and the mask are
+transposed by rebuilding them from the 1-D offsets they are made of
+(``expand_dims`` on the other axis), so no ``tt.trans`` is left to move data.
 
 **Before**::
 
@@ -15,11 +17,14 @@ and the ``wgmma`` path reads as a transposed B.
     %bt = tt.trans(%b) {order = [1, 0]} : tensor<64x128xf16>
     %acc2 = tt.dot(%a, %bt, %acc)
 
-**After**::
+where ``%ptrs = tt.addptr(tt.broadcast(tt.expand_dims(%rows) {axis = 1}), ...)``
+and so on. **After**::
 
-    %ptrs_t = tt.trans(%ptrs) {order = [1, 0]} : tensor<64x128x!tt.ptr<f16>>
-    %mask_t = tt.trans(%mask) {order = [1, 0]} : tensor<64x128xi1>
-    %zero_t = tt.trans(%zero) {order = [1, 0]} : tensor<64x128xf16>
+    %rows_t = tt.expand_dims(%rows) {axis = 0} : tensor<1x128xi32>
+    ...                                  // the same ops, over transposed shapes
+    %ptrs_t = tt.addptr(%base_t, %offs_t) : tensor<64x128xptr<f16>>
+    %mask_t = arith.andi(%in0_t, %in1_t) : tensor<64x128xi1>
+    %zero_t = arith.constant() {value = 0.0} : tensor<64x128xf16>
     %bt = tt.load(%ptrs_t, %mask_t, %zero_t) : tensor<64x128xf16>
     %acc2 = tt.dot(%a, %bt, %acc)
 
@@ -77,29 +82,58 @@ def _sinkable(trans: Operation, uses: dict) -> bool:
     if load.attrs.get("is_volatile") or load.parent is not trans.parent:
         return False
     shape = load.result.type.shape if isinstance(load.result.type, BlockType) else ()
+    if list(trans.attrs["order"]) != [1, 0]:
+        return False
     return len(shape) == 2 and all(
         isinstance(v.type, BlockType) and v.type.shape == shape for v in load.operands
     )
 
 
-def _transposed(block: Block, before: Operation, v: Value, order: list[int]) -> Value:
-    """``tt.trans(v)``, inserted before ``before`` (a splat constant is remade instead)."""
-    shape = tuple(v.type.shape[i] for i in order)
-    owner = getattr(v, "owner", None)
-    if owner is not None and owner.name == "arith.constant" and not owner.operands:
-        const = type(owner)([], [BlockType(shape, v.type.element)], dict(owner.attrs), [],
-                            owner.loc)  # fmt: skip
-        block.insert(block.ops.index(before), const)
-        return const.result
-    op = TransOp([v], [BlockType(shape, v.type.element)], {"order": list(order)}, [], before.loc)
-    block.insert(block.ops.index(before), op)
-    return op.result
+#: Elementwise ops whose transpose is the op of the transposed operands.
+_ELEMENTWISE = ("arith.", "math.", "tt.addptr")
+
+
+def _transposed(block: Block, before: Operation, v: Value, memo: dict[int, Value]) -> Value:
+    """``v`` transposed (2-D), rebuilt from the 1-D values and scalars it is made of.
+
+    The transpose is pushed down to the leaves: a splat or constant is remade
+    in the new shape, ``expand_dims`` of a 1-D value inserts the other axis,
+    ``broadcast`` and elementwise ops take transposed operands. No data moves,
+    so the layout planner lays the new values out freely (a ``tt.trans``
+    between two blocked layouts would go through shared memory). Anything
+    else gets a ``tt.trans``.
+    """
+    if id(v) in memo:
+        return memo[id(v)]
+    shape = (v.type.shape[1], v.type.shape[0])
+    new_type = BlockType(shape, v.type.element)
+    op = getattr(v, "owner", None)
+    name = op.name if op is not None else ""
+    attrs = dict(op.attrs) if op is not None else {}
+    attrs.pop("layout", None)
+    if name == "tt.splat" or (name == "arith.constant" and not op.operands):
+        operands = list(op.operands)
+    elif name == "tt.expand_dims" and len(op.operands[0].type.shape) == 1:
+        operands, attrs["axis"] = list(op.operands), 1 - attrs["axis"]
+    elif name == "tt.broadcast" or (name.startswith(_ELEMENTWISE) and not op.regions):
+        operands = [_transposed(block, before, x, memo) if _is_2d(x) else x for x in op.operands]
+    else:
+        op, operands, attrs = TransOp, [v], {"order": [1, 0]}  # type: ignore[assignment]
+    cls = op if isinstance(op, type) else type(op)
+    clone = cls(operands, [new_type], attrs, [], before.loc)
+    block.insert(block.ops.index(before), clone)
+    memo[id(v)] = clone.result
+    return clone.result
+
+
+def _is_2d(v: Value) -> bool:
+    return isinstance(v.type, BlockType) and len(v.type.shape) == 2
 
 
 def _rewrite(block: Block, trans: Operation) -> None:
     load = trans.operands[0].owner
-    order = trans.attrs["order"]
-    operands = [_transposed(block, load, v, order) for v in load.operands]
+    memo: dict[int, Value] = {}
+    operands = [_transposed(block, load, v, memo) for v in load.operands]
     new = type(load)(operands, [trans.result.type], dict(load.attrs), [], load.loc)
     block.insert(block.ops.index(load), new)
     replace_all_uses(func_of(block), trans.result, new.result)
