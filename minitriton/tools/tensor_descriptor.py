@@ -20,9 +20,11 @@ until the launch (tutorial 09's autotune ``pre_hook`` sets it).
 
 The checks are Triton's: rank 1 to 5, a 16-byte-aligned base, strides but the
 last a multiple of 16 bytes, the last stride 1, positive sizes, block sizes
-that are powers of two. They are the Tensor Memory Accelerator's rules: on
-sm_90a the GPU backend copies descriptor tiles with it
-(:mod:`minitriton.backend.tma`). NumPy arrays are accepted as well as tensors.
+that are powers of two. They are the Tensor Memory Accelerator's rules, which
+Triton's TMA copies need; MiniTriton does not use the TMA engine yet (on
+sm_90a, descriptor tiles feeding ``tl.dot`` are copied with ``cp.async``, see
+:mod:`minitriton.backend.transpose_loads`). NumPy arrays are accepted as well
+as tensors.
 """
 
 from __future__ import annotations
