@@ -66,6 +66,42 @@ def test_a_descriptor_over_a_strided_view(backend: str) -> None:
     np.testing.assert_array_equal(out, want)
 
 
+@triton.jit
+def load_3d(d, i):
+    return d.load([i, 0, 0])
+
+
+@triton.jit
+def desc_double_3d(x_desc, y_desc, B: tl.constexpr):
+    i = tl.program_id(0)
+    y_desc.store([i * B, 0, 0], load_3d(x_desc, i * B) * 2)
+
+
+def test_a_3d_descriptor_passed_to_a_helper() -> None:
+    x = np.arange(5 * 4 * 8, dtype=np.float32).reshape(5, 4, 8)
+    y = np.zeros_like(x)
+    descs = [TensorDescriptor.from_tensor(v, [2, 4, 8]) for v in (x, y)]
+    desc_double_3d[(3,)](*descs, 2, backend="emulator")  # the last tile is half past the end
+    np.testing.assert_array_equal(y, 2 * x)
+
+
+@triton.jit
+def desc_add_one_1d(x_desc, y_desc, B: tl.constexpr):
+    i = tl.program_id(0)
+    y_desc.store([i * B], x_desc.load([i * B]) + 1)
+
+
+def test_a_bf16_view_descriptor() -> None:
+    from minitriton.launch_checks import bfloat16_view
+
+    values = np.arange(40, dtype=np.float32)
+    bits = (values.view(np.uint32) >> 16).astype(np.uint16)  # exact in bf16
+    out = np.zeros(40, dtype=np.uint16)
+    descs = [TensorDescriptor.from_tensor(bfloat16_view(v), [16]) for v in (bits, out)]
+    desc_add_one_1d[(3,)](*descs, 16, backend="emulator")
+    np.testing.assert_array_equal((out.astype(np.uint32) << 16).view(np.float32), values + 1)
+
+
 # ---------------------------------------------------------------- tutorial 09
 
 
