@@ -47,8 +47,8 @@ class TensorDescriptor(BP.BlockPointer):
         return (*super().static_key(), self.padding)
 
     def mangle(self) -> str:
-        """``D`` and the block pointer's mangling."""
-        return "D" + super().mangle()
+        """``D`` and the block pointer's mangling (``DN`` for NaN padding)."""
+        return ("DN" if self.padding == "nan" else "D") + super().mangle()
 
     def describe(self) -> str:
         """``tensor descriptor of tensor<16x32xf16>``."""

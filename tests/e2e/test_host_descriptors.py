@@ -86,6 +86,26 @@ def test_a_3d_descriptor_passed_to_a_helper() -> None:
 
 
 @triton.jit
+def desc_first_tile(x_desc, out_ptr, B: tl.constexpr):
+    tl.store(out_ptr + tl.arange(0, B), x_desc.load([4]))
+
+
+@triton.jit
+def desc_tiles_by_padding(zero_desc, nan_desc, out_ptr, B: tl.constexpr):
+    desc_first_tile(zero_desc, out_ptr, B)
+    desc_first_tile(nan_desc, out_ptr + B, B)
+
+
+def test_a_helper_is_specialized_on_the_padding() -> None:
+    x = np.arange(8, dtype=np.float32)
+    out = np.zeros(16, dtype=np.float32)
+    zero, nan = (TensorDescriptor.from_tensor(x, [8], padding=p) for p in ("zero", "nan"))
+    desc_tiles_by_padding[(1,)](zero, nan, out, 8, backend="emulator")
+    np.testing.assert_array_equal(out[:8], [4, 5, 6, 7, 0, 0, 0, 0])
+    np.testing.assert_array_equal(out[8:], [4, 5, 6, 7, np.nan, np.nan, np.nan, np.nan])
+
+
+@triton.jit
 def desc_add_one_1d(x_desc, y_desc, B: tl.constexpr):
     i = tl.program_id(0)
     y_desc.store([i * B], x_desc.load([i * B]) + 1)
