@@ -3,7 +3,9 @@
 Run alone with ``python benchmarks/gpu_bench_tc.py`` (or through
 ``gpu_bench.py``, which prints these rows after its bandwidth rows). The same
 kernel source (:data:`TC_SOURCE`: tutorial 03's matmul, tutorial 06's
-attention forward) is imported under ``import triton`` and under
+attention forward; :data:`DESC_SOURCE`: tutorial 09's matmul through host-side
+tensor descriptors, ``python benchmarks/gpu_bench_tc.py descriptor`` alone) is
+imported under ``import triton`` and under
 ``import minitriton as triton``; both run on the same tensors with the same
 launch configurations. For each row, each compiler gets the best of the
 same few fixed configurations (block sizes, warps, stages); TFLOP/s are
