@@ -3,7 +3,9 @@
 Run alone with ``python benchmarks/gpu_bench_tc.py`` (or through
 ``gpu_bench.py``, which prints these rows after its bandwidth rows). The same
 kernel source (:data:`TC_SOURCE`: tutorial 03's matmul, tutorial 06's
-attention forward) is imported under ``import triton`` and under
+attention forward; :data:`DESC_SOURCE`: tutorial 09's matmul through host-side
+tensor descriptors, ``python benchmarks/gpu_bench_tc.py descriptor`` alone) is
+imported under ``import triton`` and under
 ``import minitriton as triton``; both run on the same tensors with the same
 launch configurations. For each row, each compiler gets the best of the
 same few fixed configurations (block sizes, warps, stages); TFLOP/s are
@@ -34,8 +36,10 @@ from types import ModuleType
 from typing import Any
 
 HEADERS = {
-    "triton": "import triton\nimport triton.language as tl\n",
-    "minitriton": "import minitriton as triton\nimport minitriton.language as tl\n",
+    "triton": "import triton\nimport triton.language as tl\n"
+    "from triton.tools.tensor_descriptor import TensorDescriptor\n",
+    "minitriton": "import minitriton as triton\nimport minitriton.language as tl\n"
+    "from minitriton.tools.tensor_descriptor import TensorDescriptor\n",
 }
 
 #: Tutorial 03's matmul (autotune and activation cut) and tutorial 06's forward pass.
@@ -158,6 +162,47 @@ def _attn_fwd(Q, K, V, sm_scale, M, Out, stride_qz, stride_qh, stride_qm, stride
     tl.store(o_ptrs, acc.to(Out.type.element_ty))
 """
 
+#: Tutorial 09's descriptor matmul (C = A @ B.T through host-side TensorDescriptors).
+DESC_SOURCE = """
+
+@triton.jit
+def matmul_kernel_tma(a_desc, b_desc, c_desc, M, N, K, BLOCK_SIZE_M: tl.constexpr,
+                      BLOCK_SIZE_N: tl.constexpr, BLOCK_SIZE_K: tl.constexpr,
+                      GROUP_SIZE_M: tl.constexpr):
+    pid = tl.program_id(axis=0)
+    num_pid_m = tl.cdiv(M, BLOCK_SIZE_M)
+    num_pid_n = tl.cdiv(N, BLOCK_SIZE_N)
+    num_pid_in_group = GROUP_SIZE_M * num_pid_n
+    group_id = pid // num_pid_in_group
+    first_pid_m = group_id * GROUP_SIZE_M
+    group_size_m = min(num_pid_m - first_pid_m, GROUP_SIZE_M)
+    pid_m = first_pid_m + (pid % group_size_m)
+    pid_n = (pid % num_pid_in_group) // group_size_m
+    k_tiles = tl.cdiv(K, BLOCK_SIZE_K)
+    offs_am = pid_m * BLOCK_SIZE_M
+    offs_bn = pid_n * BLOCK_SIZE_N
+    accumulator = tl.zeros((BLOCK_SIZE_M, BLOCK_SIZE_N), dtype=tl.float32)
+    for k in tl.range(k_tiles):
+        offs_k = k * BLOCK_SIZE_K
+        a = a_desc.load([offs_am, offs_k])
+        b = b_desc.load([offs_bn, offs_k])
+        accumulator = tl.dot(a, b.T, accumulator)
+    c = accumulator.to(tl.float16)
+    c_desc.store([offs_am, offs_bn], c)
+
+
+def descriptor_matmul(a, b, c, bm, bn, bk, warps, stages):
+    M, K = a.shape
+    N = b.shape[0]
+    a_desc = TensorDescriptor.from_tensor(a, [bm, bk])
+    b_desc = TensorDescriptor.from_tensor(b, [bn, bk])
+    c_desc = TensorDescriptor.from_tensor(c, [bm, bn])
+    grid = (triton.cdiv(M, bm) * triton.cdiv(N, bn),)
+    return lambda: matmul_kernel_tma[grid](
+        a_desc, b_desc, c_desc, M, N, K, BLOCK_SIZE_M=bm, BLOCK_SIZE_N=bn, BLOCK_SIZE_K=bk,
+        GROUP_SIZE_M=8, num_warps=warps, num_stages=stages)
+"""
+
 #: (BLOCK_M, BLOCK_N, BLOCK_K, warps, stages); both compilers get the best of these.
 MATMUL_CONFIGS = {
     "fp16": [(128, 256, 64, 8, 3), (128, 128, 64, 4, 4), (128, 128, 64, 8, 3), (64, 128, 64, 4, 4)],
@@ -166,6 +211,7 @@ MATMUL_CONFIGS = {
 #: (BLOCK_M, BLOCK_N, warps, stages) per head dim.
 ATTN_CONFIGS = {64: [(128, 64, 4, 3), (128, 128, 8, 3)], 128: [(128, 64, 8, 3), (128, 128, 8, 3)]}
 MATMUL_ROWS = [("fp16", 1024), ("fp16", 4096), ("fp16", 8192), ("bf16", 4096), ("fp32", 4096)]
+DESC_ROWS = [4096]
 ATTN_ROWS = [(64, False), (64, True), (128, False), (128, True)]
 #: MiniTriton-only launch options (``--arch``, ``--stages``), set by the command line.
 MT_OPTIONS: dict[str, Any] = {}
@@ -177,7 +223,7 @@ FLOORS = {"matmul fp16 1024": 0.6, "matmul fp16 4096": 0.7, "matmul fp16 8192": 
 def load(flavor: str, folder: Path) -> ModuleType:
     """Import :data:`TC_SOURCE` under ``flavor``'s two import lines."""
     path = folder / f"gpu_bench_tc_{flavor}.py"
-    path.write_text(HEADERS[flavor] + TC_SOURCE, encoding="utf-8")
+    path.write_text(HEADERS[flavor] + TC_SOURCE + DESC_SOURCE, encoding="utf-8")
     spec = importlib.util.spec_from_file_location(path.stem, path)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
@@ -251,6 +297,34 @@ def matmul_row(mods: dict[str, ModuleType], dtype_name: str, n: int) -> dict[str
     return out
 
 
+def descriptor_matmul_row(mods: dict[str, ModuleType], n: int) -> dict[str, Any]:
+    """Tutorial 09's descriptor matmul, fp16, n x n x n: C = A @ B.T."""
+    import torch
+
+    a = torch.randn((n, n), device="cuda").to(torch.float16)
+    b = torch.randn((n, n), device="cuda").to(torch.float16)  # N x K
+    ref = (a.double() @ b.double().T).float()
+    flops = 2.0 * n**3
+    out: dict[str, Any] = {"kernel": f"descriptor matmul fp16 {n}", "tflops": {}, "config": {}}
+    for name, mod in mods.items():
+        c = torch.full((n, n), float("nan"), device="cuda", dtype=torch.float16)
+
+        def launch(cfg, mod=mod, c=c):
+            return mod.descriptor_matmul(a, b, c, *cfg)
+
+        def check(c=c) -> bool:
+            torch.cuda.synchronize()
+            err = (torch.linalg.norm(c.float() - ref) / torch.linalg.norm(ref)).item()
+            return err < 1e-2
+
+        print(f"  {out['kernel']} [{name}]", flush=True)
+        ms, cfg, _ = best(MATMUL_CONFIGS["fp16"], launch, check)
+        out["tflops"][name] = flops / (ms * 1e-3) / 1e12 if cfg else 0.0
+        out["config"][name] = cfg
+    out["tflops"]["torch"] = flops / (median_ms(lambda: a @ b.T) * 1e-3) / 1e12
+    return out
+
+
 def attention_row(mods: dict[str, ModuleType], d: int, causal: bool) -> dict[str, Any]:
     """FlashAttention-2 forward, fp16, Z*H = 32 (Z=4, H=8), N = 4096."""
     import torch
@@ -295,9 +369,10 @@ def triton_cdiv(a: int, b: int) -> int:
 
 
 def run_all(which: str = "all", rows_wanted: list[str] | None = None) -> list[dict[str, Any]]:
-    """Every tensor-core row (``which``: ``all``, ``matmul`` or ``attention``).
+    """Every tensor-core row (``which``: ``all``, ``matmul``, ``descriptor`` or ``attention``).
 
-    ``rows_wanted`` keeps only the matmul rows named ``"fp16 4096"`` and so on.
+    ``rows_wanted`` keeps only the matmul rows named ``"fp16 4096"``, ``"descriptor 4096"``
+    and so on.
     """
     import torch
 
@@ -311,6 +386,9 @@ def run_all(which: str = "all", rows_wanted: list[str] | None = None) -> list[di
     if which in ("all", "matmul"):
         wanted = [(d, n) for d, n in MATMUL_ROWS if not rows_wanted or f"{d} {n}" in rows_wanted]
         rows += [_attempt(lambda d=d, n=n: matmul_row(mods, d, n)) for d, n in wanted]
+    if which in ("all", "matmul", "descriptor"):
+        descs = [n for n in DESC_ROWS if not rows_wanted or f"descriptor {n}" in rows_wanted]
+        rows += [_attempt(lambda n=n: descriptor_matmul_row(mods, n)) for n in descs]
     if which in ("all", "attention"):
         rows += [_attempt(lambda d=d, c=c: attention_row(mods, d, c)) for d, c in ATTN_ROWS]
     return [r for r in rows if r is not None]
@@ -345,7 +423,7 @@ def print_table(rows: list[dict[str, Any]]) -> list[str]:
 def main() -> None:
     """The command line (see the module docstring)."""
     parser = argparse.ArgumentParser(description="tensor-core rows: MiniTriton against Triton")
-    parser.add_argument("which", nargs="?", default="all", choices=["all", "matmul", "attention"])
+    parser.add_argument("which", nargs="?", default="all", choices=["all", "matmul", "descriptor", "attention"])
     parser.add_argument("--arch", help="compile MiniTriton's kernels for this arch (sm_80, ...)")
     parser.add_argument("--stages", type=int, help="MiniTriton's num_stages for every config")
     parser.add_argument("--rows", help='matmul rows to run, e.g. "fp16 4096,fp32 4096"')

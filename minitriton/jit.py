@@ -595,16 +595,35 @@ def kernel_args(compiled: CompiledKernel, bound: dict[str, Any]) -> list[Any]:
     Constexprs are folded into the IR, so the kernel takes fewer arguments
     than the Python function; its block arguments carry the parameter names.
     """
-    specs = {s.name: s for s in compiled.arg_specs}
+    pairs = {
+        f.name: (f, value)
+        for s in compiled.arg_specs
+        if s.kind != "constexpr" and s.name in bound
+        for f, value in _param_values(s, bound[s.name])
+    }
     names = [a.name_hint for a in compiled.module.kernel.body.args]
-    if not all(n in specs for n in names):
-        names = [s.name for s in compiled.arg_specs if s.kind != "constexpr"]
+    if not all(n in pairs for n in names):
+        names = list(pairs)
     if len(names) != len(compiled.module.kernel.body.args):
         raise RuntimeError(
             f"internal error: kernel '{compiled.name}' takes "
             f"{len(compiled.module.kernel.body.args)} arguments, the launcher has {len(names)}"
         )
-    return [(specs[n], bound[n]) for n in names]
+    return [pairs[n] for n in names]
+
+
+def _param_values(spec: ArgSpec, value: Any) -> list[tuple[ArgSpec, Any]]:
+    """The kernel parameters of one argument and their values (a descriptor's fields)."""
+    if spec.kind != "descriptor":
+        return [(spec, value)]
+    from minitriton.tools import tensor_descriptor as TD
+
+    problem = TD.check_layout(value) or TD.check_block_shape(value)
+    if problem or tuple(value.block_shape) != spec.value[0]:
+        problem = problem or f"block_shape {list(value.block_shape)} is not the compiled one"
+        raise TypeError(f"argument '{spec.name}': {problem}")
+    values = [value.base, *value.shape, *value.strides[:-1]]
+    return list(zip(spec.kernel_params(), values))
 
 
 def launch(

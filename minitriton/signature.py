@@ -25,6 +25,9 @@ Two ways to say what a kernel is compiled for:
   ``*T`` is a pointer to ``T``, a bare type a scalar, and anything else a
   constexpr value (an int, a float, ``True``/``False``, ``None`` or a quoted
   string). A ``:16`` suffix marks divisibility by 16 and ``:1`` equality to 1.
+  ``tensordesc<fp16[64, 64]>`` is a host-side tensor descriptor with that
+  element type and block shape, as in Triton (``tensordesc<fp16[64, 64]>:16``
+  marks its sizes and strides divisible by 16).
   Errors are :class:`~minitriton.diagnostics.CompileError` diagnostics that
   point at the offending entry.
 """
@@ -166,15 +169,27 @@ def spec_for_value(name: str, value: Any, is_constexpr: bool = False) -> ArgSpec
     if isinstance(value, float):
         return ArgSpec(name, "scalar", t.F32)
     if type(value).__name__ == "TensorDescriptor" and hasattr(value, "block_shape"):
-        from minitriton.tools.tensor_descriptor import NOT_SUPPORTED
-
-        raise TypeError(f"argument '{name}': {NOT_SUPPORTED}")
+        return descriptor_spec(name, value)
     if is_pointer_arg(value):
         pointee = dtype_to_type(value.dtype)
         aligned = address_of(value) % 16 == 0
         return ArgSpec(name, "pointer", t.PointerType(pointee), divisible_by_16=aligned)
     # Strings, dtypes, functions, tuples: only meaningful at compile time.
     return ArgSpec(name, "constexpr", value=value)
+
+
+def descriptor_spec(name: str, desc: Any) -> ArgSpec:
+    """A host-side tensor descriptor: specialized on its element type, block shape, padding."""
+    from minitriton.tools import tensor_descriptor as TD
+
+    problem = TD.check_layout(desc) or TD.check_block_shape(desc)
+    if problem:
+        raise TypeError(f"argument '{name}': {problem}")
+    pointer = t.PointerType(dtype_to_type(desc.base.dtype))
+    # Like int arguments, sizes and strides divisible by 16 are marked (vectorized copies).
+    flags = tuple(int(v) % 16 == 0 for v in (*desc.shape, *desc.strides[:-1]))
+    static = (tuple(int(s) for s in desc.block_shape), desc.padding, flags)
+    return ArgSpec(name, "descriptor", pointer, value=static, divisible_by_16=True)
 
 
 def _int_spec(name: str, value: int, type_: t.ScalarType) -> ArgSpec:
@@ -230,13 +245,17 @@ def _err(entry: _Entry, message: str) -> Exception:
 def _split(signature: str) -> list[_Entry]:
     """Split on commas outside quotes, keeping each entry's column."""
     entries: list[_Entry] = []
-    start, quote = 0, ""
+    start, quote, depth = 0, "", 0
     for i, ch in enumerate(signature + ","):
         if quote:
             quote = "" if ch == quote else quote
         elif ch in "'\"":
             quote = ch
-        elif ch == ",":
+        elif ch in "<[":
+            depth += 1
+        elif ch in ">]":
+            depth -= 1
+        elif ch == "," and depth <= 0:
             entries.append(_entry(signature, start, i))
             start = i + 1
     if len(entries) == 1 and not entries[0].text:
@@ -253,7 +272,26 @@ def _entry(signature: str, start: int, end: int) -> _Entry:
     return _Entry(stripped.rstrip(), start + len(raw) - len(stripped) + 1)
 
 
+_DESCRIPTOR = re.compile(r"tensordesc<\s*(\w+)\s*\[(\s*\d+\s*(?:,\s*\d+\s*)*)\]\s*>(:16)?")
+
+
+def _descriptor_entry(entry: _Entry, param: Param) -> ArgSpec:
+    """``tensordesc<fp16[64, 64]>``: a host-side descriptor (``:16``: sizes and strides
+    divisible by 16)."""
+    m = _DESCRIPTOR.fullmatch(entry.text)
+    if m is None:
+        raise _err(entry, f"expected a descriptor such as 'tensordesc<fp16[64, 64]>', got "
+                          f"'{entry.text}'")  # fmt: skip
+    block = tuple(int(x) for x in m.group(2).split(",") if x.strip())
+    flags = (m.group(3) is not None,) * (2 * len(block) - 1)
+    pointer = t.PointerType(_scalar(entry, m.group(1)))
+    return ArgSpec(param.name, "descriptor", pointer, value=(block, "zero", flags),
+                   divisible_by_16=True)  # fmt: skip
+
+
 def _parse_entry(entry: _Entry, param: Param) -> ArgSpec:
+    if entry.text.startswith("tensordesc"):
+        return _descriptor_entry(entry, param)
     text, hint = _split_hint(entry)
     value, is_value = _literal(text)
     if is_value:

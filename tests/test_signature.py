@@ -214,3 +214,27 @@ def test_unknown_type_points_at_the_entry():
 )
 def test_bad_signatures(signature: str, message: str):
     assert message in _diagnostic(signature, ADD).splitlines()[0]
+
+
+def test_host_descriptors_are_specialized_on_block_shape_and_flags():
+    from minitriton.tools.tensor_descriptor import TensorDescriptor
+
+    x = np.zeros((32, 48), dtype=np.float16)
+    spec = spec_for_value("a_desc", TensorDescriptor.from_tensor(x, [16, 32]))
+    assert (spec.kind, spec.type, spec.value) == (
+        "descriptor", t.PointerType(t.F16), ((16, 32), "zero", (True, True, True)))  # fmt: skip
+    other = spec_for_value("a_desc", TensorDescriptor.from_tensor(x[:30], [16, 32]))
+    assert other.value[2] == (False, True, True) and other.key() != spec.key()
+    names = [(f.name, str(f.type)) for f in spec.kernel_params()]
+    assert names == [("a_desc", "ptr<f16>"), ("a_desc_shape0", "i32"),
+                     ("a_desc_shape1", "i32"), ("a_desc_stride0", "i64")]  # fmt: skip
+
+
+def test_parse_descriptor_entries():
+    params = [Param("a_desc", False), Param("n", False)]
+    spec, n = parse_signature("tensordesc<bf16[64, 128]>:16, i32", params)
+    assert (spec.kind, spec.type, spec.value) == (
+        "descriptor", t.PointerType(t.BF16), ((64, 128), "zero", (True, True, True)))  # fmt: skip
+    assert n == ArgSpec("n", "scalar", t.I32)
+    bad = _diagnostic("tensordesc<fp16[64 64]>, i32", params).splitlines()[0]
+    assert "1:1: error: expected a descriptor such as 'tensordesc<fp16[64, 64]>'" in bad

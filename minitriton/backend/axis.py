@@ -177,6 +177,15 @@ class AxisAnalysis:
             const.append(b if stretched else src.const[d])
         return AxisInfo(tuple(contig), tuple(div), tuple(const), src.value)
 
+    def _tt_trans(self, op: Operation) -> AxisInfo:
+        src = self.get(op.operands[0])
+        order = op.attrs["order"]
+
+        def perm(t: tuple[int, ...]) -> tuple[int, ...]:
+            return tuple(t[i] for i in order)
+
+        return AxisInfo(perm(src.contig), perm(src.div), perm(src.const), src.value)
+
     def _tt_expand_dims(self, op: Operation) -> AxisInfo:
         src = self.get(op.operands[0])
         axis = op.attrs["axis"]

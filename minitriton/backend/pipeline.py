@@ -179,6 +179,7 @@ _CLONABLE = (
     "tt.expand_dims",
     "tt.make_range",
     "tt.addptr",
+    "tt.trans",  # a transposed B (see transpose_loads)
 )
 
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from minitriton.backend.accelerate_matmul import DotPath, dot_path
+from minitriton.backend.accelerate_matmul import DotPath, arch_number, dot_path
 from minitriton.backend.accumulators import accumulator_seeds
 from minitriton.backend.layouts import (
     Layout,
@@ -38,6 +38,7 @@ from minitriton.backend.mma_plan import (
 )
 from minitriton.backend.mma_v3 import is_mma_layout
 from minitriton.backend.pipeline import pipeline_loops
+from minitriton.backend.transpose_loads import sink_transposes_into_loads
 from minitriton.diagnostics import Location, error
 from minitriton.ir.core import Block, Operation, Region, Value, register_op, replace_all_uses
 from minitriton.ir.ops import FuncOp, Module
@@ -552,6 +553,8 @@ def prepare_kernel(
     copy = copy_module(module)
     kernel, inlined_at = inline_calls(copy)
     copy.funcs = [kernel]
+    if arch_number(arch) == 90:  # where the pipeliner runs (wgmma)
+        sink_transposes_into_loads(kernel)
     pipeline_loops(kernel, num_warps, arch, num_stages)
     plan = assign_layouts(kernel, num_warps, arch)
     return copy, kernel, plan, inlined_at

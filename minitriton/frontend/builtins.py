@@ -567,7 +567,7 @@ def _make_tensor_descriptor(
 @impl("load_tensor_descriptor")
 def _load_tensor_descriptor(ctx: Any, desc: Any, offsets: Any) -> Tensor:
     ptrs, m = TD.tile_pointers(ctx.b, desc, offsets, "desc.load")
-    return _emit_load(ctx, ptrs, m, 0)
+    return _emit_load(ctx, ptrs, m, TD.padding_value(desc))
 
 
 @impl("store_tensor_descriptor")

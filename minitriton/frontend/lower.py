@@ -52,7 +52,7 @@ from minitriton.frontend.builder import Builder
 from minitriton.frontend.early_return import contains_return, with_continuation
 from minitriton.frontend.semantic import Tensor
 from minitriton.frontend.source import ArgSpec, JITBase, KernelSource
-from minitriton.frontend.tensordesc import TensorDescriptor
+from minitriton.frontend.tensordesc import TensorDescriptor, from_kernel_args
 from minitriton.ir import ops
 from minitriton.ir.core import Block, BlockArgument, Region
 from minitriton.ir.ops import FuncOp, Module
@@ -282,6 +282,15 @@ class Compiler:
                 continue
             if spec.kind == "constexpr":
                 env[param.name] = unwrap(spec.value)
+                continue
+            if spec.kind == "descriptor":
+                fields = spec.kernel_params()
+                args_ = [Tensor(_add_block_arg(block, f.type, f.name)) for f in fields]
+                arg_attrs.extend({"divisibility": 16} if f.divisible_by_16 else {} for f in fields)
+                block_shape, padding = spec.value[:2]
+                env[param.name] = from_kernel_args(
+                    Builder(block, fdef.loc), args_, block_shape, padding
+                )
                 continue
             arg = _add_block_arg(block, spec.type, param.name)
             env[param.name] = 1 if spec.equal_to_1 else Tensor(arg)

@@ -79,7 +79,10 @@ class ArgSpec:
     """One kernel argument as specialized for one compilation.
 
     ``kind`` is ``"constexpr"`` (``value`` is the Python value, folded into
-    the IR), ``"pointer"`` or ``"scalar"`` (``type`` is the IR type). Like
+    the IR), ``"pointer"`` or ``"scalar"`` (``type`` is the IR type), or
+    ``"descriptor"``: a host-side tensor descriptor, ``type`` the pointer to
+    its elements and ``value`` its ``(block_shape, padding, flags)``, the
+    flags saying which sizes and strides are divisible by 16. Like
     Triton, integers (and pointers) divisible by 16 are marked so the GPU
     backend may vectorize, and integers equal to 1 are folded as constants.
     """
@@ -95,4 +98,26 @@ class ArgSpec:
         """The part of the specialization key this argument contributes."""
         if self.kind == "constexpr":
             return (self.name, "constexpr", repr(self.value))
+        if self.kind == "descriptor":
+            return (self.name, "descriptor", str(self.type), repr(self.value))
         return (self.name, str(self.type), self.divisible_by_16, self.equal_to_1)
+
+    def kernel_params(self) -> list[ArgSpec]:
+        """The kernel parameters this argument becomes: itself, or a descriptor's fields.
+
+        A descriptor of rank ``r`` is its base pointer (named as the argument),
+        ``r`` sizes ``NAME_shapeD`` (``int32``) and ``r - 1`` strides
+        ``NAME_strideD`` (``int64``); the last stride is 1.
+        """
+        if self.kind != "descriptor":
+            return [self]
+        from minitriton.ir.types import I32, I64
+
+        rank, flags = len(self.value[0]), self.value[2]
+        names = [f"{self.name}_shape{d}" for d in range(rank)]
+        names += [f"{self.name}_stride{d}" for d in range(rank - 1)]
+        fields = [
+            ArgSpec(n, "scalar", I32 if i < rank else I64, divisible_by_16=f)
+            for i, (n, f) in enumerate(zip(names, flags))
+        ]
+        return [ArgSpec(self.name, "pointer", self.type, divisible_by_16=True), *fields]

@@ -29,6 +29,8 @@ class TensorDescriptor(BP.BlockPointer):
     """A tensor descriptor: base, shape, strides and block shape (offsets are always 0)."""
 
     kind = "tensor descriptor"
+    #: What out-of-range elements read as: ``"zero"`` or ``"nan"`` (a host descriptor's).
+    padding = "zero"
 
     @property
     def dtype(self) -> Any:
@@ -38,11 +40,15 @@ class TensorDescriptor(BP.BlockPointer):
     def with_fields(self, fields: list[Tensor]) -> TensorDescriptor:
         """The same descriptor over new run-time fields (as carried through a loop)."""
         bp = super().with_fields(fields)
-        return TensorDescriptor(bp.base, bp.shape, bp.strides, bp.offsets, bp.block_shape, bp.order)
+        return _descriptor(bp, self.padding)
+
+    def static_key(self) -> tuple[Any, ...]:
+        """The block pointer's key and the padding."""
+        return (*super().static_key(), self.padding)
 
     def mangle(self) -> str:
-        """``D`` and the block pointer's mangling."""
-        return "D" + super().mangle()
+        """``D`` and the block pointer's mangling (``DN`` for NaN padding)."""
+        return ("DN" if self.padding == "nan" else "D") + super().mangle()
 
     def describe(self) -> str:
         """``tensor descriptor of tensor<16x32xf16>``."""
@@ -65,7 +71,31 @@ def make_tensor_descriptor(
         )
     order = tuple(range(rank - 1, -1, -1))
     bp = BP.make_block_ptr(b, base, shape, strides, [0] * rank, block_shape, order)
-    return TensorDescriptor(bp.base, bp.shape, bp.strides, bp.offsets, bp.block_shape, bp.order)
+    return _descriptor(bp, "zero")
+
+
+def _descriptor(bp: BP.BlockPointer, padding: str) -> TensorDescriptor:
+    desc = TensorDescriptor(bp.base, bp.shape, bp.strides, bp.offsets, bp.block_shape, bp.order)
+    desc.padding = padding
+    return desc
+
+
+def from_kernel_args(
+    b: Builder, args: list[Tensor], block_shape: tuple[int, ...], padding: str
+) -> TensorDescriptor:
+    """A host-side descriptor argument, from its base, sizes and strides but the last.
+
+    The last stride is the constant 1 (the launcher checked it), so the
+    innermost dimension stays contiguous for the backend's vectorization.
+    """
+    rank = len(block_shape)
+    base, shape, strides = args[0], args[1 : 1 + rank], [*args[1 + rank :], 1]
+    return _descriptor(make_tensor_descriptor(b, base, shape, strides, list(block_shape)), padding)
+
+
+def padding_value(desc: TensorDescriptor) -> float:
+    """What ``desc.load`` reads out of range: 0, or NaN for ``padding="nan"``."""
+    return float("nan") if desc.padding == "nan" else 0
 
 
 def _at(b: Builder, desc: Any, offsets: Any, what: str) -> BP.BlockPointer:
