@@ -423,7 +423,8 @@ def print_table(rows: list[dict[str, Any]]) -> list[str]:
 def main() -> None:
     """The command line (see the module docstring)."""
     parser = argparse.ArgumentParser(description="tensor-core rows: MiniTriton against Triton")
-    parser.add_argument("which", nargs="?", default="all", choices=["all", "matmul", "descriptor", "attention"])
+    kinds = ["all", "matmul", "descriptor", "attention"]
+    parser.add_argument("which", nargs="?", default="all", choices=kinds)
     parser.add_argument("--arch", help="compile MiniTriton's kernels for this arch (sm_80, ...)")
     parser.add_argument("--stages", type=int, help="MiniTriton's num_stages for every config")
     parser.add_argument("--rows", help='matmul rows to run, e.g. "fp16 4096,fp32 4096"')
