@@ -12,9 +12,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from frontend_helpers import KernelSource, kernel_functions
 from lark import Tree
 from lark.exceptions import LarkError
-from frontend_helpers import KernelSource, kernel_functions
 
 from minitriton.diagnostics import CompileError
 from minitriton.frontend import lalr, parse_expression, parse_function
@@ -43,8 +43,10 @@ def describe(node: Any) -> Any:
     """A tree as nested tuples: rule names, token types and values, and every position."""
     if isinstance(node, Tree):
         meta = node.meta
-        where = None if meta.empty else (meta.line, meta.column, meta.end_line,
-                                          meta.end_column, meta.start_pos, meta.end_pos)  # fmt: skip
+        where = None
+        if not meta.empty:
+            where = (meta.line, meta.column, meta.end_line, meta.end_column,
+                     meta.start_pos, meta.end_pos)  # fmt: skip
         return (node.data, where, tuple(describe(c) for c in node.children))
     if node is None:
         return None
