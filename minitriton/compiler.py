@@ -414,7 +414,10 @@ def preload(frontend: bool = True) -> None:
     """
     names = ["minitriton.emulator", "minitriton.ir.parser"]
     if frontend:
-        names += ["minitriton.frontend.lower", "minitriton.passes.pipeline"]
+        # The builtins' implementations (and libdevice's) are imported by the
+        # first call of a `tl` function in a kernel, unless imported here.
+        names += ["minitriton.frontend.lower", "minitriton.frontend.builtins"]
+        names += ["minitriton.passes.pipeline"]
     try:
         for name in names:
             _require(name, None, name)
