@@ -86,12 +86,17 @@ def usable(options: CompileOptions) -> bool:
 
 
 def load_kernel(
-    src: KernelSource, specs: Sequence[ArgSpec], options: CompileOptions, stop_after: str
-) -> CompiledKernel | None:
-    """The cached kernel for this specialization, compiled on to ``stop_after``; else None."""
+    src: KernelSource, specs: Sequence[ArgSpec], options: CompileOptions, stop_after: str,
+    key: str | None = None,
+) -> CompiledKernel | None:  # fmt: skip
+    """The cached kernel for this specialization, compiled on to ``stop_after``; else None.
+
+    ``key`` is its :func:`kernel_key` when the caller has it already (a
+    launch passes the same one to :func:`store_kernel` after a miss).
+    """
     if not usable(options):
         return None
-    key = kernel_key(src, specs, options)
+    key = key or kernel_key(src, specs, options)
     module = read_module(entry_path(src, key))
     if module is None:
         return None
@@ -102,14 +107,17 @@ def load_kernel(
     return out
 
 
-def store_kernel(compiled: Any) -> None:
-    """Write ``compiled``'s optimized IR to the cache (nothing if it came from there)."""
+def store_kernel(compiled: Any, key: str | None = None) -> None:
+    """Write ``compiled``'s optimized IR to the cache (nothing if it came from there).
+
+    ``key``, when given, is its :func:`kernel_key` (computed for the lookup).
+    """
     src = getattr(compiled, "source", None)
     if not isinstance(compiled, CompiledKernel) or compiled.from_disk or src is None:
         return
     if compiled.module is None or not usable(compiled.options):
         return
-    key = kernel_key(src, compiled.arg_specs, compiled.options)
+    key = key or kernel_key(src, compiled.arg_specs, compiled.options)
     text = ir_text_with_locs(compiled.module)
     entry = {"name": compiled.name, "ir": text}
     frozen = freeze_module(compiled.module)
@@ -120,6 +128,11 @@ def store_kernel(compiled: Any) -> None:
     for helper in helper_sources(src):  # marks them as known (see has_entries)
         with contextlib.suppress(OSError):
             source_folder(helper).mkdir(parents=True, exist_ok=True)
+
+
+def entry_key(src: KernelSource, specs: Sequence[ArgSpec], options: CompileOptions) -> str | None:
+    """:func:`kernel_key`, or None when the cache is not used for ``options``."""
+    return kernel_key(src, specs, options) if usable(options) else None
 
 
 def read_module(path: Path) -> Any:
