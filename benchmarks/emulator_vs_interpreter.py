@@ -41,6 +41,7 @@ import subprocess  # noqa: E402
 import sys  # noqa: E402
 import tempfile  # noqa: E402
 import traceback  # noqa: E402
+from functools import partial  # noqa: E402
 from pathlib import Path  # noqa: E402
 from typing import Any  # noqa: E402
 
@@ -255,6 +256,32 @@ def run_minitriton_row(row: str, args: argparse.Namespace) -> dict[str, Any]:
     return {**cold, "warm": warm}
 
 
+def repeated(run: Any, times: int) -> dict[str, Any]:
+    """``run()``'s record, or with ``times`` > 1 the median of each figure over that many runs.
+
+    On a machine shared with other work one fresh process can be slowed by
+    tens of percent; the median of a few is steadier. A failed run fails the row.
+    """
+    records = [run() for _ in range(max(times, 1))]
+    failed = [r for r in records if "error" in r]
+    return failed[0] if failed else median_record(records)
+
+
+def median_record(records: list[dict[str, Any]]) -> dict[str, Any]:
+    """Every number the median over ``records``; nested records (``warm``) likewise."""
+    out: dict[str, Any] = {}
+    for key, first in records[0].items():
+        values = [r.get(key) for r in records]
+        if isinstance(first, dict):
+            out[key] = median_record([v for v in values if isinstance(v, dict)])
+        elif isinstance(first, (int, float)) and not isinstance(first, bool):
+            numbers = [v for v in values if isinstance(v, (int, float))]
+            out[key] = statistics.median(numbers)
+        else:
+            out[key] = first
+    return out
+
+
 def run_all_scripts(args: argparse.Namespace, with_triton: bool) -> dict[str, Any]:
     """The scripts row: MiniTriton cold then warm (one disk cache), then Triton."""
     ids = small_scripts.script_ids()
@@ -419,6 +446,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--max-reps", type=int, default=5, help="most timed launches per row")
     parser.add_argument("--triton-python", default=os.environ.get("TRITON_PYTHON", sys.executable))
     parser.add_argument("--no-scripts", action="store_true", help="leave the scripts row out")
+    parser.add_argument(
+        "--repeat", type=int, default=1, metavar="N",
+        help="run every row's children N times and report the median of each figure",
+    )  # fmt: skip
     parser.add_argument("--json", action="store_true", help="print the raw results as JSON")
     parser.add_argument("--json-out", metavar="FILE", help="also write the raw results to FILE")
     parser.add_argument("--child", choices=FLAVORS, help=argparse.SUPPRESS)
@@ -442,13 +473,16 @@ def parent_main(args: argparse.Namespace) -> int:
     ]
     missing = triton_available(args.triton_python)
     results: dict[str, dict[str, dict]] = {"minitriton": {}}
+    if args.repeat > 1:
+        header.append(f"every figure: the median of {args.repeat} runs of the row's children.")
     print(f"running minitriton ({len(args.rows)} rows)...", file=sys.stderr, flush=True)
     for row in args.rows:
-        results["minitriton"][row] = run_minitriton_row(row, args)
+        results["minitriton"][row] = repeated(partial(run_minitriton_row, row, args), args.repeat)
     if missing is None:
         header.append(f"  Triton:     {versions(args.triton_python, 'triton')}")
         print(f"running triton ({len(args.rows)} rows)...", file=sys.stderr, flush=True)
-        results["triton"] = {row: run_child(args.triton_python, "triton", row, args)
+        triton_row = partial(run_child, args.triton_python, "triton")
+        results["triton"] = {row: repeated(partial(triton_row, row, args), args.repeat)
                              for row in args.rows}  # fmt: skip
     else:
         header.append(

@@ -87,9 +87,21 @@ def _load(
         return RVal(np.broadcast_to(fill, shape).copy(), batched)
     # Disabled lanes may point anywhere: clip them to a valid index, then overwrite.
     shape = np.broadcast_shapes(ptr.data.shape, mask.data.shape)
-    values = np.asarray(np.take(buf.flat, np.broadcast_to(ptr.data, shape), mode="clip"))
+    values = np.asarray(np.take(buf.flat, _indices(ptr.data, shape), mode="clip"))
     np.copyto(values, fill, where=np.logical_not(mask.data))
     return RVal(values, batched)
+
+
+def _indices(offsets: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
+    """``offsets`` broadcast to ``shape``, as ``np.take`` takes them without a copy.
+
+    ``np.take`` copies a read-only index array (every ``broadcast_to`` view
+    is one), which for a block of 64-bit offsets is as much memory as the
+    offsets themselves; the offsets of the right shape need no view.
+    """
+    if offsets.shape == shape and offsets.flags.writeable:
+        return offsets
+    return np.broadcast_to(offsets, shape)
 
 
 @semantics("tt.store")

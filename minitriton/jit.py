@@ -312,10 +312,11 @@ class JITFunction(KernelInterface, JITBase):
     ) -> CompiledKernel:
         """From the on-disk IR cache (:mod:`minitriton.ircache`), else compiled and stored."""
         stop_after = "gpu" if backend == "gpu" else "ir-opt"
-        compiled = ircache.load_kernel(self.source, specs, options, stop_after)
+        key = ircache.entry_key(self.source, specs, options)  # one key for both
+        compiled = ircache.load_kernel(self.source, specs, options, stop_after, key)
         if compiled is None:
             compiled = compile_kernel(self.source, specs, options, stop_after=stop_after)
-            ircache.store_kernel(compiled)
+            ircache.store_kernel(compiled, key)
         return compiled
 
 

@@ -292,3 +292,52 @@ def test_a_cached_kernel_compiles_on_to_ptx():
     assert loaded.asm["ptx"] == compiled.asm["ptx"]  # same IR, locations included
     assert loaded.asm["ir-opt"] == compiled.asm["ir-opt"]
     assert loaded.asm["ast"] == compiled.asm["ast"] and loaded.asm["ir"] == compiled.asm["ir"]
+
+
+# ---------------------------------------------------------------- the pickled module
+
+
+def stored_entry(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, kernel=scale_kernel,
+                 signature: str = "*fp32:16, *fp32:16, i32, 64") -> tuple[Path, str]:  # fmt: skip
+    """Compile ``kernel``, store it in ``tmp_path``; the entry's path and its IR text."""
+    monkeypatch.setenv("MINITRITON_CACHE_DIR", str(tmp_path))
+    specs = parse_signature(signature, kernel_params(kernel.fn))
+    compiled = compiler.compile_kernel(kernel.source, specs)
+    ircache.store_kernel(compiled)
+    path = ircache.entry_path(kernel.source, ircache.kernel_key(kernel.source, specs,
+                                                                compiled.options))  # fmt: skip
+    return path, ircache.ir_text_with_locs(compiled.module)
+
+
+def test_an_entry_is_read_without_parsing_its_text(tmp_path, monkeypatch):
+    path, text = stored_entry(tmp_path, monkeypatch)
+    entry = json.loads(ircache.cachefile.read_entry(path))
+    assert entry["ir"] == text and isinstance(entry["module"], str)
+    import minitriton.ir.parser as ir_parser
+
+    def no_parse(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202
+        raise AssertionError("the IR text was parsed")
+
+    monkeypatch.setattr(ir_parser, "parse_module", no_parse)
+    module = ircache.read_module(path)
+    assert ircache.ir_text_with_locs(module) == text  # the same module, locations included
+
+
+def test_factory_made_ops_pickle_by_name(tmp_path, monkeypatch):
+    """``arith.add`` and ``math.exp`` classes are made by a factory: no module attribute."""
+    signature = "*fp32:16, *fp32:16, i32, i32, i32, i32, 128, 2"
+    path, text = stored_entry(tmp_path, monkeypatch, softmax_kernel, signature)
+    entry = json.loads(ircache.cachefile.read_entry(path))
+    module = ircache.thaw_module(entry["module"])
+    assert module is not None and "math.exp" in text
+    assert ircache.ir_text_with_locs(module) == text
+
+
+@pytest.mark.parametrize("bad", ["not base64!", "", "AAAA", None, 3])
+def test_an_unusable_pickle_falls_back_to_the_text(tmp_path, monkeypatch, bad):
+    path, text = stored_entry(tmp_path, monkeypatch)
+    entry = json.loads(ircache.cachefile.read_entry(path))
+    entry["module"] = bad
+    ircache.cachefile.write_entry(path, json.dumps(entry))
+    assert ircache.thaw_module(bad) is None
+    assert ircache.ir_text_with_locs(ircache.read_module(path)) == text

@@ -32,7 +32,7 @@ from lark.exceptions import LarkError, UnexpectedCharacters, UnexpectedInput, Un
 from lark.indenter import Indenter
 
 from minitriton.diagnostics import CompileError, Diagnostic, Location, error
-from minitriton.frontend import ast
+from minitriton.frontend import ast, lalr
 
 GRAMMAR_FILE = "minitriton.lark"
 T = TypeVar("T")
@@ -187,7 +187,13 @@ def warm_up() -> None:
     (tens of milliseconds); :func:`minitriton.compiler.preload` calls this at
     the first ``@jit`` definition so that the first launch does not pay it.
     """
-    lark_parser().parse(_WARM_UP, start="function_input")
+    lalr.parse(lark_parser(), fast_driver(), _WARM_UP, "function_input")
+
+
+@cache
+def fast_driver() -> lalr.FastLALR | None:
+    """The fast driver over :func:`lark_parser`'s tables (:mod:`minitriton.frontend.lalr`)."""
+    return lalr.driver(lark_parser())
 
 
 #: A small function using the common tokens (names, numbers, operators, calls).
@@ -333,7 +339,7 @@ def _parse(src: _Source, start: str) -> Tree:
         line = src.text.count("\n")
         raise error(src.loc(line, 1), "line continuation ('\\') at the end of the file")
     try:
-        return lark_parser().parse(src.text, start=start)
+        return lalr.parse(lark_parser(), fast_driver(), src.text, start)
     except IndentationProblem as e:
         raise error(src.loc(e.line, e.column), e.message) from None
     except UnexpectedInput as e:

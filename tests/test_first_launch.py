@@ -1,0 +1,87 @@
+"""What a first launch in a fresh process does, with an empty and a warm disk cache.
+
+A timing test would flake on a shared machine; these tests guard the work
+instead. In a fresh process (``CHILD``), the first launch of a kernel:
+
+* imports no module: the first ``@jit`` definition imported what it needs
+  (:func:`minitriton.jit.preload`);
+* with an empty cache, parses the kernel and its helper once each, all with
+  the fast LALR driver (Lark's own loop never runs on valid input);
+* with a warm cache, parses nothing, neither the kernel's source nor the
+  cached IR's text (the entry's pickled module is loaded), and the
+  frontend's lowering and the passes are never imported at all.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+CHILD = textwrap.dedent(
+    """
+    import json, sys
+    import numpy as np
+    import lark
+    from minitriton.frontend import lalr
+    import minitriton.ir.parser as ir_parser
+    counts = {"lark": 0, "fast": 0, "ir_text": 0}
+
+    def counting(name, real):
+        def wrapper(*args, **kwargs):
+            counts[name] += 1
+            return real(*args, **kwargs)
+        return wrapper
+
+    lark.Lark.parse = counting("lark", lark.Lark.parse)
+    lalr.FastLALR.parse = counting("fast", lalr.FastLALR.parse)
+    ir_parser.Parser.parse_module = counting("ir_text", ir_parser.Parser.parse_module)
+    from tests.kernels.cache_kernels import scale_kernel
+    counts = dict.fromkeys(counts, 0)  # the definitions' preload parsed its warm-up text
+    x = np.arange(300, dtype=np.float32) % 17
+    out = np.zeros_like(x)
+    before = set(sys.modules)
+    compiled = scale_kernel[(5,)](x, out, 300, BLOCK=64, backend="emulator")
+    imported = sorted(set(sys.modules) - before)
+    want = x * 3  # SCALE, and each block's maximum added to its first lane
+    want[::64] += [max(want[i:i + 64].max(), 0) for i in range(0, 300, 64)]
+    np.testing.assert_array_equal(out, want)
+    print(json.dumps({
+        **counts,
+        "imported": imported,
+        "from_disk": compiled.from_disk,
+        "lowering": "minitriton.frontend.lower" in sys.modules,
+        "passes": "minitriton.passes.pipeline" in sys.modules,
+    }))
+    """
+)
+
+
+def run_child(cache: Path) -> dict:
+    """One fresh process launching scale_kernel with the disk cache ``cache``."""
+    env = dict(os.environ, MINITRITON_CACHE_DIR=str(cache), PYTHONPATH=str(ROOT))
+    env.pop("MINITRITON_CACHE", None)
+    proc = subprocess.run(
+        [sys.executable, "-c", CHILD], capture_output=True, text=True, env=env, cwd=ROOT
+    )
+    assert proc.returncode == 0, proc.stderr
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def test_first_launch_cold_then_warm(tmp_path: Path) -> None:
+    cold = run_child(tmp_path)
+    assert cold["imported"] == []  # everything the compile needs was preloaded
+    assert cold["from_disk"] is False and cold["lowering"] and cold["passes"]
+    assert cold["fast"] == 3  # the kernel and its two helpers, once each
+    assert cold["lark"] == 0 and cold["ir_text"] == 0
+
+    warm = run_child(tmp_path)
+    assert warm["imported"] == []
+    assert warm["from_disk"] is True
+    assert warm["fast"] == 0 and warm["lark"] == 0 and warm["ir_text"] == 0
+    assert warm["lowering"] is False and warm["passes"] is False
