@@ -89,7 +89,7 @@ def oob_report(
     dtype: str,
     shape: Sequence[int],
     lanes: np.ndarray,
-    offsets: Sequence[int],
+    offsets: Sequence[int] | np.ndarray,
 ) -> tuple[str, list[str]]:
     """The message and detail of an out-of-bounds access.
 
