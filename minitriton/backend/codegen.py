@@ -218,14 +218,24 @@ class Codegen(MmaMixin, MathMixin, MemoryMixin, WgmmaMixin, CollectiveMixin):
         return [self._thread_offset(layout, d) for d in range(layout.rank)]
 
     def _thread_offset(self, layout: Layout, dim: int) -> ir.Value:
+        # One shift-and-mask per run of thread-index bits whose bases double, not one
+        # term per bit: LLVM's straight-line strength reduction spends time quadratic in
+        # the block when every address hangs off a long chain of single-bit terms.
         def make(b: ir.IRBuilder) -> ir.Value:
+            lanes = [basis[dim] for basis in layout.lane_bases]
+            warps = [basis[dim] for basis in layout.warp_bases]
+            if len(lanes) == 5:  # the thread index is warp * 32 + lane
+                sources = [(self.tid, lanes + warps)]
+            else:
+                sources = [(self.lane, lanes), (self.warp, warps)]
             total: ir.Value = ir.Constant(I32, 0)
-            for src, bases in ((self.lane, layout.lane_bases), (self.warp, layout.warp_bases)):
-                for bit, basis in enumerate(bases):
-                    if not basis[dim]:
-                        continue
-                    flag = b.and_(b.lshr(src, ir.Constant(I32, bit)), ir.Constant(I32, 1))
-                    total = b.or_(total, b.mul(flag, ir.Constant(I32, basis[dim])))
+            for src, bases in sources:
+                for first, count, basis in bit_runs(bases):
+                    field = b.lshr(src, ir.Constant(I32, first)) if first else src
+                    field = b.and_(field, ir.Constant(I32, (1 << count) - 1))
+                    shift = basis.bit_length() - 1
+                    term = b.shl(field, ir.Constant(I32, shift)) if shift else field
+                    total = term if isinstance(total, ir.Constant) else b.or_(total, term)
             return total
 
         return self.cached(("toff", layout, dim), make)
@@ -766,3 +776,21 @@ class _DebugInfo:
 
 
 __all__ = ["Codegen", "I1"]
+
+
+def bit_runs(bases: list[int]) -> list[tuple[int, int, int]]:
+    """``(first bit, bit count, basis)`` of each run of bits whose bases double.
+
+    ``bases[i]`` is what bit ``i`` of an index adds (0 or a power of two); a run
+    ``first .. first+count-1`` adds ``((index >> first) & (2**count - 1)) * basis``.
+    """
+    runs: list[tuple[int, int, int]] = []
+    for bit, basis in enumerate(bases):
+        if not basis:
+            continue
+        if runs and runs[-1][0] + runs[-1][1] == bit and runs[-1][2] << runs[-1][1] == basis:
+            first, count, start = runs[-1]
+            runs[-1] = (first, count + 1, start)
+        else:
+            runs.append((bit, 1, basis))
+    return runs
