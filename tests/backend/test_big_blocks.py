@@ -19,7 +19,9 @@ import numpy as np
 import pytest
 
 from minitriton.backend.codegen import Codegen, bit_runs
+from minitriton.backend.compiler import INLINE_BUDGET, libdevice_size
 from minitriton.backend.layouts import blocked, default_params
+from minitriton.backend.mathlib import find_libdevice
 from minitriton.backend.prepare import prepare_kernel
 from minitriton.compiler import CompileOptions, compile_kernel
 
@@ -41,12 +43,19 @@ def scale_and_sum(x_ptr, y_ptr, out_ptr, BLOCK: tl.constexpr):
     y = tl.exp(x) * 2.0 + x
     tl.store(y_ptr + offs, y)
     tl.store(out_ptr, tl.sum(y, axis=0))
+
+
+@triton.jit
+def powers(x_ptr, y_ptr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs)
+    tl.store(y_ptr + offs, POWERS)
 """
 
 
-def kernels(tmp_path: Path) -> Any:
+def kernels(tmp_path: Path, terms: int = 1) -> Any:
     path = tmp_path / "big_blocks.py"
-    path.write_text(SOURCE)
+    path.write_text(SOURCE.replace("POWERS", " ** ".join(["x"] * terms)))
     spec = importlib.util.spec_from_file_location("big_blocks", path)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
@@ -118,3 +127,26 @@ def test_a_2_16_element_block_compiles_to_ptx_in_proportion(
     spent = time.process_time() - began
     assert out.asm["ptx"].count("st.global") >= 1024  # per thread: the block is all there
     assert spent < 20.0, f"{spent:.1f} s of CPU"
+
+
+needs_libdevice = pytest.mark.skipif(find_libdevice() is None, reason="libdevice not found")
+
+
+@needs_libdevice
+def test_a_long_chain_of_powers_calls_one_out_of_line_pow(tmp_path: Path, monkeypatch: Any) -> None:
+    """100 ``**`` on 8 elements per thread: 800 calls of one ``__nv_powf``, not 800 copies."""
+    monkeypatch.setenv("MINITRITON_CACHE", "0")
+    assert 800 * libdevice_size("__nv_powf") > INLINE_BUDGET
+    out = compile_ptx(kernels(tmp_path, terms=101).powers, 2, 1024, 4)
+    ptx = out.asm["ptx"]
+    assert ptx.count(".func") == 2  # its declaration and its body
+    assert ptx.count("call.uni") == 800
+    assert len(out.asm["llir"]) < 400_000  # inlined, it was 4 MB
+
+
+@needs_libdevice
+def test_a_few_powers_stay_inlined(tmp_path: Path, monkeypatch: Any) -> None:
+    monkeypatch.setenv("MINITRITON_CACHE", "0")
+    out = compile_ptx(kernels(tmp_path, terms=3).powers, 2, 1024, 4)
+    assert ".func" not in out.asm["ptx"] and "call.uni" not in out.asm["ptx"]
+    assert not re.search(r"@\"?__nv_powf", out.asm["llir"])  # inlined, then dropped
