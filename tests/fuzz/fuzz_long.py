@@ -73,7 +73,11 @@ def load_state(path: Path | None, key: dict) -> dict[int, dict]:
     done: dict[int, dict] = {}
     if path is None or not path.exists():
         return done
-    for line in path.read_text(encoding="utf-8").splitlines():
+    text = path.read_text(encoding="utf-8")
+    if text and not text.endswith("\n"):  # stopped while writing: end that line
+        with path.open("a", encoding="utf-8") as f:
+            f.write("\n")
+    for line in text.splitlines():
         try:
             record = json.loads(line)
         except json.JSONDecodeError:
