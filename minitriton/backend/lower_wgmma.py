@@ -404,9 +404,11 @@ class WgmmaMixin:
     # ------------------------------------------------------------ epilogue
     def op_ttg_convert_layout(self, op: Operation) -> Tensor:
         src = self.tensor(op.operands[0])
-        if not is_mma_layout(src.layout) or src.layout.rank != 2:
-            return super().op_ttg_convert_layout(op)
         st = element_type(op.result.type)
+        # Masks (i1, a byte in memory) take the element-wise path, which converts them.
+        bool_mask = isinstance(st, ScalarType) and st.is_bool()
+        if not is_mma_layout(src.layout) or src.layout.rank != 2 or bool_mask:
+            return super().op_ttg_convert_layout(op)
         return self.convert_accumulator(src, st, self.layout(op.result))
 
     def convert_accumulator(self, src: Tensor, st: object, dst: Layout) -> Tensor:
