@@ -14,8 +14,9 @@ failing inputs are written to ``--out`` for a regression test.
 Input ``i`` of a seed is the same however the run is chunked, so a run can
 stop and resume: every finished chunk of 250 inputs is appended to the
 ``--state`` file (one JSON line each), and a later run with the same state
-file, seed and settings skips the chunks it holds. ``--only I,J`` re-runs
-single inputs by number, e.g. the failing ones of an earlier run.
+file, seed and settings skips the chunks it holds; ``--report`` prints the
+figures of the chunks a state file holds, running nothing. ``--only I,J``
+re-runs single inputs by number, e.g. the failing ones of an earlier run.
 """
 
 from __future__ import annotations
@@ -97,6 +98,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--jobs", type=int, default=1)
     p.add_argument("--state", type=Path, default=None, help="resume file (JSON lines)")
     p.add_argument("--only", default="", help="comma-separated input numbers to re-run")
+    p.add_argument("--report", action="store_true", help="print the state file's figures only")
     p.add_argument("--out", default="fuzz_failures.txt")
     args = p.parse_args(argv)
     began = time.perf_counter()
@@ -104,6 +106,9 @@ def main(argv: list[str] | None = None) -> int:
         numbers = [int(n) for n in args.only.split(",")]
         results = [run_inputs(args.seed, [n], args.ptx_every, args.limit) for n in numbers]
         args.count = len(numbers)
+    elif args.report:
+        key = {"seed": args.seed, "ptx_every": args.ptx_every, "limit": args.limit}
+        results = list(load_state(args.state, key).values())
     else:
         results = run_chunks(args)
     report(args, results, time.perf_counter() - began)
@@ -138,7 +143,7 @@ def report(args: argparse.Namespace, results: list[dict], wall: float) -> None:
     for r in results:
         stats.update(r["stats"])
     failures = [f for r in results for f in r["failures"]]
-    worst = max(results, key=lambda r: r["slowest"])
+    worst = max(results, key=lambda r: r["slowest"], default={"slowest": 0.0, "slowest_input": -1})
     rows = [
         ("inputs", sum(stats[k] for k in ("ir", "ptx"))),
         ("  compiled", stats["compiled"]),
