@@ -233,8 +233,7 @@ class Codegen(MmaMixin, MathMixin, MemoryMixin, WgmmaMixin, CollectiveMixin):
                 for first, count, basis in bit_runs(bases):
                     field = b.lshr(src, ir.Constant(I32, first)) if first else src
                     field = b.and_(field, ir.Constant(I32, (1 << count) - 1))
-                    shift = basis.bit_length() - 1
-                    term = b.shl(field, ir.Constant(I32, shift)) if shift else field
+                    term = _scaled(b, field, basis)
                     total = term if isinstance(total, ir.Constant) else b.or_(total, term)
             return total
 
@@ -788,9 +787,19 @@ def bit_runs(bases: list[int]) -> list[tuple[int, int, int]]:
     for bit, basis in enumerate(bases):
         if not basis:
             continue
-        if runs and runs[-1][0] + runs[-1][1] == bit and runs[-1][2] << runs[-1][1] == basis:
+        doubles = runs and runs[-1][0] + runs[-1][1] == bit and runs[-1][2] << runs[-1][1] == basis
+        if doubles and basis & (basis - 1) == 0:  # powers of two: the terms' bits are disjoint
             first, count, start = runs[-1]
             runs[-1] = (first, count + 1, start)
         else:
             runs.append((bit, 1, basis))
     return runs
+
+
+def _scaled(b: ir.IRBuilder, field: ir.Value, basis: int) -> ir.Value:
+    """``field * basis``, a shift when ``basis`` is a power of two (as layouts' bases are)."""
+    if basis == 1:
+        return field
+    if basis & (basis - 1) == 0:
+        return b.shl(field, ir.Constant(I32, basis.bit_length() - 1))
+    return b.mul(field, ir.Constant(I32, basis))

@@ -10,6 +10,7 @@ quadratic in the elements per thread (54 s for ``--emit ptx`` at
 from __future__ import annotations
 
 import importlib.util
+import random
 import re
 import time
 from pathlib import Path
@@ -72,11 +73,33 @@ def compile_ptx(fn: Any, n_ptrs: int, block: int, num_warps: int) -> Any:
     return compile_kernel(fn.source, specs, options, stop_after="ptx")
 
 
+def or_all(terms: Any) -> int:
+    """The terms OR-ed together, as the code generator combines them."""
+    total = 0
+    for term in terms:
+        total |= term
+    return total
+
+
+def test_bit_runs_equal_the_per_bit_terms_for_any_bases() -> None:
+    """Random bases (zero, powers of two, a few others): the same value for every index."""
+    rng = random.Random(12)
+    for _ in range(300):
+        bases = [rng.choice([0, 1 << rng.randrange(12), 1 << rng.randrange(12), 3, 6])
+                 for _ in range(rng.randrange(1, 9))]  # fmt: skip
+        for index in range(1 << len(bases)):
+            per_bit = or_all(basis for bit, basis in enumerate(bases) if index >> bit & 1)
+            runs = bit_runs(bases)
+            merged = or_all(((index >> f) & ((1 << n) - 1)) * basis for f, n, basis in runs)
+            assert merged == per_bit, (bases, index)
+
+
 def test_bit_runs_merge_bits_whose_bases_double() -> None:
     assert bit_runs([4, 8, 16, 32, 64, 128, 256]) == [(0, 7, 4)]
     assert bit_runs([1, 2, 0, 8, 16]) == [(0, 2, 1), (3, 2, 8)]
     assert bit_runs([1, 4, 8]) == [(0, 1, 1), (1, 2, 4)]
     assert bit_runs([0, 0]) == []
+    assert bit_runs([3, 6]) == [(0, 1, 3), (1, 1, 6)]  # not powers of two: one bit each
 
 
 @pytest.mark.parametrize("shape", [(1024,), (65536,), (64, 32), (16, 128), (128, 128), (4, 8)])
@@ -89,7 +112,7 @@ def test_bit_runs_give_every_thread_its_offset(shape: tuple[int, ...], num_warps
         runs = bit_runs(bases)
         for tid in range(32 * num_warps):
             per_bit = sum(basis for bit, basis in enumerate(bases) if tid >> bit & 1)
-            merged = sum(
+            merged = or_all(
                 ((tid >> first) & ((1 << count) - 1)) * basis for first, count, basis in runs
             )
             assert merged == per_bit, (shape, num_warps, dim, tid)
