@@ -661,7 +661,7 @@ def _step_budget(kernel: str, max_steps: Any, backend: str) -> Any:
     try:
         steps = max_steps if max_steps is not None else budget.env_max_steps()
     except ValueError as e:
-        raise launch_checks.LaunchError(str(e)) from None
+        raise launch_checks.LaunchError(f"kernel '{kernel}': {e}") from None
     return budget.step_budget(steps)
 
 

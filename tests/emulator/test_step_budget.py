@@ -90,7 +90,7 @@ def test_every_program_of_a_batch_counts() -> None:
 @pytest.mark.parametrize("value", ["many", "0", "-3", "1.5"])
 def test_a_bad_step_budget_in_the_environment(monkeypatch: pytest.MonkeyPatch, value: str) -> None:
     monkeypatch.setenv("MINITRITON_MAX_STEPS", value)
-    with pytest.raises(LaunchError, match="MINITRITON_MAX_STEPS="):
+    with pytest.raises(LaunchError, match="kernel 'loop_forever': MINITRITON_MAX_STEPS="):
         loop_forever[(1,)](np.zeros(1, np.float32), 0, backend="emulator")
 
 
