@@ -147,6 +147,8 @@ class Interpreter:
         self.free_dead_values = False
         self._funcs = {f.sym_name: f for f in module.funcs}
         self.steps = 0  # ops executed (the time budget looks at the clock every few)
+        self.program_steps = 0  # ops executed, times the programs each ran for
+        self.max_steps = budget.max_steps()  # None: no step budget
         self.current: tuple[Operation, ProgramState] | None = None  # for Ctrl-C
 
     # -- entry points -----------------------------------------------------
@@ -216,6 +218,8 @@ class Interpreter:
         self.steps += 1
         if self.steps % budget.CHECK_EVERY == 0 and budget.has_budget():
             self._check_budget(op, state)
+        if self.max_steps is not None:
+            self._count_steps(op, state)
         for listener in self.listeners:
             listener.will_execute_op(op, state)
         operands = [state.lookup(v) for v in op.operands]
@@ -239,6 +243,17 @@ class Interpreter:
                 op, state,
                 f"kernel '{self.kernel.sym_name}' ran past its time budget of {seconds:g} s "
                 "(an endless loop, or a lock that is never released?)",
+            )  # fmt: skip
+
+    def _count_steps(self, op: Operation, state: ProgramState) -> None:
+        self.program_steps += state.size
+        if self.max_steps is not None and self.program_steps > self.max_steps:
+            raise self.error(
+                op, state,
+                f"kernel '{self.kernel.sym_name}' ran past its step budget of "
+                f"{self.max_steps:,} steps (an endless loop, or a lock that is never released?)",
+                ["a step is one op executed by one program; raise max_steps= (or "
+                 f"{budget.STEPS_ENV}) if the kernel really needs more"],
             )  # fmt: skip
 
     def interrupted(self) -> budget.KernelInterrupt:

@@ -114,6 +114,7 @@ def _run_grid(interp: Interpreter, total: int, serial: bool | None) -> None:
         interp.memory.restore(saved)
         interp.prints.clear()
         interp.defer_prints = False
+        interp.program_steps = 0  # the serial rerun counts its own steps
         run_serial(interp, total)
         return
     interp.defer_prints = False

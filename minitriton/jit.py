@@ -209,6 +209,10 @@ class JITFunction(KernelInterface, JITBase):
         if "timeout" in kwargs and "timeout" not in self.arg_names:
             kwargs = dict(kwargs)
             timeout = kwargs.pop("timeout")
+        max_steps = None  # and its step budget
+        if "max_steps" in kwargs and "max_steps" not in self.arg_names:
+            kwargs = dict(kwargs)
+            max_steps = kwargs.pop("max_steps")
         options, backend, kwargs = self._split_options(kwargs)
         bound = self.bind(args, kwargs)
         launch_checks.check_arguments(self.__name__, self.params, bound)
@@ -222,7 +226,10 @@ class JITFunction(KernelInterface, JITBase):
         meta = {k: v.value if isinstance(v, constexpr) else v for k, v in bound.items()}
         grid3 = launch_checks.check_grid(self.__name__, grid, meta)
         launch_checks.check_outputs(self.__name__, compiled, bound)
-        with _time_budget(self.__name__, timeout, backend):
+        with (
+            _time_budget(self.__name__, timeout, backend),
+            _step_budget(self.__name__, max_steps, backend),
+        ):
             launch(compiled, grid3, kernel_args(compiled, bound), backend)
         if backend == "gpu":
             self._fast.remember(args, call_kwargs, bound, compiled)
@@ -681,6 +688,23 @@ def _time_budget(kernel: str, timeout: Any, backend: str) -> Any:
     except ValueError as e:
         raise launch_checks.LaunchError(str(e)) from None
     return budget.time_budget(seconds)
+
+
+def _step_budget(kernel: str, max_steps: Any, backend: str) -> Any:
+    """The emulator's step budget for one launch: ``max_steps=`` or ``MINITRITON_MAX_STEPS``."""
+    if backend != "emulator":
+        return contextlib.nullcontext()
+    from minitriton.emulator import budget
+    if max_steps is not None and (isinstance(max_steps, bool) or not isinstance(max_steps, int)
+                                  or max_steps <= 0):  # fmt: skip
+        raise launch_checks.LaunchError(
+            f"kernel '{kernel}': max_steps={max_steps!r}: expected a whole number above 0"
+        )
+    try:
+        steps = max_steps if max_steps is not None else budget.env_max_steps()
+    except ValueError as e:
+        raise launch_checks.LaunchError(f"kernel '{kernel}': {e}") from None
+    return budget.step_budget(steps)
 
 
 def is_user_error(exc: BaseException) -> bool:

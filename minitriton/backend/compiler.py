@@ -159,7 +159,10 @@ def _compile(
     target = target_arch(arch, gen.uses_wgmma)
     tm = _target_machine(target)
     ll_module.data_layout = str(tm.target_data)
-    mod = llvm.parse_assembly(str(ll_module))
+    text = str(ll_module)
+    if gen.uses_libdevice:
+        text = outline_libdevice_calls(text)
+    mod = llvm.parse_assembly(text)
     if gen.uses_libdevice:
         _link_libdevice(mod, kernel.sym_name)
     mod.verify()
@@ -177,6 +180,47 @@ def _compile(
         params=params,
     )
     return compiled, gen.checks.table if gen.checks is not None else None
+
+
+#: Instructions that inlining libdevice may add to a kernel, per function. Past it,
+#: the calls go through one out-of-line copy: a chain of 400 ``**`` on a
+#: 1024-element block would otherwise inline ``__nv_powf`` 3,200 times, and LLVM
+#: would spend minutes on the result. Ordinary kernels stay fully inlined.
+INLINE_BUDGET = 40_000
+_DECLARE = re.compile(r'^declare (\S+) @"(__nv_\w+)"\(([^)]*)\)', re.M)
+
+
+def outline_libdevice_calls(text: str) -> str:
+    """``text`` (a kernel's LLVM IR) with calls past :data:`INLINE_BUDGET` made out of line.
+
+    libdevice marks its functions ``alwaysinline``, so each such function is
+    called through a ``noinline`` wrapper that inlines it once.
+    """
+    for ret, name, params in _DECLARE.findall(text):
+        call = re.compile(rf'(call [^@\n]*)@"{name}"\(')
+        calls = len(call.findall(text))
+        if calls < 2 or calls * libdevice_size(name) <= INLINE_BUDGET:
+            continue
+        types = [p.split()[0] for p in params.split(",")] if params.strip() else []
+        formals = ", ".join(f"{t} %a{i}" for i, t in enumerate(types))
+        actuals = ", ".join(f"{t} %a{i}" for i, t in enumerate(types))
+        text = call.sub(rf'\1@"{name}_outlined"(', text)
+        text += (
+            f'\ndefine internal {ret} @"{name}_outlined"({formals}) noinline {{\n'
+            f'  %r = call {ret} @"{name}"({actuals})\n  ret {ret} %r\n}}\n'
+        )
+    return text
+
+
+@lru_cache(maxsize=64)
+def libdevice_size(name: str) -> int:
+    """Instructions in libdevice's ``name`` once its own callees are inlined (an estimate)."""
+    bitcode = _libdevice_bitcode()
+    if bitcode is None:
+        return 0
+    mod = llvm.parse_bitcode(bitcode)
+    fn = mod.get_function(name)
+    return sum(1 for block in fn.blocks for _ in block.instructions)
 
 
 def _link_libdevice(mod: llvm.ModuleRef, kernel_name: str) -> None:

@@ -414,9 +414,11 @@ class WgmmaMixin:
     # ------------------------------------------------------------ epilogue
     def op_ttg_convert_layout(self, op: Operation) -> Tensor:
         src = self.tensor(op.operands[0])
-        if not is_mma_layout(src.layout) or src.layout.rank != 2:
-            return super().op_ttg_convert_layout(op)
         st = element_type(op.result.type)
+        # Masks (i1, a byte in memory) take the element-wise path, which converts them.
+        bool_mask = isinstance(st, ScalarType) and st.is_bool()
+        if not is_mma_layout(src.layout) or src.layout.rank != 2 or bool_mask:
+            return super().op_ttg_convert_layout(op)
         return self.convert_accumulator(src, st, self.layout(op.result))
 
     def convert_accumulator(self, src: Tensor, st: object, dst: Layout) -> Tensor:
@@ -430,14 +432,12 @@ class WgmmaMixin:
         stride = n + pad
         self.reserve(m * stride * eb)
         self.barrier()
-        # Booleans (a causal mask computed in this layout) travel as bytes.
-        stored = [self._to_mem(st, v) for v in src.vals]  # type: ignore[arg-type]
         self._vector_pass(
             src.layout,
             w_vec,
             stride,
             eb,
-            lambda off, r: self.store_shared_vector(off, stored[r : r + w_vec], mt),
+            lambda off, r: self.store_shared_vector(off, src.vals[r : r + w_vec], mt),
         )
         self.barrier()
         dim, run = dst.contiguous_run()
@@ -450,7 +450,7 @@ class WgmmaMixin:
             eb,
             lambda off, r: vals.extend(self.load_shared_vector(off, r_vec, mt)),
         )
-        return Tensor(dst, [self._from_mem(st, v) for v in vals])  # type: ignore[arg-type]
+        return Tensor(dst, vals)
 
     def _vector_pass(self, layout: Layout, vec: int, stride: int, eb: int, access) -> None:
         toff = self.thread_offsets(layout)

@@ -91,6 +91,12 @@ class Block:
         self._hint = index
         op.parent = None
 
+    def index_of(self, op: Operation) -> int:
+        """The position of ``op``, searched for near the last one found (see :meth:`_find`)."""
+        index = self._find(op)
+        self._hint = index
+        return index
+
     def _find(self, op: Operation) -> int:
         """The position of ``op``: passes erase in order, so look near the last erasure.
 

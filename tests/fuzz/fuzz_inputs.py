@@ -19,6 +19,7 @@ Python repr of the compiler's objects or Python's own exception text.
 
 from __future__ import annotations
 
+import os
 import random
 import re
 import signal
@@ -33,6 +34,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "frontend"))
 
 from test_lower_kernels import CASES, kernel_source, load_kernel_module, specs  # noqa: E402
 
+from minitriton.cachefile import CACHE_ENV  # noqa: E402
 from minitriton.compiler import compile_kernel  # noqa: E402
 from minitriton.diagnostics import CompileError  # noqa: E402
 
@@ -209,11 +211,26 @@ def time_limit(seconds: float) -> Iterator[None]:
         signal.signal(signal.SIGPROF, previous)
 
 
+@contextmanager
+def no_disk_cache() -> Iterator[None]:
+    """Compile without the on-disk cache: a cached mutant would not measure the compiler,
+    and thousands of mutants would fill the user's cache."""
+    previous = os.environ.get(CACHE_ENV)
+    os.environ[CACHE_ENV] = "0"
+    try:
+        yield
+    finally:
+        if previous is None:
+            del os.environ[CACHE_ENV]
+        else:
+            os.environ[CACHE_ENV] = previous
+
+
 def check(name: str, text: str, stop_after: str = "ir-opt", seconds: float = 10.0) -> Outcome:
     """Compile one mutant; raise :class:`Internal` or :class:`TooSlow` if the property fails."""
     src, args = SEEDS[name]
     try:
-        with time_limit(seconds):
+        with no_disk_cache(), time_limit(seconds):
             compile_kernel(replace(src, source=text), args, stop_after=stop_after)
     except CompileError as err:
         message = str(err)
