@@ -59,8 +59,11 @@ def test_fp8_dot_agrees_with_the_emulator(dtype: str, arch: str) -> None:
     emulated = fp8_dot(a, b, (64, 64, 32), arch, "emulator")
     np.testing.assert_allclose(emulated, exact, rtol=1e-5, atol=1e-5)
     gpu = fp8_dot(a.cuda(), b.cuda(), (64, 64, 32), arch, "gpu")
-    # The tensor cores accumulate fp8 products with fewer than fp32's bits.
-    np.testing.assert_allclose(gpu, emulated, rtol=2e-3, atol=2e-3)
+    # The tensor cores accumulate fp8 products with fewer than fp32's bits (on
+    # sm_90a about 14, as in Triton, whose default there is imprecise
+    # accumulation): the error is bounded by the sum of the products' sizes.
+    scale = np.abs(a.double().numpy()) @ np.abs(b.double().numpy())
+    assert np.all(np.abs(gpu - emulated) <= 2.0**-11 * scale + 1e-6)
     assert not np.allclose(gpu, exact + 1.0)  # the check can fail
 
 
