@@ -495,7 +495,7 @@ def device_info() -> dict[str, str]:
         "cuda_driver_api": f"{driver // 1000}.{driver % 1000 // 10}",
         "torch": torch.__version__,
         "triton": triton.__version__,
-        "minitriton": f"{minitriton.__version__} ({Path(minitriton.__file__).parent})",
+        "minitriton": minitriton.__version__,
     }
 
 
