@@ -40,6 +40,7 @@ import numpy as np
 from minitriton.backend.driver import (
     DeviceArray,
     Launcher,
+    _convert_scalar,
     _cu,
     check,
     device_pointer,
@@ -131,7 +132,7 @@ class DebugLauncher(Launcher):
         bases: dict[int, tuple[int, int, int]] = {}
         for i, (slot, kind, arg) in enumerate(zip(self.slots, self.user_kinds, args)):
             if kind != "ptr":
-                slot.value = _convert(kind, arg)
+                slot.value = _convert_scalar(kind, arg)
                 continue
             ptr = device_pointer(arg)
             if ptr is None:
@@ -170,12 +171,6 @@ class DebugLauncher(Launcher):
 
 def _copy_words(record: DeviceArray, out: np.ndarray) -> None:
     check(_cu().cuMemcpyDtoH(out.ctypes.data, record.ptr, out.nbytes), "cuMemcpyDtoH")
-
-
-def _convert(kind: str, value: Any) -> Any:
-    from minitriton.backend.driver import _convert_scalar
-
-    return _convert_scalar(kind, value)
 
 
 # ------------------------------------------------------------------ decoding
