@@ -28,7 +28,7 @@ from minitriton.ir.types import PointerType, ScalarType, element_type
 from minitriton.ir.verifier import verify_module
 
 #: Bump when the generated code changes: it is part of every cache key.
-COMPILER_VERSION = "minitriton-ptx-4"
+COMPILER_VERSION = "minitriton-ptx-5"
 TRIPLE = "nvptx64-nvidia-cuda"
 #: Targets that ``python -m minitriton.tools.ptxas_check`` assembles every kernel for; any
 #: ``sm_XY`` with XY >= 75 is accepted. sm_75 has no tensor-core path (FMA dots) and converts

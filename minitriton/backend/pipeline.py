@@ -155,7 +155,13 @@ from minitriton.backend.axis import AxisAnalysis, AxisInfo
 from minitriton.backend.lower_mma import MmaTile
 from minitriton.backend.mma_v3 import wgmma_shape
 from minitriton.backend.shared_layout import SharedTile, align_tile
-from minitriton.backend.tma import BARRIER_BYTES, TmaLoad, TmaMap, match_tma_load
+from minitriton.backend.tma import (
+    BARRIER_BYTES,
+    TmaLoad,
+    TmaMap,
+    forward_unchanged_loop_args,
+    match_tma_load,
+)
 from minitriton.diagnostics import Location
 from minitriton.ir.core import (
     OP_REGISTRY,
@@ -311,15 +317,17 @@ def pipeline_loops(
     for op in list(func.walk()):
         if op.name == "scf.for":
             path = _loop_path(op, arch, num_warps)
+            if tma and path is DotPath.WGMMA and forward_unchanged_loop_args(op):
+                axis = AxisAnalysis(func)  # the forwarded values' facts are known now
             plan = None
             if path is DotPath.WGMMA and _wgmma_kinds(op, num_warps) <= {"f16", "bf16"}:
-                plan = _match(op, func, axis, num_warps)
-                if plan is not None and tma and int(arch[3:].rstrip("a")) == 90:
-                    _plan_tma(plan, func)
+                use_tma = tma and int(arch[3:].rstrip("a")) == 90
+                plan = _match(op, func, axis, num_warps, use_tma)
             elif path in (DotPath.WGMMA, DotPath.MMA_V2):  # wgmma: tf32, int8, fp8
                 plan = _match_mma(op, func, axis)
             stages = _fitting_stages(plan, num_stages, arch) if plan is not None else 0
             if stages >= 2:
+                _commit_maps(plan, func)
                 buffers = _Rewriter(op, plan, stages, buffers, num_warps).run()
                 count += 1
     return count
@@ -329,11 +337,13 @@ def pipeline_loops(
 _SHARED_LIMIT = {80: 163 << 10, 87: 163 << 10, 90: 227 << 10, 100: 227 << 10}
 
 
-def _plan_tma(plan: _Plan, func: FuncOp) -> None:
-    """Mark the ring loads that TMA can copy; their maps go to ``func.tma_maps``."""
+def _commit_maps(plan: _Plan, func: FuncOp) -> None:
+    """Number the tensor maps of a loop being rewritten; they go to ``func.tma_maps``."""
     maps: list[TmaMap] = func.__dict__.setdefault("tma_maps", [])
     for ld in plan.loads:
-        ld.tma = match_tma_load(ld.load, ld.contig, func, maps)
+        if ld.tma is not None:
+            ld.tma.map_index = len(maps)
+            maps.append(ld.tma.map)
 
 
 def _fitting_stages(plan: _Plan, num_stages: int, arch: str) -> int:
@@ -467,7 +477,9 @@ def _advancing(body: Block) -> dict[int, tuple[str, Value]]:
     return out
 
 
-def _match(loop: Operation, func: FuncOp, axis: AxisAnalysis, num_warps: int) -> _Plan | None:
+def _match(
+    loop: Operation, func: FuncOp, axis: AxisAnalysis, num_warps: int, tma: bool = False
+) -> _Plan | None:
     body = loop.regions[0].block
     dots = [op for op in body.ops if op.name == "tt.dot"]
     if not dots or any(op.name == "tt.dot" for op in _nested(body)):
@@ -479,11 +491,12 @@ def _match(loop: Operation, func: FuncOp, axis: AxisAnalysis, num_warps: int) ->
         shape = wgmma_shape(dot, num_warps)
         if shape is None or shape.kind not in ("f16", "bf16"):
             return None
-        b = _match_load(dot.operands[1], body, axis, uses, advancing)
+        tma_func = func if tma else None
+        b = _match_load(dot.operands[1], body, axis, uses, advancing, tma_func)
         if b is None:
             return None
         a_value = dot.operands[0]
-        a = _match_load(a_value, body, axis, uses, advancing)
+        a = _match_load(a_value, body, axis, uses, advancing, tma_func)
         if a is not None and a.contig == 1:
             planned.append(_Dot(dot, a, "ring", b))
             loads += [a, b]
@@ -510,7 +523,10 @@ def _nested(block: Block) -> list[Operation]:
     return [inner for op in block.ops for r in op.regions for inner in r.block.ops]
 
 
-def _match_load(v: Value, body: Block, axis: AxisAnalysis, uses: dict, advancing) -> _Load | None:
+def _match_load(
+    v: Value, body: Block, axis: AxisAnalysis, uses: dict, advancing, tma_func: FuncOp | None = None
+) -> _Load | None:
+    """The ring load of ``v``, or None; with ``tma_func``, copied by TMA where it qualifies."""
     load = getattr(v, "owner", None)
     if load is None or load.name != "tt.load" or load.parent is not body:
         return None
@@ -523,6 +539,11 @@ def _match_load(v: Value, body: Block, axis: AxisAnalysis, uses: dict, advancing
     if not all(_recomputable(x, body, advancing) for x in (ptr, mask) if x is not None):
         return None
     contig = 0 if loads_k_major(axis, ptr) else 1
+    tma = match_tma_load(load, contig, tma_func) if tma_func is not None else None
+    if tma is not None:  # the copy engine has no per-thread width limits
+        ld = _Load(load, contig)
+        ld.tma = tma
+        return ld
     if _copy_bytes(axis, ptr, mask, element_type(v.type).bitwidth // 8, contig) < 4:
         return None
     return _Load(load, contig)

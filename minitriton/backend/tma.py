@@ -128,13 +128,15 @@ class TmaLoad:
     ints) whose sum is the coordinate.
     """
 
-    map_index: int
+    map: TmaMap
     coords: list[list[Any]]
     #: Column blocks of the swizzled tile (one copy each) and their width in elements.
     blocks: int
     block_elems: int
     nbytes: int
     tile: SharedTile = field(repr=False)
+    #: The map's kernel parameter number (set when the loop is rewritten).
+    map_index: int = -1
 
 
 # ------------------------------------------------------------------ analysis
@@ -317,10 +319,8 @@ def _divisible_16(func: FuncOp, index: int) -> bool:
     return isinstance(a, dict) and int(a.get("divisibility", 1)) % 16 == 0
 
 
-def match_tma_load(
-    load: Operation, contig: int, func: FuncOp, maps: list[TmaMap]
-) -> TmaLoad | None:
-    """A :class:`TmaLoad` for the pipelined ``load`` (appending its map to ``maps``), or None."""
+def match_tma_load(load: Operation, contig: int, func: FuncOp) -> TmaLoad | None:
+    """A :class:`TmaLoad` for the ring load ``load`` (``contig``: its tile's layout), or None."""
     v = load.result
     dtype = str(element_type(v.type))
     if dtype not in _DTYPES or len(v.shape) != 2 or len(load.operands) < 2:
@@ -363,10 +363,33 @@ def match_tma_load(
         dims.append(dim)
     base = func.body.args.index(ptr.base)
     box = [tile.row_elems, tile.rows]
-    maps.append(TmaMap(base, dtype, dims, stride, box, tile.swizzle))
+    tmap = TmaMap(base, dtype, dims, stride, box, tile.swizzle)
     coords = [list(by_dim[inner][0].pieces), list(by_dim[outer][0].pieces)]
     blocks = v.shape[contig] // tile.row_elems
-    return TmaLoad(len(maps) - 1, coords, blocks, tile.row_elems, tile.nbytes, tile)
+    return TmaLoad(tmap, coords, blocks, tile.row_elems, tile.nbytes, tile)
+
+
+def forward_unchanged_loop_args(loop: Operation) -> int:
+    """Use a loop's initial value where the body carries it unchanged; returns how many.
+
+    A block pointer carried through a loop carries its base, sizes and
+    strides unchanged: read from the loop's operands instead, they are the
+    kernel arguments (and the constant 1 stride) the host and the axis
+    analysis can see.
+    """
+    body = loop.regions[0].block
+    count = 0
+    for j, y in enumerate(body.terminator.operands):
+        arg = body.args[1 + j]
+        if y is not arg:
+            continue
+        init = loop.operands[3 + j]
+        for op in body.ops:
+            for inner in op.walk():
+                if arg in inner.operands:
+                    inner.operands = [init if x is arg else x for x in inner.operands]
+                    count += 1
+    return count
 
 
 def _stride_ok(stride: list[Any], func: FuncOp, eb: int) -> bool:
@@ -552,6 +575,7 @@ __all__ = [
     "TmaLoad",
     "TmaMap",
     "TmaMixin",
+    "forward_unchanged_loop_args",
     "match_tma_load",
     "mark_grid_constants",
     "tma_enabled",
