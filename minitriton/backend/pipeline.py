@@ -621,7 +621,7 @@ class _Rewriter:
                 attrs = {"buffer": dot.buffer_a}
                 self.emit(parent, self.loop, "ttg.local_store", [dot.a], [], attrs)
         if self._tma_loads():
-            self.emit(parent, self.loop, "ttng.init_barrier", [], [], {"stages": self.stages})
+            self.emit(parent, self.loop, "ttng.init_barrier", [], [], {"count": self.stages})
         for p in range(self.stages - 1):
             iv = lb
             if p:
@@ -860,7 +860,7 @@ class _Rewriter:
                     inner.operands = [final.result if x is result else x for x in inner.operands]
         self.emit(parent, after, "ttg.async_wait", [], [], {"num": 0})
         if self._tma_loads():
-            self.emit(parent, after, "ttng.inval_barrier", [], [], {"stages": self.stages})
+            self.emit(parent, after, "ttng.inval_barrier", [], [], {"count": self.stages})
         self.emit(parent, after, "ttg.local_dealloc", [])
 
 

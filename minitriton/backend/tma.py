@@ -50,7 +50,7 @@ that define them.
 
 **In the** ``ttgir`` **dump** (tutorial 09's loop, ``S = 3``)::
 
-    ttng.init_barrier() {stages = 3}
+    ttng.init_barrier() {count = 3}
     ttng.barrier_expect(%pred, %slot0) {bytes = 32768}
     ttng.async_tma_copy_global_to_local(%k0, %offs_am, %pred, %slot0) {buffer = 0, map = 0}
     ttng.async_tma_copy_global_to_local(%k0, %offs_bn, %pred, %slot0) {buffer = 1, map = 1}
@@ -62,7 +62,7 @@ that define them.
       ttng.barrier_expect(%pred_n, %slot_n) {bytes = 32768}
       ttng.async_tma_copy_global_to_local(...) {buffer = 0, map = 0}
     }
-    ttng.inval_barrier() {stages = 3}
+    ttng.inval_barrier() {count = 3}
 """
 
 from __future__ import annotations
@@ -419,14 +419,14 @@ class _TmaOp(Operation):
 
 @register_op
 class InitBarrierOp(_TmaOp):
-    """``ttng.init_barrier() {stages}``: one ``mbarrier`` per ring stage, after the rings."""
+    """``ttng.init_barrier() {count}``: one ``mbarrier`` per ring stage, after the rings."""
 
     name = "ttng.init_barrier"
 
 
 @register_op
 class InvalBarrierOp(_TmaOp):
-    """``ttng.inval_barrier() {stages}``: the barriers' memory is free for other uses."""
+    """``ttng.inval_barrier() {count}``: the barriers' memory is free for other uses."""
 
     name = "ttng.inval_barrier"
 
@@ -508,7 +508,7 @@ class TmaMixin:
         return self.b.add(self.smem_addr(), off)
 
     def op_ttng_init_barrier(self, op: Operation) -> None:
-        stages = op.attrs["stages"]
+        stages = op.attrs["count"]
         self.tma_barriers = self.ring_end
         self.ring_end += BARRIER_BYTES * stages
         self.scratch_base = 0
@@ -528,7 +528,7 @@ class TmaMixin:
 
     def op_ttng_inval_barrier(self, op: Operation) -> None:
         self.barrier()  # every thread is past its last wait
-        for s in range(op.attrs["stages"]):
+        for s in range(op.attrs["count"]):
             addr = self._barrier_addr(self._i32(s))
             self._guarded("@$P mbarrier.inval.shared::cta.b64 [$0];", "r", [addr],
                           self.is_thread0())  # fmt: skip
