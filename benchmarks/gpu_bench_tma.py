@@ -103,14 +103,14 @@ def main() -> None:
     if "--child" in sys.argv:  # MiniTriton only, with the environment's MINITRITON_TMA
         print("JSON " + json.dumps(rows({"minitriton": load("minitriton", folder)})), flush=True)
         return
+    mods = {"minitriton": load("minitriton", folder), "triton": load("triton", folder)}
+    table = rows(mods)
     env = dict(os.environ, MINITRITON_TMA="0")
     child = subprocess.run([sys.executable, __file__, "--child"], env=env, text=True,
                            capture_output=True, timeout=900)  # fmt: skip
     print(child.stdout[-4000:], child.stderr[-2000:], flush=True)
     off = next((json.loads(line[5:]) for line in child.stdout.splitlines()
                 if line.startswith("JSON ")), [])  # fmt: skip
-    mods = {"minitriton": load("minitriton", folder), "triton": load("triton", folder)}
-    table = rows(mods)
     print("\n| work | MiniTriton TMA | MiniTriton cp.async | Triton | torch | TMA/Triton |")
     print("|---|---:|---:|---:|---:|---:|")
     for i, row in enumerate(table):
