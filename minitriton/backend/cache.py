@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from minitriton.backend.compiler import CompiledKernel, version_tag
-from minitriton.backend.tma import tma_enabled
+from minitriton.backend.tma import tma_tag
 from minitriton.cachefile import HEADER, cache_dir, disk_cache_enabled, read_entry, write_entry
 
 __all__ = [
@@ -49,8 +49,7 @@ __all__ = [
 def cache_key(ir_text: str, arch: str, num_warps: int, num_stages: int = 3) -> str:
     """The sha256 key of one compilation."""
     h = hashlib.sha256()
-    tma = "tma" if tma_enabled() else "no-tma"  # MINITRITON_TMA changes the code
-    for part in (ir_text, arch, str(num_warps), str(num_stages), version_tag(), tma):
+    for part in (ir_text, arch, str(num_warps), str(num_stages), version_tag(), tma_tag()):
         h.update(part.encode())
         h.update(b"\0")
     return h.hexdigest()

@@ -161,6 +161,7 @@ from minitriton.backend.tma import (
     TmaMap,
     forward_unchanged_loop_args,
     match_tma_load,
+    tma_forms,
 )
 from minitriton.diagnostics import Location
 from minitriton.ir.core import (
@@ -323,6 +324,8 @@ def pipeline_loops(
             if path is DotPath.WGMMA and _wgmma_kinds(op, num_warps) <= {"f16", "bf16"}:
                 use_tma = tma and int(arch[3:].rstrip("a")) == 90
                 plan = _match(op, func, axis, num_warps, use_tma)
+                if plan is not None and use_tma and not _tma_form_enabled(plan):
+                    plan = _match(op, func, axis, num_warps, False)
             elif path in (DotPath.WGMMA, DotPath.MMA_V2):  # wgmma: tf32, int8, fp8
                 plan = _match_mma(op, func, axis)
             stages = _fitting_stages(plan, num_stages, arch) if plan is not None else 0
@@ -335,6 +338,14 @@ def pipeline_loops(
 
 #: Shared memory one block may use (bytes), by arch number; others get the smallest.
 _SHARED_LIMIT = {80: 163 << 10, 87: 163 << 10, 90: 227 << 10, 100: 227 << 10}
+
+
+def _tma_form_enabled(plan: _Plan) -> bool:
+    """Whether the plan's TMA loads may stay: see :data:`~minitriton.backend.tma.TMA_FORMS`."""
+    tma = [ld.tma is not None for ld in plan.loads]
+    if not any(tma) or tma_forms() == "all":
+        return True
+    return all(tma) and plan.acc_index >= 0
 
 
 def _commit_maps(plan: _Plan, func: FuncOp) -> None:

@@ -34,7 +34,11 @@ This covers host ``TensorDescriptor`` arguments (flattened into base, shape
 and strides), in-kernel ``tl.make_tensor_descriptor`` and ``tl.make_block_ptr``
 with ``boundary_check`` on both dimensions, over kernel arguments, and
 ``b.T`` of a descriptor load (:mod:`~minitriton.backend.transpose_loads`
-turns it into a K-major load). Any other load keeps ``cp.async``; so does
+turns it into a K-major load). By default a loop gets TMA only where every
+ring load qualifies and the loop has the *accumulating* schedule (one dot
+``acc = tl.dot(a, b, acc)`` over two rings: the form measured on the H200);
+``MINITRITON_TMA_FORMS=all`` also lets loops mix TMA and ``cp.async`` rings
+and use the synchronous schedule. Any other load keeps ``cp.async``; so does
 every load in debug mode (the checked variant checks each ``cp.async``
 address), on other arches, and everywhere with ``MINITRITON_TMA=0``.
 
@@ -91,9 +95,27 @@ _BOX_LIMIT = 256
 BARRIER_BYTES = 8
 
 
+#: Which loops get TMA: ``"accumulating"`` (default) — a loop whose lone dot
+#: accumulates over two rings that TMA fills entirely (tutorial 09's, a
+#: block-pointer matmul's), the form run on the H200 —, or ``"all"``: also loops
+#: mixing TMA and ``cp.async`` rings and the synchronous schedule (attention's),
+#: which compile and assemble but have not run on a GPU yet.
+TMA_FORMS_ENV = "MINITRITON_TMA_FORMS"
+
+
+def tma_forms() -> str:
+    """``"all"`` or ``"accumulating"`` (see :data:`TMA_FORMS_ENV`)."""
+    return "all" if os.environ.get(TMA_FORMS_ENV, "").strip().lower() == "all" else "accumulating"
+
+
 def tma_enabled() -> bool:
     """Whether TMA copies may be used (``MINITRITON_TMA`` is not ``0``)."""
     return os.environ.get(TMA_ENV, "1").strip().lower() not in ("0", "off", "false", "no")
+
+
+def tma_tag() -> str:
+    """The TMA settings, for cache keys: they change the generated code."""
+    return f"tma-{tma_forms()}" if tma_enabled() else "no-tma"
 
 
 # ------------------------------------------------------------------ the recipe
@@ -579,4 +601,6 @@ __all__ = [
     "match_tma_load",
     "mark_grid_constants",
     "tma_enabled",
+    "tma_forms",
+    "tma_tag",
 ]

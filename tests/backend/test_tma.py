@@ -17,7 +17,7 @@ from minitriton.backend.compiler import CompiledKernel
 from minitriton.backend.tma import mark_grid_constants
 from minitriton.compiler import CompileOptions, compile_kernel
 from minitriton.signature import parse_signature
-from tests.kernels.tma_matmul import block_ptr_matmul, desc_matmul
+from tests.kernels.tma_matmul import block_ptr_matmul, block_ptr_matmul_rows_unchecked, desc_matmul
 
 DESC_SIG = ("tensordesc<fp16[128, 64]>:16, tensordesc<fp16[128, 64]>:16, "
             "tensordesc<fp16[128, 128]>:16, i32:16, i32:16, i32:16, 128, 128, 64")  # fmt: skip
@@ -29,6 +29,7 @@ BP_SIG = ("*fp16:16, *fp16:16, *fp16:16, i32, i32, i32:16, i32:16, 1, i32:16, 1,
 def _no_disk_cache(monkeypatch) -> None:  # noqa: ANN001
     monkeypatch.setenv("MINITRITON_CACHE", "0")
     monkeypatch.delenv("MINITRITON_TMA", raising=False)
+    monkeypatch.delenv("MINITRITON_TMA_FORMS", raising=False)
 
 
 def _compile(kernel, sig: str, arch: str = "sm_90a", warps: int = 8) -> CompiledKernel:  # noqa: ANN001
@@ -99,14 +100,40 @@ def test_block_pointers_over_kernel_arguments() -> None:
     assert k.ptx.count("cp.async.bulk.tensor.2d") == 9  # 3 issues x (1 box of A + 2 of B)
 
 
-def test_unaligned_stride_gives_no_map_for_that_operand() -> None:
+UNALIGNED_A = BP_SIG.replace("i32:16, i32:16, 1", "i32:16, i32, 1", 1)
+ROWS_UNCHECKED_SIG = "*fp16:16, *fp16:16, *fp16:16, i32, i32, i32:16, i32:16, i32:16, 128, 128, 64"
+
+
+@pytest.mark.parametrize(
+    ("kernel", "sig"),
+    [(block_ptr_matmul, UNALIGNED_A), (block_ptr_matmul_rows_unchecked, ROWS_UNCHECKED_SIG)],
+)
+def test_by_default_a_loop_gets_tma_only_for_all_of_its_rings(kernel, sig: str) -> None:  # noqa: ANN001
+    k = _compile(kernel, sig)
+    assert k.tma == [] and "ttng." not in k.ttgir.replace("ttng.warp_group_dot", "")
+
+
+def test_unaligned_stride_gives_no_map_for_that_operand(monkeypatch) -> None:  # noqa: ANN001
     # sam (A's row stride) has no divisibility: no TMA for A (and rows too unaligned for
     # cp.async: A stays an ordinary load in the loop); B still comes by TMA.
-    k = _compile(block_ptr_matmul, BP_SIG.replace("i32:16, i32:16, 1", "i32:16, i32, 1", 1))
+    monkeypatch.setenv("MINITRITON_TMA_FORMS", "all")
+    k = _compile(block_ptr_matmul, UNALIGNED_A)
     assert [m["base"] for m in k.tma] == [1]
     loop = _loop(k.ttgir)
     assert loop.count("tt.load(") == 1 and loop.count("ttng.async_tma_copy_global_to_local") == 1
     assert "ttng.wait_barrier" in loop
+
+
+def test_a_dimension_without_bounds_check_keeps_cp_async(monkeypatch) -> None:  # noqa: ANN001
+    monkeypatch.setenv("MINITRITON_TMA_FORMS", "all")
+    k = _compile(block_ptr_matmul_rows_unchecked, ROWS_UNCHECKED_SIG)
+    assert [m["base"] for m in k.tma] == [1]  # B only
+    loop = _loop(k.ttgir)
+    assert loop.count("ttg.async_copy_global_to_local") == 1  # A: cp.async into its ring
+    assert loop.count("ttng.async_tma_copy_global_to_local") == 1
+    # Both waits: the cp.async group and the stage's barrier, then a barrier for cp.async.
+    assert "ttg.async_wait() {num = 1}" in loop and "ttng.wait_barrier" in loop
+    assert "cp.async.cg.shared.global" in k.ptx and "cp.async.bulk.tensor.2d" in k.ptx
 
 
 def test_switch_and_other_arches_keep_cp_async(monkeypatch) -> None:  # noqa: ANN001
@@ -121,8 +148,10 @@ def test_switch_is_part_of_the_cache_key(monkeypatch) -> None:  # noqa: ANN001
     from minitriton.backend.cache import cache_key
 
     on = cache_key("ir", "sm_90a", 8, 3)
+    monkeypatch.setenv("MINITRITON_TMA_FORMS", "all")
+    every_form = cache_key("ir", "sm_90a", 8, 3)
     monkeypatch.setenv("MINITRITON_TMA", "0")
-    assert cache_key("ir", "sm_90a", 8, 3) != on
+    assert len({on, every_form, cache_key("ir", "sm_90a", 8, 3)}) == 3
 
 
 def test_debug_mode_compiles_the_cp_async_path() -> None:
