@@ -50,6 +50,7 @@ from minitriton.backend.lower_mma import MmaMixin
 from minitriton.backend.lower_wgmma import WgmmaMixin
 from minitriton.backend.mathlib import LibdeviceMissing, MathMixin
 from minitriton.backend.prepare import LayoutPlan
+from minitriton.backend.tma import TmaMixin
 from minitriton.diagnostics import Location, error
 from minitriton.ir.core import Operation, Region, Value
 from minitriton.ir.ops import MATH_BINARY, MATH_UNARY, FuncOp
@@ -81,7 +82,9 @@ LANE_BITS = 5  # log2 of the warp size
 MAX_DEBUG_COLUMN = 65535
 
 
-class Codegen(ChecksMixin, MmaMixin, MathMixin, MemoryMixin, WgmmaMixin, CollectiveMixin):
+class Codegen(
+    ChecksMixin, MmaMixin, MathMixin, MemoryMixin, TmaMixin, WgmmaMixin, CollectiveMixin
+):
     """Builds the LLVM module of one prepared kernel (see the module docstring)."""
 
     def __init__(
@@ -117,7 +120,8 @@ class Codegen(ChecksMixin, MmaMixin, MathMixin, MemoryMixin, WgmmaMixin, Collect
         """Lower the kernel and return the LLVM module."""
         args = self.kernel.body.args
         params = [self.param_type(a.type) for a in args]
-        fnty = ir.FunctionType(VOID, params + self.hidden_param_types())
+        hidden, maps = self.hidden_param_types(), self.tma_param_types()
+        fnty = ir.FunctionType(VOID, params + hidden + maps)
         self.fn = ir.Function(self.module, fnty, self.kernel.sym_name)
         self.fn.calling_convention = "ptx_kernel"
         self.fn.set_metadata("dbg", self._debug.subprogram)
@@ -131,7 +135,9 @@ class Codegen(ChecksMixin, MmaMixin, MathMixin, MemoryMixin, WgmmaMixin, Collect
         self.smem = self._declare_smem()
         for arg, param in zip(args, self.fn.args):
             self.bind(arg, self._param_value(arg.type, param))
-        self.bind_hidden(list(self.fn.args[len(args) :]))
+        extra = list(self.fn.args[len(args) :])
+        self.bind_hidden(extra[: len(hidden)])
+        self.bind_tma(extra[len(hidden) :])
         self.lower_ops(self.kernel.body.ops)
         self.b.ret_void()
         self._annotate_max_threads()

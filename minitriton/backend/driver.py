@@ -324,7 +324,10 @@ class Launcher:
     (or :meth:`use`) selects the former.
     """
 
-    def __init__(self, func: Any, name: str, params: list[str], num_warps: int, shared: int):
+    def __init__(
+        self, func: Any, name: str, params: list[str], num_warps: int, shared: int,
+        tma: Sequence[dict] = (),
+    ) -> None:  # fmt: skip
         self.func = func
         self.name = name
         self.kinds = params
@@ -334,6 +337,13 @@ class Launcher:
         self.array = (ctypes.c_void_p * max(1, len(params)))(
             *[ctypes.addressof(s) for s in self.slots]
         )
+        self.maps = None
+        if tma:  # TMA tensor maps: built per launch from the arguments, after them
+            from minitriton.backend.tensormap import TensorMaps
+
+            self.maps = TensorMaps(tma, name)
+            addrs = [ctypes.addressof(s) for s in self.slots] + self.maps.addresses
+            self.array = (ctypes.c_void_p * len(addrs))(*addrs)
         self.array_addr = ctypes.addressof(self.array)
         self._launch = _cu().cuLaunchKernel
         # Prebuilt pointer arguments: ctypes passes them without conversion.
@@ -371,6 +381,8 @@ class Launcher:
     def launch_raw(self, gx: int, gy: int, gz: int, stream: Any = None) -> None:
         """Launch with the arguments already in the slots."""
         _last_kernel[0] = self.name
+        if self.maps is not None:
+            self.maps.fill(self.slots)
         c_launch = self._c_launch
         if c_launch is not None:
             # Plain ints travel as C ints: grid, block and shared sizes are all < 2**31.
