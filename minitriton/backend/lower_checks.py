@@ -216,22 +216,10 @@ class ChecksMixin:
         def record() -> None:
             # One slot for the group: the host finds which of its elements are outside.
             addr = self.b.ptrtoint(ptrs[r], I64)
-            slot = self._slot(layout, r)
-            self._record(ir.Constant(I1, 1), site, slot, addr, ir.Constant(I64, 0))
+            self._record(ir.Constant(I1, 1), site, layout, r, addr, ir.Constant(I64, 0))
 
         self._cold(bad, record)
         return ok if pred is None else self.b.and_(pred, ok)
-
-    def _slot(self, layout: Layout | None, reg: int) -> ir.Value:
-        """``tid * regs + reg``: which record slot this thread's register ``reg`` writes.
-
-        The host maps it back to a lane through the layout, so the device
-        computes no coordinates (they would be hoisted and hold registers).
-        """
-        if layout is None:
-            return ir.Constant(I32, 0)
-        regs = ir.Constant(I32, layout.num_regs)
-        return self.b.add(self.b.mul(self.tid, regs), ir.Constant(I32, reg))
 
     def _cold(self, cond: ir.Value, body: Any) -> None:
         """Run ``body()``'s code only where ``cond`` holds, on a branch marked unlikely."""
@@ -245,9 +233,18 @@ class ChecksMixin:
         b.branch(merge)
         b.position_at_end(merge)
 
-    def _record(self, cond: ir.Value, site: int, slot: ir.Value, a: ir.Value, b: ir.Value) -> None:
-        fn = self._record_fn()
-        self.b.call(fn, [cond, self.checks.record, ir.Constant(I64, site), slot, a, b])
+    def _record(
+        self, cond: ir.Value, site: int, layout: Layout | None, reg: int, a: ir.Value, b: ir.Value
+    ) -> None:
+        """Record register ``reg`` of this thread at ``site`` (slot ``tid * regs + reg``).
+
+        The host maps the slot back to a lane through the layout, so the
+        device computes no coordinates.
+        """
+        regs = layout.num_regs if layout is not None else 0  # a scalar: slot 0
+        args = [cond, self.checks.record, ir.Constant(I64, site), ir.Constant(I32, regs),
+                ir.Constant(I32, reg), a, b]  # fmt: skip
+        self.b.call(self._record_fn(), args)
 
     # ------------------------------------------------------------ asserts
     def op_tt_assert(self, op: Operation) -> None:
@@ -274,8 +271,7 @@ class ChecksMixin:
             for i, v in enumerate(vals):
                 a, b = (self._as_word(c, i) for c in cmp) if cmp else (None, None)
                 zero = ir.Constant(I64, 0)
-                slot = self._slot(layout, i)
-                self._record(self.b.not_(v), site, slot, a or zero, b or zero)
+                self._record(self.b.not_(v), site, layout, i, a or zero, b or zero)
 
         self._cold(bad, record)
 
@@ -308,18 +304,24 @@ class ChecksMixin:
 
     # ------------------------------------------------------------ record()
     def _record_fn(self) -> ir.Function:
-        """``record(cond, rec, site, slot, a, b)``: claim the record, fill ``slot``."""
+        """``record(cond, rec, site, regs, reg, a, b)``: claim the record, fill a slot.
+
+        Everything it computes from the thread and program ids reads them
+        through volatile ``mov``s, so LLVM cannot hoist those values out of
+        the cold branches: hoisted, each site's key and slot would hold
+        registers for the whole kernel (a layer norm went from 42 to 95).
+        """
         name = RECORD_FN
         if name in self._decls:
             return self._decls[name]
-        fnty = ir.FunctionType(VOID, [I1, GLOBAL_PTR, I64, I32, I64, I64])
+        fnty = ir.FunctionType(VOID, [I1, GLOBAL_PTR, I64, I32, I32, I64, I64])
         fn = ir.Function(self.module, fnty, name)
         fn.linkage = "internal"
         # Inlined: a call would make ptxas spill the live registers around it (and
         # serialize wgmma); the code sits on cold branches anyway.
         fn.attributes.add("alwaysinline")
         self._decls[name] = fn
-        cond, rec, site, slot_i, a, b_val = fn.args
+        cond, rec, site, regs, reg, a, b_val = fn.args
         entry, claim, write, done = (fn.append_basic_block(n) for n in
                                      ("entry", "claim", "write", "done"))  # fmt: skip
         b = ir.IRBuilder(entry)
@@ -332,6 +334,7 @@ class ChecksMixin:
                      b.icmp_unsigned("==", old, key))  # fmt: skip
         b.cbranch(mine, write, done)
         b.position_at_end(write)
+        slot_i = b.add(b.mul(_volatile_sreg(b, "tid.x"), regs), reg)
         first = b.add(b.mul(b.zext(slot_i, I64), ir.Constant(I64, SLOT_WORDS)),
                       ir.Constant(I64, HEADER_WORDS))  # fmt: skip
         for k, value in enumerate((b.zext(slot_i, I64), a, b_val)):
@@ -344,6 +347,12 @@ class ChecksMixin:
         return fn
 
     def _linear_pid(self, b: ir.IRBuilder) -> ir.Value:
-        x, y, z = (b.zext(self.sreg(f"ctaid.{d}", b), I64) for d in "xyz")
-        nx, ny = (b.zext(self.sreg(f"nctaid.{d}", b), I64) for d in "xy")
+        x, y, z = (b.zext(_volatile_sreg(b, f"ctaid.{d}"), I64) for d in "xyz")
+        nx, ny = (b.zext(_volatile_sreg(b, f"nctaid.{d}"), I64) for d in "xy")
         return b.add(x, b.mul(nx, b.add(y, b.mul(ny, z))))
+
+
+def _volatile_sreg(b: ir.IRBuilder, name: str) -> ir.Value:
+    """Read the special register ``name`` where it is used: LLVM may not move the read."""
+    asm = ir.InlineAsm(ir.FunctionType(I32, []), f"mov.u32 $0, %{name};", "=r", side_effect=True)
+    return b.call(asm, [])
