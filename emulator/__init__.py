@@ -1,7 +1,7 @@
 """NumPy block emulator for MiniTriton IR (installed as ``minitriton.emulator``).
 
 The emulator *executes the IR*, not Python source: each op's meaning is one
-small function in a registry (``@semantics("arith.add")``), and listeners
+small function in a registry keyed by op class (``@semantics(AddOp)``), and listeners
 (``will_execute_op`` / ``did_execute_op``) see every op, for tracing and
 stepping. Entry point::
 

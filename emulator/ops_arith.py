@@ -19,13 +19,41 @@ from minitriton.emulator.interpreter import NeedSerial, ProgramState
 from minitriton.emulator.registry import semantics
 from minitriton.emulator.values import RVal, from_compute, to_compute
 from minitriton.ir.core import Operation
+from minitriton.ir.ops import (
+    MATH_BINARY_OPS,
+    MATH_UNARY_OPS,
+    AbsOp,
+    AddOp,
+    AndOp,
+    BitcastOp,
+    CmpOp,
+    DivOp,
+    DivRnOp,
+    FmaOp,
+    MaxOp,
+    MinOp,
+    MulOp,
+    NegOp,
+    NotOp,
+    OrOp,
+    PowOp,
+    RemOp,
+    SelectOp,
+    ShlOp,
+    ShrOp,
+    SubOp,
+    UmulhiOp,
+    XorOp,
+)
 from minitriton.ir.types import ScalarType, element_type
 
 ArrayFn = Callable[..., np.ndarray]
 
 
-def elementwise(name: str, *, math_precision: bool = False) -> Callable[[ArrayFn], ArrayFn]:
-    """Register ``fn(*arrays)`` as the semantics of the elementwise op ``name``.
+def elementwise(
+    op_class: type[Operation], *, math_precision: bool = False
+) -> Callable[[ArrayFn], ArrayFn]:
+    """Register ``fn(*arrays)`` as the semantics of the elementwise op ``op_class``.
 
     The wrapper decodes bf16 operands to fp32 (and f16 too when
     ``math_precision``), calls ``fn`` on whole arrays and stores the result in
@@ -33,7 +61,7 @@ def elementwise(name: str, *, math_precision: bool = False) -> Callable[[ArrayFn
     """
 
     def register(fn: ArrayFn) -> ArrayFn:
-        @semantics(name)
+        @semantics(op_class)
         def run(op: Operation, state: ProgramState, *args: RVal) -> RVal:
             arrays = [
                 _decode(a.data, element_type(v.type), math_precision)
@@ -76,21 +104,21 @@ def _bool_safe(fn: ArrayFn) -> ArrayFn:
 # ---------------------------------------------------------------- arithmetic
 
 
-@elementwise("arith.add")
+@elementwise(AddOp)
 @_bool_safe
 def _add(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """a + b (integers wrap)."""
     return a + b
 
 
-@elementwise("arith.sub")
+@elementwise(SubOp)
 @_bool_safe
 def _sub(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """a - b (integers wrap)."""
     return a - b
 
 
-@elementwise("arith.mul")
+@elementwise(MulOp)
 @_bool_safe
 def _mul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """a * b (integers wrap)."""
@@ -112,37 +140,37 @@ def truncating_rem(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return np.where(zero, 0, np.fmod(a, safe)).astype(a.dtype)
 
 
-@elementwise("arith.div")
+@elementwise(DivOp)
 def _div(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """Truncating for integers, IEEE for floats (the GPU's fp32 ``/`` is ~2 ULP)."""
     return truncating_div(a, b) if _is_int(a) else a / b
 
 
-@elementwise("math.div_rn")
+@elementwise(DivRnOp)
 def _div_rn(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """IEEE division, rounded to nearest."""
     return a / b
 
 
-@elementwise("arith.rem")
+@elementwise(RemOp)
 def _rem(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """C remainder (``fmod`` for floats)."""
     return truncating_rem(a, b) if _is_int(a) else np.fmod(a, b)
 
 
-@elementwise("arith.max")
+@elementwise(MaxOp)
 def _max(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """Maximum; on floats NaN-ignoring (IEEE ``maxNum``), as Triton's default."""
     return np.maximum(a, b) if _is_int(a) else np.fmax(a, b)
 
 
-@elementwise("arith.min")
+@elementwise(MinOp)
 def _min(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """Minimum; on floats NaN-ignoring (IEEE ``minNum``)."""
     return np.minimum(a, b) if _is_int(a) else np.fmin(a, b)
 
 
-@elementwise("math.pow", math_precision=True)
+@elementwise(PowOp, math_precision=True)
 def _pow(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """a ** b."""
     return np.power(a, b)
@@ -151,37 +179,37 @@ def _pow(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 # ---------------------------------------------------------------- bits
 
 
-@elementwise("arith.and")
+@elementwise(AndOp)
 def _and(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """Bitwise and."""
     return a & b
 
 
-@elementwise("arith.or")
+@elementwise(OrOp)
 def _or(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """Bitwise or."""
     return a | b
 
 
-@elementwise("arith.xor")
+@elementwise(XorOp)
 def _xor(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """Bitwise xor."""
     return a ^ b
 
 
-@elementwise("arith.shl")
+@elementwise(ShlOp)
 def _shl(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """Shift left; shifting by the bit width or more gives 0 (as PTX ``shl``)."""
     return np.left_shift(a, b)
 
 
-@elementwise("arith.shr")
+@elementwise(ShrOp)
 def _shr(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """Arithmetic shift for signed dtypes, logical for unsigned (NumPy does the same)."""
     return np.right_shift(a, b)
 
 
-@elementwise("arith.umulhi")
+@elementwise(UmulhiOp)
 def _umulhi(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """The high half of the double-width product (signed for signed types)."""
     bits = a.dtype.itemsize * 8
@@ -208,19 +236,19 @@ def _mulhi64(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 # ---------------------------------------------------------------- unary
 
 
-@elementwise("arith.neg")
+@elementwise(NegOp)
 def _neg(a: np.ndarray) -> np.ndarray:
     """-a (wraps for integers)."""
     return np.negative(a) if a.dtype != np.bool_ else a
 
 
-@elementwise("arith.not")
+@elementwise(NotOp)
 def _not(a: np.ndarray) -> np.ndarray:
     """Bitwise not."""
     return np.invert(a)
 
 
-@elementwise("math.abs")
+@elementwise(AbsOp)
 def _abs(a: np.ndarray) -> np.ndarray:
     """|a| (``abs(INT_MIN)`` wraps to INT_MIN)."""
     return np.abs(a) if a.dtype.kind != "u" else a
@@ -270,7 +298,7 @@ _MATH: dict[str, ArrayFn] = {
     "trunc": np.trunc,
 }
 for _name, _fn in _MATH.items():
-    elementwise(f"math.{_name}", math_precision=True)(_fn)
+    elementwise(MATH_UNARY_OPS[_name], math_precision=True)(_fn)
 
 _MATH_BINARY: dict[str, ArrayFn] = {
     "atan2": np.arctan2,
@@ -279,7 +307,7 @@ _MATH_BINARY: dict[str, ArrayFn] = {
     "nextafter": np.nextafter,
 }
 for _name, _fn in _MATH_BINARY.items():
-    elementwise(f"math.{_name}", math_precision=True)(_fn)
+    elementwise(MATH_BINARY_OPS[_name], math_precision=True)(_fn)
 
 
 def _scalar_fn(fn: Callable[[float], float], a: np.ndarray, *, at_pole: float) -> np.ndarray:
@@ -301,7 +329,7 @@ def _scalar_fn(fn: Callable[[float], float], a: np.ndarray, *, at_pole: float) -
     return np.vectorize(one, otypes=[a.dtype])(a)
 
 
-@elementwise("math.fma")
+@elementwise(FmaOp)
 def _fma(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
     """a * b + c: exact product in fp64 (one rounding for f32 and narrower)."""
     return a.astype(np.float64) * b.astype(np.float64) + c.astype(np.float64)
@@ -319,7 +347,7 @@ _CMP: dict[str, ArrayFn] = {
 }
 
 
-@semantics("arith.cmp")
+@semantics(CmpOp)
 def _cmp(op: Operation, state: ProgramState, a: RVal, b: RVal) -> RVal:
     """Compare; signedness comes from the dtype; NaN compares unequal to everything."""
     t = element_type(op.operands[0].type)
@@ -336,7 +364,7 @@ def _cmp(op: Operation, state: ProgramState, a: RVal, b: RVal) -> RVal:
     raise state.interp.error(op, state, "cannot order pointers into different buffers")
 
 
-@semantics("arith.select")
+@semantics(SelectOp)
 def _select(op: Operation, state: ProgramState, cond: RVal, a: RVal, b: RVal) -> RVal:
     """``tl.where``; a scalar condition picks whole values."""
     batched = cond.batched or a.batched or b.batched
@@ -363,7 +391,7 @@ def _select_buffers(op: Operation, state: ProgramState, cond: RVal, a: RVal, b: 
 # ---------------------------------------------------------------- casts
 
 
-@semantics("arith.bitcast")
+@semantics(BitcastOp)
 def _bitcast(op: Operation, state: ProgramState, x: RVal) -> RVal:
     """Reinterpret the bits (bf16 is stored as uint16, so it just works)."""
     dst = element_type(op.results[0].type)

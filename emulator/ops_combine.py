@@ -22,6 +22,7 @@ from minitriton.emulator.registry import semantics
 from minitriton.emulator.tf32 import tf32_dot, tf32x3_dot
 from minitriton.emulator.values import RVal, from_compute, to_compute, to_float64
 from minitriton.ir.core import Operation, Region
+from minitriton.ir.ops import DotOp, ReduceOp, ScanOp, SortOp
 from minitriton.ir.types import ScalarType, element_type
 
 
@@ -46,7 +47,7 @@ def _axis_last(op: Operation, state: ProgramState, xs: tuple[RVal, ...]) -> tupl
     return [np.moveaxis(a, axis + lead, -1) for a in arrays], batched, axis + lead
 
 
-@semantics("tt.reduce")
+@semantics(ReduceOp)
 def _reduce(op: Operation, state: ProgramState, *xs: RVal) -> list[RVal]:
     """Pairwise tree reduction along ``axis`` with the combiner region."""
     arrays, batched, _ = _axis_last(op, state, xs)
@@ -66,7 +67,7 @@ def _reduce(op: Operation, state: ProgramState, *xs: RVal) -> list[RVal]:
     return [RVal(np.array(a[..., 0]), batched) for a in arrays]  # np.array keeps 0-d
 
 
-@semantics("tt.scan")
+@semantics(ScanOp)
 def _scan(op: Operation, state: ProgramState, *xs: RVal) -> list[RVal]:
     """Inclusive Hillis-Steele scan along ``axis`` (``reverse`` scans from the end)."""
     arrays, batched, axis = _axis_last(op, state, xs)
@@ -91,7 +92,7 @@ def _scan(op: Operation, state: ProgramState, *xs: RVal) -> list[RVal]:
     return [RVal(np.ascontiguousarray(np.moveaxis(a, -1, axis)), batched) for a in arrays]
 
 
-@semantics("tt.sort")
+@semantics(SortOp)
 def _sort(op: Operation, state: ProgramState, x: RVal) -> RVal:
     """Sort along ``dim``; NaNs go last (first when descending)."""
     elem = element_type(op.operands[0].type)
@@ -109,7 +110,7 @@ def _scalar_type(t: object) -> ScalarType:
     return elem
 
 
-@semantics("tt.dot")
+@semantics(DotOp)
 def _dot(op: Operation, state: ProgramState, a: RVal, b: RVal, acc: RVal) -> RVal:
     """``a @ b + acc``; fp32 inputs follow ``input_precision`` as on the GPU.
 

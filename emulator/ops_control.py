@@ -18,9 +18,10 @@ from minitriton.emulator.interpreter import ProgramState, merge_rows
 from minitriton.emulator.registry import semantics
 from minitriton.emulator.values import RVal
 from minitriton.ir.core import Operation
+from minitriton.ir.ops import CallOp, ForOp, IfOp, WhileOp
 
 
-@semantics("scf.if")
+@semantics(IfOp)
 def _if(op: Operation, state: ProgramState, cond: RVal) -> list[RVal]:
     """Run the branch each program takes; merge the yields by rows."""
     run = state.interp.run_region
@@ -43,7 +44,7 @@ def _if(op: Operation, state: ProgramState, cond: RVal) -> list[RVal]:
 # ---------------------------------------------------------------- for
 
 
-@semantics("scf.for")
+@semantics(ForOp)
 def _for(
     op: Operation, state: ProgramState, lb: RVal, ub: RVal, step: RVal, *inits: RVal
 ) -> list[RVal]:
@@ -96,7 +97,7 @@ def _divergent_for(
 # ---------------------------------------------------------------- while
 
 
-@semantics("scf.while")
+@semantics(WhileOp)
 def _while(op: Operation, state: ProgramState, *inits: RVal) -> list[RVal]:
     """Test in ``before``; programs whose test fails leave the loop with its args."""
     before, after = op.regions
@@ -135,7 +136,7 @@ def _continuing(cond: RVal, n: int) -> np.ndarray:
 # ---------------------------------------------------------------- calls
 
 
-@semantics("tt.call")
+@semantics(CallOp)
 def _call(op: Operation, state: ProgramState, *args: RVal) -> list[RVal]:
     """Run a helper ``tt.func`` for the same programs."""
     return state.interp.call(op.attrs["callee"], state, args)

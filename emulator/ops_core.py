@@ -13,6 +13,21 @@ from minitriton.emulator.memory import ADDRESS_SPACING
 from minitriton.emulator.registry import semantics
 from minitriton.emulator.values import RVal, cast_values, scalar_constant
 from minitriton.ir.core import Operation
+from minitriton.ir.ops import (
+    AddPtrOp,
+    BarrierOp,
+    BroadcastOp,
+    CastOp,
+    ConstantOp,
+    ExpandDimsOp,
+    HintOp,
+    MakeRangeOp,
+    NumProgramsOp,
+    ProgramIdOp,
+    ReshapeOp,
+    SplatOp,
+    TransOp,
+)
 from minitriton.ir.types import PointerType, ScalarType, element_type
 
 
@@ -28,7 +43,7 @@ def _full_shape(x: RVal, shape: tuple[int, ...]) -> tuple[int, ...]:
 # ---------------------------------------------------------------- sources
 
 
-@semantics("arith.constant")
+@semantics(ConstantOp)
 def _constant(op: Operation, state: ProgramState) -> RVal:
     """A scalar, or a block filled with one value (cached: values are immutable)."""
     cached = state.interp.cache.get(op)
@@ -43,7 +58,7 @@ def _constant(op: Operation, state: ProgramState) -> RVal:
     return rval
 
 
-@semantics("tt.get_program_id")
+@semantics(ProgramIdOp)
 def _program_id(op: Operation, state: ProgramState) -> RVal:
     """The program id along ``axis``: unbatched when equal for the whole batch."""
     ids = state.pids[:, op.attrs["axis"]]
@@ -52,13 +67,13 @@ def _program_id(op: Operation, state: ProgramState) -> RVal:
     return RVal(ids.astype(np.int32), True)
 
 
-@semantics("tt.get_num_programs")
+@semantics(NumProgramsOp)
 def _num_programs(op: Operation, state: ProgramState) -> RVal:
     """The grid size along ``axis``."""
     return RVal(np.array(state.interp.grid[op.attrs["axis"]], dtype=np.int32), False)
 
 
-@semantics("tt.make_range")
+@semantics(MakeRangeOp)
 def _make_range(op: Operation, state: ProgramState) -> RVal:
     """``[start, end)`` as int32."""
     return RVal(np.arange(op.attrs["start"], op.attrs["end"], dtype=np.int32), False)
@@ -67,7 +82,7 @@ def _make_range(op: Operation, state: ProgramState) -> RVal:
 # ---------------------------------------------------------------- casts, pointers
 
 
-@semantics("arith.cast")
+@semantics(CastOp)
 def _cast(op: Operation, state: ProgramState, x: RVal) -> RVal:
     """Value conversion (see :func:`~minitriton.emulator.values.cast_values`)."""
     src = element_type(op.operands[0].type)
@@ -109,7 +124,7 @@ def _int_to_ptr(
     return RVal(offsets, x.batched, buffer)
 
 
-@semantics("tt.addptr")
+@semantics(AddPtrOp)
 def _addptr(op: Operation, state: ProgramState, ptr: RVal, offset: RVal) -> RVal:
     """Pointer plus an element offset (computed in 64 bits; the offset already wrapped)."""
     data = np.add(ptr.data, offset.data, dtype=np.int64)  # one pass, no temporary
@@ -119,7 +134,7 @@ def _addptr(op: Operation, state: ProgramState, ptr: RVal, offset: RVal) -> RVal
 # ---------------------------------------------------------------- shapes
 
 
-@semantics("tt.splat")
+@semantics(SplatOp)
 def _splat(op: Operation, state: ProgramState, x: RVal) -> RVal:
     """A block filled with a scalar (a broadcast view: values are never written)."""
     shape = op.results[0].shape
@@ -127,28 +142,28 @@ def _splat(op: Operation, state: ProgramState, x: RVal) -> RVal:
     return RVal(np.broadcast_to(data, _full_shape(x, shape)), x.batched, x.buffer)
 
 
-@semantics("tt.broadcast")
+@semantics(BroadcastOp)
 def _broadcast(op: Operation, state: ProgramState, x: RVal) -> RVal:
     """Expand size-1 dimensions."""
     shape = _full_shape(x, op.results[0].shape)
     return RVal(np.broadcast_to(x.data, shape), x.batched, x.buffer)
 
 
-@semantics("tt.expand_dims")
+@semantics(ExpandDimsOp)
 def _expand_dims(op: Operation, state: ProgramState, x: RVal) -> RVal:
     """Insert a dimension of size 1."""
     data = np.expand_dims(x.data, op.attrs["axis"] + _lead(x))
     return RVal(data, x.batched, x.buffer)
 
 
-@semantics("tt.reshape")
+@semantics(ReshapeOp)
 def _reshape(op: Operation, state: ProgramState, x: RVal) -> RVal:
     """Row-major reshape."""
     data = x.data.reshape(_full_shape(x, op.results[0].shape))
     return RVal(data, x.batched, x.buffer)
 
 
-@semantics("tt.trans")
+@semantics(TransOp)
 def _trans(op: Operation, state: ProgramState, x: RVal) -> RVal:
     """Permute dimensions by ``order``."""
     lead = _lead(x)
@@ -156,12 +171,12 @@ def _trans(op: Operation, state: ProgramState, x: RVal) -> RVal:
     return RVal(np.transpose(x.data, axes), x.batched, x.buffer)
 
 
-@semantics("tt.hint", "ttg.convert_layout")
-def _identity(op: Operation, state: ProgramState, x: RVal) -> RVal:
-    """Hints and the GPU backend's layout changes never change values."""
+@semantics(HintOp)
+def _hint(op: Operation, state: ProgramState, x: RVal) -> RVal:
+    """Hints never change values."""
     return x
 
 
-@semantics("tt.barrier")
+@semantics(BarrierOp)
 def _barrier(op: Operation, state: ProgramState) -> None:
     """A no-op: each program's ops already run in order."""

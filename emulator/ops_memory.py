@@ -27,6 +27,7 @@ from minitriton.emulator.memory import Buffer
 from minitriton.emulator.registry import semantics
 from minitriton.emulator.values import RVal, from_compute, to_compute
 from minitriton.ir.core import Operation
+from minitriton.ir.ops import AtomicCASOp, AtomicRMWOp, LoadOp, StoreOp
 
 # ---------------------------------------------------------------- bounds
 
@@ -68,7 +69,7 @@ def _oob_error(
 # ---------------------------------------------------------------- load, store
 
 
-@semantics("tt.load")
+@semantics(LoadOp)
 def _load(
     op: Operation,
     state: ProgramState,
@@ -104,7 +105,7 @@ def _indices(offsets: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
     return np.broadcast_to(offsets, shape)
 
 
-@semantics("tt.store")
+@semantics(StoreOp)
 def _store(
     op: Operation, state: ProgramState, ptr: RVal, value: RVal, mask: RVal | None = None
 ) -> None:
@@ -148,7 +149,7 @@ def _atomic_result(op: Operation, state: ProgramState, old: np.ndarray, batched:
     return RVal(old.reshape((state.size, *shape)), True)
 
 
-@semantics("tt.atomic_rmw")
+@semantics(AtomicRMWOp)
 def _atomic_rmw(
     op: Operation, state: ProgramState, ptr: RVal, val: RVal, mask: RVal | None = None
 ) -> RVal:
@@ -163,7 +164,7 @@ def _atomic_rmw(
     return _atomic_result(op, state, old, batched)
 
 
-@semantics("tt.atomic_cas")
+@semantics(AtomicCASOp)
 def _atomic_cas(op: Operation, state: ProgramState, ptr: RVal, cmp: RVal, val: RVal) -> RVal:
     """Compare-and-swap lane by lane in grid order (bitwise compare); returns the old values."""
     buf = check_bounds(op, state, _batched_ptr(state, ptr), None, "at")
