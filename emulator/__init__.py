@@ -52,7 +52,7 @@ Where the emulator differs from Triton on a GPU (the GPU is the reference):
   first failing op is reported.
 """
 
-from minitriton.emulator import ops_arith, ops_combine, ops_control, ops_core, ops_debug, ops_memory
+from minitriton.emulator import ops  # registers every op's semantics
 from minitriton.emulator.errors import EmulatorError
 from minitriton.emulator.interpreter import Interpreter, Listener, ProgramState
 from minitriton.emulator.malloc import tune_malloc
@@ -60,7 +60,6 @@ from minitriton.emulator.registry import SEMANTICS, semantics
 from minitriton.emulator.schedule import launch, run_grid, serial_reason
 from minitriton.emulator.values import RVal
 
-del ops_arith, ops_combine, ops_control, ops_core, ops_debug, ops_memory  # registered on import
 tune_malloc()  # freed buffers stay for the next launch (see malloc.py)
 
 __all__ = [
@@ -71,6 +70,7 @@ __all__ = [
     "ProgramState",
     "RVal",
     "launch",
+    "ops",
     "run_grid",
     "semantics",
     "serial_reason",

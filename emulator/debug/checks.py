@@ -1,8 +1,8 @@
 """Checks no GPU gives a student: uninitialized reads, data races, index overflow.
 
 Out-of-bounds accesses are always errors in the emulator (see
-:mod:`minitriton.emulator.ops_memory`); ``device_assert`` is checked in debug mode (see
-:mod:`minitriton.emulator.ops_debug`). This module adds three checks, each reported as a located
+:mod:`minitriton.emulator.ops.memory`); ``device_assert`` is checked in debug mode (see
+:mod:`minitriton.emulator.ops.debug`). This module adds three checks, each reported as a located
 :class:`CheckError` with the program ids and offsets involved:
 
 * **uninitialized reads**: a load (or atomic) of memory that neither the host

@@ -260,11 +260,11 @@ def _c3(w: Worker) -> None:
 def _c5(w: Worker) -> None:
     import numpy as np
 
-    from minitriton.emulator import ops_combine
+    from minitriton.emulator.ops import reduce as ops_reduce
     from minitriton.emulator.registry import SEMANTICS
     from minitriton.emulator.values import RVal
 
-    real_reduce, combine = ops_combine._reduce, ops_combine._combine
+    real_reduce, combine = ops_reduce._reduce, ops_reduce._combine
 
     def _reduce(op: Any, state: Any, *xs: RVal) -> list[RVal]:
         def run_region(message: dict) -> dict:
@@ -285,7 +285,7 @@ def _c5(w: Worker) -> None:
         )
         return [RVal(wire.text_array(t), bool(b)) for t, b in answer]
 
-    ops_combine._reduce = _reduce
+    ops_reduce._reduce = _reduce
     for key in [k for k, fn in SEMANTICS.items() if fn is real_reduce]:
         SEMANTICS[key] = _reduce
 

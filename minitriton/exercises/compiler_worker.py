@@ -202,7 +202,7 @@ def _int_binary(name: str, st: str) -> dict[str, Any]:
 def _reduce(arrays: list[str], batched: list[bool], size: int, axis: Any) -> list[Any]:
     from types import SimpleNamespace
 
-    from minitriton.emulator import ops_combine
+    from minitriton.emulator.ops import reduce as ops_reduce
     from minitriton.emulator.values import RVal
 
     def combine(region: Any, state: Any, left: Any, right: Any) -> list[np.ndarray]:
@@ -217,12 +217,12 @@ def _reduce(arrays: list[str], batched: list[bool], size: int, axis: Any) -> lis
     op = SimpleNamespace(attrs={} if axis is None else {"axis": axis}, regions=[None])
     state = SimpleNamespace(size=size)
     xs = [RVal(text_array(t), b) for t, b in zip(arrays, batched)]
-    real = ops_combine._combine
-    ops_combine._combine = combine
+    real = ops_reduce._combine
+    ops_reduce._combine = combine
     try:
-        out = ops_combine._reduce(op, state, *xs)
+        out = ops_reduce._reduce(op, state, *xs)
     finally:
-        ops_combine._combine = real
+        ops_reduce._combine = real
     return [[array_text(np.asarray(r.data)), bool(r.batched)] for r in out]
 
 

@@ -1,4 +1,4 @@
-"""Semantics of the elementwise ops: ``arith.*`` and ``math.*``.
+"""Semantics of the ``arith.*`` ops: constants, integer and float arithmetic, casts.
 
 Every op computes in the exact NumPy dtype of its IR type, so integers wrap
 around as on the GPU (overflow warnings are silenced by the interpreter).
@@ -10,33 +10,29 @@ docstring.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 
 import numpy as np
 
 from minitriton.emulator.interpreter import NeedSerial, ProgramState
+from minitriton.emulator.memory import ADDRESS_SPACING
 from minitriton.emulator.registry import semantics
-from minitriton.emulator.values import RVal, from_compute, to_compute
+from minitriton.emulator.values import RVal, cast_values, from_compute, scalar_constant, to_compute
 from minitriton.ir.core import Operation
 from minitriton.ir.ops import (
-    MATH_BINARY_OPS,
-    MATH_UNARY_OPS,
-    AbsOp,
     AddOp,
     AndOp,
     BitcastOp,
+    CastOp,
     CmpOp,
+    ConstantOp,
     DivOp,
-    DivRnOp,
-    FmaOp,
     MaxOp,
     MinOp,
     MulOp,
     NegOp,
     NotOp,
     OrOp,
-    PowOp,
     RemOp,
     SelectOp,
     ShlOp,
@@ -45,7 +41,7 @@ from minitriton.ir.ops import (
     UmulhiOp,
     XorOp,
 )
-from minitriton.ir.types import ScalarType, element_type
+from minitriton.ir.types import PointerType, ScalarType, element_type
 
 ArrayFn = Callable[..., np.ndarray]
 
@@ -146,12 +142,6 @@ def _div(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return truncating_div(a, b) if _is_int(a) else a / b
 
 
-@elementwise(DivRnOp)
-def _div_rn(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """IEEE division, rounded to nearest."""
-    return a / b
-
-
 @elementwise(RemOp)
 def _rem(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """C remainder (``fmod`` for floats)."""
@@ -168,12 +158,6 @@ def _max(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 def _min(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """Minimum; on floats NaN-ignoring (IEEE ``minNum``)."""
     return np.minimum(a, b) if _is_int(a) else np.fmin(a, b)
-
-
-@elementwise(PowOp, math_precision=True)
-def _pow(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """a ** b."""
-    return np.power(a, b)
 
 
 # ---------------------------------------------------------------- bits
@@ -248,93 +232,6 @@ def _not(a: np.ndarray) -> np.ndarray:
     return np.invert(a)
 
 
-@elementwise(AbsOp)
-def _abs(a: np.ndarray) -> np.ndarray:
-    """|a| (``abs(INT_MIN)`` wraps to INT_MIN)."""
-    return np.abs(a) if a.dtype.kind != "u" else a
-
-
-def _erf(a: np.ndarray) -> np.ndarray:
-    try:
-        from scipy.special import erf  # optional: much faster than the fallback
-    except ImportError:
-        return np.frompyfunc(math.erf, 1, 1)(a).astype(a.dtype)
-    return erf(a)
-
-
-_MATH: dict[str, ArrayFn] = {
-    "exp": np.exp,
-    "exp2": np.exp2,
-    "log": np.log,
-    "log2": np.log2,
-    "sqrt": np.sqrt,
-    "rsqrt": lambda a: 1 / np.sqrt(a),
-    "sin": np.sin,
-    "cos": np.cos,
-    "floor": np.floor,
-    "ceil": np.ceil,
-    "erf": _erf,
-    "tanh": np.tanh,
-    # libdevice's functions (minitriton.language.libdevice)
-    "acos": np.arccos,
-    "acosh": np.arccosh,
-    "asin": np.arcsin,
-    "asinh": np.arcsinh,
-    "atan": np.arctan,
-    "atanh": np.arctanh,
-    "cbrt": np.cbrt,
-    "cosh": np.cosh,
-    "sinh": np.sinh,
-    "tan": np.tan,
-    "erfc": lambda a: _scalar_fn(math.erfc, a, at_pole=math.nan),
-    "exp10": lambda a: np.power(a.dtype.type(10), a),
-    "expm1": np.expm1,
-    "log10": np.log10,
-    "log1p": np.log1p,
-    "lgamma": lambda a: _scalar_fn(math.lgamma, a, at_pole=math.inf),
-    "tgamma": lambda a: _scalar_fn(math.gamma, a, at_pole=math.nan),
-    "rint": np.rint,
-    "round": lambda a: np.trunc(a) + np.where(np.abs(a - np.trunc(a)) >= 0.5, np.sign(a), 0),
-    "trunc": np.trunc,
-}
-for _name, _fn in _MATH.items():
-    elementwise(MATH_UNARY_OPS[_name], math_precision=True)(_fn)
-
-_MATH_BINARY: dict[str, ArrayFn] = {
-    "atan2": np.arctan2,
-    "hypot": np.hypot,
-    "copysign": np.copysign,
-    "nextafter": np.nextafter,
-}
-for _name, _fn in _MATH_BINARY.items():
-    elementwise(MATH_BINARY_OPS[_name], math_precision=True)(_fn)
-
-
-def _scalar_fn(fn: Callable[[float], float], a: np.ndarray, *, at_pole: float) -> np.ndarray:
-    """A ``math`` module function on each element, with C's values where Python raises.
-
-    Python raises at a pole (``lgamma(0)``, ``gamma(-1)``) and on overflow;
-    C returns ``at_pole`` at a pole (``copysign(inf, x)`` for ``tgamma(±0)``)
-    and infinity on overflow.
-    """
-
-    def one(x: float) -> float:
-        try:
-            return fn(x)
-        except OverflowError:
-            return math.inf
-        except ValueError:
-            return math.copysign(math.inf, x) if x == 0 else at_pole
-
-    return np.vectorize(one, otypes=[a.dtype])(a)
-
-
-@elementwise(FmaOp)
-def _fma(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
-    """a * b + c: exact product in fp64 (one rounding for f32 and narrower)."""
-    return a.astype(np.float64) * b.astype(np.float64) + c.astype(np.float64)
-
-
 # ---------------------------------------------------------------- compare, select
 
 _CMP: dict[str, ArrayFn] = {
@@ -397,3 +294,66 @@ def _bitcast(op: Operation, state: ProgramState, x: RVal) -> RVal:
     dst = element_type(op.results[0].type)
     assert isinstance(dst, ScalarType)
     return RVal(np.asarray(x.data).view(dst.numpy), x.batched)
+
+
+# ---------------------------------------------------------------- constants
+
+
+@semantics(ConstantOp)
+def _constant(op: Operation, state: ProgramState) -> RVal:
+    """A scalar, or a block filled with one value (cached: values are immutable)."""
+    cached = state.interp.cache.get(op)
+    if cached is not None:
+        return cached
+    t = op.results[0].type
+    elem = element_type(t)
+    assert isinstance(elem, ScalarType)
+    value = scalar_constant(op.attrs["value"], elem)
+    rval = RVal(np.full(op.results[0].shape, value, dtype=value.dtype), False)
+    state.interp.cache[op] = rval
+    return rval
+
+
+# ---------------------------------------------------------------- casts, pointers
+
+
+@semantics(CastOp)
+def _cast(op: Operation, state: ProgramState, x: RVal) -> RVal:
+    """Value conversion (see :func:`~minitriton.emulator.values.cast_values`)."""
+    src = element_type(op.operands[0].type)
+    dst = element_type(op.results[0].type)
+    if isinstance(src, PointerType) and isinstance(dst, PointerType):
+        return _cast_ptr(state, x, src, dst)
+    if isinstance(src, PointerType):
+        assert isinstance(dst, ScalarType)
+        buf = state.interp.memory[x.buffer or 0]
+        address = buf.base_address + x.data * src.pointee.numpy.itemsize
+        return RVal(cast_values(address, ScalarType("i64"), dst), x.batched)
+    if isinstance(dst, PointerType):
+        assert isinstance(src, ScalarType)
+        return _int_to_ptr(op, state, x, src, dst)
+    return RVal(np.asarray(cast_values(x.data, src, dst)), x.batched)
+
+
+def _cast_ptr(state: ProgramState, x: RVal, src: PointerType, dst: PointerType) -> RVal:
+    # Same memory seen through another element type: offsets scale by the size ratio.
+    memory = state.interp.memory
+    buffer = memory.view(x.buffer or 0, dst.pointee)
+    nbytes = x.data * src.pointee.numpy.itemsize
+    return RVal(nbytes // dst.pointee.numpy.itemsize, x.batched, buffer)
+
+
+def _int_to_ptr(
+    op: Operation, state: ProgramState, x: RVal, src: ScalarType, dst: PointerType
+) -> RVal:
+    memory = state.interp.memory
+    address = np.asarray(cast_values(x.data, src, ScalarType("i64")))
+    roots = np.unique(address // ADDRESS_SPACING - 1)
+    root = memory.root_of_address(int(address.flat[0])) if address.size else None
+    if root is None or len(roots) != 1:
+        raise state.interp.error(
+            op, state, "integer cast to a pointer is not an argument's address"
+        )
+    buffer = memory.view(root, dst.pointee)
+    offsets = (address - memory[root].base_address) // dst.pointee.numpy.itemsize
+    return RVal(offsets, x.batched, buffer)

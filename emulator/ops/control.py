@@ -1,4 +1,4 @@
-"""Semantics of control flow: ``scf.if``, ``scf.for``, ``scf.while`` and ``tt.call``.
+"""Semantics of control flow and the grid: ``scf.*``, ``tt.call``, program ids, barriers.
 
 A batch of programs stays together while its control flow is uniform. When
 it diverges, each path runs on the sub-batch of programs that takes it, and
@@ -18,7 +18,7 @@ from minitriton.emulator.interpreter import ProgramState, merge_rows
 from minitriton.emulator.registry import semantics
 from minitriton.emulator.values import RVal
 from minitriton.ir.core import Operation
-from minitriton.ir.ops import CallOp, ForOp, IfOp, WhileOp
+from minitriton.ir.ops import BarrierOp, CallOp, ForOp, IfOp, NumProgramsOp, ProgramIdOp, WhileOp
 
 
 @semantics(IfOp)
@@ -140,3 +140,26 @@ def _continuing(cond: RVal, n: int) -> np.ndarray:
 def _call(op: Operation, state: ProgramState, *args: RVal) -> list[RVal]:
     """Run a helper ``tt.func`` for the same programs."""
     return state.interp.call(op.attrs["callee"], state, args)
+
+
+# ---------------------------------------------------------------- the grid, barriers
+
+
+@semantics(ProgramIdOp)
+def _program_id(op: Operation, state: ProgramState) -> RVal:
+    """The program id along ``axis``: unbatched when equal for the whole batch."""
+    ids = state.pids[:, op.attrs["axis"]]
+    if np.all(ids == ids[0]):
+        return RVal(np.array(ids[0], dtype=np.int32), False)
+    return RVal(ids.astype(np.int32), True)
+
+
+@semantics(NumProgramsOp)
+def _num_programs(op: Operation, state: ProgramState) -> RVal:
+    """The grid size along ``axis``."""
+    return RVal(np.array(state.interp.grid[op.attrs["axis"]], dtype=np.int32), False)
+
+
+@semantics(BarrierOp)
+def _barrier(op: Operation, state: ProgramState) -> None:
+    """A no-op: each program's ops already run in order."""

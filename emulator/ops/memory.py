@@ -1,4 +1,4 @@
-"""Semantics of memory ops: ``tt.load``, ``tt.store`` and the atomics.
+"""Semantics of memory ops: ``tt.addptr``, ``tt.load``, ``tt.store`` and the atomics.
 
 Every access is checked against its buffer on the lanes the mask enables;
 an out-of-bounds access raises a located :class:`EmulatorError` naming the
@@ -27,7 +27,7 @@ from minitriton.emulator.memory import Buffer
 from minitriton.emulator.registry import semantics
 from minitriton.emulator.values import RVal, from_compute, to_compute
 from minitriton.ir.core import Operation
-from minitriton.ir.ops import AtomicCASOp, AtomicRMWOp, LoadOp, StoreOp
+from minitriton.ir.ops import AddPtrOp, AtomicCASOp, AtomicRMWOp, LoadOp, StoreOp
 
 # ---------------------------------------------------------------- bounds
 
@@ -64,6 +64,16 @@ def _oob_error(
         op.name, verb, buf.name, buf.size, repr(buf.dtype), shape, lanes, offsets
     )
     return state.interp.error(op, state, message, details, row)
+
+
+# ---------------------------------------------------------------- pointers
+
+
+@semantics(AddPtrOp)
+def _addptr(op: Operation, state: ProgramState, ptr: RVal, offset: RVal) -> RVal:
+    """Pointer plus an element offset (computed in 64 bits; the offset already wrapped)."""
+    data = np.add(ptr.data, offset.data, dtype=np.int64)  # one pass, no temporary
+    return RVal(data, ptr.batched or offset.batched, ptr.buffer)
 
 
 # ---------------------------------------------------------------- load, store
