@@ -80,7 +80,7 @@ __all__ = [
 # the pass checker), imported on first use.
 _TOOLS = {
     "Debugger": "debug.debugger",
-    "Block": "debug.debugger",
+    "DebugValue": "debug.debugger",
     "CheckError": "debug.checks",
     "checking": "debug.checks",
     "checked_launch": "debug.checks",

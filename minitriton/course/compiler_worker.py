@@ -1,6 +1,6 @@
 """The child side of compiler grading: the student's functions, answering questions.
 
-The grader (:mod:`~minitriton.exercises.compiler_sandbox`) runs this file's
+The grader (:mod:`~minitriton.course.compiler_sandbox`) runs this file's
 *source* as ``python -c`` in a child whose ``sys.path`` starts with the
 student's copy, so every ``import minitriton`` here is the student's code.
 It reads requests from one pipe and writes answers to another: each request

@@ -41,7 +41,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from minitriton.exercises import compiler_worker as wire
+from minitriton.course import compiler_worker as wire
 
 CALL_TIMEOUT_S = 60
 #: Builder methods the child may ask for in exercise c6 (integer instructions only).
@@ -358,7 +358,7 @@ import os
 
 import pytest
 
-from minitriton.exercises import compiler_sandbox
+from minitriton.course import compiler_sandbox
 
 _SETTINGS = json.loads(os.environ.pop({SETTINGS_ENV!r}))
 _WORKER = compiler_sandbox.install(_SETTINGS)
