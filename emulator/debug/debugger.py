@@ -51,13 +51,13 @@ from minitriton.emulator.interpreter import Interpreter, Listener, ProgramState
 from minitriton.emulator.schedule import program_ids
 from minitriton.emulator.values import RVal
 from minitriton.ir.core import Operation, Value
-from minitriton.ir.ops import Module
+from minitriton.ir.ops import CallOp, Module, PrintOp, ReduceOp, ScanOp, SortOp
 from minitriton.ir.printer import Printer
 from minitriton.ir.traits import LoopLike
 from minitriton.ir.types import PointerType, element_type
 
 Pid = tuple[int, int, int]
-_COMBINERS = ("tt.reduce", "tt.scan", "tt.sort")
+_COMBINERS = (ReduceOp, ScanOp, SortOp)
 
 
 class Output(str):
@@ -299,24 +299,24 @@ class Stepper(Listener):
         if frame.line != op.loc.line:
             frame.line = op.loc.line
             self._line_event(op)
-        if op.name == "tt.call":
+        if isinstance(op, CallOp):
             callee = str(op.attrs["callee"])
             self.frames.append(Frame(callee, self._names.get(callee, callee)))
-        if op.name in _COMBINERS:
+        if isinstance(op, _COMBINERS):
             self.combining += 1
 
     def did_execute_op(self, op: Operation, state: ProgramState, results: list[RVal]) -> None:
         """Pop helper frames; collect device prints as they happen."""
         if not self.active:
             return
-        if op.name in _COMBINERS:
+        if isinstance(op, _COMBINERS):
             self.combining -= 1
         if self.combining:
             return
-        if op.name == "tt.call" and len(self.frames) > 1:
+        if isinstance(op, CallOp) and len(self.frames) > 1:
             self.frames.pop()
             self.frames[-1].state = state
-        if op.name == "tt.print":
+        if isinstance(op, PrintOp):
             self.session.collect_prints(state.interp, self.silent)
 
     def _line_event(self, op: Operation) -> None:

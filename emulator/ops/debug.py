@@ -23,7 +23,7 @@ from minitriton.emulator.interpreter import ProgramState
 from minitriton.emulator.registry import semantics
 from minitriton.emulator.values import RVal, to_compute
 from minitriton.ir.core import Operation, OpResult, Value
-from minitriton.ir.ops import AssertOp, PrintOp
+from minitriton.ir.ops import AssertOp, CmpOp, PrintOp
 from minitriton.ir.types import ScalarType, element_type
 
 
@@ -89,7 +89,7 @@ def _assert(op: Operation, state: ProgramState, cond: RVal) -> None:
     lanes = np.flatnonzero(failed)
     sides = []
     compare = op.operands[0]
-    if isinstance(compare, OpResult) and compare.owner.name == "arith.cmp":
+    if isinstance(compare, OpResult) and isinstance(compare.owner, CmpOp):
         for side, operand in zip(("lhs", "rhs"), compare.owner.operands):
             sides.append(_operand_values(side, operand, state, row, lanes))
     message, details = assert_report(str(op.attrs.get("message") or ""), shape, lanes, sides)
