@@ -52,6 +52,8 @@ Where the emulator differs from Triton on a GPU (the GPU is the reference):
   first failing op is reported.
 """
 
+from typing import Any
+
 from minitriton.emulator import ops  # registers every op's semantics
 from minitriton.emulator.errors import EmulatorError
 from minitriton.emulator.interpreter import Interpreter, Listener, ProgramState
@@ -92,7 +94,7 @@ _TOOLS = {
 }
 
 
-def __getattr__(name: str) -> object:
+def __getattr__(name: str) -> Any:
     if name not in _TOOLS:
         raise AttributeError(f"module 'minitriton.emulator' has no attribute {name!r}")
     import importlib

@@ -146,12 +146,14 @@ def _exception(kind: str, message: str) -> Exception:
 # ---------------------------------------------------------------- proxies
 
 
-def _int_answer(value: Any, what: str, none_ok: bool = False) -> int | None:
-    if value is None and none_ok:
-        return None
+def _int_answer(value: Any, what: str) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
         raise TypeError(f"{what} returned {value!r}, not an integer")
     return value
+
+
+def _int_or_none(value: Any, what: str) -> int | None:
+    return None if value is None else _int_answer(value, what)
 
 
 def _c1(w: Worker) -> None:
@@ -161,7 +163,7 @@ def _c1(w: Worker) -> None:
 
         def proxy(a: int, b: int, _fn: str = fn, _memo: dict = {}) -> int | None:  # noqa: B006
             if (a, b) not in _memo:
-                _memo[a, b] = _int_answer(w.call(_fn, a, b), f"_{_fn}({a}, {b})", none_ok=True)
+                _memo[a, b] = _int_or_none(w.call(_fn, a, b), f"_{_fn}({a}, {b})")
             return _memo[a, b]
 
         setattr(folding, f"_{fn}", proxy)
@@ -307,7 +309,7 @@ def _c6(w: Worker) -> None:
             values.append(getattr(self.b, method)(*resolved))
         return values[plan["result"]]
 
-    Codegen._int_binary = _int_binary
+    Codegen._int_binary = _int_binary  # type: ignore[method-assign]
 
 
 PROXIES: dict[str, Callable[[Worker], None]] = {

@@ -97,7 +97,8 @@ def write_back(run: StudentRun, out: Path) -> None:
             if name in case.written:
                 arrays[f"c{i}_w{j}"] = case.written[name]
         cases.append({"name": case.name, "outputs": names, "error": case.error})
-    np.savez(out / "outputs.npz", **arrays)
+    # numpy's stubs read a str -> array mapping as if it could fill allow_pickle.
+    np.savez(out / "outputs.npz", **arrays)  # type: ignore[arg-type]
     meta = {"done": True, "error": run.error, "cases": cases, "compiled": run.compiled}
     (out / "runs.json").write_text(json.dumps(meta), encoding="utf-8")
 
