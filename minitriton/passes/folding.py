@@ -26,26 +26,8 @@ from collections.abc import Callable
 
 import numpy as np
 
+from minitriton.ir import ops
 from minitriton.ir.core import Operation
-from minitriton.ir.ops import (
-    MATH_UNARY_OPS,
-    AbsOp,
-    AddOp,
-    AndOp,
-    DivOp,
-    DivRnOp,
-    MaxOp,
-    MinOp,
-    MulOp,
-    NegOp,
-    NotOp,
-    OrOp,
-    RemOp,
-    ShlOp,
-    ShrOp,
-    SubOp,
-    XorOp,
-)
 from minitriton.ir.types import PointerType, ScalarType, Type
 
 #: An op class, the key of the tables below (a typo fails at import).
@@ -131,20 +113,20 @@ def _shift_ok(t: ScalarType, b: int) -> bool:
 
 
 _INT_BINARY: dict[OpClass, Callable[[int, int, ScalarType], int | None]] = {
-    AddOp: lambda a, b, t: a + b,
-    SubOp: lambda a, b, t: a - b,
-    MulOp: lambda a, b, t: a * b,
-    DivOp: lambda a, b, t: _int_div(a, b),
-    RemOp: lambda a, b, t: _int_rem(a, b),
-    MaxOp: lambda a, b, t: max(a, b),
-    MinOp: lambda a, b, t: min(a, b),
-    AndOp: lambda a, b, t: a & b,
-    OrOp: lambda a, b, t: a | b,
-    XorOp: lambda a, b, t: a ^ b,
-    ShlOp: lambda a, b, t: a << b if _shift_ok(t, b) else None,
+    ops.AddOp: lambda a, b, t: a + b,
+    ops.SubOp: lambda a, b, t: a - b,
+    ops.MulOp: lambda a, b, t: a * b,
+    ops.DivOp: lambda a, b, t: _int_div(a, b),
+    ops.RemOp: lambda a, b, t: _int_rem(a, b),
+    ops.MaxOp: lambda a, b, t: max(a, b),
+    ops.MinOp: lambda a, b, t: min(a, b),
+    ops.AndOp: lambda a, b, t: a & b,
+    ops.OrOp: lambda a, b, t: a | b,
+    ops.XorOp: lambda a, b, t: a ^ b,
+    ops.ShlOp: lambda a, b, t: a << b if _shift_ok(t, b) else None,
     # Python's >> is arithmetic; unsigned values are non-negative, so it is
     # also the logical shift for them (rule 13).
-    ShrOp: lambda a, b, t: a >> b if _shift_ok(t, b) else None,
+    ops.ShrOp: lambda a, b, t: a >> b if _shift_ok(t, b) else None,
 }
 
 
@@ -156,14 +138,14 @@ def _float_minmax(fn: Callable[..., np.floating]) -> Callable[..., np.floating |
 
 
 _FLOAT_BINARY: dict[OpClass, Callable[..., np.floating | None]] = {
-    AddOp: lambda a, b: a + b,
-    SubOp: lambda a, b: a - b,
-    MulOp: lambda a, b: a * b,
-    DivOp: lambda a, b: a / b,
-    DivRnOp: lambda a, b: a / b,
-    RemOp: np.fmod,  # C fmod: the sign of the dividend
-    MaxOp: _float_minmax(np.maximum),
-    MinOp: _float_minmax(np.minimum),
+    ops.AddOp: lambda a, b: a + b,
+    ops.SubOp: lambda a, b: a - b,
+    ops.MulOp: lambda a, b: a * b,
+    ops.DivOp: lambda a, b: a / b,
+    ops.DivRnOp: lambda a, b: a / b,
+    ops.RemOp: np.fmod,  # C fmod: the sign of the dividend
+    ops.MaxOp: _float_minmax(np.maximum),
+    ops.MinOp: _float_minmax(np.minimum),
 }
 
 
@@ -192,16 +174,16 @@ def _float_round_fn(fn: Callable[[float], int]) -> Callable[[float], float]:
 
 # Only ops that are exact everywhere: exp, sin, ... are approximate on GPUs.
 _FLOAT_UNARY: dict[OpClass, Callable[[float], float]] = {
-    NegOp: lambda a: -a,
-    AbsOp: abs,
-    MATH_UNARY_OPS["floor"]: _float_round_fn(math.floor),
-    MATH_UNARY_OPS["ceil"]: _float_round_fn(math.ceil),
+    ops.NegOp: lambda a: -a,
+    ops.AbsOp: abs,
+    ops.MATH_UNARY_OPS["floor"]: _float_round_fn(math.floor),
+    ops.MATH_UNARY_OPS["ceil"]: _float_round_fn(math.ceil),
 }
 
 _INT_UNARY: dict[OpClass, Callable[[int], int]] = {
-    NegOp: lambda a: -a,
-    NotOp: lambda a: ~a,
-    AbsOp: abs,
+    ops.NegOp: lambda a: -a,
+    ops.NotOp: lambda a: ~a,
+    ops.AbsOp: abs,
 }
 
 
