@@ -47,9 +47,12 @@ ArrayFn = Callable[..., np.ndarray]
 
 
 def elementwise(
-    op_class: type[Operation], *, math_precision: bool = False
+    op_class: type[Operation], *, math_precision: bool = False, home: str = __name__
 ) -> Callable[[ArrayFn], ArrayFn]:
     """Register ``fn(*arrays)`` as the semantics of the elementwise op ``op_class``.
+
+    ``home`` is the module that registers it, where the semantics table
+    says the op's meaning is (the wrapper itself is made here).
 
     The wrapper decodes bf16 operands to fp32 (and f16 too when
     ``math_precision``), calls ``fn`` on whole arrays and stores the result in
@@ -69,6 +72,7 @@ def elementwise(
             return RVal(np.asarray(data), any(a.batched for a in args))
 
         run.__doc__ = fn.__doc__
+        run.__module__ = home
         return fn
 
     return register

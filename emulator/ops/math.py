@@ -1,8 +1,8 @@
 """Semantics of the ``math.*`` ops: libdevice functions, ``abs``, ``fma``, ``pow``, ``div_rn``.
 
-They run through :func:`~minitriton.emulator.ops.arith.elementwise` with
-``math_precision``: f16 (and bf16) operands compute in fp32 and the result
-is rounded once. NumPy's functions are correctly rounded or close to it; the
+They run through :func:`~minitriton.emulator.ops.arith.elementwise`; the
+libdevice functions and ``pow`` with ``math_precision``: f16 (and bf16)
+operands compute in fp32 and the result is rounded once. NumPy's functions are correctly rounded or close to it; the
 GPU's are approximations (see the package docstring for the differences).
 """
 
@@ -10,26 +10,30 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from functools import partial
 
 import numpy as np
 
 from minitriton.emulator.ops.arith import ArrayFn, elementwise
 from minitriton.ir.ops import MATH_BINARY_OPS, MATH_UNARY_OPS, AbsOp, DivRnOp, FmaOp, PowOp
 
+#: ``elementwise``, registering from this module.
+_math = partial(elementwise, home=__name__)
 
-@elementwise(DivRnOp)
+
+@_math(DivRnOp)
 def _div_rn(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """IEEE division, rounded to nearest."""
     return a / b
 
 
-@elementwise(PowOp, math_precision=True)
+@_math(PowOp, math_precision=True)
 def _pow(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """a ** b."""
     return np.power(a, b)
 
 
-@elementwise(AbsOp)
+@_math(AbsOp)
 def _abs(a: np.ndarray) -> np.ndarray:
     """|a| (``abs(INT_MIN)`` wraps to INT_MIN)."""
     return np.abs(a) if a.dtype.kind != "u" else a
@@ -79,7 +83,7 @@ _MATH: dict[str, ArrayFn] = {
     "trunc": np.trunc,
 }
 for _name, _fn in _MATH.items():
-    elementwise(MATH_UNARY_OPS[_name], math_precision=True)(_fn)
+    _math(MATH_UNARY_OPS[_name], math_precision=True)(_fn)
 
 _MATH_BINARY: dict[str, ArrayFn] = {
     "atan2": np.arctan2,
@@ -88,7 +92,7 @@ _MATH_BINARY: dict[str, ArrayFn] = {
     "nextafter": np.nextafter,
 }
 for _name, _fn in _MATH_BINARY.items():
-    elementwise(MATH_BINARY_OPS[_name], math_precision=True)(_fn)
+    _math(MATH_BINARY_OPS[_name], math_precision=True)(_fn)
 
 
 def _scalar_fn(fn: Callable[[float], float], a: np.ndarray, *, at_pole: float) -> np.ndarray:
@@ -110,7 +114,7 @@ def _scalar_fn(fn: Callable[[float], float], a: np.ndarray, *, at_pole: float) -
     return np.vectorize(one, otypes=[a.dtype])(a)
 
 
-@elementwise(FmaOp)
+@_math(FmaOp)
 def _fma(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
     """a * b + c: exact product in fp64 (one rounding for f32 and narrower)."""
     return a.astype(np.float64) * b.astype(np.float64) + c.astype(np.float64)
