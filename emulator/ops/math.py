@@ -2,8 +2,9 @@
 
 They run through :func:`~minitriton.emulator.ops.arith.elementwise`; the
 libdevice functions and ``pow`` with ``math_precision``: f16 (and bf16)
-operands compute in fp32 and the result is rounded once. NumPy's functions are correctly rounded or close to it; the
-GPU's are approximations (see the package docstring for the differences).
+operands compute in fp32 and the result is rounded once. NumPy's functions
+are correctly rounded or close to it; the GPU's are approximations (see the
+package docstring for the differences).
 """
 
 from __future__ import annotations
