@@ -38,7 +38,9 @@ def test_the_check_finds_empty_cells() -> None:
     ("name", "column", "expected"),
     [
         ("arith.add", "folded", "passes.canonicalize._add"),
-        ("tt.dot", "emulator", "emulator.ops_combine._dot"),
+        ("tt.dot", "emulator", "emulator.ops.matrix._dot"),
+        ("math.exp", "emulator", "emulator.ops.math.elementwise"),
+        ("arith.add", "emulator", "emulator.ops.arith.elementwise"),
         ("tt.dot", "gpu", "backend.lower_mma.MmaMixin.op_tt_dot"),
         ("tt.load", "traits", "ReadsMemory, Elementwise"),
         ("tt.store", "layout", "backend.prepare.LayoutPlan._back_tt_store"),

@@ -41,7 +41,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from minitriton.exercises import compiler_worker as wire
+from minitriton.course import compiler_worker as wire
 
 CALL_TIMEOUT_S = 60
 #: Builder methods the child may ask for in exercise c6 (integer instructions only).
@@ -146,12 +146,14 @@ def _exception(kind: str, message: str) -> Exception:
 # ---------------------------------------------------------------- proxies
 
 
-def _int_answer(value: Any, what: str, none_ok: bool = False) -> int | None:
-    if value is None and none_ok:
-        return None
+def _int_answer(value: Any, what: str) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
         raise TypeError(f"{what} returned {value!r}, not an integer")
     return value
+
+
+def _int_or_none(value: Any, what: str) -> int | None:
+    return None if value is None else _int_answer(value, what)
 
 
 def _c1(w: Worker) -> None:
@@ -161,7 +163,7 @@ def _c1(w: Worker) -> None:
 
         def proxy(a: int, b: int, _fn: str = fn, _memo: dict = {}) -> int | None:  # noqa: B006
             if (a, b) not in _memo:
-                _memo[a, b] = _int_answer(w.call(_fn, a, b), f"_{_fn}({a}, {b})", none_ok=True)
+                _memo[a, b] = _int_or_none(w.call(_fn, a, b), f"_{_fn}({a}, {b})")
             return _memo[a, b]
 
         setattr(folding, f"_{fn}", proxy)
@@ -260,11 +262,11 @@ def _c3(w: Worker) -> None:
 def _c5(w: Worker) -> None:
     import numpy as np
 
-    from minitriton.emulator import ops_combine
+    from minitriton.emulator.ops import reduce as ops_reduce
     from minitriton.emulator.registry import SEMANTICS
     from minitriton.emulator.values import RVal
 
-    real_reduce, combine = ops_combine._reduce, ops_combine._combine
+    real_reduce, combine = ops_reduce._reduce, ops_reduce._combine
 
     def _reduce(op: Any, state: Any, *xs: RVal) -> list[RVal]:
         def run_region(message: dict) -> dict:
@@ -285,7 +287,7 @@ def _c5(w: Worker) -> None:
         )
         return [RVal(wire.text_array(t), bool(b)) for t, b in answer]
 
-    ops_combine._reduce = _reduce
+    ops_reduce._reduce = _reduce
     for key in [k for k, fn in SEMANTICS.items() if fn is real_reduce]:
         SEMANTICS[key] = _reduce
 
@@ -307,7 +309,7 @@ def _c6(w: Worker) -> None:
             values.append(getattr(self.b, method)(*resolved))
         return values[plan["result"]]
 
-    Codegen._int_binary = _int_binary
+    Codegen._int_binary = _int_binary  # type: ignore[method-assign]
 
 
 PROXIES: dict[str, Callable[[Worker], None]] = {
@@ -358,7 +360,7 @@ import os
 
 import pytest
 
-from minitriton.exercises import compiler_sandbox
+from minitriton.course import compiler_sandbox
 
 _SETTINGS = json.loads(os.environ.pop({SETTINGS_ENV!r}))
 _WORKER = compiler_sandbox.install(_SETTINGS)
