@@ -152,7 +152,7 @@ from math import gcd
 from minitriton.backend.accelerate_matmul import DotPath, dot_path
 from minitriton.backend.accumulators import loads_k_major
 from minitriton.backend.axis import AxisAnalysis, AxisInfo
-from minitriton.backend.lower_mma import MmaTile
+from minitriton.backend.lower_mma import ring_tile
 from minitriton.backend.mma_v3 import wgmma_shape
 from minitriton.backend.shared_layout import SharedTile, align_tile
 from minitriton.backend.tma import (
@@ -327,7 +327,7 @@ def pipeline_loops(
                 if plan is not None and use_tma and not _tma_form_enabled(plan):
                     plan = _match(op, func, axis, num_warps, False)
             elif path in (DotPath.WGMMA, DotPath.MMA_V2):  # wgmma: tf32, int8, fp8
-                plan = _match_mma(op, func, axis)
+                plan = _match_mma(op, func, axis, k_major_b=path is DotPath.MMA_V2)
             stages = _fitting_stages(plan, num_stages, arch) if plan is not None else 0
             if stages >= 2:
                 _commit_maps(plan, func)
@@ -435,11 +435,15 @@ def _wgmma_kinds(loop: Operation, num_warps: int) -> set[str]:
             if op.name == "tt.dot"}  # fmt: skip
 
 
-def _match_mma(loop: Operation, func: FuncOp, axis: AxisAnalysis) -> _Plan | None:
-    """The plan of a loop whose dots run on ``mma.sync``: row-major operands into rings.
+def _match_mma(
+    loop: Operation, func: FuncOp, axis: AxisAnalysis, k_major_b: bool = False
+) -> _Plan | None:
+    """The plan of a loop whose dots run ``mma.sync`` (or restage for ``wgmma``): rings.
 
-    A K-major operand (attention's ``k`` loaded transposed) or one not loaded
-    in the loop stays on the path of registers staged through shared memory.
+    Row-major operands go into rings; with ``k_major_b`` (``mma.sync``) so
+    does a K-major B (attention's ``k`` loaded transposed), into a tile
+    stored transposed. A K-major A, or one not loaded in the loop, stays on
+    the path of registers staged through shared memory.
     """
     body = loop.regions[0].block
     if any(op.name == "tt.dot" for op in _nested(body)):
@@ -449,9 +453,10 @@ def _match_mma(loop: Operation, func: FuncOp, axis: AxisAnalysis) -> _Plan | Non
     planned, loads = [], []
     for dot in (op for op in body.ops if op.name == "tt.dot"):
         ring = []
-        for v in dot.operands[:2]:
+        for i, v in enumerate(dot.operands[:2]):
             ld = _match_load(v, body, axis, uses, advancing)
-            ring.append(ld if ld is not None and ld.contig == 1 else None)
+            ok = ld is not None and (ld.contig == 1 or (i == 1 and k_major_b))
+            ring.append(ld if ok else None)
         if ring[1] is None:
             return None
         a = ring[0] if ring[0] is not None else dot.operands[0]
@@ -672,7 +677,7 @@ class _Rewriter:
 
     def _encoding(self, v: Value, contig: int, eb: int) -> str:
         if self.plan.mma:
-            return MmaTile(v.shape[0], v.shape[1], eb).describe()
+            return ring_tile(v.shape, eb, contig).describe()
         return str(SharedTile.make(v.shape, contig, eb))
 
     def _times(self, block: Block, before: Operation, v: Value, n: int) -> Value:
