@@ -13,6 +13,8 @@ Two lowerings, for the ops :mod:`minitriton.backend.mma_plan` set up:
   fragments per call: B's fragment holds K-consecutive pairs, across the
   rows of the tile). tf32 and int8 B, whose fragments ``ldmatrix.trans``
   cannot produce, are read with plain ``ld.shared`` in the fragment layout.
+  A pipelined K-major B (a ring tile stored transposed, one row per ``n``)
+  is read with plain ``ldmatrix.x4`` for every element type, like A.
 * ``tt.dot``: for each k step, each m16 and each n8 tile of a warp, one
   ``mma.sync.aligned.m16n8k16`` (fp16, bf16), ``m16n8k8`` (tf32: operands
   rounded with ``cvt.rna.tf32.f32``, as Triton does) or ``m16n8k32`` (int8,

@@ -16,10 +16,12 @@ tensor-core path. Three forms:
   through descriptors;
 * ``mma.sync`` (sm_80..sm_89, sm_120, or ``arch="sm_80"`` on Hopper): the
   rings are swizzled row-major tiles (:class:`~minitriton.backend.lower_mma.MmaTile`,
-  printed ``swizzled_shared``) and each ring operand becomes a
-  ``ttg.local_load(%slot)`` in the dot-operand layout, which the code
-  generator turns into ``ldmatrix`` (``.trans`` for 16-bit B) straight from
-  the slot being consumed, one k step at a time (see *mma.sync* below);
+  printed ``swizzled_shared``), or for a K-major B (attention's ``k``) a
+  tile holding the block transposed (``contig = 0``, ``order=[0, 1]``), and
+  each ring operand becomes a ``ttg.local_load(%slot)`` in the dot-operand
+  layout, which the code generator turns into ``ldmatrix`` (``.trans`` for
+  a row-major 16-bit B, none for a K-major one) straight from the slot being
+  consumed, one k step at a time (see *mma.sync* below);
 * ``wgmma`` with tf32, int8 or fp8 operands, whose B must be K-major and
   whose fp32 inputs must be rounded to TF32: the same rings and
   ``ttg.local_load`` as ``mma.sync``, in a blocked layout (registers), then
@@ -51,9 +53,11 @@ An A that is not loaded in the loop either is loop-invariant (attention's
 ``wgmma`` from registers, see :mod:`~minitriton.backend.lower_wgmma`).
 A loop that breaks a rule keeps step 1's path (operands loaded into
 registers, then staged into shared memory). The other two forms need B
-(and A, to be in a ring) loaded row-major in the loop under the same rules;
-an A that is not keeps its ordinary load and staging, and a K-major B
-(attention's ``k`` loaded transposed) leaves the loop unpipelined.
+(and A, to be in a ring) loaded in the loop under the same rules, A
+row-major; an A that is not keeps its ordinary load and staging. B may be
+K-major on ``mma.sync`` (attention's ``k`` loaded transposed: copied 16
+bytes along K into its transposed tile); on the restaging ``wgmma`` form a
+K-major B leaves the loop unpipelined.
 
 **Two schedules.**
 
@@ -133,6 +137,9 @@ gives it its ``nvidia_mma`` layouts as before)::
       ...
     }
 
+Attention's loop gets a ring for ``k`` (K-major) and one for ``v``
+(row-major), and its two dots read them; ``q`` stays staged once before the
+loop and ``P`` feeds the second dot from registers.
 No ``fence.proxy.async`` is needed (``ldmatrix`` reads through the generic
 proxy) and none is emitted before sm_90. The rings sit at the start of
 shared memory, 128-byte aligned slots; the scratch space after them keeps
