@@ -39,7 +39,8 @@ The fp16/bf16 ``wgmma`` form needs:
 * every dot's B, and A where it is loaded in the loop, is a ``tt.load`` used
   only by that dot, with no ``other`` or a zero one (``cp.async`` zero-fills
   masked-off bytes), row-major or (B only) K-major in memory;
-* the pointers and the mask are computed in the loop from the induction
+* the pointers and the mask are computed in the loop (hints such as
+  ``tl.multiple_of(start_n, BLOCK_N)`` included) from the induction
   variable, loop-invariant values, and loop-carried values that advance by a
   loop-invariant step (``a_ptrs += BLOCK_K * stride_ak``, or a block
   pointer's offset ``off + BLOCK_N``): they are recomputed for the
@@ -195,6 +196,7 @@ _CLONABLE = (
     "tt.make_range",
     "tt.addptr",
     "tt.trans",  # a transposed B (see transpose_loads)
+    "tt.hint",  # tl.multiple_of(start_n, BLOCK_N): true of every iteration's value
 )
 
 

@@ -233,6 +233,23 @@ def test_attention_on_sm80_pipelines_k_and_v(stage):
     assert "mma.sync.aligned.m16n8k16" in ptx
 
 
+@pytest.mark.parametrize("stage", [1, 3])
+def test_masked_attention_on_sm80_pipelines_k_and_v(stage):
+    # Plain pointers and masks from tl.multiple_of(start_n, BLOCK_N): the hint is recomputed
+    # for the prefetched iteration like the rest of the pointers.
+    from tests.kernels.attention_masked import attn_fwd_masked
+
+    strides = ", ".join(["i32:16", "i32:16", "i32:16", "1"] * 4)
+    sig = f"*fp16:16, *fp16:16, *fp16:16, fp32, *fp32:16, *fp16:16, {strides}, i32, i32, i32, "
+    specs = parse_signature(sig + f"64, 64, 64, {stage}", kernel_params(attn_fwd_masked.fn))
+    options = CompileOptions(num_warps=4, num_stages=3, arch="sm_80")
+    k = compile_kernel(attn_fwd_masked.source, specs, options, stop_after="ptx")
+    loops = 2 if stage == 3 else 1
+    ttgir = k.asm["ttgir"]
+    assert ttgir.count("ttg.local_alloc") == 2 * loops and ttgir.count("contig = 0, d") == loops
+    assert "tt.hint" in ttgir.split("scf.for")[0]  # cloned into the prologue's copies
+
+
 def test_attention_sm80_ttgir_golden(golden):
     golden(_attention(1).asm["ttgir"], "fused_attention_64_sm80_pipelined.ttgir")
 
