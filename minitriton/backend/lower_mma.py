@@ -13,6 +13,8 @@ Two lowerings, for the ops :mod:`minitriton.backend.mma_plan` set up:
   fragments per call: B's fragment holds K-consecutive pairs, across the
   rows of the tile). tf32 and int8 B, whose fragments ``ldmatrix.trans``
   cannot produce, are read with plain ``ld.shared`` in the fragment layout.
+  A pipelined K-major B (a ring tile stored transposed, one row per ``n``)
+  is read with plain ``ldmatrix.x4`` for every element type, like A.
 * ``tt.dot``: for each k step, each m16 and each n8 tile of a warp, one
   ``mma.sync.aligned.m16n8k16`` (fp16, bf16), ``m16n8k8`` (tf32: operands
   rounded with ``cvt.rna.tf32.f32``, as Triton does) or ``m16n8k32`` (int8,
@@ -72,11 +74,18 @@ class MmaTile:
     A row has ``vecs`` units; ``per_phase`` consecutive rows share a phase
     (rows shorter than 128 bytes share a 128-byte bank line), and the phase
     takes ``max_phase`` values: ``phase(r) = (r / per_phase) % max_phase``.
+
+    ``contig = 0`` marks a K-major B ring tile: the ``K x N`` block is stored
+    transposed, one row per ``n`` (``rows = N``, ``cols = K``), so its 16-byte
+    units run along K like A's, and B's fragments come back with plain
+    ``ldmatrix`` (no ``.trans``) under the same swizzle.
     """
 
     rows: int
     cols: int
     eb: int
+    #: 1: the block's rows are the tile's rows; 0: the tile holds the block transposed.
+    contig: int = 1
 
     @property
     def unit(self) -> int:
@@ -107,7 +116,7 @@ class MmaTile:
         """The tile as the ``ttgir`` dump prints it (Triton's ``swizzled_shared`` encoding)."""
         return (
             f"swizzled_shared<vec={self.unit}, perPhase={self.per_phase}, "
-            f"maxPhase={self.max_phase}, order=[1, 0]>"
+            f"maxPhase={self.max_phase}, order={[1, 0] if self.contig else [0, 1]}>"
         )
 
     def offset(self, row: int, col: int) -> int:
@@ -127,6 +136,12 @@ class MmaTile:
         within = b.mul(b.and_(col, c(self.unit - 1)), c(self.eb))
         base = b.mul(row, c(self.cols * self.eb))
         return b.add(b.add(base, b.shl(unit, c(4))), within)
+
+
+def ring_tile(shape: list[int] | tuple[int, ...], eb: int, contig: int) -> MmaTile:
+    """The ``mma.sync`` ring tile of a ``shape`` block (``contig = 0``: K-major, transposed)."""
+    rows, cols = shape
+    return MmaTile(rows, cols, eb) if contig else MmaTile(cols, rows, eb, 0)
 
 
 def _log2(n: int) -> int:
@@ -190,8 +205,8 @@ class MmaMixin:
         if op.attrs.get("tile") != "swizzled":
             return super().op_ttg_local_alloc(op)
         rings = self.__dict__.setdefault("rings", {})
-        rows, cols = op.attrs["shape"]
-        tile = MmaTile(rows, cols, byte_size(ScalarType(op.attrs["dtype"])))
+        tile = ring_tile(op.attrs["shape"], byte_size(ScalarType(op.attrs["dtype"])),
+                         op.attrs.get("contig", 1))  # fmt: skip
         stage_bytes = (tile.nbytes + 127) // 128 * 128
         stages = op.attrs["stages"]
         offset = self.__dict__.get("ring_end", 0)
@@ -218,6 +233,7 @@ class MmaMixin:
         target = self.plan.dot_operands.get(id(op.result))
         if target is not None:
             return Staged(target[0], target[1], tile, 0, slot)
+        assert tile.contig == 1, "a K-major ring feeds an mma.sync dot only"
         layout = self.layout(op.result)
         dim, run = layout.contiguous_run()
         vec = min(run, tile.unit) if dim == 1 else 1
@@ -306,6 +322,8 @@ class MmaMixin:
         """The packed 32-bit registers of k step ``ki`` for each m16 (A) or n8 (B) tile."""
         if staged.op_idx == 0:
             return {mi: self._ldmatrix_a(staged, mi, ki) for mi in range(tiles)}
+        if staged.tile.contig == 0:  # a K-major ring tile: plain ldmatrix, every element type
+            return self._ldmatrix_b_k_major(staged, ki, tiles)
         if staged.mma.bits == 16:
             return self._ldmatrix_b(staged, ki, tiles)
         return {ni: self._scalar_b(staged, ki, ni) for ni in range(tiles)}
@@ -376,6 +394,34 @@ class MmaMixin:
             if pair:
                 col = b.add(col, b.mul(j1, _c(8 * wn)))
             regs = self._ldmatrix(staged, (row, col, ki * 16), 4 if pair else 2, True)
+            out[ni] = regs[:2]
+            if pair:
+                out[ni + 1] = regs[2:]
+        return out
+
+    def _ldmatrix_b_k_major(self, staged: Staged, ki: int, tiles: int) -> dict[int, list]:
+        """B from a K-major tile (one row per ``n``): ``ldmatrix`` without ``.trans``.
+
+        B's register ``b_r`` holds ``32 / bits`` K-consecutive elements at
+        ``k = (lane % 4) * 32 / bits + r * 16 / eb`` of column ``n = lane / 4``:
+        in a tile whose rows are B's columns that is 32-bit word ``lane % 4``
+        of row ``lane / 4``, 16-byte unit ``r`` of the k step, which is what a
+        plain ``ldmatrix`` hands each lane, for 16-bit, tf32 and 8-bit elements
+        alike. Matrix ``j`` of an ``x4`` is unit ``j & 1`` of n8 tile
+        ``ni + (j >> 1)``; the rows of further tile pairs (multiples of 8) go
+        into the immediate offset.
+        """
+        mma = staged.mma
+        wn = mma.params.wpc[1]
+        r, j0, j1 = self._ldmatrix_lane()
+        b = self.b
+        row = b.add(b.add(self.warp_offset(mma.b, 1), r), b.mul(j1, _c(8 * wn)))
+        k0 = _origin(mma, 1, ki, 0)[0]
+        col = b.add(b.mul(j0, _c(staged.tile.unit)), _c(k0))
+        out = {}
+        for ni in range(0, tiles, 2):
+            pair = ni + 1 < tiles  # lanes 16-31's addresses are ignored by an x2
+            regs = self._ldmatrix(staged, (row, col, ni * 8 * wn), 4 if pair else 2, False)
             out[ni] = regs[:2]
             if pair:
                 out[ni + 1] = regs[2:]

@@ -556,7 +556,7 @@ def prepare_kernel(
     copy = copy_module(module)
     kernel, inlined_at = inline_calls(copy)
     copy.funcs = [kernel]
-    if arch_number(arch) == 90:  # where the pipeliner runs (wgmma)
+    if arch_number(arch) >= 80:  # where the pipeliner runs (wgmma and mma.sync)
         sink_transposes_into_loads(kernel)
     pipeline_loops(kernel, num_warps, arch, num_stages, tma=tma)
     plan = assign_layouts(kernel, num_warps, arch)
