@@ -77,7 +77,8 @@ def _cast(op: Operation, state: ProgramState, x: RVal) -> RVal:
     if isinstance(src, PointerType):
         assert isinstance(dst, ScalarType)
         buf = state.interp.memory[x.buffer or 0]
-        address = buf.base_address + x.data * src.pointee.numpy.itemsize
+        nbytes = np.multiply(x.data, src.pointee.numpy.itemsize, dtype=np.int64)
+        address = buf.base_address + nbytes
         return RVal(cast_values(address, ScalarType("i64"), dst), x.batched)
     if isinstance(dst, PointerType):
         assert isinstance(src, ScalarType)
@@ -89,7 +90,7 @@ def _cast_ptr(state: ProgramState, x: RVal, src: PointerType, dst: PointerType) 
     # Same memory seen through another element type: offsets scale by the size ratio.
     memory = state.interp.memory
     buffer = memory.view(x.buffer or 0, dst.pointee)
-    nbytes = x.data * src.pointee.numpy.itemsize
+    nbytes = np.multiply(x.data, src.pointee.numpy.itemsize, dtype=np.int64)
     return RVal(nbytes // dst.pointee.numpy.itemsize, x.batched, buffer)
 
 
@@ -112,8 +113,33 @@ def _int_to_ptr(
 @semantics("tt.addptr")
 def _addptr(op: Operation, state: ProgramState, ptr: RVal, offset: RVal) -> RVal:
     """Pointer plus an element offset (computed in 64 bits; the offset already wrapped)."""
-    data = np.add(ptr.data, offset.data, dtype=np.int64)  # one pass, no temporary
+    data = _offsets_from_base(ptr.data, offset.data)
+    if data is None:
+        data = np.add(ptr.data, offset.data, dtype=np.int64)  # one pass, no temporary
     return RVal(data, ptr.batched or offset.batched, ptr.buffer)
+
+
+def _offsets_from_base(base: np.ndarray, offset: np.ndarray) -> np.ndarray | None:
+    """``offset`` itself when ``base`` is element 0 of its buffer everywhere, else None.
+
+    ``x_ptr + offsets`` on an argument's pointer is the commonest ``tt.addptr``:
+    the sum is the offsets themselves, so the block of (often 32-bit) offsets
+    serves as the pointer's data, without a new 64-bit block per pointer
+    (which a first launch pays for in fresh pages). Values are never written
+    in place, so sharing the array is safe; an offset block smaller than the
+    result (a broadcast) takes the general path.
+    """
+    if offset.dtype not in _OFFSET_DTYPES or not base.size or any(base.strides):
+        return None
+    if base.item(0) != 0:
+        return None
+    if np.broadcast_shapes(base.shape, offset.shape) != offset.shape:
+        return None
+    return offset
+
+
+#: Offset dtypes a pointer's data may keep as they are (signed, so never huge).
+_OFFSET_DTYPES = (np.dtype(np.int32), np.dtype(np.int64))
 
 
 # ---------------------------------------------------------------- shapes

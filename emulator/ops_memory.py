@@ -39,13 +39,24 @@ def check_bounds(
     offsets = ptr.data
     if offsets.size and offsets.min() >= 0 and offsets.max() < buf.size:
         return buf  # fast path: no lane is out of bounds, masked or not
-    # Negative offsets become huge as uint64: one comparison catches both ends.
-    bad = offsets.view(np.uint64) >= np.uint64(buf.size)
+    bad = _outside(offsets, buf.size)
     if mask is not None:
         bad = bad & mask.data
     if bad.any():
         raise _oob_error(op, state, buf, ptr, bad, verb)
     return buf
+
+
+def _outside(offsets: np.ndarray, size: int) -> np.ndarray:
+    """Where ``offsets`` fall outside ``[0, size)``.
+
+    Negative offsets become huge as unsigned numbers of their own width, so
+    one comparison catches both ends (an int32 offset array serves buffers
+    of up to 2^31 elements this way; above that it is widened first).
+    """
+    if offsets.dtype != np.int64 and size > np.iinfo(offsets.dtype).max:
+        offsets = offsets.astype(np.int64)
+    return offsets.view(f"u{offsets.itemsize}") >= np.uint64(size)
 
 
 def _oob_error(
@@ -87,21 +98,40 @@ def _load(
         return RVal(np.broadcast_to(fill, shape).copy(), batched)
     # Disabled lanes may point anywhere: clip them to a valid index, then overwrite.
     shape = np.broadcast_shapes(ptr.data.shape, mask.data.shape)
-    values = np.asarray(np.take(buf.flat, _indices(ptr.data, shape), mode="clip"))
+    values = _take_clipped(buf.flat, ptr.data, shape)
     np.copyto(values, fill, where=np.logical_not(mask.data))
     return RVal(values, batched)
 
 
-def _indices(offsets: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
-    """``offsets`` broadcast to ``shape``, as ``np.take`` takes them without a copy.
+#: Most lanes one ``np.take`` gets when NumPy would copy the offsets (see below).
+TAKE_CHUNK = 1 << 14
 
-    ``np.take`` copies a read-only index array (every ``broadcast_to`` view
-    is one), which for a block of 64-bit offsets is as much memory as the
-    offsets themselves; the offsets of the right shape need no view.
+
+def _take_clipped(flat: np.ndarray, offsets: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
+    """``flat[offsets]`` broadcast to ``shape``, out-of-range offsets clipped to the ends.
+
+    ``np.take`` copies its index array unless it is a writable ``intp``
+    array of the right shape: a broadcast view, or 32-bit offsets (the
+    pointer data of ``x_ptr + offsets``), would cost a 64-bit copy as big as
+    the block, touched for the first time in a fresh process. Those are
+    taken a slice of rows at a time, so the copies stay small and reused.
     """
-    if offsets.shape == shape and offsets.flags.writeable:
-        return offsets
-    return np.broadcast_to(offsets, shape)
+    if offsets.shape == shape and offsets.dtype == np.intp and offsets.flags.writeable:
+        return np.asarray(np.take(flat, offsets, mode="clip"))
+    offsets = np.broadcast_to(offsets, shape)
+    if not shape or offsets.size <= TAKE_CHUNK:
+        return np.asarray(np.take(flat, offsets, mode="clip"))
+    out = np.empty(shape, dtype=flat.dtype)
+    step = _rows_per_chunk(shape)
+    for row in range(0, shape[0], step):
+        np.take(flat, offsets[row : row + step], mode="clip", out=out[row : row + step])
+    return out
+
+
+def _rows_per_chunk(shape: tuple[int, ...]) -> int:
+    """How many rows (of the leading axis) make about :data:`TAKE_CHUNK` lanes."""
+    lanes_per_row = max(1, int(np.prod(shape[1:], dtype=np.int64)))
+    return max(1, TAKE_CHUNK // lanes_per_row)
 
 
 @semantics("tt.store")
@@ -122,7 +152,19 @@ def _store(
     if enabled.all():
         buf.flat[offsets.reshape(-1)] = values.reshape(-1)
         return
-    buf.flat[offsets[enabled]] = values[enabled]
+    if not shape or enabled.size <= TAKE_CHUNK:
+        buf.flat[offsets[enabled]] = values[enabled]
+        return
+    # The enabled lanes, a slice of rows at a time (in order, so the last writer
+    # still wins): their offsets and values are copies, kept small that way.
+    step = _rows_per_chunk(shape)
+    for row in range(0, shape[0], step):
+        rows = slice(row, row + step)
+        lanes = enabled[rows]
+        if lanes.all():
+            buf.flat[offsets[rows].reshape(-1)] = values[rows].reshape(-1)
+        else:
+            buf.flat[offsets[rows][lanes]] = values[rows][lanes]
 
 
 # ---------------------------------------------------------------- atomics
