@@ -113,7 +113,7 @@ def _int_to_ptr(
 @semantics("tt.addptr")
 def _addptr(op: Operation, state: ProgramState, ptr: RVal, offset: RVal) -> RVal:
     """Pointer plus an element offset (computed in 64 bits; the offset already wrapped)."""
-    data = _offsets_from_base(ptr.data, offset.data)
+    data = _offsets_from_base(ptr.data, offset.data) if op.results[0].shape else None
     if data is None:
         data = np.add(ptr.data, offset.data, dtype=np.int64)  # one pass, no temporary
     return RVal(data, ptr.batched or offset.batched, ptr.buffer)
@@ -127,7 +127,8 @@ def _offsets_from_base(base: np.ndarray, offset: np.ndarray) -> np.ndarray | Non
     serves as the pointer's data, without a new 64-bit block per pointer
     (which a first launch pays for in fresh pages). Values are never written
     in place, so sharing the array is safe; an offset block smaller than the
-    result (a broadcast) takes the general path.
+    result (a broadcast) takes the general path, and so do scalar pointers
+    (``x_ptr + row * stride``): small, and cheaper to add to in 64 bits.
     """
     if offset.dtype not in _OFFSET_DTYPES or not base.size or any(base.strides):
         return None

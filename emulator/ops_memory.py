@@ -104,7 +104,7 @@ def _load(
 
 
 #: Most lanes one ``np.take`` gets when NumPy would copy the offsets (see below).
-TAKE_CHUNK = 1 << 14
+TAKE_CHUNK = 1 << 15
 
 
 def _take_clipped(flat: np.ndarray, offsets: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
@@ -145,26 +145,39 @@ def _store(
     offsets = np.broadcast_to(ptr.data, shape)
     values = np.broadcast_to(value.data, shape)
     if mask is None:
-        # NumPy assigns repeated indices of a 1-D index array in order: the last one wins.
-        buf.flat[offsets.reshape(-1)] = values.reshape(-1)
+        _scatter(buf.flat, offsets, values, None)
         return
     enabled = np.broadcast_to(mask.data, shape)
-    if enabled.all():
-        buf.flat[offsets.reshape(-1)] = values.reshape(-1)
+    _scatter(buf.flat, offsets, values, None if enabled.all() else enabled)
+
+
+def _scatter(
+    flat: np.ndarray, offsets: np.ndarray, values: np.ndarray, enabled: np.ndarray | None
+) -> None:
+    """``flat[offsets] = values`` on the ``enabled`` lanes (all if None), in lane order.
+
+    NumPy assigns repeated indices of a 1-D index array in order, so the last
+    lane wins. It scatters through 32-bit indices three times slower than
+    through ``intp`` ones: big blocks of those go a slice of rows at a time,
+    widened (and compressed to the enabled lanes) there, so the copies stay
+    small. ``intp`` offsets go in one piece, faster.
+    """
+    if offsets.dtype == np.intp or not offsets.shape or offsets.size <= TAKE_CHUNK:
+        _scatter_lanes(flat, offsets, values, enabled)
         return
-    if not shape or enabled.size <= TAKE_CHUNK:
-        buf.flat[offsets[enabled]] = values[enabled]
-        return
-    # The enabled lanes, a slice of rows at a time (in order, so the last writer
-    # still wins): their offsets and values are copies, kept small that way.
-    step = _rows_per_chunk(shape)
-    for row in range(0, shape[0], step):
+    step = _rows_per_chunk(offsets.shape)
+    for row in range(0, offsets.shape[0], step):
         rows = slice(row, row + step)
-        lanes = enabled[rows]
-        if lanes.all():
-            buf.flat[offsets[rows].reshape(-1)] = values[rows].reshape(-1)
-        else:
-            buf.flat[offsets[rows][lanes]] = values[rows][lanes]
+        lanes = None if enabled is None else enabled[rows]
+        _scatter_lanes(flat, offsets[rows], values[rows], lanes)
+
+
+def _scatter_lanes(
+    flat: np.ndarray, offsets: np.ndarray, values: np.ndarray, enabled: np.ndarray | None
+) -> None:
+    if enabled is not None and not enabled.all():
+        offsets, values = offsets[enabled], values[enabled]
+    flat[offsets.reshape(-1).astype(np.intp, copy=False)] = values.reshape(-1)
 
 
 # ---------------------------------------------------------------- atomics

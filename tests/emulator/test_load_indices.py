@@ -69,12 +69,12 @@ def test_take_matches_numpy_for_every_offset_layout() -> None:
 
 
 def test_take_of_32_bit_offsets_copies_no_block_of_indices() -> None:
-    flat = np.zeros(ROWS * LANES, dtype=np.float32)
-    offsets = np.arange(ROWS * LANES, dtype=np.int32).reshape(ROWS, LANES)
+    rows = 8 * ROWS  # a block much bigger than a slice
+    flat = np.zeros(rows * LANES, dtype=np.float32)
+    offsets = np.arange(rows * LANES, dtype=np.int32).reshape(rows, LANES)
     values, peak = peak_bytes(lambda: _take_clipped(flat, offsets, offsets.shape))
     # The result, plus one slice's 64-bit indices; a whole-block copy would be 8 bytes a lane.
-    assert peak <= values.nbytes + 2 * TAKE_CHUNK * 8
-    assert peak < values.nbytes + offsets.size * 8
+    assert peak <= values.nbytes + 2 * TAKE_CHUNK * 8 < values.nbytes + offsets.size * 8
 
 
 def test_take_of_64_bit_offsets_passes_them_as_they_are() -> None:
@@ -143,14 +143,33 @@ def test_masked_store_in_slices_keeps_lane_order(n: int) -> None:
 
 def test_masked_store_copies_no_block_of_lanes() -> None:
     """The enabled lanes' offsets and values are gathered a slice at a time."""
-    flat = np.zeros(ROWS * LANES, dtype=np.float32)
+    rows = 8 * ROWS  # a block much bigger than a slice
+    flat = np.zeros(rows * LANES, dtype=np.float32)
     memory = Memory()
     buffer = memory.add("out", flat, ScalarType("f32"))
     state = SimpleNamespace(interp=SimpleNamespace(memory=memory))
-    offsets = np.arange(ROWS * LANES, dtype=np.int32).reshape(ROWS, LANES)
-    values = np.ones((ROWS, LANES), dtype=np.float32)
+    offsets = np.arange(rows * LANES, dtype=np.int32).reshape(rows, LANES)
+    values = np.ones((rows, LANES), dtype=np.float32)
     mask = offsets % 3 != 0
     ptr, value, enabled = RVal(offsets, True, buffer), RVal(values, True), RVal(mask, True)
     _, peak = peak_bytes(lambda: SEMANTICS["tt.store"](None, state, ptr, value, enabled))
     np.testing.assert_array_equal(flat, mask.reshape(-1).astype(np.float32))
-    assert peak <= 2 * TAKE_CHUNK * (8 + 4)  # a slice's indices and values, not the block's
+    # A slice's 64-bit indices and values, not the enabled lanes of the whole block.
+    assert peak <= 2 * TAKE_CHUNK * (8 + 4) < mask.sum() * (4 + 4)
+
+
+@pytest.mark.parametrize("masked", [False, True])
+def test_unmasked_and_fully_enabled_stores_of_32_bit_offsets(masked: bool) -> None:
+    """Widened a slice at a time; lanes that share an address keep the last value."""
+    rows = 2 * ROWS
+    flat = np.zeros(1000, dtype=np.float32)
+    memory = Memory()
+    buffer = memory.add("out", flat, ScalarType("f32"))
+    state = SimpleNamespace(interp=SimpleNamespace(memory=memory))
+    offsets = (np.arange(rows * LANES, dtype=np.int32) % 1000).reshape(rows, LANES)
+    values = np.arange(rows * LANES, dtype=np.float32).reshape(rows, LANES)
+    mask = RVal(np.ones((rows, LANES), dtype=bool), True) if masked else None
+    SEMANTICS["tt.store"](None, state, RVal(offsets, True, buffer), RVal(values, True), mask)
+    want = np.zeros(1000, dtype=np.float32)
+    want[offsets.reshape(-1).astype(np.int64)] = values.reshape(-1)
+    np.testing.assert_array_equal(flat, want)
