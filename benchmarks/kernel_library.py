@@ -75,6 +75,11 @@ def import_source(name: str, text: str, folder: Path) -> ModuleType:
     """Write ``text`` to ``folder/name.py`` and import it as module ``name``."""
     path = folder / f"{name}.py"
     path.write_text(text, encoding="utf-8")
+    return _import_path(name, path)
+
+
+def _import_path(name: str, path: Path) -> ModuleType:
+    """Import the file ``path`` as module ``name``."""
     spec = importlib.util.spec_from_file_location(name, path)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
@@ -91,6 +96,10 @@ def load_library(module: str, flavor: str) -> ModuleType:
     name = f"kernel_library_{module}_{flavor}"
     if name in sys.modules:
         return sys.modules[name]
+    if flavor == "minitriton":
+        # The library's own file: its path is part of the disk cache's key, so
+        # a copy in a fresh temporary folder would miss the cache in every process.
+        return _import_path(name, LIBRARY / f"{module}.py")
     global _FOLDER
     if _FOLDER is None:
         _FOLDER = Path(tempfile.mkdtemp(prefix="kernel-library-"))
