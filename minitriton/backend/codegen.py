@@ -2,7 +2,7 @@
 
 Each program instance is one CTA. A block value is held by the CTA's
 threads as its layout says (:mod:`minitriton.backend.layouts`): a thread
-keeps one LLVM value per register (:class:`~minitriton.backend.lltypes.Tensor`)
+keeps one LLVM value per register (:class:`~minitriton.backend.lltypes.RegTile`)
 and elementwise ops are unrolled over them. Scalars are computed by every
 thread (they are uniform). Memory ops live in
 :mod:`~minitriton.backend.lower_memory`; ops that move data between threads
@@ -37,7 +37,7 @@ from minitriton.backend.lltypes import (
     I64,
     SHARED_PTR,
     VOID,
-    Tensor,
+    RegTile,
     const,
     f32_to_fp8,
     fp8_to_f32,
@@ -62,7 +62,7 @@ from minitriton.ir.types import (
     element_type,
 )
 
-Lowered = ir.Value | Tensor
+Lowered = ir.Value | RegTile
 
 _INT_BINARY = {
     "arith.add": "add",
@@ -172,10 +172,10 @@ class Codegen(ChecksMixin, MmaMixin, MathMixin, MemoryMixin, WgmmaMixin, Collect
         """The lowered form of IR value ``v``."""
         return self.values[id(v)]
 
-    def tensor(self, v: Value) -> Tensor:
+    def tensor(self, v: Value) -> RegTile:
         """The per-thread registers of block value ``v``."""
         t = self.values[id(v)]
-        assert isinstance(t, Tensor), "expected a block value"
+        assert isinstance(t, RegTile), "expected a block value"
         return t
 
     def layout(self, v: Value) -> Layout:
@@ -304,10 +304,10 @@ class Codegen(ChecksMixin, MmaMixin, MathMixin, MemoryMixin, WgmmaMixin, Collect
         layout = self.layout(op.results[0])
         n = layout.num_regs
         for a in args:
-            if isinstance(a, Tensor) and a.layout != layout:
+            if isinstance(a, RegTile) and a.layout != layout:
                 raise error(op.loc, "internal error: operand layout differs from the result's")
-        cols = [a.vals if isinstance(a, Tensor) else [a] * n for a in args]
-        return Tensor(layout, [fn(*xs) for xs in zip(*cols)])
+        cols = [a.vals if isinstance(a, RegTile) else [a] * n for a in args]
+        return RegTile(layout, [fn(*xs) for xs in zip(*cols)])
 
     # ------------------------------------------------------------ constants, ids
     def op_arith_constant(self, op: Operation) -> Lowered:
@@ -315,7 +315,7 @@ class Codegen(ChecksMixin, MmaMixin, MathMixin, MemoryMixin, WgmmaMixin, Collect
         c = const(element_type(t), op.attrs["value"])
         if isinstance(t, BlockType):
             layout = self.layout(op.result)
-            return Tensor(layout, [c] * layout.num_regs)
+            return RegTile(layout, [c] * layout.num_regs)
         return c
 
     def op_tt_get_program_id(self, op: Operation) -> ir.Value:
@@ -324,12 +324,12 @@ class Codegen(ChecksMixin, MmaMixin, MathMixin, MemoryMixin, WgmmaMixin, Collect
     def op_tt_get_num_programs(self, op: Operation) -> ir.Value:
         return self.sreg(f"nctaid.{_SREG[op.attrs['axis']]}")
 
-    def op_tt_make_range(self, op: Operation) -> Tensor:
+    def op_tt_make_range(self, op: Operation) -> RegTile:
         layout = self.layout(op.result)
         (off,) = self.thread_offsets(layout)
         base = self.b.add(off, ir.Constant(I32, op.attrs["start"]))
         vals = [self.b.add(base, ir.Constant(I32, c[0])) for c in layout.reg_coords()]
-        return Tensor(layout, vals)
+        return RegTile(layout, vals)
 
     # ------------------------------------------------------------ elementwise
     def op_binary(self, op: Operation) -> Lowered:
@@ -552,11 +552,11 @@ class Codegen(ChecksMixin, MmaMixin, MathMixin, MemoryMixin, WgmmaMixin, Collect
         return self.b.inttoptr(wide, GLOBAL_PTR)
 
     # ------------------------------------------------------------ shapes
-    def op_tt_splat(self, op: Operation) -> Tensor:
+    def op_tt_splat(self, op: Operation) -> RegTile:
         layout = self.layout(op.result)
-        return Tensor(layout, [self.get(op.operands[0])] * layout.num_regs)
+        return RegTile(layout, [self.get(op.operands[0])] * layout.num_regs)
 
-    def op_tt_broadcast(self, op: Operation) -> Tensor:
+    def op_tt_broadcast(self, op: Operation) -> RegTile:
         src = self.tensor(op.operands[0])
         in_shape = op.operands[0].shape
         index = {c: i for i, c in enumerate(src.layout.reg_coords())}
@@ -565,17 +565,17 @@ class Codegen(ChecksMixin, MmaMixin, MathMixin, MemoryMixin, WgmmaMixin, Collect
         for coord in layout.reg_coords():
             key = tuple(c if s > 1 else 0 for c, s in zip(coord, in_shape))
             vals.append(src.vals[index[key]])
-        return Tensor(layout, vals)
+        return RegTile(layout, vals)
 
-    def op_tt_expand_dims(self, op: Operation) -> Tensor:
-        return Tensor(self.layout(op.result), self.tensor(op.operands[0]).vals)
+    def op_tt_expand_dims(self, op: Operation) -> RegTile:
+        return RegTile(self.layout(op.result), self.tensor(op.operands[0]).vals)
 
     # ------------------------------------------------------------ control flow
     def flatten(self, values: list[Lowered]) -> list[ir.Value]:
         """All registers of ``values``, in order."""
         out: list[ir.Value] = []
         for v in values:
-            out.extend(v.vals if isinstance(v, Tensor) else [v])
+            out.extend(v.vals if isinstance(v, RegTile) else [v])
         return out
 
     def unflatten(self, like: list[Value], flat: list[ir.Value]) -> list[Lowered]:
@@ -585,7 +585,7 @@ class Codegen(ChecksMixin, MmaMixin, MathMixin, MemoryMixin, WgmmaMixin, Collect
         for v in like:
             if isinstance(v.type, BlockType):
                 layout = self.layout(v)
-                out.append(Tensor(layout, flat[pos : pos + layout.num_regs]))
+                out.append(RegTile(layout, flat[pos : pos + layout.num_regs]))
                 pos += layout.num_regs
             else:
                 out.append(flat[pos])

@@ -29,7 +29,7 @@ ElemType = ScalarType | PointerType
 
 
 @dataclass
-class Tensor:
+class RegTile:
     """A block value as one thread sees it: its layout and one LLVM value per register."""
 
     layout: Layout

@@ -43,7 +43,7 @@ from typing import Any
 from llvmlite import ir
 
 from minitriton.backend.layouts import Layout
-from minitriton.backend.lltypes import GLOBAL_PTR, I1, I32, I64, VOID, Tensor, byte_size
+from minitriton.backend.lltypes import GLOBAL_PTR, I1, I32, I64, VOID, RegTile, byte_size
 from minitriton.backend.provenance import UNKNOWN, Provenance
 from minitriton.diagnostics import Location
 from minitriton.ir.core import Operation, OpResult, Value
@@ -257,8 +257,8 @@ class ChecksMixin:
             return
         cond_v = op.operands[0]
         cond = self.get(cond_v)
-        vals = cond.vals if isinstance(cond, Tensor) else [cond]
-        layout = cond.layout if isinstance(cond, Tensor) else None
+        vals = cond.vals if isinstance(cond, RegTile) else [cond]
+        layout = cond.layout if isinstance(cond, RegTile) else None
         cmp, sides = self._compared(cond_v, layout)
         site = self.checks.site(
             op,
@@ -288,7 +288,7 @@ class ChecksMixin:
             return [], []
         lowered = [self.get(v) for v in owner.operands]
         for v in lowered:
-            if isinstance(v, Tensor) and (layout is None or v.layout != layout):
+            if isinstance(v, RegTile) and (layout is None or v.layout != layout):
                 return [], []
         sides = [
             (side, v.name_hint or "", element_type(v.type).name)
@@ -298,7 +298,7 @@ class ChecksMixin:
 
     def _as_word(self, v: Any, i: int) -> ir.Value:
         """Register ``i`` of ``v`` as the raw bits in an i64."""
-        x = v.vals[i] if isinstance(v, Tensor) else v
+        x = v.vals[i] if isinstance(v, RegTile) else v
         t = x.type
         if not isinstance(t, ir.IntType):
             width = {"half": 16, "float": 32, "double": 64}[str(t)]

@@ -44,7 +44,7 @@ from minitriton.backend.lltypes import (
     I32,
     I64,
     VOID,
-    Tensor,
+    RegTile,
     byte_size,
     mem_type,
     to_tf32,
@@ -114,7 +114,7 @@ class CollectiveMixin:
         return self.b.add(self.b.mul(lin, ir.Constant(I32, eb)), ir.Constant(I32, base))
 
     def write_tensor(
-        self, t: Tensor, st: object, strides: tuple[int, ...], base: int = 0, pred=None
+        self, t: RegTile, st: object, strides: tuple[int, ...], base: int = 0, pred=None
     ) -> None:
         """Write every register of ``t`` to its position (``pred``: only where it holds)."""
         lin, consts = self.lin_index(t.layout, strides)
@@ -145,46 +145,46 @@ class CollectiveMixin:
 
     def relayout(
         self,
-        src: Tensor,
+        src: RegTile,
         st: object,
         dst: Layout,
         src_strides: tuple[int, ...],
         dst_strides: tuple[int, ...],
-    ) -> Tensor:
+    ) -> RegTile:
         """Move ``src`` to layout ``dst`` through shared memory."""
         self.reserve(prod(src.layout.shape) * byte_size(st))
         self.barrier()
         self.write_tensor(src, st, src_strides)
         self.barrier()
-        return Tensor(dst, self.read_tensor(dst, st, dst_strides))
+        return RegTile(dst, self.read_tensor(dst, st, dst_strides))
 
-    def op_ttg_convert_layout(self, op: Operation) -> Tensor:
+    def op_ttg_convert_layout(self, op: Operation) -> RegTile:
         src = self.tensor(op.operands[0])
         strides = row_major(src.layout.shape)
         st = element_type(op.result.type)
         return self.relayout(src, st, self.layout(op.result), strides, strides)
 
-    def op_tt_reshape(self, op: Operation) -> Tensor:
+    def op_tt_reshape(self, op: Operation) -> RegTile:
         src = self.tensor(op.operands[0])
         dst = self.layout(op.result)
         st = element_type(op.result.type)
         return self.relayout(src, st, dst, row_major(src.layout.shape), row_major(dst.shape))
 
-    def op_tt_trans(self, op: Operation) -> Tensor:
+    def op_tt_trans(self, op: Operation) -> RegTile:
         src = self.tensor(op.operands[0])
         strides = row_major(src.layout.shape)
         dst_strides = tuple(strides[o] for o in op.attrs["order"])
         st = element_type(op.result.type)
         return self.relayout(src, st, self.layout(op.result), strides, dst_strides)
 
-    def share_from_owners(self, t: Tensor, st: object) -> Tensor:
+    def share_from_owners(self, t: RegTile, st: object) -> RegTile:
         """Give every copy-holding thread the value its owner thread computed."""
         strides = row_major(t.layout.shape)
         self.reserve(prod(t.layout.shape) * byte_size(st))
         self.barrier()
         self.write_tensor(t, st, strides, pred=self.owner_pred(t.layout))
         self.barrier()
-        return Tensor(t.layout, self.read_tensor(t.layout, st, strides))
+        return RegTile(t.layout, self.read_tensor(t.layout, st, strides))
 
     def broadcast_from_thread0(self, v: ir.Value, st: object) -> ir.Value:
         """Give every thread thread 0's value of ``v``."""
@@ -250,9 +250,9 @@ class CollectiveMixin:
             return list(acc[()])
         out = self.layout(op.results[0])
         coords = out.reg_coords()
-        return [Tensor(out, [acc[c][i] for c in coords]) for i in range(len(srcs))]
+        return [RegTile(out, [acc[c][i] for c in coords]) for i in range(len(srcs))]
 
-    def _reduce_in_thread(self, srcs: list[Tensor], layout: Layout, axis: int, region: Region):
+    def _reduce_in_thread(self, srcs: list[RegTile], layout: Layout, axis: int, region: Region):
         coords = layout.reg_coords()
         acc: dict[tuple[int, ...], Vals] = {}
         for r in sorted(range(len(coords)), key=lambda r: coords[r][axis]):
@@ -328,7 +328,7 @@ class CollectiveMixin:
                 op, vals, sts, bases, positions, lin, consts, step, strides[axis], n, reverse
             )
             step *= 2
-        return [Tensor(layout, [v[i] for v in vals]) for i in range(len(srcs))]
+        return [RegTile(layout, [v[i] for v in vals]) for i in range(len(srcs))]
 
     def _positions(self, layout: Layout, axis: int) -> list[ir.Value]:
         toff = self.thread_offsets(layout)[axis]
@@ -361,7 +361,7 @@ class CollectiveMixin:
         return out
 
     # ------------------------------------------------------------ sort
-    def op_tt_sort(self, op: Operation) -> Tensor:
+    def op_tt_sort(self, op: Operation) -> RegTile:
         dim = op.attrs["dim"]
         descending = bool(op.attrs["descending"])
         src = self.tensor(op.operands[0])
@@ -382,7 +382,7 @@ class CollectiveMixin:
                 )
                 j //= 2
             k *= 2
-        return Tensor(layout, vals)
+        return RegTile(layout, vals)
 
     def _sort_step(self, vals, st, positions, lin, consts, k, j, stride, descending):
         b = self.b
@@ -413,7 +413,7 @@ class CollectiveMixin:
         return out
 
     # ------------------------------------------------------------ dot
-    def op_tt_dot(self, op: Operation) -> Tensor:
+    def op_tt_dot(self, op: Operation) -> RegTile:
         """The FMA dot: A and B through shared memory, one FMA per k and output element.
 
         A batched (3-D) dot ``[B, M, K] @ [B, K, N]`` is the same loop, each
@@ -436,9 +436,9 @@ class CollectiveMixin:
         self.barrier()
         tf32 = (rank == 3 and sta == stb == F32 and arch_number(self.arch) >= 80
                 and op.attrs.get("input_precision", "tf32") == "tf32")  # fmt: skip
-        return Tensor(c.layout, self._dot_loop(c, (sta, stb, stc), (m, k, n), off_b, tf32))
+        return RegTile(c.layout, self._dot_loop(c, (sta, stb, stc), (m, k, n), off_b, tf32))
 
-    def _dot_loop(self, c: Tensor, types, mkn, off_b: int, tf32: bool) -> list[ir.Value]:
+    def _dot_loop(self, c: RegTile, types, mkn, off_b: int, tf32: bool) -> list[ir.Value]:
         sta, stb, stc = types
         m, k, n = mkn
         bld = self.b
@@ -607,7 +607,7 @@ class CollectiveMixin:
 
     def op_tt_assert(self, op: Operation) -> None:
         cond = self.get(op.operands[0])
-        vals = cond.vals if isinstance(cond, Tensor) else [cond]
+        vals = cond.vals if isinstance(cond, RegTile) else [cond]
         bad = self.b.not_(vals[0])
         for v in vals[1:]:
             bad = self.b.or_(bad, self.b.not_(v))

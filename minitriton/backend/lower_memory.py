@@ -24,7 +24,7 @@ from llvmlite import ir
 
 from minitriton.backend.accelerate_matmul import arch_number
 from minitriton.backend.layouts import Layout
-from minitriton.backend.lltypes import I1, I8, I16, I32, Tensor, byte_size, mem_type
+from minitriton.backend.lltypes import I1, I8, I16, I32, RegTile, byte_size, mem_type
 from minitriton.diagnostics import error
 from minitriton.ir.core import Operation, Value
 from minitriton.ir.types import BF16, F16, BlockType, ScalarType, element_type
@@ -134,7 +134,7 @@ class MemoryMixin:
         if len(op.operands) == 3 and masks is not None:
             others = self.tensor(op.operands[2]).vals
             vals = [self.b.select(m, v, o) for m, v, o in zip(masks, vals, others)]
-        return Tensor(layout, vals)
+        return RegTile(layout, vals)
 
     def _load_vector(self, ptr: ir.Value, pred: ir.Value | None, st: ScalarType, vec: int) -> list:
         mt = mem_type(st)
@@ -263,7 +263,7 @@ class MemoryMixin:
             pred = self._and(owner, masks[i])
             pred = self.check_access(op, layout, ptrs, i, 1, pred) or ir.Constant(I1, 1)
             olds.append(emit(p, pred, [c[i] for c in cols]))
-        result = Tensor(layout, olds)
+        result = RegTile(layout, olds)
         if owner is not None:
             result = self.share_from_owners(result, st)
         return result

@@ -44,7 +44,7 @@ from minitriton.backend.lltypes import (
     I8,
     I16,
     I32,
-    Tensor,
+    RegTile,
     byte_size,
     ll_type,
     to_tf32,
@@ -155,13 +155,13 @@ class MmaMixin:
     b: ir.IRBuilder
 
     # ------------------------------------------------------------ dispatch
-    def op_tt_dot(self, op: Operation) -> Tensor:
+    def op_tt_dot(self, op: Operation) -> RegTile:
         mma = self.plan.mma.get(id(op))
         if mma is None:
             return super().op_tt_dot(op)
         return self.mma_dot(op, mma)
 
-    def op_ttg_convert_layout(self, op: Operation) -> Tensor | Staged:
+    def op_ttg_convert_layout(self, op: Operation) -> RegTile | Staged:
         target = self.plan.dot_operands.get(id(op.result))
         if target is None:
             return super().op_ttg_convert_layout(op)
@@ -207,7 +207,7 @@ class MmaMixin:
         )
         return None
 
-    def op_ttg_local_load(self, op: Operation) -> Staged | Tensor:
+    def op_ttg_local_load(self, op: Operation) -> Staged | RegTile:
         """A ring operand: an ``mma.sync`` dot reads its fragments from this iteration's slot.
 
         For a ``wgmma`` dot that restages its operands (tf32, int8, fp8: B
@@ -231,7 +231,7 @@ class MmaMixin:
             off = self.b.add(tile.emit_offset(self.b, row, col), slot)
             ptr = self.b.gep(self.smem_global(), [off], source_etype=I8)
             vals += self._load_vec(ptr, vec, ll_type(st), tile.eb)
-        return Tensor(layout, vals)
+        return RegTile(layout, vals)
 
     def _load_vec(self, ptr: ir.Value, n: int, ty: ir.Type, eb: int) -> list[ir.Value]:
         if n == 1:
@@ -247,7 +247,7 @@ class MmaMixin:
         return self.b.gep(self.smem_global(), [off], source_etype=I8)
 
     # ------------------------------------------------------------ staging
-    def stage_operand(self, src: Tensor, mma: MmaDot, op_idx: int) -> Staged:
+    def stage_operand(self, src: RegTile, mma: MmaDot, op_idx: int) -> Staged:
         """Write an operand into its swizzled tile (A at offset 0, B after A's tile)."""
         st = mma_element(mma.kind)
         eb = byte_size(st)
@@ -267,7 +267,7 @@ class MmaMixin:
             self.barrier()
             self._mma_pending = False
 
-    def materialize(self, staged: Staged) -> Tensor:
+    def materialize(self, staged: Staged) -> RegTile:
         """Read a whole staged operand into registers in its dot-operand layout."""
         self._sync_staged()
         mma, op_idx = staged.mma, staged.op_idx
@@ -277,9 +277,9 @@ class MmaMixin:
         for ki in range(steps):
             for ti, regs in self.staged_fragments(staged, ki, tiles).items():
                 self._scatter(mma, op_idx, regs, _origin(mma, op_idx, ki, ti), vals)
-        return Tensor(dst, vals)
+        return RegTile(dst, vals)
 
-    def _write_tile(self, src: Tensor, tile: MmaTile, base: int) -> None:
+    def _write_tile(self, src: RegTile, tile: MmaTile, base: int) -> None:
         layout = src.layout
         dim, run = layout.contiguous_run()
         vec = min(run, tile.unit) if dim == 1 else 1
@@ -421,7 +421,7 @@ class MmaMixin:
         return [b.trunc(b.lshr(reg, _c(i * width.width)), width) for i in range(n)]
 
     # ------------------------------------------------------------ the dot
-    def mma_dot(self, op: Operation, mma: MmaDot) -> Tensor:
+    def mma_dot(self, op: Operation, mma: MmaDot) -> RegTile:
         """Accumulate ``A @ B`` into the accumulator with ``mma.sync`` instructions.
 
         Staged operands are read one k step at a time, right before their
@@ -447,7 +447,7 @@ class MmaMixin:
                     res = self._mma(mma.kind, a_regs[mi], b_regs[ni], [out[i] for i in idx])
                     for i, v in zip(idx, res):
                         out[i] = v
-        return Tensor(c.layout, out)
+        return RegTile(c.layout, out)
 
     def _fragments(self, src, mma: MmaDot, op_idx: int, ki: int, tiles: int) -> dict[int, list]:
         """The instruction-ready registers of k step ``ki`` for every tile of one operand."""
@@ -460,7 +460,7 @@ class MmaMixin:
         return {t: self._pack_fragment(src, mma, op_idx, _origin(mma, op_idx, ki, t))
                 for t in range(tiles)}  # fmt: skip
 
-    def _pack_fragment(self, t: Tensor, mma: MmaDot, op_idx: int, origin) -> list[ir.Value]:
+    def _pack_fragment(self, t: RegTile, mma: MmaDot, op_idx: int, origin) -> list[ir.Value]:
         index = _reg_index(t.layout)
         frag, _ = _fragment(op_idx, mma.bits)
         kw = 32 // mma.bits

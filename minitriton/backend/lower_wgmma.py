@@ -46,7 +46,7 @@ from minitriton.backend.lltypes import (
     I32,
     I64,
     VOID,
-    Tensor,
+    RegTile,
     byte_size,
     mem_type,
     to_tf32,
@@ -122,7 +122,7 @@ class WgmmaMixin:
         return b.xor(o, b.shl(chunk, self._i32(4)))
 
     # ------------------------------------------------------------ staging
-    def stage_tile(self, t: Tensor, st: object, tile: SharedTile, base: int) -> None:
+    def stage_tile(self, t: RegTile, st: object, tile: SharedTile, base: int) -> None:
         """Store every register of ``t`` into ``tile`` at byte ``base`` of shared memory."""
         layout = t.layout
         dim, run = layout.contiguous_run()
@@ -159,7 +159,7 @@ class WgmmaMixin:
         return [self.b.extract_element(v, self._i32(i)) for i in range(n)]
 
     # ------------------------------------------------------------ the dot
-    def op_tt_dot(self, op: Operation) -> Tensor:
+    def op_tt_dot(self, op: Operation) -> RegTile:
         if dot_path(op, self.arch, self.num_warps) is not DotPath.WGMMA:
             return super().op_tt_dot(op)
         shape = wgmma_shape(op, self.num_warps)
@@ -181,11 +181,11 @@ class WgmmaMixin:
         base = self.scratch_base
         a_arg = (a_tile, base) if a_regs is None else (a_regs, a.vals)
         acc = self.wgmma(shape, c.vals, a_arg, (b_tile, base + off_b))
-        return Tensor(c.layout, self.wgmma_wait(acc, 0))
+        return RegTile(c.layout, self.wgmma_wait(acc, 0))
 
-    def _tf32_rounded(self, t: Tensor) -> Tensor:
+    def _tf32_rounded(self, t: RegTile) -> RegTile:
         """``t`` rounded to TF32 with ``cvt.rna`` (the tensor cores would truncate)."""
-        return Tensor(t.layout, [self.b.bitcast(to_tf32(self.b, v), F32_T) for v in t.vals])
+        return RegTile(t.layout, [self.b.bitcast(to_tf32(self.b, v), F32_T) for v in t.vals])
 
     def reserve_tiles(self, nbytes: int) -> None:
         """Reserve ``nbytes`` of tiles; ``wgmma`` tiles need a 1024-byte aligned buffer."""
@@ -270,7 +270,7 @@ class WgmmaMixin:
             # wgmma reads through the async proxy: make the copied bytes visible to it.
             self.fence_proxy_async()
 
-    def op_ttng_warp_group_dot(self, op: Operation) -> Tensor:
+    def op_ttng_warp_group_dot(self, op: Operation) -> RegTile:
         acc = self.tensor(op.operands[0])
         slot = self.get(op.operands[1])
         shape = shape_of_async_dot(op, self.num_warps)
@@ -279,7 +279,7 @@ class WgmmaMixin:
             a = self._slot_base(op.attrs["a"], slot)
         else:
             a = self._a_from_registers(shape, op.operands[2])
-        return Tensor(acc.layout, self.wgmma(shape, acc.vals, a, b))
+        return RegTile(acc.layout, self.wgmma(shape, acc.vals, a, b))
 
     def _a_from_registers(self, shape: WgmmaShape, v) -> tuple:
         """A computed in the loop: used in place if its layout allows, else staged to scratch."""
@@ -304,9 +304,9 @@ class WgmmaMixin:
         self.smem = scratch
         self.fence_proxy_async()
 
-    def op_ttng_warp_group_dot_wait(self, op: Operation) -> Tensor:
+    def op_ttng_warp_group_dot_wait(self, op: Operation) -> RegTile:
         acc = self.tensor(op.operands[0])
-        return Tensor(acc.layout, self.wgmma_wait(acc.vals, op.attrs["pendings"]))
+        return RegTile(acc.layout, self.wgmma_wait(acc.vals, op.attrs["pendings"]))
 
     def wgmma(
         self,
@@ -412,7 +412,7 @@ class WgmmaMixin:
         return [self.b.extract_value(res, i) for i in range(n)]
 
     # ------------------------------------------------------------ epilogue
-    def op_ttg_convert_layout(self, op: Operation) -> Tensor:
+    def op_ttg_convert_layout(self, op: Operation) -> RegTile:
         src = self.tensor(op.operands[0])
         st = element_type(op.result.type)
         # Masks (i1, a byte in memory) take the element-wise path, which converts them.
@@ -421,7 +421,7 @@ class WgmmaMixin:
             return super().op_ttg_convert_layout(op)
         return self.convert_accumulator(src, st, self.layout(op.result))
 
-    def convert_accumulator(self, src: Tensor, st: object, dst: Layout) -> Tensor:
+    def convert_accumulator(self, src: RegTile, st: object, dst: Layout) -> RegTile:
         """Accumulator -> ``dst`` through a padded row-major buffer, with vector accesses."""
         mt = mem_type(st)
         eb = byte_size(st)
@@ -450,7 +450,7 @@ class WgmmaMixin:
             eb,
             lambda off, r: vals.extend(self.load_shared_vector(off, r_vec, mt)),
         )
-        return Tensor(dst, vals)
+        return RegTile(dst, vals)
 
     def _vector_pass(self, layout: Layout, vec: int, stride: int, eb: int, access) -> None:
         toff = self.thread_offsets(layout)

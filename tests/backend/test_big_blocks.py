@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 
 from minitriton.backend.codegen import Codegen
-from minitriton.backend.compiler import INLINE_BUDGET, libdevice_size
+from minitriton.backend.build import INLINE_BUDGET, libdevice_size
 from minitriton.backend.mathlib import find_libdevice
 from minitriton.backend.prepare import prepare_kernel
 from minitriton.compiler import CompileOptions, compile_kernel

@@ -1,6 +1,6 @@
 """Block IR -> LLVM IR -> PTX, with llvmlite only (no GPU, no CUDA needed).
 
-:func:`compile_ir` runs the whole chain and returns a :class:`CompiledKernel`
+:func:`compile_ir` runs the whole chain and returns a :class:`PTXModule`
 holding every stage's text (``ttgir``: the IR with layouts; ``llir``; ``ptx``)
 and what the launcher needs (parameter kinds, shared-memory bytes).
 """
@@ -37,7 +37,7 @@ _LOCK = threading.Lock()
 
 
 @dataclass
-class CompiledKernel:
+class PTXModule:
     """Everything compiled for one kernel (no CUDA objects)."""
 
     name: str
@@ -84,14 +84,9 @@ def _libdevice_bitcode() -> bytes | None:
         return f.read()
 
 
-def ir_text(module: Module) -> str:
-    """The text the cache key is made of (locations included: they reach the PTX)."""
-    return print_module(module, with_locs=True)
-
-
 def compile_ir(
     module: Module, arch: str = "sm_90", num_warps: int = 4, num_stages: int = 3
-) -> CompiledKernel:
+) -> PTXModule:
     """Compile ``module``'s kernel to PTX for ``arch`` with ``num_warps`` warps per program.
 
     ``num_stages`` is the software-pipelining depth of loops feeding ``wgmma``.
@@ -101,7 +96,7 @@ def compile_ir(
 
 def compile_ir_debug(
     module: Module, arch: str = "sm_90", num_warps: int = 4, num_stages: int = 3
-) -> tuple[CompiledKernel, CheckTable]:
+) -> tuple[PTXModule, CheckTable]:
     """As :func:`compile_ir`, in debug mode (:mod:`~minitriton.backend.lower_checks`).
 
     Also returns the table the host reads the error record with.
@@ -113,7 +108,7 @@ def compile_ir_debug(
 
 def _compile_checked(
     module: Module, arch: str, num_warps: int, num_stages: int, debug: bool
-) -> tuple[CompiledKernel, CheckTable | None]:
+) -> tuple[PTXModule, CheckTable | None]:
     if not re.fullmatch(r"sm_\d+a?", arch) or int(arch[3:].rstrip("a")) < 75:
         raise ValueError(f"unsupported arch {arch!r}: the GPU backend needs sm_75 or newer")
     if num_warps not in (1, 2, 4, 8, 16, 32):
@@ -152,7 +147,7 @@ def _reject_emulator_only(module: Module, arch: str) -> None:
 
 def _compile(
     module: Module, arch: str, num_warps: int, num_stages: int, debug: bool
-) -> tuple[CompiledKernel, CheckTable | None]:
+) -> tuple[PTXModule, CheckTable | None]:
     copy, kernel, plan, inlined_at = prepare_kernel(module, num_warps, arch, num_stages)
     gen = Codegen(kernel, plan, inlined_at, arch=arch, num_warps=num_warps, debug=debug)
     ll_module = gen.generate()
@@ -169,7 +164,7 @@ def _compile(
     _optimize(mod, tm)
     ptx = tm.emit_assembly(mod)
     params = ["ptr" if isinstance(a.type, PointerType) else str(a.type) for a in kernel.body.args]
-    compiled = CompiledKernel(
+    compiled = PTXModule(
         name=kernel.sym_name,
         ttgir=print_module(copy),
         llir=str(mod),
