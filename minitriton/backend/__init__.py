@@ -34,7 +34,7 @@ from minitriton.backend.driver import (
     load_kernel,
     synchronize,
 )
-from minitriton.backend.lower_checks import CheckTable
+from minitriton.backend.lower.debug import CheckTable
 from minitriton.ir.ops import Module
 
 __all__ = [
@@ -130,7 +130,7 @@ def compile_module(
 ) -> GPUKernel:
     """Compile ``module``'s kernel (cached in memory and on disk); no GPU is needed.
 
-    ``debug=True`` compiles the checked variant (:mod:`~minitriton.backend.lower_checks`);
+    ``debug=True`` compiles the checked variant (:mod:`~minitriton.backend.lower.debug`);
     it is cached in memory only.
     """
     key = cache_key(module_text(module), arch, num_warps, num_stages)

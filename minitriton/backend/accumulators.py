@@ -12,7 +12,7 @@ plan's backward walk (whose first demand wins):
 * elementwise ``arith``/``math`` ops of the same shape with a seeded operand
   (``acc * alpha[:, None]``, ``acc.to(tl.float16)``), so epilogues run in
   registers where the accumulator lives, and one conversion happens at the
-  store (see :mod:`~minitriton.backend.lower_wgmma`'s epilogue);
+  store (see :mod:`~minitriton.backend.lower.wgmma`'s epilogue);
 * reductions of a seeded value get the sliced accumulator layout, and so do
   the row statistics computed from them (attention's ``m_i``, ``l_i``,
   ``alpha``): broadcasting them back (``m_ij[:, None]``) then costs nothing;

@@ -16,9 +16,9 @@ import llvmlite
 import llvmlite.binding as llvm
 
 from minitriton.backend.accelerate_matmul import arch_number, target_arch
-from minitriton.backend.codegen import Codegen
-from minitriton.backend.lower_checks import CheckTable
-from minitriton.backend.mathlib import find_libdevice
+from minitriton.backend.lower import LoweringContext
+from minitriton.backend.lower.debug import CheckTable
+from minitriton.backend.lower.math import find_libdevice
 from minitriton.backend.prepare import prepare_kernel
 from minitriton.diagnostics import CompileError, error, internal_error
 from minitriton.ir.ops import Module
@@ -97,7 +97,7 @@ def compile_ir(
 def compile_ir_debug(
     module: Module, arch: str = "sm_90", num_warps: int = 4, num_stages: int = 3
 ) -> tuple[PTXModule, CheckTable]:
-    """As :func:`compile_ir`, in debug mode (:mod:`~minitriton.backend.lower_checks`).
+    """As :func:`compile_ir`, in debug mode (:mod:`~minitriton.backend.lower.debug`).
 
     Also returns the table the host reads the error record with.
     """
@@ -149,7 +149,7 @@ def _compile(
     module: Module, arch: str, num_warps: int, num_stages: int, debug: bool
 ) -> tuple[PTXModule, CheckTable | None]:
     copy, kernel, plan, inlined_at = prepare_kernel(module, num_warps, arch, num_stages)
-    gen = Codegen(kernel, plan, inlined_at, arch=arch, num_warps=num_warps, debug=debug)
+    gen = LoweringContext(kernel, plan, inlined_at, arch=arch, num_warps=num_warps, debug=debug)
     ll_module = gen.generate()
     target = target_arch(arch, gen.uses_wgmma)
     tm = _target_machine(target)

@@ -36,6 +36,15 @@ class RegTile:
     vals: list[ir.Value]
 
 
+#: An IR value once lowered: one LLVM value (a scalar) or a thread's registers (a block).
+Lowered = ir.Value | RegTile
+
+
+def float_suffix(st: ScalarType) -> str:
+    """The LLVM intrinsic suffix of a float type (``f16``, ``f32``, ``f64``)."""
+    return {16: "f16", 32: "f32", 64: "f64"}[st.bitwidth]
+
+
 def ll_type(t: ElemType) -> ir.Type:
     """The register type of an element (bf16 lives in an i16)."""
     if isinstance(t, PointerType):

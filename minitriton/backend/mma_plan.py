@@ -18,7 +18,7 @@ plan inserts a ``ttg.convert_layout`` to the dot-operand layout, placed
 right after the operand's definition when that lies outside the dot's loop
 (``q`` of attention is converted once). The code generator lowers those
 conversions through a swizzled shared-memory tile and ``ldmatrix``
-(:mod:`minitriton.backend.lower_mma`).
+(:mod:`minitriton.backend.lower.mma`).
 
 The ``ttgir`` of a 64x64x32 fp16 dot in a K loop, 4 warps (``tests/kernels/dot_kernels.py``;
 long lines cut)::

@@ -1,6 +1,6 @@
 """Pointer provenance: which kernel argument each pointer value derives from.
 
-Debug mode (:mod:`~minitriton.backend.lower_checks`) checks every access
+Debug mode (:mod:`~minitriton.backend.lower.debug`) checks every access
 against the buffer its pointer was derived from, so it needs, for each
 pointer-typed IR value, the index of the kernel argument it came from.
 

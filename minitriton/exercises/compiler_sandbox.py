@@ -291,7 +291,7 @@ def _c5(w: Worker) -> None:
 
 
 def _c6(w: Worker) -> None:
-    from minitriton.backend.codegen import Codegen
+    from minitriton.backend.lower import arith
 
     memo: dict[tuple[str, str], dict] = {}
 
@@ -307,7 +307,7 @@ def _c6(w: Worker) -> None:
             values.append(getattr(self.b, method)(*resolved))
         return values[plan["result"]]
 
-    Codegen._int_binary = _int_binary
+    arith._int_binary = _int_binary
 
 
 PROXIES: dict[str, Callable[[Worker], None]] = {

@@ -188,12 +188,12 @@ def _plain(arg: Any) -> Any:
 def _int_binary(name: str, st: str) -> dict[str, Any]:
     from types import SimpleNamespace
 
-    from minitriton.backend.codegen import Codegen
+    from minitriton.backend.lower import arith
     from minitriton.ir.types import ScalarType
 
     builder = _RecordingBuilder()
     self = SimpleNamespace(b=builder)
-    out = Codegen._int_binary(self, name, ScalarType(st), _Handle(0), _Handle(1))
+    out = arith._int_binary(self, name, ScalarType(st), _Handle(0), _Handle(1))
     if not isinstance(out, _Handle):
         raise TypeError(f"_int_binary returned {type(out).__name__}, not the builder's value")
     return {"calls": builder.calls, "result": out.n}

@@ -1,15 +1,18 @@
-"""LLVM IR for one kernel: block IR -> per-thread code.
+"""The typed lowering context: the state one kernel's lowering functions share.
 
-Each program instance is one CTA. A block value is held by the CTA's
-threads as its layout says (:mod:`minitriton.backend.layouts`): a thread
-keeps one LLVM value per register (:class:`~minitriton.backend.lltypes.RegTile`)
-and elementwise ops are unrolled over them. Scalars are computed by every
-thread (they are uniform). Memory ops live in
-:mod:`~minitriton.backend.lower_memory`; ops that move data between threads
-(layout conversions, reductions, scans, sorts, the FMA dot, print) in
-:mod:`~minitriton.backend.lower_collective`; tensor-core dots in
-:mod:`~minitriton.backend.lower_mma`; math functions in
-:mod:`~minitriton.backend.mathlib`.
+:class:`LoweringContext` builds the LLVM module of one prepared kernel. Each
+program instance is one CTA. A block value is held by the CTA's threads as
+its layout says (:mod:`minitriton.backend.layouts`): a thread keeps one LLVM
+value per register (:class:`~minitriton.backend.lltypes.RegTile`) and
+elementwise ops are unrolled over them. Scalars are computed by every thread
+(they are uniform).
+
+:meth:`LoweringContext.lower` finds each op's lowering in
+:data:`~minitriton.backend.registry.LOWERINGS` by the op's class; the
+lowering functions live in one module per op family (``arith``, ``math``,
+``memory``, ``shape``, ``reduce``, ``matrix`` with ``mma`` and ``wgmma``,
+``control``, ``debug``; see :mod:`minitriton.backend.lower`) and take the
+context as their first argument. Every attribute they use is declared here.
 
 Every instruction carries a ``!dbg`` location pointing at the kernel source
 line of the op it came from (helpers inlined from other functions get an
@@ -20,69 +23,77 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
+from typing import Any
 
 from llvmlite import ir
 
-from minitriton.backend.accelerate_matmul import arch_number
 from minitriton.backend.axis import AxisAnalysis
 from minitriton.backend.bitpack import pack_bits
 from minitriton.backend.layouts import Layout
 from minitriton.backend.lltypes import (
-    F32_T,
     GLOBAL_PTR,
-    I1,
     I8,
-    I16,
     I32,
-    I64,
     SHARED_PTR,
     VOID,
+    Lowered,
     RegTile,
-    const,
-    f32_to_fp8,
-    fp8_to_f32,
     ll_type,
 )
-from minitriton.backend.lower_checks import ChecksMixin, CheckState
-from minitriton.backend.lower_collective import CollectiveMixin
-from minitriton.backend.lower_memory import MemoryMixin
-from minitriton.backend.lower_mma import MmaMixin
-from minitriton.backend.lower_wgmma import WgmmaMixin
-from minitriton.backend.mathlib import LibdeviceMissing, MathMixin
+from minitriton.backend.lower.debug import CheckState, bind_hidden, hidden_param_types
+from minitriton.backend.lower.math import LibdeviceMissing
 from minitriton.backend.prepare import LayoutPlan
+from minitriton.backend.registry import LOWERINGS
 from minitriton.diagnostics import Location, error
 from minitriton.ir.core import Operation, Region, Value
-from minitriton.ir.ops import MATH_BINARY, MATH_UNARY, FuncOp
-from minitriton.ir.types import (
-    BF16,
-    F32,
-    BlockType,
-    PointerType,
-    ScalarType,
-    element_type,
-)
+from minitriton.ir.ops import FuncOp
+from minitriton.ir.types import BlockType, ScalarType
 
-Lowered = ir.Value | RegTile
-
-_INT_BINARY = {
-    "arith.add": "add",
-    "arith.sub": "sub",
-    "arith.mul": "mul",
-    "arith.and": "and_",
-    "arith.or": "or_",
-    "arith.xor": "xor",
-    "arith.shl": "shl",
-}
-_FLOAT_BINARY = {"arith.add": "fadd", "arith.sub": "fsub", "arith.mul": "fmul"}
-_ICMP = {"eq": "==", "ne": "!=", "lt": "<", "le": "<=", "gt": ">", "ge": ">="}
-_SREG = ("x", "y", "z")
 LANE_BITS = 5  # log2 of the warp size
 #: The largest column LLVM debug info holds (DWARF keeps columns in 16 bits).
 MAX_DEBUG_COLUMN = 65535
+#: A pipelined loop's shared-memory ring: (byte offset, tile, bytes per stage).
+Ring = tuple[int, Any, int]
 
 
-class Codegen(ChecksMixin, MmaMixin, MathMixin, MemoryMixin, WgmmaMixin, CollectiveMixin):
+class LoweringContext:
     """Builds the LLVM module of one prepared kernel (see the module docstring)."""
+
+    # -- the kernel and its plan
+    kernel: FuncOp
+    plan: LayoutPlan
+    axis: AxisAnalysis
+    inlined_at: dict[int, tuple[str, Location]]
+    arch: str
+    num_warps: int
+    #: Debug mode's bounds checks and recording asserts (None: off).
+    checks: CheckState | None
+    # -- the LLVM module being built
+    module: ir.Module
+    fn: ir.Function
+    #: The builder of the kernel's body, where ops are lowered.
+    b: ir.IRBuilder
+    #: The prologue's builder: values made once, dominating the whole kernel.
+    pb: ir.IRBuilder
+    #: Lowered IR values by ``id(value)``.
+    values: dict[int, Lowered]
+    # -- shared memory
+    #: The dynamic shared buffer's scratch area (it may start after ring buffers).
+    smem: ir.Value
+    #: The dynamic shared buffer itself, once a tensor-core lowering asked for it.
+    smem_base: ir.Value | None
+    smem_bytes: int
+    #: Bytes of ring buffers before the scratch area (while a pipelined loop runs).
+    scratch_base: int
+    ring_end: int
+    rings: dict[int, Ring]
+    # -- what the kernel turned out to need
+    uses_libdevice: bool
+    #: True once a kernel uses ``wgmma`` (it then needs the ``sm_90a`` target).
+    uses_wgmma: bool
+    # -- mma.sync bookkeeping
+    mma_uses: dict[int, int] | None
+    mma_pending: bool
 
     def __init__(
         self,
@@ -111,13 +122,20 @@ class Codegen(ChecksMixin, MmaMixin, MathMixin, MemoryMixin, WgmmaMixin, Collect
         self._cache: dict[object, ir.Value] = {}
         self._strings: dict[str, ir.Value] = {}
         self._debug = _DebugInfo(self.module, kernel)
+        self.smem_base = None
+        self.scratch_base = 0
+        self.ring_end = 0
+        self.rings = {}
+        self.uses_wgmma = False
+        self.mma_uses = None
+        self.mma_pending = False
 
     # ------------------------------------------------------------ driver
     def generate(self) -> ir.Module:
         """Lower the kernel and return the LLVM module."""
         args = self.kernel.body.args
         params = [self.param_type(a.type) for a in args]
-        fnty = ir.FunctionType(VOID, params + self.hidden_param_types())
+        fnty = ir.FunctionType(VOID, params + hidden_param_types(self))
         self.fn = ir.Function(self.module, fnty, self.kernel.sym_name)
         self.fn.calling_convention = "ptx_kernel"
         self.fn.set_metadata("dbg", self._debug.subprogram)
@@ -131,7 +149,7 @@ class Codegen(ChecksMixin, MmaMixin, MathMixin, MemoryMixin, WgmmaMixin, Collect
         self.smem = self._declare_smem()
         for arg, param in zip(args, self.fn.args):
             self.bind(arg, self._param_value(arg.type, param))
-        self.bind_hidden(list(self.fn.args[len(args) :]))
+        bind_hidden(self, list(self.fn.args[len(args) :]))
         self.lower_ops(self.kernel.body.ops)
         self.b.ret_void()
         self._annotate_max_threads()
@@ -196,6 +214,14 @@ class Codegen(ChecksMixin, MmaMixin, MathMixin, MemoryMixin, WgmmaMixin, Collect
         return self.b.call(self.declare(name, ret, [a.type for a in args]), args)
 
     call_function = call_intrinsic
+
+    def barrier(self) -> None:
+        """``bar.sync 0``: all threads of the CTA."""
+        self.b.call(self.declare("llvm.nvvm.barrier0", VOID, []), [])
+
+    def reserve(self, nbytes: int) -> None:
+        """Make the dynamic shared memory hold ``nbytes`` of scratch after any ring buffers."""
+        self.smem_bytes = max(self.smem_bytes, nbytes + self.scratch_base)
 
     def sreg(self, name: str, builder: ir.IRBuilder | None = None) -> ir.Value:
         """Read a PTX special register (``tid.x``, ``ctaid.y`` ...)."""
@@ -274,12 +300,12 @@ class Codegen(ChecksMixin, MmaMixin, MathMixin, MemoryMixin, WgmmaMixin, Collect
             self.lower(op)
 
     def lower(self, op: Operation) -> None:
-        """Lower one op."""
-        handler = getattr(self, "op_" + op.name.replace(".", "_"), None)
+        """Lower one op with its class's registered lowering."""
+        handler = LOWERINGS.lookup(type(op))
         if handler is None:
-            handler = self._generic_handler(op)
+            raise error(op.loc, f"the GPU backend cannot lower '{op.name}'")
         try:
-            result = handler(op)
+            result = handler(self, op)
         except LibdeviceMissing as e:
             raise error(op.loc, str(e)) from None
         if result is None:
@@ -287,14 +313,6 @@ class Codegen(ChecksMixin, MmaMixin, MathMixin, MemoryMixin, WgmmaMixin, Collect
         results = result if isinstance(result, list) else [result]
         for r, v in zip(op.results, results):
             self.bind(r, v)
-
-    def _generic_handler(self, op: Operation) -> Callable[[Operation], object]:
-        name = op.name
-        if name in ("arith.neg", "arith.not", "math.abs") or name[5:] in MATH_UNARY:
-            return self.op_unary
-        if name.startswith(("arith.", "math.div_rn", "math.pow")) or name[5:] in MATH_BINARY:
-            return self.op_binary
-        raise error(op.loc, f"the GPU backend cannot lower '{name}'")
 
     def elementwise(self, op: Operation, fn: Callable[..., ir.Value]) -> Lowered:
         """Apply ``fn`` to each register of the operands (scalars are repeated)."""
@@ -308,267 +326,6 @@ class Codegen(ChecksMixin, MmaMixin, MathMixin, MemoryMixin, WgmmaMixin, Collect
                 raise error(op.loc, "internal error: operand layout differs from the result's")
         cols = [a.vals if isinstance(a, RegTile) else [a] * n for a in args]
         return RegTile(layout, [fn(*xs) for xs in zip(*cols)])
-
-    # ------------------------------------------------------------ constants, ids
-    def op_arith_constant(self, op: Operation) -> Lowered:
-        t = op.result.type
-        c = const(element_type(t), op.attrs["value"])
-        if isinstance(t, BlockType):
-            layout = self.layout(op.result)
-            return RegTile(layout, [c] * layout.num_regs)
-        return c
-
-    def op_tt_get_program_id(self, op: Operation) -> ir.Value:
-        return self.sreg(f"ctaid.{_SREG[op.attrs['axis']]}")
-
-    def op_tt_get_num_programs(self, op: Operation) -> ir.Value:
-        return self.sreg(f"nctaid.{_SREG[op.attrs['axis']]}")
-
-    def op_tt_make_range(self, op: Operation) -> RegTile:
-        layout = self.layout(op.result)
-        (off,) = self.thread_offsets(layout)
-        base = self.b.add(off, ir.Constant(I32, op.attrs["start"]))
-        vals = [self.b.add(base, ir.Constant(I32, c[0])) for c in layout.reg_coords()]
-        return RegTile(layout, vals)
-
-    # ------------------------------------------------------------ elementwise
-    def op_binary(self, op: Operation) -> Lowered:
-        st = element_type(op.result.type)
-        return self.elementwise(op, lambda a, b: self.binary(op.name, st, a, b))
-
-    def op_unary(self, op: Operation) -> Lowered:
-        st = element_type(op.result.type)
-        return self.elementwise(op, lambda a: self.unary(op.name, st, a))
-
-    def op_arith_cmp(self, op: Operation) -> Lowered:
-        st = element_type(op.operands[0].type)
-        pred = op.attrs["pred"]
-        return self.elementwise(op, lambda a, b: self.compare(pred, st, a, b))
-
-    def op_arith_select(self, op: Operation) -> Lowered:
-        return self.elementwise(op, lambda c, a, b: self.b.select(c, a, b))
-
-    def op_math_fma(self, op: Operation) -> Lowered:
-        st = element_type(op.result.type)
-        return self.elementwise(op, lambda a, b, c: self.fma(st, a, b, c))
-
-    def op_arith_cast(self, op: Operation) -> Lowered:
-        src = element_type(op.operands[0].type)
-        dst = element_type(op.result.type)
-        return self.elementwise(op, lambda v: self.cast(src, dst, v))
-
-    def op_arith_bitcast(self, op: Operation) -> Lowered:
-        dst = ll_type(element_type(op.result.type))
-        return self.elementwise(op, lambda v: v if v.type == dst else self.b.bitcast(v, dst))
-
-    def op_tt_addptr(self, op: Operation) -> Lowered:
-        pointee = element_type(op.result.type).pointee
-        ty = ll_type(pointee) if not pointee.is_bool() else I8
-        return self.elementwise(op, lambda p, o: self.b.gep(p, [o], source_etype=ty))
-
-    def op_tt_hint(self, op: Operation) -> Lowered:
-        return self.get(op.operands[0])
-
-    # ------------------------------------------------------------ scalar semantics
-    def binary(self, name: str, st: ScalarType, a: ir.Value, b: ir.Value) -> ir.Value:
-        """``a <name> b`` on one element of type ``st``."""
-        if st == BF16:
-            r = self.binary(name, F32, self.to_f32(a, st), self.to_f32(b, st))
-            return self.from_f32(r, st)
-        if st.is_float():
-            return self._float_binary(name, st, a, b)
-        return self._int_binary(name, st, a, b)
-
-    def _float_binary(self, name: str, st: ScalarType, a: ir.Value, b: ir.Value) -> ir.Value:
-        bld = self.b
-        if name in _FLOAT_BINARY:
-            # 'contract' lets a mul followed by an add fuse into an FMA, as in Triton.
-            return getattr(bld, _FLOAT_BINARY[name])(a, b, flags=("contract",))
-        suffix = _fsuffix(st)
-        if name == "arith.div" and st == F32:
-            fty = ir.FunctionType(F32_T, [F32_T, F32_T])
-            return bld.call(ir.InlineAsm(fty, "div.full.f32 $0, $1, $2;", "=f,f,f"), [a, b])
-        if name in ("arith.div", "math.div_rn"):
-            return bld.fdiv(a, b)
-        if name == "arith.rem":
-            return bld.frem(a, b)
-        if name in ("arith.max", "arith.min"):
-            fn = "maxnum" if name == "arith.max" else "minnum"
-            return self.call_intrinsic(f"llvm.{fn}.{suffix}", a.type, [a, b])
-        if name == "math.pow" or name[5:] in MATH_BINARY:
-            return self.math(name[5:], st, a, b)
-        raise NotImplementedError(name)
-
-    def _int_binary(self, name: str, st: ScalarType, a: ir.Value, b: ir.Value) -> ir.Value:
-        bld = self.b
-        signed = st.is_signed()
-        if name in _INT_BINARY:
-            return getattr(bld, _INT_BINARY[name])(a, b)
-        # BEGIN EXERCISE c6-lower
-        # STUB: if name in ("arith.div", "arith.rem", "arith.shr", "arith.max", "arith.min"):
-        # STUB:     raise NotImplementedError(f"c6-lower: lower {name} on {st!r} to LLVM IR")
-        if name == "arith.div":
-            return bld.sdiv(a, b) if signed else bld.udiv(a, b)
-        if name == "arith.rem":
-            return bld.srem(a, b) if signed else bld.urem(a, b)
-        if name == "arith.shr":
-            return bld.ashr(a, b) if signed else bld.lshr(a, b)
-        if name in ("arith.max", "arith.min"):
-            op = ">" if name == "arith.max" else "<"
-            cmp = bld.icmp_signed(op, a, b) if signed else bld.icmp_unsigned(op, a, b)
-            return bld.select(cmp, a, b)
-        # END EXERCISE
-        if name == "arith.umulhi":
-            wide = ir.IntType(2 * st.bitwidth)
-            prod = bld.mul(bld.zext(a, wide), bld.zext(b, wide))
-            return bld.trunc(bld.lshr(prod, ir.Constant(wide, st.bitwidth)), a.type)
-        raise NotImplementedError(name)
-
-    def unary(self, name: str, st: ScalarType, a: ir.Value) -> ir.Value:
-        """``name(a)`` on one element of type ``st``."""
-        bld = self.b
-        if name == "arith.not":
-            return bld.not_(a)
-        if name == "arith.neg":
-            if st == BF16:
-                return bld.xor(a, ir.Constant(I16, 0x8000))
-            return bld.fneg(a) if st.is_float() else bld.neg(a)
-        if name == "math.abs":
-            return self._abs(st, a)
-        return self.math(name[5:], st, a)
-
-    def _abs(self, st: ScalarType, a: ir.Value) -> ir.Value:
-        bld = self.b
-        if st == BF16:
-            return bld.and_(a, ir.Constant(I16, 0x7FFF))
-        if st.is_float():
-            return self.call_intrinsic(f"llvm.fabs.{_fsuffix(st)}", a.type, [a])
-        if not st.is_signed():
-            return a
-        neg = bld.icmp_signed("<", a, ir.Constant(a.type, 0))
-        return bld.select(neg, bld.neg(a), a)
-
-    def fma(self, st: ScalarType, a: ir.Value, b: ir.Value, c: ir.Value) -> ir.Value:
-        """``a * b + c`` with one rounding."""
-        if st == BF16:
-            args = [self.to_f32(v, st) for v in (a, b, c)]
-            return self.from_f32(self.fma(F32, *args), st)
-        return self.call_intrinsic(f"llvm.fma.{_fsuffix(st)}", a.type, [a, b, c])
-
-    def compare(self, pred: str, st: ElemLike, a: ir.Value, b: ir.Value) -> ir.Value:
-        """``a <pred> b`` as an ``i1``."""
-        bld = self.b
-        if isinstance(st, PointerType):
-            a, b, st = bld.ptrtoint(a, I64), bld.ptrtoint(b, I64), ScalarType("u64")
-        if st == BF16:
-            a, b, st = self.to_f32(a, st), self.to_f32(b, st), F32
-        if st.is_float():
-            # Python semantics: every compare is ordered except '!='.
-            if pred == "ne":
-                return bld.fcmp_unordered("!=", a, b)
-            return bld.fcmp_ordered(_ICMP[pred], a, b)
-        if st.is_signed():
-            return bld.icmp_signed(_ICMP[pred], a, b)
-        return bld.icmp_unsigned(_ICMP[pred], a, b)
-
-    def to_f32(self, v: ir.Value, st: ScalarType) -> ir.Value:
-        """Widen a float of type ``st`` to f32."""
-        bld = self.b
-        if st == BF16:
-            return bld.bitcast(bld.shl(bld.zext(v, I32), ir.Constant(I32, 16)), F32_T)
-        if st == F32:
-            return v
-        if st.bitwidth < 32:
-            return bld.fpext(v, F32_T)
-        return bld.fptrunc(v, F32_T)
-
-    def from_f32(self, v: ir.Value, st: ScalarType) -> ir.Value:
-        """Round an f32 to float type ``st`` (nearest even)."""
-        bld = self.b
-        if st == BF16:
-            if arch_number(self.arch) < 80:
-                return self._bf16_in_software(v)
-            fty = ir.FunctionType(I16, [F32_T])
-            return bld.call(ir.InlineAsm(fty, "cvt.rn.bf16.f32 $0, $1;", "=h,f"), [v])
-        if st == F32:
-            return v
-        if st.bitwidth < 32:
-            return bld.fptrunc(v, ll_type(st))
-        return bld.fpext(v, ll_type(st))
-
-    def _bf16_in_software(self, v: ir.Value) -> ir.Value:
-        """f32 -> bf16 bits, to nearest even (sm_75 has no ``cvt.rn.bf16.f32``); NaN stays NaN."""
-        bld = self.b
-        bits = bld.bitcast(v, I32)
-        odd = bld.and_(bld.lshr(bits, ir.Constant(I32, 16)), ir.Constant(I32, 1))
-        rounded = bld.add(bits, bld.add(ir.Constant(I32, 0x7FFF), odd))
-        top = bld.trunc(bld.lshr(rounded, ir.Constant(I32, 16)), I16)
-        is_nan = bld.fcmp_unordered("uno", v, v)
-        return bld.select(is_nan, ir.Constant(I16, 0x7FC0), top)
-
-    def cast(self, src: ElemLike, dst: ElemLike, v: ir.Value) -> ir.Value:
-        """Convert ``v`` from type ``src`` to ``dst`` (see ``arith.cast``)."""
-        bld = self.b
-        if src == dst:
-            return v
-        if isinstance(src, PointerType) or isinstance(dst, PointerType):
-            return self._pointer_cast(src, dst, v)
-        if src.is_fp8():
-            wide = fp8_to_f32(bld, src, v)
-            return wide if dst == F32 else self.cast(F32, dst, wide)
-        if dst.is_fp8():
-            return f32_to_fp8(bld, dst, v if src == F32 else self.cast(src, F32, v))
-        if dst.is_bool():
-            zero = const(src, 0)
-            return self.compare("ne", src, v, zero)
-        if src == BF16 or dst == BF16:
-            mid = (
-                v if src == F32 else self.cast(src, F32, v) if src != BF16 else self.to_f32(v, src)
-            )
-            return self.from_f32(mid, dst) if dst == BF16 else self.cast(F32, dst, mid)
-        if src.is_float() and dst.is_float():
-            wider = dst.bitwidth > src.bitwidth
-            return bld.fpext(v, ll_type(dst)) if wider else bld.fptrunc(v, ll_type(dst))
-        if src.is_float():
-            return bld.fptosi(v, ll_type(dst)) if dst.is_signed() else bld.fptoui(v, ll_type(dst))
-        if dst.is_float():
-            return bld.sitofp(v, ll_type(dst)) if src.is_signed() else bld.uitofp(v, ll_type(dst))
-        return self._int_cast(src, dst, v)
-
-    def _int_cast(self, src: ScalarType, dst: ScalarType, v: ir.Value) -> ir.Value:
-        bld = self.b
-        if dst.bitwidth == src.bitwidth:
-            return v
-        if dst.bitwidth < src.bitwidth:
-            return bld.trunc(v, ll_type(dst))
-        return bld.sext(v, ll_type(dst)) if src.is_signed() else bld.zext(v, ll_type(dst))
-
-    def _pointer_cast(self, src: ElemLike, dst: ElemLike, v: ir.Value) -> ir.Value:
-        if isinstance(src, PointerType) and isinstance(dst, PointerType):
-            return v
-        if isinstance(src, PointerType):
-            return self._int_cast(ScalarType("u64"), dst, self.b.ptrtoint(v, I64))
-        wide = self._int_cast(src, ScalarType("i64"), v)
-        return self.b.inttoptr(wide, GLOBAL_PTR)
-
-    # ------------------------------------------------------------ shapes
-    def op_tt_splat(self, op: Operation) -> RegTile:
-        layout = self.layout(op.result)
-        return RegTile(layout, [self.get(op.operands[0])] * layout.num_regs)
-
-    def op_tt_broadcast(self, op: Operation) -> RegTile:
-        src = self.tensor(op.operands[0])
-        in_shape = op.operands[0].shape
-        index = {c: i for i, c in enumerate(src.layout.reg_coords())}
-        layout = self.layout(op.result)
-        vals = []
-        for coord in layout.reg_coords():
-            key = tuple(c if s > 1 else 0 for c, s in zip(coord, in_shape))
-            vals.append(src.vals[index[key]])
-        return RegTile(layout, vals)
-
-    def op_tt_expand_dims(self, op: Operation) -> RegTile:
-        return RegTile(self.layout(op.result), self.tensor(op.operands[0]).vals)
 
     # ------------------------------------------------------------ control flow
     def flatten(self, values: list[Lowered]) -> list[ir.Value]:
@@ -599,98 +356,6 @@ class Codegen(ChecksMixin, MmaMixin, MathMixin, MemoryMixin, WgmmaMixin, Collect
         ops = region.ops
         self.lower_ops(ops[:-1])
         return [self.get(v) for v in ops[-1].operands]
-
-    def _phis(self, like: list[Lowered]) -> list[ir.PhiInstr]:
-        return [self.b.phi(v.type) for v in self.flatten(like)]
-
-    def op_scf_for(self, op: Operation) -> list[Lowered]:
-        bld = self.b
-        lb, ub, step = (self.get(v) for v in op.operands[:3])
-        st = element_type(op.operands[0].type)
-        inits = [self.get(v) for v in op.operands[3:]]
-        entry = bld.block
-        header = bld.append_basic_block("for.header")
-        body = bld.append_basic_block("for.body")
-        exit_ = bld.append_basic_block("for.exit")
-        bld.branch(header)
-        bld.position_at_end(header)
-        iv = bld.phi(lb.type)
-        phis = self._phis(inits)
-        iv.add_incoming(lb, entry)
-        for phi, v in zip(phis, self.flatten(inits)):
-            phi.add_incoming(v, entry)
-        cond = bld.icmp_signed("<", iv, ub) if st.is_signed() else bld.icmp_unsigned("<", iv, ub)
-        bld.cbranch(cond, body, exit_)
-        bld.position_at_end(body)
-        carried = self.unflatten(op.regions[0].args[1:], list(phis))
-        yielded = self.lower_region(op.regions[0], [iv, *carried])
-        nxt = self.b.add(iv, step)
-        latch = self.b.block
-        self.b.branch(header)
-        iv.add_incoming(nxt, latch)
-        for phi, v in zip(phis, self.flatten(yielded)):
-            phi.add_incoming(v, latch)
-        self.b.position_at_end(exit_)
-        return self.unflatten(op.results, list(phis))
-
-    def op_scf_if(self, op: Operation) -> list[Lowered]:
-        bld = self.b
-        cond = self.get(op.operands[0])
-        then_bb = bld.append_basic_block("if.then")
-        else_bb = bld.append_basic_block("if.else")
-        merge = bld.append_basic_block("if.end")
-        bld.cbranch(cond, then_bb, else_bb)
-        ends = []
-        for region, bb in zip(op.regions, (then_bb, else_bb)):
-            self.b.position_at_end(bb)
-            flat = self.flatten(self.lower_region(region, []))
-            ends.append((self.b.block, flat))
-            self.b.branch(merge)
-        self.b.position_at_end(merge)
-        if not op.results:
-            return []
-        phis = [self.b.phi(v.type) for v in ends[0][1]]
-        for block, flat in ends:
-            for phi, v in zip(phis, flat):
-                phi.add_incoming(v, block)
-        return self.unflatten(op.results, list(phis))
-
-    def op_scf_while(self, op: Operation) -> list[Lowered]:
-        bld = self.b
-        inits = [self.get(v) for v in op.operands]
-        entry = bld.block
-        before = bld.append_basic_block("while.before")
-        after = bld.append_basic_block("while.after")
-        exit_ = bld.append_basic_block("while.exit")
-        bld.branch(before)
-        bld.position_at_end(before)
-        phis = self._phis(inits)
-        for phi, v in zip(phis, self.flatten(inits)):
-            phi.add_incoming(v, entry)
-        carried = self.unflatten(op.regions[0].args, list(phis))
-        cond_vals = self.lower_region(op.regions[0], carried)
-        self.b.cbranch(cond_vals[0], after, exit_)
-        self.b.position_at_end(after)
-        yielded = self.lower_region(op.regions[1], cond_vals[1:])
-        latch = self.b.block
-        self.b.branch(before)
-        for phi, v in zip(phis, self.flatten(yielded)):
-            phi.add_incoming(v, latch)
-        self.b.position_at_end(exit_)
-        return cond_vals[1:]
-
-    def op_tt_return(self, op: Operation) -> None:
-        return None
-
-    def op_tt_barrier(self, op: Operation) -> None:
-        self.barrier()
-
-
-ElemLike = ScalarType | PointerType
-
-
-def _fsuffix(st: ScalarType) -> str:
-    return {16: "f16", 32: "f32", 64: "f64"}[st.bitwidth]
 
 
 # ------------------------------------------------------------------ debug info
@@ -774,4 +439,4 @@ class _DebugInfo:
         return self.locations[key]
 
 
-__all__ = ["Codegen", "I1"]
+__all__ = ["LoweringContext"]

@@ -38,17 +38,36 @@ Without ``debug=True`` none of this code exists: the PTX is unchanged.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from math import prod
+from typing import TYPE_CHECKING, Any
 
 from llvmlite import ir
 
 from minitriton.backend.layouts import Layout
-from minitriton.backend.lltypes import GLOBAL_PTR, I1, I32, I64, VOID, RegTile, byte_size
+from minitriton.backend.lltypes import (
+    F64_T,
+    GENERIC_PTR,
+    GLOBAL_PTR,
+    I1,
+    I32,
+    I64,
+    VOID,
+    RegTile,
+    byte_size,
+)
+from minitriton.backend.lower.arith import to_f32
+from minitriton.backend.lower.control import guarded
+from minitriton.backend.lower.smem import counted_loop, row_major, smem_load, write_tensor
 from minitriton.backend.provenance import UNKNOWN, Provenance
+from minitriton.backend.registry import lowering
 from minitriton.diagnostics import Location
 from minitriton.ir.core import Operation, OpResult, Value
-from minitriton.ir.ops import FuncOp
-from minitriton.ir.types import PointerType, element_type
+from minitriton.ir.ops import AssertOp, FuncOp, PrintOp
+from minitriton.ir.types import BlockType, PointerType, element_type
+
+if TYPE_CHECKING:
+    from minitriton.backend.lower.context import LoweringContext
+
 
 #: Words (i64) before the first lane slot, and words per slot.
 HEADER_WORDS = 4
@@ -143,207 +162,330 @@ class CheckState:
         return self.site_ids[id(op)]
 
 
-class ChecksMixin:
-    """Debug-mode lowering for :class:`~minitriton.backend.codegen.Codegen` (see above)."""
+# ------------------------------------------------------------ print, assert
+@lowering(PrintOp)
+def lower_print(ctx: LoweringContext, op: Operation) -> None:
+    prefix = str(op.attrs.get("prefix", ""))
+    hex_ = bool(op.attrs.get("hex", False))
+    if not op.operands:
+        _printf_thread0(ctx, f"pid (%d, %d, %d) {prefix}\n", _pids(ctx))
+    for i, v in enumerate(op.operands):
+        label = prefix if len(op.operands) == 1 else f"{prefix}(operand {i}) "
+        if isinstance(v.type, BlockType):
+            _print_block(ctx, v, label, hex_)
+        else:
+            fmt, val = _format(ctx, element_type(v.type), ctx.get(v), hex_)
+            _printf_thread0(ctx, f"pid (%d, %d, %d) {label}{fmt}\n", [*_pids(ctx), val])
 
-    b: ir.IRBuilder
-    pb: ir.IRBuilder
-    checks: CheckState | None
 
-    # ------------------------------------------------------------ parameters
-    def hidden_param_types(self) -> list[ir.Type]:
-        """The hidden parameters' types: (lo, size) per pointer argument, then the record."""
-        if self.checks is None:
-            return []
-        return [I64, I64] * len(self.checks.pointer_args) + [GLOBAL_PTR]
+def _pids(ctx: LoweringContext) -> list[ir.Value]:
+    return [ctx.sreg(f"ctaid.{a}") for a in "xyz"]
 
-    def bind_hidden(self, params: list[ir.Argument]) -> None:
-        """Remember the hidden parameters (see :meth:`hidden_param_types`)."""
-        if self.checks is None:
-            return
-        for n, arg in enumerate(self.checks.pointer_args):
-            self.checks.bounds[arg] = (params[2 * n], params[2 * n + 1])
-        self.checks.record = params[-1]
 
-    def _limit(self, arg: int, nbytes: int) -> ir.Value:
-        """``size - nbytes + 1`` (0 when the buffer is smaller), computed once."""
-        chk = self.checks
-        key = (arg, nbytes)
-        if key not in chk.limits:
-            _, size = chk.bounds[arg]
-            b = self.pb
-            fits = b.icmp_unsigned(">=", size, ir.Constant(I64, nbytes))
-            room = b.add(b.sub(size, ir.Constant(I64, nbytes)), ir.Constant(I64, 1))
-            chk.limits[key] = b.select(fits, room, ir.Constant(I64, 0))
-        return chk.limits[key]
+def _printf_thread0(ctx: LoweringContext, fmt: str, args: list[ir.Value]) -> None:
+    def emit() -> list[ir.Value]:
+        vprintf(ctx, fmt, args)
+        return []
 
-    def _in_bounds(self, arg: int, ptr: ir.Value, nbytes: int) -> ir.Value:
-        lo, _ = self.checks.bounds[arg]
-        off = self.b.sub(self.b.ptrtoint(ptr, I64), lo)
-        return self.b.icmp_unsigned("<", off, self._limit(arg, nbytes))
+    guarded(ctx, ctx.is_thread0(), emit, [])
 
-    # ------------------------------------------------------------ accesses
-    def check_access(
-        self,
-        op: Operation,
-        layout: Layout | None,
-        ptrs: list[ir.Value],
-        r: int,
-        vec: int,
-        pred: ir.Value | None,
-    ) -> ir.Value | None:
-        """``pred`` and "registers ``r .. r+vec-1`` of ``ptrs`` are in bounds" (debug mode).
 
-        Outside debug mode, and for a pointer of unknown provenance, ``pred``
-        is returned unchanged.
-        """
-        chk = self.checks
-        if chk is None:
-            return pred
-        ptr_v = op.operands[0]
-        arg = chk.prov.of(ptr_v)
-        if arg == UNKNOWN or arg not in chk.bounds:
-            return pred
-        eb = byte_size(element_type(ptr_v.type).pointee)
-        threads = 32 * self.num_warps
-        site = chk.site(
-            op,
-            lambda: Site("access", op.name, op.loc, ptr_v.shape, arg, eb, vec, layout, threads),
-        )
-        ok = self._in_bounds(arg, ptrs[r], vec * eb)
-        bad = self.b.not_(ok) if pred is None else self.b.and_(pred, self.b.not_(ok))
+def vprintf(ctx: LoweringContext, fmt: str, args: list[ir.Value]) -> None:
+    """Call CUDA's ``vprintf`` with a packed argument buffer."""
+    struct = ir.LiteralStructType([a.type for a in args])
+    buf = ctx.cached(("printf_buf", str(struct)), lambda b: _opaque(b.alloca(struct)))
+    for i, a in enumerate(args):
+        field = ctx.b.gep(buf, [ir.Constant(I32, 0), ir.Constant(I32, i)], source_etype=struct)
+        ctx.b.store(a, field)
+    fn = ctx.declare("vprintf", I32, [GENERIC_PTR, GENERIC_PTR])
+    ctx.b.call(fn, [ctx.string(fmt), buf])
 
-        def record() -> None:
-            # One slot for the group: the host finds which of its elements are outside.
-            addr = self.b.ptrtoint(ptrs[r], I64)
-            slot = self._slot(layout, r)
-            self._record(ir.Constant(I1, 1), site, slot, addr, ir.Constant(I64, 0))
 
-        self._cold(bad, record)
-        return ok if pred is None else self.b.and_(pred, ok)
+def _format(ctx: LoweringContext, st: object, v: ir.Value, hex_: bool) -> tuple[str, ir.Value]:
+    b = ctx.b
+    if isinstance(st, PointerType):
+        return "0x%llx", b.ptrtoint(v, I64)
+    if hex_:
+        bits = st.bitwidth
+        as_int = v if isinstance(v.type, ir.IntType) else b.bitcast(v, ir.IntType(bits))
+        if bits == 64:
+            return "0x%llx", as_int
+        return "0x%x", b.zext(as_int, I32) if bits < 32 else as_int
+    if st.is_float():
+        wide = to_f32(ctx, v, st) if st.bitwidth <= 32 else v
+        return "%f", b.fpext(wide, F64_T) if wide.type != F64_T else wide
+    if st.bitwidth == 64:
+        return ("%lld" if st.is_signed() else "%llu"), v
+    if st.bitwidth < 32:
+        v = b.sext(v, I32) if st.is_signed() else b.zext(v, I32)
+    return ("%d" if st.is_signed() or st.is_bool() else "%u"), v
 
-    def _slot(self, layout: Layout | None, reg: int) -> ir.Value:
-        """``tid * regs + reg``: which record slot this thread's register ``reg`` writes.
 
-        The host maps it back to a lane through the layout, so the device
-        computes no coordinates (they would be hoisted and hold registers).
-        """
-        if layout is None:
-            return ir.Constant(I32, 0)
-        regs = ir.Constant(I32, layout.num_regs)
-        return self.b.add(self.b.mul(self.tid, regs), ir.Constant(I32, reg))
+def _print_block(ctx: LoweringContext, v, label: str, hex_: bool) -> None:
+    t = ctx.tensor(v)
+    st = element_type(v.type)
+    shape = t.layout.shape
+    ctx.reserve(prod(shape) * byte_size(st))
+    ctx.barrier()
+    write_tensor(ctx, t, st, row_major(shape))
+    ctx.barrier()
+    idx_fmt = ", ".join(["%d"] * len(shape))
 
-    def _cold(self, cond: ir.Value, body: Any) -> None:
-        """Run ``body()``'s code only where ``cond`` holds, on a branch marked unlikely."""
-        b = self.b
-        then_bb = b.append_basic_block("check.fail")
-        merge = b.append_basic_block("check.end")
-        br = b.cbranch(cond, then_bb, merge)
-        br.set_weights([1, 1000])
-        b.position_at_end(then_bb)
-        body()
-        b.branch(merge)
-        b.position_at_end(merge)
+    def body(i: ir.Value) -> None:
+        val = smem_load(ctx, ctx.b.mul(i, ir.Constant(I32, byte_size(st))), st)
+        fmt, pval = _format(ctx, st, val, hex_)
+        idx = _unravel(ctx, i, shape)
+        vprintf(ctx, f"pid (%d, %d, %d) idx ({idx_fmt}) {label}{fmt}\n", [*_pids(ctx), *idx, pval])
 
-    def _record(self, cond: ir.Value, site: int, slot: ir.Value, a: ir.Value, b: ir.Value) -> None:
-        fn = self._record_fn()
-        self.b.call(fn, [cond, self.checks.record, ir.Constant(I64, site), slot, a, b])
+    def loop() -> list[ir.Value]:
+        counted_loop(ctx, prod(shape), body)
+        return []
 
-    # ------------------------------------------------------------ asserts
-    def op_tt_assert(self, op: Operation) -> None:
-        """In debug mode, record failing lanes and their values (see the module docstring)."""
-        if self.checks is None:
-            super().op_tt_assert(op)  # type: ignore[misc]
-            return
-        cond_v = op.operands[0]
-        cond = self.get(cond_v)
-        vals = cond.vals if isinstance(cond, RegTile) else [cond]
-        layout = cond.layout if isinstance(cond, RegTile) else None
-        cmp, sides = self._compared(cond_v, layout)
-        site = self.checks.site(
-            op,
-            lambda: Site("assert", op.name, op.loc, cond_v.shape,
-                         message=str(op.attrs.get("message", "")), sides=sides,
-                         layout=layout, threads=32 * self.num_warps),
-        )  # fmt: skip
-        bad = self.b.not_(vals[0])
-        for v in vals[1:]:
-            bad = self.b.or_(bad, self.b.not_(v))
+    guarded(ctx, ctx.is_thread0(), loop, [])
 
-        def record() -> None:
-            for i, v in enumerate(vals):
-                a, b = (self._as_word(c, i) for c in cmp) if cmp else (None, None)
-                zero = ir.Constant(I64, 0)
-                slot = self._slot(layout, i)
-                self._record(self.b.not_(v), site, slot, a or zero, b or zero)
 
-        self._cold(bad, record)
+def _unravel(ctx: LoweringContext, i: ir.Value, shape: tuple[int, ...]) -> list[ir.Value]:
+    out = []
+    for stride, size in zip(row_major(shape), shape):
+        q = ctx.b.udiv(i, ir.Constant(I32, stride))
+        out.append(ctx.b.urem(q, ir.Constant(I32, size)))
+    return out
 
-    def _compared(
-        self, cond_v: Value, layout: Layout | None
-    ) -> tuple[list[Any], list[tuple[str, str, str]]]:
-        """The lowered lhs and rhs of the ``arith.cmp`` an assert tests, when they line up."""
-        owner = cond_v.owner if isinstance(cond_v, OpResult) else None
-        if owner is None or owner.name != "arith.cmp":
+
+def trap_assert(ctx: LoweringContext, op: Operation) -> None:
+    cond = ctx.get(op.operands[0])
+    vals = cond.vals if isinstance(cond, RegTile) else [cond]
+    bad = ctx.b.not_(vals[0])
+    for v in vals[1:]:
+        bad = ctx.b.or_(bad, ctx.b.not_(v))
+    loc = op.loc
+    msg = ctx.string(str(op.attrs.get("message", "assertion failed")))
+    file = ctx.string(loc.file)
+    func = ctx.string(ctx.kernel.sym_name)
+    fail = ctx.declare("__assertfail", VOID, [GENERIC_PTR, GENERIC_PTR, I32, GENERIC_PTR, I64])
+
+    def emit() -> list[ir.Value]:
+        ctx.b.call(fail, [msg, file, ir.Constant(I32, loc.line), func, ir.Constant(I64, 1)])
+        return []
+
+    guarded(ctx, bad, emit, [])
+
+
+# ------------------------------------------------------------ parameters
+def hidden_param_types(ctx: LoweringContext) -> list[ir.Type]:
+    """The hidden parameters' types: (lo, size) per pointer argument, then the record."""
+    if ctx.checks is None:
+        return []
+    return [I64, I64] * len(ctx.checks.pointer_args) + [GLOBAL_PTR]
+
+
+def bind_hidden(ctx: LoweringContext, params: list[ir.Argument]) -> None:
+    """Remember the hidden parameters (see :meth:`hidden_param_types`)."""
+    if ctx.checks is None:
+        return
+    for n, arg in enumerate(ctx.checks.pointer_args):
+        ctx.checks.bounds[arg] = (params[2 * n], params[2 * n + 1])
+    ctx.checks.record = params[-1]
+
+
+def _limit(ctx: LoweringContext, arg: int, nbytes: int) -> ir.Value:
+    """``size - nbytes + 1`` (0 when the buffer is smaller), computed once."""
+    chk = ctx.checks
+    key = (arg, nbytes)
+    if key not in chk.limits:
+        _, size = chk.bounds[arg]
+        b = ctx.pb
+        fits = b.icmp_unsigned(">=", size, ir.Constant(I64, nbytes))
+        room = b.add(b.sub(size, ir.Constant(I64, nbytes)), ir.Constant(I64, 1))
+        chk.limits[key] = b.select(fits, room, ir.Constant(I64, 0))
+    return chk.limits[key]
+
+
+def _in_bounds(ctx: LoweringContext, arg: int, ptr: ir.Value, nbytes: int) -> ir.Value:
+    lo, _ = ctx.checks.bounds[arg]
+    off = ctx.b.sub(ctx.b.ptrtoint(ptr, I64), lo)
+    return ctx.b.icmp_unsigned("<", off, _limit(ctx, arg, nbytes))
+
+
+# ------------------------------------------------------------ accesses
+def check_access(
+    ctx: LoweringContext,
+    op: Operation,
+    layout: Layout | None,
+    ptrs: list[ir.Value],
+    r: int,
+    vec: int,
+    pred: ir.Value | None,
+) -> ir.Value | None:
+    """``pred`` and "registers ``r .. r+vec-1`` of ``ptrs`` are in bounds" (debug mode).
+
+    Outside debug mode, and for a pointer of unknown provenance, ``pred``
+    is returned unchanged.
+    """
+    chk = ctx.checks
+    if chk is None:
+        return pred
+    ptr_v = op.operands[0]
+    arg = chk.prov.of(ptr_v)
+    if arg == UNKNOWN or arg not in chk.bounds:
+        return pred
+    eb = byte_size(element_type(ptr_v.type).pointee)
+    threads = 32 * ctx.num_warps
+    site = chk.site(
+        op,
+        lambda: Site("access", op.name, op.loc, ptr_v.shape, arg, eb, vec, layout, threads),
+    )
+    ok = _in_bounds(ctx, arg, ptrs[r], vec * eb)
+    bad = ctx.b.not_(ok) if pred is None else ctx.b.and_(pred, ctx.b.not_(ok))
+
+    def record() -> None:
+        # One slot for the group: the host finds which of its elements are outside.
+        addr = ctx.b.ptrtoint(ptrs[r], I64)
+        slot = _slot(ctx, layout, r)
+        _record(ctx, ir.Constant(I1, 1), site, slot, addr, ir.Constant(I64, 0))
+
+    _cold(ctx, bad, record)
+    return ok if pred is None else ctx.b.and_(pred, ok)
+
+
+def _slot(ctx: LoweringContext, layout: Layout | None, reg: int) -> ir.Value:
+    """``tid * regs + reg``: which record slot this thread's register ``reg`` writes.
+
+    The host maps it back to a lane through the layout, so the device
+    computes no coordinates (they would be hoisted and hold registers).
+    """
+    if layout is None:
+        return ir.Constant(I32, 0)
+    regs = ir.Constant(I32, layout.num_regs)
+    return ctx.b.add(ctx.b.mul(ctx.tid, regs), ir.Constant(I32, reg))
+
+
+def _cold(ctx: LoweringContext, cond: ir.Value, body: Any) -> None:
+    """Run ``body()``'s code only where ``cond`` holds, on a branch marked unlikely."""
+    b = ctx.b
+    then_bb = b.append_basic_block("check.fail")
+    merge = b.append_basic_block("check.end")
+    br = b.cbranch(cond, then_bb, merge)
+    br.set_weights([1, 1000])
+    b.position_at_end(then_bb)
+    body()
+    b.branch(merge)
+    b.position_at_end(merge)
+
+
+def _record(
+    ctx: LoweringContext, cond: ir.Value, site: int, slot: ir.Value, a: ir.Value, b: ir.Value
+) -> None:
+    fn = _record_fn(ctx)
+    ctx.b.call(fn, [cond, ctx.checks.record, ir.Constant(I64, site), slot, a, b])
+
+
+# ------------------------------------------------------------ asserts
+@lowering(AssertOp)
+def lower_assert(ctx: LoweringContext, op: Operation) -> None:
+    """In debug mode, record failing lanes and their values (see the module docstring)."""
+    if ctx.checks is None:
+        trap_assert(ctx, op)
+        return
+    cond_v = op.operands[0]
+    cond = ctx.get(cond_v)
+    vals = cond.vals if isinstance(cond, RegTile) else [cond]
+    layout = cond.layout if isinstance(cond, RegTile) else None
+    cmp, sides = _compared(ctx, cond_v, layout)
+    site = ctx.checks.site(
+        op,
+        lambda: Site("assert", op.name, op.loc, cond_v.shape,
+                     message=str(op.attrs.get("message", "")), sides=sides,
+                     layout=layout, threads=32 * ctx.num_warps),
+    )  # fmt: skip
+    bad = ctx.b.not_(vals[0])
+    for v in vals[1:]:
+        bad = ctx.b.or_(bad, ctx.b.not_(v))
+
+    def record() -> None:
+        for i, v in enumerate(vals):
+            a, b = (_as_word(ctx, c, i) for c in cmp) if cmp else (None, None)
+            zero = ir.Constant(I64, 0)
+            slot = _slot(ctx, layout, i)
+            _record(ctx, ctx.b.not_(v), site, slot, a or zero, b or zero)
+
+    _cold(ctx, bad, record)
+
+
+def _compared(
+    ctx: LoweringContext, cond_v: Value, layout: Layout | None
+) -> tuple[list[Any], list[tuple[str, str, str]]]:
+    """The lowered lhs and rhs of the ``arith.cmp`` an assert tests, when they line up."""
+    owner = cond_v.owner if isinstance(cond_v, OpResult) else None
+    if owner is None or owner.name != "arith.cmp":
+        return [], []
+    lowered = [ctx.get(v) for v in owner.operands]
+    for v in lowered:
+        if isinstance(v, RegTile) and (layout is None or v.layout != layout):
             return [], []
-        lowered = [self.get(v) for v in owner.operands]
-        for v in lowered:
-            if isinstance(v, RegTile) and (layout is None or v.layout != layout):
-                return [], []
-        sides = [
-            (side, v.name_hint or "", element_type(v.type).name)
-            for side, v in zip(("lhs", "rhs"), owner.operands)
-        ]
-        return lowered, sides
+    sides = [
+        (side, v.name_hint or "", element_type(v.type).name)
+        for side, v in zip(("lhs", "rhs"), owner.operands)
+    ]
+    return lowered, sides
 
-    def _as_word(self, v: Any, i: int) -> ir.Value:
-        """Register ``i`` of ``v`` as the raw bits in an i64."""
-        x = v.vals[i] if isinstance(v, RegTile) else v
+
+def _as_word(ctx: LoweringContext, v: Any, i: int) -> ir.Value:
+    """Register ``i`` of ``v`` as the raw bits in an i64."""
+    x = v.vals[i] if isinstance(v, RegTile) else v
+    t = x.type
+    if not isinstance(t, ir.IntType):
+        width = {"half": 16, "float": 32, "double": 64}[str(t)]
+        x = ctx.b.bitcast(x, ir.IntType(width))
         t = x.type
-        if not isinstance(t, ir.IntType):
-            width = {"half": 16, "float": 32, "double": 64}[str(t)]
-            x = self.b.bitcast(x, ir.IntType(width))
-            t = x.type
-        return x if t.width == 64 else self.b.zext(x, I64)
+    return x if t.width == 64 else ctx.b.zext(x, I64)
 
-    # ------------------------------------------------------------ record()
-    def _record_fn(self) -> ir.Function:
-        """``record(cond, rec, site, slot, a, b)``: claim the record, fill ``slot``."""
-        name = RECORD_FN
-        if name in self._decls:
-            return self._decls[name]
-        fnty = ir.FunctionType(VOID, [I1, GLOBAL_PTR, I64, I32, I64, I64])
-        fn = ir.Function(self.module, fnty, name)
-        fn.linkage = "internal"
-        # Inlined: a call would make ptxas spill the live registers around it (and
-        # serialize wgmma); the code sits on cold branches anyway.
-        fn.attributes.add("alwaysinline")
-        self._decls[name] = fn
-        cond, rec, site, slot_i, a, b_val = fn.args
-        entry, claim, write, done = (fn.append_basic_block(n) for n in
-                                     ("entry", "claim", "write", "done"))  # fmt: skip
-        b = ir.IRBuilder(entry)
-        b.cbranch(cond, claim, done)
-        b.position_at_end(claim)
-        key = b.or_(b.shl(self._linear_pid(b), ir.Constant(I64, SITE_BITS)),
-                    b.add(site, ir.Constant(I64, 1)))  # fmt: skip
-        old = b.extract_value(b.cmpxchg(rec, ir.Constant(I64, 0), key, "monotonic", "monotonic"), 0)
-        mine = b.or_(b.icmp_unsigned("==", old, ir.Constant(I64, 0)),
-                     b.icmp_unsigned("==", old, key))  # fmt: skip
-        b.cbranch(mine, write, done)
-        b.position_at_end(write)
-        first = b.add(b.mul(b.zext(slot_i, I64), ir.Constant(I64, SLOT_WORDS)),
-                      ir.Constant(I64, HEADER_WORDS))  # fmt: skip
-        for k, value in enumerate((b.zext(slot_i, I64), a, b_val)):
-            slot = b.gep(rec, [b.add(first, ir.Constant(I64, k + 1))], source_etype=I64)
-            b.store(value, slot)
-        b.store(ir.Constant(I64, 1), b.gep(rec, [first], source_etype=I64))
-        b.branch(done)
-        b.position_at_end(done)
-        b.ret_void()
-        return fn
 
-    def _linear_pid(self, b: ir.IRBuilder) -> ir.Value:
-        x, y, z = (b.zext(self.sreg(f"ctaid.{d}", b), I64) for d in "xyz")
-        nx, ny = (b.zext(self.sreg(f"nctaid.{d}", b), I64) for d in "xy")
-        return b.add(x, b.mul(nx, b.add(y, b.mul(ny, z))))
+# ------------------------------------------------------------ record()
+def _record_fn(ctx: LoweringContext) -> ir.Function:
+    """``record(cond, rec, site, slot, a, b)``: claim the record, fill ``slot``."""
+    name = RECORD_FN
+    if name in ctx._decls:
+        return ctx._decls[name]
+    fnty = ir.FunctionType(VOID, [I1, GLOBAL_PTR, I64, I32, I64, I64])
+    fn = ir.Function(ctx.module, fnty, name)
+    fn.linkage = "internal"
+    # Inlined: a call would make ptxas spill the live registers around it (and
+    # serialize wgmma); the code sits on cold branches anyway.
+    fn.attributes.add("alwaysinline")
+    ctx._decls[name] = fn
+    cond, rec, site, slot_i, a, b_val = fn.args
+    entry, claim, write, done = (fn.append_basic_block(n) for n in
+                                 ("entry", "claim", "write", "done"))  # fmt: skip
+    b = ir.IRBuilder(entry)
+    b.cbranch(cond, claim, done)
+    b.position_at_end(claim)
+    key = b.or_(b.shl(_linear_pid(ctx, b), ir.Constant(I64, SITE_BITS)),
+                b.add(site, ir.Constant(I64, 1)))  # fmt: skip
+    old = b.extract_value(b.cmpxchg(rec, ir.Constant(I64, 0), key, "monotonic", "monotonic"), 0)
+    mine = b.or_(b.icmp_unsigned("==", old, ir.Constant(I64, 0)),
+                 b.icmp_unsigned("==", old, key))  # fmt: skip
+    b.cbranch(mine, write, done)
+    b.position_at_end(write)
+    first = b.add(b.mul(b.zext(slot_i, I64), ir.Constant(I64, SLOT_WORDS)),
+                  ir.Constant(I64, HEADER_WORDS))  # fmt: skip
+    for k, value in enumerate((b.zext(slot_i, I64), a, b_val)):
+        slot = b.gep(rec, [b.add(first, ir.Constant(I64, k + 1))], source_etype=I64)
+        b.store(value, slot)
+    b.store(ir.Constant(I64, 1), b.gep(rec, [first], source_etype=I64))
+    b.branch(done)
+    b.position_at_end(done)
+    b.ret_void()
+    return fn
+
+
+def _linear_pid(ctx: LoweringContext, b: ir.IRBuilder) -> ir.Value:
+    x, y, z = (b.zext(ctx.sreg(f"ctaid.{d}", b), I64) for d in "xyz")
+    nx, ny = (b.zext(ctx.sreg(f"nctaid.{d}", b), I64) for d in "xy")
+    return b.add(x, b.mul(nx, b.add(y, b.mul(ny, z))))
+
+
+def _opaque(v: ir.Instruction) -> ir.Instruction:
+    # llvmlite types allocas as typed pointers; GEPs with an explicit element type need opaque ones.
+    v.type = GENERIC_PTR
+    return v

@@ -1,4 +1,4 @@
-"""Math functions: fast PTX instructions, libdevice, or portable fallbacks.
+"""The ``math`` family: ``math.*`` ops, with fast PTX instructions, libdevice, or fallbacks.
 
 Like Triton, fp32 ``exp``/``exp2`` use ``ex2.approx.f32`` and ``rsqrt`` uses
 ``rsqrt.approx.f32`` (fast approximations); ``sqrt`` is IEEE ``sqrt.rn``.
@@ -17,11 +17,24 @@ import importlib.util
 import os
 from functools import lru_cache
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from llvmlite import ir
 
-from minitriton.backend.lltypes import F32_T, F64_T
-from minitriton.ir.types import F32, F64, ScalarType
+from minitriton.backend.lltypes import F32_T, F64_T, I16, Lowered, float_suffix
+from minitriton.backend.lower.arith import from_f32, to_f32
+from minitriton.backend.registry import lowering
+from minitriton.ir.core import OP_REGISTRY, Operation
+from minitriton.ir.ops import MATH_BINARY, MATH_UNARY, AbsOp, FmaOp, PowOp
+from minitriton.ir.types import BF16, F32, F64, ScalarType, element_type
+
+if TYPE_CHECKING:
+    from minitriton.backend.lower.context import LoweringContext
+
+
+#: The one-operand libdevice-style ops (``math.exp`` ...) and the two-operand ones.
+_UNARY_OPS = tuple(OP_REGISTRY[f"math.{fn}"] for fn in MATH_UNARY)
+_BINARY_OPS = (PowOp, *(OP_REGISTRY[f"math.{fn}"] for fn in MATH_BINARY))
 
 _LIBDEVICE_F32 = {
     "log": "__nv_logf",
@@ -93,83 +106,132 @@ class LibdeviceMissing(Exception):
         )
 
 
-class MathMixin:
-    """Math lowering for :class:`~minitriton.backend.codegen.Codegen`."""
+@lowering(*_UNARY_OPS)
+def lower_math_unary(ctx: LoweringContext, op: Operation) -> Lowered:
+    st = element_type(op.result.type)
+    return ctx.elementwise(op, lambda a: math(ctx, op.name[5:], st, a))
 
-    b: ir.IRBuilder
-    uses_libdevice: bool
 
-    def math(self, name: str, st: ScalarType, x: ir.Value, y: ir.Value | None = None) -> ir.Value:
-        """``name`` (exp, log, sin, pow, ...) of ``x`` (and ``y`` for pow), of float type ``st``."""
-        if st not in (F32, F64):
-            args = [self.to_f32(v, st) for v in (x, y) if v is not None]
-            return self.from_f32(self.math(name, F32, *args), st)
-        simple = self._simple_math(name, st, x)
-        if simple is not None:
-            return simple
-        return self._library_math(name, st, x, y)
+@lowering(*_BINARY_OPS)
+def lower_math_binary(ctx: LoweringContext, op: Operation) -> Lowered:
+    st = element_type(op.result.type)
+    return ctx.elementwise(op, lambda a, b: math(ctx, op.name[5:], st, a, b))
 
-    def _simple_math(self, name: str, st: ScalarType, x: ir.Value) -> ir.Value | None:
-        ty = F32_T if st == F32 else F64_T
-        suffix = "f32" if st == F32 else "f64"
-        if name in _INTRINSICS and name != "copysign":
-            return self.call_intrinsic(f"llvm.{name}.{suffix}", ty, [x])
-        if st != F32:
-            return None
-        if name == "exp":
-            scaled = self.b.fmul(x, ir.Constant(F32_T, LOG2E))
-            return self.approx("ex2.approx.f32", scaled)
-        if name in ("exp2", "rsqrt"):
-            return self.approx(_APPROX[name], x)
+
+@lowering(AbsOp)
+def lower_abs(ctx: LoweringContext, op: Operation) -> Lowered:
+    st = element_type(op.result.type)
+    return ctx.elementwise(op, lambda a: _abs(ctx, st, a))
+
+
+@lowering(FmaOp)
+def lower_fma(ctx: LoweringContext, op: Operation) -> Lowered:
+    st = element_type(op.result.type)
+    return ctx.elementwise(op, lambda a, b, c: fma(ctx, st, a, b, c))
+
+
+def _abs(ctx: LoweringContext, st: ScalarType, a: ir.Value) -> ir.Value:
+    bld = ctx.b
+    if st == BF16:
+        return bld.and_(a, ir.Constant(I16, 0x7FFF))
+    if st.is_float():
+        return ctx.call_intrinsic(f"llvm.fabs.{float_suffix(st)}", a.type, [a])
+    if not st.is_signed():
+        return a
+    neg = bld.icmp_signed("<", a, ir.Constant(a.type, 0))
+    return bld.select(neg, bld.neg(a), a)
+
+
+def fma(ctx: LoweringContext, st: ScalarType, a: ir.Value, b: ir.Value, c: ir.Value) -> ir.Value:
+    """``a * b + c`` with one rounding."""
+    if st == BF16:
+        args = [to_f32(ctx, v, st) for v in (a, b, c)]
+        return from_f32(ctx, fma(ctx, F32, *args), st)
+    return ctx.call_intrinsic(f"llvm.fma.{float_suffix(st)}", a.type, [a, b, c])
+
+
+def math(
+    ctx: LoweringContext, name: str, st: ScalarType, x: ir.Value, y: ir.Value | None = None
+) -> ir.Value:
+    """``name`` (exp, log, sin, pow, ...) of ``x`` (and ``y`` for pow), of float type ``st``."""
+    if st not in (F32, F64):
+        args = [to_f32(ctx, v, st) for v in (x, y) if v is not None]
+        return from_f32(ctx, math(ctx, name, F32, *args), st)
+    simple = _simple_math(ctx, name, st, x)
+    if simple is not None:
+        return simple
+    return _library_math(ctx, name, st, x, y)
+
+
+def _simple_math(ctx: LoweringContext, name: str, st: ScalarType, x: ir.Value) -> ir.Value | None:
+    ty = F32_T if st == F32 else F64_T
+    suffix = "f32" if st == F32 else "f64"
+    if name in _INTRINSICS and name != "copysign":
+        return ctx.call_intrinsic(f"llvm.{name}.{suffix}", ty, [x])
+    if st != F32:
         return None
+    if name == "exp":
+        scaled = ctx.b.fmul(x, ir.Constant(F32_T, LOG2E))
+        return approx(ctx, "ex2.approx.f32", scaled)
+    if name in ("exp2", "rsqrt"):
+        return approx(ctx, _APPROX[name], x)
+    return None
 
-    def _library_math(self, name: str, st: ScalarType, x: ir.Value, y: ir.Value | None) -> ir.Value:
-        table = _LIBDEVICE_F32 if st == F32 else _LIBDEVICE_F64
-        args = [v for v in (x, y) if v is not None]
-        if name == "copysign":
-            ty = F32_T if st == F32 else F64_T
-            return self.call_intrinsic(f"llvm.copysign.{'f32' if st == F32 else 'f64'}", ty, args)
-        if name in _LIBDEVICE_ONLY and find_libdevice() is None:
-            raise LibdeviceMissing(name)
-        if find_libdevice() is not None and name in table:
-            self.uses_libdevice = True
-            ty = F32_T if st == F32 else F64_T
-            return self.call_function(table[name], ty, args)
-        if st == F64:
-            narrow = [self.b.fptrunc(v, F32_T) for v in args]
-            return self.b.fpext(self._fallback_f32(name, *narrow), F64_T)
-        return self._fallback_f32(name, *args)
 
-    def _fallback_f32(self, name: str, x: ir.Value, y: ir.Value | None = None) -> ir.Value:
-        b = self.b
-        if name in _APPROX:
-            return self.approx(_APPROX[name], x)
-        if name == "log":
-            return b.fmul(self.approx("lg2.approx.f32", x), ir.Constant(F32_T, LN2))
-        if name == "pow":
-            return self.approx("ex2.approx.f32", b.fmul(y, self.approx("lg2.approx.f32", x)))
-        if name == "erf":
-            return self._erf_poly(x)
-        raise NotImplementedError(name)
+def _library_math(
+    ctx: LoweringContext, name: str, st: ScalarType, x: ir.Value, y: ir.Value | None
+) -> ir.Value:
+    table = _LIBDEVICE_F32 if st == F32 else _LIBDEVICE_F64
+    args = [v for v in (x, y) if v is not None]
+    if name == "copysign":
+        ty = F32_T if st == F32 else F64_T
+        return ctx.call_intrinsic(f"llvm.copysign.{'f32' if st == F32 else 'f64'}", ty, args)
+    if name in _LIBDEVICE_ONLY and find_libdevice() is None:
+        raise LibdeviceMissing(name)
+    if find_libdevice() is not None and name in table:
+        ctx.uses_libdevice = True
+        ty = F32_T if st == F32 else F64_T
+        return ctx.call_function(table[name], ty, args)
+    if st == F64:
+        narrow = [ctx.b.fptrunc(v, F32_T) for v in args]
+        return ctx.b.fpext(_fallback_f32(ctx, name, *narrow), F64_T)
+    return _fallback_f32(ctx, name, *args)
 
-    def _erf_poly(self, x: ir.Value) -> ir.Value:
-        # Abramowitz & Stegun 7.1.26: |error| < 1.5e-7.
-        b = self.b
 
-        def c(v: float) -> ir.Constant:
-            return ir.Constant(F32_T, v)
+def _fallback_f32(
+    ctx: LoweringContext, name: str, x: ir.Value, y: ir.Value | None = None
+) -> ir.Value:
+    b = ctx.b
+    if name in _APPROX:
+        return approx(ctx, _APPROX[name], x)
+    if name == "log":
+        return b.fmul(approx(ctx, "lg2.approx.f32", x), ir.Constant(F32_T, LN2))
+    if name == "pow":
+        return approx(ctx, "ex2.approx.f32", b.fmul(y, approx(ctx, "lg2.approx.f32", x)))
+    if name == "erf":
+        return _erf_poly(ctx, x)
+    raise NotImplementedError(name)
 
-        ax = self.call_intrinsic("llvm.fabs.f32", F32_T, [x])
-        t = b.fdiv(c(1.0), b.fadd(c(1.0), b.fmul(c(0.3275911), ax)))
-        poly = c(1.061405429)
-        for coef in (-1.453152027, 1.421413741, -0.284496736, 0.254829592):
-            poly = b.fadd(b.fmul(poly, t), c(coef))
-        poly = b.fmul(poly, t)
-        e = self.approx("ex2.approx.f32", b.fmul(b.fmul(ax, ax), c(-LOG2E)))
-        r = b.fsub(c(1.0), b.fmul(poly, e))
-        return self.call_intrinsic("llvm.copysign.f32", F32_T, [r, x])
 
-    def approx(self, instr: str, x: ir.Value) -> ir.Value:
-        """A one-operand fp32 PTX instruction through inline assembly."""
-        fty = ir.FunctionType(F32_T, [F32_T])
-        return self.b.call(ir.InlineAsm(fty, f"{instr} $0, $1;", "=f,f"), [x])
+def _erf_poly(ctx: LoweringContext, x: ir.Value) -> ir.Value:
+    # Abramowitz & Stegun 7.1.26: |error| < 1.5e-7.
+    b = ctx.b
+
+    def c(v: float) -> ir.Constant:
+        return ir.Constant(F32_T, v)
+
+    ax = ctx.call_intrinsic("llvm.fabs.f32", F32_T, [x])
+    t = b.fdiv(c(1.0), b.fadd(c(1.0), b.fmul(c(0.3275911), ax)))
+    poly = c(1.061405429)
+    for coef in (-1.453152027, 1.421413741, -0.284496736, 0.254829592):
+        poly = b.fadd(b.fmul(poly, t), c(coef))
+    poly = b.fmul(poly, t)
+    e = approx(ctx, "ex2.approx.f32", b.fmul(b.fmul(ax, ax), c(-LOG2E)))
+    r = b.fsub(c(1.0), b.fmul(poly, e))
+    return ctx.call_intrinsic("llvm.copysign.f32", F32_T, [r, x])
+
+
+def approx(ctx: LoweringContext, instr: str, x: ir.Value) -> ir.Value:
+    """A one-operand fp32 PTX instruction through inline assembly."""
+    fty = ir.FunctionType(F32_T, [F32_T])
+    return ctx.b.call(ir.InlineAsm(fty, f"{instr} $0, $1;", "=f,f"), [x])

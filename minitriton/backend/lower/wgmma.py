@@ -37,6 +37,8 @@ then reads 16-byte vectors of the blocked layout back.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from llvmlite import ir
 
 from minitriton.backend.accelerate_matmul import DotPath, dot_path
@@ -51,6 +53,8 @@ from minitriton.backend.lltypes import (
     mem_type,
     to_tf32,
 )
+from minitriton.backend.lower.debug import check_access
+from minitriton.backend.lower.memory import vector_width
 from minitriton.backend.mma_v3 import (
     WgmmaShape,
     accumulator_layout,
@@ -59,407 +63,452 @@ from minitriton.backend.mma_v3 import (
     shape_of_async_dot,
     wgmma_shape,
 )
+from minitriton.backend.pipeline import (
+    AsyncCommitGroupOp,
+    AsyncCopyOp,
+    AsyncWaitOp,
+    LocalDeallocOp,
+    LocalStoreOp,
+    WarpGroupDotOp,
+    WarpGroupDotWaitOp,
+)
+from minitriton.backend.registry import lowering
 from minitriton.backend.shared_layout import SharedTile, align_tile
 from minitriton.ir.core import Operation
 from minitriton.ir.types import ScalarType, element_type
 
+if TYPE_CHECKING:
+    from minitriton.backend.lower.context import LoweringContext
 
-class WgmmaMixin:
-    """``wgmma`` lowering for :class:`~minitriton.backend.codegen.Codegen`."""
 
-    b: ir.IRBuilder
-    #: True once a kernel uses ``wgmma`` (it then needs the ``sm_90a`` target).
-    uses_wgmma: bool = False
-    #: Bytes of ring buffers before the scratch area (while a pipelined loop runs).
-    scratch_base: int = 0
+# ------------------------------------------------------------ small helpers
+def asm(ctx: LoweringContext, text: str, cons: str, ret: ir.Type, args: list[ir.Value]) -> ir.Value:
+    """Inline PTX with side effects."""
+    fnty = ir.FunctionType(ret, [a.type for a in args])
+    return ctx.b.call(ir.InlineAsm(fnty, text, cons, side_effect=True), args)
 
-    # ------------------------------------------------------------ small helpers
-    def asm(self, text: str, cons: str, ret: ir.Type, args: list[ir.Value]) -> ir.Value:
-        """Inline PTX with side effects."""
-        fnty = ir.FunctionType(ret, [a.type for a in args])
-        return self.b.call(ir.InlineAsm(fnty, text, cons, side_effect=True), args)
 
-    def fence_proxy_async(self) -> None:
-        """Make this thread's shared-memory stores visible to the tensor cores."""
-        self.asm("fence.proxy.async.shared::cta;", "", VOID, [])
+def fence_proxy_async(ctx: LoweringContext) -> None:
+    """Make this thread's shared-memory stores visible to the tensor cores."""
+    asm(ctx, "fence.proxy.async.shared::cta;", "", VOID, [])
 
-    def smem_global(self) -> ir.Value:
-        """The dynamic shared buffer itself (``self.smem`` may point past the ring buffers)."""
-        if not hasattr(self, "_smem_global"):
-            self._smem_global = self.smem
-        return self._smem_global
 
-    def smem_addr(self) -> ir.Value:
-        """The shared-window address of the dynamic shared buffer (i32)."""
+def smem_global(ctx: LoweringContext) -> ir.Value:
+    """The dynamic shared buffer itself (``ctx.smem`` may point past the ring buffers)."""
+    if ctx.smem_base is None:
+        ctx.smem_base = ctx.smem
+    return ctx.smem_base
 
-        def make(b: ir.IRBuilder) -> ir.Value:
-            return b.trunc(b.ptrtoint(self.smem_global(), I64), I32)
 
-        return self.cached("smem_addr", make)
+def smem_addr(ctx: LoweringContext) -> ir.Value:
+    """The shared-window address of the dynamic shared buffer (i32)."""
 
-    def reserve(self, nbytes: int) -> None:
-        """Reserve ``nbytes`` of scratch (which starts after any ring buffers)."""
-        super().reserve(nbytes + self.scratch_base)
+    def make(b: ir.IRBuilder) -> ir.Value:
+        return b.trunc(b.ptrtoint(smem_global(ctx), I64), I32)
 
-    def _i32(self, v: int) -> ir.Constant:
-        return ir.Constant(I32, v)
+    return ctx.cached("smem_addr", make)
 
-    def tile_linear(self, tile: SharedTile, row: ir.Value, col: ir.Value) -> ir.Value:
-        """Unswizzled byte offset of (row, col) in ``tile`` (runtime indices)."""
-        b = self.b
-        e = tile.row_elems
-        block = b.mul(
-            b.lshr(col, self._i32(e.bit_length() - 1)), self._i32(tile.rows * tile.swizzle)
-        )
-        inner = b.mul(b.and_(col, self._i32(e - 1)), self._i32(tile.eb))
-        return b.add(b.add(block, b.mul(row, self._i32(tile.swizzle))), inner)
 
-    def tile_physical(self, tile: SharedTile, row: ir.Value, col: ir.Value) -> ir.Value:
-        """Byte offset where (row, col) is stored (swizzled)."""
-        b = self.b
-        o = self.tile_linear(tile, row, col)
-        chunk = b.and_(b.lshr(o, self._i32(7)), self._i32(tile.mask))
-        return b.xor(o, b.shl(chunk, self._i32(4)))
+def _i32(ctx: LoweringContext, v: int) -> ir.Constant:
+    return ir.Constant(I32, v)
 
-    # ------------------------------------------------------------ staging
-    def stage_tile(self, t: RegTile, st: object, tile: SharedTile, base: int) -> None:
-        """Store every register of ``t`` into ``tile`` at byte ``base`` of shared memory."""
-        layout = t.layout
-        dim, run = layout.contiguous_run()
-        vec = min(run, 16 // tile.eb) if dim == tile.contig else 1
-        toff = self.thread_offsets(layout)
-        coords = layout.reg_coords()
-        mt = mem_type(st)
-        for r in range(0, layout.num_regs, vec):
-            c = coords[r]
-            row = self.b.add(toff[1 - tile.contig], self._i32(c[1 - tile.contig]))
-            col = self.b.add(toff[tile.contig], self._i32(c[tile.contig]))
-            off = self.b.add(self.tile_physical(tile, row, col), self._i32(base))
-            self.store_shared_vector(off, t.vals[r : r + vec], mt)
 
-    def store_shared_vector(self, off: ir.Value, vals: list[ir.Value], mt: ir.Type) -> None:
-        """One ``st.shared`` of ``len(vals)`` elements at byte ``off``."""
-        ptr = self.b.gep(self.smem, [off], source_etype=ir.IntType(8))
-        align = len(vals) * _bytes(mt)
-        if len(vals) == 1:
-            self.b.store(vals[0], ptr, align=align)
-            return
-        vec = ir.Constant(ir.VectorType(mt, len(vals)), None)
-        for i, v in enumerate(vals):
-            vec = self.b.insert_element(vec, v, self._i32(i))
-        self.b.store(vec, ptr, align=align)
+def tile_linear(ctx: LoweringContext, tile: SharedTile, row: ir.Value, col: ir.Value) -> ir.Value:
+    """Unswizzled byte offset of (row, col) in ``tile`` (runtime indices)."""
+    b = ctx.b
+    e = tile.row_elems
+    block = b.mul(b.lshr(col, _i32(ctx, e.bit_length() - 1)), _i32(ctx, tile.rows * tile.swizzle))
+    inner = b.mul(b.and_(col, _i32(ctx, e - 1)), _i32(ctx, tile.eb))
+    return b.add(b.add(block, b.mul(row, _i32(ctx, tile.swizzle))), inner)
 
-    def load_shared_vector(self, off: ir.Value, n: int, mt: ir.Type) -> list[ir.Value]:
-        """One ``ld.shared`` of ``n`` elements at byte ``off``."""
-        ptr = self.b.gep(self.smem, [off], source_etype=ir.IntType(8))
-        align = n * _bytes(mt)
-        if n == 1:
-            return [self.b.load(ptr, typ=mt, align=align)]
-        v = self.b.load(ptr, typ=ir.VectorType(mt, n), align=align)
-        return [self.b.extract_element(v, self._i32(i)) for i in range(n)]
 
-    # ------------------------------------------------------------ the dot
-    def op_tt_dot(self, op: Operation) -> RegTile:
-        if dot_path(op, self.arch, self.num_warps) is not DotPath.WGMMA:
-            return super().op_tt_dot(op)
-        shape = wgmma_shape(op, self.num_warps)
-        assert shape is not None
-        a, bm, c = (self.tensor(v) for v in op.operands)
-        st = element_type(op.operands[0].type)
-        a_regs = register_a_operand(shape, a.layout, self.num_warps)
-        a_tile, b_tile = shape.a_tile(), shape.b_tile(_contig_dim(bm.layout))
-        off_b = 0 if a_regs is not None else align_tile(a_tile.nbytes)
-        self.reserve_tiles(off_b + b_tile.nbytes)
-        self.barrier()
-        if str(st) == "f32":  # tf32: round as the mma.sync path and the emulator do
-            a, bm = self._tf32_rounded(a), self._tf32_rounded(bm)
-        if a_regs is None:
-            self.stage_tile(a, st, a_tile, 0)
-        self.stage_tile(bm, st, b_tile, off_b)
-        self.fence_proxy_async()
-        self.barrier()
-        base = self.scratch_base
-        a_arg = (a_tile, base) if a_regs is None else (a_regs, a.vals)
-        acc = self.wgmma(shape, c.vals, a_arg, (b_tile, base + off_b))
-        return RegTile(c.layout, self.wgmma_wait(acc, 0))
+def tile_physical(ctx: LoweringContext, tile: SharedTile, row: ir.Value, col: ir.Value) -> ir.Value:
+    """Byte offset where (row, col) is stored (swizzled)."""
+    b = ctx.b
+    o = tile_linear(ctx, tile, row, col)
+    chunk = b.and_(b.lshr(o, _i32(ctx, 7)), _i32(ctx, tile.mask))
+    return b.xor(o, b.shl(chunk, _i32(ctx, 4)))
 
-    def _tf32_rounded(self, t: RegTile) -> RegTile:
-        """``t`` rounded to TF32 with ``cvt.rna`` (the tensor cores would truncate)."""
-        return RegTile(t.layout, [self.b.bitcast(to_tf32(self.b, v), F32_T) for v in t.vals])
 
-    def reserve_tiles(self, nbytes: int) -> None:
-        """Reserve ``nbytes`` of tiles; ``wgmma`` tiles need a 1024-byte aligned buffer."""
-        self.uses_wgmma = True
-        self.smem_global().align = 1024
-        self.reserve(nbytes)
+# ------------------------------------------------------------ staging
+def stage_tile(ctx: LoweringContext, t: RegTile, st: object, tile: SharedTile, base: int) -> None:
+    """Store every register of ``t`` into ``tile`` at byte ``base`` of shared memory."""
+    layout = t.layout
+    dim, run = layout.contiguous_run()
+    vec = min(run, 16 // tile.eb) if dim == tile.contig else 1
+    toff = ctx.thread_offsets(layout)
+    coords = layout.reg_coords()
+    mt = mem_type(st)
+    for r in range(0, layout.num_regs, vec):
+        c = coords[r]
+        row = ctx.b.add(toff[1 - tile.contig], _i32(ctx, c[1 - tile.contig]))
+        col = ctx.b.add(toff[tile.contig], _i32(ctx, c[tile.contig]))
+        off = ctx.b.add(tile_physical(ctx, tile, row, col), _i32(ctx, base))
+        store_shared_vector(ctx, off, t.vals[r : r + vec], mt)
 
-    # ------------------------------------------------------------ pipelined loops
-    def op_ttg_local_alloc(self, op: Operation) -> None:
-        rings = self.__dict__.setdefault("rings", {})
-        shape = tuple(op.attrs["shape"])
-        eb = byte_size(ScalarType(op.attrs["dtype"]))
-        tile = SharedTile.make(shape, op.attrs.get("contig", 1), eb)
-        assert tile is not None
-        stage_bytes = align_tile(tile.nbytes)
-        offset = self.__dict__.get("ring_end", 0)
-        stages = op.attrs["stages"]
-        rings[op.attrs["buffer"]] = (offset, tile, stage_bytes if stages > 1 else 0)
-        self.ring_end = offset + stages * stage_bytes
-        self.scratch_base = 0
-        self.reserve_tiles(self.ring_end)
-        self.scratch_base = align_tile(self.ring_end)
-        glob, base = self.smem_global(), self.scratch_base
-        self.smem = self.cached(
-            ("scratch", base), lambda b: b.gep(glob, [self._i32(base)], source_etype=ir.IntType(8))
-        )
 
-    def op_ttg_local_dealloc(self, op: Operation) -> None:
-        self.scratch_base = 0
-        self.ring_end = 0
-        self.smem = self.smem_global()
+def store_shared_vector(
+    ctx: LoweringContext, off: ir.Value, vals: list[ir.Value], mt: ir.Type
+) -> None:
+    """One ``st.shared`` of ``len(vals)`` elements at byte ``off``."""
+    ptr = ctx.b.gep(ctx.smem, [off], source_etype=ir.IntType(8))
+    align = len(vals) * _bytes(mt)
+    if len(vals) == 1:
+        ctx.b.store(vals[0], ptr, align=align)
+        return
+    vec = ir.Constant(ir.VectorType(mt, len(vals)), None)
+    for i, v in enumerate(vals):
+        vec = ctx.b.insert_element(vec, v, _i32(ctx, i))
+    ctx.b.store(vec, ptr, align=align)
 
-    def _slot_base(self, buffer: int, slot: ir.Value) -> tuple[SharedTile, ir.Value]:
-        offset, tile, stage_bytes = self.rings[buffer]
-        if stage_bytes == 0:  # a one-stage buffer
-            return tile, self._i32(offset)
-        if slot.type != I32:
-            slot = self.b.trunc(slot, I32)
-        return tile, self.b.add(self._i32(offset), self.b.mul(slot, self._i32(stage_bytes)))
 
-    def op_ttg_async_copy_global_to_local(self, op: Operation) -> None:
-        ptr_v = op.operands[0]
-        mask_v = op.operands[3] if len(op.operands) > 3 else None
-        ptrs = self.tensor(ptr_v)
-        masks = self.tensor(mask_v).vals if mask_v is not None else None
-        pred = self.get(op.operands[1])
-        tile, base = self._slot_base(op.attrs["buffer"], self.get(op.operands[2]))
-        base = self.b.add(base, self.smem_addr())
-        layout = ptrs.layout
-        vec = self.vector_width(ptr_v, mask_v, layout)
-        nbytes = vec * tile.eb
-        if nbytes not in (4, 8, 16):
-            raise ValueError(f"cp.async of {nbytes} bytes")
-        cache = "cg" if nbytes == 16 else "ca"
-        text = f"cp.async.{cache}.shared.global [$0], [$1], {nbytes}, $2;"
-        toff = self.thread_offsets(layout)
-        coords = layout.reg_coords()
-        contig = getattr(tile, "contig", 1)  # an mma.sync ring tile is row-major
-        rd, cd = 1 - contig, contig
-        for r in range(0, layout.num_regs, vec):
-            c = coords[r]
-            row = self.b.add(toff[rd], self._i32(c[rd]))
-            col = self.b.add(toff[cd], self._i32(c[cd]))
-            dst = self.b.add(base, self.ring_offset(tile, row, col))
-            ok = pred if masks is None else self.b.and_(pred, masks[r])
-            ok = self.check_access(op, layout, ptrs.vals, r, vec, ok)
-            size = self.b.select(ok, self._i32(nbytes), self._i32(0))
-            self.asm(text, "r,l,r", VOID, [dst, ptrs.vals[r], size])
+def load_shared_vector(ctx: LoweringContext, off: ir.Value, n: int, mt: ir.Type) -> list[ir.Value]:
+    """One ``ld.shared`` of ``n`` elements at byte ``off``."""
+    ptr = ctx.b.gep(ctx.smem, [off], source_etype=ir.IntType(8))
+    align = n * _bytes(mt)
+    if n == 1:
+        return [ctx.b.load(ptr, typ=mt, align=align)]
+    v = ctx.b.load(ptr, typ=ir.VectorType(mt, n), align=align)
+    return [ctx.b.extract_element(v, _i32(ctx, i)) for i in range(n)]
 
-    def ring_offset(self, tile, row: ir.Value, col: ir.Value) -> ir.Value:  # noqa: ANN001
-        """Byte offset of (row, col) in a ring tile: ``wgmma``'s, or an ``MmaTile``."""
-        if isinstance(tile, SharedTile):
-            return self.tile_physical(tile, row, col)
-        return tile.emit_offset(self.b, row, col)
 
-    def op_ttg_async_commit_group(self, op: Operation) -> None:
-        self.asm("cp.async.commit_group;", "", VOID, [])
+# ------------------------------------------------------------ the dot
+def wgmma_dot(ctx: LoweringContext, op: Operation) -> RegTile | None:
+    """A dot on the ``wgmma`` path (else None): operands staged, one async group, a wait."""
+    if dot_path(op, ctx.arch, ctx.num_warps) is not DotPath.WGMMA:
+        return None  # another path's dot
+    shape = wgmma_shape(op, ctx.num_warps)
+    assert shape is not None
+    a, bm, c = (ctx.tensor(v) for v in op.operands)
+    st = element_type(op.operands[0].type)
+    a_regs = register_a_operand(shape, a.layout, ctx.num_warps)
+    a_tile, b_tile = shape.a_tile(), shape.b_tile(_contig_dim(bm.layout))
+    off_b = 0 if a_regs is not None else align_tile(a_tile.nbytes)
+    reserve_tiles(ctx, off_b + b_tile.nbytes)
+    ctx.barrier()
+    if str(st) == "f32":  # tf32: round as the mma.sync path and the emulator do
+        a, bm = _tf32_rounded(ctx, a), _tf32_rounded(ctx, bm)
+    if a_regs is None:
+        stage_tile(ctx, a, st, a_tile, 0)
+    stage_tile(ctx, bm, st, b_tile, off_b)
+    fence_proxy_async(ctx)
+    ctx.barrier()
+    base = ctx.scratch_base
+    a_arg = (a_tile, base) if a_regs is None else (a_regs, a.vals)
+    acc = wgmma(ctx, shape, c.vals, a_arg, (b_tile, base + off_b))
+    return RegTile(c.layout, wgmma_wait(ctx, acc, 0))
 
-    def op_ttg_async_wait(self, op: Operation) -> None:
-        self.asm(f"cp.async.wait_group {op.attrs['num']};", "", VOID, [])
-        if self.arch.startswith("sm_90"):
-            # wgmma reads through the async proxy: make the copied bytes visible to it.
-            self.fence_proxy_async()
 
-    def op_ttng_warp_group_dot(self, op: Operation) -> RegTile:
-        acc = self.tensor(op.operands[0])
-        slot = self.get(op.operands[1])
-        shape = shape_of_async_dot(op, self.num_warps)
-        b = self._slot_base(op.attrs["b"], slot)
-        if op.attrs["a"] >= 0:
-            a = self._slot_base(op.attrs["a"], slot)
-        else:
-            a = self._a_from_registers(shape, op.operands[2])
-        return RegTile(acc.layout, self.wgmma(shape, acc.vals, a, b))
+def _tf32_rounded(ctx: LoweringContext, t: RegTile) -> RegTile:
+    """``t`` rounded to TF32 with ``cvt.rna`` (the tensor cores would truncate)."""
+    return RegTile(t.layout, [ctx.b.bitcast(to_tf32(ctx.b, v), F32_T) for v in t.vals])
 
-    def _a_from_registers(self, shape: WgmmaShape, v) -> tuple:
-        """A computed in the loop: used in place if its layout allows, else staged to scratch."""
-        t = self.tensor(v)
-        regs = register_a_operand(shape, t.layout, self.num_warps)
-        if regs is not None:
-            return (regs, t.vals)
-        tile = shape.a_tile()
-        self.reserve_tiles(tile.nbytes)
-        self.barrier()
-        self.stage_tile(t, element_type(v.type), tile, 0)
-        self.fence_proxy_async()
-        self.barrier()
-        return (tile, self.scratch_base)
 
-    def op_ttg_local_store(self, op: Operation) -> None:
-        t = self.tensor(op.operands[0])
-        offset, tile, _ = self.rings[op.attrs["buffer"]]
-        st = element_type(op.operands[0].type)
-        scratch, self.smem = self.smem, self.smem_global()
-        self.stage_tile(t, st, tile, offset)
-        self.smem = scratch
-        self.fence_proxy_async()
+def reserve_tiles(ctx: LoweringContext, nbytes: int) -> None:
+    """Reserve ``nbytes`` of tiles; ``wgmma`` tiles need a 1024-byte aligned buffer."""
+    ctx.uses_wgmma = True
+    smem_global(ctx).align = 1024
+    ctx.reserve(nbytes)
 
-    def op_ttng_warp_group_dot_wait(self, op: Operation) -> RegTile:
-        acc = self.tensor(op.operands[0])
-        return RegTile(acc.layout, self.wgmma_wait(acc.vals, op.attrs["pendings"]))
 
-    def wgmma(
-        self,
-        shape: WgmmaShape,
-        acc: list[ir.Value],
-        a: tuple[SharedTile, int | ir.Value] | tuple[RegisterA, list[ir.Value]],
-        b: tuple[SharedTile, int | ir.Value],
-    ) -> list[ir.Value]:
-        """Issue and commit the instructions of one dot.
+# ------------------------------------------------------------ pipelined loops
+def alloc_ring(ctx: LoweringContext, op: Operation) -> None:
+    """A ``ttg.local_alloc`` of ``wgmma``'s ring of shared tiles."""
+    rings = ctx.rings
+    shape = tuple(op.attrs["shape"])
+    eb = byte_size(ScalarType(op.attrs["dtype"]))
+    tile = SharedTile.make(shape, op.attrs.get("contig", 1), eb)
+    assert tile is not None
+    stage_bytes = align_tile(tile.nbytes)
+    offset = ctx.ring_end
+    stages = op.attrs["stages"]
+    rings[op.attrs["buffer"]] = (offset, tile, stage_bytes if stages > 1 else 0)
+    ctx.ring_end = offset + stages * stage_bytes
+    ctx.scratch_base = 0
+    reserve_tiles(ctx, ctx.ring_end)
+    ctx.scratch_base = align_tile(ctx.ring_end)
+    glob, base = smem_global(ctx), ctx.scratch_base
+    ctx.smem = ctx.cached(
+        ("scratch", base), lambda b: b.gep(glob, [_i32(ctx, base)], source_etype=ir.IntType(8))
+    )
 
-        ``b`` and a shared ``a`` are (tile, byte base); a register ``a`` is
-        (:class:`RegisterA`, its registers).
-        """
-        self.asm("wgmma.fence.sync.aligned;", "", VOID, [])
-        g = self.b.lshr(self.warp, self._i32(2))
-        g_m = self.b.and_(g, self._i32(shape.wg_m - 1))
-        g_n = self.b.lshr(g, self._i32(shape.wg_m.bit_length() - 1))
-        out = list(acc)
-        per = shape.instr_n // 2
-        for mi in range(shape.m_reps):
-            row0 = self.b.mul(self.b.add(g_m, self._i32(shape.wg_m * mi)), self._i32(64))
-            for ni in range(shape.n_reps):
-                n0 = self.b.add(
-                    self.b.mul(g_n, self._i32(shape.n_per_wg)), self._i32(shape.instr_n * ni)
-                )
-                lo = per * (ni + shape.n_reps * mi)
-                chunk = out[lo : lo + per]
-                for kk in range(shape.k // shape.k_step):
-                    k0 = self._i32(kk * shape.k_step)
-                    if isinstance(a[0], RegisterA):
-                        da = self._pack_a(a[0], a[1], mi, kk)
-                    else:
-                        da = [self._descriptor(a, row0, k0)]
-                    b_k_major = b[0].contig == 0
-                    db = self._descriptor(b, n0, k0) if b_k_major else self._descriptor(b, k0, n0)
-                    chunk = self._wgmma_instr(shape, chunk, da, db, b_k_major)
-                out[lo : lo + per] = chunk
-        self.asm("wgmma.commit_group.sync.aligned;", "", VOID, [])
-        return out
 
-    def _descriptor(
-        self, tile_base: tuple[SharedTile, int | ir.Value], row: ir.Value, col: ir.Value
-    ) -> ir.Value:
-        tile, base = tile_base
-        b = self.b
-        base_v = base if isinstance(base, ir.Value) else self._i32(base)
-        addr = b.add(b.add(self.smem_addr(), base_v), self.tile_linear(tile, row, col))
-        start = b.and_(b.lshr(addr, self._i32(4)), self._i32(0x3FFF))
-        return b.or_(b.zext(start, I64), ir.Constant(I64, tile.descriptor_bits()))
+@lowering(LocalDeallocOp)
+def lower_local_dealloc(ctx: LoweringContext, op: Operation) -> None:
+    ctx.scratch_base = 0
+    ctx.ring_end = 0
+    ctx.smem = smem_global(ctx)
 
-    def _wgmma_instr(
-        self,
-        shape: WgmmaShape,
-        chunk: list[ir.Value],
-        da: list[ir.Value],
-        db: ir.Value,
-        b_k_major: bool,
-    ) -> list[ir.Value]:
-        """One ``wgmma.mma_async``; ``da`` is A's descriptor, or its 4 registers."""
-        n = len(chunk)
-        regs = ", ".join(f"${i}" for i in range(n))
-        nb = 2 * n + len(da)  # operand number of B's descriptor
-        if len(da) == 1:
-            a_text, a_cons = f"${2 * n}", ["l"]
-        else:
-            a_text = "{" + ", ".join(f"${2 * n + i}" for i in range(len(da))) + "}"
-            a_cons = ["r"] * len(da)
-        tnsp_b = "0" if b_k_major else "1"
-        trans = ", 1, 1" + ("" if len(da) > 1 else ", 0") + f", {tnsp_b}"
-        tail = {"f16": trans, "bf16": trans, "tf32": ", 1, 1", "s8": "", "e4m3": ", 1, 1"}
-        tail["e5m2"] = tail["e4m3"]
-        text = (
-            "{\n.reg .pred p;\n"
-            f"setp.ne.b32 p, ${nb + 1}, 0;\n"
-            f"wgmma.mma_async.sync.aligned.m64n{shape.instr_n}k{shape.k_step}."
-            f"{shape.ptx_types()} {{{regs}}}, {a_text}, ${nb}, p{tail[shape.kind]};\n}}"
-        )
-        con = "r" if shape.kind == "s8" else "f"
-        cons = ",".join([f"={con}"] * n + [str(i) for i in range(n)] + a_cons + ["l", "r"])
-        ret = ir.LiteralStructType([chunk[0].type] * n)
-        res = self.asm(text, cons, ret, [*chunk, *da, db, self._i32(1)])
-        return [self.b.extract_value(res, i) for i in range(n)]
 
-    def _pack_a(self, ra: RegisterA, vals: list[ir.Value], mi: int, kk: int) -> list[ir.Value]:
-        """A's four 32-bit fragment registers of instruction row block ``mi``, K step ``kk``."""
-        start = ra.first_register(mi, kk)
-        out = []
-        for i in range(4):
-            pair = vals[start + 2 * i : start + 2 * i + 2]
-            vec = ir.Constant(ir.VectorType(pair[0].type, 2), None)
-            for j, v in enumerate(pair):
-                vec = self.b.insert_element(vec, v, self._i32(j))
-            out.append(self.b.bitcast(vec, I32))
-        return out
+def _slot_base(ctx: LoweringContext, buffer: int, slot: ir.Value) -> tuple[SharedTile, ir.Value]:
+    offset, tile, stage_bytes = ctx.rings[buffer]
+    if stage_bytes == 0:  # a one-stage buffer
+        return tile, _i32(ctx, offset)
+    if slot.type != I32:
+        slot = ctx.b.trunc(slot, I32)
+    return tile, ctx.b.add(_i32(ctx, offset), ctx.b.mul(slot, _i32(ctx, stage_bytes)))
 
-    def wgmma_wait(self, acc: list[ir.Value], pending: int) -> list[ir.Value]:
-        """``wgmma.wait_group pending``; the accumulator registers pass through it."""
-        n = len(acc)
-        con = "r" if isinstance(acc[0].type, ir.IntType) else "f"
-        cons = ",".join([f"={con}"] * n + [str(i) for i in range(n)])
-        ret = ir.LiteralStructType([acc[0].type] * n)
-        res = self.asm(f"wgmma.wait_group.sync.aligned {pending};", cons, ret, list(acc))
-        return [self.b.extract_value(res, i) for i in range(n)]
 
-    # ------------------------------------------------------------ epilogue
-    def op_ttg_convert_layout(self, op: Operation) -> RegTile:
-        src = self.tensor(op.operands[0])
-        st = element_type(op.result.type)
-        # Masks (i1, a byte in memory) take the element-wise path, which converts them.
-        bool_mask = isinstance(st, ScalarType) and st.is_bool()
-        if not is_mma_layout(src.layout) or src.layout.rank != 2 or bool_mask:
-            return super().op_ttg_convert_layout(op)
-        return self.convert_accumulator(src, st, self.layout(op.result))
+@lowering(AsyncCopyOp)
+def lower_async_copy(ctx: LoweringContext, op: Operation) -> None:
+    ptr_v = op.operands[0]
+    mask_v = op.operands[3] if len(op.operands) > 3 else None
+    ptrs = ctx.tensor(ptr_v)
+    masks = ctx.tensor(mask_v).vals if mask_v is not None else None
+    pred = ctx.get(op.operands[1])
+    tile, base = _slot_base(ctx, op.attrs["buffer"], ctx.get(op.operands[2]))
+    base = ctx.b.add(base, smem_addr(ctx))
+    layout = ptrs.layout
+    vec = vector_width(ctx, ptr_v, mask_v, layout)
+    nbytes = vec * tile.eb
+    if nbytes not in (4, 8, 16):
+        raise ValueError(f"cp.async of {nbytes} bytes")
+    cache = "cg" if nbytes == 16 else "ca"
+    text = f"cp.async.{cache}.shared.global [$0], [$1], {nbytes}, $2;"
+    toff = ctx.thread_offsets(layout)
+    coords = layout.reg_coords()
+    contig = getattr(tile, "contig", 1)  # an mma.sync ring tile is row-major
+    rd, cd = 1 - contig, contig
+    for r in range(0, layout.num_regs, vec):
+        c = coords[r]
+        row = ctx.b.add(toff[rd], _i32(ctx, c[rd]))
+        col = ctx.b.add(toff[cd], _i32(ctx, c[cd]))
+        dst = ctx.b.add(base, ring_offset(ctx, tile, row, col))
+        ok = pred if masks is None else ctx.b.and_(pred, masks[r])
+        ok = check_access(ctx, op, layout, ptrs.vals, r, vec, ok)
+        size = ctx.b.select(ok, _i32(ctx, nbytes), _i32(ctx, 0))
+        asm(ctx, text, "r,l,r", VOID, [dst, ptrs.vals[r], size])
 
-    def convert_accumulator(self, src: RegTile, st: object, dst: Layout) -> RegTile:
-        """Accumulator -> ``dst`` through a padded row-major buffer, with vector accesses."""
-        mt = mem_type(st)
-        eb = byte_size(st)
-        m, n = src.layout.shape
-        _, w_run = src.layout.contiguous_run()
-        w_vec = max(1, min(w_run, 16 // eb))
-        pad = max(16, 4 * w_vec * eb) // eb
-        stride = n + pad
-        self.reserve(m * stride * eb)
-        self.barrier()
-        self._vector_pass(
-            src.layout,
-            w_vec,
-            stride,
-            eb,
-            lambda off, r: self.store_shared_vector(off, src.vals[r : r + w_vec], mt),
-        )
-        self.barrier()
-        dim, run = dst.contiguous_run()
-        r_vec = max(1, min(run, 16 // eb)) if dim == 1 else 1
-        vals: list[ir.Value] = []
-        self._vector_pass(
-            dst,
-            r_vec,
-            stride,
-            eb,
-            lambda off, r: vals.extend(self.load_shared_vector(off, r_vec, mt)),
-        )
-        return RegTile(dst, vals)
 
-    def _vector_pass(self, layout: Layout, vec: int, stride: int, eb: int, access) -> None:
-        toff = self.thread_offsets(layout)
-        base = self.b.add(self.b.mul(toff[0], self._i32(stride)), toff[1])
-        coords = layout.reg_coords()
-        for r in range(0, layout.num_regs, vec):
-            c = coords[r]
-            lin = self.b.add(base, self._i32(c[0] * stride + c[1]))
-            access(self.b.mul(lin, self._i32(eb)), r)
+def ring_offset(ctx: LoweringContext, tile, row: ir.Value, col: ir.Value) -> ir.Value:  # noqa: ANN001
+    """Byte offset of (row, col) in a ring tile: ``wgmma``'s, or an ``MmaTile``."""
+    if isinstance(tile, SharedTile):
+        return tile_physical(ctx, tile, row, col)
+    return tile.emit_offset(ctx.b, row, col)
+
+
+@lowering(AsyncCommitGroupOp)
+def lower_async_commit_group(ctx: LoweringContext, op: Operation) -> None:
+    asm(ctx, "cp.async.commit_group;", "", VOID, [])
+
+
+@lowering(AsyncWaitOp)
+def lower_async_wait(ctx: LoweringContext, op: Operation) -> None:
+    asm(ctx, f"cp.async.wait_group {op.attrs['num']};", "", VOID, [])
+    if ctx.arch.startswith("sm_90"):
+        # wgmma reads through the async proxy: make the copied bytes visible to it.
+        fence_proxy_async(ctx)
+
+
+@lowering(WarpGroupDotOp)
+def lower_warp_group_dot(ctx: LoweringContext, op: Operation) -> RegTile:
+    acc = ctx.tensor(op.operands[0])
+    slot = ctx.get(op.operands[1])
+    shape = shape_of_async_dot(op, ctx.num_warps)
+    b = _slot_base(ctx, op.attrs["b"], slot)
+    if op.attrs["a"] >= 0:
+        a = _slot_base(ctx, op.attrs["a"], slot)
+    else:
+        a = _a_from_registers(ctx, shape, op.operands[2])
+    return RegTile(acc.layout, wgmma(ctx, shape, acc.vals, a, b))
+
+
+def _a_from_registers(ctx: LoweringContext, shape: WgmmaShape, v) -> tuple:
+    """A computed in the loop: used in place if its layout allows, else staged to scratch."""
+    t = ctx.tensor(v)
+    regs = register_a_operand(shape, t.layout, ctx.num_warps)
+    if regs is not None:
+        return (regs, t.vals)
+    tile = shape.a_tile()
+    reserve_tiles(ctx, tile.nbytes)
+    ctx.barrier()
+    stage_tile(ctx, t, element_type(v.type), tile, 0)
+    fence_proxy_async(ctx)
+    ctx.barrier()
+    return (tile, ctx.scratch_base)
+
+
+@lowering(LocalStoreOp)
+def lower_local_store(ctx: LoweringContext, op: Operation) -> None:
+    t = ctx.tensor(op.operands[0])
+    offset, tile, _ = ctx.rings[op.attrs["buffer"]]
+    st = element_type(op.operands[0].type)
+    scratch, ctx.smem = ctx.smem, smem_global(ctx)
+    stage_tile(ctx, t, st, tile, offset)
+    ctx.smem = scratch
+    fence_proxy_async(ctx)
+
+
+@lowering(WarpGroupDotWaitOp)
+def lower_warp_group_dot_wait(ctx: LoweringContext, op: Operation) -> RegTile:
+    acc = ctx.tensor(op.operands[0])
+    return RegTile(acc.layout, wgmma_wait(ctx, acc.vals, op.attrs["pendings"]))
+
+
+def wgmma(
+    ctx: LoweringContext,
+    shape: WgmmaShape,
+    acc: list[ir.Value],
+    a: tuple[SharedTile, int | ir.Value] | tuple[RegisterA, list[ir.Value]],
+    b: tuple[SharedTile, int | ir.Value],
+) -> list[ir.Value]:
+    """Issue and commit the instructions of one dot.
+
+    ``b`` and a shared ``a`` are (tile, byte base); a register ``a`` is
+    (:class:`RegisterA`, its registers).
+    """
+    asm(ctx, "wgmma.fence.sync.aligned;", "", VOID, [])
+    g = ctx.b.lshr(ctx.warp, _i32(ctx, 2))
+    g_m = ctx.b.and_(g, _i32(ctx, shape.wg_m - 1))
+    g_n = ctx.b.lshr(g, _i32(ctx, shape.wg_m.bit_length() - 1))
+    out = list(acc)
+    per = shape.instr_n // 2
+    for mi in range(shape.m_reps):
+        row0 = ctx.b.mul(ctx.b.add(g_m, _i32(ctx, shape.wg_m * mi)), _i32(ctx, 64))
+        for ni in range(shape.n_reps):
+            n0 = ctx.b.add(ctx.b.mul(g_n, _i32(ctx, shape.n_per_wg)), _i32(ctx, shape.instr_n * ni))
+            lo = per * (ni + shape.n_reps * mi)
+            chunk = out[lo : lo + per]
+            for kk in range(shape.k // shape.k_step):
+                k0 = _i32(ctx, kk * shape.k_step)
+                if isinstance(a[0], RegisterA):
+                    da = _pack_a(ctx, a[0], a[1], mi, kk)
+                else:
+                    da = [_descriptor(ctx, a, row0, k0)]
+                b_k_major = b[0].contig == 0
+                db = _descriptor(ctx, b, n0, k0) if b_k_major else _descriptor(ctx, b, k0, n0)
+                chunk = _wgmma_instr(ctx, shape, chunk, da, db, b_k_major)
+            out[lo : lo + per] = chunk
+    asm(ctx, "wgmma.commit_group.sync.aligned;", "", VOID, [])
+    return out
+
+
+def _descriptor(
+    ctx: LoweringContext, tile_base: tuple[SharedTile, int | ir.Value], row: ir.Value, col: ir.Value
+) -> ir.Value:
+    tile, base = tile_base
+    b = ctx.b
+    base_v = base if isinstance(base, ir.Value) else _i32(ctx, base)
+    addr = b.add(b.add(smem_addr(ctx), base_v), tile_linear(ctx, tile, row, col))
+    start = b.and_(b.lshr(addr, _i32(ctx, 4)), _i32(ctx, 0x3FFF))
+    return b.or_(b.zext(start, I64), ir.Constant(I64, tile.descriptor_bits()))
+
+
+def _wgmma_instr(
+    ctx: LoweringContext,
+    shape: WgmmaShape,
+    chunk: list[ir.Value],
+    da: list[ir.Value],
+    db: ir.Value,
+    b_k_major: bool,
+) -> list[ir.Value]:
+    """One ``wgmma.mma_async``; ``da`` is A's descriptor, or its 4 registers."""
+    n = len(chunk)
+    regs = ", ".join(f"${i}" for i in range(n))
+    nb = 2 * n + len(da)  # operand number of B's descriptor
+    if len(da) == 1:
+        a_text, a_cons = f"${2 * n}", ["l"]
+    else:
+        a_text = "{" + ", ".join(f"${2 * n + i}" for i in range(len(da))) + "}"
+        a_cons = ["r"] * len(da)
+    tnsp_b = "0" if b_k_major else "1"
+    trans = ", 1, 1" + ("" if len(da) > 1 else ", 0") + f", {tnsp_b}"
+    tail = {"f16": trans, "bf16": trans, "tf32": ", 1, 1", "s8": "", "e4m3": ", 1, 1"}
+    tail["e5m2"] = tail["e4m3"]
+    text = (
+        "{\n.reg .pred p;\n"
+        f"setp.ne.b32 p, ${nb + 1}, 0;\n"
+        f"wgmma.mma_async.sync.aligned.m64n{shape.instr_n}k{shape.k_step}."
+        f"{shape.ptx_types()} {{{regs}}}, {a_text}, ${nb}, p{tail[shape.kind]};\n}}"
+    )
+    con = "r" if shape.kind == "s8" else "f"
+    cons = ",".join([f"={con}"] * n + [str(i) for i in range(n)] + a_cons + ["l", "r"])
+    ret = ir.LiteralStructType([chunk[0].type] * n)
+    res = asm(ctx, text, cons, ret, [*chunk, *da, db, _i32(ctx, 1)])
+    return [ctx.b.extract_value(res, i) for i in range(n)]
+
+
+def _pack_a(
+    ctx: LoweringContext, ra: RegisterA, vals: list[ir.Value], mi: int, kk: int
+) -> list[ir.Value]:
+    """A's four 32-bit fragment registers of instruction row block ``mi``, K step ``kk``."""
+    start = ra.first_register(mi, kk)
+    out = []
+    for i in range(4):
+        pair = vals[start + 2 * i : start + 2 * i + 2]
+        vec = ir.Constant(ir.VectorType(pair[0].type, 2), None)
+        for j, v in enumerate(pair):
+            vec = ctx.b.insert_element(vec, v, _i32(ctx, j))
+        out.append(ctx.b.bitcast(vec, I32))
+    return out
+
+
+def wgmma_wait(ctx: LoweringContext, acc: list[ir.Value], pending: int) -> list[ir.Value]:
+    """``wgmma.wait_group pending``; the accumulator registers pass through it."""
+    n = len(acc)
+    con = "r" if isinstance(acc[0].type, ir.IntType) else "f"
+    cons = ",".join([f"={con}"] * n + [str(i) for i in range(n)])
+    ret = ir.LiteralStructType([acc[0].type] * n)
+    res = asm(ctx, f"wgmma.wait_group.sync.aligned {pending};", cons, ret, list(acc))
+    return [ctx.b.extract_value(res, i) for i in range(n)]
+
+
+# ------------------------------------------------------------ epilogue
+def convert_from_accumulator(ctx: LoweringContext, op: Operation) -> RegTile | None:
+    """A conversion out of a ``wgmma`` accumulator, with vector accesses (else None)."""
+    src = ctx.tensor(op.operands[0])
+    st = element_type(op.result.type)
+    # Masks (i1, a byte in memory) take the element-wise path, which converts them.
+    bool_mask = isinstance(st, ScalarType) and st.is_bool()
+    if not is_mma_layout(src.layout) or src.layout.rank != 2 or bool_mask:
+        return None  # not an accumulator: an ordinary conversion
+    return convert_accumulator(ctx, src, st, ctx.layout(op.result))
+
+
+def convert_accumulator(ctx: LoweringContext, src: RegTile, st: object, dst: Layout) -> RegTile:
+    """Accumulator -> ``dst`` through a padded row-major buffer, with vector accesses."""
+    mt = mem_type(st)
+    eb = byte_size(st)
+    m, n = src.layout.shape
+    _, w_run = src.layout.contiguous_run()
+    w_vec = max(1, min(w_run, 16 // eb))
+    pad = max(16, 4 * w_vec * eb) // eb
+    stride = n + pad
+    ctx.reserve(m * stride * eb)
+    ctx.barrier()
+    _vector_pass(
+        ctx,
+        src.layout,
+        w_vec,
+        stride,
+        eb,
+        lambda off, r: store_shared_vector(ctx, off, src.vals[r : r + w_vec], mt),
+    )
+    ctx.barrier()
+    dim, run = dst.contiguous_run()
+    r_vec = max(1, min(run, 16 // eb)) if dim == 1 else 1
+    vals: list[ir.Value] = []
+    _vector_pass(
+        ctx,
+        dst,
+        r_vec,
+        stride,
+        eb,
+        lambda off, r: vals.extend(load_shared_vector(ctx, off, r_vec, mt)),
+    )
+    return RegTile(dst, vals)
+
+
+def _vector_pass(
+    ctx: LoweringContext, layout: Layout, vec: int, stride: int, eb: int, access
+) -> None:
+    toff = ctx.thread_offsets(layout)
+    base = ctx.b.add(ctx.b.mul(toff[0], _i32(ctx, stride)), toff[1])
+    coords = layout.reg_coords()
+    for r in range(0, layout.num_regs, vec):
+        c = coords[r]
+        lin = ctx.b.add(base, _i32(ctx, c[0] * stride + c[1]))
+        access(ctx.b.mul(lin, _i32(ctx, eb)), r)
 
 
 class RegisterA:
