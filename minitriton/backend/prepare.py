@@ -147,8 +147,18 @@ def _is_block(v: Value) -> bool:
 
 
 def _elementwise(op: Operation) -> bool:
+    return elementwise_class(type(op))
+
+
+def elementwise_class(cls: type[Operation]) -> bool:
+    """True for ops whose operands take their result's layout (the ``Elementwise`` trait)."""
     # The wait of an asynchronous dot keeps the accumulator's layout.
-    return op.has_trait(Elementwise) or isinstance(op, WarpGroupDotWaitOp)
+    return cls.has_trait(Elementwise) or issubclass(cls, WarpGroupDotWaitOp)
+
+
+def free_class(cls: type[Operation]) -> bool:
+    """True for ops that produce any layout at no cost (constants, ranges, splats)."""
+    return issubclass(cls, _FREE)
 
 
 def _accesses_memory(op: Operation) -> bool:
