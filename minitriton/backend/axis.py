@@ -25,9 +25,11 @@ the constancy their operands share (:meth:`AxisAnalysis.generic`), and
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from math import gcd
 
+from minitriton.backend.irutil import terminator
 from minitriton.backend.registry import AXIS_RULES, axis_rule
 from minitriton.ir.core import Operation, Value
 from minitriton.ir.ops import (
@@ -50,7 +52,7 @@ from minitriton.ir.ops import (
     SubOp,
     TransOp,
 )
-from minitriton.ir.types import BlockType, PointerType, element_type
+from minitriton.ir.types import BlockType, PointerType, ScalarType, element_type, shape_of
 
 MAX_DIV = 1 << 20
 
@@ -136,7 +138,7 @@ class AxisAnalysis:
             for inner in body.ops:
                 self.visit(inner)
             changed = False
-            for arg, y in zip(carried, body.block.terminator.operands):
+            for arg, y in zip(carried, terminator(body.block).operands):
                 new = meet(self.get(arg), self.get(y))
                 changed |= new != self.get(arg)
                 self.info[id(arg)] = new
@@ -149,7 +151,7 @@ class AxisAnalysis:
         for region in op.regions:
             for inner in region.ops:
                 self.visit(inner)
-        then_y, else_y = (r.block.terminator.operands for r in op.regions)
+        then_y, else_y = (terminator(r.block).operands for r in op.regions)
         for res, a, b in zip(op.results, then_y, else_y):
             self.info[id(res)] = meet(self.get(a), self.get(b))
 
@@ -168,7 +170,7 @@ class AxisAnalysis:
 
 # -- sources --------------------------------------------------------
 @axis_rule(ConstantOp)
-def _arith_constant(axis: AxisAnalysis, op: Operation) -> AxisInfo | None:
+def _arith_constant(analysis: AxisAnalysis, op: Operation) -> AxisInfo | None:
     value = op.attrs["value"]
     if not isinstance(value, int) or isinstance(value, bool):
         return _splat_like(op.result, 1, None)
@@ -176,20 +178,20 @@ def _arith_constant(axis: AxisAnalysis, op: Operation) -> AxisInfo | None:
 
 
 @axis_rule(MakeRangeOp)
-def _tt_make_range(axis: AxisAnalysis, op: Operation) -> AxisInfo:
-    n = op.result.type.shape[0]
+def _tt_make_range(analysis: AxisAnalysis, op: Operation) -> AxisInfo:
+    n = shape_of(op.result.type)[0]
     return AxisInfo((n,), (_pow2_divisor(op.attrs["start"]),), (1,))
 
 
 @axis_rule(SplatOp)
-def _tt_splat(axis: AxisAnalysis, op: Operation) -> AxisInfo:
-    src = axis.get(op.operands[0])
+def _tt_splat(analysis: AxisAnalysis, op: Operation) -> AxisInfo:
+    src = analysis.get(op.operands[0])
     return _splat_like(op.result, src.div[0], src.value)
 
 
 @axis_rule(HintOp)
-def _tt_hint(axis: AxisAnalysis, op: Operation) -> AxisInfo:
-    src = axis.get(op.operands[0])
+def _tt_hint(analysis: AxisAnalysis, op: Operation) -> AxisInfo:
+    src = analysis.get(op.operands[0])
     rank = len(src.div)
     div = _hint(op.attrs.get("multiple_of"), rank) or src.div
     contig = _hint(op.attrs.get("max_contiguous"), rank) or src.contig
@@ -199,8 +201,8 @@ def _tt_hint(axis: AxisAnalysis, op: Operation) -> AxisInfo:
 
 # -- shape ops ------------------------------------------------------
 @axis_rule(BroadcastOp)
-def _tt_broadcast(axis: AxisAnalysis, op: Operation) -> AxisInfo:
-    src = axis.get(op.operands[0])
+def _tt_broadcast(analysis: AxisAnalysis, op: Operation) -> AxisInfo:
+    src = analysis.get(op.operands[0])
     contig, div, const = [], [], []
     for d, (a, b) in enumerate(zip(op.operands[0].shape, op.result.shape)):
         stretched = a == 1 and b > 1
@@ -211,8 +213,8 @@ def _tt_broadcast(axis: AxisAnalysis, op: Operation) -> AxisInfo:
 
 
 @axis_rule(TransOp)
-def _tt_trans(axis: AxisAnalysis, op: Operation) -> AxisInfo:
-    src = axis.get(op.operands[0])
+def _tt_trans(analysis: AxisAnalysis, op: Operation) -> AxisInfo:
+    src = analysis.get(op.operands[0])
     order = op.attrs["order"]
 
     def perm(t: tuple[int, ...]) -> tuple[int, ...]:
@@ -222,8 +224,8 @@ def _tt_trans(axis: AxisAnalysis, op: Operation) -> AxisInfo:
 
 
 @axis_rule(ExpandDimsOp)
-def _tt_expand_dims(axis: AxisAnalysis, op: Operation) -> AxisInfo:
-    src = axis.get(op.operands[0])
+def _tt_expand_dims(analysis: AxisAnalysis, op: Operation) -> AxisInfo:
+    src = analysis.get(op.operands[0])
     axis = op.attrs["axis"]
     every = min(d if c == 1 else 1 for d, c in zip(src.div, src.contig))
     if not op.operands[0].shape:
@@ -236,8 +238,8 @@ def _tt_expand_dims(axis: AxisAnalysis, op: Operation) -> AxisInfo:
 
 
 # -- arithmetic -----------------------------------------------------
-def _add_like(axis: AxisAnalysis, op: Operation, sub: bool = False, scale: int = 1) -> AxisInfo:
-    a, b = (axis.get(v) for v in op.operands)
+def _add_like(analysis: AxisAnalysis, op: Operation, sub: bool = False, scale: int = 1) -> AxisInfo:
+    a, b = (analysis.get(v) for v in op.operands)
     rank = len(a.contig)
     contig = []
     for d in range(rank):
@@ -254,23 +256,23 @@ def _add_like(axis: AxisAnalysis, op: Operation, sub: bool = False, scale: int =
 
 
 @axis_rule(AddOp)
-def _arith_add(axis: AxisAnalysis, op: Operation) -> AxisInfo:
-    return _add_like(axis, op)
+def _arith_add(analysis: AxisAnalysis, op: Operation) -> AxisInfo:
+    return _add_like(analysis, op)
 
 
 @axis_rule(SubOp)
-def _arith_sub(axis: AxisAnalysis, op: Operation) -> AxisInfo:
-    return _add_like(axis, op, sub=True)
+def _arith_sub(analysis: AxisAnalysis, op: Operation) -> AxisInfo:
+    return _add_like(analysis, op, sub=True)
 
 
 @axis_rule(AddPtrOp)
-def _tt_addptr(axis: AxisAnalysis, op: Operation) -> AxisInfo:
-    return _add_like(axis, op, scale=_elem_bytes(op.result))
+def _tt_addptr(analysis: AxisAnalysis, op: Operation) -> AxisInfo:
+    return _add_like(analysis, op, scale=_elem_bytes(op.result))
 
 
 @axis_rule(MulOp)
-def _arith_mul(axis: AxisAnalysis, op: Operation) -> AxisInfo:
-    a, b = (axis.get(v) for v in op.operands)
+def _arith_mul(analysis: AxisAnalysis, op: Operation) -> AxisInfo:
+    a, b = (analysis.get(v) for v in op.operands)
     rank = len(a.contig)
     contig = tuple(
         a.contig[d] if b.value == 1 else b.contig[d] if a.value == 1 else 1 for d in range(rank)
@@ -282,12 +284,12 @@ def _arith_mul(axis: AxisAnalysis, op: Operation) -> AxisInfo:
 
 
 @axis_rule(RemOp)
-def _arith_rem(axis: AxisAnalysis, op: Operation) -> AxisInfo:
+def _arith_rem(analysis: AxisAnalysis, op: Operation) -> AxisInfo:
     # (x % n) keeps x's runs where n is uniform: they are cut at multiples of n's divisor.
-    a, b = (axis.get(v) for v in op.operands)
+    a, b = (analysis.get(v) for v in op.operands)
     dims = _dims(op.result)
     if any(b.const[d] != dims[d] for d in range(len(dims))):
-        return axis.generic(op) or unknown(op.result)
+        return analysis.generic(op) or unknown(op.result)
     contig = tuple(gcd(c, bd) for c, bd in zip(a.contig, b.div))
     div = tuple(gcd(ad, bd) for ad, bd in zip(a.div, b.div))
     const = tuple(gcd(x, y) for x, y in zip(a.const, b.const))
@@ -295,36 +297,36 @@ def _arith_rem(axis: AxisAnalysis, op: Operation) -> AxisInfo:
 
 
 @axis_rule(ShlOp)
-def _arith_shl(axis: AxisAnalysis, op: Operation) -> AxisInfo:
-    a, b = (axis.get(v) for v in op.operands)
+def _arith_shl(analysis: AxisAnalysis, op: Operation) -> AxisInfo:
+    a, b = (analysis.get(v) for v in op.operands)
     if b.value is None or not 0 <= b.value < 20:
-        return axis.generic(op) or unknown(op.result)
+        return analysis.generic(op) or unknown(op.result)
     div = tuple(min(MAX_DIV, d << b.value) for d in a.div)
     contig = a.contig if b.value == 0 else tuple(1 for _ in a.contig)
     return AxisInfo(contig, div, tuple(gcd(x, y) for x, y in zip(a.const, b.const)))
 
 
 @axis_rule(CastOp)
-def _arith_cast(axis: AxisAnalysis, op: Operation) -> AxisInfo | None:
+def _arith_cast(analysis: AxisAnalysis, op: Operation) -> AxisInfo | None:
     src, dst = element_type(op.operands[0].type), element_type(op.result.type)
-    if src.is_int() and dst.is_int() and not dst.is_bool():
-        return axis.get(op.operands[0])
-    return axis.generic(op)
+    if src.is_int() and isinstance(dst, ScalarType) and dst.is_int() and not dst.is_bool():
+        return analysis.get(op.operands[0])
+    return analysis.generic(op)
 
 
 @axis_rule(CmpOp)
-def _arith_cmp(axis: AxisAnalysis, op: Operation) -> AxisInfo | None:
-    base = axis.generic(op)
+def _arith_cmp(analysis: AxisAnalysis, op: Operation) -> AxisInfo | None:
+    base = analysis.generic(op)
     if base is None:
         return None
-    a, b = (axis.get(v) for v in op.operands)
+    a, b = (analysis.get(v) for v in op.operands)
     pred = op.attrs["pred"]
     if pred in ("gt", "le"):
         a, b = b, a
         pred = "lt" if pred == "gt" else "ge"
     if pred not in ("lt", "ge"):
         return base
-    shape = op.result.type.shape
+    shape = shape_of(op.result.type)
     const = list(base.const)
     for d in range(len(shape)):
         if b.const[d] == shape[d]:
@@ -342,7 +344,7 @@ def meet(a: AxisInfo, b: AxisInfo) -> AxisInfo:
     return AxisInfo(g(a.contig, b.contig), g(a.div, b.div), g(a.const, b.const), value)
 
 
-def _hint(value: object, rank: int) -> tuple[int, ...] | None:
+def _hint(value: int | list[int] | None, rank: int) -> tuple[int, ...] | None:
     if value is None:
         return None
     values = value if isinstance(value, list) else [value]
@@ -351,7 +353,7 @@ def _hint(value: object, rank: int) -> tuple[int, ...] | None:
     return tuple(int(v) for v in values[:rank]) if len(values) >= rank else None
 
 
-def _gcd_all(values: object) -> int:
+def _gcd_all(values: Iterable[int]) -> int:
     out = 0
     for v in values:
         out = gcd(out, v)

@@ -10,7 +10,7 @@ import numpy as np
 from llvmlite import ir
 
 from minitriton.backend.layouts import Layout
-from minitriton.ir.types import BF16, F16, F32, F64, PointerType, ScalarType
+from minitriton.ir.types import BF16, F16, F32, F64, PointerType, ScalarType, Type, element_type
 
 I1 = ir.IntType(1)
 I8 = ir.IntType(8)
@@ -34,6 +34,20 @@ class RegTile:
 
     layout: Layout
     vals: list[ir.Value]
+
+
+def scalar_of(t: Type) -> ScalarType:
+    """The element type of ``t``, which the op's verifier made a scalar type (not a pointer)."""
+    elem = element_type(t)
+    assert isinstance(elem, ScalarType), f"expected scalar elements, got {t}"
+    return elem
+
+
+def pointee_of(t: Type) -> ScalarType:
+    """What the pointers of ``t`` (a pointer or a block of pointers) point to."""
+    elem = element_type(t)
+    assert isinstance(elem, PointerType), f"expected pointers, got {t}"
+    return elem.pointee
 
 
 #: An IR value once lowered: one LLVM value (a scalar) or a thread's registers (a block).

@@ -22,6 +22,7 @@ from collections.abc import Iterable
 from minitriton.backend.accelerate_matmul import DotPath, arch_number, dot_path
 from minitriton.backend.accumulators import accumulator_seeds
 from minitriton.backend.axis import AxisAnalysis, AxisInfo
+from minitriton.backend.irutil import parent_block, producer, terminator
 from minitriton.backend.layouts import (
     Layout,
     blocked,
@@ -93,9 +94,9 @@ class ConvertLayoutOp(Operation):
 
 
 @axis_rule(ConvertLayoutOp)
-def _convert_layout_axis(axis: AxisAnalysis, op: Operation) -> AxisInfo:
+def _convert_layout_axis(analysis: AxisAnalysis, op: Operation) -> AxisInfo:
     # Moving a block between threads changes none of its values.
-    return axis.get(op.operands[0])
+    return analysis.get(op.operands[0])
 
 
 # ------------------------------------------------------------------ inline
@@ -202,18 +203,21 @@ class LayoutPlan:
 
     def seed_mma(self) -> None:
         """Plan the tensor-core dots; their accumulators' layouts flow forwards (see mma_plan)."""
-        kinds = {
-            id(op): mma_v2_kind(op)
-            for op in self.func.walk()
-            if op.name == "tt.dot" and dot_path(op, self.arch, self.num_warps) is DotPath.MMA_V2
-        }
+        kinds: dict[int, str] = {}
+        for op in self.func.walk():
+            if isinstance(op, DotOp) and dot_path(op, self.arch, self.num_warps) is DotPath.MMA_V2:
+                kind = mma_v2_kind(op)
+                assert kind is not None, "dot_path chose mma.sync for a dot that fits it"
+                kinds[id(op)] = kind
         if kinds:
             self.mma = plan_mma_dots(self.func, kinds, self.num_warps)
             self.want.update(natural_layouts(self.func, self.mma))
         for op in self.func.walk():
             mma = self.mma.get(id(op))
-            for i, v in enumerate(op.operands[:2] if mma is not None else ()):
-                if getattr(v, "owner", None) is not None and v.owner.name == "ttg.local_load":
+            if mma is None:
+                continue
+            for i, v in enumerate(op.operands[:2]):
+                if isinstance(producer(v), LocalLoadOp):
                     # A pipelined operand is read from its ring straight into the dot's layout.
                     self.want[id(v)] = mma.a if i == 0 else mma.b
                     self.dot_operands[id(v)] = (mma, i)
@@ -259,7 +263,7 @@ class LayoutPlan:
         return layouts
 
     def back_yield(self, region: Region, layouts: list[Layout | None], skip: int = 0) -> None:
-        term = region.block.terminator
+        term = terminator(region.block)
         for v, layout in zip(term.operands[skip:], layouts):
             if layout is not None:
                 self.demand(v, layout)
@@ -310,7 +314,8 @@ class LayoutPlan:
         key = (id(v), layout, id(before.parent))
         if key not in self._converts:
             conv_op = ConvertLayoutOp([v], [v.type], {}, (), before.loc)
-            before.parent.insert(before.parent.ops.index(before), conv_op)
+            block = parent_block(before)
+            block.insert(block.ops.index(before), conv_op)
             self.layout_of[id(conv_op.result)] = layout
             self._converts[key] = conv_op.result
         return self._converts[key]
@@ -324,9 +329,9 @@ class LayoutPlan:
         """The operand layouts that make ``op`` produce ``layout``, if it is cheap to redo."""
         if isinstance(op, _FREE):
             return []
-        if op.name == "tt.expand_dims":
+        if isinstance(op, ExpandDimsOp):
             return [squeeze_layout(layout, op.attrs["axis"])]
-        if op.name == "tt.broadcast":
+        if isinstance(op, BroadcastOp):
             return [restrict(layout, op.operands[0].shape)]
         if _elementwise(op) and not op.has_trait(ReadsMemory):
             return [layout] * len(op.operands)
@@ -336,7 +341,7 @@ class LayoutPlan:
         """True when ``v`` can be recomputed in ``layout`` without shared memory."""
         if not _is_block(v) or self.of(v) == layout:
             return True
-        op = getattr(v, "owner", None)
+        op = producer(v)
         if op is None or depth > 4 or len(op.results) != 1 or op.regions:
             return False
         wanted = self._remat_layouts(op, layout)
@@ -349,10 +354,11 @@ class LayoutPlan:
         key = (id(v), layout, id(before.parent))
         if key in self._converts:
             return self._converts[key]
-        if not self.can_remat(v, layout, depth):
+        op = producer(v)
+        if op is None or not self.can_remat(v, layout, depth):
             return None
-        op = v.owner
         wanted = self._remat_layouts(op, layout)
+        assert wanted is not None  # can_remat checked it
         operands = []
         for o, want in zip(op.operands, wanted + [layout] * len(op.operands)):
             new = self._remat_operand(o, want, before, depth)
@@ -362,7 +368,8 @@ class LayoutPlan:
         attrs = {k: a for k, a in op.attrs.items() if k != "layout"}
         clone = type(op)(operands, [v.type], attrs, (), op.loc)
         clone.result.name_hint = v.name_hint
-        before.parent.insert(before.parent.ops.index(before), clone)
+        block = parent_block(before)
+        block.insert(block.ops.index(before), clone)
         self.layout_of[id(clone.result)] = layout
         self._converts[key] = clone.result
         return clone.result
@@ -375,7 +382,7 @@ class LayoutPlan:
 
     def fwd_yield(self, region: Region, layouts: list[Layout | None], skip: int = 0) -> None:
         self.fwd_block(region.block)
-        term = region.block.terminator
+        term = terminator(region.block)
         for i, layout in enumerate(layouts):
             if layout is not None:
                 self.ensure(term, skip + i, layout)

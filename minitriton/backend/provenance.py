@@ -19,6 +19,8 @@ are not checked.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from minitriton.ir.core import Block, Operation, Value
 from minitriton.ir.ops import FuncOp
 from minitriton.ir.types import PointerType, element_type
@@ -64,7 +66,7 @@ class Provenance:
         # Loops carry pointers around: iterate to a fixed point (a few rounds suffice).
         for _ in range(_MAX_ROUNDS):
             self._changed = False
-            self._block(kernel.body)
+            self._block(kernel.body.block)
             if not self._changed:
                 break
 
@@ -109,7 +111,7 @@ class Provenance:
             for region in op.regions:
                 self._block(region.block)
 
-    def _carry(self, args: list[Value], values: list[Value]) -> None:
+    def _carry(self, args: Sequence[Value], values: Sequence[Value]) -> None:
         for a, v in zip(args, values):
             self._set(a, self._get(v))
 

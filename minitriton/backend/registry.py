@@ -28,32 +28,25 @@ gets its own entry when its meaning differs.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar
+from typing import Any, Literal, TypeVar
 
 from minitriton.ir.core import Operation
 
-if TYPE_CHECKING:
-    from minitriton.backend.axis import AxisAnalysis, AxisInfo
-    from minitriton.backend.lower.context import LoweringContext
-    from minitriton.backend.prepare import LayoutPlan
-
-
+#: A registered function; its exact signature is its table's (see the module doc).
 F = TypeVar("F", bound=Callable[..., Any])
 
-#: A lowering: the op's results, lowered (one value, a list of them, or None).
-LoweringFn = Callable[["LoweringContext", Any], object]
-#: A layout rule: updates the plan for one op.
-LayoutRuleFn = Callable[["LayoutPlan", Any], None]
-#: An axis rule: the facts about the op's (first) result, or None for "unknown".
-AxisRuleFn = Callable[["AxisAnalysis", Any], "AxisInfo | None"]
 
+class OpTable:
+    """One registry: op class -> function, with lookup through the class's bases.
 
-class OpTable(Generic[F]):
-    """One registry: op class -> function, with lookup through the class's bases."""
+    The functions of one table share a calling convention: a lowering is
+    ``fn(ctx, op)``, a layout rule ``fn(plan, op)``, an axis rule
+    ``fn(axis, op)``.
+    """
 
     def __init__(self, what: str) -> None:
         self.what = what
-        self._entries: dict[type[Operation], F] = {}
+        self._entries: dict[type[Operation], Callable[..., Any]] = {}
 
     def register(self, *classes: type[Operation]) -> Callable[[F], F]:
         """A decorator that registers its function for each of ``classes``."""
@@ -63,8 +56,8 @@ class OpTable(Generic[F]):
 
         def add(fn: F) -> F:
             for cls in classes:
-                if cls in self._entries:
-                    old = self._entries[cls]
+                old = self._entries.get(cls)
+                if old is not None:
                     raise TypeError(
                         f"{self.what}: {cls.__name__} ('{cls.name}') is registered twice: "
                         f"{old.__module__}.{old.__qualname__} and {fn.__module__}.{fn.__qualname__}"
@@ -74,7 +67,7 @@ class OpTable(Generic[F]):
 
         return add
 
-    def lookup(self, cls: type[Operation]) -> F | None:
+    def lookup(self, cls: type[Operation]) -> Callable[..., Any] | None:
         """The entry of ``cls`` or of its nearest registered base class (see the module doc)."""
         for base in cls.__mro__:
             fn = self._entries.get(base)
@@ -86,10 +79,10 @@ class OpTable(Generic[F]):
         return iter(self._entries)
 
 
-LOWERINGS: OpTable[LoweringFn] = OpTable("@lowering")
-BACKWARD_RULES: OpTable[LayoutRuleFn] = OpTable("@layout_rule('back', ...)")
-FORWARD_RULES: OpTable[LayoutRuleFn] = OpTable("@layout_rule('fwd', ...)")
-AXIS_RULES: OpTable[AxisRuleFn] = OpTable("@axis_rule")
+LOWERINGS = OpTable("@lowering")
+BACKWARD_RULES = OpTable("@layout_rule('back', ...)")
+FORWARD_RULES = OpTable("@layout_rule('fwd', ...)")
+AXIS_RULES = OpTable("@axis_rule")
 
 
 def lowering(*classes: type[Operation]) -> Callable[[F], F]:

@@ -76,7 +76,7 @@ class SharedTile:
     def make(cls, shape: tuple[int, int], contig: int, eb: int) -> SharedTile | None:
         """The tile of ``shape`` with its widest swizzle, or ``None`` if it is too narrow."""
         width = choose_swizzle(shape[contig] * eb)
-        return None if width is None else cls(tuple(shape), contig, eb, width)
+        return None if width is None else cls((shape[0], shape[1]), contig, eb, width)
 
     @property
     def rows(self) -> int:

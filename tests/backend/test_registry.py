@@ -29,7 +29,7 @@ def test_a_layout_rule_needs_a_direction() -> None:
 
 
 def test_lookup_prefers_the_class_then_its_bases() -> None:
-    table: OpTable[object] = OpTable("test")
+    table = OpTable("test")
 
     def base_fn() -> None: ...
     def own_fn() -> None: ...

@@ -32,6 +32,8 @@ from minitriton.backend.lltypes import (
     float_suffix,
     fp8_to_f32,
     ll_type,
+    pointee_of,
+    scalar_of,
 )
 from minitriton.backend.registry import lowering
 from minitriton.ir.core import Operation
@@ -79,8 +81,8 @@ _INT_BINARY = {
 }
 _FLOAT_BINARY = {"arith.add": "fadd", "arith.sub": "fsub", "arith.mul": "fmul"}
 _ICMP = {"eq": "==", "ne": "!=", "lt": "<", "le": "<=", "gt": ">", "ge": ">="}
-_BINARY_OPS = (AddOp, SubOp, MulOp, DivOp, RemOp, MaxOp, MinOp, AndOp, OrOp, XorOp, ShlOp, ShrOp)
-_BINARY_OPS += (UmulhiOp, DivRnOp)
+_BINARY_OPS: tuple[type[Operation], ...] = (AddOp, SubOp, MulOp, DivOp, RemOp, MaxOp, MinOp)
+_BINARY_OPS += (AndOp, OrOp, XorOp, ShlOp, ShrOp, UmulhiOp, DivRnOp)
 
 
 # ------------------------------------------------------------ constants, ids
@@ -97,13 +99,13 @@ def lower_constant(ctx: LoweringContext, op: Operation) -> Lowered:
 # ------------------------------------------------------------ elementwise
 @lowering(*_BINARY_OPS)
 def lower_binary(ctx: LoweringContext, op: Operation) -> Lowered:
-    st = element_type(op.result.type)
+    st = scalar_of(op.result.type)
     return ctx.elementwise(op, lambda a, b: binary(ctx, op.name, st, a, b))
 
 
 @lowering(NegOp, NotOp)
 def lower_unary(ctx: LoweringContext, op: Operation) -> Lowered:
-    st = element_type(op.result.type)
+    st = scalar_of(op.result.type)
     return ctx.elementwise(op, lambda a: unary(ctx, op.name, st, a))
 
 
@@ -134,7 +136,7 @@ def lower_bitcast(ctx: LoweringContext, op: Operation) -> Lowered:
 
 @lowering(AddPtrOp)
 def lower_addptr(ctx: LoweringContext, op: Operation) -> Lowered:
-    pointee = element_type(op.result.type).pointee
+    pointee = pointee_of(op.result.type)
     ty = ll_type(pointee) if not pointee.is_bool() else I8
     return ctx.elementwise(op, lambda p, o: ctx.b.gep(p, [o], source_etype=ty))
 
@@ -309,9 +311,9 @@ def _int_cast(ctx: LoweringContext, src: ScalarType, dst: ScalarType, v: ir.Valu
 
 
 def _pointer_cast(ctx: LoweringContext, src: ElemLike, dst: ElemLike, v: ir.Value) -> ir.Value:
-    if isinstance(src, PointerType) and isinstance(dst, PointerType):
-        return v
     if isinstance(src, PointerType):
+        if isinstance(dst, PointerType):
+            return v
         return _int_cast(ctx, ScalarType("u64"), dst, ctx.b.ptrtoint(v, I64))
     wide = _int_cast(ctx, src, ScalarType("i64"), v)
     return ctx.b.inttoptr(wide, GLOBAL_PTR)

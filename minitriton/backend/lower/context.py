@@ -22,7 +22,7 @@ line of the op it came from (helpers inlined from other functions get an
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from llvmlite import ir
@@ -47,7 +47,7 @@ from minitriton.backend.registry import LOWERINGS
 from minitriton.diagnostics import Location, error
 from minitriton.ir.core import Operation, Region, Value
 from minitriton.ir.ops import FuncOp
-from minitriton.ir.types import BlockType, ScalarType
+from minitriton.ir.types import BlockType, ScalarType, Type, element_type
 
 LANE_BITS = 5  # log2 of the warp size
 #: The largest column LLVM debug info holds (DWARF keeps columns in 16 bits).
@@ -155,13 +155,14 @@ class LoweringContext:
         self._annotate_max_threads()
         return self.module
 
-    def param_type(self, t: object) -> ir.Type:
+    def param_type(self, t: Type) -> ir.Type:
         """The kernel parameter type of an argument (``i1`` travels as a byte)."""
-        if isinstance(t, ScalarType) and t.is_bool():
+        elem = element_type(t)  # kernel arguments are scalars and pointers
+        if isinstance(elem, ScalarType) and elem.is_bool():
             return I8
-        return ll_type(t)
+        return ll_type(elem)
 
-    def _param_value(self, t: object, param: ir.Argument) -> ir.Value:
+    def _param_value(self, t: Type, param: ir.Argument) -> ir.Value:
         if isinstance(t, ScalarType) and t.is_bool():
             return self.pb.icmp_unsigned("!=", param, ir.Constant(I8, 0))
         return param
@@ -335,7 +336,7 @@ class LoweringContext:
             out.extend(v.vals if isinstance(v, RegTile) else [v])
         return out
 
-    def unflatten(self, like: list[Value], flat: list[ir.Value]) -> list[Lowered]:
+    def unflatten(self, like: Sequence[Value], flat: list[ir.Value]) -> list[Lowered]:
         """Inverse of :meth:`flatten` for IR values ``like``."""
         out: list[Lowered] = []
         pos = 0

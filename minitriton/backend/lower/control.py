@@ -16,11 +16,10 @@ from typing import TYPE_CHECKING
 
 from llvmlite import ir
 
-from minitriton.backend.lltypes import Lowered
+from minitriton.backend.lltypes import Lowered, scalar_of
 from minitriton.backend.registry import lowering
 from minitriton.ir.core import Operation
 from minitriton.ir.ops import BarrierOp, ForOp, IfOp, NumProgramsOp, ProgramIdOp, ReturnOp, WhileOp
-from minitriton.ir.types import element_type
 
 if TYPE_CHECKING:
     from minitriton.backend.lower.context import LoweringContext
@@ -47,7 +46,7 @@ def _phis(ctx: LoweringContext, like: list[Lowered]) -> list[ir.PhiInstr]:
 def lower_for(ctx: LoweringContext, op: Operation) -> list[Lowered]:
     bld = ctx.b
     lb, ub, step = (ctx.get(v) for v in op.operands[:3])
-    st = element_type(op.operands[0].type)
+    st = scalar_of(op.operands[0].type)
     inits = [ctx.get(v) for v in op.operands[3:]]
     entry = bld.block
     header = bld.append_basic_block("for.header")

@@ -52,8 +52,10 @@ from minitriton.backend.lltypes import (
     I32,
     I64,
     VOID,
+    ElemType,
     RegTile,
     byte_size,
+    pointee_of,
 )
 from minitriton.backend.lower.arith import to_f32
 from minitriton.backend.lower.control import guarded
@@ -63,7 +65,7 @@ from minitriton.backend.registry import lowering
 from minitriton.diagnostics import Location
 from minitriton.ir.core import Operation, OpResult, Value
 from minitriton.ir.ops import AssertOp, FuncOp, PrintOp
-from minitriton.ir.types import BlockType, PointerType, element_type
+from minitriton.ir.types import BlockType, PointerType, ScalarType, element_type
 
 if TYPE_CHECKING:
     from minitriton.backend.lower.context import LoweringContext
@@ -201,7 +203,7 @@ def vprintf(ctx: LoweringContext, fmt: str, args: list[ir.Value]) -> None:
     ctx.b.call(fn, [ctx.string(fmt), buf])
 
 
-def _format(ctx: LoweringContext, st: object, v: ir.Value, hex_: bool) -> tuple[str, ir.Value]:
+def _format(ctx: LoweringContext, st: ElemType, v: ir.Value, hex_: bool) -> tuple[str, ir.Value]:
     b = ctx.b
     if isinstance(st, PointerType):
         return "0x%llx", b.ptrtoint(v, I64)
@@ -288,9 +290,15 @@ def bind_hidden(ctx: LoweringContext, params: list[ir.Argument]) -> None:
     ctx.checks.record = params[-1]
 
 
+def _state(ctx: LoweringContext) -> CheckState:
+    """The checks' state (only debug mode's lowerings ask for it)."""
+    assert ctx.checks is not None, "debug mode is off"
+    return ctx.checks
+
+
 def _limit(ctx: LoweringContext, arg: int, nbytes: int) -> ir.Value:
     """``size - nbytes + 1`` (0 when the buffer is smaller), computed once."""
-    chk = ctx.checks
+    chk = _state(ctx)
     key = (arg, nbytes)
     if key not in chk.limits:
         _, size = chk.bounds[arg]
@@ -302,7 +310,7 @@ def _limit(ctx: LoweringContext, arg: int, nbytes: int) -> ir.Value:
 
 
 def _in_bounds(ctx: LoweringContext, arg: int, ptr: ir.Value, nbytes: int) -> ir.Value:
-    lo, _ = ctx.checks.bounds[arg]
+    lo, _ = _state(ctx).bounds[arg]
     off = ctx.b.sub(ctx.b.ptrtoint(ptr, I64), lo)
     return ctx.b.icmp_unsigned("<", off, _limit(ctx, arg, nbytes))
 
@@ -329,7 +337,7 @@ def check_access(
     arg = chk.prov.of(ptr_v)
     if arg == UNKNOWN or arg not in chk.bounds:
         return pred
-    eb = byte_size(element_type(ptr_v.type).pointee)
+    eb = byte_size(pointee_of(ptr_v.type))
     threads = 32 * ctx.num_warps
     site = chk.site(
         op,
@@ -377,7 +385,7 @@ def _record(
     ctx: LoweringContext, cond: ir.Value, site: int, slot: ir.Value, a: ir.Value, b: ir.Value
 ) -> None:
     fn = _record_fn(ctx)
-    ctx.b.call(fn, [cond, ctx.checks.record, ir.Constant(I64, site), slot, a, b])
+    ctx.b.call(fn, [cond, _state(ctx).record, ir.Constant(I64, site), slot, a, b])
 
 
 # ------------------------------------------------------------ asserts
@@ -424,7 +432,7 @@ def _compared(
         if isinstance(v, RegTile) and (layout is None or v.layout != layout):
             return [], []
     sides = [
-        (side, v.name_hint or "", element_type(v.type).name)
+        (side, v.name_hint or "", _type_name(element_type(v.type)))
         for side, v in zip(("lhs", "rhs"), owner.operands)
     ]
     return lowered, sides
@@ -489,3 +497,8 @@ def _opaque(v: ir.Instruction) -> ir.Instruction:
     # llvmlite types allocas as typed pointers; GEPs with an explicit element type need opaque ones.
     v.type = GENERIC_PTR
     return v
+
+
+def _type_name(t: ElemType) -> str:
+    """The name the host's report gives a compared value's type (``f32``; a pointer's text)."""
+    return t.name if isinstance(t, ScalarType) else str(t)

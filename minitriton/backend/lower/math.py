@@ -21,12 +21,12 @@ from typing import TYPE_CHECKING
 
 from llvmlite import ir
 
-from minitriton.backend.lltypes import F32_T, F64_T, I16, Lowered, float_suffix
+from minitriton.backend.lltypes import F32_T, F64_T, I16, Lowered, float_suffix, scalar_of
 from minitriton.backend.lower.arith import from_f32, to_f32
 from minitriton.backend.registry import lowering
 from minitriton.ir.core import OP_REGISTRY, Operation
 from minitriton.ir.ops import MATH_BINARY, MATH_UNARY, AbsOp, FmaOp, PowOp
-from minitriton.ir.types import BF16, F32, F64, ScalarType, element_type
+from minitriton.ir.types import BF16, F32, F64, ScalarType
 
 if TYPE_CHECKING:
     from minitriton.backend.lower.context import LoweringContext
@@ -58,7 +58,17 @@ _LIBDEVICE_F64 = {
     "pow": "__nv_pow",
 }
 # libdevice's functions with no PTX instruction: __nv_NAMEf and __nv_NAME.
-_LIBDEVICE_ONLY = ("acos", "acosh", "asin", "asinh", "atan", "atanh", "cbrt", "cosh", "sinh")
+_LIBDEVICE_ONLY: tuple[str, ...] = (
+    "acos",
+    "acosh",
+    "asin",
+    "asinh",
+    "atan",
+    "atanh",
+    "cbrt",
+    "cosh",
+    "sinh",
+)
 _LIBDEVICE_ONLY += ("tan", "erfc", "exp10", "expm1", "log10", "log1p", "lgamma", "tgamma")
 _LIBDEVICE_ONLY += ("atan2", "hypot", "nextafter")
 for _name in _LIBDEVICE_ONLY:
@@ -108,25 +118,25 @@ class LibdeviceMissing(Exception):
 
 @lowering(*_UNARY_OPS)
 def lower_math_unary(ctx: LoweringContext, op: Operation) -> Lowered:
-    st = element_type(op.result.type)
+    st = scalar_of(op.result.type)
     return ctx.elementwise(op, lambda a: math(ctx, op.name[5:], st, a))
 
 
 @lowering(*_BINARY_OPS)
 def lower_math_binary(ctx: LoweringContext, op: Operation) -> Lowered:
-    st = element_type(op.result.type)
+    st = scalar_of(op.result.type)
     return ctx.elementwise(op, lambda a, b: math(ctx, op.name[5:], st, a, b))
 
 
 @lowering(AbsOp)
 def lower_abs(ctx: LoweringContext, op: Operation) -> Lowered:
-    st = element_type(op.result.type)
+    st = scalar_of(op.result.type)
     return ctx.elementwise(op, lambda a: _abs(ctx, st, a))
 
 
 @lowering(FmaOp)
 def lower_fma(ctx: LoweringContext, op: Operation) -> Lowered:
-    st = element_type(op.result.type)
+    st = scalar_of(op.result.type)
     return ctx.elementwise(op, lambda a, b, c: fma(ctx, st, a, b, c))
 
 

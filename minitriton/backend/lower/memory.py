@@ -25,7 +25,18 @@ from llvmlite import ir
 
 from minitriton.backend.accelerate_matmul import arch_number
 from minitriton.backend.layouts import Layout
-from minitriton.backend.lltypes import I1, I8, I16, I32, RegTile, byte_size, mem_type
+from minitriton.backend.lltypes import (
+    I1,
+    I8,
+    I16,
+    I32,
+    ElemType,
+    RegTile,
+    byte_size,
+    mem_type,
+    pointee_of,
+    scalar_of,
+)
 from minitriton.backend.lower.control import guarded
 from minitriton.backend.lower.debug import check_access
 from minitriton.backend.lower.smem import broadcast_from_thread0, share_from_owners
@@ -46,7 +57,7 @@ _SCOPE = {"gpu": "gpu", "cta": "cta", "sys": "sys"}
 def vector_width(ctx: LoweringContext, ptr: Value, mask: Value | None, layout: Layout) -> int:
     """Elements per access for block pointer ``ptr`` (see the module docstring)."""
     dim, run = layout.contiguous_run()
-    pointee = element_type(ptr.type).pointee
+    pointee = pointee_of(ptr.type)
     eb = byte_size(pointee)
     info = ctx.axis.get(ptr)
     vec = min(run, info.contig[dim], max(1, info.div[dim] // eb), max(1, 16 // eb))
@@ -63,13 +74,13 @@ def _and(ctx: LoweringContext, a: ir.Value | None, b: ir.Value | None) -> ir.Val
     return ctx.b.and_(a, b)
 
 
-def _from_mem(ctx: LoweringContext, st: ScalarType, v: ir.Value) -> ir.Value:
+def _from_mem(ctx: LoweringContext, st: ElemType, v: ir.Value) -> ir.Value:
     if isinstance(st, ScalarType) and st.is_bool():
         return ctx.b.icmp_unsigned("!=", v, ir.Constant(I8, 0))
     return v
 
 
-def _to_mem(ctx: LoweringContext, st: ScalarType, v: ir.Value) -> ir.Value:
+def _to_mem(ctx: LoweringContext, st: ElemType, v: ir.Value) -> ir.Value:
     if isinstance(st, ScalarType) and st.is_bool():
         return ctx.b.zext(v, I8)
     return v
@@ -127,8 +138,8 @@ def lower_load(ctx: LoweringContext, op: Operation) -> object:
 
 
 def _load_vector(
-    ctx: LoweringContext, ptr: ir.Value, pred: ir.Value | None, st: ScalarType, vec: int
-) -> list:
+    ctx: LoweringContext, ptr: ir.Value, pred: ir.Value | None, st: ElemType, vec: int
+) -> list[ir.Value]:
     mt = mem_type(st)
     total = vec * byte_size(st)
     if pred is None:
@@ -198,7 +209,7 @@ def lower_store(ctx: LoweringContext, op: Operation) -> None:
 
 
 def _store_vector(
-    ctx: LoweringContext, ptr: ir.Value, pred: ir.Value | None, vals: list[ir.Value], st: ScalarType
+    ctx: LoweringContext, ptr: ir.Value, pred: ir.Value | None, vals: list[ir.Value], st: ElemType
 ) -> None:
     mt = mem_type(st)
     vec = len(vals)
@@ -292,7 +303,7 @@ def _atom_asm(ctx: LoweringContext, text: str, word: ir.IntType, args: list[ir.V
 def _rmw(
     ctx: LoweringContext, op: Operation, kind: str, ptr: ir.Value, pred: ir.Value, val: ir.Value
 ):
-    st = element_type(op.result.type)
+    st = scalar_of(op.result.type)
     if st.is_float() and kind in ("max", "min"):
         return _float_minmax(ctx, op, kind, ptr, pred, val)
     bits = st.bitwidth
@@ -329,7 +340,7 @@ def _float_minmax(
     # Triton's trick: for x >= 0 the float order is the signed-int order of
     # the bits; for x < 0 it is the reversed unsigned order.
     b = ctx.b
-    st = element_type(op.result.type)
+    st = scalar_of(op.result.type)
     word = ir.IntType(st.bitwidth)
     bits = b.bitcast(val, word)
     pos = b.icmp_signed(">=", bits, ir.Constant(word, 0))
@@ -347,7 +358,7 @@ def _float_minmax(
 def _cas(
     ctx: LoweringContext, op: Operation, ptr: ir.Value, pred: ir.Value, cmp: ir.Value, val: ir.Value
 ):
-    st = element_type(op.result.type)
+    st = scalar_of(op.result.type)
     if st.bitwidth not in (32, 64):
         raise error(op.loc, f"atomic_cas on {st} is not supported by the GPU backend")
     word = ir.IntType(st.bitwidth)

@@ -38,6 +38,7 @@ from typing import TYPE_CHECKING
 
 from llvmlite import ir
 
+from minitriton.backend.irutil import parent_block
 from minitriton.backend.layouts import Layout, _combine, _fragment, mma_instr_k
 from minitriton.backend.lltypes import (
     F16_T,
@@ -107,7 +108,7 @@ def _feeds_next_op_only(ctx: LoweringContext, op: Operation) -> bool:
         ctx.mma_uses = use_counts(ctx.kernel)
     if ctx.mma_uses.get(id(op.result), 0) != 1:
         return False
-    ops = op.parent.ops
+    ops = parent_block(op).ops
     for later in ops[ops.index(op) + 1 :]:
         if later.name == "tt.dot":
             return op.result in later.operands

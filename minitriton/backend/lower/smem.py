@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 from llvmlite import ir
 
 from minitriton.backend.layouts import Layout
-from minitriton.backend.lltypes import I8, I32, RegTile, byte_size, mem_type
+from minitriton.backend.lltypes import I8, I32, ElemType, RegTile, byte_size, mem_type
 from minitriton.backend.lower.control import guarded
 from minitriton.ir.types import ScalarType
 
@@ -40,7 +40,7 @@ def align16(n: int) -> int:
     return (n + 15) // 16 * 16
 
 
-def smem_store(ctx: LoweringContext, byte_off: ir.Value, v: ir.Value, st: object) -> None:
+def smem_store(ctx: LoweringContext, byte_off: ir.Value, v: ir.Value, st: ElemType) -> None:
     """Store one element at ``byte_off`` of shared memory."""
     if isinstance(st, ScalarType) and st.is_bool():
         v = ctx.b.zext(v, I8)
@@ -48,7 +48,7 @@ def smem_store(ctx: LoweringContext, byte_off: ir.Value, v: ir.Value, st: object
     ctx.b.store(v, ptr, align=byte_size(st))
 
 
-def smem_load(ctx: LoweringContext, byte_off: ir.Value, st: object) -> ir.Value:
+def smem_load(ctx: LoweringContext, byte_off: ir.Value, st: ElemType) -> ir.Value:
     """Load one element from ``byte_off`` of shared memory."""
     ptr = ctx.b.gep(ctx.smem, [byte_off], source_etype=I8)
     v = ctx.b.load(ptr, typ=mem_type(st), align=byte_size(st))
@@ -78,7 +78,12 @@ def byte_offset(ctx: LoweringContext, lin: ir.Value, eb: int, base: int) -> ir.V
 
 
 def write_tensor(
-    ctx: LoweringContext, t: RegTile, st: object, strides: tuple[int, ...], base: int = 0, pred=None
+    ctx: LoweringContext,
+    t: RegTile,
+    st: ElemType,
+    strides: tuple[int, ...],
+    base: int = 0,
+    pred=None,
 ) -> None:
     """Write every register of ``t`` to its position (``pred``: only where it holds)."""
     lin, consts = lin_index(ctx, t.layout, strides)
@@ -91,7 +96,9 @@ def write_tensor(
             _store_if(ctx, pred, off, v, st)
 
 
-def _store_if(ctx: LoweringContext, pred: ir.Value, off: ir.Value, v: ir.Value, st: object) -> None:
+def _store_if(
+    ctx: LoweringContext, pred: ir.Value, off: ir.Value, v: ir.Value, st: ElemType
+) -> None:
     def store() -> list[ir.Value]:
         smem_store(ctx, off, v, st)
         return []
@@ -100,7 +107,7 @@ def _store_if(ctx: LoweringContext, pred: ir.Value, off: ir.Value, v: ir.Value, 
 
 
 def read_tensor(
-    ctx: LoweringContext, layout: Layout, st: object, strides: tuple[int, ...], base: int = 0
+    ctx: LoweringContext, layout: Layout, st: ElemType, strides: tuple[int, ...], base: int = 0
 ):
     """Read every register of ``layout`` from its position."""
     lin, consts = lin_index(ctx, layout, strides)
@@ -115,7 +122,7 @@ def read_tensor(
 def relayout(
     ctx: LoweringContext,
     src: RegTile,
-    st: object,
+    st: ElemType,
     dst: Layout,
     src_strides: tuple[int, ...],
     dst_strides: tuple[int, ...],
@@ -128,7 +135,7 @@ def relayout(
     return RegTile(dst, read_tensor(ctx, dst, st, dst_strides))
 
 
-def share_from_owners(ctx: LoweringContext, t: RegTile, st: object) -> RegTile:
+def share_from_owners(ctx: LoweringContext, t: RegTile, st: ElemType) -> RegTile:
     """Give every copy-holding thread the value its owner thread computed."""
     strides = row_major(t.layout.shape)
     ctx.reserve(prod(t.layout.shape) * byte_size(st))
@@ -138,7 +145,7 @@ def share_from_owners(ctx: LoweringContext, t: RegTile, st: object) -> RegTile:
     return RegTile(t.layout, read_tensor(ctx, t.layout, st, strides))
 
 
-def broadcast_from_thread0(ctx: LoweringContext, v: ir.Value, st: object) -> ir.Value:
+def broadcast_from_thread0(ctx: LoweringContext, v: ir.Value, st: ElemType) -> ir.Value:
     """Give every thread thread 0's value of ``v``."""
     ctx.reserve(byte_size(st))
     ctx.barrier()

@@ -48,6 +48,7 @@ from minitriton.backend.lltypes import (
     I32,
     I64,
     VOID,
+    ElemType,
     RegTile,
     byte_size,
     mem_type,
@@ -131,7 +132,7 @@ def tile_physical(ctx: LoweringContext, tile: SharedTile, row: ir.Value, col: ir
 
 
 # ------------------------------------------------------------ staging
-def stage_tile(ctx: LoweringContext, t: RegTile, st: object, tile: SharedTile, base: int) -> None:
+def stage_tile(ctx: LoweringContext, t: RegTile, st: ElemType, tile: SharedTile, base: int) -> None:
     """Store every register of ``t`` into ``tile`` at byte ``base`` of shared memory."""
     layout = t.layout
     dim, run = layout.contiguous_run()
@@ -465,7 +466,7 @@ def convert_from_accumulator(ctx: LoweringContext, op: Operation) -> RegTile | N
     return convert_accumulator(ctx, src, st, ctx.layout(op.result))
 
 
-def convert_accumulator(ctx: LoweringContext, src: RegTile, st: object, dst: Layout) -> RegTile:
+def convert_accumulator(ctx: LoweringContext, src: RegTile, st: ElemType, dst: Layout) -> RegTile:
     """Accumulator -> ``dst`` through a padded row-major buffer, with vector accesses."""
     mt = mem_type(st)
     eb = byte_size(st)
