@@ -88,6 +88,7 @@ _BINARY_OPS += (AndOp, OrOp, XorOp, ShlOp, ShrOp, UmulhiOp, DivRnOp)
 # ------------------------------------------------------------ constants, ids
 @lowering(ConstantOp)
 def lower_constant(ctx: LoweringContext, op: Operation) -> Lowered:
+    """A constant: the value itself, or one register per element of a block."""
     t = op.result.type
     c = const(element_type(t), op.attrs["value"])
     if isinstance(t, BlockType):
@@ -99,18 +100,21 @@ def lower_constant(ctx: LoweringContext, op: Operation) -> Lowered:
 # ------------------------------------------------------------ elementwise
 @lowering(*_BINARY_OPS)
 def lower_binary(ctx: LoweringContext, op: Operation) -> Lowered:
+    """``arith`` binaries (and ``math.div_rn``), element by element (:func:`binary`)."""
     st = scalar_of(op.result.type)
     return ctx.elementwise(op, lambda a, b: binary(ctx, op.name, st, a, b))
 
 
 @lowering(NegOp, NotOp)
 def lower_unary(ctx: LoweringContext, op: Operation) -> Lowered:
+    """``arith.neg`` and ``arith.not``, element by element."""
     st = scalar_of(op.result.type)
     return ctx.elementwise(op, lambda a: unary(ctx, op.name, st, a))
 
 
 @lowering(CmpOp)
 def lower_cmp(ctx: LoweringContext, op: Operation) -> Lowered:
+    """A compare to ``i1`` (float compares are ordered except ``ne``)."""
     st = element_type(op.operands[0].type)
     pred = op.attrs["pred"]
     return ctx.elementwise(op, lambda a, b: compare(ctx, pred, st, a, b))
@@ -118,11 +122,13 @@ def lower_cmp(ctx: LoweringContext, op: Operation) -> Lowered:
 
 @lowering(SelectOp)
 def lower_select(ctx: LoweringContext, op: Operation) -> Lowered:
+    """``tl.where``: an LLVM ``select`` per element."""
     return ctx.elementwise(op, lambda c, a, b: ctx.b.select(c, a, b))
 
 
 @lowering(CastOp)
 def lower_cast(ctx: LoweringContext, op: Operation) -> Lowered:
+    """A conversion between element types (:func:`cast`)."""
     src = element_type(op.operands[0].type)
     dst = element_type(op.result.type)
     return ctx.elementwise(op, lambda v: cast(ctx, src, dst, v))
@@ -130,12 +136,14 @@ def lower_cast(ctx: LoweringContext, op: Operation) -> Lowered:
 
 @lowering(BitcastOp)
 def lower_bitcast(ctx: LoweringContext, op: Operation) -> Lowered:
+    """The same bits as another type of the same width."""
     dst = ll_type(element_type(op.result.type))
     return ctx.elementwise(op, lambda v: v if v.type == dst else ctx.b.bitcast(v, dst))
 
 
 @lowering(AddPtrOp)
 def lower_addptr(ctx: LoweringContext, op: Operation) -> Lowered:
+    """Pointer plus offset: a ``getelementptr`` over the pointee type per element."""
     pointee = pointee_of(op.result.type)
     ty = ll_type(pointee) if not pointee.is_bool() else I8
     return ctx.elementwise(op, lambda p, o: ctx.b.gep(p, [o], source_etype=ty))
@@ -143,6 +151,7 @@ def lower_addptr(ctx: LoweringContext, op: Operation) -> Lowered:
 
 @lowering(HintOp)
 def lower_hint(ctx: LoweringContext, op: Operation) -> Lowered:
+    """A hint for the axis analysis: the operand itself."""
     return ctx.get(op.operands[0])
 
 

@@ -30,11 +30,13 @@ _SREG = ("x", "y", "z")
 
 @lowering(ProgramIdOp)
 def lower_program_id(ctx: LoweringContext, op: Operation) -> ir.Value:
+    """``ctaid.x/y/z``: the program is the CTA."""
     return ctx.sreg(f"ctaid.{_SREG[op.attrs['axis']]}")
 
 
 @lowering(NumProgramsOp)
 def lower_num_programs(ctx: LoweringContext, op: Operation) -> ir.Value:
+    """``nctaid.x/y/z``: the grid's size."""
     return ctx.sreg(f"nctaid.{_SREG[op.attrs['axis']]}")
 
 
@@ -44,6 +46,7 @@ def _phis(ctx: LoweringContext, like: list[Lowered]) -> list[ir.PhiInstr]:
 
 @lowering(ForOp)
 def lower_for(ctx: LoweringContext, op: Operation) -> list[Lowered]:
+    """``scf.for``: a header with a ``phi`` per carried register, the body, an exit."""
     bld = ctx.b
     lb, ub, step = (ctx.get(v) for v in op.operands[:3])
     st = scalar_of(op.operands[0].type)
@@ -76,6 +79,7 @@ def lower_for(ctx: LoweringContext, op: Operation) -> list[Lowered]:
 
 @lowering(IfOp)
 def lower_if(ctx: LoweringContext, op: Operation) -> list[Lowered]:
+    """``scf.if``: two blocks and a merge block with a ``phi`` per result register."""
     bld = ctx.b
     cond = ctx.get(op.operands[0])
     then_bb = bld.append_basic_block("if.then")
@@ -100,6 +104,7 @@ def lower_if(ctx: LoweringContext, op: Operation) -> list[Lowered]:
 
 @lowering(WhileOp)
 def lower_while(ctx: LoweringContext, op: Operation) -> list[Lowered]:
+    """``scf.while``: the condition region, then the body, looping back."""
     bld = ctx.b
     inits = [ctx.get(v) for v in op.operands]
     entry = bld.block
@@ -126,11 +131,13 @@ def lower_while(ctx: LoweringContext, op: Operation) -> list[Lowered]:
 
 @lowering(ReturnOp)
 def lower_return(ctx: LoweringContext, op: Operation) -> None:
+    """The kernel's return: the code generator adds ``ret void`` after the body."""
     return None
 
 
 @lowering(BarrierOp)
 def lower_barrier(ctx: LoweringContext, op: Operation) -> None:
+    """``tl.debug_barrier``: ``bar.sync 0``."""
     ctx.barrier()
 
 

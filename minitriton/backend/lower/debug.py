@@ -1,4 +1,12 @@
-"""Debug mode's device side: bounds checks on every access, and a recording ``device_assert``.
+"""The ``debug`` family: ``tt.print``, ``tt.assert``, and debug mode's device side.
+
+``tt.print``: the block is gathered in shared memory and thread 0 prints
+every element with ``vprintf``, once per program (Triton prints once per
+thread holding a value). ``tt.assert`` without debug mode: any thread with a
+false element calls ``__assertfail``, which stops the kernel (the CUDA
+context is unusable afterwards).
+
+Debug mode: bounds checks on every access, and a recording ``device_assert``.
 
 With ``debug=True`` the kernel is compiled with hidden parameters after its
 own: for each pointer argument, the lowest address of its buffer and the
@@ -167,6 +175,7 @@ class CheckState:
 # ------------------------------------------------------------ print, assert
 @lowering(PrintOp)
 def lower_print(ctx: LoweringContext, op: Operation) -> None:
+    """``tl.device_print``: thread 0 prints each value, or each element of a block."""
     prefix = str(op.attrs.get("prefix", ""))
     hex_ = bool(op.attrs.get("hex", False))
     if not op.operands:

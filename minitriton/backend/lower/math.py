@@ -118,24 +118,28 @@ class LibdeviceMissing(Exception):
 
 @lowering(*_UNARY_OPS)
 def lower_math_unary(ctx: LoweringContext, op: Operation) -> Lowered:
+    """``math.exp`` ... element by element (:func:`math`)."""
     st = scalar_of(op.result.type)
     return ctx.elementwise(op, lambda a: math(ctx, op.name[5:], st, a))
 
 
 @lowering(*_BINARY_OPS)
 def lower_math_binary(ctx: LoweringContext, op: Operation) -> Lowered:
+    """``math.pow``, ``math.atan2`` ... element by element (:func:`math`)."""
     st = scalar_of(op.result.type)
     return ctx.elementwise(op, lambda a, b: math(ctx, op.name[5:], st, a, b))
 
 
 @lowering(AbsOp)
 def lower_abs(ctx: LoweringContext, op: Operation) -> Lowered:
+    """``math.abs`` on integers and floats (bf16: clear the sign bit)."""
     st = scalar_of(op.result.type)
     return ctx.elementwise(op, lambda a: _abs(ctx, st, a))
 
 
 @lowering(FmaOp)
 def lower_fma(ctx: LoweringContext, op: Operation) -> Lowered:
+    """``math.fma``: ``a * b + c`` with one rounding."""
     st = scalar_of(op.result.type)
     return ctx.elementwise(op, lambda a, b, c: fma(ctx, st, a, b, c))
 

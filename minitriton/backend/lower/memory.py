@@ -116,6 +116,7 @@ def _unpack(ctx: LoweringContext, words: list[ir.Value], mt: ir.Type, count: int
 # ------------------------------------------------------------ loads
 @lowering(LoadOp)
 def lower_load(ctx: LoweringContext, op: Operation) -> object:
+    """``tt.load``: vectorized and predicated accesses (see the module docstring)."""
     ptr = op.operands[0]
     if not isinstance(ptr.type, BlockType):
         return _scalar_load(ctx, op)
@@ -188,6 +189,7 @@ def _scalar_load(ctx: LoweringContext, op: Operation) -> ir.Value:
 # ------------------------------------------------------------ stores
 @lowering(StoreOp)
 def lower_store(ctx: LoweringContext, op: Operation) -> None:
+    """``tt.store``: only one owner of each element stores it."""
     ptr, value = op.operands[:2]
     mask = op.operands[2] if len(op.operands) == 3 else None
     st = element_type(value.type)
@@ -248,12 +250,14 @@ def _vector(ctx: LoweringContext, vals: list[ir.Value], mt: ir.Type) -> ir.Value
 # ------------------------------------------------------------ atomics
 @lowering(AtomicRMWOp)
 def lower_atomic_rmw(ctx: LoweringContext, op: Operation) -> object:
+    """``tt.atomic_rmw``: ``atom`` per owned element; scalar atomics by thread 0."""
     kind = op.attrs["kind"]
     return _atomic(ctx, op, lambda p, pred, vals: _rmw(ctx, op, kind, p, pred, vals[0]))
 
 
 @lowering(AtomicCASOp)
 def lower_atomic_cas(ctx: LoweringContext, op: Operation) -> object:
+    """``tt.atomic_cas``: ``atom.cas`` per owned element; scalars by thread 0."""
     return _atomic(ctx, op, lambda p, pred, vals: _cas(ctx, op, p, pred, vals[0], vals[1]))
 
 

@@ -93,6 +93,7 @@ def _bit_set(ctx: LoweringContext, src: ir.Value, bit: int) -> ir.Value:
 # ------------------------------------------------------------ reduce
 @lowering(ReduceOp)
 def lower_reduce(ctx: LoweringContext, op: Operation) -> list:
+    """``tt.reduce``: in-thread, then across lanes, then across warps."""
     axis = op.attrs["axis"]
     srcs = [ctx.tensor(v) for v in op.operands]
     layout = srcs[0].layout
@@ -172,6 +173,7 @@ def _reduce_warps(ctx: LoweringContext, acc, layout, axis, wbits, sts, region) -
 # ------------------------------------------------------------ scan
 @lowering(ScanOp)
 def lower_scan(ctx: LoweringContext, op: Operation) -> list:
+    """``tt.scan``: Hillis-Steele rounds through shared memory."""
     axis = op.attrs["axis"]
     reverse = bool(op.attrs.get("reverse", False))
     srcs = [ctx.tensor(v) for v in op.operands]
@@ -233,6 +235,7 @@ def _scan_round(
 # ------------------------------------------------------------ sort
 @lowering(SortOp)
 def lower_sort(ctx: LoweringContext, op: Operation) -> RegTile:
+    """``tt.sort``: a bitonic network through shared memory."""
     dim = op.attrs["dim"]
     descending = bool(op.attrs["descending"])
     src = ctx.tensor(op.operands[0])

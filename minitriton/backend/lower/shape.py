@@ -36,6 +36,7 @@ if TYPE_CHECKING:
 
 @lowering(MakeRangeOp)
 def lower_make_range(ctx: LoweringContext, op: Operation) -> RegTile:
+    """``tl.arange``: this thread's offsets plus each register's coordinate."""
     layout = ctx.layout(op.result)
     (off,) = ctx.thread_offsets(layout)
     base = ctx.b.add(off, ir.Constant(I32, op.attrs["start"]))
@@ -45,12 +46,14 @@ def lower_make_range(ctx: LoweringContext, op: Operation) -> RegTile:
 
 @lowering(SplatOp)
 def lower_splat(ctx: LoweringContext, op: Operation) -> RegTile:
+    """A scalar in every register of the block."""
     layout = ctx.layout(op.result)
     return RegTile(layout, [ctx.get(op.operands[0])] * layout.num_regs)
 
 
 @lowering(BroadcastOp)
 def lower_broadcast(ctx: LoweringContext, op: Operation) -> RegTile:
+    """Each register takes the one of the operand at the stretched coordinate."""
     src = ctx.tensor(op.operands[0])
     in_shape = op.operands[0].shape
     index = {c: i for i, c in enumerate(src.layout.reg_coords())}
@@ -64,6 +67,7 @@ def lower_broadcast(ctx: LoweringContext, op: Operation) -> RegTile:
 
 @lowering(ExpandDimsOp)
 def lower_expand_dims(ctx: LoweringContext, op: Operation) -> RegTile:
+    """The same registers in the layout with the new dimension."""
     return RegTile(ctx.layout(op.result), ctx.tensor(op.operands[0]).vals)
 
 
@@ -82,6 +86,7 @@ def lower_convert_layout(ctx: LoweringContext, op: Operation) -> RegTile | Stage
 
 @lowering(ReshapeOp)
 def lower_reshape(ctx: LoweringContext, op: Operation) -> RegTile:
+    """Through shared memory, row-major on both sides."""
     src = ctx.tensor(op.operands[0])
     dst = ctx.layout(op.result)
     st = element_type(op.result.type)
@@ -90,6 +95,7 @@ def lower_reshape(ctx: LoweringContext, op: Operation) -> RegTile:
 
 @lowering(TransOp)
 def lower_trans(ctx: LoweringContext, op: Operation) -> RegTile:
+    """Through shared memory, read back with the permuted strides."""
     src = ctx.tensor(op.operands[0])
     strides = row_major(src.layout.shape)
     dst_strides = tuple(strides[o] for o in op.attrs["order"])
