@@ -4,7 +4,9 @@ Run alone with ``python benchmarks/gpu_bench_tc.py`` (or through
 ``gpu_bench.py``, which prints these rows after its bandwidth rows). The same
 kernel source (:data:`TC_SOURCE`: tutorial 03's matmul, tutorial 06's
 attention forward; :data:`DESC_SOURCE`: tutorial 09's matmul through host-side
-tensor descriptors, ``python benchmarks/gpu_bench_tc.py descriptor`` alone) is
+tensor descriptors, ``python benchmarks/gpu_bench_tc.py descriptor`` alone;
+``python benchmarks/gpu_bench_tc.py tma``: the descriptor and block-pointer
+matmuls with TMA on and off, :mod:`gpu_bench_tma`) is
 imported under ``import triton`` and under
 ``import minitriton as triton``; both run on the same tensors with the same
 launch configurations. For each row, each compiler gets the best of the
@@ -423,12 +425,17 @@ def print_table(rows: list[dict[str, Any]]) -> list[str]:
 def main() -> None:
     """The command line (see the module docstring)."""
     parser = argparse.ArgumentParser(description="tensor-core rows: MiniTriton against Triton")
-    kinds = ["all", "matmul", "descriptor", "attention"]
+    kinds = ["all", "matmul", "descriptor", "attention", "tma"]
     parser.add_argument("which", nargs="?", default="all", choices=kinds)
     parser.add_argument("--arch", help="compile MiniTriton's kernels for this arch (sm_80, ...)")
     parser.add_argument("--stages", type=int, help="MiniTriton's num_stages for every config")
     parser.add_argument("--rows", help='matmul rows to run, e.g. "fp16 4096,fp32 4096"')
     args = parser.parse_args()
+    if args.which == "tma":  # TMA on and off against Triton (benchmarks/gpu_bench_tma.py)
+        import gpu_bench_tma
+
+        gpu_bench_tma.main()
+        return
     if args.arch:
         MT_OPTIONS["arch"] = args.arch
     if args.stages:

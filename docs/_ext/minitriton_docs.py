@@ -556,7 +556,8 @@ class CompileDirective(GeneratingDirective):
     ``:print-after:`` (shows the pass's IR, printed to stderr, instead),
     ``:num-warps:``, ``:num-stages:``, ``:arch:`` and ``:match:`` (a regular expression:
     only the lines it finds are shown, for excerpts of long output).
-    PTX is annotated with the kernel's source lines.
+    PTX is annotated with the kernel's source lines (``:no-annotate:``: matched as
+    it is, the parameter list and every line of long groups included).
     """
 
     required_arguments = 1
@@ -568,6 +569,7 @@ class CompileDirective(GeneratingDirective):
         "num-stages": directives.unchanged,
         "arch": directives.unchanged,
         "match": directives.unchanged,
+        "no-annotate": directives.flag,
     }
 
     def generate(self) -> list[nodes.Node]:
@@ -589,7 +591,7 @@ class CompileDirective(GeneratingDirective):
         with _chdir(REPO):
             text, err = run_cli(args)
         shown, language = (err, "mtir") if "print-after" in self.options else (text, _LANGS[emit])
-        if emit == "ptx":
+        if emit == "ptx" and "no-annotate" not in self.options:
             shown = annotate_ptx(shown)
         caption = "(run when the docs were built)"
         if "match" in self.options:

@@ -20,6 +20,7 @@ from minitriton.backend.lower import LoweringContext
 from minitriton.backend.lower.debug import CheckTable
 from minitriton.backend.lower.math import find_libdevice
 from minitriton.backend.prepare import prepare_kernel
+from minitriton.backend.tma import mark_grid_constants, tma_enabled
 from minitriton.diagnostics import CompileError, error, internal_error
 from minitriton.ir.ops import Module
 from minitriton.ir.printer import print_module
@@ -27,7 +28,7 @@ from minitriton.ir.types import PointerType, ScalarType, element_type
 from minitriton.ir.verifier import verify_module
 
 #: Bump when the generated code changes: it is part of every cache key.
-COMPILER_VERSION = "minitriton-ptx-4"
+COMPILER_VERSION = "minitriton-ptx-5"
 TRIPLE = "nvptx64-nvidia-cuda"
 #: Targets that ``python -m minitriton.tools.ptxas_check`` assembles every kernel for; any
 #: ``sm_XY`` with XY >= 75 is accepted. sm_75 has no tensor-core path (FMA dots) and converts
@@ -49,6 +50,9 @@ class PTXModule:
     arch: str
     #: One entry per kernel argument: ``"ptr"`` or a scalar type name (``"i32"``).
     params: list[str] = field(default_factory=list)
+    #: The recipes of the TMA tensor maps passed after the arguments
+    #: (:class:`~minitriton.backend.tma.TmaMap` as JSON).
+    tma: list[dict] = field(default_factory=list)
 
     @property
     def asm(self) -> dict[str, str]:
@@ -148,13 +152,17 @@ def _reject_emulator_only(module: Module, arch: str) -> None:
 def _compile(
     module: Module, arch: str, num_warps: int, num_stages: int, debug: bool
 ) -> tuple[PTXModule, CheckTable | None]:
-    copy, kernel, plan, inlined_at = prepare_kernel(module, num_warps, arch, num_stages)
+    use_tma = tma_enabled() and not debug  # debug mode checks the cp.async path
+    copy, kernel, plan, inlined_at = prepare_kernel(module, num_warps, arch, num_stages, use_tma)
+    maps = getattr(kernel, "tma_maps", [])
     gen = LoweringContext(kernel, plan, inlined_at, arch=arch, num_warps=num_warps, debug=debug)
     ll_module = gen.generate()
     target = target_arch(arch, gen.uses_wgmma)
     tm = _target_machine(target)
     ll_module.data_layout = str(tm.target_data)
     text = str(ll_module)
+    if maps:
+        text = mark_grid_constants(text, kernel.sym_name)
     if gen.uses_libdevice:
         text = outline_libdevice_calls(text)
     mod = llvm.parse_assembly(text)
@@ -173,6 +181,7 @@ def _compile(
         num_warps=num_warps,
         arch=target,
         params=params,
+        tma=[m.to_json() for m in maps],
     )
     return compiled, gen.checks.table if gen.checks is not None else None
 

@@ -324,7 +324,10 @@ class Launcher:
     (or :meth:`use`) selects the former.
     """
 
-    def __init__(self, func: Any, name: str, params: list[str], num_warps: int, shared: int):
+    def __init__(
+        self, func: Any, name: str, params: list[str], num_warps: int, shared: int,
+        tma: Sequence[dict] = (),
+    ) -> None:  # fmt: skip
         self.func = func
         self.name = name
         self.kinds = params
@@ -334,6 +337,13 @@ class Launcher:
         self.array = (ctypes.c_void_p * max(1, len(params)))(
             *[ctypes.addressof(s) for s in self.slots]
         )
+        self.maps = None
+        if tma:  # TMA tensor maps: built per launch from the arguments, after them
+            from minitriton.backend.tensormap import TensorMaps
+
+            self.maps = TensorMaps(tma, name)
+            addrs = [ctypes.addressof(s) for s in self.slots] + self.maps.addresses
+            self.array = (ctypes.c_void_p * len(addrs))(*addrs)
         self.array_addr = ctypes.addressof(self.array)
         self._launch = _cu().cuLaunchKernel
         # Prebuilt pointer arguments: ctypes passes them without conversion.
@@ -350,12 +360,25 @@ class Launcher:
         return self.impl
 
     def __call__(self, grid: Sequence[int], args: Sequence[Any], stream: Any = None) -> None:
-        if len(args) != len(self.kinds):
-            raise TypeError(
-                f"kernel '{self.name}' takes {len(self.kinds)} arguments, got {len(args)}"
-            )
+        copies = self.fill_slots(args, self.kinds)
+        gx, gy, gz = (tuple(int(g) for g in grid) + (1, 1, 1))[:3]
+        self.launch_raw(gx, gy, gz, stream)
+        if copies:
+            self._copy_back(copies)
+
+    def fill_slots(
+        self, args: Sequence[Any], kinds: Sequence[str], pointers: list | None = None
+    ) -> list | None:
+        """Put ``args`` (of ``kinds``, the first slots) into the slots.
+
+        Returns the ``(array, device copy)`` pairs of NumPy arguments, or None.
+        With ``pointers``, ``(index, argument, address)`` of each pointer
+        argument is appended to it (debug mode needs their buffers).
+        """
+        if len(args) != len(kinds):
+            raise TypeError(f"kernel '{self.name}' takes {len(kinds)} arguments, got {len(args)}")
         copies = None
-        for i, (slot, kind, arg) in enumerate(zip(self.slots, self.kinds, args)):
+        for i, (slot, kind, arg) in enumerate(zip(self.slots, kinds, args)):
             if kind != "ptr":
                 slot.value = _convert_scalar(kind, arg)
                 continue
@@ -363,14 +386,15 @@ class Launcher:
             if ptr is None:
                 ptr, copies = self._host_arg(i, arg, copies)
             slot.value = ptr
-        gx, gy, gz = (tuple(int(g) for g in grid) + (1, 1, 1))[:3]
-        self.launch_raw(gx, gy, gz, stream)
-        if copies:
-            self._copy_back(copies)
+            if pointers is not None:
+                pointers.append((i, arg, ptr))
+        return copies
 
     def launch_raw(self, gx: int, gy: int, gz: int, stream: Any = None) -> None:
         """Launch with the arguments already in the slots."""
         _last_kernel[0] = self.name
+        if self.maps is not None:
+            self.maps.fill(self.slots)
         c_launch = self._c_launch
         if c_launch is not None:
             # Plain ints travel as C ints: grid, block and shared sizes are all < 2**31.
@@ -415,21 +439,29 @@ class Launcher:
 
 
 def _c_launch_kernel() -> Any:
-    """``cuLaunchKernel`` as a ctypes function without argtypes, or None.
+    """``cuLaunchKernel`` as a ctypes function without argtypes, or None."""
+    return c_driver_function("cuLaunchKernel")
+
+
+def c_driver_function(symbol: str, exported: str | None = None) -> Any:
+    """The driver's ``symbol`` as a ctypes function without argtypes, or None.
 
     The pointer comes from ``cuGetProcAddress`` (legacy default stream, the
     stream PyTorch uses), so it is the entry point cuda-bindings calls too;
-    the library's exported symbol is the fallback.
+    the library's exported symbol (``exported``, e.g. a ``_v2`` name) is the
+    fallback. Calling it skips cuda-bindings' per-call argument conversion,
+    which matters where a call is measured in microseconds.
     """
-    if "c_launch" in _state:
-        return _state["c_launch"]
+    key = "c:" + symbol
+    if key in _state:
+        return _state[key]
     fn = None
     with contextlib.suppress(Exception):  # no libcuda, no symbol: cuda-bindings is used
         lib = ctypes.CDLL("libcuda.so.1")  # the library cuda-bindings has loaded already
-        address = _proc_address("cuLaunchKernel")
-        fn = lib._FuncPtr(address) if address else lib["cuLaunchKernel"]
+        address = _proc_address(symbol)
+        fn = lib._FuncPtr(address) if address else lib[exported or symbol]
         fn.restype = ctypes.c_int
-    _state["c_launch"] = fn
+    _state[key] = fn
     return fn
 
 

@@ -154,6 +154,14 @@ from minitriton.backend.accumulators import loads_k_major
 from minitriton.backend.axis import AxisAnalysis, AxisInfo
 from minitriton.backend.mma_v3 import wgmma_shape
 from minitriton.backend.shared_layout import MmaTile, SharedTile, align_tile
+from minitriton.backend.tma import (
+    BARRIER_BYTES,
+    TmaLoad,
+    TmaMap,
+    forward_unchanged_loop_args,
+    match_tma_load,
+    tma_forms,
+)
 from minitriton.diagnostics import Location
 from minitriton.ir.core import (
     OP_REGISTRY,
@@ -292,8 +300,15 @@ class LocalStoreOp(_Effect):
     arity = (1,)
 
 
-def pipeline_loops(func: FuncOp, num_warps: int, arch: str, num_stages: int) -> int:
-    """Pipeline every loop that qualifies (see the module docstring); returns how many."""
+def pipeline_loops(
+    func: FuncOp, num_warps: int, arch: str, num_stages: int, tma: bool = False
+) -> int:
+    """Pipeline every loop that qualifies (see the module docstring); returns how many.
+
+    With ``tma`` (sm_90 only), ring loads that qualify are copied with TMA
+    (:mod:`~minitriton.backend.tma`); their tensor maps are listed in
+    ``func.tma_maps``.
+    """
     if num_stages < 2 or int(arch[3:].rstrip("a")) < 80:
         return 0
     axis = AxisAnalysis(func)
@@ -302,13 +317,19 @@ def pipeline_loops(func: FuncOp, num_warps: int, arch: str, num_stages: int) -> 
     for op in list(func.walk()):
         if op.name == "scf.for":
             path = _loop_path(op, arch, num_warps)
+            if tma and path is DotPath.WGMMA and forward_unchanged_loop_args(op):
+                axis = AxisAnalysis(func)  # the forwarded values' facts are known now
             plan = None
             if path is DotPath.WGMMA and _wgmma_kinds(op, num_warps) <= {"f16", "bf16"}:
-                plan = _match(op, func, axis, num_warps)
+                use_tma = tma and int(arch[3:].rstrip("a")) == 90
+                plan = _match(op, func, axis, num_warps, use_tma)
+                if plan is not None and use_tma and not _tma_form_enabled(plan):
+                    plan = _match(op, func, axis, num_warps, False)
             elif path in (DotPath.WGMMA, DotPath.MMA_V2):  # wgmma: tf32, int8, fp8
                 plan = _match_mma(op, func, axis)
             stages = _fitting_stages(plan, num_stages, arch) if plan is not None else 0
             if stages >= 2:
+                _commit_maps(plan, func)
                 buffers = _Rewriter(op, plan, stages, buffers, num_warps).run()
                 count += 1
     return count
@@ -316,6 +337,23 @@ def pipeline_loops(func: FuncOp, num_warps: int, arch: str, num_stages: int) -> 
 
 #: Shared memory one block may use (bytes), by arch number; others get the smallest.
 _SHARED_LIMIT = {80: 163 << 10, 87: 163 << 10, 90: 227 << 10, 100: 227 << 10}
+
+
+def _tma_form_enabled(plan: _Plan) -> bool:
+    """Whether the plan's TMA loads may stay: see :data:`~minitriton.backend.tma.TMA_FORMS`."""
+    tma = [ld.tma is not None for ld in plan.loads]
+    if not any(tma) or tma_forms() == "all":
+        return True
+    return all(tma) and plan.acc_index >= 0
+
+
+def _commit_maps(plan: _Plan, func: FuncOp) -> None:
+    """Number the tensor maps of a loop being rewritten; they go to ``func.tma_maps``."""
+    maps: list[TmaMap] = func.__dict__.setdefault("tma_maps", [])
+    for ld in plan.loads:
+        if ld.tma is not None:
+            ld.tma.map_index = len(maps)
+            maps.append(ld.tma.map)
 
 
 def _fitting_stages(plan: _Plan, num_stages: int, arch: str) -> int:
@@ -328,6 +366,8 @@ def _fitting_stages(plan: _Plan, num_stages: int, arch: str) -> int:
     limit = _SHARED_LIMIT.get(int(arch[3:].rstrip("a")), 99 << 10)
     per_stage = sum(align_tile(_bytes(ld.load.result)) for ld in plan.loads)
     once = sum(align_tile(_bytes(d.a)) for d in plan.dots if d.a_kind == "const")
+    if any(ld.tma is not None for ld in plan.loads):
+        once += align_tile(BARRIER_BYTES * num_stages)
     stages = num_stages
     while stages >= 2 and once + stages * per_stage > limit:
         stages -= 1
@@ -351,6 +391,8 @@ class _Load:
         self.load = load
         self.contig = contig
         self.buffer = -1
+        #: Set where TMA copies the tile (see :mod:`~minitriton.backend.tma`).
+        self.tma: TmaLoad | None = None
 
 
 class _Dot:
@@ -445,7 +487,9 @@ def _advancing(body: Block) -> dict[int, tuple[str, Value]]:
     return out
 
 
-def _match(loop: Operation, func: FuncOp, axis: AxisAnalysis, num_warps: int) -> _Plan | None:
+def _match(
+    loop: Operation, func: FuncOp, axis: AxisAnalysis, num_warps: int, tma: bool = False
+) -> _Plan | None:
     body = loop.regions[0].block
     dots = [op for op in body.ops if op.name == "tt.dot"]
     if not dots or any(op.name == "tt.dot" for op in _nested(body)):
@@ -457,11 +501,12 @@ def _match(loop: Operation, func: FuncOp, axis: AxisAnalysis, num_warps: int) ->
         shape = wgmma_shape(dot, num_warps)
         if shape is None or shape.kind not in ("f16", "bf16"):
             return None
-        b = _match_load(dot.operands[1], body, axis, uses, advancing)
+        tma_func = func if tma else None
+        b = _match_load(dot.operands[1], body, axis, uses, advancing, tma_func)
         if b is None:
             return None
         a_value = dot.operands[0]
-        a = _match_load(a_value, body, axis, uses, advancing)
+        a = _match_load(a_value, body, axis, uses, advancing, tma_func)
         if a is not None and a.contig == 1:
             planned.append(_Dot(dot, a, "ring", b))
             loads += [a, b]
@@ -488,7 +533,10 @@ def _nested(block: Block) -> list[Operation]:
     return [inner for op in block.ops for r in op.regions for inner in r.block.ops]
 
 
-def _match_load(v: Value, body: Block, axis: AxisAnalysis, uses: dict, advancing) -> _Load | None:
+def _match_load(
+    v: Value, body: Block, axis: AxisAnalysis, uses: dict, advancing, tma_func: FuncOp | None = None
+) -> _Load | None:
+    """The ring load of ``v``, or None; with ``tma_func``, copied by TMA where it qualifies."""
     load = getattr(v, "owner", None)
     if load is None or load.name != "tt.load" or load.parent is not body:
         return None
@@ -501,6 +549,11 @@ def _match_load(v: Value, body: Block, axis: AxisAnalysis, uses: dict, advancing
     if not all(_recomputable(x, body, advancing) for x in (ptr, mask) if x is not None):
         return None
     contig = 0 if loads_k_major(axis, ptr) else 1
+    tma = match_tma_load(load, contig, tma_func) if tma_func is not None else None
+    if tma is not None:  # the copy engine has no per-thread width limits
+        ld = _Load(load, contig)
+        ld.tma = tma
+        return ld
     if _copy_bytes(axis, ptr, mask, element_type(v.type).bitwidth // 8, contig) < 4:
         return None
     return _Load(load, contig)
@@ -577,6 +630,8 @@ class _Rewriter:
                 dot.buffer_a = self._alloc(dot.a, 1, 1)
                 attrs = {"buffer": dot.buffer_a}
                 self.emit(parent, self.loop, "ttg.local_store", [dot.a], [], attrs)
+        if self._tma_loads():
+            self.emit(parent, self.loop, "ttng.init_barrier", [], [], {"count": self.stages})
         for p in range(self.stages - 1):
             iv = lb
             if p:
@@ -590,6 +645,12 @@ class _Rewriter:
             self._rewrite_sync(lb, ub, step)
         self._after_loop()
         return self.next_buffer
+
+    def _tma_loads(self) -> list[_Load]:
+        return [ld for ld in self.plan.loads if ld.tma is not None]
+
+    def _cp_loads(self) -> list[_Load]:
+        return [ld for ld in self.plan.loads if ld.tma is None]
 
     def _alloc(self, v: Value, contig: int, stages: int) -> int:
         buffer = self.next_buffer
@@ -625,7 +686,10 @@ class _Rewriter:
         pred = self.scalar(block, before, "arith.cmp", iv, ub, I1, {"pred": "lt"})
         memo: dict[int, Value] = {}
         where = (block, before, iv, ahead, in_loop)
-        for ld in self.plan.loads:
+        self._issue_tma(where, pred, slot, memo)
+        if not self._cp_loads():
+            return
+        for ld in self._cp_loads():
             load = ld.load
             args = [self._recompute(load.operands[0], where, memo), pred, slot]
             if len(load.operands) > 1:
@@ -633,6 +697,44 @@ class _Rewriter:
             attrs = {"buffer": ld.buffer, "contig": ld.contig}
             self.emit(block, before, "ttg.async_copy_global_to_local", args, [], attrs)
         self.emit(block, before, "ttg.async_commit_group", [])
+
+    def _issue_tma(self, where: tuple, pred: Value, slot: Value, memo: dict) -> None:
+        """The stage's expected bytes, then one TMA copy per TMA load."""
+        loads = self._tma_loads()
+        if not loads:
+            return
+        block, before = where[:2]
+        nbytes = sum(ld.tma.nbytes for ld in loads)
+        self.emit(block, before, "ttng.barrier_expect", [pred, slot], [], {"bytes": nbytes})
+        for ld in loads:
+            coords = [self._coordinate(pieces, where, memo) for pieces in ld.tma.coords]
+            attrs = {"buffer": ld.buffer, "map": ld.tma.map_index}
+            self.emit(block, before, "ttng.async_tma_copy_global_to_local",
+                      [*coords, pred, slot], [], attrs)  # fmt: skip
+
+    def _coordinate(self, pieces: list, where: tuple, memo: dict) -> Value:
+        """The sum of a TMA coordinate's pieces, recomputed for the prefetched iteration."""
+        block, before = where[:2]
+        values = [p for p in pieces if not isinstance(p, int)]
+        total = sum(p for p in pieces if isinstance(p, int))
+        out = self.const(block, before, total) if total or not values else None
+        for p in values:
+            v = self._recompute(p, where, memo)
+            out = v if out is None else self.scalar(block, before, "arith.add", out, v)
+        assert out is not None
+        return out
+
+    def _wait_landed(self, before: Operation, k_i: Value, slot: Value) -> None:
+        """Wait for this iteration's tiles: ``cp.async`` groups and/or the stage's barrier."""
+        body, s = self.body, self.stages
+        if self._cp_loads():
+            self.emit(body, before, "ttg.async_wait", [], [], {"num": s - 2})
+        if self._tma_loads():
+            it = k_i.type
+            n_s, two = self.const(body, before, s, it), self.const(body, before, 2, it)
+            rounds = self.scalar(body, before, "arith.div", k_i, n_s, it)
+            phase = self.scalar(body, before, "arith.rem", rounds, two, it)
+            self.emit(body, before, "ttng.wait_barrier", [slot, phase])
 
     def _recompute(self, v: Value, where: tuple, memo: dict) -> Value:
         """``v`` as it will be ``ahead`` iterations later (or at iteration ``ahead``)."""
@@ -713,8 +815,9 @@ class _Rewriter:
         """One dot accumulating over two rings: one ``wgmma`` group stays in flight."""
         dot = self.plan.dots[0]
         k_i, slot = self._slots(lb, step)
-        self.emit(self.body, dot.op, "ttg.async_wait", [], [], {"num": self.stages - 2})
-        self.emit(self.body, dot.op, "tt.barrier", [])
+        self._wait_landed(dot.op, k_i, slot)
+        if self._cp_loads():  # other threads' cp.async bytes (a barrier wait covers TMA's)
+            self.emit(self.body, dot.op, "tt.barrier", [])
         acc = self._async_dot(dot, slot, 1)
         self.emit(self.body, dot.op, "tt.barrier", [])
         self._prefetch(dot.op, k_i, ub, step)
@@ -729,7 +832,7 @@ class _Rewriter:
         """
         k_i, slot = self._slots(lb, step)
         first = self.body.ops[self.body.ops.index(slot.owner) + 1]
-        self.emit(self.body, first, "ttg.async_wait", [], [], {"num": self.stages - 2})
+        self._wait_landed(first, k_i, slot)
         self.emit(self.body, first, "tt.barrier", [])
         self._prefetch(first, k_i, ub, step)
         if self.plan.mma:
@@ -766,6 +869,8 @@ class _Rewriter:
                 for inner in op.walk():
                     inner.operands = [final.result if x is result else x for x in inner.operands]
         self.emit(parent, after, "ttg.async_wait", [], [], {"num": 0})
+        if self._tma_loads():
+            self.emit(parent, after, "ttng.inval_barrier", [], [], {"count": self.stages})
         self.emit(parent, after, "ttg.local_dealloc", [])
 
 

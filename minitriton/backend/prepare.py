@@ -603,14 +603,17 @@ def assign_layouts(func: FuncOp, num_warps: int, arch: str = "sm_90") -> LayoutP
 
 
 def prepare_kernel(
-    module: Module, num_warps: int, arch: str = "sm_90", num_stages: int = 3
+    module: Module, num_warps: int, arch: str = "sm_90", num_stages: int = 3, tma: bool = False
 ) -> tuple[Module, FuncOp, LayoutPlan, dict]:
-    """Copy, inline, pipeline and lay out ``module``'s kernel; see the module docstring."""
+    """Copy, inline, pipeline and lay out ``module``'s kernel; see the module docstring.
+
+    ``tma`` lets the pipeliner copy descriptor tiles with TMA on sm_90.
+    """
     copy = clone_module(module)
     kernel, inlined_at = inline_calls(copy)
     copy.funcs = [kernel]
     if arch_number(arch) == 90:  # where the pipeliner runs (wgmma)
         sink_transposes_into_loads(kernel)
-    pipeline_loops(kernel, num_warps, arch, num_stages)
+    pipeline_loops(kernel, num_warps, arch, num_stages, tma=tma)
     plan = assign_layouts(kernel, num_warps, arch)
     return copy, kernel, plan, inlined_at

@@ -42,7 +42,8 @@ def test_descriptor_arguments_become_base_sizes_and_strides() -> None:
     ) in head
 
 
-def test_b_transposed_is_copied_k_major_into_the_ring() -> None:
+def test_b_transposed_is_copied_k_major_into_the_ring(monkeypatch) -> None:  # noqa: ANN001
+    monkeypatch.setenv("MINITRITON_TMA", "0")  # the cp.async ring (tests/backend/test_tma.py: TMA)
     out = _compile("sm_90a")
     ttgir, ptx = out["ttgir"], out["ptx"]
     rings = re.findall(r"ttg\.local_alloc\(\) \{buffer = (\d), contig = (\d).*shape = (\[[^]]*\]), "

@@ -18,7 +18,8 @@ module                  ops
 :mod:`.matrix`          ``tt.dot`` (its FMA path, and the choice of path),
                         ``ttg.local_alloc``; tensor cores in :mod:`.mma`
                         (``mma.sync``, ``ttg.local_load``) and :mod:`.wgmma`
-                        (``wgmma`` and the pipelined loop's ``ttg``/``ttng`` ops)
+                        (``wgmma`` and the pipelined loop's ``ttg``/``ttng`` ops),
+                        TMA's copies and ``mbarrier``s in :mod:`.tma`
 :mod:`.control`         ``scf.for``, ``scf.if``, ``scf.while``, ``tt.return``,
                         ``tt.barrier``, ``tt.get_program_id``, ``tt.get_num_programs``
 :mod:`.debug`           ``tt.print``, ``tt.assert``, and debug mode's bounds checks
@@ -40,6 +41,7 @@ from minitriton.backend.lower import (  # noqa: F401 - each module registers its
     mma,
     reduce,
     shape,
+    tma,
     wgmma,
 )
 from minitriton.backend.lower.context import LoweringContext

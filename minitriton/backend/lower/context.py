@@ -42,6 +42,7 @@ from minitriton.backend.lltypes import (
 )
 from minitriton.backend.lower.debug import CheckState, bind_hidden, hidden_param_types
 from minitriton.backend.lower.math import LibdeviceMissing
+from minitriton.backend.lower.tma import bind_tma, tma_param_types
 from minitriton.backend.prepare import LayoutPlan
 from minitriton.backend.registry import LOWERINGS
 from minitriton.diagnostics import Location, error
@@ -91,6 +92,9 @@ class LoweringContext:
     uses_libdevice: bool
     #: True once a kernel uses ``wgmma`` (it then needs the ``sm_90a`` target).
     uses_wgmma: bool
+    # -- TMA: the tensor-map parameters, and where the ring's mbarriers start
+    tma_params: list[ir.Argument]
+    tma_barriers: int
     # -- mma.sync bookkeeping
     mma_uses: dict[int, int] | None
     mma_pending: bool
@@ -129,13 +133,16 @@ class LoweringContext:
         self.uses_wgmma = False
         self.mma_uses = None
         self.mma_pending = False
+        self.tma_params = []
+        self.tma_barriers = 0
 
     # ------------------------------------------------------------ driver
     def generate(self) -> ir.Module:
         """Lower the kernel and return the LLVM module."""
         args = self.kernel.body.args
         params = [self.param_type(a.type) for a in args]
-        fnty = ir.FunctionType(VOID, params + hidden_param_types(self))
+        hidden, maps = hidden_param_types(self), tma_param_types(self)
+        fnty = ir.FunctionType(VOID, params + hidden + maps)
         self.fn = ir.Function(self.module, fnty, self.kernel.sym_name)
         self.fn.calling_convention = "ptx_kernel"
         self.fn.set_metadata("dbg", self._debug.subprogram)
@@ -149,7 +156,9 @@ class LoweringContext:
         self.smem = self._declare_smem()
         for arg, param in zip(args, self.fn.args):
             self.bind(arg, self._param_value(arg.type, param))
-        bind_hidden(self, list(self.fn.args[len(args) :]))
+        extra = list(self.fn.args[len(args) :])
+        bind_hidden(self, extra[: len(hidden)])
+        bind_tma(self, extra[len(hidden) :])
         self.lower_ops(self.kernel.body.ops)
         self.b.ret_void()
         self._annotate_max_threads()

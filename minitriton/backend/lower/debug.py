@@ -358,23 +358,10 @@ def check_access(
     def record() -> None:
         # One slot for the group: the host finds which of its elements are outside.
         addr = ctx.b.ptrtoint(ptrs[r], I64)
-        slot = _slot(ctx, layout, r)
-        _record(ctx, ir.Constant(I1, 1), site, slot, addr, ir.Constant(I64, 0))
+        _record(ctx, ir.Constant(I1, 1), site, layout, r, addr, ir.Constant(I64, 0))
 
     _cold(ctx, bad, record)
     return ok if pred is None else ctx.b.and_(pred, ok)
-
-
-def _slot(ctx: LoweringContext, layout: Layout | None, reg: int) -> ir.Value:
-    """``tid * regs + reg``: which record slot this thread's register ``reg`` writes.
-
-    The host maps it back to a lane through the layout, so the device
-    computes no coordinates (they would be hoisted and hold registers).
-    """
-    if layout is None:
-        return ir.Constant(I32, 0)
-    regs = ir.Constant(I32, layout.num_regs)
-    return ctx.b.add(ctx.b.mul(ctx.tid, regs), ir.Constant(I32, reg))
 
 
 def _cold(ctx: LoweringContext, cond: ir.Value, body: Any) -> None:
@@ -391,10 +378,23 @@ def _cold(ctx: LoweringContext, cond: ir.Value, body: Any) -> None:
 
 
 def _record(
-    ctx: LoweringContext, cond: ir.Value, site: int, slot: ir.Value, a: ir.Value, b: ir.Value
+    ctx: LoweringContext,
+    cond: ir.Value,
+    site: int,
+    layout: Layout | None,
+    reg: int,
+    a: ir.Value,
+    b: ir.Value,
 ) -> None:
-    fn = _record_fn(ctx)
-    ctx.b.call(fn, [cond, _state(ctx).record, ir.Constant(I64, site), slot, a, b])
+    """Record register ``reg`` of this thread at ``site`` (slot ``tid * regs + reg``).
+
+    The host maps the slot back to a lane through the layout, so the
+    device computes no coordinates.
+    """
+    regs = layout.num_regs if layout is not None else 0  # a scalar: slot 0
+    args = [cond, _state(ctx).record, ir.Constant(I64, site), ir.Constant(I32, regs),
+            ir.Constant(I32, reg), a, b]  # fmt: skip
+    ctx.b.call(_record_fn(ctx), args)
 
 
 # ------------------------------------------------------------ asserts
@@ -423,8 +423,7 @@ def lower_assert(ctx: LoweringContext, op: Operation) -> None:
         for i, v in enumerate(vals):
             a, b = (_as_word(ctx, c, i) for c in cmp) if cmp else (None, None)
             zero = ir.Constant(I64, 0)
-            slot = _slot(ctx, layout, i)
-            _record(ctx, ctx.b.not_(v), site, slot, a or zero, b or zero)
+            _record(ctx, ctx.b.not_(v), site, layout, i, a or zero, b or zero)
 
     _cold(ctx, bad, record)
 
@@ -460,18 +459,24 @@ def _as_word(ctx: LoweringContext, v: Any, i: int) -> ir.Value:
 
 # ------------------------------------------------------------ record()
 def _record_fn(ctx: LoweringContext) -> ir.Function:
-    """``record(cond, rec, site, slot, a, b)``: claim the record, fill ``slot``."""
+    """``record(cond, rec, site, regs, reg, a, b)``: claim the record, fill a slot.
+
+    Everything it computes from the thread and program ids reads them
+    through volatile ``mov``s, so LLVM cannot hoist those values out of
+    the cold branches: hoisted, each site's key and slot would hold
+    registers for the whole kernel (a layer norm went from 42 to 95).
+    """
     name = RECORD_FN
     if name in ctx._decls:
         return ctx._decls[name]
-    fnty = ir.FunctionType(VOID, [I1, GLOBAL_PTR, I64, I32, I64, I64])
+    fnty = ir.FunctionType(VOID, [I1, GLOBAL_PTR, I64, I32, I32, I64, I64])
     fn = ir.Function(ctx.module, fnty, name)
     fn.linkage = "internal"
     # Inlined: a call would make ptxas spill the live registers around it (and
     # serialize wgmma); the code sits on cold branches anyway.
     fn.attributes.add("alwaysinline")
     ctx._decls[name] = fn
-    cond, rec, site, slot_i, a, b_val = fn.args
+    cond, rec, site, regs, reg, a, b_val = fn.args
     entry, claim, write, done = (fn.append_basic_block(n) for n in
                                  ("entry", "claim", "write", "done"))  # fmt: skip
     b = ir.IRBuilder(entry)
@@ -484,6 +489,7 @@ def _record_fn(ctx: LoweringContext) -> ir.Function:
                  b.icmp_unsigned("==", old, key))  # fmt: skip
     b.cbranch(mine, write, done)
     b.position_at_end(write)
+    slot_i = b.add(b.mul(_volatile_sreg(b, "tid.x"), regs), reg)
     first = b.add(b.mul(b.zext(slot_i, I64), ir.Constant(I64, SLOT_WORDS)),
                   ir.Constant(I64, HEADER_WORDS))  # fmt: skip
     for k, value in enumerate((b.zext(slot_i, I64), a, b_val)):
@@ -497,9 +503,15 @@ def _record_fn(ctx: LoweringContext) -> ir.Function:
 
 
 def _linear_pid(ctx: LoweringContext, b: ir.IRBuilder) -> ir.Value:
-    x, y, z = (b.zext(ctx.sreg(f"ctaid.{d}", b), I64) for d in "xyz")
-    nx, ny = (b.zext(ctx.sreg(f"nctaid.{d}", b), I64) for d in "xy")
+    x, y, z = (b.zext(_volatile_sreg(b, f"ctaid.{d}"), I64) for d in "xyz")
+    nx, ny = (b.zext(_volatile_sreg(b, f"nctaid.{d}"), I64) for d in "xy")
     return b.add(x, b.mul(nx, b.add(y, b.mul(ny, z))))
+
+
+def _volatile_sreg(b: ir.IRBuilder, name: str) -> ir.Value:
+    """Read the special register ``name`` where it is used: LLVM may not move the read."""
+    asm = ir.InlineAsm(ir.FunctionType(I32, []), f"mov.u32 $0, %{name};", "=r", side_effect=True)
+    return b.call(asm, [])
 
 
 def _opaque(v: ir.Instruction) -> ir.Instruction:

@@ -1,0 +1,510 @@
+"""Bulk tensor copies (TMA) for pipelined loops on Hopper: ``cp.async.bulk.tensor`` + ``mbarrier``.
+
+On sm_90a the software pipeliner (:mod:`~minitriton.backend.pipeline`) copies
+a ring operand of a ``wgmma`` loop with the *Tensor Memory Accelerator*
+instead of per-thread ``cp.async`` where the tile is a box of a 2-D tensor
+that the host can describe: one thread issues
+``cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes``
+per 128-byte column block of the swizzled tile
+(:class:`~minitriton.backend.shared_layout.SharedTile`), and the copy engine
+writes the tile already swizzled the way ``wgmma`` reads it. Each ring stage
+has an ``mbarrier``: the issuing thread announces the stage's bytes
+(``mbarrier.arrive.expect_tx``), the copies complete them, and every thread
+waits for the stage with ``mbarrier.try_wait.parity`` on the phase bit
+``(k_i / num_stages) & 1`` of iteration ``k_i``.
+
+**When.** A pipelined load of the fp16/bf16 ``wgmma`` form whose pointers
+and mask are those of a descriptor or block-pointer load:
+
+* the pointers are ``base + (o0 + i0) * s0 + (o1 + i1) * s1`` with ``base`` a
+  pointer argument of the kernel, the stride of the contiguous dimension the
+  constant 1 and the other stride a kernel argument or a constant
+  (``i0``, ``i1``: ``tl.arange`` along each dimension; ``o0``, ``o1``: scalars,
+  the tile's coordinates);
+* the mask is ``(o_d + i_d < n_d)`` for both dimensions (and optionally
+  ``o_d + i_d >= 0``), with ``n_d`` kernel arguments or constants, and the
+  load has no ``other`` or a zero one: out-of-bounds elements of a TMA box
+  read as zeros, which is what such a load returns;
+* the base and the byte stride are known multiples of 16 (the ``divisibility
+  = 16`` specialization of pointers and integers, or the constant), and the
+  box (the tile's swizzle width by its rows) is within the hardware's 256
+  elements a side.
+
+This covers host ``TensorDescriptor`` arguments (flattened into base, shape
+and strides), in-kernel ``tl.make_tensor_descriptor`` and ``tl.make_block_ptr``
+with ``boundary_check`` on both dimensions, over kernel arguments, and
+``b.T`` of a descriptor load (:mod:`~minitriton.backend.transpose_loads`
+turns it into a K-major load). By default a loop gets TMA only where every
+ring load qualifies and the loop has the *accumulating* schedule (one dot
+``acc = tl.dot(a, b, acc)`` over two rings: the form measured on the H200);
+``MINITRITON_TMA_FORMS=all`` also lets loops mix TMA and ``cp.async`` rings
+and use the synchronous schedule. Any other load keeps ``cp.async``; so does
+every load in debug mode (the checked variant checks each ``cp.async``
+address), on other arches, and everywhere with ``MINITRITON_TMA=0``.
+
+**Tensor maps.** The kernel gets one extra ``.param .align 64 .b8 [128]``
+parameter per map (LLVM's ``byval`` + ``"nvvm.grid_constant"``: the copy
+engine reads the map straight from the parameter space, through
+``cvta.param``). The compiled kernel records how each map is made (its
+*recipe*: which argument is the base, which arguments or constants are the
+sizes and the stride, the box and the swizzle), and the launcher
+(:mod:`~minitriton.backend.tensormap`) encodes the maps with
+``cuTensorMapEncodeTiled`` from the launch's arguments, cached by the values
+that define them.
+
+**In the** ``ttgir`` **dump** (tutorial 09's loop, ``S = 3``)::
+
+    ttng.init_barrier() {count = 3}
+    ttng.barrier_expect(%pred, %slot0) {bytes = 32768}
+    ttng.async_tma_copy_global_to_local(%k0, %offs_am, %pred, %slot0) {buffer = 0, map = 0}
+    ttng.async_tma_copy_global_to_local(%k0, %offs_bn, %pred, %slot0) {buffer = 1, map = 1}
+    ...
+    scf.for(...) {
+      ttng.wait_barrier(%slot, %phase)          // this iteration's tiles have landed
+      %d = ttng.warp_group_dot(%acc, %slot) {a = 0, b = 1, ...}
+      ...
+      ttng.barrier_expect(%pred_n, %slot_n) {bytes = 32768}
+      ttng.async_tma_copy_global_to_local(...) {buffer = 0, map = 0}
+    }
+    ttng.inval_barrier() {count = 3}
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from minitriton.backend.shared_layout import SharedTile
+from minitriton.ir.core import BlockArgument, Operation, Value, register_op
+from minitriton.ir.ops import FuncOp
+from minitriton.ir.traits import SideEffects, trait_set
+from minitriton.ir.types import BlockType, PointerType, ScalarType, element_type
+
+#: ``MINITRITON_TMA=0`` keeps every pipelined load on ``cp.async``.
+TMA_ENV = "MINITRITON_TMA"
+#: Element types the copies are made for (the ``wgmma`` fp16/bf16 form).
+_DTYPES = ("f16", "bf16")
+#: The largest box side, in elements.
+_BOX_LIMIT = 256
+#: Bytes of one ``mbarrier``.
+BARRIER_BYTES = 8
+
+
+#: Which loops get TMA: ``"accumulating"`` (default) — a loop whose lone dot
+#: accumulates over two rings that TMA fills entirely (tutorial 09's, a
+#: block-pointer matmul's), the form run on the H200 —, or ``"all"``: also loops
+#: mixing TMA and ``cp.async`` rings and the synchronous schedule (attention's),
+#: which compile and assemble but have not run on a GPU yet.
+TMA_FORMS_ENV = "MINITRITON_TMA_FORMS"
+
+
+def tma_forms() -> str:
+    """``"all"`` or ``"accumulating"`` (see :data:`TMA_FORMS_ENV`)."""
+    return "all" if os.environ.get(TMA_FORMS_ENV, "").strip().lower() == "all" else "accumulating"
+
+
+def tma_enabled() -> bool:
+    """Whether TMA copies may be used (``MINITRITON_TMA`` is not ``0``)."""
+    return os.environ.get(TMA_ENV, "1").strip().lower() not in ("0", "off", "false", "no")
+
+
+def tma_tag() -> str:
+    """The TMA settings, for cache keys: they change the generated code."""
+    return f"tma-{tma_forms()}" if tma_enabled() else "no-tma"
+
+
+# ------------------------------------------------------------------ the recipe
+
+
+@dataclass
+class TmaMap:
+    """How the launcher builds one tensor map (stored in the compiled kernel as JSON).
+
+    ``dims`` (innermost first) and ``stride`` are ``["arg", i]`` (kernel
+    argument ``i``) or ``["const", n]``; ``stride`` is in elements.
+    """
+
+    base: int
+    dtype: str
+    dims: list[list[Any]]
+    stride: list[Any]
+    box: list[int]
+    swizzle: int
+
+    def to_json(self) -> dict[str, Any]:
+        """The recipe as a JSON object."""
+        return {"base": self.base, "dtype": self.dtype, "dims": self.dims,
+                "stride": self.stride, "box": self.box, "swizzle": self.swizzle}  # fmt: skip
+
+
+@dataclass
+class TmaLoad:
+    """A pipelined load copied with TMA: its map and its tile coordinates.
+
+    ``coords`` (innermost first) are lists of scalar pieces (IR values or
+    ints) whose sum is the coordinate.
+    """
+
+    map: TmaMap
+    coords: list[list[Any]]
+    #: Column blocks of the swizzled tile (one copy each) and their width in elements.
+    blocks: int
+    block_elems: int
+    nbytes: int
+    tile: SharedTile = field(repr=False)
+    #: The map's kernel parameter number (set when the loop is rewritten).
+    map_index: int = -1
+
+
+# ------------------------------------------------------------------ analysis
+#
+# Block values are read as sums of *terms* ``(o + i_d) * s``: ``_Idx`` is
+# ``o + i_d`` (the pieces of ``o``, and ``d``), ``_Uni`` a scalar splat, ``_Lin``
+# a sum of terms and ``_Ptr`` a base pointer plus terms.
+
+
+@dataclass(frozen=True)
+class _Idx:
+    dim: int
+    pieces: tuple
+
+
+@dataclass(frozen=True)
+class _Uni:
+    pieces: tuple
+
+
+@dataclass(frozen=True)
+class _Lin:
+    terms: tuple  # ((_Idx, stride piece), ...)
+
+
+@dataclass(frozen=True)
+class _Ptr:
+    base: Value
+    terms: tuple
+
+
+def _scalar_pieces(v: Value) -> tuple:
+    op = getattr(v, "owner", None)
+    if op is not None and op.name == "arith.constant" and type(op.attrs["value"]) is int:
+        return (op.attrs["value"],)
+    return (v,)
+
+
+def _remap(f: Any, axis: int) -> Any:
+    """``f`` after ``expand_dims(axis)`` of a 1-D block."""
+    if isinstance(f, _Idx):
+        return _Idx(f.dim + (1 if axis <= f.dim else 0), f.pieces)
+    if isinstance(f, _Lin):
+        return _Lin(tuple((_remap(i, axis), s) for i, s in f.terms))
+    if isinstance(f, _Ptr):
+        return _Ptr(f.base, tuple((_remap(i, axis), s) for i, s in f.terms))
+    return f
+
+
+def _terms(f: Any) -> tuple | None:
+    if isinstance(f, _Idx):
+        return ((f, 1),)
+    if isinstance(f, _Lin):
+        return f.terms
+    if isinstance(f, _Uni) and all(p == 0 for p in f.pieces if isinstance(p, int)) and all(
+        isinstance(p, int) for p in f.pieces
+    ):
+        return ()
+    return None
+
+
+def _add(a: Any, b: Any) -> Any:
+    if isinstance(a, _Uni) and isinstance(b, _Uni):
+        return _Uni(a.pieces + b.pieces)
+    if isinstance(a, _Idx) and isinstance(b, _Uni):
+        return _Idx(a.dim, a.pieces + b.pieces)
+    if isinstance(a, _Uni) and isinstance(b, _Idx):
+        return _Idx(b.dim, b.pieces + a.pieces)
+    ta, tb = _terms(a), _terms(b)
+    return None if ta is None or tb is None else _Lin(ta + tb)
+
+
+def _mul(a: Any, b: Any) -> Any:
+    if isinstance(b, _Idx):
+        a, b = b, a
+    if isinstance(a, _Idx) and isinstance(b, _Uni) and len(b.pieces) == 1:
+        return _Lin(((a, b.pieces[0]),))
+    return None
+
+
+def _form(v: Value) -> Any:
+    """The term form of ``v``, or None where it is something else."""
+    op = getattr(v, "owner", None)
+    if not isinstance(v.type, BlockType):
+        return _Uni(_scalar_pieces(v))
+    if op is None:
+        return None
+    name = op.name
+    if name == "tt.make_range":
+        start = op.attrs.get("start", 0)
+        return _Idx(0, (start,) if start else ())
+    if name == "tt.splat":
+        x = op.operands[0]
+        return _Ptr(x, ()) if isinstance(x.type, PointerType) else _Uni(_scalar_pieces(x))
+    if name == "arith.constant":
+        value = op.attrs.get("value")
+        return _Uni((value,)) if type(value) is int else None
+    if name == "tt.expand_dims":
+        f = _form(op.operands[0])
+        return None if f is None else _remap(f, op.attrs["axis"])
+    if name == "tt.broadcast":
+        return _form(op.operands[0])
+    if name == "arith.cast":
+        src = element_type(op.operands[0].type)
+        dst = element_type(v.type)
+        widening = isinstance(src, ScalarType) and src.is_int() and dst.is_int()
+        ok = widening and src.bitwidth <= dst.bitwidth
+        return _form(op.operands[0]) if ok else None
+    if name in ("arith.add", "arith.mul"):
+        a, b = (_form(x) for x in op.operands)
+        if a is None or b is None:
+            return None
+        return _add(a, b) if name == "arith.add" else _mul(a, b)
+    if name == "tt.addptr":
+        p, off = _form(op.operands[0]), _form(op.operands[1])
+        terms = _terms(off) if off is not None else None
+        if not isinstance(p, _Ptr) or terms is None:
+            return None
+        return _Ptr(p.base, p.terms + terms)
+    return None
+
+
+def _bounds(v: Value, out: dict) -> bool:
+    """Collect the leaves of a bounds mask into ``out[(pred, dim)] = (pieces, bound)``."""
+    op = getattr(v, "owner", None)
+    if op is None:
+        return False
+    if op.name == "arith.and":
+        return all(_bounds(x, out) for x in op.operands)
+    if op.name in ("tt.broadcast", "tt.expand_dims"):
+        inner: dict = {}
+        if not _bounds(op.operands[0], inner):
+            return False
+        axis = op.attrs.get("axis") if op.name == "tt.expand_dims" else None
+        for (pred, dim), (pieces, bound) in inner.items():
+            d = dim + (1 if axis is not None and axis <= dim else 0)
+            out[(pred, d)] = (pieces, bound)
+        return True
+    if op.name != "arith.cmp" or op.attrs.get("pred") not in ("lt", "ge"):
+        return False
+    idx, rhs = _form(op.operands[0]), _form(op.operands[1])
+    if not isinstance(idx, _Idx) or not isinstance(rhs, _Uni) or len(rhs.pieces) != 1:
+        return False
+    pred = op.attrs["pred"]
+    if pred == "ge" and rhs.pieces != (0,):
+        return False
+    key = (pred, idx.dim)
+    if key in out and _key(out[key][0]) != _key(idx.pieces):
+        return False
+    out[key] = (idx.pieces, rhs.pieces[0])
+    return True
+
+
+def _key(pieces: tuple) -> tuple:
+    """Pieces as a comparable multiset (values by identity, ints summed)."""
+    ints = sum(p for p in pieces if isinstance(p, int))
+    return (ints, tuple(sorted(id(p) for p in pieces if not isinstance(p, int))))
+
+
+def _host_value(piece: Any, func: FuncOp) -> list[Any] | None:
+    """``["arg", i]`` for kernel argument ``i`` (through integer casts), ``["const", n]``."""
+    if isinstance(piece, int):
+        return ["const", piece]
+    v = piece
+    while getattr(v, "owner", None) is not None and v.owner.name == "arith.cast":
+        v = v.owner.operands[0]
+    if isinstance(v, BlockArgument) and v in func.body.args:
+        t = v.type
+        if isinstance(t, ScalarType) and t.is_int() and not t.is_bool():
+            return ["arg", func.body.args.index(v)]
+    owner = getattr(v, "owner", None)
+    if owner is not None and owner.name == "arith.constant" and type(owner.attrs["value"]) is int:
+        return ["const", owner.attrs["value"]]
+    return None
+
+
+def _divisible_16(func: FuncOp, index: int) -> bool:
+    attrs = func.attrs.get("arg_attrs") or []
+    a = attrs[index] if index < len(attrs) else {}
+    return isinstance(a, dict) and int(a.get("divisibility", 1)) % 16 == 0
+
+
+def match_tma_load(load: Operation, contig: int, func: FuncOp) -> TmaLoad | None:
+    """A :class:`TmaLoad` for the ring load ``load`` (``contig``: its tile's layout), or None."""
+    v = load.result
+    dtype = str(element_type(v.type))
+    if dtype not in _DTYPES or len(v.shape) != 2 or len(load.operands) < 2:
+        return None
+    eb = 2
+    tile = SharedTile.make(tuple(v.shape), contig, eb)
+    if tile is None or tile.rows > _BOX_LIMIT or tile.row_elems > _BOX_LIMIT:
+        return None
+    ptr = _form(load.operands[0])
+    if not isinstance(ptr, _Ptr) or not isinstance(ptr.base, BlockArgument):
+        return None
+    if ptr.base not in func.body.args or not _divisible_16(func, func.body.args.index(ptr.base)):
+        return None
+    by_dim = {}
+    for idx, stride in ptr.terms:
+        if idx.dim in by_dim:
+            return None
+        by_dim[idx.dim] = (idx, stride)
+    if set(by_dim) != {0, 1}:
+        return None
+    bounds: dict = {}
+    if not _bounds(load.operands[1], bounds):
+        return None
+    inner, outer = contig, 1 - contig
+    if by_dim[inner][1] != 1:
+        return None
+    stride = _host_value(by_dim[outer][1], func)
+    if stride is None or not _stride_ok(stride, func, eb):
+        return None
+    dims = []
+    for d in (inner, outer):
+        idx = by_dim[d][0]
+        if ("lt", d) not in bounds or _key(bounds[("lt", d)][0]) != _key(idx.pieces):
+            return None
+        if ("ge", d) in bounds and _key(bounds[("ge", d)][0]) != _key(idx.pieces):
+            return None
+        dim = _host_value(bounds[("lt", d)][1], func)
+        if dim is None or not all(_is_i32(p) for p in idx.pieces):
+            return None
+        dims.append(dim)
+    base = func.body.args.index(ptr.base)
+    box = [tile.row_elems, tile.rows]
+    tmap = TmaMap(base, dtype, dims, stride, box, tile.swizzle)
+    coords = [list(by_dim[inner][0].pieces), list(by_dim[outer][0].pieces)]
+    blocks = v.shape[contig] // tile.row_elems
+    return TmaLoad(tmap, coords, blocks, tile.row_elems, tile.nbytes, tile)
+
+
+def forward_unchanged_loop_args(loop: Operation) -> int:
+    """Use a loop's initial value where the body carries it unchanged; returns how many.
+
+    A block pointer carried through a loop carries its base, sizes and
+    strides unchanged: read from the loop's operands instead, they are the
+    kernel arguments (and the constant 1 stride) the host and the axis
+    analysis can see.
+    """
+    body = loop.regions[0].block
+    count = 0
+    for j, y in enumerate(body.terminator.operands):
+        arg = body.args[1 + j]
+        if y is not arg:
+            continue
+        init = loop.operands[3 + j]
+        for op in body.ops:
+            for inner in op.walk():
+                if arg in inner.operands:
+                    inner.operands = [init if x is arg else x for x in inner.operands]
+                    count += 1
+    return count
+
+
+def _stride_ok(stride: list[Any], func: FuncOp, eb: int) -> bool:
+    if stride[0] == "const":
+        return stride[1] > 0 and stride[1] * eb % 16 == 0
+    return _divisible_16(func, stride[1])
+
+
+def _is_i32(piece: Any) -> bool:
+    return isinstance(piece, int) or str(piece.type) == "i32"
+
+
+# ------------------------------------------------------------------ ops
+
+
+class _TmaOp(Operation):
+    """A GPU-backend op with effects; the emulator never sees these."""
+
+    traits = trait_set(SideEffects)
+    backend_only = True
+    arity = 0
+
+    def verify(self) -> None:
+        if len(self.operands) != self.arity or self.results:
+            raise self.fail(f"takes {self.arity} operands and has no results")
+
+
+@register_op
+class InitBarrierOp(_TmaOp):
+    """``ttng.init_barrier() {count}``: one ``mbarrier`` per ring stage, after the rings."""
+
+    name = "ttng.init_barrier"
+
+
+@register_op
+class InvalBarrierOp(_TmaOp):
+    """``ttng.inval_barrier() {count}``: the barriers' memory is free for other uses."""
+
+    name = "ttng.inval_barrier"
+
+
+@register_op
+class BarrierExpectOp(_TmaOp):
+    """``ttng.barrier_expect(%pred, %slot) {bytes}``: stage ``%slot`` will receive ``bytes``."""
+
+    name = "ttng.barrier_expect"
+    arity = 2
+
+
+@register_op
+class AsyncTmaCopyOp(_TmaOp):
+    """``ttng.async_tma_copy_global_to_local(%x, %y, %pred, %slot) {buffer, map}``.
+
+    Copies the box at coordinates (``%x`` innermost, ``%y``) of tensor map
+    ``map`` into slot ``%slot`` of ring ``buffer``; completes on the slot's barrier.
+    """
+
+    name = "ttng.async_tma_copy_global_to_local"
+    arity = 4
+
+
+@register_op
+class WaitBarrierOp(_TmaOp):
+    """``ttng.wait_barrier(%slot, %phase)``: wait for stage ``%slot``'s phase ``%phase``."""
+
+    name = "ttng.wait_barrier"
+    arity = 2
+
+
+# ------------------------------------------------------------------ LLVM side
+
+_MAP_PARAM = "tma_map_"
+
+
+def mark_grid_constants(text: str, name: str) -> str:
+    """``text`` (LLVM IR) with kernel ``name``'s map parameters made ``byval`` grid constants."""
+    lines = text.split("\n")
+    for i, line in enumerate(lines):
+        if line.startswith("define") and (f'@"{name}"(' in line or f"@{name}(" in line):
+            lines[i] = re.sub(
+                rf'ptr %"?({_MAP_PARAM}\d+)"?',
+                r'ptr byval([128 x i8]) align 64 "nvvm.grid_constant" %"\1"',
+                line,
+            )
+            break
+    return "\n".join(lines)
+
+
+__all__ = [
+    "TMA_ENV",
+    "TmaLoad",
+    "TmaMap",
+    "forward_unchanged_loop_args",
+    "match_tma_load",
+    "mark_grid_constants",
+    "tma_enabled",
+    "tma_forms",
+    "tma_tag",
+]
