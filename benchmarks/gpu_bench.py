@@ -5,7 +5,8 @@ Run on a machine with an NVIDIA GPU, PyTorch and Triton, from the repo root::
     python benchmarks/gpu_bench.py [--json PATH] [--quick]
 
 The kernels are one Python source text (:data:`KERNEL_SOURCE`: Triton's
-tutorials 01, 02 and 05). It is written to two files that differ only in
+tutorials 01, 02 and 05, taken from the kernel library ``tests/kernels/``
+that the tests check). It is written to two files that differ only in
 their first two lines, ``import triton`` / ``import triton.language as tl``
 and ``import minitriton as triton`` / ``import minitriton.language as tl``,
 and both are imported, so the two compilers run the very same kernels with
@@ -41,7 +42,6 @@ from __future__ import annotations
 import argparse
 import ctypes
 import datetime
-import importlib.util
 import json
 import os
 import statistics
@@ -58,79 +58,14 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import gpu_bench_tc  # noqa: E402  (the tensor-core rows, beside this file)
+from kernel_library import HEADERS, import_source, kernel_text  # noqa: E402
 
-HEADERS = {
-    "triton": "import triton\nimport triton.language as tl\n",
-    "minitriton": "import minitriton as triton\nimport minitriton.language as tl\n",
-}
-
-#: The kernels, verbatim from Triton's tutorials 01, 02 and 05 (comments cut).
-KERNEL_SOURCE = """
-
-@triton.jit
-def add_kernel(x_ptr, y_ptr, output_ptr, n_elements, BLOCK_SIZE: tl.constexpr):
-    pid = tl.program_id(axis=0)
-    block_start = pid * BLOCK_SIZE
-    offsets = block_start + tl.arange(0, BLOCK_SIZE)
-    mask = offsets < n_elements
-    x = tl.load(x_ptr + offsets, mask=mask)
-    y = tl.load(y_ptr + offsets, mask=mask)
-    output = x + y
-    tl.store(output_ptr + offsets, output, mask=mask)
-
-
-@triton.jit
-def softmax_kernel(output_ptr, input_ptr, input_row_stride, output_row_stride, n_rows, n_cols,
-                   BLOCK_SIZE: tl.constexpr, num_stages: tl.constexpr):
-    row_start = tl.program_id(0)
-    row_step = tl.num_programs(0)
-    for row_idx in tl.range(row_start, n_rows, row_step, num_stages=num_stages):
-        row_start_ptr = input_ptr + row_idx * input_row_stride
-        col_offsets = tl.arange(0, BLOCK_SIZE)
-        input_ptrs = row_start_ptr + col_offsets
-        mask = col_offsets < n_cols
-        row = tl.load(input_ptrs, mask=mask, other=-float("inf"))
-        row_minus_max = row - tl.max(row, axis=0)
-        numerator = tl.exp(row_minus_max)
-        denominator = tl.sum(numerator, axis=0)
-        softmax_output = numerator / denominator
-        output_row_start_ptr = output_ptr + row_idx * output_row_stride
-        output_ptrs = output_row_start_ptr + col_offsets
-        tl.store(output_ptrs, softmax_output, mask=mask)
-
-
-@triton.jit
-def _layer_norm_fwd_fused(X, Y, W, B, Mean, Rstd, stride, N, eps, BLOCK_SIZE: tl.constexpr):
-    row = tl.program_id(0)
-    Y += row * stride
-    X += row * stride
-    mean = 0
-    _mean = tl.zeros([BLOCK_SIZE], dtype=tl.float32)
-    for off in range(0, N, BLOCK_SIZE):
-        cols = off + tl.arange(0, BLOCK_SIZE)
-        a = tl.load(X + cols, mask=cols < N, other=0.).to(tl.float32)
-        _mean += a
-    mean = tl.sum(_mean, axis=0) / N
-    _var = tl.zeros([BLOCK_SIZE], dtype=tl.float32)
-    for off in range(0, N, BLOCK_SIZE):
-        cols = off + tl.arange(0, BLOCK_SIZE)
-        x = tl.load(X + cols, mask=cols < N, other=0.).to(tl.float32)
-        x = tl.where(cols < N, x - mean, 0.)
-        _var += x * x
-    var = tl.sum(_var, axis=0) / N
-    rstd = 1 / tl.sqrt(var + eps)
-    tl.store(Mean + row, mean)
-    tl.store(Rstd + row, rstd)
-    for off in range(0, N, BLOCK_SIZE):
-        cols = off + tl.arange(0, BLOCK_SIZE)
-        mask = cols < N
-        w = tl.load(W + cols, mask=mask)
-        b = tl.load(B + cols, mask=mask)
-        x = tl.load(X + cols, mask=mask, other=0.).to(tl.float32)
-        x_hat = (x - mean) * rstd
-        y = x_hat * w + b
-        tl.store(Y + cols, y, mask=mask)
-"""
+#: The kernels of Triton's tutorials 01, 02 and 05, from the kernel library.
+KERNEL_SOURCE = (
+    kernel_text("vector_add", "add_kernel")
+    + kernel_text("fused_softmax", "softmax_kernel")
+    + kernel_text("layer_norm", "_layer_norm_fwd_fused")
+)
 
 FLOORS = {"vector add": 0.9, "fused softmax": 0.8, "layer norm fwd": 0.8}
 LAUNCH_TARGET_US = 10.0
@@ -139,14 +74,7 @@ COLD_TARGET_MS = 150.0
 
 def load_kernels(flavor: str, folder: Path) -> ModuleType:
     """Import :data:`KERNEL_SOURCE` under ``flavor``'s two import lines."""
-    path = folder / f"gpu_bench_kernels_{flavor}.py"
-    path.write_text(HEADERS[flavor] + KERNEL_SOURCE, encoding="utf-8")
-    spec = importlib.util.spec_from_file_location(path.stem, path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[path.stem] = module  # Triton's JIT looks its module up
-    spec.loader.exec_module(module)
-    return module
+    return import_source(f"gpu_bench_kernels_{flavor}", HEADERS[flavor] + KERNEL_SOURCE, folder)
 
 
 # ------------------------------------------------------------------ bandwidth rows

@@ -29,7 +29,6 @@ the matmul rows named (comma-separated ``dtype size``).
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import sys
 import tempfile
 from collections.abc import Callable
@@ -37,12 +36,13 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-HEADERS = {
-    "triton": "import triton\nimport triton.language as tl\n"
-    "from triton.tools.tensor_descriptor import TensorDescriptor\n",
-    "minitriton": "import minitriton as triton\nimport minitriton.language as tl\n"
-    "from minitriton.tools.tensor_descriptor import TensorDescriptor\n",
-}
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from kernel_library import HEADERS as LIBRARY_HEADERS  # noqa: E402
+from kernel_library import import_source  # noqa: E402
+
+#: Each flavor's import lines, and its host-side tensor descriptor.
+_DESCRIPTOR = "from {}.tools.tensor_descriptor import TensorDescriptor\n"
+HEADERS = {flavor: head + _DESCRIPTOR.format(flavor) for flavor, head in LIBRARY_HEADERS.items()}
 
 #: Tutorial 03's matmul (autotune and activation cut) and tutorial 06's forward pass.
 TC_SOURCE = """
@@ -224,14 +224,8 @@ FLOORS = {"matmul fp16 1024": 0.6, "matmul fp16 4096": 0.7, "matmul fp16 8192": 
 
 def load(flavor: str, folder: Path) -> ModuleType:
     """Import :data:`TC_SOURCE` under ``flavor``'s two import lines."""
-    path = folder / f"gpu_bench_tc_{flavor}.py"
-    path.write_text(HEADERS[flavor] + TC_SOURCE + DESC_SOURCE, encoding="utf-8")
-    spec = importlib.util.spec_from_file_location(path.stem, path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[path.stem] = module
-    spec.loader.exec_module(module)
-    return module
+    source = HEADERS[flavor] + TC_SOURCE + DESC_SOURCE
+    return import_source(f"gpu_bench_tc_{flavor}", source, folder)
 
 
 def median_ms(fn: Callable[[], Any]) -> float:

@@ -1,7 +1,7 @@
 """NumPy block emulator for MiniTriton IR (installed as ``minitriton.emulator``).
 
 The emulator *executes the IR*, not Python source: each op's meaning is one
-small function in a registry (``@semantics("arith.add")``), and listeners
+small function in a registry keyed by op class (``@semantics(AddOp)``), and listeners
 (``will_execute_op`` / ``did_execute_op``) see every op, for tracing and
 stepping. Entry point::
 
@@ -52,7 +52,9 @@ Where the emulator differs from Triton on a GPU (the GPU is the reference):
   first failing op is reported.
 """
 
-from minitriton.emulator import ops_arith, ops_combine, ops_control, ops_core, ops_debug, ops_memory
+from typing import Any
+
+from minitriton.emulator import ops  # registers every op's semantics
 from minitriton.emulator.errors import EmulatorError
 from minitriton.emulator.interpreter import Interpreter, Listener, ProgramState
 from minitriton.emulator.malloc import tune_malloc
@@ -60,7 +62,6 @@ from minitriton.emulator.registry import SEMANTICS, semantics
 from minitriton.emulator.schedule import launch, run_grid, serial_reason
 from minitriton.emulator.values import RVal
 
-del ops_arith, ops_combine, ops_control, ops_core, ops_debug, ops_memory  # registered on import
 tune_malloc()  # freed buffers stay for the next launch (see malloc.py)
 
 __all__ = [
@@ -71,6 +72,7 @@ __all__ = [
     "ProgramState",
     "RVal",
     "launch",
+    "ops",
     "run_grid",
     "semantics",
     "serial_reason",
@@ -80,7 +82,7 @@ __all__ = [
 # the pass checker), imported on first use.
 _TOOLS = {
     "Debugger": "debug.debugger",
-    "Block": "debug.debugger",
+    "DebugValue": "debug.debugger",
     "CheckError": "debug.checks",
     "checking": "debug.checks",
     "checked_launch": "debug.checks",
@@ -92,7 +94,7 @@ _TOOLS = {
 }
 
 
-def __getattr__(name: str) -> object:
+def __getattr__(name: str) -> Any:
     if name not in _TOOLS:
         raise AttributeError(f"module 'minitriton.emulator' has no attribute {name!r}")
     import importlib

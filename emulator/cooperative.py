@@ -26,7 +26,7 @@ import numpy as np
 
 from minitriton.emulator.interpreter import Interpreter, Listener, ProgramState
 from minitriton.ir.core import Operation
-from minitriton.ir.ops import Module
+from minitriton.ir.ops import AtomicCASOp, AtomicRMWOp, LoadOp, Module, WhileOp
 
 #: Consecutive runs of one spin op after which a program gives way.
 SPINS_BEFORE_YIELD = 2
@@ -36,8 +36,8 @@ def spin_ops(module: Module) -> set[int]:
     """Ids of the ops a program may spin on: atomics in a loop, loads in a loop condition."""
     found: set[int] = set()
     for op in module.walk():
-        atomic = op.name.startswith("tt.atomic")
-        if (atomic or op.name == "tt.load") and _in_while(op, condition_only=not atomic):
+        atomic = isinstance(op, (AtomicRMWOp, AtomicCASOp))
+        if (atomic or isinstance(op, LoadOp)) and _in_while(op, condition_only=not atomic):
             found.add(id(op))
     return found
 
@@ -45,7 +45,7 @@ def spin_ops(module: Module) -> set[int]:
 def _in_while(op: Operation, condition_only: bool) -> bool:
     child, parent = op, op.parent_op
     while parent is not None:
-        if parent.name == "scf.while":
+        if isinstance(parent, WhileOp):
             if not condition_only:
                 return True
             return _region_index(parent, child) == 0  # the "before" region: the condition

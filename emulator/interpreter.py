@@ -211,7 +211,7 @@ class Interpreter:
 
     def execute_op(self, op: Operation, state: ProgramState) -> list[RVal]:
         """Run one op: listeners, semantics, result binding."""
-        fn = SEMANTICS.get(op.name)
+        fn = SEMANTICS.get(type(op))
         if fn is None:
             raise self.error(op, state, f"the emulator cannot execute {op.name}")
         self.current = (op, state)

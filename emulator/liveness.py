@@ -12,10 +12,11 @@ from __future__ import annotations
 from weakref import WeakKeyDictionary
 
 from minitriton.ir.core import Block, Operation, OpResult, Value
+from minitriton.ir.ops import AssertOp
 
 #: Ops whose semantics also read their operands' own operands (an assert's
 #: message shows both sides of the comparison it checks).
-READS_PRODUCER_OPERANDS = ("tt.assert",)
+READS_PRODUCER_OPERANDS: tuple[type[Operation], ...] = (AssertOp,)
 
 #: Per block: for each op, the values defined in the block whose last use it is.
 _DEAD: WeakKeyDictionary[Block, list[tuple[Value, ...]]] = WeakKeyDictionary()
@@ -49,7 +50,7 @@ def _uses(op: Operation) -> list[Value]:
     uses = []
     for nested in op.walk():
         uses += nested.operands
-        if nested.name in READS_PRODUCER_OPERANDS:
+        if isinstance(nested, READS_PRODUCER_OPERANDS):
             producers = [o.owner for o in nested.operands if isinstance(o, OpResult)]
             uses += [v for producer in producers for v in producer.operands]
     return uses

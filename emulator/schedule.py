@@ -48,13 +48,13 @@ from minitriton.emulator.cooperative import run_cooperative, spin_ops
 from minitriton.emulator.errors import EmulatorError
 from minitriton.emulator.interpreter import Interpreter, Listener, NeedSerial
 from minitriton.ir.core import Operation
-from minitriton.ir.ops import Module
+from minitriton.ir.ops import AtomicCASOp, AtomicRMWOp, ForOp, IfOp, Module, SelectOp, WhileOp
 from minitriton.ir.types import BlockType, element_type
 
 #: Most elements one batched value may hold (2^18: 1 MiB of fp32).
 CHUNK_ELEMENTS = 1 << 18  # bigger chunks spill out of cache: 2^18 ran layer norm 1.8x faster
 
-_MERGING_OPS = ("scf.if", "scf.for", "scf.while", "arith.select")
+_MERGING_OPS = (IfOp, ForOp, WhileOp, SelectOp)
 
 
 def launch(
@@ -170,19 +170,19 @@ def _largest_block(module: Module) -> int:
 def serial_reason(module: Module) -> str | None:
     """Why the kernel must run one program at a time, or ``None``."""
     for op in module.walk():
-        if op.name == "tt.atomic_cas":
+        if isinstance(op, AtomicCASOp):
             return "tt.atomic_cas (spin locks need programs to run to completion)"
-        if op.name == "tt.atomic_rmw" and op.attrs.get("kind") == "xchg":
+        if isinstance(op, AtomicRMWOp) and op.attrs.get("kind") == "xchg":
             return "tt.atomic_rmw xchg (spin locks need programs to run to completion)"
-        if op.name.startswith("tt.atomic") and _inside(op, "scf.while"):
+        if isinstance(op, (AtomicRMWOp, AtomicCASOp)) and _inside(op, WhileOp):
             return "an atomic inside scf.while (programs wait on each other)"
     return None
 
 
-def _inside(op: Operation, name: str) -> bool:
+def _inside(op: Operation, cls: type[Operation]) -> bool:
     parent = op.parent_op
     while parent is not None:
-        if parent.name == name:
+        if isinstance(parent, cls):
             return True
         parent = parent.parent_op
     return False
@@ -191,7 +191,7 @@ def _inside(op: Operation, name: str) -> bool:
 def _may_need_serial(module: Module) -> bool:
     # Only ops that merge per-program pointer values can raise NeedSerial.
     for op in module.walk():
-        if op.name in _MERGING_OPS and any(element_type(r.type).is_ptr() for r in op.results):
+        if isinstance(op, _MERGING_OPS) and any(element_type(r.type).is_ptr() for r in op.results):
             return True
     return False
 

@@ -124,7 +124,7 @@ class Autotuner(KernelInterface):
         self._told_emulator = False
         self.__name__ = base_jit_function(fn).__name__
 
-    def run(self, *args: Any, grid: Grid, warmup: bool = False, **kwargs: Any) -> Any:
+    def run(self, *args: Any, grid: Grid | None, warmup: bool = False, **kwargs: Any) -> Any:
         """Launch with the best config for this key (the first one on the emulator)."""
         named = {**dict(zip(self.arg_names, args)), **kwargs}
         if resolve_backend(kwargs.get("backend")) == "emulator":
@@ -149,7 +149,7 @@ class Autotuner(KernelInterface):
         return self.configs[0]
 
     def _launch(
-        self, config: Config, args: Sequence[Any], grid: Grid, warmup: bool, kwargs: dict
+        self, config: Config, args: Sequence[Any], grid: Grid | None, warmup: bool, kwargs: dict
     ) -> Any:
         clash = sorted(set(kwargs) & set(config.kwargs))
         if clash:
@@ -163,7 +163,7 @@ class Autotuner(KernelInterface):
 
     # -- tuning on the GPU ----------------------------------------------
     def _tuned_config(
-        self, named: dict[str, Any], args: Sequence[Any], grid: Grid, kwargs: dict
+        self, named: dict[str, Any], args: Sequence[Any], grid: Grid | None, kwargs: dict
     ) -> Config:
         key = self._key(named)
         config = self.cache.get(key)
@@ -184,7 +184,7 @@ class Autotuner(KernelInterface):
         return f"'{self.__name__}'" + (f" for {values}" if values else "")
 
     def _tune(
-        self, key: tuple[Any, ...], named: dict[str, Any], args: Sequence[Any], grid: Grid,
+        self, key: tuple[Any, ...], named: dict[str, Any], args: Sequence[Any], grid: Grid | None,
         kwargs: dict,
     ) -> Config:  # fmt: skip
         """Time every (pruned) config, report each on stderr, keep and store the fastest."""
@@ -207,7 +207,8 @@ class Autotuner(KernelInterface):
         return best
 
     def _bench_or_fail(
-        self, config: Config, named: dict[str, Any], args: Sequence[Any], grid: Grid, kwargs: dict
+        self, config: Config, named: dict[str, Any], args: Sequence[Any], grid: Grid | None,
+        kwargs: dict,
     ) -> tuple[float, Exception | None]:
         """The config's time, or infinity and the error when it cannot compile or launch.
 
@@ -233,7 +234,8 @@ class Autotuner(KernelInterface):
         return configs
 
     def _bench(
-        self, config: Config, named: dict[str, Any], args: Sequence[Any], grid: Grid, kwargs: dict
+        self, config: Config, named: dict[str, Any], args: Sequence[Any], grid: Grid | None,
+        kwargs: dict,
     ) -> float:
         saved = {n: _copy(named[n]) for n in self.restore_value if n in named}
 
@@ -429,7 +431,7 @@ class Heuristics(KernelInterface):
         self.values = dict(values)
         self.__name__ = base_jit_function(fn).__name__
 
-    def run(self, *args: Any, grid: Grid, warmup: bool = False, **kwargs: Any) -> Any:
+    def run(self, *args: Any, grid: Grid | None, warmup: bool = False, **kwargs: Any) -> Any:
         """Add each heuristic's value to the keywords, then launch."""
         for name, heuristic in self.values.items():
             kwargs[name] = heuristic({**dict(zip(self.arg_names, args)), **kwargs})

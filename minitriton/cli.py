@@ -40,7 +40,7 @@ from minitriton.diagnostics import CompileError, UserError, install_excepthook
 
 #: Modules that add more subcommands (each has ``add_parser(subparsers)``).
 COMMAND_MODULES: tuple[str, ...] = (
-    "minitriton.exercises.cli",
+    "minitriton.course.cli",
     "minitriton.tools.debug_cli",
     "minitriton.tools.trace_cli",
     "minitriton.tools.check_passes",

@@ -86,8 +86,10 @@ class CompiledKernelAPI:
         """
 
         def launcher(*args: Any, **kwargs: Any) -> None:
+            from minitriton.compiler import CompiledKernel
             from minitriton.jit import kernel_args, launch, resolve_grid
 
+            assert isinstance(self, CompiledKernel)  # the one class this is mixed into
             bound = self._bind(args, kwargs)
             backend = "gpu" if self._on_gpu else "emulator"
             launch(self, resolve_grid(grid, bound), kernel_args(self, bound), backend)

@@ -88,7 +88,7 @@ class CompiledKernel(CompiledKernelAPI):
     name: str
     module: Any
     arg_specs: list[ArgSpec]
-    asm: MutableMapping[str, str]
+    asm: Stages
     options: CompileOptions
     binary: Any = field(default=None, repr=False)
     dump_dir: Path | None = None

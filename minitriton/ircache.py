@@ -183,7 +183,8 @@ class _IRPickler(pickle.Pickler):
 
 
 def _registered(cls: type) -> bool:
-    return OP_REGISTRY.get(getattr(cls, "name", None)) is cls
+    name = getattr(cls, "name", None)
+    return isinstance(name, str) and OP_REGISTRY.get(name) is cls
 
 
 def _op_class(name: str) -> type:

@@ -34,7 +34,7 @@ from minitriton.compiler import CompiledKernel, CompileOptions, compile_kernel
 from minitriton.compiler import preload as preload_components
 from minitriton.diagnostics import CompileError, UserError
 from minitriton.frontend.source import ArgSpec, JITBase, KernelSource
-from minitriton.ir.types import BF16
+from minitriton.ir.types import BF16, PointerType, ScalarType
 from minitriton.language.core import constexpr
 from minitriton.signature import Param, kernel_params, spec_for_value
 
@@ -106,7 +106,8 @@ Grid = Sequence[int] | Callable[[dict[str, Any]], Sequence[int]]
 #: Launch keywords that are not kernel arguments.
 LAUNCH_OPTIONS = ("num_warps", "num_stages", "num_ctas", "maxnreg", "debug", "backend", "arch")
 #: Triton launch keywords accepted for compatibility; they change nothing here.
-IGNORED_OPTIONS = ("stream", "enable_fp_fusion", "launch_cooperative_grid", "sanitize_overflow")
+IGNORED_OPTIONS: tuple[str, ...] = ("stream", "enable_fp_fusion", "launch_cooperative_grid")
+IGNORED_OPTIONS += ("sanitize_overflow",)
 # extern_libs: libdevice is found on its own (MINITRITON_LIBDEVICE names another copy).
 IGNORED_OPTIONS += ("extern_libs",)
 
@@ -114,7 +115,7 @@ IGNORED_OPTIONS += ("extern_libs",)
 class KernelInterface:
     """``kernel[grid](*args, **kwargs)`` calls ``kernel.run(*args, grid=grid, **kwargs)``."""
 
-    def run(self, *args: Any, grid: Grid, warmup: bool = False, **kwargs: Any) -> Any:
+    def run(self, *args: Any, grid: Grid | None, warmup: bool = False, **kwargs: Any) -> Any:
         """Launch (or with ``warmup=True`` only compile) the kernel."""
         raise NotImplementedError
 
@@ -149,6 +150,8 @@ class JITFunction(KernelInterface, JITBase):
     from the on-disk cache).
     """
 
+    __name__: str  # the kernel function's, set by functools.update_wrapper
+
     def __init__(
         self,
         fn: Callable[..., Any],
@@ -168,7 +171,7 @@ class JITFunction(KernelInterface, JITBase):
         self.cache: dict[tuple[Any, ...], CompiledKernel] = {}
         self.compile_count = 0
         self._fast = FastLaunchCache(self)
-        functools.update_wrapper(self, fn)  # type: ignore[arg-type]
+        functools.update_wrapper(self, fn)
         preload(self.source)
 
     def _param_names(self, items: Sequence[int | str]) -> list[str]:
@@ -401,7 +404,7 @@ def make_binder(params: Sequence[Param]) -> Callable[..., Any] | None:
         f"    return ((_mt_env(), {', '.join(keys)}, *_mt_options.items()),"
         f" ({', '.join(names)},))\n"
     )
-    scope = {
+    scope: dict[str, Any] = {
         "_mt_rk": _runtime_key,
         "_mt_ck": _constexpr_key,
         "_mt_env": _env_state,
@@ -432,7 +435,7 @@ class FastLaunchCache:
 
     def launch(self, args: tuple[Any, ...], kwargs: dict[str, Any], grid: Any) -> Any:
         """Launch through a cached entry and return its CompiledKernel, else None."""
-        if not self.entries:
+        if not self.entries or self.binder is None:
             return None
         if len(self.fn.cache) != self.cache_size:  # the kernel cache was cleared or grew
             self.entries.clear()
@@ -495,7 +498,7 @@ class _FastEntry:
     def launch(self, grid3: tuple[int, int, int], values: tuple[Any, ...]) -> bool:
         """Fill the slots and launch; False (nothing launched) for a non-CUDA tensor."""
         if self.take is not None:
-            return self._launch_checked(grid3, values)
+            return self._launch_checked(grid3, values, self.take)
         for slot, i, is_ptr in self.plan:
             value = values[i]
             if is_ptr:
@@ -506,8 +509,10 @@ class _FastEntry:
         self.launcher.launch_raw(*grid3)
         return True
 
-    def _launch_checked(self, grid3: tuple[int, int, int], values: tuple[Any, ...]) -> bool:
-        args = [values[i] for i in self.take]
+    def _launch_checked(
+        self, grid3: tuple[int, int, int], values: tuple[Any, ...], take: list[int]
+    ) -> bool:
+        args = [values[i] for i in take]
         for (_, _, is_ptr), value in zip(self.plan, args):
             if is_ptr and getattr(value, "is_cuda", False) is not True:
                 return False
@@ -587,9 +592,8 @@ def resolve_grid(grid: Grid | None, meta: dict[str, Any]) -> tuple[int, int, int
         raise TypeError("launch a kernel with kernel[grid](...): the grid is missing")
     if callable(grid):
         grid = grid({k: v.value if isinstance(v, constexpr) else v for k, v in meta.items()})
-    if isinstance(grid, (int, np.integer)):
-        grid = (grid,)
-    dims = tuple(grid)
+    # A bare int (or a callable returning one) is a 1-D grid.
+    dims = (grid,) if isinstance(grid, (int, np.integer)) else tuple(grid)
     if not 1 <= len(dims) <= 3:
         raise ValueError(f"the grid must have 1 to 3 dimensions, got {dims!r}")
     if not all(isinstance(d, (int, np.integer)) and d >= 0 for d in dims):
@@ -714,6 +718,7 @@ def is_user_error(exc: BaseException) -> bool:
 
 def _scalar_value(spec: ArgSpec, value: Any) -> Any:
     """A NumPy scalar of the argument's type (u64 values above 2**63 included)."""
+    assert isinstance(spec.type, ScalarType)  # a scalar argument's spec
     return spec.type.numpy.type(value)
 
 
@@ -722,7 +727,8 @@ def _host_value(spec: ArgSpec, value: Any, pending: list[tuple[Any, Any]]) -> An
         return _scalar_value(spec, value)
     view = torch_interop.host_view(value, pending)
     arr = flat_host_array(view if view is not None else value)
-    if spec.type.pointee == BF16 and arr.dtype != np.uint16:
+    bf16 = isinstance(spec.type, PointerType) and spec.type.pointee == BF16
+    if bf16 and arr.dtype != np.uint16:
         arr = arr.view(np.uint16)  # the emulator keeps bf16 as its 16 raw bits
     return arr
 

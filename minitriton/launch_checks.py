@@ -27,6 +27,7 @@ import numpy as np
 from minitriton.diagnostics import UserError
 from minitriton.ir import ops
 from minitriton.ir.core import Block, BlockArgument, OpResult, Value
+from minitriton.ir.traits import UnknownEffects, WritesMemory
 from minitriton.ir.types import element_type
 from minitriton.signature import Param, dtype_to_type, is_pointer_arg
 
@@ -258,9 +259,9 @@ def written_arguments(module: Any) -> set[str]:
               for a in blk.args}  # fmt: skip
     tracer = _Tracer({id(a): a.name_hint or "" for a in args}, owners)
     for op in kernel.walk():
-        if op.name in ("tt.store", "tt.atomic_rmw", "tt.atomic_cas"):
+        if op.has_trait(WritesMemory):
             tracer.trace(op.operands[0])
-        elif op.name == "tt.call":
+        elif op.has_trait(UnknownEffects):  # a call: its callee may store anything
             for v in op.operands:
                 tracer.trace(v)
     if tracer.unknown:

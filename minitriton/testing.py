@@ -133,7 +133,12 @@ def _summary(
         return values[0] if len(values) == 1 else values
     if return_mode == "all":
         return times
-    pick = {"mean": statistics.fmean, "median": statistics.median, "min": min, "max": max}
+    pick: dict[str, Callable[[list[float]], float]] = {
+        "mean": statistics.fmean,
+        "median": statistics.median,
+        "min": min,
+        "max": max,
+    }
     return float(pick[return_mode](times))
 
 

@@ -1,4 +1,4 @@
-"""The course (exercises/) and its grader (minitriton.exercises).
+"""The course (exercises/) and its grader (minitriton.course).
 
 * Every reference solution passes its spec (kernels on the emulator,
   compiler exercises with the project's own tests against the real source).
@@ -23,9 +23,9 @@ import numpy as np
 import pytest
 
 from minitriton.cli import main
-from minitriton.exercises import catalog, picture, stubs
-from minitriton.exercises.compiler import student_env
-from minitriton.exercises.kernels import case_hint, check_kernel_file
+from minitriton.course import catalog, picture, stubs
+from minitriton.course.compiler_grader import student_env
+from minitriton.course.kernels import case_hint, check_kernel_file
 
 EXERCISES = catalog.all_exercises()
 KERNELS = [ex for ex in EXERCISES if ex.track == "kernels"]
@@ -165,7 +165,7 @@ def test_gpu_flag_without_a_gpu_is_a_clear_error(
 
 
 def test_gpu_grading_runs_in_debug_mode(monkeypatch: pytest.MonkeyPatch) -> None:
-    from minitriton.exercises import kernels as grading
+    from minitriton.course import kernels as grading
     from minitriton.jit import DEBUG_ENV
 
     monkeypatch.delenv(DEBUG_ENV, raising=False)
@@ -440,7 +440,7 @@ def test_the_hint_shown_is_the_one_the_failing_case_names(
 
 
 def test_inputs_reach_the_kernel_with_their_strides() -> None:
-    from minitriton.exercises.kernels import copy_keeping_layout
+    from minitriton.course.kernels import copy_keeping_layout
 
     wide = np.arange(6 * 10, dtype=np.float32).reshape(6, 10)
     for view in (wide[:, 2:7], wide.T, wide[::2, 1:4], wide[:, 3]):

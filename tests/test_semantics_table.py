@@ -38,7 +38,9 @@ def test_the_check_finds_empty_cells() -> None:
     ("name", "column", "expected"),
     [
         ("arith.add", "folded", "passes.canonicalize._add"),
-        ("tt.dot", "emulator", "emulator.ops_combine._dot"),
+        ("tt.dot", "emulator", "emulator.ops.matrix._dot"),
+        ("math.exp", "emulator", "emulator.ops.math.elementwise"),
+        ("arith.add", "emulator", "emulator.ops.arith.elementwise"),
         ("tt.dot", "gpu", "backend.lower.matrix.lower_dot"),
         ("math.exp", "gpu", "backend.lower.math.lower_math_unary"),
         ("tt.get_num_programs", "gpu", "backend.lower.control.lower_num_programs"),

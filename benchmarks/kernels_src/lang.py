@@ -4,7 +4,8 @@
 ``TRITON_INTERPRET=1`` for its CPU interpreter, set before the import);
 anything else imports MiniTriton and selects its NumPy emulator. Kernel
 modules do ``from kernels_src.lang import tl, triton`` and never look at the
-flavor themselves.
+flavor themselves; a kernel that the kernel library (``tests/kernels/``)
+already holds is taken from there with :func:`library`, under the same flavor.
 
 Inputs are made as NumPy arrays. :func:`device` hands an array to a launch:
 Triton's interpreter wants torch tensors, so there the array is wrapped by
@@ -17,9 +18,11 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 from dataclasses import dataclass
+from types import ModuleType
 from typing import Any
 
 import numpy as np
+from kernel_library import load_library
 
 FLAVOR = os.environ.get("BENCH_FLAVOR", "minitriton")
 
@@ -33,7 +36,7 @@ else:
 
     triton.set_backend("emulator")
 
-__all__ = ["FLAVOR", "Case", "device", "tl", "triton"]
+__all__ = ["FLAVOR", "Case", "device", "library", "tl", "triton"]
 
 
 @dataclass
@@ -53,3 +56,8 @@ def device(array: np.ndarray) -> Any:
     if FLAVOR == "triton":
         return torch.from_numpy(array)
     return array
+
+
+def library(module: str) -> ModuleType:
+    """The kernel library's ``tests/kernels/<module>.py`` under the current flavor."""
+    return load_library(module, FLAVOR)

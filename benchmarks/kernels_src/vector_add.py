@@ -4,21 +4,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from kernels_src.lang import Case, device, tl, triton
+from kernels_src.lang import Case, device, library, triton
 
 BLOCK_SIZE = 1024
 
 
-@triton.jit
-def add_kernel(x_ptr, y_ptr, output_ptr, n_elements, BLOCK_SIZE: tl.constexpr):
-    pid = tl.program_id(axis=0)
-    block_start = pid * BLOCK_SIZE
-    offsets = block_start + tl.arange(0, BLOCK_SIZE)
-    mask = offsets < n_elements
-    x = tl.load(x_ptr + offsets, mask=mask)
-    y = tl.load(y_ptr + offsets, mask=mask)
-    output = x + y
-    tl.store(output_ptr + offsets, output, mask=mask)
+add_kernel = library("vector_add").add_kernel
 
 
 def setup(rng: np.random.Generator) -> Case:

@@ -1,8 +1,8 @@
 """Checks no GPU gives a student: uninitialized reads, data races, index overflow.
 
 Out-of-bounds accesses are always errors in the emulator (see
-:mod:`minitriton.emulator.ops_memory`); ``device_assert`` is checked in debug mode (see
-:mod:`minitriton.emulator.ops_debug`). This module adds three checks, each reported as a located
+:mod:`minitriton.emulator.ops.memory`); ``device_assert`` is checked in debug mode (see
+:mod:`minitriton.emulator.ops.debug`). This module adds three checks, each reported as a located
 :class:`CheckError` with the program ids and offsets involved:
 
 * **uninitialized reads**: a load (or atomic) of memory that neither the host
@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import contextlib
 import weakref
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -44,7 +44,18 @@ from minitriton.emulator.interpreter import Interpreter, Listener, ProgramState
 from minitriton.emulator.memory import Buffer
 from minitriton.emulator.values import RVal
 from minitriton.ir.core import BlockArgument, Operation, OpResult, Value
-from minitriton.ir.ops import Module
+from minitriton.ir.ops import (
+    AddOp,
+    AddPtrOp,
+    AtomicCASOp,
+    AtomicRMWOp,
+    ForOp,
+    LoadOp,
+    Module,
+    MulOp,
+    StoreOp,
+    SubOp,
+)
 from minitriton.ir.traits import ReadsMemory, UnknownEffects, WritesMemory
 from minitriton.ir.types import ScalarType, element_type
 
@@ -183,9 +194,13 @@ class Access:
     pids: np.ndarray  # linear program id of each lane
 
 
+#: The operand index of the mask, for the memory ops that take one.
+_MASK_OPERAND: dict[type[Operation], int] = {LoadOp: 1, StoreOp: 2, AtomicRMWOp: 2}
+
+
 def mask_operand(op: Operation) -> int | None:
     """The operand index of the mask of a memory op, if it has one."""
-    index = {"tt.load": 1, "tt.store": 2, "tt.atomic_rmw": 2}.get(op.name)
+    index = _MASK_OPERAND.get(type(op))
     if index is None or len(op.operands) <= index:
         return None
     return index
@@ -310,9 +325,9 @@ class Checker(Listener):
         if not (op.has_trait(ReadsMemory) or op.has_trait(WritesMemory)):
             return
         access, _ = access_of(state, op)
-        if op.name == "tt.load":
+        if isinstance(op, LoadOp):
             self._on_read(op, state, access)
-        elif op.name == "tt.store":
+        elif isinstance(op, StoreOp):
             self._on_write(op, state, access)
         else:
             self._on_atomic(op, state, access)
@@ -321,7 +336,7 @@ class Checker(Listener):
         """Overflow checks, and spin locks taken by ``atomic_cas``."""
         if self.options.overflow and id(op) in self.offset_ops:
             self._check_overflow(op, state, results[0])
-        if op.name == "tt.atomic_cas" and not op.operands[0].shape:
+        if isinstance(op, AtomicCASOp) and not op.operands[0].shape:
             self._maybe_lock(op, state, results[0])
 
     # -- uninitialized reads ------------------------------------------------
@@ -493,7 +508,7 @@ class Checker(Listener):
             st.init[access.units] = True
         if st.atomic is not None and st.writer is not None and access.units.size:
             self._check_atomic_after_store(op, state, access, st)
-        if op.name == "tt.atomic_rmw" and op.attrs.get("kind") == "xchg":
+        if isinstance(op, AtomicRMWOp) and op.attrs.get("kind") == "xchg":
             self._maybe_unlock(access)
 
     def _check_atomic_after_store(
@@ -575,9 +590,7 @@ class Checker(Listener):
         if not (isinstance(elem, ScalarType) and elem.is_signed() and 8 <= elem.bitwidth <= 32):
             return
         a, b = (np.asarray(state.lookup(v).data, dtype=np.int64) for v in op.operands)
-        exact = {"arith.add": np.add, "arith.sub": np.subtract, "arith.mul": np.multiply}[op.name](
-            a, b
-        )
+        exact = _ARITH[type(op)][0](a, b)
         bad = exact != np.asarray(result.data, dtype=np.int64)
         if bad.any():
             raise self._overflow_error(op, state, result, a, b, exact, bad)
@@ -594,7 +607,7 @@ class Checker(Listener):
         pick = [np.broadcast_to(x if result.batched else x[None], full)[row].reshape(-1)
                 for x in (a, b, exact, np.asarray(result.data, dtype=np.int64), bad)]  # fmt: skip
         lane = int(np.argmax(pick[4]))
-        sym = {"arith.add": "+", "arith.sub": "-", "arith.mul": "*"}[op.name]
+        sym = _ARITH[type(op)][1]
         t = element_type(op.results[0].type)
         message = f"integer overflow in {op.name}: the {t!r} result feeds a pointer offset"
         first = f"{pick[0][lane]} {sym} {pick[1][lane]} = {pick[2][lane]} does not fit in {t!r}"
@@ -637,7 +650,12 @@ def _error(
 
 # ---------------------------------------------------------------- offset slices
 
-_ARITH = ("arith.add", "arith.sub", "arith.mul")
+#: The integer ops an offset is computed with: their exact result, their symbol.
+_ARITH: dict[type[Operation], tuple[Callable[..., np.ndarray], str]] = {
+    AddOp: (np.add, "+"),
+    SubOp: (np.subtract, "-"),
+    MulOp: (np.multiply, "*"),
+}
 
 
 def offset_producers(module: Module) -> list[Operation]:
@@ -650,7 +668,7 @@ def offset_producers(module: Module) -> list[Operation]:
     loops = _loop_of_arg(module)
     seen: set[int] = set()
     found: list[Operation] = []
-    work: list[Value] = [op.operands[1] for op in module.walk() if op.name == "tt.addptr"]
+    work: list[Value] = [op.operands[1] for op in module.walk() if isinstance(op, AddPtrOp)]
     while work:
         value = work.pop()
         if id(value) in seen:
@@ -658,7 +676,7 @@ def offset_producers(module: Module) -> list[Operation]:
         seen.add(id(value))
         work.extend(_sources(value, loops))
         owner = value.owner if isinstance(value, OpResult) else None
-        if owner is not None and owner.name in _ARITH:
+        if owner is not None and type(owner) in _ARITH:
             found.append(owner)
     return found
 
@@ -668,7 +686,7 @@ def _loop_of_arg(module: Module) -> dict[int, Operation]:
     return {
         id(arg): op
         for op in module.walk()
-        if op.name == "scf.for"
+        if isinstance(op, ForOp)
         for arg in op.regions[0].block.args
     }
 
@@ -679,7 +697,7 @@ def _sources(value: Value, loops: dict[int, Operation]) -> list[Value]:
         owner = value.owner
         if owner.has_trait(ReadsMemory) or owner.has_trait(UnknownEffects):
             return []
-        if owner.name == "scf.for":
+        if isinstance(owner, ForOp):
             return _carried(owner, value.index)
         return list(owner.operands)
     loop = loops.get(id(value))

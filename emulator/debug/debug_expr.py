@@ -27,7 +27,7 @@ import numpy as np
 
 from minitriton.diagnostics import CompileError, UserError
 from minitriton.emulator.memory import Memory
-from minitriton.emulator.ops_arith import truncating_div, truncating_rem
+from minitriton.emulator.ops.arith import truncating_div, truncating_rem
 from minitriton.frontend import ast
 from minitriton.frontend.parser import parse_expression
 

@@ -6,7 +6,7 @@ breakpoints with conditions, step *back*, and switch to another program::
 
     dbg = Debugger(lambda: add_kernel[(4,)](x, y, out, n, BLOCK_SIZE=64), pid=2)
     dbg.next(); dbg.next()
-    dbg.print("offsets[:8]")          # a Block: shows readably in Jupyter
+    dbg.print("offsets[:8]")          # a DebugValue: shows readably in Jupyter
     print(dbg.command("locals"))      # any command of the CLI, as text
     dbg.cont()
 
@@ -51,13 +51,13 @@ from minitriton.emulator.interpreter import Interpreter, Listener, ProgramState
 from minitriton.emulator.schedule import program_ids
 from minitriton.emulator.values import RVal
 from minitriton.ir.core import Operation, Value
-from minitriton.ir.ops import Module
+from minitriton.ir.ops import CallOp, Module, PrintOp, ReduceOp, ScanOp, SortOp
 from minitriton.ir.printer import Printer
 from minitriton.ir.traits import LoopLike
 from minitriton.ir.types import PointerType, element_type
 
 Pid = tuple[int, int, int]
-_COMBINERS = ("tt.reduce", "tt.scan", "tt.sort")
+_COMBINERS = (ReduceOp, ScanOp, SortOp)
 
 
 class Output(str):
@@ -75,7 +75,7 @@ class DebuggerQuit(BaseException):  # noqa: N818 - like bdb.BdbQuit
 
 
 @dataclass
-class Block:
+class DebugValue:
     """A value shown by the debugger: a NumPy array plus its kernel type.
 
     ``repr()`` gives the text the CLI prints; in Jupyter ``_repr_html_``
@@ -151,20 +151,20 @@ def _type_text(value: Value, data: np.ndarray) -> str:
     return f"{name}[{', '.join(str(d) for d in shape)}]" if shape else name
 
 
-def as_block(value: Any, name: str = "") -> Block:
+def as_debug_value(value: Any, name: str = "") -> DebugValue:
     """Wrap an expression result for display."""
-    if isinstance(value, Block):
+    if isinstance(value, DebugValue):
         return value
     if isinstance(value, Pointer):
-        return Block(value.offsets, f"ptr{list(value.shape)}", value.name, name)
+        return DebugValue(value.offsets, f"ptr{list(value.shape)}", value.name, name)
     if isinstance(value, np.ndarray | np.generic):
         data = np.asarray(value)
         dtype = {"bool": "int1", "float32": "fp32", "float16": "fp16", "float64": "fp64"}.get(
             data.dtype.name, data.dtype.name
         )
         shape = f"[{', '.join(str(d) for d in data.shape)}]" if data.ndim else ""
-        return Block(value, dtype + shape, None, name)
-    return Block(value, type(value).__name__, None, name)
+        return DebugValue(value, dtype + shape, None, name)
+    return DebugValue(value, type(value).__name__, None, name)
 
 
 # ---------------------------------------------------------------- where the program is
@@ -299,24 +299,24 @@ class Stepper(Listener):
         if frame.line != op.loc.line:
             frame.line = op.loc.line
             self._line_event(op)
-        if op.name == "tt.call":
+        if isinstance(op, CallOp):
             callee = str(op.attrs["callee"])
             self.frames.append(Frame(callee, self._names.get(callee, callee)))
-        if op.name in _COMBINERS:
+        if isinstance(op, _COMBINERS):
             self.combining += 1
 
     def did_execute_op(self, op: Operation, state: ProgramState, results: list[RVal]) -> None:
         """Pop helper frames; collect device prints as they happen."""
         if not self.active:
             return
-        if op.name in _COMBINERS:
+        if isinstance(op, _COMBINERS):
             self.combining -= 1
         if self.combining:
             return
-        if op.name == "tt.call" and len(self.frames) > 1:
+        if isinstance(op, CallOp) and len(self.frames) > 1:
             self.frames.pop()
             self.frames[-1].state = state
-        if op.name == "tt.print":
+        if isinstance(op, PrintOp):
             self.session.collect_prints(state.interp, self.silent)
 
     def _line_event(self, op: Operation) -> None:
@@ -862,21 +862,21 @@ class Debugger:
         frame = self._frame()
         return evaluate(expr, self.session.scope(frame, self.stop.pid or (0, 0, 0)))  # type: ignore[union-attr]
 
-    def print(self, expr: str) -> Block:
-        """A kernel expression's value as a :class:`Block`."""
-        return as_block(self.eval(expr), expr)
+    def print(self, expr: str) -> DebugValue:
+        """A kernel expression's value as a :class:`DebugValue`."""
+        return as_debug_value(self.eval(expr), expr)
 
-    def locals(self) -> dict[str, Block]:
+    def locals(self) -> dict[str, DebugValue]:
         """Every variable of the current function (constexprs included)."""
         frame = self._frame()
         session = self.session
-        out: dict[str, Block] = {}
+        out: dict[str, DebugValue] = {}
         if frame.func == session.kernel_name and session.launch is not None:
             for name, value in session.launch.constexprs().items():
-                out[name] = Block(value, "constexpr", None, name)
+                out[name] = DebugValue(value, "constexpr", None, name)
         for name, (value, state) in sorted(visible_values(frame.state).items()):
             data = _runtime_value(value, state)
-            block = as_block(data, name)
+            block = as_debug_value(data, name)
             block.type = _type_text(value, np.asarray(getattr(data, "offsets", data)))
             out[name] = block
         return out

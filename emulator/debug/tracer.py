@@ -39,13 +39,14 @@ from minitriton.emulator.debug.tools import Launch, Tool, using
 from minitriton.emulator.errors import EmulatorError, format_pid
 from minitriton.emulator.interpreter import Interpreter, Listener, ProgramState
 from minitriton.ir.core import Operation
+from minitriton.ir.ops import AtomicCASOp, AtomicRMWOp, LoadOp, StoreOp
 
 SEGMENT_BYTES = 128
-_KINDS = {
-    "tt.load": "load",
-    "tt.store": "store",
-    "tt.atomic_rmw": "atomic",
-    "tt.atomic_cas": "atomic",
+_KINDS: dict[type[Operation], str] = {
+    LoadOp: "load",
+    StoreOp: "store",
+    AtomicRMWOp: "atomic",
+    AtomicCASOp: "atomic",
 }
 
 
@@ -249,7 +250,7 @@ class Tracer(Listener):
 
     def will_execute_op(self, op: Operation, state: ProgramState) -> None:
         """Record the access before the op runs (so out-of-bounds attempts are kept)."""
-        kind = _KINDS.get(op.name)
+        kind = _KINDS.get(type(op))
         if kind is None:
             return
         if self.trace is None:

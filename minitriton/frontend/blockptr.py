@@ -71,7 +71,7 @@ class BlockPointer(Aggregate):
     @property
     def element(self) -> ScalarType:
         """The pointee type."""
-        return self.base.dtype.pointee
+        return S.pointee_of(self.base)
 
     @property
     def block_type(self) -> BlockType:

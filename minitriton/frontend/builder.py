@@ -14,7 +14,7 @@ from contextlib import contextmanager
 from minitriton.diagnostics import UNKNOWN, Location
 from minitriton.ir.core import Attr, Block, Operation, Region, Value
 from minitriton.ir.ops import ConstantOp
-from minitriton.ir.types import Type, element_type
+from minitriton.ir.types import ScalarType, Type, element_type
 
 
 class Builder:
@@ -50,6 +50,7 @@ class Builder:
     def constant(self, value: int | float | bool, t: Type) -> Value:
         """An ``arith.constant`` of type ``t`` (a block constant is a splat)."""
         elem = element_type(t)
+        assert isinstance(elem, ScalarType), t  # pointers have no constants
         if elem.is_float():
             value = float(value)
         else:

@@ -356,7 +356,7 @@ def _mask(ctx: Any, mask: Any, shape: tuple[int, ...]) -> Tensor:
 
 def _value_for(ctx: Any, value: Any, ptr: Tensor, what: str) -> Tensor:
     """``value`` cast to the pointee type and broadcast to the pointer's shape."""
-    pointee = ptr.dtype.pointee
+    pointee = S.pointee_of(ptr)
     if isinstance(value, Tensor):
         if value.is_block and not ptr.is_block:
             raise error(ctx.b.loc, f"{what} is a block ({value.type}) but the pointer is a scalar")
@@ -480,7 +480,7 @@ def _emit_load(ctx: Any, ptr: Tensor, m: Tensor | None, other: Any) -> Tensor:
         operands.append(m.handle)
     if other is not None:
         operands.append(_value_for(ctx, other, ptr, "other").handle)
-    result = with_element(ptr.type, ptr.dtype.pointee)
+    result = with_element(ptr.type, S.pointee_of(ptr))
     return Tensor(ctx.b.value(ops.LoadOp, operands, result))
 
 
@@ -607,7 +607,7 @@ def _atomic_rmw(
     _check_atomic_mask(ctx, kind, mask)
     ptr, m = _ptr_and_mask(ctx, pointer, mask)
     ptr, m = _widen_to_value(ctx, ptr, m, val)
-    pointee = ptr.dtype.pointee
+    pointee = S.pointee_of(ptr)
     if kind in ("and", "or", "xor") and not pointee.is_int():
         raise error(ctx.b.loc, f"tl.atomic_{kind} needs integer pointers, got {ptr.type}")
     value = _value_for(ctx, val, ptr, "val")
@@ -632,7 +632,7 @@ def _check_atomic_mask(ctx: Any, kind: str, mask: Any) -> None:
     if mask is None or isinstance(mask, bool):
         return
     dtype = mask.dtype if isinstance(mask, Tensor) else None
-    if dtype is not None and dtype.is_bool():
+    if isinstance(dtype, ScalarType) and dtype.is_bool():
         return
     raise error(
         ctx.b.loc,
@@ -732,7 +732,7 @@ def _prepare_axis(ctx: Any, inputs: list[Tensor], axis: Any) -> tuple[list[Tenso
         if t.shape != inputs[0].shape:
             raise error(ctx.b.loc, "all inputs of a reduction must have the same shape")
     if axis is None:
-        numel = inputs[0].type.numel
+        numel = math.prod(inputs[0].shape)
         return [S.reshape(ctx.b, t, (numel,)) for t in inputs], 0
     return inputs, _axis(ctx, axis, len(inputs[0].shape))
 
@@ -793,7 +793,7 @@ def _sum_dtype(t: ScalarType) -> ScalarType | None:
 @impl("sum")
 def _sum(ctx: Any, input: Any, axis: Any, keep_dims: Any, dtype: Any) -> Tensor:
     x = _values(ctx, input, "input")
-    target = _dtype(ctx, dtype) if dtype is not None else _sum_dtype(x.dtype)
+    target = _dtype(ctx, dtype) if dtype is not None else _sum_dtype(S.scalar_dtype(x))
     if target is not None:
         x = S.cast(ctx.b, x, target)
     return reduce_blocks(ctx, [x], axis, _combine_with(ctx, "+"), bool(keep_dims))[0]
@@ -809,7 +809,7 @@ def _xor_sum(ctx: Any, input: Any, axis: Any, keep_dims: Any) -> Tensor:
 
 def _upcast_for_minmax(ctx: Any, x: Tensor) -> Tensor:
     """Triton's max/min reduce in at least 32 bits (bf16/fp16 -> fp32, small ints -> int32)."""
-    if x.dtype.bitwidth >= 32 or x.dtype == I1:
+    if S.scalar_dtype(x).bitwidth >= 32 or x.dtype == I1:
         return x
     return S.cast(ctx.b, x, F32 if x.dtype.is_float() else I32)
 
@@ -877,7 +877,7 @@ def _reduce_with_indices(
     if x.dtype == ScalarType("bf16"):
         x = S.cast(ctx.b, x, F32)
     if axis is None:
-        x = S.reshape(ctx.b, x, (x.type.numel,))
+        x = S.reshape(ctx.b, x, (math.prod(x.shape),))
         axis = 0
     ax = _axis(ctx, axis, len(x.shape))
     n = x.shape[ax]
@@ -950,7 +950,7 @@ def _scan_input(ctx: Any, input: Any, small_ints: bool) -> Tensor:
     x = _values(ctx, input, "input")
     if x.dtype == ScalarType("bf16"):
         x = S.cast(ctx.b, x, F32)
-    target = _sum_dtype(x.dtype) if small_ints else None
+    target = _sum_dtype(S.scalar_dtype(x)) if small_ints else None
     return S.cast(ctx.b, x, target) if target is not None else x
 
 
@@ -1015,7 +1015,7 @@ for _name, _op in _MATH.items():
 def _abs(ctx: Any, x: Any) -> Tensor:
     t = _tensor(ctx, x, "x")
     S.computation_type(ctx.b, t, t, P.ARITH)
-    if t.dtype.kind in ("uint", "bool"):
+    if S.scalar_dtype(t).kind in ("uint", "bool"):
         return t
     return Tensor(ctx.b.value(ops.AbsOp, [t.handle], t.type))
 

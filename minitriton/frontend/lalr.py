@@ -59,7 +59,7 @@ class FastLALR:
         frontend = lark.parser
         inner = frontend.parser.parser  # lark's _Parser: the table and the callbacks
         table = inner.parse_table
-        self._frontend = frontend
+        self._frontend: Any = frontend  # Lark's internals, checked above
         self._table = table.states
         self._callbacks = inner.callbacks
         self._start_states = dict(table.start_states)
@@ -175,7 +175,7 @@ def _reduction(rule: Any, callback: Callable[[list], Any]) -> Reduce:
         and not expansion[0].name.startswith("_")
     )
     if passes_on:
-        probe = Tree("probe", [])
+        probe: Tree[Any] = Tree("probe", [])
         try:
             passes_on = callback([probe]) is probe
         except Exception:  # a callback that cannot take a stand-in is kept

@@ -112,7 +112,7 @@ class BoundMethod:
     """``x.sum`` / ``x.to``: a ``tl`` builtin with its first argument bound."""
 
     builtin: str
-    self_value: Tensor
+    self_value: Any  # a Tensor, a tensor descriptor or a constexpr number
 
     def describe(self) -> str:
         """How a diagnostic names it."""
@@ -302,7 +302,7 @@ class Compiler:
         lowerer = FunctionLowerer(self, src, Builder(block, fdef.loc), env, is_kernel=True)
         returned = lowerer.lower_body(fdef)
         if returned is not None:
-            raise error(lowerer.return_loc, "a kernel cannot return a value")
+            raise error(lowerer.return_loc or fdef.loc, "a kernel cannot return a value")
         lowerer.b.create(ops.ReturnOp, [], loc=lowerer.end_loc(fdef))
         return func
 
@@ -1049,7 +1049,9 @@ class FunctionLowerer:
         """``-x``, ``+x``, ``~x``, ``not x``."""
         value = self.eval(node.operand)
         if not isinstance(value, Tensor):
-            fns = {"-": operator.neg, "+": operator.pos, "~": operator.invert, "not": operator.not_}
+            fns: dict[str, Callable[[Any], Any]] = {
+                "-": operator.neg, "+": operator.pos, "~": operator.invert, "not": operator.not_
+            }
             return _fold(node.loc, lambda a, _: fns[node.op](a), value, None, node.op)
         if node.op == "-":
             return S.negate(self.b, value)
@@ -1173,7 +1175,8 @@ class FunctionLowerer:
                 f"an f-string can only format compile-time values, got {S.describe(value)}",
                 help='print run-time values with tl.device_print("x", x)',
             )
-        convert = {"r": repr, "s": str, "a": ascii}.get(part.conversion)
+        converters: dict[str | None, Callable[[object], str]] = {"r": repr, "s": str, "a": ascii}
+        convert = converters.get(part.conversion)
         try:
             return format(convert(value) if convert else value, part.format_spec)
         except (TypeError, ValueError) as e:
@@ -1216,7 +1219,7 @@ class FunctionLowerer:
         if attr == "type":
             return value.type
         if attr == "numel":
-            return value.type.numel if value.is_block else 1
+            return value.type.numel if isinstance(value.type, BlockType) else 1
         if attr == "T":
             return self.call_builtin("trans", [value], {}, node.loc)
         if attr in TENSOR_METHODS:

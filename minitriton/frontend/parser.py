@@ -105,7 +105,7 @@ class KernelIndenter(Indenter):
         yield token
         indent_str = token.rsplit("\n", 1)[1]
         col, alt = _indent_columns(indent_str)
-        here = (token.end_line, token.end_column)
+        here = _end_of(token)
         if col > self.indent_level[-1]:
             self._check_tabs(alt > self.alt_level[-1], here)
             self.indent_level.append(col)
@@ -137,7 +137,7 @@ class KernelIndenter(Indenter):
                 self.paren_level += 1
             elif token.type in self.CLOSE_PAREN_types:
                 self.paren_level = max(self.paren_level - 1, 0)
-        end = (last.end_line, last.end_column) if last is not None else (1, 1)
+        end = _end_of(last) if last is not None else (1, 1)
         while len(self.indent_level) > 1:
             self.indent_level.pop()
             yield _positioned(self.DEDENT_type, "", end)
@@ -149,6 +149,18 @@ def _indent_columns(indent: str) -> tuple[int, int]:
     for char in indent:
         col = (col // 8 + 1) * 8 if char == "\t" else col + 1
     return col, len(indent)
+
+
+def _start_of(token: Token) -> tuple[int, int]:
+    """Where ``token`` starts: (line, column). Lexed tokens always know."""
+    assert token.line is not None and token.column is not None
+    return token.line, token.column
+
+
+def _end_of(token: Token) -> tuple[int, int]:
+    """Where ``token`` ends: (line, column). Lexed tokens always know."""
+    assert token.end_line is not None and token.end_column is not None
+    return token.end_line, token.end_column
 
 
 def _positioned(type_: str, value: str, pos: tuple[int, int]) -> Token:
@@ -425,12 +437,12 @@ def _bracket_problem(text: str) -> tuple[str, tuple[int, int]] | None:
     if not stack:
         return None
     opener = stack[-1]
-    return f"'{opener.value}' was never closed", (opener.line, opener.column)
+    return f"'{opener.value}' was never closed", _start_of(opener)
 
 
 def _close_bracket(stack: list[Token], token: Token) -> tuple[str, tuple[int, int]] | None:
     """Pop the bracket ``token`` closes, or describe why it cannot."""
-    pos = (token.line, token.column)
+    pos = _start_of(token)
     if not stack:
         return f"unmatched '{token.value}'", pos
     opener = stack.pop()
@@ -786,6 +798,7 @@ class _Builder:
 
     def e_number(self, tree: Tree) -> ast.Constant:
         token = tree.children[0]
+        assert isinstance(token, Token)  # a number literal is one token
         loc = self.loc(token)
         if token.type == "IMAG_NUMBER":
             _unsupported(loc, f"complex literal {token.value}", "kernels have no complex numbers")
@@ -801,7 +814,9 @@ class _Builder:
         loc = self.loc(tree)
         parts: list[Any] = []
         for child in tree.children:
-            part = self._string(child.children[0])
+            string = child.children[0]
+            assert isinstance(string, Token)  # each part of a string literal is one token
+            part = self._string(string)
             for piece in part if isinstance(part, list) else [ast.Constant(part, loc=loc)]:
                 both_constant = isinstance(piece, ast.Constant) and isinstance(
                     parts[-1] if parts else None, ast.Constant
@@ -836,7 +851,7 @@ class _Builder:
             raise error(loc, "invalid f-string") from None
         parts: list[Any] = []
         for piece in joined.values:  # type: ignore[attr-defined]
-            if isinstance(piece, pyast.Constant):
+            if isinstance(piece, pyast.Constant) and isinstance(piece.value, str):
                 parts.append(ast.Constant(piece.value, loc=loc))
                 continue
             parts.append(self._formatted(token, text, piece, loc))

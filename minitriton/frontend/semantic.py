@@ -64,6 +64,20 @@ class Tensor:
         return f"Tensor({self.type})"
 
 
+def scalar_dtype(x: Tensor) -> ScalarType:
+    """``x``'s element type, where the caller has checked that ``x`` is no pointer."""
+    dtype = x.dtype
+    assert isinstance(dtype, ScalarType), dtype
+    return dtype
+
+
+def pointee_of(x: Tensor) -> ScalarType:
+    """The type ``x`` points to, where the caller has checked that ``x`` is a pointer."""
+    dtype = x.dtype
+    assert isinstance(dtype, PointerType), dtype
+    return dtype.pointee
+
+
 class Aggregate:
     """A compile-time structure whose fields are run-time values (a block pointer).
 
@@ -249,7 +263,7 @@ def reshape(b: Builder, x: Tensor, shape: tuple[int, ...]) -> Tensor:
     numel = 1
     for d in shape:
         numel *= d
-    if numel != (x.type.numel if x.is_block else 1):
+    if numel != (x.type.numel if isinstance(x.type, BlockType) else 1):
         raise error(b.loc, f"cannot reshape {x.type} to shape {list(shape)}")
     if x.shape == shape:
         return x
@@ -315,13 +329,15 @@ def cast(b: Builder, x: Any, dtype: ScalarType | PointerType) -> Tensor:
     return Tensor(b.value(ops.CastOp, [x.handle], with_element(x.type, dtype)))
 
 
-def bitcast(b: Builder, x: Any, dtype: ScalarType) -> Tensor:
+def bitcast(b: Builder, x: Any, dtype: ScalarType | PointerType) -> Tensor:
     """Reinterpret the bits of ``x`` as ``dtype`` (same width)."""
     x = to_tensor(b, x)
     if x.dtype == dtype:
         return x
     src = x.dtype
-    if src.is_ptr() or dtype.is_ptr() or src.bitwidth != dtype.bitwidth:
+    if not (isinstance(src, ScalarType) and isinstance(dtype, ScalarType)):
+        raise error(b.loc, f"cannot bitcast {src!r} to {dtype!r}: the widths differ")
+    if src.bitwidth != dtype.bitwidth:
         raise error(b.loc, f"cannot bitcast {src!r} to {dtype!r}: the widths differ")
     return Tensor(b.value(ops.BitcastOp, [x.handle], with_element(x.type, dtype)))
 
@@ -479,7 +495,8 @@ def negate(b: Builder, x: Tensor) -> Tensor:
 
 def invert(b: Builder, x: Tensor) -> Tensor:
     """``~x`` (bitwise not, integers only)."""
-    if not _operand_type(b, x).is_int():
+    t = _operand_type(b, x)
+    if not (isinstance(t, ScalarType) and t.is_int()):
         raise error(b.loc, f"'~' needs an integer operand, got {x.type}")
     return Tensor(b.value(ops.NotOp, [x.handle], x.type))
 

@@ -199,7 +199,7 @@ _TRAPS = _Binary.traits | {MayTrap}
 
 def _binary(
     op_name: str, doc: str, ints: bool = True, floats: bool = True, op_traits: Traits | None = None
-) -> type:
+) -> type[Operation]:
     attrs = {"name": op_name, "__doc__": doc, "allow_int": ints, "allow_float": floats}
     if op_traits is not None:
         attrs["traits"] = op_traits
@@ -234,8 +234,11 @@ DivRnOp = _binary("math.div_rn", "IEEE round-to-nearest division (``tl.div_rn``)
 PowOp = _binary("math.pow", "Power ``x ** y`` on floats.", ints=False)
 # libdevice's two-operand functions (floats only), one op each.
 MATH_BINARY = ("atan2", "hypot", "copysign", "nextafter")
-for _fn in MATH_BINARY:
-    _binary(f"math.{_fn}", f"Elementwise libdevice ``{_fn}`` (floats only).", ints=False)
+#: Function name -> its op class, for the tables keyed by op class.
+MATH_BINARY_OPS: dict[str, type[Operation]] = {
+    fn: _binary(f"math.{fn}", f"Elementwise libdevice ``{fn}`` (floats only).", ints=False)
+    for fn in MATH_BINARY
+}
 
 CMP_PREDICATES = ("eq", "ne", "lt", "le", "gt", "ge")
 
@@ -288,7 +291,9 @@ class _Unary(_Elementwise):
     arity = 1
 
 
-def _unary(op_name: str, doc: str, ints: bool = False, floats: bool = True) -> type:
+def _unary(
+    op_name: str, doc: str, ints: bool = False, floats: bool = True
+) -> type[Operation]:
     cls = type(
         op_name.replace(".", "_").title().replace("_", "") + "Op",
         (_Unary,),
@@ -306,8 +311,10 @@ MATH_UNARY += ("floor", "ceil", "erf", "tanh")
 MATH_UNARY += ("acos", "acosh", "asin", "asinh", "atan", "atanh", "cbrt", "cosh", "sinh", "tan")
 MATH_UNARY += ("erfc", "exp10", "expm1", "log10", "log1p", "lgamma", "tgamma")
 MATH_UNARY += ("rint", "round", "trunc")
-for _fn in MATH_UNARY:
-    _unary(f"math.{_fn}", f"Elementwise ``{_fn}`` (floats only).")
+#: Function name -> its op class, for the tables keyed by op class.
+MATH_UNARY_OPS: dict[str, type[Operation]] = {
+    fn: _unary(f"math.{fn}", f"Elementwise ``{fn}`` (floats only).") for fn in MATH_UNARY
+}
 
 
 @register_op

@@ -157,41 +157,26 @@ SCALAR_NAMES: tuple[str, ...] = ("i1", "i8", "i16", "i32", "i64", "u8", "u16", "
 SCALAR_NAMES += ("f16", "bf16", "f32", "f64")
 SCALAR_NAMES += ("f8e5", "f8e4nv")  # fp8 e5m2 and e4m3fn, stored as their raw bits
 
-_NUMPY_NAMES = {
-    "i1": "bool",
-    "i8": "int8",
-    "i16": "int16",
-    "i32": "int32",
-    "i64": "int64",
-    "u8": "uint8",
-    "u16": "uint16",
-    "u32": "uint32",
-    "u64": "uint64",
-    "f16": "float16",
-    "bf16": "uint16",
-    "f32": "float32",
-    "f64": "float64",
-    "f8e5": "uint8",
-    "f8e4nv": "uint8",
+#: IR name -> (the NumPy dtype that stores it, Triton's name).
+_NAMES = {
+    "i1": ("bool", "int1"),
+    "i8": ("int8", "int8"),
+    "i16": ("int16", "int16"),
+    "i32": ("int32", "int32"),
+    "i64": ("int64", "int64"),
+    "u8": ("uint8", "uint8"),
+    "u16": ("uint16", "uint16"),
+    "u32": ("uint32", "uint32"),
+    "u64": ("uint64", "uint64"),
+    "f16": ("float16", "fp16"),
+    "bf16": ("uint16", "bf16"),
+    "f32": ("float32", "fp32"),
+    "f64": ("float64", "fp64"),
+    "f8e5": ("uint8", "fp8e5"),
+    "f8e4nv": ("uint8", "fp8e4nv"),
 }
-
-_TRITON_NAMES = {
-    "i1": "int1",
-    "i8": "int8",
-    "i16": "int16",
-    "i32": "int32",
-    "i64": "int64",
-    "u8": "uint8",
-    "u16": "uint16",
-    "u32": "uint32",
-    "u64": "uint64",
-    "f16": "fp16",
-    "bf16": "bf16",
-    "f32": "fp32",
-    "f64": "fp64",
-    "f8e5": "fp8e5",
-    "f8e4nv": "fp8e4nv",
-}
+_NUMPY_NAMES = {name: numpy for name, (numpy, _) in _NAMES.items()}
+_TRITON_NAMES = {name: triton for name, (_, triton) in _NAMES.items()}
 
 I1, I8, I16, I32, I64 = (ScalarType(n) for n in ("i1", "i8", "i16", "i32", "i64"))
 U8, U16, U32, U64 = (ScalarType(n) for n in ("u8", "u16", "u32", "u64"))

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from minitriton.diagnostics import CompileError, DiagnosticBag
 from minitriton.ir.core import Block, Operation, VerifyError
-from minitriton.ir.ops import FuncOp, Module
+from minitriton.ir.ops import CallOp, FuncOp, Module, ReturnOp
 from minitriton.ir.traits import HasRegions, Terminator
 
 
@@ -46,7 +46,7 @@ def _verify_func(func: FuncOp, funcs: dict[str, FuncOp], bag: DiagnosticBag) -> 
 def _check_return(func: FuncOp) -> None:
     want = list(func.attrs.get("result_types") or [])
     for op in func.walk():
-        if op.name == "tt.return" and [v.type for v in op.operands] != want:
+        if isinstance(op, ReturnOp) and [v.type for v in op.operands] != want:
             raise op.fail(f"returns {[str(v.type) for v in op.operands]}, expected {want}")
 
 
@@ -61,7 +61,7 @@ def _verify_block(block: Block, visible: set[int], funcs: dict[str, FuncOp]) -> 
         op.verify()
         if bool(op.regions) != op.has_trait(HasRegions):
             raise op.fail("has regions" if op.regions else "needs regions")
-        if op.name == "tt.call":
+        if isinstance(op, CallOp):
             _check_call(op, funcs)
         for region in op.regions:
             _verify_block(region.block, visible, funcs)

@@ -83,7 +83,38 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from minitriton.ir.core import Operation, Value
-from minitriton.ir.ops import FuncOp, Module
+from minitriton.ir.ops import (
+    MATH_UNARY_OPS,
+    AbsOp,
+    AddOp,
+    AddPtrOp,
+    AndOp,
+    BroadcastOp,
+    CastOp,
+    CmpOp,
+    DivOp,
+    DivRnOp,
+    ExpandDimsOp,
+    ForOp,
+    FuncOp,
+    IfOp,
+    MaxOp,
+    MinOp,
+    Module,
+    MulOp,
+    NegOp,
+    NotOp,
+    OrOp,
+    RemOp,
+    ReshapeOp,
+    SelectOp,
+    ShlOp,
+    ShrOp,
+    SplatOp,
+    SubOp,
+    TransOp,
+    XorOp,
+)
 from minitriton.ir.traits import Commutative
 from minitriton.ir.types import ScalarType, element_type
 from minitriton.passes import folding
@@ -125,7 +156,7 @@ def _sweep(func: FuncOp) -> bool:
         # An earlier rewrite in this sweep may have erased op (or its parent).
         if op is func or not is_attached(op, func):
             continue
-        rule = RULES.get(op.name)
+        rule = RULES.get(type(op))
         replacement = rule(op) if rule else None
         if replacement is None:
             continue
@@ -190,7 +221,7 @@ def _fold_binary(op: Operation) -> list[Value] | None:
     a, b = (_const(v) for v in op.operands)
     if a is None or b is None:
         return None
-    return _fold_to(op, folding.fold_binary(op.name, a, b, _elem(op.result)))
+    return _fold_to(op, folding.fold_binary(type(op), a, b, _elem(op.result)))
 
 
 def _add(op: Operation) -> list[Value] | None:
@@ -268,7 +299,7 @@ def _or_xor(op: Operation) -> list[Value] | None:
     if _is(x, 0) and _swappable(op):
         return [y]
     # x | x -> x
-    if x is y and op.name == "arith.or":
+    if x is y and isinstance(op, OrOp):
         return [x]
     # x ^ x -> 0
     if x is y:
@@ -297,7 +328,7 @@ def _unary(op: Operation) -> list[Value] | None:
     a = _const(op.operands[0])
     if a is None:
         return None
-    return _fold_to(op, folding.fold_unary(op.name, a, _elem(op.result)))
+    return _fold_to(op, folding.fold_unary(type(op), a, _elem(op.result)))
 
 
 def _cmp(op: Operation) -> list[Value] | None:
@@ -327,7 +358,7 @@ def _cast(op: Operation) -> list[Value] | None:
         return [x]
     # cast(cast(x : A) : B) : A -> x, when A -> B loses nothing
     inner = getattr(x, "owner", None)
-    if inner is not None and inner.name == "arith.cast":
+    if isinstance(inner, CastOp):
         src = inner.operands[0]
         exact = folding.is_exact_cast(element_type(src.type), element_type(x.type))
         if src.type == op.result.type and exact:
@@ -353,7 +384,7 @@ def _addptr(op: Operation) -> list[Value] | None:
 def _reshape_constant(op: Operation) -> list[Value] | None:
     x = op.operands[0]
     # broadcast(x) : T -> x, reshape(x) : T -> x, when x already has type T
-    if x.type == op.result.type and op.name in ("tt.broadcast", "tt.reshape"):
+    if x.type == op.result.type and isinstance(op, (BroadcastOp, ReshapeOp)):
         return [x]
     # splat(c), broadcast(c), expand_dims(c), reshape(c), trans(c) -> block constant
     # (a block constant is a splat, so any reshuffle of it is the same splat)
@@ -385,34 +416,34 @@ def _for(op: Operation) -> list[Value] | None:
     return list(op.operands[3:])
 
 
-RULES: dict[str, Rule] = {
-    "arith.add": _add,
-    "arith.sub": _sub,
-    "arith.mul": _mul,
-    "arith.div": _div,
-    "math.div_rn": _div,
-    "arith.rem": _rem,
-    "arith.and": _and,
-    "arith.or": _or_xor,
-    "arith.xor": _or_xor,
-    "arith.shl": _shift,
-    "arith.shr": _shift,
-    "arith.max": _min_max,
-    "arith.min": _min_max,
-    "arith.neg": _unary,
-    "arith.not": _unary,
-    "math.abs": _unary,
-    "math.floor": _unary,
-    "math.ceil": _unary,
-    "arith.cmp": _cmp,
-    "arith.select": _select,
-    "arith.cast": _cast,
-    "tt.addptr": _addptr,
-    "tt.splat": _reshape_constant,
-    "tt.broadcast": _reshape_constant,
-    "tt.expand_dims": _reshape_constant,
-    "tt.reshape": _reshape_constant,
-    "tt.trans": _reshape_constant,
-    "scf.if": _if,
-    "scf.for": _for,
+RULES: dict[type[Operation], Rule] = {
+    AddOp: _add,
+    SubOp: _sub,
+    MulOp: _mul,
+    DivOp: _div,
+    DivRnOp: _div,
+    RemOp: _rem,
+    AndOp: _and,
+    OrOp: _or_xor,
+    XorOp: _or_xor,
+    ShlOp: _shift,
+    ShrOp: _shift,
+    MaxOp: _min_max,
+    MinOp: _min_max,
+    NegOp: _unary,
+    NotOp: _unary,
+    AbsOp: _unary,
+    MATH_UNARY_OPS["floor"]: _unary,
+    MATH_UNARY_OPS["ceil"]: _unary,
+    CmpOp: _cmp,
+    SelectOp: _select,
+    CastOp: _cast,
+    AddPtrOp: _addptr,
+    SplatOp: _reshape_constant,
+    BroadcastOp: _reshape_constant,
+    ExpandDimsOp: _reshape_constant,
+    ReshapeOp: _reshape_constant,
+    TransOp: _reshape_constant,
+    IfOp: _if,
+    ForOp: _for,
 }

@@ -145,9 +145,9 @@ def _drop_unused_results(func: FuncOp) -> bool:
         unused = [r.index for r in op.results if not counts.get(id(r), 0)]
         if not unused or not is_attached(op, func):
             continue
-        if op.name == "scf.if":
+        if isinstance(op, IfOp):
             changed |= _shrink(op, unused, func)
-        elif op.name == "scf.for":
+        elif isinstance(op, ForOp):
             changed |= _shrink(op, [i for i in unused if _simple_iter_arg(op, i)], func)
     return changed
 
@@ -171,12 +171,12 @@ def _shrink(op: Operation, drop: list[int], func: FuncOp) -> bool:
     for region in op.regions:
         term = region.block.ops[-1]
         term.operands = [v for i, v in enumerate(term.operands) if i not in drop]
-    if op.name == "scf.for":
+    if isinstance(op, ForOp):
         _drop_iter_args(op, drop)
     operands = op.operands
-    if op.name == "scf.for":
+    if isinstance(op, ForOp):
         operands = op.operands[:3] + [v for i, v in enumerate(op.operands[3:]) if i not in drop]
-    cls = ForOp if op.name == "scf.for" else IfOp
+    cls = ForOp if isinstance(op, ForOp) else IfOp
     new = cls(operands, [r.type for r in keep], op.attrs, op.regions, op.loc)
     insert_before(op, new)
     # The dropped results are unused, so only the kept ones need rewiring.

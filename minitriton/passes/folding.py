@@ -26,7 +26,12 @@ from collections.abc import Callable
 
 import numpy as np
 
+from minitriton.ir import ops
+from minitriton.ir.core import Operation
 from minitriton.ir.types import PointerType, ScalarType, Type
+
+#: An op class, the key of the tables below (a typo fails at import).
+OpClass = type[Operation]
 
 Number = int | float | bool
 
@@ -107,21 +112,21 @@ def _shift_ok(t: ScalarType, b: int) -> bool:
     return 0 <= b < t.bitwidth
 
 
-_INT_BINARY: dict[str, Callable[[int, int, ScalarType], int | None]] = {
-    "arith.add": lambda a, b, t: a + b,
-    "arith.sub": lambda a, b, t: a - b,
-    "arith.mul": lambda a, b, t: a * b,
-    "arith.div": lambda a, b, t: _int_div(a, b),
-    "arith.rem": lambda a, b, t: _int_rem(a, b),
-    "arith.max": lambda a, b, t: max(a, b),
-    "arith.min": lambda a, b, t: min(a, b),
-    "arith.and": lambda a, b, t: a & b,
-    "arith.or": lambda a, b, t: a | b,
-    "arith.xor": lambda a, b, t: a ^ b,
-    "arith.shl": lambda a, b, t: a << b if _shift_ok(t, b) else None,
+_INT_BINARY: dict[OpClass, Callable[[int, int, ScalarType], int | None]] = {
+    ops.AddOp: lambda a, b, t: a + b,
+    ops.SubOp: lambda a, b, t: a - b,
+    ops.MulOp: lambda a, b, t: a * b,
+    ops.DivOp: lambda a, b, t: _int_div(a, b),
+    ops.RemOp: lambda a, b, t: _int_rem(a, b),
+    ops.MaxOp: lambda a, b, t: max(a, b),
+    ops.MinOp: lambda a, b, t: min(a, b),
+    ops.AndOp: lambda a, b, t: a & b,
+    ops.OrOp: lambda a, b, t: a | b,
+    ops.XorOp: lambda a, b, t: a ^ b,
+    ops.ShlOp: lambda a, b, t: a << b if _shift_ok(t, b) else None,
     # Python's >> is arithmetic; unsigned values are non-negative, so it is
     # also the logical shift for them (rule 13).
-    "arith.shr": lambda a, b, t: a >> b if _shift_ok(t, b) else None,
+    ops.ShrOp: lambda a, b, t: a >> b if _shift_ok(t, b) else None,
 }
 
 
@@ -132,25 +137,25 @@ def _float_minmax(fn: Callable[..., np.floating]) -> Callable[..., np.floating |
     return fold
 
 
-_FLOAT_BINARY: dict[str, Callable[..., np.floating | None]] = {
-    "arith.add": lambda a, b: a + b,
-    "arith.sub": lambda a, b: a - b,
-    "arith.mul": lambda a, b: a * b,
-    "arith.div": lambda a, b: a / b,
-    "math.div_rn": lambda a, b: a / b,
-    "arith.rem": np.fmod,  # C fmod: the sign of the dividend
-    "arith.max": _float_minmax(np.maximum),
-    "arith.min": _float_minmax(np.minimum),
+_FLOAT_BINARY: dict[OpClass, Callable[..., np.floating | None]] = {
+    ops.AddOp: lambda a, b: a + b,
+    ops.SubOp: lambda a, b: a - b,
+    ops.MulOp: lambda a, b: a * b,
+    ops.DivOp: lambda a, b: a / b,
+    ops.DivRnOp: lambda a, b: a / b,
+    ops.RemOp: np.fmod,  # C fmod: the sign of the dividend
+    ops.MaxOp: _float_minmax(np.maximum),
+    ops.MinOp: _float_minmax(np.minimum),
 }
 
 
-def fold_binary(name: str, a: Number, b: Number, t: ScalarType) -> Number | None:
-    """``a <name> b`` in type ``t``, or ``None`` when it must not fold."""
+def fold_binary(op_class: OpClass, a: Number, b: Number, t: ScalarType) -> Number | None:
+    """``a <op> b`` in type ``t``, or ``None`` when it must not fold."""
     if t.is_int():
-        fn = _INT_BINARY.get(name)
+        fn = _INT_BINARY.get(op_class)
         result = fn(int(a), int(b), t) if fn else None
         return None if result is None else wrap_int(result, t)
-    float_fn = _FLOAT_BINARY.get(name)
+    float_fn = _FLOAT_BINARY.get(op_class)
     if float_fn is None:
         return None
     dtype = _compute_dtype(t)
@@ -168,26 +173,26 @@ def _float_round_fn(fn: Callable[[float], int]) -> Callable[[float], float]:
 
 
 # Only ops that are exact everywhere: exp, sin, ... are approximate on GPUs.
-_FLOAT_UNARY: dict[str, Callable[[float], float]] = {
-    "arith.neg": lambda a: -a,
-    "math.abs": abs,
-    "math.floor": _float_round_fn(math.floor),
-    "math.ceil": _float_round_fn(math.ceil),
+_FLOAT_UNARY: dict[OpClass, Callable[[float], float]] = {
+    ops.NegOp: lambda a: -a,
+    ops.AbsOp: abs,
+    ops.MATH_UNARY_OPS["floor"]: _float_round_fn(math.floor),
+    ops.MATH_UNARY_OPS["ceil"]: _float_round_fn(math.ceil),
 }
 
-_INT_UNARY: dict[str, Callable[[int], int]] = {
-    "arith.neg": lambda a: -a,
-    "arith.not": lambda a: ~a,
-    "math.abs": abs,
+_INT_UNARY: dict[OpClass, Callable[[int], int]] = {
+    ops.NegOp: lambda a: -a,
+    ops.NotOp: lambda a: ~a,
+    ops.AbsOp: abs,
 }
 
 
-def fold_unary(name: str, a: Number, t: ScalarType) -> Number | None:
-    """``name(a)`` in type ``t`` for neg, not, abs, floor and ceil."""
+def fold_unary(op_class: OpClass, a: Number, t: ScalarType) -> Number | None:
+    """``op(a)`` in type ``t`` for neg, not, abs, floor and ceil."""
     if t.is_int():
-        int_fn = _INT_UNARY.get(name)
+        int_fn = _INT_UNARY.get(op_class)
         return wrap_int(int_fn(int(a)), t) if int_fn else None
-    fn = _FLOAT_UNARY.get(name)
+    fn = _FLOAT_UNARY.get(op_class)
     return round_float(fn(float(a)), t) if fn else None
 
 

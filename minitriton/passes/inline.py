@@ -47,7 +47,7 @@ from typing import ClassVar
 
 from minitriton.ir.clone import clone_op
 from minitriton.ir.core import Operation, Value
-from minitriton.ir.ops import FuncOp, Module
+from minitriton.ir.ops import CallOp, FuncOp, Module, ReturnOp
 from minitriton.passes.base import Pass, register_pass
 from minitriton.passes.rewriting import insert_before, replace_op
 
@@ -70,7 +70,7 @@ class Inline(Pass):
 
 
 def _calls(func: FuncOp) -> list[Operation]:
-    return [op for op in func.walk() if op.name == "tt.call"]
+    return [op for op in func.walk() if isinstance(op, CallOp)]
 
 
 def _inlinable(module: Module) -> dict[str, FuncOp]:
@@ -78,7 +78,7 @@ def _inlinable(module: Module) -> dict[str, FuncOp]:
     graph = {f.sym_name: {c.attrs["callee"] for c in _calls(f)} for f in module.funcs}
     result: dict[str, FuncOp] = {}
     for func in module.funcs:
-        returns = [op for op in func.walk() if op.name == "tt.return"]
+        returns = [op for op in func.walk() if isinstance(op, ReturnOp)]
         if not func.attrs.get("private") or returns != func.body.ops[-1:]:
             continue
         if not _reaches(graph, func.sym_name, func.sym_name):

@@ -94,7 +94,7 @@ def is_attached(op: Operation, root: Operation) -> bool:
 
 def constant_of(value: Value) -> Attr | None:
     """The ``value`` attribute if ``value`` comes from ``arith.constant``."""
-    if isinstance(value, OpResult) and value.owner.name == "arith.constant":
+    if isinstance(value, OpResult) and isinstance(value.owner, ConstantOp):
         return value.owner.attrs.get("value")
     return None
 

@@ -128,8 +128,8 @@ def _verified(cls: type[Operation]) -> str:
 def _folded(name: str, cls: type[Operation]) -> str:
     from minitriton.passes.canonicalize import RULES
 
-    if name in RULES:
-        return _where(RULES[name])
+    if cls in RULES:
+        return _where(RULES[cls])
     reasons = {
         "arith.constant": "n/a - already a constant",
         "tt.get_program_id": "n/a - known only at run time",
@@ -154,8 +154,8 @@ def _folded(name: str, cls: type[Operation]) -> str:
 def _emulated(name: str, cls: type[Operation]) -> str:
     from minitriton.emulator import SEMANTICS
 
-    if name in SEMANTICS:
-        return _where(SEMANTICS[name])
+    if cls in SEMANTICS:
+        return _where(SEMANTICS[cls])
     if Terminator in cls.traits:
         return "emulator.interpreter (ends its region)"
     if name == "tt.func":

@@ -27,8 +27,8 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 from compiler_mutants import MUTANTS, CompilerMutant  # noqa: E402
 
-from minitriton.exercises import catalog  # noqa: E402
-from minitriton.exercises.compiler import _read_junit, pytest_command  # noqa: E402
+from minitriton.course import catalog  # noqa: E402
+from minitriton.course.compiler_grader import _read_junit, pytest_command  # noqa: E402
 
 
 def _resolve(target: str) -> tuple[Any, str]:

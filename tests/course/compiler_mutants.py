@@ -29,7 +29,7 @@ FOLD = "minitriton.passes.folding"
 DCE = "minitriton.passes.dce"
 CSE = "minitriton.passes.cse"
 PROMOTE = "minitriton.frontend.promotion:integer_promote"
-REDUCE = "minitriton.emulator.ops_combine:_reduce"
+REDUCE = "minitriton.emulator.ops.reduce:_reduce"
 LOWER = "minitriton.backend.lower.arith:_int_binary"
 
 # ---------------------------------------------------------------- c1 constant folding

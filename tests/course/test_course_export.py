@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from minitriton.cli import main
-from minitriton.exercises import catalog, stubs
+from minitriton.course import catalog, stubs
 
 REPO = catalog.repo_dir()
 EXERCISES = catalog.all_exercises()

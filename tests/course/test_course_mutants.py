@@ -20,10 +20,10 @@ from compiler_mutants import MUTANTS as COMPILER_MUTANTS
 from kernel_mutants import MUTANTS as KERNEL_MUTANTS
 from kernel_mutants import KernelMutant
 
-from minitriton.exercises import catalog
-from minitriton.exercises.compiler import student_env
-from minitriton.exercises.kernels import check_kernel_file
-from minitriton.exercises.results import CheckResult
+from minitriton.course import catalog
+from minitriton.course.compiler_grader import student_env
+from minitriton.course.kernels import check_kernel_file
+from minitriton.course.results import CheckResult
 
 EXERCISES = {ex.id: ex for ex in catalog.all_exercises()}
 HERE = Path(__file__).parent

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from minitriton.exercises import catalog, stubs
+from minitriton.course import catalog, stubs
 
 nbformat = pytest.importorskip("nbformat")
 nbclient = pytest.importorskip("nbclient")

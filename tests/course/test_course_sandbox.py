@@ -3,7 +3,7 @@
 Kernel files run in a child process that returns only data; the grader
 scores in its own process and alone writes ``progress.json``. A compiler
 copy runs in a child that answers the grader's tests with plain data
-(:mod:`minitriton.exercises.compiler_sandbox`); the tests, the report and
+(:mod:`minitriton.course.compiler_sandbox`); the tests, the report and
 the score stay in processes that never import it, and a child that stops
 before the end scores nothing.
 """
@@ -16,15 +16,15 @@ from pathlib import Path
 import pytest
 
 from minitriton.cli import main
-from minitriton.exercises import catalog
+from minitriton.course import catalog
 
 EXERCISES = {ex.id: ex for ex in catalog.all_exercises()}
 
 # Appended to an untouched skeleton: patch the grader, fake the progress, print a score.
 TAMPER = """
 import json as _json, os as _os, pathlib as _pathlib
-import minitriton.exercises.kernels as _k
-import minitriton.exercises.results as _r
+import minitriton.course.kernels as _k
+import minitriton.course.results as _r
 _r.CheckResult.score = property(lambda self: 1.0)
 _r.CheckResult.passed = property(lambda self: True)
 _k.grade_runs = lambda *a, **k: None
@@ -124,8 +124,8 @@ def test_a_correct_file_passes_through_the_sandbox(
 # fake the progress and the JUnit report, print a score.
 COMPILER_TAMPER = """
 import atexit as _atexit, json as _json, os as _os, pathlib as _pathlib, sys as _sys
-import minitriton.exercises.compiler as _c
-import minitriton.exercises.results as _r
+import minitriton.course.compiler_grader as _c
+import minitriton.course.results as _r
 _r.CheckResult.score = property(lambda self: 1.0)
 _r.CheckResult.passed = property(lambda self: True)
 _c._read_junit = lambda *a, **k: []
@@ -249,7 +249,7 @@ def test_a_solved_compiler_copy_passes_through_the_sandbox(
 def test_a_compiler_copy_that_hangs_is_stopped(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from minitriton.exercises import compiler_sandbox
+    from minitriton.course import compiler_sandbox
 
     _append(
         _promotion_file(tmp_path, capsys),
@@ -269,7 +269,7 @@ def test_a_compiler_copy_that_hangs_is_stopped(
 def test_a_compiler_answer_that_is_not_plain_data_is_an_error(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from minitriton.exercises import compiler_sandbox
+    from minitriton.course import compiler_sandbox
 
     _cli(capsys, "start", "c7", "--workspace", str(tmp_path))
     copy = tmp_path / "compiler" / EXERCISES["c7"].folder.name
@@ -286,7 +286,7 @@ def test_a_compiler_answer_that_is_not_plain_data_is_an_error(
 
 def _solved_copy(ex_id: str, ws: Path, capsys: pytest.CaptureFixture[str]) -> Path:
     """The student's copy of ``ex_id`` with the real code in every marked file."""
-    from minitriton.exercises.stubs import installed_path, marker_index
+    from minitriton.course.stubs import installed_path, marker_index
 
     _cli(capsys, "start", ex_id, "--workspace", str(ws))
     copy = ws / "compiler" / EXERCISES[ex_id].folder.name
@@ -317,7 +317,7 @@ def test_a_wrong_copy_fails_through_the_sandbox_naming_the_mistake(
     """The child's wrong answers reach the grader's tests: the same failures as in-process."""
     import re
 
-    from minitriton.exercises.stubs import installed_path, marker_index
+    from minitriton.course.stubs import installed_path, marker_index
 
     copy = _solved_copy(mutant.exercise, tmp_path, capsys)
     module, _, name = mutant.target.partition(":")

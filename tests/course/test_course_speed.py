@@ -7,8 +7,8 @@ import json
 import pytest
 
 from minitriton.cli import main
-from minitriton.exercises import catalog
-from minitriton.exercises.speed import speed_case, speed_table
+from minitriton.course import catalog
+from minitriton.course.speed import speed_case, speed_table
 
 FLOOR = catalog.find_exercise("18").spec.SPEED["floor"]
 

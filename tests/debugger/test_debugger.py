@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from minitriton.emulator import Block, Debugger, EmulatorError
+from minitriton.emulator import Debugger, DebugValue, EmulatorError
 from minitriton.emulator.debug.debugger import DebuggerQuit
 from tests.debugger.buggy_kernels import same_block_kernel, softmax_no_mask
 from tests.debugger.debug_kernels import run_scale, sum_rows_kernel
@@ -91,7 +91,7 @@ def test_api_returns_values(in_test_dir: Path) -> None:
     dbg.next()
     dbg.next()
     offs = dbg.print("offs")
-    assert isinstance(offs, Block)
+    assert isinstance(offs, DebugValue)
     np.testing.assert_array_equal(offs.value, [4, 5, 6, 7])
     assert offs.type == "int32[4]"
     assert repr(offs) == "int32[4] [4, 5, 6, 7]"

@@ -24,7 +24,9 @@ FORBIDDEN = (
     "minitriton.compiler",
     "minitriton.jit",
 )
-CORE = sorted(p.name for p in EMULATOR.glob("*.py"))
+CORE = sorted(
+    str(p.relative_to(EMULATOR)) for p in [*EMULATOR.glob("*.py"), *EMULATOR.glob("ops/*.py")]
+)
 
 
 def imported_modules(source: str) -> set[str]:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from minitriton.emulator.ops_memory import _indices
+from minitriton.emulator.ops.memory import _indices
 
 
 def test_offsets_of_the_right_shape_are_passed_as_they_are() -> None:

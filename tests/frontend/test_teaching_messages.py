@@ -75,6 +75,17 @@ def test_atomic_add_with_index_and_value() -> None:
 
 
 @triton.jit
+def atomic_add_pointer_as_mask(w_ptr, v_ptr):
+    tl.atomic_add(w_ptr, 1.0, v_ptr)  # <- pointer-mask
+
+
+def test_a_pointer_is_no_atomic_mask() -> None:
+    d = diagnostic(atomic_add_pointer_as_mask, X, X)
+    assert d.loc.line == marked_line("pointer-mask")
+    assert d.message.startswith("the third argument of tl.atomic_add is the mask, got")
+
+
+@triton.jit
 def atomic_add_with_a_mask(w_ptr):
     offs = tl.arange(0, 16)
     tl.atomic_add(w_ptr + offs, 1.0, offs < 4)

@@ -221,3 +221,15 @@ tt.func @f(%x: f32) -> (f32, f32) {
     module = run_pipeline(parse_module(text), ["canonicalize"], verify=True)
     names = [op.name for op in module.funcs[0].body.ops]
     assert names == ["arith.constant", "arith.add", "arith.mul", "tt.return"]
+
+
+def test_rule_tables_are_keyed_by_registered_op_classes() -> None:
+    from minitriton.ir import OP_REGISTRY
+    from minitriton.passes import folding
+    from minitriton.passes.canonicalize import RULES
+
+    tables = [RULES, folding._INT_BINARY, folding._FLOAT_BINARY]
+    tables += [folding._INT_UNARY, folding._FLOAT_UNARY]
+    registered = set(OP_REGISTRY.values())
+    assert all(key in registered for table in tables for key in table)
+    assert "arith.add" not in RULES  # type: ignore[comparison-overlap]

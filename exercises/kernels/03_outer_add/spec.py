@@ -3,7 +3,7 @@
 import numpy as np
 
 import minitriton as triton
-from minitriton.exercises import Case
+from minitriton.course import Case
 
 TITLE = "2D outer add"
 KERNELS = ("outer_add_kernel",)

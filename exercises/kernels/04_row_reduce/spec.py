@@ -3,7 +3,7 @@
 import numpy as np
 
 import minitriton as triton
-from minitriton.exercises import Case
+from minitriton.course import Case
 
 TITLE = "Broadcasting and row reductions"
 KERNELS = ("center_rows_kernel",)

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from minitriton.exercises import Case
+from minitriton.course import Case
 
 TITLE = "Softmax"
 KERNELS = ("softmax_kernel",)

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from minitriton.exercises import Case
+from minitriton.course import Case
 
 TITLE = "Long softmax: looping over blocks"
 KERNELS = ("long_softmax_kernel",)

@@ -3,7 +3,7 @@
 import numpy as np
 
 import minitriton as triton
-from minitriton.exercises import TF32_TOLERANCE, Case
+from minitriton.course import TF32_TOLERANCE, Case
 
 TITLE = "Tiled matmul"
 KERNELS = ("matmul_kernel",)

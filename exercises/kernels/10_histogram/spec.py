@@ -3,7 +3,7 @@
 import numpy as np
 
 import minitriton as triton
-from minitriton.exercises import Case
+from minitriton.course import Case
 
 TITLE = "Atomics: histogram"
 KERNELS = ("histogram_kernel",)

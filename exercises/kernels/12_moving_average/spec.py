@@ -3,7 +3,7 @@
 import numpy as np
 
 import minitriton as triton
-from minitriton.exercises import Case
+from minitriton.course import Case
 
 TITLE = "Scans: moving average"
 KERNELS = ("prefix_sum_kernel", "moving_average_kernel")

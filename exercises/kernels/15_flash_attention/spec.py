@@ -3,7 +3,7 @@
 import numpy as np
 
 import minitriton as triton
-from minitriton.exercises import TF32_TOLERANCE, Case
+from minitriton.course import TF32_TOLERANCE, Case
 
 TITLE = "Flash attention"
 KERNELS = ("flash_attention_kernel",)

@@ -3,7 +3,7 @@
 import numpy as np
 
 import minitriton as triton
-from minitriton.exercises import TF32_TOLERANCE, Case
+from minitriton.course import TF32_TOLERANCE, Case
 
 TITLE = "Quantized int4 matmul"
 KERNELS = ("int4_matmul_kernel",)

@@ -5,7 +5,7 @@ import re
 import numpy as np
 
 import minitriton as triton
-from minitriton.exercises import Case
+from minitriton.course import Case
 
 TITLE = "Tensor-core matmul"
 KERNELS = ("matmul_kernel", "BLOCK_M", "BLOCK_N", "BLOCK_K")
@@ -21,7 +21,7 @@ NUM_WARPS = 4
 ARCHS = {"sm_90a": 3, "sm_80": 2}
 #: ``check 18 --gpu``: once the cases pass, the kernel is timed on this shape
 #: and must reach ``floor`` times the reference solution's TFLOP/s
-#: (see minitriton.exercises.speed).
+#: (see minitriton.course.speed).
 SPEED = {"shape": (4096, 4096, 4096), "floor": 0.5}
 #: fp16 products are exact in fp32; only the order of the additions differs.
 TOLERANCE = {"atol": 1e-3, "rtol": 1e-3}

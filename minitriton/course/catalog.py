@@ -3,7 +3,7 @@
 Kernel exercises live in ``exercises/kernels/NN_name/`` (id ``"NN"``) and
 compiler exercises in ``exercises/compiler/cN_name/`` (id ``"cN"``). Each
 folder has a ``spec.py`` whose module-level constants describe it (see
-:mod:`minitriton.exercises.spec`). The course folder is the repository's
+:mod:`minitriton.course.spec`). The course folder is the repository's
 ``exercises/``, or ``$MINITRITON_COURSE`` when set.
 """
 

@@ -1,9 +1,9 @@
 """Running a student's kernel file in a child process.
 
 ``check`` never imports the student's code into the grader. The child,
-``python -m minitriton.exercises.sandbox EXERCISE FILE BACKEND OUTDIR``,
+``python -m minitriton.course.sandbox EXERCISE FILE BACKEND OUTDIR``,
 imports the file, runs its kernels on the spec's cases
-(:func:`~minitriton.exercises.kernels.run_cases`) and writes only *data*
+(:func:`~minitriton.course.kernels.run_cases`) and writes only *data*
 into ``OUTDIR``: the output arrays (``outputs.npz``, read back without
 pickles) and ``runs.json`` (case names, error texts). The grader then
 computes the references from its own inputs, compares and scores in its
@@ -23,8 +23,8 @@ from pathlib import Path
 
 import numpy as np
 
-from minitriton.exercises.catalog import COURSE_ENV, Exercise, find_exercise
-from minitriton.exercises.kernels import CaseRun, StudentRun, run_cases
+from minitriton.course.catalog import COURSE_ENV, Exercise, find_exercise
+from minitriton.course.kernels import CaseRun, StudentRun, run_cases
 
 TIMEOUT_S = 300
 OUTPUT_LINES = 40  # of the student's own prints shown back
@@ -97,7 +97,8 @@ def write_back(run: StudentRun, out: Path) -> None:
             if name in case.written:
                 arrays[f"c{i}_w{j}"] = case.written[name]
         cases.append({"name": case.name, "outputs": names, "error": case.error})
-    np.savez(out / "outputs.npz", **arrays)
+    # numpy's stubs read a str -> array mapping as if it could fill allow_pickle.
+    np.savez(out / "outputs.npz", **arrays)  # type: ignore[arg-type]
     meta = {"done": True, "error": run.error, "cases": cases, "compiled": run.compiled}
     (out / "runs.json").write_text(json.dumps(meta), encoding="utf-8")
 

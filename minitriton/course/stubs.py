@@ -122,7 +122,7 @@ def installed_path(repo: Path, path: Path) -> Path:
 def _marked_candidates(repo: Path) -> Iterable[Path]:
     """Package sources (the grader excepted), then an export's stubbed sources."""
     for path, rel in source_files(repo):
-        if path.suffix == ".py" and rel.parts[:2] != ("minitriton", "exercises"):
+        if path.suffix == ".py" and rel.parts[:2] != ("minitriton", "course"):
             yield path
     yield from sorted((repo / STUBS_DIR).rglob("*.py"))
 

@@ -27,19 +27,19 @@ import time
 from pathlib import Path
 from typing import Any
 
-from minitriton.exercises.catalog import (
+from minitriton.course.catalog import (
     CourseError,
     Exercise,
     all_exercises,
     find_exercise,
     repo_dir,
 )
-from minitriton.exercises.compiler import check_compiler_copy, marked_files
-from minitriton.exercises.kernels import check_kernel_file
-from minitriton.exercises.results import CheckResult
-from minitriton.exercises.speed import add_speed_report
-from minitriton.exercises.stubs import make_package_copy, marker_index
-from minitriton.exercises.workspace import Progress, Workspace
+from minitriton.course.compiler_grader import check_compiler_copy, marked_files
+from minitriton.course.kernels import check_kernel_file
+from minitriton.course.results import CheckResult
+from minitriton.course.speed import add_speed_report
+from minitriton.course.stubs import make_package_copy, marker_index
+from minitriton.course.workspace import Progress, Workspace
 
 PASS, FAIL = "✓", "✗"
 
@@ -514,8 +514,8 @@ def _add_export(sub: Any, common: argparse.ArgumentParser) -> None:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
-    """``exercises export DIR``: see :mod:`minitriton.exercises.export`."""
-    from minitriton.exercises.export import export
+    """``exercises export DIR``: see :mod:`minitriton.course.export`."""
+    from minitriton.course.export import export
 
     dest = Path(args.dir).resolve()
     try:

@@ -19,7 +19,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from minitriton.exercises.catalog import Exercise, course_dir
+from minitriton.course.catalog import Exercise, course_dir
 
 WORKSPACE_ENV = "MINITRITON_WORKSPACE"
 

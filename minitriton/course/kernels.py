@@ -3,7 +3,7 @@
 Grading has two halves that run in different processes:
 
 * :func:`run_cases` imports the student's file and runs its kernels (through
-  the spec's ``launch``) on every :class:`~minitriton.exercises.spec.Case`.
+  the spec's ``launch``) on every :class:`~minitriton.course.spec.Case`.
   It records the outputs, which elements the kernels stored (the emulator's
   write tracking) and any located error. The grader runs it in a child
   process (:mod:`.sandbox`), so that the student's code cannot touch the
@@ -31,11 +31,11 @@ from typing import Any
 
 import numpy as np
 
-from minitriton.exercises.catalog import Exercise, import_file
-from minitriton.exercises.picture import diff_picture, save_png, wrong_mask
-from minitriton.exercises.results import CaseResult, CheckResult
-from minitriton.exercises.spec import Case
-from minitriton.exercises.tracking import WriteTracker
+from minitriton.course.catalog import Exercise, import_file
+from minitriton.course.picture import diff_picture, save_png, wrong_mask
+from minitriton.course.results import CaseResult, CheckResult
+from minitriton.course.spec import Case
+from minitriton.course.tracking import WriteTracker
 
 
 @dataclass
@@ -73,7 +73,7 @@ def check_kernel_file(
     solutions and the course's own tests).
     """
     if sandbox:
-        from minitriton.exercises.sandbox import run_in_child
+        from minitriton.course.sandbox import run_in_child
 
         run = run_in_child(ex, path, backend)
     else:

@@ -26,8 +26,8 @@ import shutil
 import sys
 from pathlib import Path
 
-from minitriton.exercises.catalog import Exercise, all_exercises, repo_dir
-from minitriton.exercises.stubs import (
+from minitriton.course.catalog import Exercise, all_exercises, repo_dir
+from minitriton.course.stubs import (
     STUBS_DIR,
     find_regions,
     marker_index,

@@ -2,7 +2,7 @@
 
 ::
 
-    from minitriton.exercises.notebook import start, check, hint, trace_picture
+    from minitriton.course.notebook import start, check, hint, trace_picture
 
     start(5)                     # the README's task and the skeleton to paste in a cell
     # ... write softmax_kernel in a cell, with @triton.jit ...
@@ -29,9 +29,9 @@ from contextlib import redirect_stdout
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from minitriton.exercises.catalog import Exercise, find_exercise
-from minitriton.exercises.compiler import marked_files
-from minitriton.exercises.workspace import Workspace
+from minitriton.course.catalog import Exercise, find_exercise
+from minitriton.course.compiler_grader import marked_files
+from minitriton.course.workspace import Workspace
 
 HEADER = "import minitriton as triton\nimport minitriton.language as tl\n"
 
@@ -224,9 +224,9 @@ def trace_picture(exercise: int | str, *kernels: Any, case: int = 0) -> None:
     """
     from types import SimpleNamespace
 
+    from minitriton.course.kernels import copy_inputs
     from minitriton.emulator import trace
     from minitriton.emulator.debug.trace_plot import plot_buffer
-    from minitriton.exercises.kernels import copy_inputs
 
     ex = find_exercise(str(exercise))
     module = SimpleNamespace(**{k.source.name: k for k in _with_helpers(kernels)})

@@ -1,4 +1,4 @@
-"""Semantics of ``tt.reduce``, ``tt.scan``, ``tt.sort`` and ``tt.dot``.
+"""Semantics of ``tt.reduce``, ``tt.scan`` and ``tt.sort``.
 
 Combiner regions run *vectorized*: the region's ops are applied to whole
 NumPy arrays of many pairs at once.
@@ -19,9 +19,9 @@ import numpy as np
 
 from minitriton.emulator.interpreter import ProgramState
 from minitriton.emulator.registry import semantics
-from minitriton.emulator.tf32 import tf32_dot, tf32x3_dot
-from minitriton.emulator.values import RVal, from_compute, to_compute, to_float64
+from minitriton.emulator.values import RVal, to_compute
 from minitriton.ir.core import Operation, Region
+from minitriton.ir.ops import ReduceOp, ScanOp, SortOp
 from minitriton.ir.types import ScalarType, element_type
 
 
@@ -46,7 +46,7 @@ def _axis_last(op: Operation, state: ProgramState, xs: tuple[RVal, ...]) -> tupl
     return [np.moveaxis(a, axis + lead, -1) for a in arrays], batched, axis + lead
 
 
-@semantics("tt.reduce")
+@semantics(ReduceOp)
 def _reduce(op: Operation, state: ProgramState, *xs: RVal) -> list[RVal]:
     """Pairwise tree reduction along ``axis`` with the combiner region."""
     arrays, batched, _ = _axis_last(op, state, xs)
@@ -66,7 +66,7 @@ def _reduce(op: Operation, state: ProgramState, *xs: RVal) -> list[RVal]:
     return [RVal(np.array(a[..., 0]), batched) for a in arrays]  # np.array keeps 0-d
 
 
-@semantics("tt.scan")
+@semantics(ScanOp)
 def _scan(op: Operation, state: ProgramState, *xs: RVal) -> list[RVal]:
     """Inclusive Hillis-Steele scan along ``axis`` (``reverse`` scans from the end)."""
     arrays, batched, axis = _axis_last(op, state, xs)
@@ -91,7 +91,7 @@ def _scan(op: Operation, state: ProgramState, *xs: RVal) -> list[RVal]:
     return [RVal(np.ascontiguousarray(np.moveaxis(a, -1, axis)), batched) for a in arrays]
 
 
-@semantics("tt.sort")
+@semantics(SortOp)
 def _sort(op: Operation, state: ProgramState, x: RVal) -> RVal:
     """Sort along ``dim``; NaNs go last (first when descending)."""
     elem = element_type(op.operands[0].type)
@@ -103,37 +103,3 @@ def _sort(op: Operation, state: ProgramState, x: RVal) -> RVal:
     return RVal(np.take_along_axis(x.data, order, axis=axis), x.batched)
 
 
-def _scalar_type(t: object) -> ScalarType:
-    elem = element_type(t)  # type: ignore[arg-type]
-    assert isinstance(elem, ScalarType)
-    return elem
-
-
-@semantics("tt.dot")
-def _dot(op: Operation, state: ProgramState, a: RVal, b: RVal, acc: RVal) -> RVal:
-    """``a @ b + acc``; fp32 inputs follow ``input_precision`` as on the GPU.
-
-    * fp32 with ``"tf32"`` (Triton's default): inputs rounded to TF32, fp32
-      accumulation in steps of 8 (:func:`minitriton.emulator.tf32.tf32_dot`);
-    * fp32 with ``"tf32x3"``: Triton's three TF32 dots of the split inputs;
-    * ``"ieee"``, fp16 and bf16: exact in fp64, rounded once;
-    * integers: exact in int64, wrapped once.
-    """
-    ta, tb, tc = (_scalar_type(v.type) for v in op.operands)
-    out = _scalar_type(op.results[0].type)
-    batched = a.batched or b.batched or acc.batched
-    if ta.is_int():
-        prod = np.matmul(a.data.astype(np.int64), b.data.astype(np.int64))
-        return RVal(np.asarray(from_compute(prod + acc.data.astype(np.int64), out)), batched)
-    tensor_core = _TF32_DOTS.get(str(op.attrs.get("input_precision", "tf32")))
-    if ta.name == "f32" and tb.name == "f32" and tensor_core is not None:
-        total = tensor_core(a.data, b.data, to_compute(acc.data, tc).astype(np.float32))
-        return RVal(np.asarray(from_compute(total, out)), batched)
-    total = np.matmul(to_float64(a.data, ta), to_float64(b.data, tb)) + to_float64(acc.data, tc)
-    if out.name == "bf16":
-        total = total.astype(np.float32)
-    return RVal(np.asarray(from_compute(total, out)), batched)
-
-
-#: The fp32 precisions that run on TF32 tensor cores ("ieee" is exact).
-_TF32_DOTS = {"tf32": tf32_dot, "tf32x3": tf32x3_dot}

@@ -19,8 +19,7 @@ from minitriton.emulator.debug.checks import access_of
 from minitriton.emulator.debug.tools import Launch, Tool
 from minitriton.emulator.interpreter import Listener, ProgramState
 from minitriton.ir.core import Operation
-
-_WRITES = ("tt.store", "tt.atomic_rmw", "tt.atomic_cas")
+from minitriton.ir.traits import WritesMemory
 
 
 class _StoreListener(Listener):
@@ -31,7 +30,7 @@ class _StoreListener(Listener):
 
     def will_execute_op(self, op: Operation, state: ProgramState) -> None:
         """Record the in-bounds, enabled lanes of a write."""
-        if op.name not in _WRITES:
+        if not op.has_trait(WritesMemory):
             return
         access, _ = access_of(state, op)
         root = state.interp.memory[access.buffer].flat

@@ -1,6 +1,6 @@
 """The child side of compiler grading: the student's functions, answering questions.
 
-The grader (:mod:`~minitriton.exercises.compiler_sandbox`) runs this file's
+The grader (:mod:`~minitriton.course.compiler_sandbox`) runs this file's
 *source* as ``python -c`` in a child whose ``sys.path`` starts with the
 student's copy, so every ``import minitriton`` here is the student's code.
 It reads requests from one pipe and writes answers to another: each request
@@ -18,7 +18,8 @@ import json
 import os
 import sys
 import traceback
-from typing import Any
+from collections.abc import Callable
+from typing import Any, cast
 
 import numpy as np
 
@@ -193,7 +194,8 @@ def _int_binary(name: str, st: str) -> dict[str, Any]:
 
     builder = _RecordingBuilder()
     self = SimpleNamespace(b=builder)
-    out = arith._int_binary(self, name, ScalarType(st), _Handle(0), _Handle(1))
+    # A stand-in for the lowering context: the function only uses its builder.
+    out = arith._int_binary(cast(Any, self), name, ScalarType(st), _Handle(0), _Handle(1))
     if not isinstance(out, _Handle):
         raise TypeError(f"_int_binary returned {type(out).__name__}, not the builder's value")
     return {"calls": builder.calls, "result": out.n}
@@ -202,7 +204,7 @@ def _int_binary(name: str, st: str) -> dict[str, Any]:
 def _reduce(arrays: list[str], batched: list[bool], size: int, axis: Any) -> list[Any]:
     from types import SimpleNamespace
 
-    from minitriton.emulator import ops_combine
+    from minitriton.emulator.ops import reduce as ops_reduce
     from minitriton.emulator.values import RVal
 
     def combine(region: Any, state: Any, left: Any, right: Any) -> list[np.ndarray]:
@@ -217,16 +219,16 @@ def _reduce(arrays: list[str], batched: list[bool], size: int, axis: Any) -> lis
     op = SimpleNamespace(attrs={} if axis is None else {"axis": axis}, regions=[None])
     state = SimpleNamespace(size=size)
     xs = [RVal(text_array(t), b) for t, b in zip(arrays, batched)]
-    real = ops_combine._combine
-    ops_combine._combine = combine
+    real = ops_reduce._combine
+    ops_reduce._combine = combine
     try:
-        out = ops_combine._reduce(op, state, *xs)
+        out = ops_reduce._reduce(op, state, *xs)
     finally:
-        ops_combine._combine = real
+        ops_reduce._combine = real
     return [[array_text(np.asarray(r.data)), bool(r.batched)] for r in out]
 
 
-HANDLERS = {
+HANDLERS: dict[str, Callable[..., Any]] = {
     "int_div": _int_div,
     "int_rem": _int_rem,
     "integer_promote": _integer_promote,

@@ -4,7 +4,7 @@ A compiler exercise's ``spec.py`` names its marker and the tests that grade
 it::
 
     TITLE = "Dead-code elimination"
-    MARKER = "c2-dce"                          # see minitriton.exercises.stubs
+    MARKER = "c2-dce"                          # see minitriton.course.stubs
     TESTS = ("tests/passes/test_goldens.py",)  # relative to the repository
     SELECT = "dce or pipeline"                 # a pytest -k expression, or ""
     TEST_HINTS = {"while": 1}                  # optional: the hint a failing test points to
@@ -30,10 +30,10 @@ import tempfile
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
-from minitriton.exercises import compiler_sandbox as sandbox
-from minitriton.exercises.catalog import Exercise, repo_dir
-from minitriton.exercises.results import CaseResult, CheckResult
-from minitriton.exercises.stubs import installed_path, marker_index
+from minitriton.course import compiler_sandbox as sandbox
+from minitriton.course.catalog import Exercise, repo_dir
+from minitriton.course.results import CaseResult, CheckResult
+from minitriton.course.stubs import installed_path, marker_index
 
 TIMEOUT_S = 600
 PLUGIN = "_minitriton_sandbox_plugin"

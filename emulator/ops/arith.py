@@ -1,4 +1,4 @@
-"""Semantics of the elementwise ops: ``arith.*`` and ``math.*``.
+"""Semantics of the ``arith.*`` ops: constants, integer and float arithmetic, casts.
 
 Every op computes in the exact NumPy dtype of its IR type, so integers wrap
 around as on the GPU (overflow warnings are silenced by the interpreter).
@@ -10,22 +10,49 @@ docstring.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 
 import numpy as np
 
 from minitriton.emulator.interpreter import NeedSerial, ProgramState
+from minitriton.emulator.memory import ADDRESS_SPACING
 from minitriton.emulator.registry import semantics
-from minitriton.emulator.values import RVal, from_compute, to_compute
+from minitriton.emulator.values import RVal, cast_values, from_compute, scalar_constant, to_compute
 from minitriton.ir.core import Operation
-from minitriton.ir.types import ScalarType, element_type
+from minitriton.ir.ops import (
+    AddOp,
+    AndOp,
+    BitcastOp,
+    CastOp,
+    CmpOp,
+    ConstantOp,
+    DivOp,
+    MaxOp,
+    MinOp,
+    MulOp,
+    NegOp,
+    NotOp,
+    OrOp,
+    RemOp,
+    SelectOp,
+    ShlOp,
+    ShrOp,
+    SubOp,
+    UmulhiOp,
+    XorOp,
+)
+from minitriton.ir.types import PointerType, ScalarType, element_type
 
 ArrayFn = Callable[..., np.ndarray]
 
 
-def elementwise(name: str, *, math_precision: bool = False) -> Callable[[ArrayFn], ArrayFn]:
-    """Register ``fn(*arrays)`` as the semantics of the elementwise op ``name``.
+def elementwise(
+    op_class: type[Operation], *, math_precision: bool = False, home: str = __name__
+) -> Callable[[ArrayFn], ArrayFn]:
+    """Register ``fn(*arrays)`` as the semantics of the elementwise op ``op_class``.
+
+    ``home`` is the module that registers it, where the semantics table
+    says the op's meaning is (the wrapper itself is made here).
 
     The wrapper decodes bf16 operands to fp32 (and f16 too when
     ``math_precision``), calls ``fn`` on whole arrays and stores the result in
@@ -33,7 +60,7 @@ def elementwise(name: str, *, math_precision: bool = False) -> Callable[[ArrayFn
     """
 
     def register(fn: ArrayFn) -> ArrayFn:
-        @semantics(name)
+        @semantics(op_class)
         def run(op: Operation, state: ProgramState, *args: RVal) -> RVal:
             arrays = [
                 _decode(a.data, element_type(v.type), math_precision)
@@ -45,6 +72,7 @@ def elementwise(name: str, *, math_precision: bool = False) -> Callable[[ArrayFn
             return RVal(np.asarray(data), any(a.batched for a in args))
 
         run.__doc__ = fn.__doc__
+        run.__module__ = home
         return fn
 
     return register
@@ -76,21 +104,21 @@ def _bool_safe(fn: ArrayFn) -> ArrayFn:
 # ---------------------------------------------------------------- arithmetic
 
 
-@elementwise("arith.add")
+@elementwise(AddOp)
 @_bool_safe
 def _add(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """a + b (integers wrap)."""
     return a + b
 
 
-@elementwise("arith.sub")
+@elementwise(SubOp)
 @_bool_safe
 def _sub(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """a - b (integers wrap)."""
     return a - b
 
 
-@elementwise("arith.mul")
+@elementwise(MulOp)
 @_bool_safe
 def _mul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """a * b (integers wrap)."""
@@ -112,76 +140,64 @@ def truncating_rem(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return np.where(zero, 0, np.fmod(a, safe)).astype(a.dtype)
 
 
-@elementwise("arith.div")
+@elementwise(DivOp)
 def _div(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """Truncating for integers, IEEE for floats (the GPU's fp32 ``/`` is ~2 ULP)."""
     return truncating_div(a, b) if _is_int(a) else a / b
 
 
-@elementwise("math.div_rn")
-def _div_rn(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """IEEE division, rounded to nearest."""
-    return a / b
-
-
-@elementwise("arith.rem")
+@elementwise(RemOp)
 def _rem(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """C remainder (``fmod`` for floats)."""
     return truncating_rem(a, b) if _is_int(a) else np.fmod(a, b)
 
 
-@elementwise("arith.max")
+@elementwise(MaxOp)
 def _max(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """Maximum; on floats NaN-ignoring (IEEE ``maxNum``), as Triton's default."""
     return np.maximum(a, b) if _is_int(a) else np.fmax(a, b)
 
 
-@elementwise("arith.min")
+@elementwise(MinOp)
 def _min(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """Minimum; on floats NaN-ignoring (IEEE ``minNum``)."""
     return np.minimum(a, b) if _is_int(a) else np.fmin(a, b)
 
 
-@elementwise("math.pow", math_precision=True)
-def _pow(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """a ** b."""
-    return np.power(a, b)
-
-
 # ---------------------------------------------------------------- bits
 
 
-@elementwise("arith.and")
+@elementwise(AndOp)
 def _and(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """Bitwise and."""
     return a & b
 
 
-@elementwise("arith.or")
+@elementwise(OrOp)
 def _or(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """Bitwise or."""
     return a | b
 
 
-@elementwise("arith.xor")
+@elementwise(XorOp)
 def _xor(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """Bitwise xor."""
     return a ^ b
 
 
-@elementwise("arith.shl")
+@elementwise(ShlOp)
 def _shl(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """Shift left; shifting by the bit width or more gives 0 (as PTX ``shl``)."""
     return np.left_shift(a, b)
 
 
-@elementwise("arith.shr")
+@elementwise(ShrOp)
 def _shr(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """Arithmetic shift for signed dtypes, logical for unsigned (NumPy does the same)."""
     return np.right_shift(a, b)
 
 
-@elementwise("arith.umulhi")
+@elementwise(UmulhiOp)
 def _umulhi(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """The high half of the double-width product (signed for signed types)."""
     bits = a.dtype.itemsize * 8
@@ -208,103 +224,16 @@ def _mulhi64(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 # ---------------------------------------------------------------- unary
 
 
-@elementwise("arith.neg")
+@elementwise(NegOp)
 def _neg(a: np.ndarray) -> np.ndarray:
     """-a (wraps for integers)."""
     return np.negative(a) if a.dtype != np.bool_ else a
 
 
-@elementwise("arith.not")
+@elementwise(NotOp)
 def _not(a: np.ndarray) -> np.ndarray:
     """Bitwise not."""
     return np.invert(a)
-
-
-@elementwise("math.abs")
-def _abs(a: np.ndarray) -> np.ndarray:
-    """|a| (``abs(INT_MIN)`` wraps to INT_MIN)."""
-    return np.abs(a) if a.dtype.kind != "u" else a
-
-
-def _erf(a: np.ndarray) -> np.ndarray:
-    try:
-        from scipy.special import erf  # optional: much faster than the fallback
-    except ImportError:
-        return np.frompyfunc(math.erf, 1, 1)(a).astype(a.dtype)
-    return erf(a)
-
-
-_MATH: dict[str, ArrayFn] = {
-    "exp": np.exp,
-    "exp2": np.exp2,
-    "log": np.log,
-    "log2": np.log2,
-    "sqrt": np.sqrt,
-    "rsqrt": lambda a: 1 / np.sqrt(a),
-    "sin": np.sin,
-    "cos": np.cos,
-    "floor": np.floor,
-    "ceil": np.ceil,
-    "erf": _erf,
-    "tanh": np.tanh,
-    # libdevice's functions (minitriton.language.libdevice)
-    "acos": np.arccos,
-    "acosh": np.arccosh,
-    "asin": np.arcsin,
-    "asinh": np.arcsinh,
-    "atan": np.arctan,
-    "atanh": np.arctanh,
-    "cbrt": np.cbrt,
-    "cosh": np.cosh,
-    "sinh": np.sinh,
-    "tan": np.tan,
-    "erfc": lambda a: _scalar_fn(math.erfc, a, at_pole=math.nan),
-    "exp10": lambda a: np.power(a.dtype.type(10), a),
-    "expm1": np.expm1,
-    "log10": np.log10,
-    "log1p": np.log1p,
-    "lgamma": lambda a: _scalar_fn(math.lgamma, a, at_pole=math.inf),
-    "tgamma": lambda a: _scalar_fn(math.gamma, a, at_pole=math.nan),
-    "rint": np.rint,
-    "round": lambda a: np.trunc(a) + np.where(np.abs(a - np.trunc(a)) >= 0.5, np.sign(a), 0),
-    "trunc": np.trunc,
-}
-for _name, _fn in _MATH.items():
-    elementwise(f"math.{_name}", math_precision=True)(_fn)
-
-_MATH_BINARY: dict[str, ArrayFn] = {
-    "atan2": np.arctan2,
-    "hypot": np.hypot,
-    "copysign": np.copysign,
-    "nextafter": np.nextafter,
-}
-for _name, _fn in _MATH_BINARY.items():
-    elementwise(f"math.{_name}", math_precision=True)(_fn)
-
-
-def _scalar_fn(fn: Callable[[float], float], a: np.ndarray, *, at_pole: float) -> np.ndarray:
-    """A ``math`` module function on each element, with C's values where Python raises.
-
-    Python raises at a pole (``lgamma(0)``, ``gamma(-1)``) and on overflow;
-    C returns ``at_pole`` at a pole (``copysign(inf, x)`` for ``tgamma(±0)``)
-    and infinity on overflow.
-    """
-
-    def one(x: float) -> float:
-        try:
-            return fn(x)
-        except OverflowError:
-            return math.inf
-        except ValueError:
-            return math.copysign(math.inf, x) if x == 0 else at_pole
-
-    return np.vectorize(one, otypes=[a.dtype])(a)
-
-
-@elementwise("math.fma")
-def _fma(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
-    """a * b + c: exact product in fp64 (one rounding for f32 and narrower)."""
-    return a.astype(np.float64) * b.astype(np.float64) + c.astype(np.float64)
 
 
 # ---------------------------------------------------------------- compare, select
@@ -319,7 +248,7 @@ _CMP: dict[str, ArrayFn] = {
 }
 
 
-@semantics("arith.cmp")
+@semantics(CmpOp)
 def _cmp(op: Operation, state: ProgramState, a: RVal, b: RVal) -> RVal:
     """Compare; signedness comes from the dtype; NaN compares unequal to everything."""
     t = element_type(op.operands[0].type)
@@ -336,7 +265,7 @@ def _cmp(op: Operation, state: ProgramState, a: RVal, b: RVal) -> RVal:
     raise state.interp.error(op, state, "cannot order pointers into different buffers")
 
 
-@semantics("arith.select")
+@semantics(SelectOp)
 def _select(op: Operation, state: ProgramState, cond: RVal, a: RVal, b: RVal) -> RVal:
     """``tl.where``; a scalar condition picks whole values."""
     batched = cond.batched or a.batched or b.batched
@@ -363,9 +292,72 @@ def _select_buffers(op: Operation, state: ProgramState, cond: RVal, a: RVal, b: 
 # ---------------------------------------------------------------- casts
 
 
-@semantics("arith.bitcast")
+@semantics(BitcastOp)
 def _bitcast(op: Operation, state: ProgramState, x: RVal) -> RVal:
     """Reinterpret the bits (bf16 is stored as uint16, so it just works)."""
     dst = element_type(op.results[0].type)
     assert isinstance(dst, ScalarType)
     return RVal(np.asarray(x.data).view(dst.numpy), x.batched)
+
+
+# ---------------------------------------------------------------- constants
+
+
+@semantics(ConstantOp)
+def _constant(op: Operation, state: ProgramState) -> RVal:
+    """A scalar, or a block filled with one value (cached: values are immutable)."""
+    cached = state.interp.cache.get(op)
+    if cached is not None:
+        return cached
+    t = op.results[0].type
+    elem = element_type(t)
+    assert isinstance(elem, ScalarType)
+    value = scalar_constant(op.attrs["value"], elem)
+    rval = RVal(np.full(op.results[0].shape, value, dtype=value.dtype), False)
+    state.interp.cache[op] = rval
+    return rval
+
+
+# ---------------------------------------------------------------- casts, pointers
+
+
+@semantics(CastOp)
+def _cast(op: Operation, state: ProgramState, x: RVal) -> RVal:
+    """Value conversion (see :func:`~minitriton.emulator.values.cast_values`)."""
+    src = element_type(op.operands[0].type)
+    dst = element_type(op.results[0].type)
+    if isinstance(src, PointerType) and isinstance(dst, PointerType):
+        return _cast_ptr(state, x, src, dst)
+    if isinstance(src, PointerType):
+        assert isinstance(dst, ScalarType)
+        buf = state.interp.memory[x.buffer or 0]
+        address = buf.base_address + x.data * src.pointee.numpy.itemsize
+        return RVal(cast_values(address, ScalarType("i64"), dst), x.batched)
+    if isinstance(dst, PointerType):
+        assert isinstance(src, ScalarType)
+        return _int_to_ptr(op, state, x, src, dst)
+    return RVal(np.asarray(cast_values(x.data, src, dst)), x.batched)
+
+
+def _cast_ptr(state: ProgramState, x: RVal, src: PointerType, dst: PointerType) -> RVal:
+    # Same memory seen through another element type: offsets scale by the size ratio.
+    memory = state.interp.memory
+    buffer = memory.view(x.buffer or 0, dst.pointee)
+    nbytes = x.data * src.pointee.numpy.itemsize
+    return RVal(nbytes // dst.pointee.numpy.itemsize, x.batched, buffer)
+
+
+def _int_to_ptr(
+    op: Operation, state: ProgramState, x: RVal, src: ScalarType, dst: PointerType
+) -> RVal:
+    memory = state.interp.memory
+    address = np.asarray(cast_values(x.data, src, ScalarType("i64")))
+    roots = np.unique(address // ADDRESS_SPACING - 1)
+    root = memory.root_of_address(int(address.flat[0])) if address.size else None
+    if root is None or len(roots) != 1:
+        raise state.interp.error(
+            op, state, "integer cast to a pointer is not an argument's address"
+        )
+    buffer = memory.view(root, dst.pointee)
+    offsets = (address - memory[root].base_address) // dst.pointee.numpy.itemsize
+    return RVal(offsets, x.batched, buffer)

@@ -39,9 +39,15 @@ import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from minitriton.exercises import compiler_worker as wire
+from minitriton.course import compiler_worker as wire
+
+if TYPE_CHECKING:
+    from llvmlite import ir
+
+    from minitriton.backend.lower.context import LoweringContext
+    from minitriton.ir.types import ScalarType
 
 CALL_TIMEOUT_S = 60
 #: Builder methods the child may ask for in exercise c6 (integer instructions only).
@@ -146,12 +152,14 @@ def _exception(kind: str, message: str) -> Exception:
 # ---------------------------------------------------------------- proxies
 
 
-def _int_answer(value: Any, what: str, none_ok: bool = False) -> int | None:
-    if value is None and none_ok:
-        return None
+def _int_answer(value: Any, what: str) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
         raise TypeError(f"{what} returned {value!r}, not an integer")
     return value
+
+
+def _int_or_none(value: Any, what: str) -> int | None:
+    return None if value is None else _int_answer(value, what)
 
 
 def _c1(w: Worker) -> None:
@@ -161,7 +169,7 @@ def _c1(w: Worker) -> None:
 
         def proxy(a: int, b: int, _fn: str = fn, _memo: dict = {}) -> int | None:  # noqa: B006
             if (a, b) not in _memo:
-                _memo[a, b] = _int_answer(w.call(_fn, a, b), f"_{_fn}({a}, {b})", none_ok=True)
+                _memo[a, b] = _int_or_none(w.call(_fn, a, b), f"_{_fn}({a}, {b})")
             return _memo[a, b]
 
         setattr(folding, f"_{fn}", proxy)
@@ -169,7 +177,7 @@ def _c1(w: Worker) -> None:
 
 def _c4(w: Worker) -> None:
     from minitriton.frontend import promotion
-    from minitriton.ir.types import ScalarType, scalar
+    from minitriton.ir.types import scalar
 
     def integer_promote(a: ScalarType, b: ScalarType) -> ScalarType:
         name = w.call("integer_promote", a.name, b.name)
@@ -260,11 +268,11 @@ def _c3(w: Worker) -> None:
 def _c5(w: Worker) -> None:
     import numpy as np
 
-    from minitriton.emulator import ops_combine
+    from minitriton.emulator.ops import reduce as ops_reduce
     from minitriton.emulator.registry import SEMANTICS
     from minitriton.emulator.values import RVal
 
-    real_reduce, combine = ops_combine._reduce, ops_combine._combine
+    real_reduce, combine = ops_reduce._reduce, ops_reduce._combine
 
     def _reduce(op: Any, state: Any, *xs: RVal) -> list[RVal]:
         def run_region(message: dict) -> dict:
@@ -285,7 +293,7 @@ def _c5(w: Worker) -> None:
         )
         return [RVal(wire.text_array(t), bool(b)) for t, b in answer]
 
-    ops_combine._reduce = _reduce
+    ops_reduce._reduce = _reduce
     for key in [k for k, fn in SEMANTICS.items() if fn is real_reduce]:
         SEMANTICS[key] = _reduce
 
@@ -295,7 +303,9 @@ def _c6(w: Worker) -> None:
 
     memo: dict[tuple[str, str], dict] = {}
 
-    def _int_binary(self: Any, name: str, st: Any, a: Any, b: Any) -> Any:
+    def _int_binary(
+        ctx: LoweringContext, name: str, st: ScalarType, a: ir.Value, b: ir.Value
+    ) -> ir.Value:
         if (name, st.name) not in memo:
             memo[name, st.name] = w.call("int_binary", name, st.name)
         plan = memo[name, st.name]
@@ -304,7 +314,7 @@ def _c6(w: Worker) -> None:
             if method not in BUILDER_METHODS:
                 raise ValueError(f"_int_binary used builder.{method}: not an integer instruction")
             resolved = [values[x["value"]] if isinstance(x, dict) else x for x in args]
-            values.append(getattr(self.b, method)(*resolved))
+            values.append(getattr(ctx.b, method)(*resolved))
         return values[plan["result"]]
 
     arith._int_binary = _int_binary
@@ -358,7 +368,7 @@ import os
 
 import pytest
 
-from minitriton.exercises import compiler_sandbox
+from minitriton.course import compiler_sandbox
 
 _SETTINGS = json.loads(os.environ.pop({SETTINGS_ENV!r}))
 _WORKER = compiler_sandbox.install(_SETTINGS)

@@ -1,4 +1,4 @@
-"""Semantics of control flow: ``scf.if``, ``scf.for``, ``scf.while`` and ``tt.call``.
+"""Semantics of control flow and the grid: ``scf.*``, ``tt.call``, program ids, barriers.
 
 A batch of programs stays together while its control flow is uniform. When
 it diverges, each path runs on the sub-batch of programs that takes it, and
@@ -18,9 +18,10 @@ from minitriton.emulator.interpreter import ProgramState, merge_rows
 from minitriton.emulator.registry import semantics
 from minitriton.emulator.values import RVal
 from minitriton.ir.core import Operation
+from minitriton.ir.ops import BarrierOp, CallOp, ForOp, IfOp, NumProgramsOp, ProgramIdOp, WhileOp
 
 
-@semantics("scf.if")
+@semantics(IfOp)
 def _if(op: Operation, state: ProgramState, cond: RVal) -> list[RVal]:
     """Run the branch each program takes; merge the yields by rows."""
     run = state.interp.run_region
@@ -43,7 +44,7 @@ def _if(op: Operation, state: ProgramState, cond: RVal) -> list[RVal]:
 # ---------------------------------------------------------------- for
 
 
-@semantics("scf.for")
+@semantics(ForOp)
 def _for(
     op: Operation, state: ProgramState, lb: RVal, ub: RVal, step: RVal, *inits: RVal
 ) -> list[RVal]:
@@ -96,7 +97,7 @@ def _divergent_for(
 # ---------------------------------------------------------------- while
 
 
-@semantics("scf.while")
+@semantics(WhileOp)
 def _while(op: Operation, state: ProgramState, *inits: RVal) -> list[RVal]:
     """Test in ``before``; programs whose test fails leave the loop with its args."""
     before, after = op.regions
@@ -135,7 +136,30 @@ def _continuing(cond: RVal, n: int) -> np.ndarray:
 # ---------------------------------------------------------------- calls
 
 
-@semantics("tt.call")
+@semantics(CallOp)
 def _call(op: Operation, state: ProgramState, *args: RVal) -> list[RVal]:
     """Run a helper ``tt.func`` for the same programs."""
     return state.interp.call(op.attrs["callee"], state, args)
+
+
+# ---------------------------------------------------------------- the grid, barriers
+
+
+@semantics(ProgramIdOp)
+def _program_id(op: Operation, state: ProgramState) -> RVal:
+    """The program id along ``axis``: unbatched when equal for the whole batch."""
+    ids = state.pids[:, op.attrs["axis"]]
+    if np.all(ids == ids[0]):
+        return RVal(np.array(ids[0], dtype=np.int32), False)
+    return RVal(ids.astype(np.int32), True)
+
+
+@semantics(NumProgramsOp)
+def _num_programs(op: Operation, state: ProgramState) -> RVal:
+    """The grid size along ``axis``."""
+    return RVal(np.array(state.interp.grid[op.attrs["axis"]], dtype=np.int32), False)
+
+
+@semantics(BarrierOp)
+def _barrier(op: Operation, state: ProgramState) -> None:
+    """A no-op: each program's ops already run in order."""

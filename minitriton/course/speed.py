@@ -7,7 +7,7 @@ reference solution compiled by Triton itself. The speed case passes when
 the student's kernel reaches ``floor`` times the reference solution's
 TFLOP/s.
 
-Each kernel runs in a child process (``python -m minitriton.exercises.speed
+Each kernel runs in a child process (``python -m minitriton.course.speed
 EXERCISE FILE OUT [--baselines]``), like the cases: the student's file is
 never imported by the grader. The child checks the result against torch on
 the same inputs before it times, and writes only numbers (``speed.json``).
@@ -27,8 +27,8 @@ import types
 from pathlib import Path
 from typing import Any
 
-from minitriton.exercises.catalog import COURSE_ENV, Exercise, find_exercise
-from minitriton.exercises.results import CaseResult, CheckResult
+from minitriton.course.catalog import COURSE_ENV, Exercise, find_exercise
+from minitriton.course.results import CaseResult, CheckResult
 
 TIMEOUT_S = 300
 #: Largest relative error (Frobenius norm) accepted before timing: fp16 inputs, fp32 sums.
@@ -190,7 +190,7 @@ def _guarded(fn: Any, *args: Any) -> dict:
 
 def main(argv: list[str]) -> int:
     """The child: ``EXERCISE FILE OUTDIR [--baselines]``."""
-    from minitriton.exercises.kernels import _import_student
+    from minitriton.course.kernels import _import_student
     from minitriton.jit import set_backend
     from minitriton.testing import do_bench
 

@@ -6,7 +6,7 @@ README for the course map). This package finds the exercises
 (:mod:`.workspace`), grades kernel exercises on the emulator or the GPU
 (:mod:`.kernels`, the student's code in a child process: :mod:`.sandbox`;
 stores seen by :mod:`.tracking`) and compiler exercises with the project's
-own tests (:mod:`.compiler`), generates compiler-exercise stubs from
+own tests (:mod:`.compiler_grader`), generates compiler-exercise stubs from
 ``# BEGIN EXERCISE`` markers in the real source (:mod:`.stubs`), writes the
 students' repository (:mod:`.export`) and runs the course in Jupyter
 (:mod:`.notebook`).
@@ -15,6 +15,6 @@ Spec files of kernel exercises import :class:`Case` (and
 :data:`~.spec.TF32_TOLERANCE`, for outputs of fp32 dots) from :mod:`.spec`.
 """
 
-from minitriton.exercises.spec import TF32_TOLERANCE, Case
+from minitriton.course.spec import TF32_TOLERANCE, Case
 
 __all__ = ["TF32_TOLERANCE", "Case"]

@@ -1,4 +1,4 @@
-"""Semantics of memory ops: ``tt.load``, ``tt.store`` and the atomics.
+"""Semantics of memory ops: ``tt.addptr``, ``tt.load``, ``tt.store`` and the atomics.
 
 Every access is checked against its buffer on the lanes the mask enables;
 an out-of-bounds access raises a located :class:`EmulatorError` naming the
@@ -27,6 +27,7 @@ from minitriton.emulator.memory import Buffer
 from minitriton.emulator.registry import semantics
 from minitriton.emulator.values import RVal, from_compute, to_compute
 from minitriton.ir.core import Operation
+from minitriton.ir.ops import AddPtrOp, AtomicCASOp, AtomicRMWOp, LoadOp, StoreOp
 
 # ---------------------------------------------------------------- bounds
 
@@ -65,10 +66,20 @@ def _oob_error(
     return state.interp.error(op, state, message, details, row)
 
 
+# ---------------------------------------------------------------- pointers
+
+
+@semantics(AddPtrOp)
+def _addptr(op: Operation, state: ProgramState, ptr: RVal, offset: RVal) -> RVal:
+    """Pointer plus an element offset (computed in 64 bits; the offset already wrapped)."""
+    data = np.add(ptr.data, offset.data, dtype=np.int64)  # one pass, no temporary
+    return RVal(data, ptr.batched or offset.batched, ptr.buffer)
+
+
 # ---------------------------------------------------------------- load, store
 
 
-@semantics("tt.load")
+@semantics(LoadOp)
 def _load(
     op: Operation,
     state: ProgramState,
@@ -104,7 +115,7 @@ def _indices(offsets: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
     return np.broadcast_to(offsets, shape)
 
 
-@semantics("tt.store")
+@semantics(StoreOp)
 def _store(
     op: Operation, state: ProgramState, ptr: RVal, value: RVal, mask: RVal | None = None
 ) -> None:
@@ -148,7 +159,7 @@ def _atomic_result(op: Operation, state: ProgramState, old: np.ndarray, batched:
     return RVal(old.reshape((state.size, *shape)), True)
 
 
-@semantics("tt.atomic_rmw")
+@semantics(AtomicRMWOp)
 def _atomic_rmw(
     op: Operation, state: ProgramState, ptr: RVal, val: RVal, mask: RVal | None = None
 ) -> RVal:
@@ -163,7 +174,7 @@ def _atomic_rmw(
     return _atomic_result(op, state, old, batched)
 
 
-@semantics("tt.atomic_cas")
+@semantics(AtomicCASOp)
 def _atomic_cas(op: Operation, state: ProgramState, ptr: RVal, cmp: RVal, val: RVal) -> RVal:
     """Compare-and-swap lane by lane in grid order (bitwise compare); returns the old values."""
     buf = check_bounds(op, state, _batched_ptr(state, ptr), None, "at")

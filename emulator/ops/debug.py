@@ -23,6 +23,7 @@ from minitriton.emulator.interpreter import ProgramState
 from minitriton.emulator.registry import semantics
 from minitriton.emulator.values import RVal, to_compute
 from minitriton.ir.core import Operation, OpResult, Value
+from minitriton.ir.ops import AssertOp, CmpOp, PrintOp
 from minitriton.ir.types import ScalarType, element_type
 
 
@@ -58,7 +59,7 @@ def hex_text(v: SupportsInt, dtype: np.dtype) -> str:
     return f"0x{int(v) & ((1 << bits) - 1):0{bits // 4}x}"
 
 
-@semantics("tt.print")
+@semantics(PrintOp)
 def _print(op: Operation, state: ProgramState, *values: RVal) -> None:
     """Print the operands once per program of the batch, in grid order."""
     prefix = str(op.attrs.get("prefix", ""))
@@ -74,7 +75,7 @@ def _print(op: Operation, state: ProgramState, *values: RVal) -> None:
         state.interp.emit_print(state.pid(row), head + " ".join(parts))
 
 
-@semantics("tt.assert")
+@semantics(AssertOp)
 def _assert(op: Operation, state: ProgramState, cond: RVal) -> None:
     """In debug mode, fail with the first program (grid order) whose condition is false."""
     if not state.interp.debug or np.all(cond.data):
@@ -88,7 +89,7 @@ def _assert(op: Operation, state: ProgramState, cond: RVal) -> None:
     lanes = np.flatnonzero(failed)
     sides = []
     compare = op.operands[0]
-    if isinstance(compare, OpResult) and compare.owner.name == "arith.cmp":
+    if isinstance(compare, OpResult) and isinstance(compare.owner, CmpOp):
         for side, operand in zip(("lhs", "rhs"), compare.owner.operands):
             sides.append(_operand_values(side, operand, state, row, lanes))
     message, details = assert_report(str(op.attrs.get("message") or ""), shape, lanes, sides)

@@ -1,0 +1,121 @@
+"""Semantics of the ``math.*`` ops: libdevice functions, ``abs``, ``fma``, ``pow``, ``div_rn``.
+
+They run through :func:`~minitriton.emulator.ops.arith.elementwise`; the
+libdevice functions and ``pow`` with ``math_precision``: f16 (and bf16)
+operands compute in fp32 and the result is rounded once. NumPy's functions
+are correctly rounded or close to it; the GPU's are approximations (see the
+package docstring for the differences).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from functools import partial
+
+import numpy as np
+
+from minitriton.emulator.ops.arith import ArrayFn, elementwise
+from minitriton.ir.ops import MATH_BINARY_OPS, MATH_UNARY_OPS, AbsOp, DivRnOp, FmaOp, PowOp
+
+#: ``elementwise``, registering from this module.
+_math = partial(elementwise, home=__name__)
+
+
+@_math(DivRnOp)
+def _div_rn(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """IEEE division, rounded to nearest."""
+    return a / b
+
+
+@_math(PowOp, math_precision=True)
+def _pow(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """a ** b."""
+    return np.power(a, b)
+
+
+@_math(AbsOp)
+def _abs(a: np.ndarray) -> np.ndarray:
+    """|a| (``abs(INT_MIN)`` wraps to INT_MIN)."""
+    return np.abs(a) if a.dtype.kind != "u" else a
+
+
+def _erf(a: np.ndarray) -> np.ndarray:
+    try:
+        from scipy.special import erf  # optional: much faster than the fallback
+    except ImportError:
+        return np.frompyfunc(math.erf, 1, 1)(a).astype(a.dtype)
+    return erf(a)
+
+
+_MATH: dict[str, ArrayFn] = {
+    "exp": np.exp,
+    "exp2": np.exp2,
+    "log": np.log,
+    "log2": np.log2,
+    "sqrt": np.sqrt,
+    "rsqrt": lambda a: 1 / np.sqrt(a),
+    "sin": np.sin,
+    "cos": np.cos,
+    "floor": np.floor,
+    "ceil": np.ceil,
+    "erf": _erf,
+    "tanh": np.tanh,
+    # libdevice's functions (minitriton.language.libdevice)
+    "acos": np.arccos,
+    "acosh": np.arccosh,
+    "asin": np.arcsin,
+    "asinh": np.arcsinh,
+    "atan": np.arctan,
+    "atanh": np.arctanh,
+    "cbrt": np.cbrt,
+    "cosh": np.cosh,
+    "sinh": np.sinh,
+    "tan": np.tan,
+    "erfc": lambda a: _scalar_fn(math.erfc, a, at_pole=math.nan),
+    "exp10": lambda a: np.power(a.dtype.type(10), a),
+    "expm1": np.expm1,
+    "log10": np.log10,
+    "log1p": np.log1p,
+    "lgamma": lambda a: _scalar_fn(math.lgamma, a, at_pole=math.inf),
+    "tgamma": lambda a: _scalar_fn(math.gamma, a, at_pole=math.nan),
+    "rint": np.rint,
+    "round": lambda a: np.trunc(a) + np.where(np.abs(a - np.trunc(a)) >= 0.5, np.sign(a), 0),
+    "trunc": np.trunc,
+}
+for _name, _fn in _MATH.items():
+    _math(MATH_UNARY_OPS[_name], math_precision=True)(_fn)
+
+_MATH_BINARY: dict[str, ArrayFn] = {
+    "atan2": np.arctan2,
+    "hypot": np.hypot,
+    "copysign": np.copysign,
+    "nextafter": np.nextafter,
+}
+for _name, _fn in _MATH_BINARY.items():
+    _math(MATH_BINARY_OPS[_name], math_precision=True)(_fn)
+
+
+def _scalar_fn(fn: Callable[[float], float], a: np.ndarray, *, at_pole: float) -> np.ndarray:
+    """A ``math`` module function on each element, with C's values where Python raises.
+
+    Python raises at a pole (``lgamma(0)``, ``gamma(-1)``) and on overflow;
+    C returns ``at_pole`` at a pole (``copysign(inf, x)`` for ``tgamma(±0)``)
+    and infinity on overflow.
+    """
+
+    def one(x: float) -> float:
+        try:
+            return fn(x)
+        except OverflowError:
+            return math.inf
+        except ValueError:
+            return math.copysign(math.inf, x) if x == 0 else at_pole
+
+    return np.vectorize(one, otypes=[a.dtype])(a)
+
+
+@_math(FmaOp)
+def _fma(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
+    """a * b + c: exact product in fp64 (one rounding for f32 and narrower)."""
+    return a.astype(np.float64) * b.astype(np.float64) + c.astype(np.float64)

@@ -1,0 +1,89 @@
+"""Semantics of the shape ops: ranges, splat, broadcast, reshape, transpose, hints.
+
+Shape ops act on the IR dimensions; a batched value has one extra leading
+program axis, so its axes shift by one (``_lead``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from minitriton.emulator.interpreter import ProgramState
+from minitriton.emulator.registry import semantics
+from minitriton.emulator.values import RVal
+from minitriton.ir.core import Operation
+from minitriton.ir.ops import (
+    BroadcastOp,
+    ExpandDimsOp,
+    HintOp,
+    MakeRangeOp,
+    ReshapeOp,
+    SplatOp,
+    TransOp,
+)
+
+
+def _lead(x: RVal) -> int:
+    """Number of leading program axes (1 if batched)."""
+    return 1 if x.batched else 0
+
+
+def _full_shape(x: RVal, shape: tuple[int, ...]) -> tuple[int, ...]:
+    return (x.data.shape[0], *shape) if x.batched else shape
+
+
+# ---------------------------------------------------------------- sources
+
+
+@semantics(MakeRangeOp)
+def _make_range(op: Operation, state: ProgramState) -> RVal:
+    """``[start, end)`` as int32."""
+    return RVal(np.arange(op.attrs["start"], op.attrs["end"], dtype=np.int32), False)
+
+
+# ---------------------------------------------------------------- shapes
+
+
+@semantics(SplatOp)
+def _splat(op: Operation, state: ProgramState, x: RVal) -> RVal:
+    """A block filled with a scalar (a broadcast view: values are never written)."""
+    shape = op.results[0].shape
+    data = x.data.reshape(x.data.shape + (1,) * len(shape))
+    return RVal(np.broadcast_to(data, _full_shape(x, shape)), x.batched, x.buffer)
+
+
+@semantics(BroadcastOp)
+def _broadcast(op: Operation, state: ProgramState, x: RVal) -> RVal:
+    """Expand size-1 dimensions."""
+    shape = _full_shape(x, op.results[0].shape)
+    return RVal(np.broadcast_to(x.data, shape), x.batched, x.buffer)
+
+
+@semantics(ExpandDimsOp)
+def _expand_dims(op: Operation, state: ProgramState, x: RVal) -> RVal:
+    """Insert a dimension of size 1."""
+    data = np.expand_dims(x.data, op.attrs["axis"] + _lead(x))
+    return RVal(data, x.batched, x.buffer)
+
+
+@semantics(ReshapeOp)
+def _reshape(op: Operation, state: ProgramState, x: RVal) -> RVal:
+    """Row-major reshape."""
+    data = x.data.reshape(_full_shape(x, op.results[0].shape))
+    return RVal(data, x.batched, x.buffer)
+
+
+@semantics(TransOp)
+def _trans(op: Operation, state: ProgramState, x: RVal) -> RVal:
+    """Permute dimensions by ``order``."""
+    lead = _lead(x)
+    axes = list(range(lead)) + [a + lead for a in op.attrs["order"]]
+    return RVal(np.transpose(x.data, axes), x.batched, x.buffer)
+
+
+@semantics(HintOp)
+def _hint(op: Operation, state: ProgramState, x: RVal) -> RVal:
+    """Hints never change values."""
+    return x
+
+
