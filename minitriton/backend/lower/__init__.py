@@ -19,7 +19,7 @@ module                  ops
                         ``ttg.local_alloc``; tensor cores in :mod:`.mma`
                         (``mma.sync``, ``ttg.local_load``) and :mod:`.wgmma`
                         (``wgmma`` and the pipelined loop's ``ttg``/``ttng`` ops),
-                        TMA's copies and ``mbarrier``s in :mod:`.tma`
+                        TMA copies and their ``mbarrier`` waits in :mod:`.tma`
 :mod:`.control`         ``scf.for``, ``scf.if``, ``scf.while``, ``tt.return``,
                         ``tt.barrier``, ``tt.get_program_id``, ``tt.get_num_programs``
 :mod:`.debug`           ``tt.print``, ``tt.assert``, and debug mode's bounds checks
