@@ -336,13 +336,16 @@ def attention_row(mods: dict[str, ModuleType], d: int, causal: bool) -> dict[str
         o = torch.full_like(q, float("nan"))
         m = torch.empty((z * h, n), device="cuda", dtype=torch.float32)
 
-        def launch(cfg, mod=mod, o=o, m=m):
+        def launch(cfg, mod=mod, o=o, m=m, name=name):
             bm, bn, warps, stages = cfg
             grid = (triton_cdiv(n, bm), z * h)
+            opts = {"num_warps": warps, "num_stages": stages}
+            if name == "minitriton":
+                opts.update(MT_OPTIONS)
             return lambda: mod._attn_fwd[grid](
                 q, k, v, sm_scale, m, o, *q.stride(), *k.stride(), *v.stride(), *o.stride(),
                 z, h, N_CTX=n, HEAD_DIM=d, BLOCK_M=bm, BLOCK_N=bn, STAGE=3 if causal else 1,
-                num_warps=warps, num_stages=stages)  # fmt: skip
+                **opts)  # fmt: skip
 
         def check(o=o) -> bool:
             torch.cuda.synchronize()

@@ -2,7 +2,8 @@
 
 Each NumPy array passed for a pointer argument becomes a :class:`Buffer`, a
 1-D view of the array's memory, named after the kernel parameter. A pointer
-value is an ``int64`` array of element offsets into one buffer plus the
+value is an integer array of element offsets into one buffer (``int64``, or
+the offsets block itself, see :mod:`minitriton.emulator.values`) plus the
 buffer's id, so every access can be checked against the buffer's size: the
 emulator never reads or writes outside an argument.
 

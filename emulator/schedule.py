@@ -77,6 +77,9 @@ def launch(
     interp = Interpreter(module, args, grid, debug=debug, listeners=listeners)
     interp.free_dead_values = True  # nobody reads the values afterwards
     run_grid(interp, serial=serial)
+    # The last op's state points back at the interpreter: break that cycle, so the
+    # launch's objects go at once rather than at Python's next garbage collection.
+    interp.current = None
 
 
 def run_grid(interp: Interpreter, serial: bool | None = None) -> None:

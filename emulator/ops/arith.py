@@ -331,7 +331,8 @@ def _cast(op: Operation, state: ProgramState, x: RVal) -> RVal:
     if isinstance(src, PointerType):
         assert isinstance(dst, ScalarType)
         buf = state.interp.memory[x.buffer or 0]
-        address = buf.base_address + x.data * src.pointee.numpy.itemsize
+        nbytes = np.multiply(x.data, src.pointee.numpy.itemsize, dtype=np.int64)
+        address = buf.base_address + nbytes
         return RVal(cast_values(address, ScalarType("i64"), dst), x.batched)
     if isinstance(dst, PointerType):
         assert isinstance(src, ScalarType)
@@ -343,7 +344,7 @@ def _cast_ptr(state: ProgramState, x: RVal, src: PointerType, dst: PointerType) 
     # Same memory seen through another element type: offsets scale by the size ratio.
     memory = state.interp.memory
     buffer = memory.view(x.buffer or 0, dst.pointee)
-    nbytes = x.data * src.pointee.numpy.itemsize
+    nbytes = np.multiply(x.data, src.pointee.numpy.itemsize, dtype=np.int64)
     return RVal(nbytes // dst.pointee.numpy.itemsize, x.batched, buffer)
 
 

@@ -40,13 +40,24 @@ def check_bounds(
     offsets = ptr.data
     if offsets.size and offsets.min() >= 0 and offsets.max() < buf.size:
         return buf  # fast path: no lane is out of bounds, masked or not
-    # Negative offsets become huge as uint64: one comparison catches both ends.
-    bad = offsets.view(np.uint64) >= np.uint64(buf.size)
+    bad = _outside(offsets, buf.size)
     if mask is not None:
         bad = bad & mask.data
     if bad.any():
         raise _oob_error(op, state, buf, ptr, bad, verb)
     return buf
+
+
+def _outside(offsets: np.ndarray, size: int) -> np.ndarray:
+    """Where ``offsets`` fall outside ``[0, size)``.
+
+    Negative offsets become huge as unsigned numbers of their own width, so
+    one comparison catches both ends (an int32 offset array serves buffers
+    of up to 2^31 elements this way; above that it is widened first).
+    """
+    if offsets.dtype != np.int64 and size > np.iinfo(offsets.dtype).max:
+        offsets = offsets.astype(np.int64)
+    return offsets.view(f"u{offsets.itemsize}") >= np.uint64(size)
 
 
 def _oob_error(
@@ -72,8 +83,34 @@ def _oob_error(
 @semantics(AddPtrOp)
 def _addptr(op: Operation, state: ProgramState, ptr: RVal, offset: RVal) -> RVal:
     """Pointer plus an element offset (computed in 64 bits; the offset already wrapped)."""
-    data = np.add(ptr.data, offset.data, dtype=np.int64)  # one pass, no temporary
+    data = _offsets_from_base(ptr.data, offset.data) if op.results[0].shape else None
+    if data is None:
+        data = np.add(ptr.data, offset.data, dtype=np.int64)  # one pass, no temporary
     return RVal(data, ptr.batched or offset.batched, ptr.buffer)
+
+
+def _offsets_from_base(base: np.ndarray, offset: np.ndarray) -> np.ndarray | None:
+    """``offset`` itself when ``base`` is element 0 of its buffer everywhere, else None.
+
+    ``x_ptr + offsets`` on an argument's pointer is the commonest ``tt.addptr``:
+    the sum is the offsets themselves, so the block of (often 32-bit) offsets
+    serves as the pointer's data, without a new 64-bit block per pointer
+    (which a first launch pays for in fresh pages). Values are never written
+    in place, so sharing the array is safe; an offset block smaller than the
+    result (a broadcast) takes the general path, and so do scalar pointers
+    (``x_ptr + row * stride``): small, and cheaper to add to in 64 bits.
+    """
+    if offset.dtype not in _OFFSET_DTYPES or not base.size or any(base.strides):
+        return None
+    if base.item(0) != 0:
+        return None
+    if np.broadcast_shapes(base.shape, offset.shape) != offset.shape:
+        return None
+    return offset
+
+
+#: Offset dtypes a pointer's data may keep as they are (signed, so never huge).
+_OFFSET_DTYPES = (np.dtype(np.int32), np.dtype(np.int64))
 
 
 # ---------------------------------------------------------------- load, store
@@ -98,21 +135,40 @@ def _load(
         return RVal(np.broadcast_to(fill, shape).copy(), batched)
     # Disabled lanes may point anywhere: clip them to a valid index, then overwrite.
     shape = np.broadcast_shapes(ptr.data.shape, mask.data.shape)
-    values = np.asarray(np.take(buf.flat, _indices(ptr.data, shape), mode="clip"))
+    values = _take_clipped(buf.flat, ptr.data, shape)
     np.copyto(values, fill, where=np.logical_not(mask.data))
     return RVal(values, batched)
 
 
-def _indices(offsets: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
-    """``offsets`` broadcast to ``shape``, as ``np.take`` takes them without a copy.
+#: Most lanes one ``np.take`` gets when NumPy would copy the offsets (see below).
+TAKE_CHUNK = 1 << 15
 
-    ``np.take`` copies a read-only index array (every ``broadcast_to`` view
-    is one), which for a block of 64-bit offsets is as much memory as the
-    offsets themselves; the offsets of the right shape need no view.
+
+def _take_clipped(flat: np.ndarray, offsets: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
+    """``flat[offsets]`` broadcast to ``shape``, out-of-range offsets clipped to the ends.
+
+    ``np.take`` copies its index array unless it is a writable ``intp``
+    array of the right shape: a broadcast view, or 32-bit offsets (the
+    pointer data of ``x_ptr + offsets``), would cost a 64-bit copy as big as
+    the block, touched for the first time in a fresh process. Those are
+    taken a slice of rows at a time, so the copies stay small and reused.
     """
-    if offsets.shape == shape and offsets.flags.writeable:
-        return offsets
-    return np.broadcast_to(offsets, shape)
+    if offsets.shape == shape and offsets.dtype == np.intp and offsets.flags.writeable:
+        return np.asarray(np.take(flat, offsets, mode="clip"))
+    offsets = np.broadcast_to(offsets, shape)
+    if not shape or offsets.size <= TAKE_CHUNK:
+        return np.asarray(np.take(flat, offsets, mode="clip"))
+    out = np.empty(shape, dtype=flat.dtype)
+    step = _rows_per_chunk(shape)
+    for row in range(0, shape[0], step):
+        np.take(flat, offsets[row : row + step], mode="clip", out=out[row : row + step])
+    return out
+
+
+def _rows_per_chunk(shape: tuple[int, ...]) -> int:
+    """How many rows (of the leading axis) make about :data:`TAKE_CHUNK` lanes."""
+    lanes_per_row = max(1, int(np.prod(shape[1:], dtype=np.int64)))
+    return max(1, TAKE_CHUNK // lanes_per_row)
 
 
 @semantics(StoreOp)
@@ -126,14 +182,39 @@ def _store(
     offsets = np.broadcast_to(ptr.data, shape)
     values = np.broadcast_to(value.data, shape)
     if mask is None:
-        # NumPy assigns repeated indices of a 1-D index array in order: the last one wins.
-        buf.flat[offsets.reshape(-1)] = values.reshape(-1)
+        _scatter(buf.flat, offsets, values, None)
         return
     enabled = np.broadcast_to(mask.data, shape)
-    if enabled.all():
-        buf.flat[offsets.reshape(-1)] = values.reshape(-1)
+    _scatter(buf.flat, offsets, values, None if enabled.all() else enabled)
+
+
+def _scatter(
+    flat: np.ndarray, offsets: np.ndarray, values: np.ndarray, enabled: np.ndarray | None
+) -> None:
+    """``flat[offsets] = values`` on the ``enabled`` lanes (all if None), in lane order.
+
+    NumPy assigns repeated indices of a 1-D index array in order, so the last
+    lane wins. It scatters through 32-bit indices three times slower than
+    through ``intp`` ones: big blocks of those go a slice of rows at a time,
+    widened (and compressed to the enabled lanes) there, so the copies stay
+    small. ``intp`` offsets go in one piece, faster.
+    """
+    if offsets.dtype == np.intp or not offsets.shape or offsets.size <= TAKE_CHUNK:
+        _scatter_lanes(flat, offsets, values, enabled)
         return
-    buf.flat[offsets[enabled]] = values[enabled]
+    step = _rows_per_chunk(offsets.shape)
+    for row in range(0, offsets.shape[0], step):
+        rows = slice(row, row + step)
+        lanes = None if enabled is None else enabled[rows]
+        _scatter_lanes(flat, offsets[rows], values[rows], lanes)
+
+
+def _scatter_lanes(
+    flat: np.ndarray, offsets: np.ndarray, values: np.ndarray, enabled: np.ndarray | None
+) -> None:
+    if enabled is not None and not enabled.all():
+        offsets, values = offsets[enabled], values[enabled]
+    flat[offsets.reshape(-1).astype(np.intp, copy=False)] = values.reshape(-1)
 
 
 # ---------------------------------------------------------------- atomics

@@ -16,10 +16,12 @@ tensor-core path. Three forms:
   through descriptors;
 * ``mma.sync`` (sm_80..sm_89, sm_120, or ``arch="sm_80"`` on Hopper): the
   rings are swizzled row-major tiles (:class:`~minitriton.backend.shared_layout.MmaTile`,
-  printed ``swizzled_shared``) and each ring operand becomes a
-  ``ttg.local_load(%slot)`` in the dot-operand layout, which the code
-  generator turns into ``ldmatrix`` (``.trans`` for 16-bit B) straight from
-  the slot being consumed, one k step at a time (see *mma.sync* below);
+  printed ``swizzled_shared``), or for a K-major B (attention's ``k``) a
+  tile holding the block transposed (``contig = 0``, ``order=[0, 1]``), and
+  each ring operand becomes a ``ttg.local_load(%slot)`` in the dot-operand
+  layout, which the code generator turns into ``ldmatrix`` (``.trans`` for
+  a row-major 16-bit B, none for a K-major one) straight from the slot being
+  consumed, one k step at a time (see *mma.sync* below);
 * ``wgmma`` with tf32, int8 or fp8 operands, whose B must be K-major and
   whose fp32 inputs must be rounded to TF32: the same rings and
   ``ttg.local_load`` as ``mma.sync``, in a blocked layout (registers), then
@@ -37,7 +39,8 @@ The fp16/bf16 ``wgmma`` form needs:
 * every dot's B, and A where it is loaded in the loop, is a ``tt.load`` used
   only by that dot, with no ``other`` or a zero one (``cp.async`` zero-fills
   masked-off bytes), row-major or (B only) K-major in memory;
-* the pointers and the mask are computed in the loop from the induction
+* the pointers and the mask are computed in the loop (hints such as
+  ``tl.multiple_of(start_n, BLOCK_N)`` included) from the induction
   variable, loop-invariant values, and loop-carried values that advance by a
   loop-invariant step (``a_ptrs += BLOCK_K * stride_ak``, or a block
   pointer's offset ``off + BLOCK_N``): they are recomputed for the
@@ -51,9 +54,11 @@ An A that is not loaded in the loop either is loop-invariant (attention's
 ``wgmma`` from registers, see :mod:`~minitriton.backend.lower.wgmma`).
 A loop that breaks a rule keeps step 1's path (operands loaded into
 registers, then staged into shared memory). The other two forms need B
-(and A, to be in a ring) loaded row-major in the loop under the same rules;
-an A that is not keeps its ordinary load and staging, and a K-major B
-(attention's ``k`` loaded transposed) leaves the loop unpipelined.
+(and A, to be in a ring) loaded in the loop under the same rules, A
+row-major; an A that is not keeps its ordinary load and staging. B may be
+K-major on ``mma.sync`` (attention's ``k`` loaded transposed: copied 16
+bytes along K into its transposed tile); on the restaging ``wgmma`` form a
+K-major B leaves the loop unpipelined.
 
 **Two schedules.**
 
@@ -133,6 +138,9 @@ gives it its ``nvidia_mma`` layouts as before)::
       ...
     }
 
+Attention's loop gets a ring for ``k`` (K-major) and one for ``v``
+(row-major), and its two dots read them; ``q`` stays staged once before the
+loop and ``P`` feeds the second dot from registers.
 No ``fence.proxy.async`` is needed (``ldmatrix`` reads through the generic
 proxy) and none is emitted before sm_90. The rings sit at the start of
 shared memory, 128-byte aligned slots; the scratch space after them keeps
@@ -153,7 +161,7 @@ from minitriton.backend.accelerate_matmul import DotPath, dot_path
 from minitriton.backend.accumulators import loads_k_major
 from minitriton.backend.axis import AxisAnalysis, AxisInfo
 from minitriton.backend.mma_v3 import wgmma_shape
-from minitriton.backend.shared_layout import MmaTile, SharedTile, align_tile
+from minitriton.backend.shared_layout import SharedTile, align_tile, ring_tile
 from minitriton.backend.tma import (
     BARRIER_BYTES,
     TmaLoad,
@@ -187,6 +195,7 @@ _CLONABLE = (
     "tt.make_range",
     "tt.addptr",
     "tt.trans",  # a transposed B (see transpose_loads)
+    "tt.hint",  # tl.multiple_of(start_n, BLOCK_N): true of every iteration's value
 )
 
 
@@ -326,7 +335,7 @@ def pipeline_loops(
                 if plan is not None and use_tma and not _tma_form_enabled(plan):
                     plan = _match(op, func, axis, num_warps, False)
             elif path in (DotPath.WGMMA, DotPath.MMA_V2):  # wgmma: tf32, int8, fp8
-                plan = _match_mma(op, func, axis)
+                plan = _match_mma(op, func, axis, k_major_b=path is DotPath.MMA_V2)
             stages = _fitting_stages(plan, num_stages, arch) if plan is not None else 0
             if stages >= 2:
                 _commit_maps(plan, func)
@@ -434,11 +443,15 @@ def _wgmma_kinds(loop: Operation, num_warps: int) -> set[str]:
             if op.name == "tt.dot"}  # fmt: skip
 
 
-def _match_mma(loop: Operation, func: FuncOp, axis: AxisAnalysis) -> _Plan | None:
-    """The plan of a loop whose dots run on ``mma.sync``: row-major operands into rings.
+def _match_mma(
+    loop: Operation, func: FuncOp, axis: AxisAnalysis, k_major_b: bool = False
+) -> _Plan | None:
+    """The plan of a loop whose dots run ``mma.sync`` (or restage for ``wgmma``): rings.
 
-    A K-major operand (attention's ``k`` loaded transposed) or one not loaded
-    in the loop stays on the path of registers staged through shared memory.
+    Row-major operands go into rings; with ``k_major_b`` (``mma.sync``) so
+    does a K-major B (attention's ``k`` loaded transposed), into a tile
+    stored transposed. A K-major A, or one not loaded in the loop, stays on
+    the path of registers staged through shared memory.
     """
     body = loop.regions[0].block
     if any(op.name == "tt.dot" for op in _nested(body)):
@@ -448,9 +461,10 @@ def _match_mma(loop: Operation, func: FuncOp, axis: AxisAnalysis) -> _Plan | Non
     planned, loads = [], []
     for dot in (op for op in body.ops if op.name == "tt.dot"):
         ring = []
-        for v in dot.operands[:2]:
+        for i, v in enumerate(dot.operands[:2]):
             ld = _match_load(v, body, axis, uses, advancing)
-            ring.append(ld if ld is not None and ld.contig == 1 else None)
+            ok = ld is not None and (ld.contig == 1 or (i == 1 and k_major_b))
+            ring.append(ld if ok else None)
         if ring[1] is None:
             return None
         a = ring[0] if ring[0] is not None else dot.operands[0]
@@ -671,7 +685,7 @@ class _Rewriter:
 
     def _encoding(self, v: Value, contig: int, eb: int) -> str:
         if self.plan.mma:
-            return MmaTile(v.shape[0], v.shape[1], eb).describe()
+            return ring_tile(v.shape, eb, contig).describe()
         return str(SharedTile.make(v.shape, contig, eb))
 
     def _times(self, block: Block, before: Operation, v: Value, n: int) -> Value:

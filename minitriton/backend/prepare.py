@@ -2,7 +2,8 @@
 
 Three steps, all on a private copy (the caller's module is never changed):
 
-1. :func:`~minitriton.ir.clone.clone_module` — a deep copy;
+1. :func:`copy_module` — a deep copy (:mod:`minitriton.ir.clone`), with the
+   value names the printer gives;
 2. :func:`inline_calls` — every ``tt.call`` is replaced by the callee's body
    (:func:`minitriton.passes.inline.inline_call`),
    remembering each inlined op's call site for the ``.loc`` line info;
@@ -72,6 +73,7 @@ from minitriton.ir.ops import (
     TransOp,
     WhileOp,
 )
+from minitriton.ir.printer import Printer
 from minitriton.ir.traits import Elementwise, Pure, ReadsMemory, WritesMemory, trait_set
 from minitriton.ir.types import BlockType, PointerType, element_type
 from minitriton.passes.inline import inline_call
@@ -99,7 +101,28 @@ def _convert_layout_axis(analysis: AxisAnalysis, op: Operation) -> AxisInfo:
     return analysis.get(op.operands[0])
 
 
-# ------------------------------------------------------------------ inline
+# ------------------------------------------------------------------ copy, inline
+
+
+def copy_module(module: Module) -> Module:
+    """A deep copy of ``module`` (:func:`~minitriton.ir.clone.clone_module`), names frozen.
+
+    Each value's name hint becomes the name the printer gives it, so values
+    that shared a hint (``%acc`` in a loop and after it) keep the names the
+    ``ttgir`` dump has always shown (``%acc``, ``%acc_1``), however the
+    inliner and the pipeliner rename around them later.
+    """
+    copy = clone_module(module)
+    for func in copy.funcs:
+        printer = Printer()  # names restart per function
+        printer.print_func(func)
+        for op in func.walk():
+            values = [*op.results, *(a for r in op.regions for a in r.args)]
+            for v in values:
+                name = printer.ref(v)[1:]
+                v.name_hint = None if name.isdigit() else name
+    return copy
+
 
 
 def _first_call(func: FuncOp) -> CallOp | None:
@@ -609,10 +632,10 @@ def prepare_kernel(
 
     ``tma`` lets the pipeliner copy descriptor tiles with TMA on sm_90.
     """
-    copy = clone_module(module)
+    copy = copy_module(module)
     kernel, inlined_at = inline_calls(copy)
     copy.funcs = [kernel]
-    if arch_number(arch) == 90:  # where the pipeliner runs (wgmma)
+    if arch_number(arch) >= 80:  # where the pipeliner runs (wgmma and mma.sync)
         sink_transposes_into_loads(kernel)
     pipeline_loops(kernel, num_warps, arch, num_stages, tma=tma)
     plan = assign_layouts(kernel, num_warps, arch)

@@ -136,11 +136,18 @@ class MmaTile:
     A row has ``vecs`` units; ``per_phase`` consecutive rows share a phase
     (rows shorter than 128 bytes share a 128-byte bank line), and the phase
     takes ``max_phase`` values: ``phase(r) = (r / per_phase) % max_phase``.
+
+    ``contig = 0`` marks a K-major B ring tile: the ``K x N`` block is stored
+    transposed, one row per ``n`` (``rows = N``, ``cols = K``), so its 16-byte
+    units run along K like A's, and B's fragments come back with plain
+    ``ldmatrix`` (no ``.trans``) under the same swizzle.
     """
 
     rows: int
     cols: int
     eb: int
+    #: 1: the block's rows are the tile's rows; 0: the tile holds the block transposed.
+    contig: int = 1
 
     @property
     def unit(self) -> int:
@@ -171,7 +178,7 @@ class MmaTile:
         """The tile as the ``ttgir`` dump prints it (Triton's ``swizzled_shared`` encoding)."""
         return (
             f"swizzled_shared<vec={self.unit}, perPhase={self.per_phase}, "
-            f"maxPhase={self.max_phase}, order=[1, 0]>"
+            f"maxPhase={self.max_phase}, order={[1, 0] if self.contig else [0, 1]}>"
         )
 
     def offset(self, row: int, col: int) -> int:
@@ -191,6 +198,12 @@ class MmaTile:
         within = b.mul(b.and_(col, c(self.unit - 1)), c(self.eb))
         base = b.mul(row, c(self.cols * self.eb))
         return b.add(b.add(base, b.shl(unit, c(4))), within)
+
+
+def ring_tile(shape: list[int] | tuple[int, ...], eb: int, contig: int) -> MmaTile:
+    """The ``mma.sync`` ring tile of a ``shape`` block (``contig = 0``: K-major, transposed)."""
+    rows, cols = shape
+    return MmaTile(rows, cols, eb) if contig else MmaTile(cols, rows, eb, 0)
 
 
 def _log2(n: int) -> int:

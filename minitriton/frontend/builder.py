@@ -67,15 +67,29 @@ class Builder:
         finally:
             self.block = saved
 
-    @contextmanager
-    def located(self, loc: Location) -> Iterator[Builder]:
-        """Temporarily locate new ops at ``loc``."""
-        saved = self.loc
+    def located(self, loc: Location) -> _Located:
+        """Temporarily locate new ops at ``loc`` (``with b.located(loc): ...``)."""
+        return _Located(self, loc)
+
+
+class _Located:
+    """The context of :meth:`Builder.located`: a plain class, not a generator,
+    since lowering enters one for nearly every AST node it visits."""
+
+    __slots__ = ("builder", "loc", "saved")
+
+    def __init__(self, builder: Builder, loc: Location) -> None:
+        self.builder = builder
         self.loc = loc
-        try:
-            yield self
-        finally:
-            self.loc = saved
+        self.saved = loc
+
+    def __enter__(self) -> Builder:
+        self.saved = self.builder.loc
+        self.builder.loc = self.loc
+        return self.builder
+
+    def __exit__(self, *exc: object) -> None:
+        self.builder.loc = self.saved
 
 
 def new_region(arg_types: Sequence[Type] = (), arg_names: Sequence[str | None] = ()) -> Region:

@@ -478,6 +478,17 @@ def _targets(node: ast.Node) -> list[ast.Expr]:
 # of a run-time if (not a valid Python name, so it cannot clash).
 _RETURN = "<return>"
 
+#: The signatures of the ``tl`` builtins' stubs (library functions that never change):
+#: ``inspect.signature`` costs more than the rest of binding a call.
+_STUB_SIGNATURES: dict[Any, inspect.Signature] = {}
+
+
+def _stub_signature(stub: Any) -> inspect.Signature:
+    sig = _STUB_SIGNATURES.get(stub)
+    if sig is None:
+        sig = _STUB_SIGNATURES[stub] = inspect.signature(stub)
+    return sig
+
 
 class FunctionLowerer:
     """Lowers one function body (kernel or helper) into ``self.b``'s block."""
@@ -1334,7 +1345,7 @@ class FunctionLowerer:
         node: ast.Call | None,
     ) -> dict[str, Any]:
         """Bind arguments with the stub's signature (located errors for bad keywords)."""
-        sig = inspect.signature(stub)
+        sig = _stub_signature(stub)
         params = sig.parameters
         for key in kwargs:
             if key in params and params[key].kind != inspect.Parameter.VAR_POSITIONAL:

@@ -22,6 +22,19 @@ from functools import reduce
 import numpy as np
 
 
+def _bitwidth(name: str) -> int:
+    """The digits after a scalar name's letters: ``f8e5`` -> 8, ``bf16`` -> 16.
+
+    Plain string work, not a regular expression: the first launch of a
+    process asks for a bit width, and compiling a pattern then costs more
+    than the rest of binding the arguments.
+    """
+    digits = name.lstrip("abcdefghijklmnopqrstuvwxyz")
+    end = next((i for i, c in enumerate(digits) if not c.isdigit()), len(digits))
+    assert end > 0, name  # every scalar name ends its prefix with digits
+    return int(digits[:end])
+
+
 @dataclass(frozen=True)
 class ScalarType:
     """An integer, unsigned integer, boolean (``i1``) or floating-point type."""
@@ -38,9 +51,7 @@ class ScalarType:
     @property
     def bitwidth(self) -> int:
         """Number of bits of one value (1 for ``i1``)."""
-        match = re.match(r"[a-z]+(\d+)", self.name)  # f8e5 -> 8
-        assert match is not None, self.name  # every scalar name ends its prefix with digits
-        return int(match.group(1))
+        return _bitwidth(self.name)
 
     def is_int(self) -> bool:
         """True for signed and unsigned integers and ``i1``."""

@@ -58,8 +58,17 @@ def test_b_transposed_is_copied_k_major_into_the_ring(monkeypatch) -> None:  # n
     assert "cp.async.cg.shared.global" in ptx and "st.shared.b64" not in ptx
 
 
-def test_other_arches_keep_the_transpose() -> None:
-    ttgir = _compile("sm_80", warps=4)["ttgir"]
+def test_sm80_copies_b_transposed_into_a_k_major_ring_too() -> None:
+    # mma.sync: the same K-major B ring, read with ldmatrix without .trans.
+    out = _compile("sm_80", warps=4)
+    ttgir, ptx = out["ttgir"], out["ptx"]
+    assert "tt.trans" not in ttgir and _loop(ttgir).count("ttg.async_copy_global_to_local") == 2
+    assert 'contig = 0, dtype = "f16", encoding = "swizzled_shared<vec=8, perPhase=1, ' in ttgir
+    assert "ldmatrix.sync.aligned.m8n8.x4.shared.b16" in ptx and ".trans" not in ptx
+
+
+def test_sm75_keeps_the_transpose() -> None:
+    ttgir = _compile("sm_75", warps=4)["ttgir"]
     assert "tt.trans" in ttgir and "ttg.async_copy_global_to_local" not in ttgir
 
 

@@ -69,12 +69,12 @@ def test_ptx_reads_rings_with_ldmatrix_and_no_async_proxy_fence():
     assert ".target sm_80" in k.ptx
 
 
-def test_k_major_b_is_not_pipelined():
-    # B transposed in memory (stride_bk = 1): no row-major ring; the loop keeps its loads.
+def test_k_major_b_is_pipelined_into_a_transposed_ring():
+    # B transposed in memory (stride_bk = 1): a K-major ring (see test_mma_kmajor.py).
     sig = ("*fp16:16, *fp16:16, *fp32:16, i32:16, i32:16, i32:16, i32:16, i32:1, "
            "i32:1, i32:16, i32:16, i32:1, 64, 64, 32, \"tf32\"")  # fmt: skip
     k = build(dot_kernels.dot_kernel, sig)
-    assert "cp.async" not in k.ptx and "mma.sync" in k.ptx
+    assert "cp.async" in k.ptx and "mma.sync" in k.ptx and "contig = 0" in k.ttgir
 
 
 @pytest.mark.parametrize("arch", ["sm_80", "sm_86", "sm_89", "sm_120"])

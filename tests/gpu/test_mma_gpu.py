@@ -26,7 +26,12 @@ ROOT = Path(__file__).resolve().parents[2]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from tests.kernels.dot_kernels import chained_dot_kernel, dot_kernel, int8_dot_kernel  # noqa: E402
+from tests.kernels.dot_kernels import (  # noqa: E402
+    chained_dot_kernel,
+    dot_bt_kernel,
+    dot_kernel,
+    int8_dot_kernel,
+)
 
 ARCH = "sm_80"
 
@@ -193,3 +198,83 @@ def test_pipelined_int8_and_bf16(rng, stages):
     run_dot(dot_kernel, x, y, z, (64, 64, 32), PRECISION="tf32", num_stages=stages)
     ref = x.double().cpu().numpy() @ y.double().cpu().numpy()
     np.testing.assert_allclose(z.cpu().numpy(), ref, rtol=1e-4, atol=1e-4)
+
+
+# ------------------------------------------------------------------ K-major B, pipelined
+
+K_MAJOR = [((100, 72, 80), (64, 64, 32), 4), ((256, 256, 128), (128, 128, 64), 8)]
+
+
+@pytest.mark.parametrize(("mnk", "tile", "warps"), K_MAJOR)
+@pytest.mark.parametrize("dtype", ["fp16", "tf32", "int8"])
+def test_k_major_b_is_read_from_its_ring(rng, dtype, mnk, tile, warps):
+    # B stored N-major (Fortran order): copied K-major into its ring, read without .trans.
+    m, n, k = mnk
+    if dtype == "int8":
+        a = rng.integers(-128, 128, (m, k), dtype=np.int8)
+        b = np.asfortranarray(rng.integers(-128, 128, (k, n), dtype=np.int8))
+        c = np.full((m, n), -(2**31), np.int32)
+        run_dot(int8_dot_kernel, a, b, c, tile, warps)
+        np.testing.assert_array_equal(c, a.astype(np.int64) @ b.astype(np.int64))
+        return
+    st = np.float16 if dtype == "fp16" else np.float32
+    a = rng.standard_normal((m, k)).astype(st)
+    b = np.asfortranarray(rng.standard_normal((k, n)).astype(st))
+    c = np.full((m, n), np.nan, np.float32)
+    run_dot(dot_kernel, a, b, c, tile, warps, PRECISION="tf32")
+    ra, rb = (a, b) if dtype == "fp16" else (tf32(a), tf32(b))
+    ref = ra.astype(np.float64) @ rb.astype(np.float64)
+    np.testing.assert_allclose(c, ref, rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_trans_of_a_loaded_b(dtype):
+    # tl.dot(a, tl.trans(b)) with B stored N x K (tutorial 09's form), ragged edges.
+    torch = pytest.importorskip("torch")
+    gen = torch.Generator(device="cuda").manual_seed(11)
+    m, n, k = 200, 136, 96
+    a = torch.randn((m, k), device="cuda", generator=gen).to(getattr(torch, dtype))
+    b = torch.randn((n, k), device="cuda", generator=gen).to(getattr(torch, dtype))
+    c = torch.full((m, n), float("nan"), device="cuda")
+    dot_bt_kernel[(cdiv(m, 64), cdiv(n, 64))](
+        a, b, c, m, n, k, *strides(a), *strides(b), *strides(c),
+        BLOCK_M=64, BLOCK_N=64, BLOCK_K=32, backend="gpu", arch=ARCH, num_warps=4,
+    )  # fmt: skip
+    ref = a.double().cpu().numpy() @ b.double().cpu().numpy().T
+    np.testing.assert_allclose(c.cpu().numpy(), ref, rtol=1e-4, atol=1e-4)
+
+
+def attention_ref(q, k, v, sm_scale: float, causal: bool) -> np.ndarray:  # noqa: ANN001
+    """softmax(q k^T * sm_scale) v in float64."""
+    s = np.einsum("zhmd,zhnd->zhmn", q.astype(np.float64), k.astype(np.float64)) * sm_scale
+    if causal:
+        s = np.where(np.tril(np.ones(s.shape[-2:], dtype=bool)), s, -np.inf)
+    e = np.exp(s - s.max(axis=-1, keepdims=True))
+    return np.einsum("zhmn,zhnd->zhmd", e / e.sum(axis=-1, keepdims=True), v.astype(np.float64))
+
+
+ATTENTION = [(256, 64, 64, 64, 4), (128, 32, 16, 16, 4), (512, 128, 128, 64, 8)]
+
+
+@pytest.mark.parametrize("causal", [False, True])
+@pytest.mark.parametrize(("n_ctx", "head_dim", "block_m", "block_n", "warps"), ATTENTION)
+@pytest.mark.parametrize("masked", [False, True])
+def test_fused_attention_pipelines_k_and_v(rng, causal, n_ctx, head_dim, block_m, block_n, warps,
+                                           masked):  # fmt: skip
+    # Tutorial 06 (block pointers; k read K-major) and its masked variant (ragged N_CTX).
+    from tests.kernels.attention_masked import attn_fwd_masked
+    from tests.kernels.fused_attention import _attn_fwd
+
+    n = n_ctx - 56 if masked else n_ctx
+    q, k, v = (rng.normal(0.0, 0.5, (2, 2, n, head_dim)).astype(np.float16) for _ in range(3))
+    out = np.full_like(q, np.nan)
+    m = np.zeros((4, n), dtype=np.float32)
+    sm_scale = head_dim**-0.5
+    kernel = attn_fwd_masked if masked else _attn_fwd
+    kernel[(cdiv(n, block_m), 4, 1)](
+        q, k, v, sm_scale, m, out, *strides(q), *strides(k), *strides(v), *strides(out),
+        2, 2, n, HEAD_DIM=head_dim, BLOCK_M=block_m, BLOCK_N=block_n, STAGE=3 if causal else 1,
+        backend="gpu", arch=ARCH, num_warps=warps, num_stages=3,
+    )  # fmt: skip
+    ref = attention_ref(q, k, v, sm_scale, causal)
+    np.testing.assert_allclose(out.astype(np.float32), ref, rtol=1e-2, atol=1e-2)

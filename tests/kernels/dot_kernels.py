@@ -95,3 +95,25 @@ def batched_dot_kernel(a_ptr, b_ptr, c_ptr, NB, M, N, K,
                     other=0.0)
         acc = tl.dot(a, b, acc, input_precision=PRECISION)
     tl.store(c_ptr + ob * M * N + om * N + on, acc, mask=(ob < NB) & (om < M) & (on < N))
+
+
+@triton.jit
+def dot_bt_kernel(a_ptr, b_ptr, c_ptr, M, N, K,
+                  stride_am, stride_ak, stride_bn, stride_bk, stride_cm, stride_cn,
+                  BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr):
+    """C = A @ B.T from a B stored N x K: ``tl.trans`` of the loaded block."""
+    pid_m = tl.program_id(0)
+    pid_n = tl.program_id(1)
+    offs_m = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    offs_n = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
+    offs_k = tl.arange(0, BLOCK_K)
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    for k0 in range(0, K, BLOCK_K):
+        ks = k0 + offs_k
+        a = tl.load(a_ptr + offs_m[:, None] * stride_am + ks[None, :] * stride_ak,
+                    mask=(offs_m[:, None] < M) & (ks[None, :] < K), other=0.0)
+        b = tl.load(b_ptr + offs_n[:, None] * stride_bn + ks[None, :] * stride_bk,
+                    mask=(offs_n[:, None] < N) & (ks[None, :] < K), other=0.0)
+        acc = tl.dot(a, tl.trans(b), acc)
+    c_ptrs = c_ptr + offs_m[:, None] * stride_cm + offs_n[None, :] * stride_cn
+    tl.store(c_ptrs, acc, mask=(offs_m[:, None] < M) & (offs_n[None, :] < N))

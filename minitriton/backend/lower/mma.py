@@ -13,6 +13,8 @@ Two lowerings, for the ops :mod:`minitriton.backend.mma_plan` set up:
   fragments per call: B's fragment holds K-consecutive pairs, across the
   rows of the tile). tf32 and int8 B, whose fragments ``ldmatrix.trans``
   cannot produce, are read with plain ``ld.shared`` in the fragment layout.
+  A pipelined K-major B (a ring tile stored transposed, one row per ``n``)
+  is read with plain ``ldmatrix.x4`` for every element type, like A.
 * ``tt.dot``: for each k step, each m16 and each n8 tile of a warp, one
   ``mma.sync.aligned.m16n8k16`` (fp16, bf16), ``m16n8k8`` (tf32: operands
   rounded with ``cvt.rna.tf32.f32``, as Triton does) or ``m16n8k32`` (int8,
@@ -55,7 +57,7 @@ from minitriton.backend.lower.wgmma import _slot_base, smem_global
 from minitriton.backend.mma_plan import MmaDot
 from minitriton.backend.pipeline import LocalLoadOp
 from minitriton.backend.registry import lowering
-from minitriton.backend.shared_layout import MmaTile, align_tile
+from minitriton.backend.shared_layout import MmaTile, align_tile, ring_tile
 from minitriton.ir.core import Operation, use_counts
 from minitriton.ir.types import BF16, F8E4NV, F8E5, F16, F32, ScalarType, element_type
 from minitriton.ir.types import I8 as S8
@@ -121,8 +123,9 @@ def _feeds_next_op_only(ctx: LoweringContext, op: Operation) -> bool:
 def alloc_mma_ring(ctx: LoweringContext, op: Operation) -> None:
     """A ``ttg.local_alloc`` of ``mma.sync``'s swizzled tiles (``tile = "swizzled"``)."""
     rings = ctx.rings
-    rows, cols = op.attrs["shape"]
-    tile = MmaTile(rows, cols, byte_size(ScalarType(op.attrs["dtype"])))
+    tile = ring_tile(
+        op.attrs["shape"], byte_size(ScalarType(op.attrs["dtype"])), op.attrs.get("contig", 1)
+    )
     stage_bytes = (tile.nbytes + 127) // 128 * 128
     stages = op.attrs["stages"]
     offset = ctx.ring_end
@@ -149,6 +152,7 @@ def lower_local_load(ctx: LoweringContext, op: Operation) -> Staged | RegTile:
     target = ctx.plan.dot_operands.get(id(op.result))
     if target is not None:
         return Staged(target[0], target[1], tile, 0, slot)
+    assert tile.contig == 1, "a K-major ring feeds an mma.sync dot only"
     layout = ctx.layout(op.result)
     dim, run = layout.contiguous_run()
     vec = min(run, tile.unit) if dim == 1 else 1
@@ -245,6 +249,8 @@ def staged_fragments(ctx: LoweringContext, staged: Staged, ki: int, tiles: int) 
     """The packed 32-bit registers of k step ``ki`` for each m16 (A) or n8 (B) tile."""
     if staged.op_idx == 0:
         return {mi: _ldmatrix_a(ctx, staged, mi, ki) for mi in range(tiles)}
+    if staged.tile.contig == 0:  # a K-major ring tile: plain ldmatrix, every element type
+        return _ldmatrix_b_k_major(ctx, staged, ki, tiles)
     if staged.mma.bits == 16:
         return _ldmatrix_b(ctx, staged, ki, tiles)
     return {ni: _scalar_b(ctx, staged, ki, ni) for ni in range(tiles)}
@@ -322,6 +328,37 @@ def _ldmatrix_b(ctx: LoweringContext, staged: Staged, ki: int, tiles: int) -> di
         if pair:
             col = b.add(col, b.mul(j1, _c(8 * wn)))
         regs = _ldmatrix(ctx, staged, (row, col, ki * 16), 4 if pair else 2, True)
+        out[ni] = regs[:2]
+        if pair:
+            out[ni + 1] = regs[2:]
+    return out
+
+
+def _ldmatrix_b_k_major(
+    ctx: LoweringContext, staged: Staged, ki: int, tiles: int
+) -> dict[int, list]:
+    """B from a K-major tile (one row per ``n``): ``ldmatrix`` without ``.trans``.
+
+    B's register ``b_r`` holds ``32 / bits`` K-consecutive elements at
+    ``k = (lane % 4) * 32 / bits + r * 16 / eb`` of column ``n = lane / 4``:
+    in a tile whose rows are B's columns that is 32-bit word ``lane % 4``
+    of row ``lane / 4``, 16-byte unit ``r`` of the k step, which is what a
+    plain ``ldmatrix`` hands each lane, for 16-bit, tf32 and 8-bit elements
+    alike. Matrix ``j`` of an ``x4`` is unit ``j & 1`` of n8 tile
+    ``ni + (j >> 1)``; the rows of further tile pairs (multiples of 8) go
+    into the immediate offset.
+    """
+    mma = staged.mma
+    wn = mma.params.wpc[1]
+    r, j0, j1 = _ldmatrix_lane(ctx)
+    b = ctx.b
+    row = b.add(b.add(warp_offset(ctx, mma.b, 1), r), b.mul(j1, _c(8 * wn)))
+    k0 = _origin(mma, 1, ki, 0)[0]
+    col = b.add(b.mul(j0, _c(staged.tile.unit)), _c(k0))
+    out = {}
+    for ni in range(0, tiles, 2):
+        pair = ni + 1 < tiles  # lanes 16-31's addresses are ignored by an x2
+        regs = _ldmatrix(ctx, staged, (row, col, ni * 8 * wn), 4 if pair else 2, False)
         out[ni] = regs[:2]
         if pair:
             out[ni + 1] = regs[2:]
