@@ -155,7 +155,8 @@ def _inline_one(
     except KeyError:
         raise error(call.loc, f"call of unknown function @{name}") from None
     site = inlined_at.get(id(call), (name, call.loc))[1]
-    for new in inline_call(call, callee, kernel):
+    # The ttgir keeps each helper's own value names, as it always has.
+    for new in inline_call(call, callee, kernel, name_results=False):
         for op in new.walk():
             inlined_at[id(op)] = (name, site)
 
