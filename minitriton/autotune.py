@@ -266,7 +266,7 @@ class Autotuner(KernelInterface):
 
     def _identity(self, key: tuple[Any, ...]) -> dict[str, Any]:
         """What a disk entry must match: kernel, configs, key, GPU and compiler."""
-        from minitriton.backend.compiler import version_tag
+        from minitriton.backend.build import version_tag
 
         device, arch = _device()
         source = base_jit_function(self.fn).src

@@ -30,7 +30,7 @@ def test_no_cell_is_empty(name: str) -> None:
 
 
 def test_the_check_finds_empty_cells() -> None:
-    row = OpRow("x.op", "Pure", "", "n/a", "n/a - missing", "ok", "n/a -", "none")
+    row = OpRow("x.op", "Pure", "", "n/a", "n/a - missing", "ok", "n/a -", "ok", "none")
     assert empty_cells(row) == ["verified", "folded", "emulator", "layout"]
 
 
@@ -41,9 +41,13 @@ def test_the_check_finds_empty_cells() -> None:
         ("tt.dot", "emulator", "emulator.ops.matrix._dot"),
         ("math.exp", "emulator", "emulator.ops.math.elementwise"),
         ("arith.add", "emulator", "emulator.ops.arith.elementwise"),
-        ("tt.dot", "gpu", "backend.lower_mma.MmaMixin.op_tt_dot"),
+        ("tt.dot", "gpu", "backend.lower.matrix.lower_dot"),
+        ("math.exp", "gpu", "backend.lower.math.lower_math_unary"),
+        ("tt.get_num_programs", "gpu", "backend.lower.control.lower_num_programs"),
+        ("arith.add", "axis", "backend.axis._arith_add"),
         ("tt.load", "traits", "ReadsMemory, Elementwise"),
-        ("tt.store", "layout", "backend.prepare.LayoutPlan._back_tt_store"),
+        ("tt.store", "layout", "backend.prepare._back_tt_store, backend.prepare._fwd_tt_store"),
+        ("tt.sort", "layout", "backend.prepare._back_tt_scan, backend.prepare._fwd_tt_scan"),
     ],
 )
 def test_cells_point_at_the_code(name: str, column: str, expected: str) -> None:

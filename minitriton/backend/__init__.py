@@ -19,14 +19,13 @@ import threading
 from collections.abc import Sequence
 from typing import Any
 
-from minitriton.backend.cache import cache_key, load, store
-from minitriton.backend.compiler import (
-    CompiledKernel,
+from minitriton.backend.build import (
+    PTXModule,
     compile_ir,
     compile_ir_debug,
     compile_to_ptx,
-    ir_text,
 )
+from minitriton.backend.cache import cache_key, load, module_text, store
 from minitriton.backend.driver import (
     CUDAError,
     DeviceArray,
@@ -35,12 +34,12 @@ from minitriton.backend.driver import (
     load_kernel,
     synchronize,
 )
-from minitriton.backend.lower_checks import CheckTable
+from minitriton.backend.lower.debug import CheckTable
 from minitriton.ir.ops import Module
 
 __all__ = [
     "CUDAError",
-    "CompiledKernel",
+    "PTXModule",
     "DeviceArray",
     "GPUKernel",
     "compile_module",
@@ -56,7 +55,7 @@ _lock = threading.Lock()
 class GPUKernel:
     """A compiled kernel; loaded into the CUDA context on its first launch."""
 
-    def __init__(self, compiled: CompiledKernel, checks: CheckTable | None = None) -> None:
+    def __init__(self, compiled: PTXModule, checks: CheckTable | None = None) -> None:
         self.compiled = compiled
         #: Debug mode's table of checked sites (None: compiled without ``debug=True``).
         self.checks = checks
@@ -133,10 +132,10 @@ def compile_module(
 ) -> GPUKernel:
     """Compile ``module``'s kernel (cached in memory and on disk); no GPU is needed.
 
-    ``debug=True`` compiles the checked variant (:mod:`~minitriton.backend.lower_checks`);
+    ``debug=True`` compiles the checked variant (:mod:`~minitriton.backend.lower.debug`);
     it is cached in memory only.
     """
-    key = cache_key(ir_text(module), arch, num_warps, num_stages)
+    key = cache_key(module_text(module), arch, num_warps, num_stages)
     if debug:
         return _debug_kernel(module, key, arch, num_warps, num_stages)
     kernel = _kernels.get(key)

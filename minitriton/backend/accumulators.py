@@ -12,7 +12,7 @@ plan's backward walk (whose first demand wins):
 * elementwise ``arith``/``math`` ops of the same shape with a seeded operand
   (``acc * alpha[:, None]``, ``acc.to(tl.float16)``), so epilogues run in
   registers where the accumulator lives, and one conversion happens at the
-  store (see :mod:`~minitriton.backend.lower_wgmma`'s epilogue);
+  store (see :mod:`~minitriton.backend.lower.wgmma`'s epilogue);
 * reductions of a seeded value get the sliced accumulator layout, and so do
   the row statistics computed from them (attention's ``m_i``, ``l_i``,
   ``alpha``): broadcasting them back (``m_ij[:, None]``) then costs nothing;
@@ -26,11 +26,13 @@ from __future__ import annotations
 
 from minitriton.backend.accelerate_matmul import dot_result_layout
 from minitriton.backend.axis import AxisAnalysis
+from minitriton.backend.irutil import terminator
 from minitriton.backend.layouts import BlockedParams, Layout, blocked, default_params, slice_layout
+from minitriton.backend.lltypes import pointee_of
 from minitriton.backend.mma_v3 import accumulator_layout, shape_of_async_dot
 from minitriton.ir.core import Operation, Value
 from minitriton.ir.ops import FuncOp
-from minitriton.ir.types import BlockType, element_type
+from minitriton.ir.types import BlockType
 
 _PROPAGATE = ("arith.", "math.", "ttng.warp_group_dot_wait")
 
@@ -70,7 +72,7 @@ def loads_k_major(axis: AxisAnalysis, ptr: Value) -> bool:
 
 def element_bytes(ptr: Value) -> int:
     """Bytes of the pointee of a block of pointers."""
-    return max(1, element_type(ptr.type).pointee.bitwidth // 8)
+    return max(1, pointee_of(ptr.type).bitwidth // 8)
 
 
 def k_major_layout(shape: tuple[int, ...], num_warps: int, eb: int) -> Layout:
@@ -105,16 +107,16 @@ def _seed_op(op: Operation, seeds: dict[int, Layout]) -> bool:
     if not op.name.startswith(_PROPAGATE) or len(op.results) != 1:
         return False
     for v in op.operands:
-        layout = seeds.get(id(v))
-        if layout is not None:
-            return _seed(seeds, op.result, layout)
+        seeded = seeds.get(id(v))
+        if seeded is not None:
+            return _seed(seeds, op.result, seeded)
     return False
 
 
 def _seed_loop(op: Operation, seeds: dict[int, Layout]) -> bool:
     body = op.regions[0]
     changed = False
-    for i, v in enumerate(body.block.terminator.operands):
+    for i, v in enumerate(terminator(body.block).operands):
         layout = seeds.get(id(v))
         if layout is None:
             continue

@@ -55,7 +55,7 @@ def runs(pairs: Iterable[tuple[int, int]]) -> list[Run]:
             and bit == last.bit + last.count
             and weight == last.weight << last.count
         )
-        if extends:
+        if extends and last is not None:
             out[-1] = Run(last.bit, last.count + 1, last.weight)
         else:
             out.append(Run(bit, 1, weight))

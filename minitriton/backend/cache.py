@@ -30,9 +30,11 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from minitriton.backend.compiler import CompiledKernel, version_tag
+from minitriton.backend.build import PTXModule, version_tag
 from minitriton.backend.tma import tma_tag
 from minitriton.cachefile import HEADER, cache_dir, disk_cache_enabled, read_entry, write_entry
+from minitriton.ir.ops import Module
+from minitriton.ir.printer import print_module
 
 __all__ = [
     "HEADER",
@@ -41,9 +43,15 @@ __all__ = [
     "disk_cache_enabled",
     "load",
     "load_json",
+    "module_text",
     "store",
     "store_json",
 ]
+
+
+def module_text(module: Module) -> str:
+    """The text a cache key is made of: the IR with its locations, which reach the PTX."""
+    return print_module(module, with_locs=True)
 
 
 def cache_key(ir_text: str, arch: str, num_warps: int, num_stages: int = 3) -> str:
@@ -59,10 +67,10 @@ def _path(key: str) -> Path:
     return cache_dir() / f"{key}.json"
 
 
-def load(key: str) -> CompiledKernel | None:
+def load(key: str) -> PTXModule | None:
     """The cached kernel for ``key``, or ``None`` (missing or corrupt)."""
     fields = load_json(key)
-    return CompiledKernel(**fields) if _well_typed(fields) else None
+    return PTXModule(**fields) if _well_typed(fields) else None
 
 
 #: The JSON type of each field of a cache entry.
@@ -81,7 +89,7 @@ def _well_typed(fields: object) -> bool:
     return all(isinstance(p, str) for p in fields["params"])
 
 
-def store(key: str, kernel: CompiledKernel) -> None:
+def store(key: str, kernel: PTXModule) -> None:
     """Write ``kernel`` under ``key`` atomically (errors are ignored: it is a cache)."""
     store_json(key, asdict(kernel))
 

@@ -1,6 +1,6 @@
 """Debug mode's host side: buffer extents in, the error record out.
 
-A kernel compiled with ``debug=True`` (:mod:`~minitriton.backend.lower_checks`)
+A kernel compiled with ``debug=True`` (:mod:`~minitriton.backend.lower.debug`)
 takes, after its own arguments, the extent of each pointer argument's buffer
 and a pointer to the error record. :class:`DebugLauncher` fills them in:
 
@@ -27,7 +27,7 @@ is the claim key ``(program << 24) | (site + 1)`` (0: no error); slot
 ``tid * registers + register`` holds ``(written, slot, a, b)`` where ``a``
 is the first address of a failing (vectorized) access, or the raw bits of an
 assert's lhs, and ``b`` its rhs. The site's layout turns a slot back into
-lanes (:meth:`~minitriton.backend.lower_checks.Site.lane`).
+lanes (:meth:`~minitriton.backend.lower.debug.Site.lane`).
 """
 
 from __future__ import annotations
@@ -49,7 +49,7 @@ from minitriton.backend.driver import (
     check,
     synchronize,
 )
-from minitriton.backend.lower_checks import HEADER_WORDS, SITE_BITS, SLOT_WORDS, CheckTable, Site
+from minitriton.backend.lower.debug import HEADER_WORDS, SITE_BITS, SLOT_WORDS, CheckTable, Site
 
 #: The extent of a raw address: the whole 64-bit address space (no check).
 _UNKNOWN = (0, (1 << 64) - 1)

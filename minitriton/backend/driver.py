@@ -282,7 +282,7 @@ def device_pointer(obj: Any) -> int | None:
 
 # ------------------------------------------------------------------ launching
 
-_CTYPES = {
+_CTYPES: dict[str, type[ctypes._SimpleCData[Any]]] = {
     "i1": ctypes.c_uint8,
     "i8": ctypes.c_int8,
     "i16": ctypes.c_int16,

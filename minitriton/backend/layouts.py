@@ -323,7 +323,7 @@ _ACC_LANES = ((0, 2), (0, 4), (1, 0), (2, 0), (4, 0))
 
 def mma_layout(params: MmaParams, shape: tuple[int, int]) -> Layout:
     """The accumulator layout of an ``[M, N]`` dot result (fp32 or int32)."""
-    regs = [(0, 1), (8, 0)]
+    regs: list[Coord] = [(0, 1), (8, 0)]
     regs = _repeat(regs, shape, (16 * params.wpc[0], 8 * params.wpc[1]), (1, 0))
     warps = _warp_bases(params, shape, (True, True), (16, 8))
     regs = [b for b in _clip(regs, shape) if any(b)]
@@ -347,12 +347,18 @@ def _fragment(op_idx: int, bits: int) -> tuple[list[Coord], list[Coord]]:
     kw = 32 // bits  # consecutive K elements in one 32-bit register
     k_in = [1 << i for i in range(kw.bit_length() - 1)]
     k_lanes = [kw, 2 * kw]
+    regs: list[Coord]
+    lanes: list[Coord]
     if op_idx == 0:
-        regs = [(0, k) for k in k_in] + [(8, 0), (0, 4 * kw)]
-        lanes = [(0, k) for k in k_lanes] + [(1, 0), (2, 0), (4, 0)]
+        regs = [(0, k) for k in k_in]
+        regs += [(8, 0), (0, 4 * kw)]
+        lanes = [(0, k) for k in k_lanes]
+        lanes += [(1, 0), (2, 0), (4, 0)]
     else:
-        regs = [(k, 0) for k in k_in] + [(4 * kw, 0)]
-        lanes = [(k, 0) for k in k_lanes] + [(0, 1), (0, 2), (0, 4)]
+        regs = [(k, 0) for k in k_in]
+        regs += [(4 * kw, 0)]
+        lanes = [(k, 0) for k in k_lanes]
+        lanes += [(0, 1), (0, 2), (0, 4)]
     return regs, lanes
 
 

@@ -10,7 +10,7 @@ import numpy as np
 from llvmlite import ir
 
 from minitriton.backend.layouts import Layout
-from minitriton.ir.types import BF16, F16, F32, F64, PointerType, ScalarType
+from minitriton.ir.types import BF16, F16, F32, F64, PointerType, ScalarType, Type, element_type
 
 I1 = ir.IntType(1)
 I8 = ir.IntType(8)
@@ -29,11 +29,34 @@ ElemType = ScalarType | PointerType
 
 
 @dataclass
-class Tensor:
+class RegTile:
     """A block value as one thread sees it: its layout and one LLVM value per register."""
 
     layout: Layout
     vals: list[ir.Value]
+
+
+def scalar_of(t: Type) -> ScalarType:
+    """The element type of ``t``, which the op's verifier made a scalar type (not a pointer)."""
+    elem = element_type(t)
+    assert isinstance(elem, ScalarType), f"expected scalar elements, got {t}"
+    return elem
+
+
+def pointee_of(t: Type) -> ScalarType:
+    """What the pointers of ``t`` (a pointer or a block of pointers) point to."""
+    elem = element_type(t)
+    assert isinstance(elem, PointerType), f"expected pointers, got {t}"
+    return elem.pointee
+
+
+#: An IR value once lowered: one LLVM value (a scalar) or a thread's registers (a block).
+Lowered = ir.Value | RegTile
+
+
+def float_suffix(st: ScalarType) -> str:
+    """The LLVM intrinsic suffix of a float type (``f16``, ``f32``, ``f64``)."""
+    return {16: "f16", 32: "f32", 64: "f64"}[st.bitwidth]
 
 
 def ll_type(t: ElemType) -> ir.Type:

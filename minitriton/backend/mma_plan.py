@@ -18,7 +18,7 @@ plan inserts a ``ttg.convert_layout`` to the dot-operand layout, placed
 right after the operand's definition when that lies outside the dot's loop
 (``q`` of attention is converted once). The code generator lowers those
 conversions through a swizzled shared-memory tile and ``ldmatrix``
-(:mod:`minitriton.backend.lower_mma`).
+(:mod:`minitriton.backend.lower.mma`).
 
 The ``ttgir`` of a 64x64x32 fp16 dot in a K loop, 4 warps (``tests/kernels/dot_kernels.py``;
 long lines cut)::
@@ -37,8 +37,11 @@ iterations; the store after the loop writes from it directly.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Generic, TypeVar
 
+from minitriton.backend.irutil import terminator
 from minitriton.backend.layouts import (
     Layout,
     MmaParams,
@@ -49,9 +52,11 @@ from minitriton.backend.layouts import (
     mma_warps,
     slice_layout,
 )
+from minitriton.backend.lltypes import scalar_of
 from minitriton.ir.core import Block, Operation, Value
 from minitriton.ir.ops import FuncOp
-from minitriton.ir.types import BF16, F8E4NV, F8E5, F16, F32, I8, I32, BlockType, element_type
+from minitriton.ir.traits import Elementwise, ReadsMemory, WritesMemory
+from minitriton.ir.types import BF16, F8E4NV, F8E5, F16, F32, I8, I32, BlockType, shape_of
 
 #: (A/B element type, accumulator type, input precision or None) -> instruction kind.
 _KINDS = {
@@ -74,15 +79,15 @@ def mma_v2_kind(op: Operation) -> str | None:
     multiple of 16, N of 8 and K of the instruction's K.
     """
     a, b, acc = (v.type for v in op.operands)
-    ta, tb, tc = (element_type(t) for t in (a, b, acc))
-    if ta != tb or len(a.shape) != 2:
+    ta, tb, tc = (scalar_of(t) for t in (a, b, acc))
+    if ta != tb or len(shape_of(a)) != 2:
         return None
     kind = _KINDS.get((ta, tc))
     if ta == F32 and tc == F32 and op.attrs.get("input_precision") == "tf32":
         kind = "tf32"
     if kind is None:
         return None
-    (m, k), n = a.shape, b.shape[1]
+    (m, k), n = shape_of(a), shape_of(b)[1]
     if m % 16 or n % 8 or k % mma_instr_k(ta.bitwidth):
         return None
     return kind
@@ -104,12 +109,17 @@ class MmaDot:
         return {"f16": 16, "bf16": 16, "tf32": 32, "s8": 8, "e4m3": 8, "e5m2": 8}[self.kind]
 
 
+def _2d(shape: tuple[int, ...]) -> tuple[int, int]:
+    assert len(shape) == 2, "mma_v2_kind took 2-D dots only"
+    return shape[0], shape[1]
+
+
 def make_mma_dot(op: Operation, kind: str, num_warps: int, chained: bool) -> MmaDot:
     """The layouts of an mma_v2 ``op`` with ``num_warps`` warps."""
-    a, b = op.operands[0].shape, op.operands[1].shape
-    shape = op.result.shape
+    a, b = _2d(op.operands[0].shape), _2d(op.operands[1].shape)
+    shape = _2d(op.result.shape)
     params = MmaParams(mma_warps(shape, num_warps, chained))
-    bits = element_type(op.operands[0].type).bitwidth
+    bits = scalar_of(op.operands[0].type).bitwidth
     return MmaDot(
         kind,
         params,
@@ -121,26 +131,27 @@ def make_mma_dot(op: Operation, kind: str, num_warps: int, chained: bool) -> Mma
 
 # ------------------------------------------------------------------ forward flow
 
-_MEMORY = {"tt.load", "tt.atomic_rmw", "tt.atomic_cas", "tt.store"}
-
 
 def _elementwise(op: Operation) -> bool:
-    if op.name in _MEMORY:
-        return False
-    return op.name.startswith(("arith.", "math.")) or op.name in ("tt.addptr", "tt.hint")
+    # Loads and atomics are elementwise too, but their results do not come from their operands.
+    memory = op.has_trait(ReadsMemory) or op.has_trait(WritesMemory)
+    return op.has_trait(Elementwise) and not memory
 
 
-class _Flow:
+P = TypeVar("P")
+
+
+class _Flow(Generic[P]):
     """A forward walk giving values a payload derived from their producers'."""
 
-    def __init__(self, seed) -> None:  # noqa: ANN001 (seed: op -> payload | None)
+    def __init__(self, seed: Callable[[Operation], P | None]) -> None:
         self.seed = seed
-        self.out: dict[int, object] = {}
+        self.out: dict[int, P] = {}
 
-    def get(self, v: Value) -> object | None:
+    def get(self, v: Value) -> P | None:
         return self.out.get(id(v))
 
-    def put(self, v: Value, payload: object | None) -> None:
+    def put(self, v: Value, payload: P | None) -> None:
         if payload is not None and isinstance(v.type, BlockType) and id(v) not in self.out:
             self.out[id(v)] = payload
 
@@ -168,13 +179,13 @@ class _Flow:
     def derived(self, op: Operation) -> None:
         """Reductions and ``expand_dims``: overridden where the payload is a layout."""
 
-    def _loop(self, op: Operation, inits: list[Value], args: list[Value]) -> None:
+    def _loop(self, op: Operation, inits: Sequence[Value], args: Sequence[Value]) -> None:
         body = op.regions[0].block
         for _ in range(2):  # the second round sees what the yields carried around
             for init, arg in zip(inits, args):
                 self.put(arg, self.get(init))
             self.block(body)
-            for y, arg in zip(body.terminator.operands, args):
+            for y, arg in zip(terminator(body).operands, args):
                 self.put(arg, self.get(y))
         for r, arg in zip(op.results, args):
             self.put(r, self.get(arg))
@@ -182,11 +193,11 @@ class _Flow:
     def _if(self, op: Operation) -> None:
         for region in op.regions:
             self.block(region.block)
-            for r, y in zip(op.results, region.block.terminator.operands):
+            for r, y in zip(op.results, terminator(region.block).operands):
                 self.put(r, self.get(y))
 
 
-class _LayoutFlow(_Flow):
+class _LayoutFlow(_Flow[Layout]):
     def derived(self, op: Operation) -> None:
         src = self.get(op.operands[0]) if op.operands else None
         if src is None:
@@ -206,7 +217,7 @@ def plan_mma_dots(func: FuncOp, kinds: dict[int, str], num_warps: int) -> dict[i
     along M, as Triton does, so P stays in registers.
     """
     dots = [op for op in func.walk() if id(op) in kinds]
-    origin = _Flow(lambda op: id(op) if id(op) in kinds else None)
+    origin: _Flow[int] = _Flow(lambda op: id(op) if id(op) in kinds else None)
     origin.block(func.body.block)
     chained: set[int] = set()
     for op in dots:
@@ -220,7 +231,7 @@ def natural_layouts(func: FuncOp, mma: dict[int, MmaDot]) -> dict[int, Layout]:
     """``id(value)`` -> the layout it has when computed where the dots' accumulators live."""
     flow = _LayoutFlow(lambda op: mma[id(op)].acc if id(op) in mma else None)
     flow.block(func.body.block)
-    return flow.out  # type: ignore[return-value]
+    return flow.out
 
 
 def hoisted_before(v: Value, user: Operation) -> Operation:

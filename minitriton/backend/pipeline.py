@@ -15,7 +15,7 @@ tensor-core path. Three forms:
 * ``wgmma`` with fp16 or bf16 operands (below): the dots read the rings
   through descriptors;
 * ``mma.sync`` (sm_80..sm_89, sm_120, or ``arch="sm_80"`` on Hopper): the
-  rings are swizzled row-major tiles (:class:`~minitriton.backend.lower_mma.MmaTile`,
+  rings are swizzled row-major tiles (:class:`~minitriton.backend.shared_layout.MmaTile`,
   printed ``swizzled_shared``), or for a K-major B (attention's ``k``) a
   tile holding the block transposed (``contig = 0``, ``order=[0, 1]``), and
   each ring operand becomes a ``ttg.local_load(%slot)`` in the dot-operand
@@ -51,7 +51,7 @@ The fp16/bf16 ``wgmma`` form needs:
 An A that is not loaded in the loop either is loop-invariant (attention's
 ``q``: stored once into a one-stage buffer before the loop,
 ``ttg.local_store``) or is computed in the loop (attention's ``P``: fed to
-``wgmma`` from registers, see :mod:`~minitriton.backend.lower_wgmma`).
+``wgmma`` from registers, see :mod:`~minitriton.backend.lower.wgmma`).
 A loop that breaks a rule keeps step 1's path (operands loaded into
 registers, then staged into shared memory). The other two forms need B
 (and A, to be in a ring) loaded in the loop under the same rules, A
@@ -160,9 +160,8 @@ from math import gcd
 from minitriton.backend.accelerate_matmul import DotPath, dot_path
 from minitriton.backend.accumulators import loads_k_major
 from minitriton.backend.axis import AxisAnalysis, AxisInfo
-from minitriton.backend.lower_mma import ring_tile
 from minitriton.backend.mma_v3 import wgmma_shape
-from minitriton.backend.shared_layout import SharedTile, align_tile
+from minitriton.backend.shared_layout import SharedTile, align_tile, ring_tile
 from minitriton.backend.tma import (
     BARRIER_BYTES,
     TmaLoad,

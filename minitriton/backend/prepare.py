@@ -2,8 +2,10 @@
 
 Three steps, all on a private copy (the caller's module is never changed):
 
-1. :func:`copy_module` — print and re-parse, keeping locations;
-2. :func:`inline_calls` — every ``tt.call`` is replaced by the callee's body,
+1. :func:`copy_module` — a deep copy (:mod:`minitriton.ir.clone`), with the
+   value names the printer gives;
+2. :func:`inline_calls` — every ``tt.call`` is replaced by the callee's body
+   (:func:`minitriton.passes.inline.inline_call`),
    remembering each inlined op's call site for the ``.loc`` line info;
    then loops feeding ``wgmma`` are software-pipelined
    (:mod:`~minitriton.backend.pipeline`);
@@ -20,6 +22,8 @@ from collections.abc import Iterable
 
 from minitriton.backend.accelerate_matmul import DotPath, arch_number, dot_path
 from minitriton.backend.accumulators import accumulator_seeds
+from minitriton.backend.axis import AxisAnalysis, AxisInfo
+from minitriton.backend.irutil import parent_block, producer, terminator
 from minitriton.backend.layouts import (
     Layout,
     blocked,
@@ -37,15 +41,42 @@ from minitriton.backend.mma_plan import (
     plan_mma_dots,
 )
 from minitriton.backend.mma_v3 import is_mma_layout
-from minitriton.backend.pipeline import pipeline_loops
+from minitriton.backend.pipeline import (
+    AsyncCopyOp,
+    LocalLoadOp,
+    WarpGroupDotOp,
+    WarpGroupDotWaitOp,
+    pipeline_loops,
+)
+from minitriton.backend.registry import BACKWARD_RULES, FORWARD_RULES, axis_rule, layout_rule
 from minitriton.backend.transpose_loads import sink_transposes_into_loads
 from minitriton.diagnostics import Location, error
-from minitriton.ir.core import Block, Operation, Region, Value, register_op, replace_all_uses
-from minitriton.ir.ops import FuncOp, Module
-from minitriton.ir.parser import parse_module
-from minitriton.ir.printer import print_module
+from minitriton.ir.clone import clone_module
+from minitriton.ir.core import Block, Operation, Region, Value, register_op
+from minitriton.ir.ops import (
+    BroadcastOp,
+    CallOp,
+    ConstantOp,
+    DotOp,
+    ExpandDimsOp,
+    ForOp,
+    FuncOp,
+    IfOp,
+    MakeRangeOp,
+    Module,
+    ReduceOp,
+    ReshapeOp,
+    ScanOp,
+    SortOp,
+    SplatOp,
+    StoreOp,
+    TransOp,
+    WhileOp,
+)
+from minitriton.ir.printer import Printer
 from minitriton.ir.traits import Elementwise, Pure, ReadsMemory, WritesMemory, trait_set
 from minitriton.ir.types import BlockType, PointerType, element_type
+from minitriton.passes.inline import inline_call
 
 
 @register_op
@@ -64,46 +95,46 @@ class ConvertLayoutOp(Operation):
             raise self.fail("needs one operand of the result type")
 
 
+@axis_rule(ConvertLayoutOp)
+def _convert_layout_axis(analysis: AxisAnalysis, op: Operation) -> AxisInfo:
+    # Moving a block between threads changes none of its values.
+    return analysis.get(op.operands[0])
+
+
 # ------------------------------------------------------------------ copy, inline
 
 
 def copy_module(module: Module) -> Module:
-    """A deep copy of ``module`` (through the printer and parser, locations kept)."""
-    copy = parse_module(print_module(module, with_locs=True), "<ir>")
-    for new, old in zip(copy.funcs, module.funcs):
-        new.loc = old.loc
+    """A deep copy of ``module`` (:func:`~minitriton.ir.clone.clone_module`), names frozen.
+
+    Each value's name hint becomes the name the printer gives it, so values
+    that shared a hint (``%acc`` in a loop and after it) keep the names the
+    ``ttgir`` dump has always shown (``%acc``, ``%acc_1``), however the
+    inliner and the pipeliner rename around them later.
+    """
+    copy = clone_module(module)
+    for func in copy.funcs:
+        printer = Printer()  # names restart per function
+        printer.print_func(func)
+        for op in func.walk():
+            values = [*op.results, *(a for r in op.regions for a in r.args)]
+            for v in values:
+                name = printer.ref(v)[1:]
+                v.name_hint = None if name.isdigit() else name
     return copy
 
 
-def _clone(op: Operation, mapping: dict[int, Value]) -> Operation:
-    regions = [_clone_region(r, mapping) for r in op.regions]
-    operands = [mapping.get(id(v), v) for v in op.operands]
-    types = [r.type for r in op.results]
-    new = type(op)(operands, types, dict(op.attrs), regions, op.loc)
-    for old_r, new_r in zip(op.results, new.results):
-        new_r.name_hint = old_r.name_hint
-        mapping[id(old_r)] = new_r
-    return new
 
-
-def _clone_region(region: Region, mapping: dict[int, Value]) -> Region:
-    block = Block([a.type for a in region.args], [a.name_hint for a in region.args])
-    for old, new in zip(region.args, block.args):
-        mapping[id(old)] = new
-    for op in region.ops:
-        block.append(_clone(op, mapping))
-    return Region(block)
-
-
-def _first_call(func: FuncOp) -> Operation | None:
-    return next((op for op in func.walk() if op.name == "tt.call"), None)
+def _first_call(func: FuncOp) -> CallOp | None:
+    return next((op for op in func.walk() if isinstance(op, CallOp)), None)
 
 
 def inline_calls(module: Module) -> tuple[FuncOp, dict[int, tuple[str, Location]]]:
     """Inline every call into the kernel; returns it and each inlined op's call site.
 
-    The map goes from ``id(op)`` to ``(callee name, call location)``, the
-    call location being the one in the kernel itself for nested helpers.
+    Each call is inlined by :func:`minitriton.passes.inline.inline_call`. The
+    map goes from ``id(op)`` to ``(callee name, call location)``, the call
+    location being the one in the kernel itself for nested helpers.
     """
     kernel = module.kernel
     inlined_at: dict[int, tuple[str, Location]] = {}
@@ -116,34 +147,24 @@ def inline_calls(module: Module) -> tuple[FuncOp, dict[int, tuple[str, Location]
 
 
 def _inline_one(
-    module: Module, kernel: FuncOp, call: Operation, inlined_at: dict[int, tuple[str, Location]]
+    module: Module, kernel: FuncOp, call: CallOp, inlined_at: dict[int, tuple[str, Location]]
 ) -> None:
     name = call.attrs["callee"]
     try:
         callee = module.lookup(name)
     except KeyError:
         raise error(call.loc, f"call of unknown function @{name}") from None
-    mapping = {id(a): v for a, v in zip(callee.body.args, call.operands)}
     site = inlined_at.get(id(call), (name, call.loc))[1]
-    block = call.parent
-    index = block.ops.index(call)
-    body = callee.body.ops
-    for offset, cop in enumerate(body[:-1]):
-        new = block.insert(index + offset, _clone(cop, mapping))
+    # The ttgir keeps each helper's own value names, as it always has.
+    for new in inline_call(call, callee, kernel, name_results=False):
         for op in new.walk():
             inlined_at[id(op)] = (name, site)
-    returned = [mapping.get(id(v), v) for v in body[-1].operands]
-    block.remove(call)
-    for old, new_value in zip(call.results, returned):
-        replace_all_uses(kernel, old, new_value)
 
 
 # ------------------------------------------------------------------ layouts
 
-# The wait of an asynchronous dot keeps the accumulator's layout.
-_ELEMENTWISE = {"ttng.warp_group_dot_wait"}
-_FREE = {"tt.make_range", "tt.splat", "arith.constant"}
-_ASYNC_COPY = "ttg.async_copy_global_to_local"
+#: Ops that produce any layout at no cost: the one their users want.
+_FREE = (MakeRangeOp, SplatOp, ConstantOp)
 
 
 def _is_block(v: Value) -> bool:
@@ -151,7 +172,18 @@ def _is_block(v: Value) -> bool:
 
 
 def _elementwise(op: Operation) -> bool:
-    return op.has_trait(Elementwise) or op.name in _ELEMENTWISE
+    return elementwise_class(type(op))
+
+
+def elementwise_class(cls: type[Operation]) -> bool:
+    """True for ops whose operands take their result's layout (the ``Elementwise`` trait)."""
+    # The wait of an asynchronous dot keeps the accumulator's layout.
+    return cls.has_trait(Elementwise) or issubclass(cls, WarpGroupDotWaitOp)
+
+
+def free_class(cls: type[Operation]) -> bool:
+    """True for ops that produce any layout at no cost (constants, ranges, splats)."""
+    return issubclass(cls, _FREE)
 
 
 def _accesses_memory(op: Operation) -> bool:
@@ -162,7 +194,7 @@ def memory_vector_width(func: FuncOp) -> int:
     """Elements per thread along the fastest dim: 16 bytes of the narrowest accessed type."""
     widths = []
     for op in func.walk():
-        if _accesses_memory(op) or op.name == _ASYNC_COPY:
+        if _accesses_memory(op) or isinstance(op, AsyncCopyOp):
             pointee = element_type(op.operands[0].type)
             if isinstance(pointee, PointerType):
                 widths.append(max(1, pointee.pointee.bitwidth // 8))
@@ -195,18 +227,21 @@ class LayoutPlan:
 
     def seed_mma(self) -> None:
         """Plan the tensor-core dots; their accumulators' layouts flow forwards (see mma_plan)."""
-        kinds = {
-            id(op): mma_v2_kind(op)
-            for op in self.func.walk()
-            if op.name == "tt.dot" and dot_path(op, self.arch, self.num_warps) is DotPath.MMA_V2
-        }
+        kinds: dict[int, str] = {}
+        for op in self.func.walk():
+            if isinstance(op, DotOp) and dot_path(op, self.arch, self.num_warps) is DotPath.MMA_V2:
+                kind = mma_v2_kind(op)
+                assert kind is not None, "dot_path chose mma.sync for a dot that fits it"
+                kinds[id(op)] = kind
         if kinds:
             self.mma = plan_mma_dots(self.func, kinds, self.num_warps)
             self.want.update(natural_layouts(self.func, self.mma))
         for op in self.func.walk():
             mma = self.mma.get(id(op))
-            for i, v in enumerate(op.operands[:2] if mma is not None else ()):
-                if getattr(v, "owner", None) is not None and v.owner.name == "ttg.local_load":
+            if mma is None:
+                continue
+            for i, v in enumerate(op.operands[:2]):
+                if isinstance(producer(v), LocalLoadOp):
                     # A pipelined operand is read from its ring straight into the dot's layout.
                     self.want[id(v)] = mma.a if i == 0 else mma.b
                     self.dot_operands[id(v)] = (mma, i)
@@ -238,83 +273,25 @@ class LayoutPlan:
             self.back(op)
 
     def back(self, op: Operation) -> None:
-        handler = getattr(self, "_back_" + op.name.replace(".", "_"), None)
-        if handler is not None:
-            handler(op)
+        rule = BACKWARD_RULES.lookup(type(op))
+        if rule is not None:
+            rule(self, op)
         elif _elementwise(op) and op.results and _is_block(op.results[0]):
             want = self.wanted(op.results[0])
             for v in op.operands:
                 self.demand(v, want)
 
-    def _back_tt_store(self, op: Operation) -> None:
-        ptr, value = op.operands[:2]
-        if not _is_block(ptr):
-            return
-        value_want = self.want.get(id(value))
-        if is_mma_layout(value_want):  # accumulators are stored through the epilogue
-            value_want = None
-        layout = self.want.get(id(ptr)) or value_want or self.default(ptr.shape)
-        for v in op.operands:
-            self.demand(v, layout)
-
-    def _back_tt_broadcast(self, op: Operation) -> None:
-        src = op.operands[0]
-        self.demand(src, restrict(self.wanted(op.result), src.shape))
-
-    def _back_tt_expand_dims(self, op: Operation) -> None:
-        self.demand(op.operands[0], squeeze_layout(self.wanted(op.result), op.attrs["axis"]))
-
-    def _back_tt_reduce(self, op: Operation) -> None:
-        for v in op.operands:
-            self.demand(v, self.default(v.shape))
-
-    def _back_tt_scan(self, op: Operation) -> None:
-        for v, r in zip(op.operands, op.results):
-            self.demand(v, self.wanted(r))
-
-    _back_tt_sort = _back_tt_scan
-
-    def _back_tt_dot(self, op: Operation) -> None:
-        a, b, acc = op.operands
-        self.demand(a, self.default(a.shape))
-        self.demand(b, self.default(b.shape))
-        mma = self.mma.get(id(op))
-        self.demand(acc, mma.acc if mma else self.wanted(op.result))
-
-    def _back_ttng_warp_group_dot(self, op: Operation) -> None:
-        self.demand(op.operands[0], self.wanted(op.result))
-
-    def _carried(self, op: Operation) -> list[Layout | None]:
+    def carry(self, op: Operation) -> list[Layout | None]:
         layouts = [self.wanted(r) if _is_block(r) else None for r in op.results]
         self.carried[id(op)] = layouts
         return layouts
 
-    def _back_yield(self, region: Region, layouts: list[Layout | None], skip: int = 0) -> None:
-        term = region.block.terminator
+    def back_yield(self, region: Region, layouts: list[Layout | None], skip: int = 0) -> None:
+        term = terminator(region.block)
         for v, layout in zip(term.operands[skip:], layouts):
             if layout is not None:
                 self.demand(v, layout)
         self.back_block(region.block)
-
-    def _back_scf_for(self, op: Operation) -> None:
-        layouts = self._carried(op)
-        self._back_yield(op.regions[0], layouts)
-        for v, layout in zip(op.operands[3:], layouts):
-            if layout is not None:
-                self.demand(v, layout)
-
-    def _back_scf_if(self, op: Operation) -> None:
-        layouts = self._carried(op)
-        for region in op.regions:
-            self._back_yield(region, layouts)
-
-    def _back_scf_while(self, op: Operation) -> None:
-        layouts = self._carried(op)
-        self._back_yield(op.regions[1], layouts)
-        self._back_yield(op.regions[0], layouts, skip=1)
-        for v, layout in zip(op.operands, layouts):
-            if layout is not None:
-                self.demand(v, layout)
 
     # -- pass 2: forwards ----------------------------------------------
     def fwd_block(self, block: Block) -> None:
@@ -322,15 +299,15 @@ class LayoutPlan:
             self.fwd(op)
 
     def fwd(self, op: Operation) -> None:
-        handler = getattr(self, "_fwd_" + op.name.replace(".", "_"), None)
-        if handler is not None:
-            handler(op)
+        rule = FORWARD_RULES.lookup(type(op))
+        if rule is not None:
+            rule(self, op)
         elif _elementwise(op) and op.results and _is_block(op.results[0]):
             layout = self.wanted(op.results[0])
             for i in range(len(op.operands)):
                 self.ensure(op, i, layout)
             self.set(op.results, [layout])
-        elif op.name in _FREE and op.results and _is_block(op.result):
+        elif isinstance(op, _FREE) and op.results and _is_block(op.result):
             self.set(op.results, [self.wanted(op.result)])
 
     def set(self, values: Iterable[Value], layouts: list[Layout | None]) -> None:
@@ -352,16 +329,17 @@ class LayoutPlan:
         v = op.operands[index]
         if not _is_block(v) or self.of(v) == layout:
             return
-        new = self._remat(v, layout, op, 0)
+        new = self.remat(v, layout, op, 0)
         if new is None:
-            new = self._convert(v, layout, op)
+            new = self.convert(v, layout, op)
         op.operands[index] = new
 
-    def _convert(self, v: Value, layout: Layout, before: Operation) -> Value:
+    def convert(self, v: Value, layout: Layout, before: Operation) -> Value:
         key = (id(v), layout, id(before.parent))
         if key not in self._converts:
             conv_op = ConvertLayoutOp([v], [v.type], {}, (), before.loc)
-            before.parent.insert(before.parent.ops.index(before), conv_op)
+            block = parent_block(before)
+            block.insert(block.ops.index(before), conv_op)
             self.layout_of[id(conv_op.result)] = layout
             self._converts[key] = conv_op.result
         return self._converts[key]
@@ -369,15 +347,15 @@ class LayoutPlan:
     def _remat_operand(self, v: Value, layout: Layout, before: Operation, depth: int):
         if not _is_block(v) or self.of(v) == layout:
             return v
-        return self._remat(v, layout, before, depth + 1)
+        return self.remat(v, layout, before, depth + 1)
 
     def _remat_layouts(self, op: Operation, layout: Layout) -> list[Layout] | None:
         """The operand layouts that make ``op`` produce ``layout``, if it is cheap to redo."""
-        if op.name in _FREE:
+        if isinstance(op, _FREE):
             return []
-        if op.name == "tt.expand_dims":
+        if isinstance(op, ExpandDimsOp):
             return [squeeze_layout(layout, op.attrs["axis"])]
-        if op.name == "tt.broadcast":
+        if isinstance(op, BroadcastOp):
             return [restrict(layout, op.operands[0].shape)]
         if _elementwise(op) and not op.has_trait(ReadsMemory):
             return [layout] * len(op.operands)
@@ -387,7 +365,7 @@ class LayoutPlan:
         """True when ``v`` can be recomputed in ``layout`` without shared memory."""
         if not _is_block(v) or self.of(v) == layout:
             return True
-        op = getattr(v, "owner", None)
+        op = producer(v)
         if op is None or depth > 4 or len(op.results) != 1 or op.regions:
             return False
         wanted = self._remat_layouts(op, layout)
@@ -396,14 +374,15 @@ class LayoutPlan:
         pairs = zip(op.operands, wanted + [layout] * len(op.operands))
         return all(self.can_remat(o, w, depth + 1) for o, w in pairs)
 
-    def _remat(self, v: Value, layout: Layout, before: Operation, depth: int) -> Value | None:
+    def remat(self, v: Value, layout: Layout, before: Operation, depth: int) -> Value | None:
         key = (id(v), layout, id(before.parent))
         if key in self._converts:
             return self._converts[key]
-        if not self.can_remat(v, layout, depth):
+        op = producer(v)
+        if op is None or not self.can_remat(v, layout, depth):
             return None
-        op = v.owner
         wanted = self._remat_layouts(op, layout)
+        assert wanted is not None  # can_remat checked it
         operands = []
         for o, want in zip(op.operands, wanted + [layout] * len(op.operands)):
             new = self._remat_operand(o, want, before, depth)
@@ -413,116 +392,24 @@ class LayoutPlan:
         attrs = {k: a for k, a in op.attrs.items() if k != "layout"}
         clone = type(op)(operands, [v.type], attrs, (), op.loc)
         clone.result.name_hint = v.name_hint
-        before.parent.insert(before.parent.ops.index(before), clone)
+        block = parent_block(before)
+        block.insert(block.ops.index(before), clone)
         self.layout_of[id(clone.result)] = layout
         self._converts[key] = clone.result
         return clone.result
 
-    def _fwd_tt_store(self, op: Operation) -> None:
-        ptr, value = op.operands[:2]
-        if not _is_block(ptr):
-            return
-        layout = self.of(ptr)
-        # Store a computed value where it lives when the pointers are cheap to redo.
-        in_place = not is_mma_layout(self.of(value))
-        if in_place and all(self.can_remat(v, self.of(value)) for v in op.operands):
-            layout = self.of(value)
-            self.ensure(op, 0, layout)
-        for i in range(1, len(op.operands)):
-            self.ensure(op, i, layout)
-
-    def _fwd_tt_broadcast(self, op: Operation) -> None:
-        layout = self.wanted(op.result)
-        self.ensure(op, 0, restrict(layout, op.operands[0].shape))
-        self.set(op.results, [layout])
-
-    def _fwd_tt_expand_dims(self, op: Operation) -> None:
-        self.set(op.results, [expand_layout(self.of(op.operands[0]), op.attrs["axis"])])
-
-    def _same_operands(self, op: Operation) -> Layout:
+    def same_operands(self, op: Operation) -> Layout:
         layout = self.of(op.operands[0])
         for i in range(1, len(op.operands)):
             self.ensure(op, i, layout)
         return layout
 
-    def _fwd_tt_reduce(self, op: Operation) -> None:
-        layout = self._same_operands(op)
-        self.set(op.results, [slice_layout(layout, op.attrs["axis"])])
-
-    def _fwd_tt_scan(self, op: Operation) -> None:
-        self.set(op.results, [self._same_operands(op)])
-
-    _fwd_tt_sort = _fwd_tt_scan
-
-    def _fwd_tt_reshape(self, op: Operation) -> None:
-        self.set(op.results, [self.wanted(op.result)])
-
-    _fwd_tt_trans = _fwd_tt_reshape
-
-    def _fwd_tt_dot(self, op: Operation) -> None:
-        mma = self.mma.get(id(op))
-        if mma is not None:
-            self._fwd_mma_dot(op, mma)
-            return
-        layout = self.wanted(op.result)
-        self.ensure(op, 2, layout)
-        self.set(op.results, [layout])
-
-    def _fwd_mma_dot(self, op: Operation, mma: MmaDot) -> None:
-        for i, layout in enumerate((mma.a, mma.b)):
-            v = op.operands[i]
-            if self.of(v) == layout:
-                continue
-            before = op if self.can_remat(v, layout) else hoisted_before(v, op)
-            new = self._remat(v, layout, before, 0) or self._convert(v, layout, before)
-            op.operands[i] = new
-            if isinstance(getattr(new, "owner", None), ConvertLayoutOp):
-                self.dot_operands[id(new)] = (mma, i)
-        self.ensure(op, 2, mma.acc)
-        self.set(op.results, [mma.acc])
-
-    def _fwd_ttg_local_load(self, op: Operation) -> None:
-        self.set(op.results, [self.wanted(op.result)])
-
-    def _fwd_ttng_warp_group_dot(self, op: Operation) -> None:
-        # The accumulator in; an A operand in registers keeps its own layout.
-        layout = self.wanted(op.result)
-        self.ensure(op, 0, layout)
-        self.set(op.results, [layout])
-
-    def _fwd_yield(self, region: Region, layouts: list[Layout | None], skip: int = 0) -> None:
+    def fwd_yield(self, region: Region, layouts: list[Layout | None], skip: int = 0) -> None:
         self.fwd_block(region.block)
-        term = region.block.terminator
+        term = terminator(region.block)
         for i, layout in enumerate(layouts):
             if layout is not None:
                 self.ensure(term, skip + i, layout)
-
-    def _fwd_scf_for(self, op: Operation) -> None:
-        layouts = self.carried[id(op)]
-        for i, layout in enumerate(layouts):
-            if layout is not None:
-                self.ensure(op, 3 + i, layout)
-        self.set(op.regions[0].args[1:], layouts)
-        self._fwd_yield(op.regions[0], layouts)
-        self.set(op.results, layouts)
-
-    def _fwd_scf_if(self, op: Operation) -> None:
-        layouts = self.carried[id(op)]
-        for region in op.regions:
-            self._fwd_yield(region, layouts)
-        self.set(op.results, layouts)
-
-    def _fwd_scf_while(self, op: Operation) -> None:
-        layouts = self.carried[id(op)]
-        for i, layout in enumerate(layouts):
-            if layout is not None:
-                self.ensure(op, i, layout)
-        before, after = op.regions
-        self.set(before.args, layouts)
-        self._fwd_yield(before, layouts, skip=1)
-        self.set(after.args, layouts)
-        self._fwd_yield(after, layouts)
-        self.set(op.results, layouts)
 
     # -- annotation -----------------------------------------------------
     def annotate(self) -> None:
@@ -532,6 +419,199 @@ class LayoutPlan:
             if not any(n != "-" for n in names):
                 continue
             op.attrs["layout"] = names[0] if len(names) == 1 else names
+
+
+# -- the layout rules, by op class ------------------------------------------
+
+
+@layout_rule("back", StoreOp)
+def _back_tt_store(plan: LayoutPlan, op: Operation) -> None:
+    ptr, value = op.operands[:2]
+    if not _is_block(ptr):
+        return
+    value_want = plan.want.get(id(value))
+    if is_mma_layout(value_want):  # accumulators are stored through the epilogue
+        value_want = None
+    layout = plan.want.get(id(ptr)) or value_want or plan.default(ptr.shape)
+    for v in op.operands:
+        plan.demand(v, layout)
+
+
+@layout_rule("back", BroadcastOp)
+def _back_tt_broadcast(plan: LayoutPlan, op: Operation) -> None:
+    src = op.operands[0]
+    plan.demand(src, restrict(plan.wanted(op.result), src.shape))
+
+
+@layout_rule("back", ExpandDimsOp)
+def _back_tt_expand_dims(plan: LayoutPlan, op: Operation) -> None:
+    plan.demand(op.operands[0], squeeze_layout(plan.wanted(op.result), op.attrs["axis"]))
+
+
+@layout_rule("back", ReduceOp)
+def _back_tt_reduce(plan: LayoutPlan, op: Operation) -> None:
+    for v in op.operands:
+        plan.demand(v, plan.default(v.shape))
+
+
+@layout_rule("back", ScanOp, SortOp)
+def _back_tt_scan(plan: LayoutPlan, op: Operation) -> None:
+    for v, r in zip(op.operands, op.results):
+        plan.demand(v, plan.wanted(r))
+
+
+@layout_rule("back", DotOp)
+def _back_tt_dot(plan: LayoutPlan, op: Operation) -> None:
+    a, b, acc = op.operands
+    plan.demand(a, plan.default(a.shape))
+    plan.demand(b, plan.default(b.shape))
+    mma = plan.mma.get(id(op))
+    plan.demand(acc, mma.acc if mma else plan.wanted(op.result))
+
+
+@layout_rule("back", WarpGroupDotOp)
+def _back_ttng_warp_group_dot(plan: LayoutPlan, op: Operation) -> None:
+    plan.demand(op.operands[0], plan.wanted(op.result))
+
+
+@layout_rule("back", ForOp)
+def _back_scf_for(plan: LayoutPlan, op: Operation) -> None:
+    layouts = plan.carry(op)
+    plan.back_yield(op.regions[0], layouts)
+    for v, layout in zip(op.operands[3:], layouts):
+        if layout is not None:
+            plan.demand(v, layout)
+
+
+@layout_rule("back", IfOp)
+def _back_scf_if(plan: LayoutPlan, op: Operation) -> None:
+    layouts = plan.carry(op)
+    for region in op.regions:
+        plan.back_yield(region, layouts)
+
+
+@layout_rule("back", WhileOp)
+def _back_scf_while(plan: LayoutPlan, op: Operation) -> None:
+    layouts = plan.carry(op)
+    plan.back_yield(op.regions[1], layouts)
+    plan.back_yield(op.regions[0], layouts, skip=1)
+    for v, layout in zip(op.operands, layouts):
+        if layout is not None:
+            plan.demand(v, layout)
+
+
+@layout_rule("fwd", StoreOp)
+def _fwd_tt_store(plan: LayoutPlan, op: Operation) -> None:
+    ptr, value = op.operands[:2]
+    if not _is_block(ptr):
+        return
+    layout = plan.of(ptr)
+    # Store a computed value where it lives when the pointers are cheap to redo.
+    in_place = not is_mma_layout(plan.of(value))
+    if in_place and all(plan.can_remat(v, plan.of(value)) for v in op.operands):
+        layout = plan.of(value)
+        plan.ensure(op, 0, layout)
+    for i in range(1, len(op.operands)):
+        plan.ensure(op, i, layout)
+
+
+@layout_rule("fwd", BroadcastOp)
+def _fwd_tt_broadcast(plan: LayoutPlan, op: Operation) -> None:
+    layout = plan.wanted(op.result)
+    plan.ensure(op, 0, restrict(layout, op.operands[0].shape))
+    plan.set(op.results, [layout])
+
+
+@layout_rule("fwd", ExpandDimsOp)
+def _fwd_tt_expand_dims(plan: LayoutPlan, op: Operation) -> None:
+    plan.set(op.results, [expand_layout(plan.of(op.operands[0]), op.attrs["axis"])])
+
+
+@layout_rule("fwd", ReduceOp)
+def _fwd_tt_reduce(plan: LayoutPlan, op: Operation) -> None:
+    layout = plan.same_operands(op)
+    plan.set(op.results, [slice_layout(layout, op.attrs["axis"])])
+
+
+@layout_rule("fwd", ScanOp, SortOp)
+def _fwd_tt_scan(plan: LayoutPlan, op: Operation) -> None:
+    plan.set(op.results, [plan.same_operands(op)])
+
+
+@layout_rule("fwd", ReshapeOp, TransOp)
+def _fwd_tt_reshape(plan: LayoutPlan, op: Operation) -> None:
+    plan.set(op.results, [plan.wanted(op.result)])
+
+
+@layout_rule("fwd", DotOp)
+def _fwd_tt_dot(plan: LayoutPlan, op: Operation) -> None:
+    mma = plan.mma.get(id(op))
+    if mma is not None:
+        _fwd_mma_dot(plan, op, mma)
+        return
+    layout = plan.wanted(op.result)
+    plan.ensure(op, 2, layout)
+    plan.set(op.results, [layout])
+
+
+def _fwd_mma_dot(plan: LayoutPlan, op: Operation, mma: MmaDot) -> None:
+    for i, layout in enumerate((mma.a, mma.b)):
+        v = op.operands[i]
+        if plan.of(v) == layout:
+            continue
+        before = op if plan.can_remat(v, layout) else hoisted_before(v, op)
+        new = plan.remat(v, layout, before, 0) or plan.convert(v, layout, before)
+        op.operands[i] = new
+        if isinstance(getattr(new, "owner", None), ConvertLayoutOp):
+            plan.dot_operands[id(new)] = (mma, i)
+    plan.ensure(op, 2, mma.acc)
+    plan.set(op.results, [mma.acc])
+
+
+@layout_rule("fwd", LocalLoadOp)
+def _fwd_ttg_local_load(plan: LayoutPlan, op: Operation) -> None:
+    plan.set(op.results, [plan.wanted(op.result)])
+
+
+@layout_rule("fwd", WarpGroupDotOp)
+def _fwd_ttng_warp_group_dot(plan: LayoutPlan, op: Operation) -> None:
+    # The accumulator in; an A operand in registers keeps its own layout.
+    layout = plan.wanted(op.result)
+    plan.ensure(op, 0, layout)
+    plan.set(op.results, [layout])
+
+
+@layout_rule("fwd", ForOp)
+def _fwd_scf_for(plan: LayoutPlan, op: Operation) -> None:
+    layouts = plan.carried[id(op)]
+    for i, layout in enumerate(layouts):
+        if layout is not None:
+            plan.ensure(op, 3 + i, layout)
+    plan.set(op.regions[0].args[1:], layouts)
+    plan.fwd_yield(op.regions[0], layouts)
+    plan.set(op.results, layouts)
+
+
+@layout_rule("fwd", IfOp)
+def _fwd_scf_if(plan: LayoutPlan, op: Operation) -> None:
+    layouts = plan.carried[id(op)]
+    for region in op.regions:
+        plan.fwd_yield(region, layouts)
+    plan.set(op.results, layouts)
+
+
+@layout_rule("fwd", WhileOp)
+def _fwd_scf_while(plan: LayoutPlan, op: Operation) -> None:
+    layouts = plan.carried[id(op)]
+    for i, layout in enumerate(layouts):
+        if layout is not None:
+            plan.ensure(op, i, layout)
+    before, after = op.regions
+    plan.set(before.args, layouts)
+    plan.fwd_yield(before, layouts, skip=1)
+    plan.set(after.args, layouts)
+    plan.fwd_yield(after, layouts)
+    plan.set(op.results, layouts)
 
 
 def assign_layouts(func: FuncOp, num_warps: int, arch: str = "sm_90") -> LayoutPlan:

@@ -1,6 +1,6 @@
 """Pointer provenance: which kernel argument each pointer value derives from.
 
-Debug mode (:mod:`~minitriton.backend.lower_checks`) checks every access
+Debug mode (:mod:`~minitriton.backend.lower.debug`) checks every access
 against the buffer its pointer was derived from, so it needs, for each
 pointer-typed IR value, the index of the kernel argument it came from.
 
@@ -18,6 +18,8 @@ are not checked.
 """
 
 from __future__ import annotations
+
+from collections.abc import Sequence
 
 from minitriton.ir.core import Block, Operation, Value
 from minitriton.ir.ops import FuncOp
@@ -64,7 +66,7 @@ class Provenance:
         # Loops carry pointers around: iterate to a fixed point (a few rounds suffice).
         for _ in range(_MAX_ROUNDS):
             self._changed = False
-            self._block(kernel.body)
+            self._block(kernel.body.block)
             if not self._changed:
                 break
 
@@ -109,7 +111,7 @@ class Provenance:
             for region in op.regions:
                 self._block(region.block)
 
-    def _carry(self, args: list[Value], values: list[Value]) -> None:
+    def _carry(self, args: Sequence[Value], values: Sequence[Value]) -> None:
         for a, v in zip(args, values):
             self._set(a, self._get(v))
 

@@ -28,11 +28,19 @@ The descriptor (PTX ISA, "Matrix Descriptor Format")::
 A ``wgmma`` that starts at row ``r0`` and column ``c0`` of the tile gets the
 descriptor of the *unswizzled* offset of ``(r0, c0)``; the hardware applies
 the swizzle itself.
+
+``mma.sync`` operands (sm_80 and later) use Triton's other encoding,
+``swizzled_shared`` (:class:`MmaTile`): 16-byte units XORed with a phase
+that changes every ``per_phase`` rows, read back with ``ldmatrix``.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+
+from llvmlite import ir
+
+from minitriton.backend.lltypes import I32
 
 #: Swizzle widths, widest first, and their descriptor mode.
 SWIZZLE_MODES = {128: 1, 64: 2, 32: 3}
@@ -68,7 +76,7 @@ class SharedTile:
     def make(cls, shape: tuple[int, int], contig: int, eb: int) -> SharedTile | None:
         """The tile of ``shape`` with its widest swizzle, or ``None`` if it is too narrow."""
         width = choose_swizzle(shape[contig] * eb)
-        return None if width is None else cls(tuple(shape), contig, eb, width)
+        return None if width is None else cls((shape[0], shape[1]), contig, eb, width)
 
     @property
     def rows(self) -> int:
@@ -119,3 +127,84 @@ class SharedTile:
             f"nvmma_shared<swizzlingByteWidth={self.swizzle}, transposed={transposed}, "
             f"elementBitWidth={8 * self.eb}>"
         )
+
+
+@dataclass(frozen=True)
+class MmaTile:
+    """A ``rows x cols`` row-major tile of ``eb``-byte elements with XOR-swizzled 16-byte units.
+
+    A row has ``vecs`` units; ``per_phase`` consecutive rows share a phase
+    (rows shorter than 128 bytes share a 128-byte bank line), and the phase
+    takes ``max_phase`` values: ``phase(r) = (r / per_phase) % max_phase``.
+
+    ``contig = 0`` marks a K-major B ring tile: the ``K x N`` block is stored
+    transposed, one row per ``n`` (``rows = N``, ``cols = K``), so its 16-byte
+    units run along K like A's, and B's fragments come back with plain
+    ``ldmatrix`` (no ``.trans``) under the same swizzle.
+    """
+
+    rows: int
+    cols: int
+    eb: int
+    #: 1: the block's rows are the tile's rows; 0: the tile holds the block transposed.
+    contig: int = 1
+
+    @property
+    def unit(self) -> int:
+        """Elements in one 16-byte unit."""
+        return 16 // self.eb
+
+    @property
+    def vecs(self) -> int:
+        """16-byte units per row."""
+        return self.cols * self.eb // 16
+
+    @property
+    def per_phase(self) -> int:
+        """Rows sharing one phase."""
+        return max(1, 8 // self.vecs)
+
+    @property
+    def max_phase(self) -> int:
+        """Distinct phases."""
+        return min(self.vecs, 8)
+
+    @property
+    def nbytes(self) -> int:
+        """Size of the tile."""
+        return self.rows * self.cols * self.eb
+
+    def describe(self) -> str:
+        """The tile as the ``ttgir`` dump prints it (Triton's ``swizzled_shared`` encoding)."""
+        return (
+            f"swizzled_shared<vec={self.unit}, perPhase={self.per_phase}, "
+            f"maxPhase={self.max_phase}, order={[1, 0] if self.contig else [0, 1]}>"
+        )
+
+    def offset(self, row: int, col: int) -> int:
+        """Byte offset of element ``(row, col)`` (the reference for :meth:`emit_offset`)."""
+        phase = (row // self.per_phase) % self.max_phase
+        unit = (col // self.unit) ^ phase
+        return row * self.cols * self.eb + unit * 16 + (col % self.unit) * self.eb
+
+    def emit_offset(self, b: ir.IRBuilder, row: ir.Value, col: ir.Value) -> ir.Value:
+        """:meth:`offset` on i32 values."""
+
+        def c(v: int) -> ir.Constant:
+            return ir.Constant(I32, v)
+
+        phase = b.and_(b.lshr(row, c(_log2(self.per_phase))), c(self.max_phase - 1))
+        unit = b.xor(b.lshr(col, c(_log2(self.unit))), phase)
+        within = b.mul(b.and_(col, c(self.unit - 1)), c(self.eb))
+        base = b.mul(row, c(self.cols * self.eb))
+        return b.add(b.add(base, b.shl(unit, c(4))), within)
+
+
+def ring_tile(shape: list[int] | tuple[int, ...], eb: int, contig: int) -> MmaTile:
+    """The ``mma.sync`` ring tile of a ``shape`` block (``contig = 0``: K-major, transposed)."""
+    rows, cols = shape
+    return MmaTile(rows, cols, eb) if contig else MmaTile(cols, rows, eb, 0)
+
+
+def _log2(n: int) -> int:
+    return n.bit_length() - 1

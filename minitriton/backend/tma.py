@@ -76,10 +76,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from llvmlite import ir
-
-from minitriton.backend.lltypes import I32, I64, VOID
-from minitriton.backend.shared_layout import SharedTile, align_tile
+from minitriton.backend.shared_layout import SharedTile
 from minitriton.ir.core import BlockArgument, Operation, Value, register_op
 from minitriton.ir.ops import FuncOp
 from minitriton.ir.traits import SideEffects, trait_set
@@ -500,103 +497,10 @@ def mark_grid_constants(text: str, name: str) -> str:
     return "\n".join(lines)
 
 
-class TmaMixin:
-    """TMA lowering for :class:`~minitriton.backend.codegen.Codegen`."""
-
-    b: ir.IRBuilder
-    kernel: FuncOp
-
-    def tma_param_types(self) -> list[ir.Type]:
-        """One generic pointer per tensor map (made ``byval`` grid constants afterwards)."""
-        return [ir.PointerType()] * len(getattr(self.kernel, "tma_maps", []))
-
-    def bind_tma(self, params: list[ir.Argument]) -> None:
-        """Name the map parameters (so the compiler can mark them) and remember them."""
-        for j, p in enumerate(params):
-            p.name = f"{_MAP_PARAM}{j}"
-        self.tma_params = params
-
-    def _guarded(self, text: str, cons: str, args: list[ir.Value], pred: ir.Value) -> None:
-        """Inline PTX ``text`` executed where ``pred`` (i1) holds; ``$P`` is the predicate."""
-        n = len(args)
-        body = text.replace("$P", "p")
-        asm = "{\n.reg .pred p;\nsetp.ne.b32 p, $" + str(n) + ", 0;\n" + body + "\n}"
-        self.asm(asm, cons + ",r", VOID, [*args, self.b.zext(pred, I32)])
-
-    def _barrier_addr(self, slot: ir.Value) -> ir.Value:
-        if slot.type != I32:
-            slot = self.b.trunc(slot, I32)
-        off = self.b.add(self._i32(self.tma_barriers), self.b.mul(slot, self._i32(BARRIER_BYTES)))
-        return self.b.add(self.smem_addr(), off)
-
-    def op_ttng_init_barrier(self, op: Operation) -> None:
-        stages = op.attrs["count"]
-        self.tma_barriers = self.ring_end
-        self.ring_end += BARRIER_BYTES * stages
-        self.scratch_base = 0
-        self.reserve_tiles(self.ring_end)
-        self.scratch_base = align_tile(self.ring_end)
-        glob, base = self.smem_global(), self.scratch_base
-        self.smem = self.cached(
-            ("scratch", base), lambda b: b.gep(glob, [self._i32(base)], source_etype=ir.IntType(8))
-        )
-        for s in range(stages):
-            addr = self._barrier_addr(self._i32(s))
-            self._guarded("@$P mbarrier.init.shared::cta.b64 [$0], 1;", "r", [addr],
-                          self.is_thread0())  # fmt: skip
-        # The barriers' initialization must be visible to the copy engine and to every thread.
-        self.asm("fence.mbarrier_init.release.cluster;", "", VOID, [])
-        self.barrier()
-
-    def op_ttng_inval_barrier(self, op: Operation) -> None:
-        self.barrier()  # every thread is past its last wait
-        for s in range(op.attrs["count"]):
-            addr = self._barrier_addr(self._i32(s))
-            self._guarded("@$P mbarrier.inval.shared::cta.b64 [$0];", "r", [addr],
-                          self.is_thread0())  # fmt: skip
-
-    def op_ttng_barrier_expect(self, op: Operation) -> None:
-        pred = self.b.and_(self.get(op.operands[0]), self.is_thread0())
-        addr = self._barrier_addr(self.get(op.operands[1]))
-        text = "@$P mbarrier.arrive.expect_tx.shared::cta.b64 _, [$0], $1;"
-        self._guarded(text, "r,r", [addr, self._i32(op.attrs["bytes"])], pred)
-
-    def op_ttng_async_tma_copy_global_to_local(self, op: Operation) -> None:
-        x, y, pred_v, slot = (self.get(v) for v in op.operands)
-        pred = self.b.and_(pred_v, self.is_thread0())
-        tile, base = self._slot_base(op.attrs["buffer"], slot)
-        dst = self.b.add(self.smem_addr(), base)
-        bar = self._barrier_addr(slot)
-        tmap = self.tma_params[op.attrs["map"]]
-        text = (
-            "@$P cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes"
-            " [$0], [$1, {$2, $3}], [$4];"
-        )
-        x, y = (self.b.trunc(c, I32) if c.type == I64 else c for c in (x, y))
-        block_bytes = tile.rows * tile.swizzle
-        for j in range(tile.shape[tile.contig] // tile.row_elems):
-            d = self.b.add(dst, self._i32(j * block_bytes))
-            xj = self.b.add(x, self._i32(j * tile.row_elems))
-            self._guarded(text, "r,l,r,r,r", [d, tmap, xj, y, bar], pred)
-
-    def op_ttng_wait_barrier(self, op: Operation) -> None:
-        bar = self._barrier_addr(self.get(op.operands[0]))
-        phase = self.get(op.operands[1])
-        if phase.type != I32:
-            phase = self.b.trunc(phase, I32)
-        text = (
-            "{\n.reg .pred done;\nwait_tma:\n"
-            "mbarrier.try_wait.parity.shared::cta.b64 done, [$0], $1;\n"
-            "@!done bra wait_tma;\n}"
-        )
-        self.asm(text, "r,r", VOID, [bar, phase])
-
-
 __all__ = [
     "TMA_ENV",
     "TmaLoad",
     "TmaMap",
-    "TmaMixin",
     "forward_unchanged_loop_args",
     "match_tma_load",
     "mark_grid_constants",

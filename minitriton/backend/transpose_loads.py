@@ -36,9 +36,10 @@ unchanged, so the emulator never needs it.
 
 from __future__ import annotations
 
+from minitriton.backend.irutil import producer
 from minitriton.ir.core import Block, Operation, Value, replace_all_uses, use_counts
-from minitriton.ir.ops import FuncOp, TransOp
-from minitriton.ir.types import BlockType
+from minitriton.ir.ops import BroadcastOp, ConstantOp, ExpandDimsOp, FuncOp, SplatOp, TransOp
+from minitriton.ir.types import BlockType, shape_of
 
 
 def sink_transposes_into_loads(func: FuncOp) -> int:
@@ -105,21 +106,25 @@ def _transposed(block: Block, before: Operation, v: Value, memo: dict[int, Value
     """
     if id(v) in memo:
         return memo[id(v)]
-    shape = (v.type.shape[1], v.type.shape[0])
-    new_type = BlockType(shape, v.type.element)
-    op = getattr(v, "owner", None)
-    name = op.name if op is not None else ""
+    t = v.type
+    assert isinstance(t, BlockType), "only 2-D blocks are transposed"
+    new_type = BlockType((t.shape[1], t.shape[0]), t.element)
+    op = producer(v)
     attrs = dict(op.attrs) if op is not None else {}
     attrs.pop("layout", None)
-    if name == "tt.splat" or (name == "arith.constant" and not op.operands):
-        operands = list(op.operands)
-    elif name == "tt.expand_dims" and len(op.operands[0].type.shape) == 1:
-        operands, attrs["axis"] = list(op.operands), 1 - attrs["axis"]
-    elif name == "tt.broadcast" or (name.startswith(_ELEMENTWISE) and not op.regions):
+    cls: type[Operation] = TransOp
+    operands: list[Value] = [v]
+    if op is None:
+        attrs = {"order": [1, 0]}
+    elif isinstance(op, SplatOp) or (isinstance(op, ConstantOp) and not op.operands):
+        cls, operands = type(op), list(op.operands)
+    elif isinstance(op, ExpandDimsOp) and len(shape_of(op.operands[0].type)) == 1:
+        cls, operands, attrs["axis"] = type(op), list(op.operands), 1 - attrs["axis"]
+    elif isinstance(op, BroadcastOp) or (op.name.startswith(_ELEMENTWISE) and not op.regions):
+        cls = type(op)
         operands = [_transposed(block, before, x, memo) if _is_2d(x) else x for x in op.operands]
     else:
-        op, operands, attrs = TransOp, [v], {"order": [1, 0]}  # type: ignore[assignment]
-    cls = op if isinstance(op, type) else type(op)
+        attrs = {"order": [1, 0]}
     clone = cls(operands, [new_type], attrs, [], before.loc)
     block.insert(block.ops.index(before), clone)
     memo[id(v)] = clone.result
@@ -131,7 +136,8 @@ def _is_2d(v: Value) -> bool:
 
 
 def _rewrite(block: Block, trans: Operation) -> None:
-    load = trans.operands[0].owner
+    load = producer(trans.operands[0])
+    assert load is not None, "find_transposed_loads matched a load"
     memo: dict[int, Value] = {}
     operands = [_transposed(block, load, v, memo) for v in load.operands]
     new = type(load)(operands, [trans.result.type], dict(load.attrs), [], load.loc)

@@ -189,13 +189,13 @@ def _plain(arg: Any) -> Any:
 def _int_binary(name: str, st: str) -> dict[str, Any]:
     from types import SimpleNamespace
 
-    from minitriton.backend.codegen import Codegen
+    from minitriton.backend.lower import arith
     from minitriton.ir.types import ScalarType
 
     builder = _RecordingBuilder()
     self = SimpleNamespace(b=builder)
-    # A stand-in for the code generator: the method only uses its builder.
-    out = Codegen._int_binary(cast(Any, self), name, ScalarType(st), _Handle(0), _Handle(1))
+    # A stand-in for the lowering context: the function only uses its builder.
+    out = arith._int_binary(cast(Any, self), name, ScalarType(st), _Handle(0), _Handle(1))
     if not isinstance(out, _Handle):
         raise TypeError(f"_int_binary returned {type(out).__name__}, not the builder's value")
     return {"calls": builder.calls, "result": out.n}

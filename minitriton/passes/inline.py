@@ -111,12 +111,27 @@ def _inline_calls_in(func: FuncOp, inlinable: dict[str, FuncOp]) -> bool:
 
 
 def _inline(call: Operation, callee: FuncOp, func: FuncOp) -> None:
-    """Copy ``callee``'s body before ``call``; its returned values replace the call."""
+    inline_call(call, callee, func)
+
+
+def inline_call(
+    call: Operation, callee: FuncOp, func: FuncOp, *, name_results: bool = True
+) -> list[Operation]:
+    """Copy ``callee``'s body before ``call``; its returned values replace the call.
+
+    An unnamed returned value takes the call result's name unless
+    ``name_results`` is false. Returns the copied ops (the GPU backend records
+    where each came from).
+    """
     mapping: dict[Value, Value] = dict(zip(callee.body.args, call.operands))
-    for op in callee.body.ops[:-1]:
-        insert_before(call, clone_op(op, mapping))
+    copied = [insert_before(call, clone_op(op, mapping)) for op in callee.body.ops[:-1]]
     returned = [mapping.get(v, v) for v in callee.body.ops[-1].operands]
+    hints = [v.name_hint for v in returned]
     replace_op(call, returned, func)
+    if not name_results:
+        for v, hint in zip(returned, hints):
+            v.name_hint = hint
+    return copied
 
 
 def _remove_uncalled_helpers(module: Module) -> None:

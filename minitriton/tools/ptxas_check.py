@@ -36,7 +36,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
-from minitriton.backend.compiler import SUPPORTED_ARCHS, compile_ir
+from minitriton.backend.build import SUPPORTED_ARCHS, compile_ir
 from minitriton.diagnostics import CompileError
 from minitriton.ir.parser import parse_module
 

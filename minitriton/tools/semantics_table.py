@@ -7,8 +7,11 @@ build time, so it cannot drift from the tree. For each op a row says:
 * **verified**: the ``verify()`` that checks it (``minitriton/ir/ops.py``);
 * **folded**: the ``canonicalize`` rule that folds or simplifies it;
 * **emulator**: the function registered with ``@semantics`` that runs it;
-* **GPU**: the code generator's method that lowers it to LLVM IR;
-* **layout**: how the GPU backend's layout pass gives its results a layout;
+* **GPU**: the function registered with ``@lowering`` that lowers it to LLVM IR;
+* **layout**: the ``@layout_rule`` functions that give its results a layout in
+  the GPU backend's layout pass, or the pass's general rule for it;
+* **axis**: the ``@axis_rule`` function of the GPU backend's axis analysis
+  (contiguity, divisibility, constancy), or its general rule;
 * **differs**: how the emulator's results differ from the GPU's.
 
 A cell that has nothing to point at says ``n/a - <reason>``; no cell is empty
@@ -17,14 +20,13 @@ A cell that has nothing to point at says ``n/a - <reason>``; no cell is empty
 
 from __future__ import annotations
 
-import types
 from dataclasses import dataclass
 
 from minitriton.ir.core import OP_REGISTRY, Operation
 from minitriton.ir.ops import MATH_BINARY, MATH_UNARY
 from minitriton.ir.traits import ALL_TRAITS, HasRegions, Pure, Terminator
 
-COLUMNS = ("op", "traits", "verified", "folded", "emulator", "GPU", "layout", "differs")
+COLUMNS = ("op", "traits", "verified", "folded", "emulator", "GPU", "layout", "axis", "differs")
 
 
 @dataclass(frozen=True)
@@ -38,12 +40,13 @@ class OpRow:
     emulator: str
     gpu: str
     layout: str
+    axis: str
     differs: str
 
     def cells(self) -> tuple[str, ...]:
         """The cells, in :data:`COLUMNS` order."""
         return (self.op, self.traits, self.verified, self.folded, self.emulator, self.gpu,
-                self.layout, self.differs)  # fmt: skip
+                self.layout, self.axis, self.differs)  # fmt: skip
 
 
 # How the emulator's results differ from the GPU's (the emulator package's
@@ -82,7 +85,7 @@ DIFFERS.update({f"math.{fn}": _APPROX for fn in ("rsqrt", "tanh", "erf")})
 
 def op_rows() -> list[OpRow]:
     """One row per registered op, IR ops first, then the GPU backend's own."""
-    import minitriton.backend.prepare  # noqa: F401 - registers the backend's ops
+    import minitriton.backend.lower  # noqa: F401 - registers the backend's ops and lowerings
 
     return [_row(name, cls) for name, cls in OP_REGISTRY.items()]
 
@@ -98,6 +101,7 @@ def _row(name: str, cls: type[Operation]) -> OpRow:
         emulator=only if backend_only else _emulated(name, cls),
         gpu=_lowered(name, cls),
         layout=_layout(name, cls),
+        axis=_axis(name, cls),
         differs=only if backend_only else DIFFERS.get(name, _SAME),
     )
 
@@ -160,43 +164,50 @@ def _emulated(name: str, cls: type[Operation]) -> str:
 
 
 def _lowered(name: str, cls: type[Operation]) -> str:
-    from minitriton.backend.codegen import Codegen
+    from minitriton.backend.registry import LOWERINGS
 
-    method = getattr(Codegen, "op_" + name.replace(".", "_"), None)
-    if method is not None:
-        return _where(method)
+    fn = LOWERINGS.lookup(cls)
+    if fn is not None:
+        return _where(fn)
     if name == "tt.call":
         return "n/a - inlined before lowering (backend.prepare.inline_calls)"
     if name == "tt.func":
-        return "backend.codegen.Codegen (the kernel function)"
+        return "backend.lower.context.LoweringContext.generate (the kernel function)"
     if Terminator in cls.traits:
         return "by its parent op's lowering"
-    probe = types.SimpleNamespace(name=name, loc=None)
-    try:
-        handler = Codegen._generic_handler(object.__new__(Codegen), probe)  # type: ignore[arg-type]
-    except Exception:  # noqa: BLE001 - a CompileError: the backend cannot lower it
-        return "n/a - missing"
-    return _where(handler)
+    return "n/a - missing"
 
 
 def _layout(name: str, cls: type[Operation]) -> str:
     from minitriton.backend import prepare
+    from minitriton.backend.registry import BACKWARD_RULES, FORWARD_RULES
 
-    names = [f"{step}_{name.replace('.', '_')}" for step in ("_back", "_fwd")]
-    handlers = [f"backend.prepare.LayoutPlan.{n}" for n in names if hasattr(prepare.LayoutPlan, n)]
-    if handlers:
-        return ", ".join(handlers)
+    rules = [table.lookup(cls) for table in (BACKWARD_RULES, FORWARD_RULES)]
+    if any(rules):
+        return ", ".join(_where(fn) for fn in rules if fn is not None)
     if name == "ttg.convert_layout":
         return "its own: the layout pass inserts it (backend.prepare.LayoutPlan.ensure)"
     if name == "tt.call":
         return "n/a - inlined before layouts are chosen"
     if name == "tt.func":
         return "n/a - holds the kernel; its arguments are scalars"
-    if name in prepare._FREE:
+    if prepare.free_class(cls):
         return "any: the layout its users want (backend.prepare.LayoutPlan.fwd)"
-    probe = types.SimpleNamespace(name=name, has_trait=cls.has_trait)
-    if prepare._elementwise(probe):  # type: ignore[arg-type]
+    if prepare.elementwise_class(cls):
         return "elementwise: operands take the result's layout (backend.prepare)"
     if Terminator in cls.traits:
         return "its parent's: yields carry the parent's result layouts"
     return "n/a - no block results, or scalar only"
+
+
+def _axis(name: str, cls: type[Operation]) -> str:
+    from minitriton.backend.registry import AXIS_RULES
+
+    fn = AXIS_RULES.lookup(cls)
+    if fn is not None:
+        return _where(fn)
+    if name in ("scf.for", "scf.if"):
+        return "backend.axis.AxisAnalysis.visit (through its regions)"
+    if name == "tt.func":
+        return "backend.axis.AxisAnalysis (its arguments' divisibility)"
+    return "general: runs its operands share stay constant (backend.axis.AxisAnalysis.generic)"

@@ -18,9 +18,9 @@ from typing import Any
 import numpy as np
 import pytest
 
-from minitriton.backend.codegen import Codegen
-from minitriton.backend.compiler import INLINE_BUDGET, libdevice_size
-from minitriton.backend.mathlib import find_libdevice
+from minitriton.backend.build import INLINE_BUDGET, libdevice_size
+from minitriton.backend.lower import LoweringContext
+from minitriton.backend.lower.math import find_libdevice
 from minitriton.backend.prepare import prepare_kernel
 from minitriton.compiler import CompileOptions, compile_kernel
 
@@ -82,7 +82,8 @@ def or_all(terms: Any) -> int:
 def prologue(module: Any, num_warps: int) -> list[str]:
     """The instructions of the LLVM prologue our code generator writes (before LLVM's passes)."""
     kernel, plan, inlined_at = prepare_kernel(module, num_warps, "sm_90", 3)[1:]
-    text = str(Codegen(kernel, plan, inlined_at, arch="sm_90", num_warps=num_warps).generate())
+    ctx = LoweringContext(kernel, plan, inlined_at, arch="sm_90", num_warps=num_warps)
+    text = str(ctx.generate())
     body = text.split("prologue:\n", 1)[1].split("body:\n", 1)[0]
     return [line for line in body.splitlines() if " = " in line]
 

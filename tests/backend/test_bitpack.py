@@ -19,7 +19,7 @@ from llvmlite import binding as llvm
 from llvmlite import ir
 
 from minitriton.backend.bitpack import Run, pack_bits, runs
-from minitriton.backend.compiler import compile_ir
+from minitriton.backend.build import compile_ir
 from minitriton.ir.parser import parse_module
 
 I32 = ir.IntType(32)

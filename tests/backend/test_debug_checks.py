@@ -13,7 +13,7 @@ import pytest
 
 from minitriton.backend.debug_mode import extent
 from minitriton.backend.layouts import blocked, default_params
-from minitriton.backend.lower_checks import Site
+from minitriton.backend.lower.debug import Site
 from minitriton.backend.provenance import UNKNOWN, Provenance
 from minitriton.compiler import CompileOptions, compile_kernel
 from minitriton.signature import spec_for_value
@@ -101,7 +101,7 @@ def test_record_slots_map_back_to_every_lane_once(shape):
 
 def _record_for(site_index: int, site: Site, lane: int, addr: int, table) -> np.ndarray:
     """A record as the device leaves it after one failing group (the one holding ``lane``)."""
-    from minitriton.backend.lower_checks import HEADER_WORDS, SLOT_WORDS
+    from minitriton.backend.lower.debug import HEADER_WORDS, SLOT_WORDS
 
     words = np.zeros(table.record_words, np.uint64)
     words[0] = site_index + 1  # program 0

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from minitriton.backend import compile_to_ptx
-from minitriton.backend.compiler import compile_ir
+from minitriton.backend.build import compile_ir
 from minitriton.diagnostics import CompileError
 from minitriton.ir.parser import parse_module
 

@@ -24,8 +24,10 @@ import pytest
 from llvmlite import ir
 
 from minitriton.backend.layouts import MmaParams, dot_operand_layout, mma_instr_k, mma_layout
-from minitriton.backend.lower_mma import MmaMixin, MmaTile, Staged, _tile_counts, ring_tile
+from minitriton.backend.lower import mma as mma_lowering
+from minitriton.backend.lower.mma import Staged, _tile_counts, staged_fragments
 from minitriton.backend.mma_plan import MmaDot
+from minitriton.backend.shared_layout import MmaTile, ring_tile
 from minitriton.compiler import CompileOptions, compile_kernel
 from minitriton.signature import kernel_params, parse_signature
 from tests.backend.test_mma_lowering import assemble, build
@@ -67,23 +69,32 @@ class _IntBuilder:
         return _int(a) >> _int(b)
 
 
-class _Lane(MmaMixin):
-    """One lane of one warp: records each ``ldmatrix``'s address instead of emitting it."""
+class _Lane:
+    """One lane of one warp: a stand-in lowering context with integer "registers"."""
 
     def __init__(self, lane: int, warp: int) -> None:
-        self.b = _IntBuilder()  # type: ignore[assignment]
+        self.b = _IntBuilder()
         self.lane, self.warp = lane, warp
         self.calls: list[tuple[int, int, bool]] = []
 
     def cached(self, key, make):  # noqa: ANN001, ANN201
         return make(self.b)
 
-    def _ldmatrix(self, staged, at, n, trans):  # noqa: ANN001, ANN201
-        row, col, more_rows = at
-        assert more_rows % 8 == 0
-        off = staged.tile.emit_offset(self.b, row, col)
-        self.calls.append((off + more_rows * staged.tile.cols * staged.tile.eb, n, trans))
-        return [(len(self.calls) - 1, m) for m in range(n)]
+
+def _recorded_ldmatrix(ctx, staged, at, n, trans):  # noqa: ANN001, ANN201
+    """Record each ``ldmatrix``'s address instead of emitting it."""
+    row, col, more_rows = at
+    assert more_rows % 8 == 0
+    off = staged.tile.emit_offset(ctx.b, row, col)
+    ctx.calls.append((off + more_rows * staged.tile.cols * staged.tile.eb, n, trans))
+    return [(len(ctx.calls) - 1, m) for m in range(n)]
+
+
+def _fragments(lanes: list[_Lane], read) -> list:  # noqa: ANN001
+    """``read(lane)`` for every lane, each ``ldmatrix`` recorded (:func:`_recorded_ldmatrix`)."""
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(mma_lowering, "_ldmatrix", _recorded_ldmatrix)
+        return [read(lane) for lane in lanes]
 
 
 def _mma_dot(kind: str, wpc: tuple[int, int], k: int, n: int) -> MmaDot:
@@ -131,7 +142,7 @@ def _check_b_fragments(mma: MmaDot, tile: MmaTile, kn: tuple[int, int]) -> int:
     for warp in range(mma.params.wpc[0] * wn):
         for ki in range(steps):
             lanes = [_Lane(t, warp) for t in range(32)]
-            frags = [lane.staged_fragments(staged, ki, tiles) for lane in lanes]
+            frags = _fragments(lanes, lambda lane, ki=ki: staged_fragments(lane, staged, ki, tiles))
             for t in range(32):
                 for ni, regs in frags[t].items():
                     assert len(regs) == 2
@@ -174,7 +185,8 @@ def test_the_model_rejects_a_k_major_tile_read_as_row_major():
     as_row_major = MmaTile(64, 64, 2, 1)
     owners = _byte_owners(k_major, (64, 64))
     lanes = [_Lane(t, 0) for t in range(32)]
-    frags = [lane._ldmatrix_b(Staged(mma, 1, as_row_major, 0), 0, 2) for lane in lanes]
+    row_major = Staged(mma, 1, as_row_major, 0)
+    frags = _fragments(lanes, lambda lane: mma_lowering._ldmatrix_b(lane, row_major, 0, 2))
     wrong = 0
     for t in range(32):
         ci, m = frags[t][0][0]

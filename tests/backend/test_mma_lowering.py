@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from minitriton.backend.compiler import compile_ir
-from minitriton.backend.lower_mma import MmaTile
+from minitriton.backend.build import compile_ir
+from minitriton.backend.shared_layout import MmaTile
 from minitriton.compiler import compile_kernel
 from minitriton.jit import base_jit_function
 from minitriton.signature import kernel_params, parse_signature

@@ -13,7 +13,7 @@ import subprocess
 import pytest
 
 from minitriton.backend import tensormap as TMAP
-from minitriton.backend.compiler import CompiledKernel
+from minitriton.backend.build import PTXModule
 from minitriton.backend.tma import mark_grid_constants
 from minitriton.compiler import CompileOptions, compile_kernel
 from minitriton.signature import parse_signature
@@ -32,7 +32,7 @@ def _no_disk_cache(monkeypatch) -> None:  # noqa: ANN001
     monkeypatch.delenv("MINITRITON_TMA_FORMS", raising=False)
 
 
-def _compile(kernel, sig: str, arch: str = "sm_90a", warps: int = 8) -> CompiledKernel:  # noqa: ANN001
+def _compile(kernel, sig: str, arch: str = "sm_90a", warps: int = 8) -> PTXModule:  # noqa: ANN001
     specs = parse_signature(sig, kernel.params)
     options = CompileOptions(num_warps=warps, num_stages=3, arch=arch)
     return compile_kernel(kernel.source, specs, options, stop_after="ptx").binary.compiled
@@ -155,7 +155,7 @@ def test_switch_is_part_of_the_cache_key(monkeypatch) -> None:  # noqa: ANN001
 
 
 def test_debug_mode_compiles_the_cp_async_path() -> None:
-    from minitriton.backend.compiler import compile_ir_debug
+    from minitriton.backend.build import compile_ir_debug
     from minitriton.compiler import compile_kernel as ck
 
     specs = parse_signature(DESC_SIG, desc_matmul.params)

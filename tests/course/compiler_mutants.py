@@ -30,7 +30,7 @@ DCE = "minitriton.passes.dce"
 CSE = "minitriton.passes.cse"
 PROMOTE = "minitriton.frontend.promotion:integer_promote"
 REDUCE = "minitriton.emulator.ops.reduce:_reduce"
-LOWER = "minitriton.backend.codegen:Codegen._int_binary"
+LOWER = "minitriton.backend.lower.arith:_int_binary"
 
 # ---------------------------------------------------------------- c1 constant folding
 

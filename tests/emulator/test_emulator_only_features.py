@@ -13,7 +13,7 @@ import pytest
 
 import minitriton as triton
 import minitriton.language as tl
-from minitriton.backend.compiler import compile_ir
+from minitriton.backend.build import compile_ir
 from minitriton.diagnostics import CompileError
 from minitriton.emulator.tf32 import round_to_tf32
 

@@ -1,6 +1,6 @@
 """Tests for exercise c6: integer ops lowered to LLVM IR compute what C computes.
 
-No GPU is needed: each op is lowered by ``Codegen._int_binary`` into a tiny
+No GPU is needed: each op is lowered by ``arith._int_binary`` into a tiny
 host function, JIT-compiled for this CPU with llvmlite, and run on random
 operands; NumPy gives the expected C semantics (the emulator's too).
 """
@@ -15,7 +15,7 @@ import pytest
 from llvmlite import binding as llvm
 from llvmlite import ir
 
-from minitriton.backend.codegen import Codegen
+from minitriton.backend.lower import arith
 from minitriton.ir.types import I8, I16, I32, I64, U8, U16, U32, U64, ScalarType
 
 pytestmark = pytest.mark.exercise("c6-lower")
@@ -64,13 +64,13 @@ _ENGINES: list[llvm.ExecutionEngine] = []  # keep the JIT code alive
 
 
 def _compile(op: str, st: ScalarType, ctype: type) -> ctypes._CFuncPtr:
-    """``f(a, b)``: ``op`` lowered by ``Codegen._int_binary`` and JIT-compiled for this CPU."""
+    """``f(a, b)``: ``op`` lowered by ``arith._int_binary`` and JIT-compiled for this CPU."""
     module = ir.Module(name="c6")
     ty = ir.IntType(st.bitwidth)
     fn = ir.Function(module, ir.FunctionType(ty, [ty, ty]), name="f")
     builder = ir.IRBuilder(fn.append_basic_block())
-    # _int_binary only needs the builder of the code generator.
-    builder.ret(Codegen._int_binary(SimpleNamespace(b=builder), op, st, *fn.args))
+    # _int_binary only needs the builder of the lowering context.
+    builder.ret(arith._int_binary(SimpleNamespace(b=builder), op, st, *fn.args))
     llvm.initialize_native_target()
     llvm.initialize_native_asmprinter()
     parsed = llvm.parse_assembly(str(module))

@@ -78,7 +78,7 @@ def compiled(kernels) -> dict[str, str]:
     Runs with the student's code: returns plain strings, the dot's operand
     types and, per arch, the accumulator layout in the ttgir ("" for FMA).
     """
-    from minitriton.backend.compiler import compile_ir
+    from minitriton.backend.build import compile_ir
     from minitriton.compiler import compile_kernel
     from minitriton.jit import base_jit_function
     from minitriton.signature import kernel_params, parse_signature

@@ -1,6 +1,6 @@
 """Block IR -> LLVM IR -> PTX, with llvmlite only (no GPU, no CUDA needed).
 
-:func:`compile_ir` runs the whole chain and returns a :class:`CompiledKernel`
+:func:`compile_ir` runs the whole chain and returns a :class:`PTXModule`
 holding every stage's text (``ttgir``: the IR with layouts; ``llir``; ``ptx``)
 and what the launcher needs (parameter kinds, shared-memory bytes).
 """
@@ -16,9 +16,9 @@ import llvmlite
 import llvmlite.binding as llvm
 
 from minitriton.backend.accelerate_matmul import arch_number, target_arch
-from minitriton.backend.codegen import Codegen
-from minitriton.backend.lower_checks import CheckTable
-from minitriton.backend.mathlib import find_libdevice
+from minitriton.backend.lower import LoweringContext
+from minitriton.backend.lower.debug import CheckTable
+from minitriton.backend.lower.math import find_libdevice
 from minitriton.backend.prepare import prepare_kernel
 from minitriton.backend.tma import mark_grid_constants, tma_enabled
 from minitriton.diagnostics import CompileError, error, internal_error
@@ -38,7 +38,7 @@ _LOCK = threading.Lock()
 
 
 @dataclass
-class CompiledKernel:
+class PTXModule:
     """Everything compiled for one kernel (no CUDA objects)."""
 
     name: str
@@ -88,14 +88,9 @@ def _libdevice_bitcode() -> bytes | None:
         return f.read()
 
 
-def ir_text(module: Module) -> str:
-    """The text the cache key is made of (locations included: they reach the PTX)."""
-    return print_module(module, with_locs=True)
-
-
 def compile_ir(
     module: Module, arch: str = "sm_90", num_warps: int = 4, num_stages: int = 3
-) -> CompiledKernel:
+) -> PTXModule:
     """Compile ``module``'s kernel to PTX for ``arch`` with ``num_warps`` warps per program.
 
     ``num_stages`` is the software-pipelining depth of loops feeding ``wgmma``.
@@ -105,8 +100,8 @@ def compile_ir(
 
 def compile_ir_debug(
     module: Module, arch: str = "sm_90", num_warps: int = 4, num_stages: int = 3
-) -> tuple[CompiledKernel, CheckTable]:
-    """As :func:`compile_ir`, in debug mode (:mod:`~minitriton.backend.lower_checks`).
+) -> tuple[PTXModule, CheckTable]:
+    """As :func:`compile_ir`, in debug mode (:mod:`~minitriton.backend.lower.debug`).
 
     Also returns the table the host reads the error record with.
     """
@@ -117,7 +112,7 @@ def compile_ir_debug(
 
 def _compile_checked(
     module: Module, arch: str, num_warps: int, num_stages: int, debug: bool
-) -> tuple[CompiledKernel, CheckTable | None]:
+) -> tuple[PTXModule, CheckTable | None]:
     if not re.fullmatch(r"sm_\d+a?", arch) or int(arch[3:].rstrip("a")) < 75:
         raise ValueError(f"unsupported arch {arch!r}: the GPU backend needs sm_75 or newer")
     if num_warps not in (1, 2, 4, 8, 16, 32):
@@ -156,11 +151,11 @@ def _reject_emulator_only(module: Module, arch: str) -> None:
 
 def _compile(
     module: Module, arch: str, num_warps: int, num_stages: int, debug: bool
-) -> tuple[CompiledKernel, CheckTable | None]:
+) -> tuple[PTXModule, CheckTable | None]:
     use_tma = tma_enabled() and not debug  # debug mode checks the cp.async path
     copy, kernel, plan, inlined_at = prepare_kernel(module, num_warps, arch, num_stages, use_tma)
     maps = getattr(kernel, "tma_maps", [])
-    gen = Codegen(kernel, plan, inlined_at, arch=arch, num_warps=num_warps, debug=debug)
+    gen = LoweringContext(kernel, plan, inlined_at, arch=arch, num_warps=num_warps, debug=debug)
     ll_module = gen.generate()
     target = target_arch(arch, gen.uses_wgmma)
     tm = _target_machine(target)
@@ -177,7 +172,7 @@ def _compile(
     _optimize(mod, tm)
     ptx = tm.emit_assembly(mod)
     params = ["ptr" if isinstance(a.type, PointerType) else str(a.type) for a in kernel.body.args]
-    compiled = CompiledKernel(
+    compiled = PTXModule(
         name=kernel.sym_name,
         ttgir=print_module(copy),
         llir=str(mod),

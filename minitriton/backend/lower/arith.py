@@ -1,0 +1,328 @@
+"""The ``arith`` family: constants, elementwise arithmetic, compares, selects and casts.
+
+Each op is unrolled over the registers of its result
+(:meth:`~minitriton.backend.lower.context.LoweringContext.elementwise`); the
+per-element meaning is :func:`binary`, :func:`unary`, :func:`compare` and
+:func:`cast`. bf16 lives in an ``i16`` and is computed in f32, then rounded
+back to nearest even (sm_75 has no ``cvt.rn.bf16.f32``: it rounds in
+software). Float compares are ordered except ``!=``, as in Python. The
+``math`` ops (``math.exp``, ``math.pow``, ``math.abs``, ``math.fma`` ...) are
+in :mod:`~minitriton.backend.lower.math`; ``tt.addptr`` and ``tt.hint`` are
+here, being elementwise pointer arithmetic and a no-op.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from llvmlite import ir
+
+from minitriton.backend.accelerate_matmul import arch_number
+from minitriton.backend.lltypes import (
+    F32_T,
+    GLOBAL_PTR,
+    I8,
+    I16,
+    I32,
+    I64,
+    Lowered,
+    RegTile,
+    const,
+    f32_to_fp8,
+    float_suffix,
+    fp8_to_f32,
+    ll_type,
+    pointee_of,
+    scalar_of,
+)
+from minitriton.backend.registry import lowering
+from minitriton.ir.core import Operation
+from minitriton.ir.ops import (
+    AddOp,
+    AddPtrOp,
+    AndOp,
+    BitcastOp,
+    CastOp,
+    CmpOp,
+    ConstantOp,
+    DivOp,
+    DivRnOp,
+    HintOp,
+    MaxOp,
+    MinOp,
+    MulOp,
+    NegOp,
+    NotOp,
+    OrOp,
+    RemOp,
+    SelectOp,
+    ShlOp,
+    ShrOp,
+    SubOp,
+    UmulhiOp,
+    XorOp,
+)
+from minitriton.ir.types import BF16, F32, BlockType, PointerType, ScalarType, element_type
+
+if TYPE_CHECKING:
+    from minitriton.backend.lower.context import LoweringContext
+
+
+ElemLike = ScalarType | PointerType
+
+_INT_BINARY = {
+    "arith.add": "add",
+    "arith.sub": "sub",
+    "arith.mul": "mul",
+    "arith.and": "and_",
+    "arith.or": "or_",
+    "arith.xor": "xor",
+    "arith.shl": "shl",
+}
+_FLOAT_BINARY = {"arith.add": "fadd", "arith.sub": "fsub", "arith.mul": "fmul"}
+_ICMP = {"eq": "==", "ne": "!=", "lt": "<", "le": "<=", "gt": ">", "ge": ">="}
+_BINARY_OPS: tuple[type[Operation], ...] = (AddOp, SubOp, MulOp, DivOp, RemOp, MaxOp, MinOp)
+_BINARY_OPS += (AndOp, OrOp, XorOp, ShlOp, ShrOp, UmulhiOp, DivRnOp)
+
+
+# ------------------------------------------------------------ constants, ids
+@lowering(ConstantOp)
+def lower_constant(ctx: LoweringContext, op: Operation) -> Lowered:
+    """A constant: the value itself, or one register per element of a block."""
+    t = op.result.type
+    c = const(element_type(t), op.attrs["value"])
+    if isinstance(t, BlockType):
+        layout = ctx.layout(op.result)
+        return RegTile(layout, [c] * layout.num_regs)
+    return c
+
+
+# ------------------------------------------------------------ elementwise
+@lowering(*_BINARY_OPS)
+def lower_binary(ctx: LoweringContext, op: Operation) -> Lowered:
+    """``arith`` binaries (and ``math.div_rn``), element by element (:func:`binary`)."""
+    st = scalar_of(op.result.type)
+    return ctx.elementwise(op, lambda a, b: binary(ctx, op.name, st, a, b))
+
+
+@lowering(NegOp, NotOp)
+def lower_unary(ctx: LoweringContext, op: Operation) -> Lowered:
+    """``arith.neg`` and ``arith.not``, element by element."""
+    st = scalar_of(op.result.type)
+    return ctx.elementwise(op, lambda a: unary(ctx, op.name, st, a))
+
+
+@lowering(CmpOp)
+def lower_cmp(ctx: LoweringContext, op: Operation) -> Lowered:
+    """A compare to ``i1`` (float compares are ordered except ``ne``)."""
+    st = element_type(op.operands[0].type)
+    pred = op.attrs["pred"]
+    return ctx.elementwise(op, lambda a, b: compare(ctx, pred, st, a, b))
+
+
+@lowering(SelectOp)
+def lower_select(ctx: LoweringContext, op: Operation) -> Lowered:
+    """``tl.where``: an LLVM ``select`` per element."""
+    return ctx.elementwise(op, lambda c, a, b: ctx.b.select(c, a, b))
+
+
+@lowering(CastOp)
+def lower_cast(ctx: LoweringContext, op: Operation) -> Lowered:
+    """A conversion between element types (:func:`cast`)."""
+    src = element_type(op.operands[0].type)
+    dst = element_type(op.result.type)
+    return ctx.elementwise(op, lambda v: cast(ctx, src, dst, v))
+
+
+@lowering(BitcastOp)
+def lower_bitcast(ctx: LoweringContext, op: Operation) -> Lowered:
+    """The same bits as another type of the same width."""
+    dst = ll_type(element_type(op.result.type))
+    return ctx.elementwise(op, lambda v: v if v.type == dst else ctx.b.bitcast(v, dst))
+
+
+@lowering(AddPtrOp)
+def lower_addptr(ctx: LoweringContext, op: Operation) -> Lowered:
+    """Pointer plus offset: a ``getelementptr`` over the pointee type per element."""
+    pointee = pointee_of(op.result.type)
+    ty = ll_type(pointee) if not pointee.is_bool() else I8
+    return ctx.elementwise(op, lambda p, o: ctx.b.gep(p, [o], source_etype=ty))
+
+
+@lowering(HintOp)
+def lower_hint(ctx: LoweringContext, op: Operation) -> Lowered:
+    """A hint for the axis analysis: the operand itself."""
+    return ctx.get(op.operands[0])
+
+
+# ------------------------------------------------------------ scalar semantics
+def binary(ctx: LoweringContext, name: str, st: ScalarType, a: ir.Value, b: ir.Value) -> ir.Value:
+    """``a <name> b`` on one element of type ``st``."""
+    if st == BF16:
+        r = binary(ctx, name, F32, to_f32(ctx, a, st), to_f32(ctx, b, st))
+        return from_f32(ctx, r, st)
+    if st.is_float():
+        return _float_binary(ctx, name, st, a, b)
+    return _int_binary(ctx, name, st, a, b)
+
+
+def _float_binary(
+    ctx: LoweringContext, name: str, st: ScalarType, a: ir.Value, b: ir.Value
+) -> ir.Value:
+    bld = ctx.b
+    if name in _FLOAT_BINARY:
+        # 'contract' lets a mul followed by an add fuse into an FMA, as in Triton.
+        return getattr(bld, _FLOAT_BINARY[name])(a, b, flags=("contract",))
+    suffix = float_suffix(st)
+    if name == "arith.div" and st == F32:
+        fty = ir.FunctionType(F32_T, [F32_T, F32_T])
+        return bld.call(ir.InlineAsm(fty, "div.full.f32 $0, $1, $2;", "=f,f,f"), [a, b])
+    if name in ("arith.div", "math.div_rn"):
+        return bld.fdiv(a, b)
+    if name == "arith.rem":
+        return bld.frem(a, b)
+    if name in ("arith.max", "arith.min"):
+        fn = "maxnum" if name == "arith.max" else "minnum"
+        return ctx.call_intrinsic(f"llvm.{fn}.{suffix}", a.type, [a, b])
+    raise NotImplementedError(name)
+
+
+def _int_binary(
+    ctx: LoweringContext, name: str, st: ScalarType, a: ir.Value, b: ir.Value
+) -> ir.Value:
+    bld = ctx.b
+    signed = st.is_signed()
+    if name in _INT_BINARY:
+        return getattr(bld, _INT_BINARY[name])(a, b)
+    # BEGIN EXERCISE c6-lower
+    # STUB: if name in ("arith.div", "arith.rem", "arith.shr", "arith.max", "arith.min"):
+    # STUB:     raise NotImplementedError(f"c6-lower: lower {name} on {st!r} to LLVM IR")
+    if name == "arith.div":
+        return bld.sdiv(a, b) if signed else bld.udiv(a, b)
+    if name == "arith.rem":
+        return bld.srem(a, b) if signed else bld.urem(a, b)
+    if name == "arith.shr":
+        return bld.ashr(a, b) if signed else bld.lshr(a, b)
+    if name in ("arith.max", "arith.min"):
+        op = ">" if name == "arith.max" else "<"
+        cmp = bld.icmp_signed(op, a, b) if signed else bld.icmp_unsigned(op, a, b)
+        return bld.select(cmp, a, b)
+    # END EXERCISE
+    if name == "arith.umulhi":
+        wide = ir.IntType(2 * st.bitwidth)
+        prod = bld.mul(bld.zext(a, wide), bld.zext(b, wide))
+        return bld.trunc(bld.lshr(prod, ir.Constant(wide, st.bitwidth)), a.type)
+    raise NotImplementedError(name)
+
+
+def unary(ctx: LoweringContext, name: str, st: ScalarType, a: ir.Value) -> ir.Value:
+    """``name(a)`` on one element of type ``st``."""
+    bld = ctx.b
+    if name == "arith.not":
+        return bld.not_(a)
+    if name == "arith.neg":
+        if st == BF16:
+            return bld.xor(a, ir.Constant(I16, 0x8000))
+        return bld.fneg(a) if st.is_float() else bld.neg(a)
+    raise NotImplementedError(name)
+
+
+def compare(ctx: LoweringContext, pred: str, st: ElemLike, a: ir.Value, b: ir.Value) -> ir.Value:
+    """``a <pred> b`` as an ``i1``."""
+    bld = ctx.b
+    if isinstance(st, PointerType):
+        a, b, st = bld.ptrtoint(a, I64), bld.ptrtoint(b, I64), ScalarType("u64")
+    if st == BF16:
+        a, b, st = to_f32(ctx, a, st), to_f32(ctx, b, st), F32
+    if st.is_float():
+        # Python semantics: every compare is ordered except '!='.
+        if pred == "ne":
+            return bld.fcmp_unordered("!=", a, b)
+        return bld.fcmp_ordered(_ICMP[pred], a, b)
+    if st.is_signed():
+        return bld.icmp_signed(_ICMP[pred], a, b)
+    return bld.icmp_unsigned(_ICMP[pred], a, b)
+
+
+def to_f32(ctx: LoweringContext, v: ir.Value, st: ScalarType) -> ir.Value:
+    """Widen a float of type ``st`` to f32."""
+    bld = ctx.b
+    if st == BF16:
+        return bld.bitcast(bld.shl(bld.zext(v, I32), ir.Constant(I32, 16)), F32_T)
+    if st == F32:
+        return v
+    if st.bitwidth < 32:
+        return bld.fpext(v, F32_T)
+    return bld.fptrunc(v, F32_T)
+
+
+def from_f32(ctx: LoweringContext, v: ir.Value, st: ScalarType) -> ir.Value:
+    """Round an f32 to float type ``st`` (nearest even)."""
+    bld = ctx.b
+    if st == BF16:
+        if arch_number(ctx.arch) < 80:
+            return _bf16_in_software(ctx, v)
+        fty = ir.FunctionType(I16, [F32_T])
+        return bld.call(ir.InlineAsm(fty, "cvt.rn.bf16.f32 $0, $1;", "=h,f"), [v])
+    if st == F32:
+        return v
+    if st.bitwidth < 32:
+        return bld.fptrunc(v, ll_type(st))
+    return bld.fpext(v, ll_type(st))
+
+
+def _bf16_in_software(ctx: LoweringContext, v: ir.Value) -> ir.Value:
+    """f32 -> bf16 bits, to nearest even (sm_75 has no ``cvt.rn.bf16.f32``); NaN stays NaN."""
+    bld = ctx.b
+    bits = bld.bitcast(v, I32)
+    odd = bld.and_(bld.lshr(bits, ir.Constant(I32, 16)), ir.Constant(I32, 1))
+    rounded = bld.add(bits, bld.add(ir.Constant(I32, 0x7FFF), odd))
+    top = bld.trunc(bld.lshr(rounded, ir.Constant(I32, 16)), I16)
+    is_nan = bld.fcmp_unordered("uno", v, v)
+    return bld.select(is_nan, ir.Constant(I16, 0x7FC0), top)
+
+
+def cast(ctx: LoweringContext, src: ElemLike, dst: ElemLike, v: ir.Value) -> ir.Value:
+    """Convert ``v`` from type ``src`` to ``dst`` (see ``arith.cast``)."""
+    bld = ctx.b
+    if src == dst:
+        return v
+    if isinstance(src, PointerType) or isinstance(dst, PointerType):
+        return _pointer_cast(ctx, src, dst, v)
+    if src.is_fp8():
+        wide = fp8_to_f32(bld, src, v)
+        return wide if dst == F32 else cast(ctx, F32, dst, wide)
+    if dst.is_fp8():
+        return f32_to_fp8(bld, dst, v if src == F32 else cast(ctx, src, F32, v))
+    if dst.is_bool():
+        zero = const(src, 0)
+        return compare(ctx, "ne", src, v, zero)
+    if src == BF16 or dst == BF16:
+        mid = v if src == F32 else cast(ctx, src, F32, v) if src != BF16 else to_f32(ctx, v, src)
+        return from_f32(ctx, mid, dst) if dst == BF16 else cast(ctx, F32, dst, mid)
+    if src.is_float() and dst.is_float():
+        wider = dst.bitwidth > src.bitwidth
+        return bld.fpext(v, ll_type(dst)) if wider else bld.fptrunc(v, ll_type(dst))
+    if src.is_float():
+        return bld.fptosi(v, ll_type(dst)) if dst.is_signed() else bld.fptoui(v, ll_type(dst))
+    if dst.is_float():
+        return bld.sitofp(v, ll_type(dst)) if src.is_signed() else bld.uitofp(v, ll_type(dst))
+    return _int_cast(ctx, src, dst, v)
+
+
+def _int_cast(ctx: LoweringContext, src: ScalarType, dst: ScalarType, v: ir.Value) -> ir.Value:
+    bld = ctx.b
+    if dst.bitwidth == src.bitwidth:
+        return v
+    if dst.bitwidth < src.bitwidth:
+        return bld.trunc(v, ll_type(dst))
+    return bld.sext(v, ll_type(dst)) if src.is_signed() else bld.zext(v, ll_type(dst))
+
+
+def _pointer_cast(ctx: LoweringContext, src: ElemLike, dst: ElemLike, v: ir.Value) -> ir.Value:
+    if isinstance(src, PointerType):
+        if isinstance(dst, PointerType):
+            return v
+        return _int_cast(ctx, ScalarType("u64"), dst, ctx.b.ptrtoint(v, I64))
+    wide = _int_cast(ctx, src, ScalarType("i64"), v)
+    return ctx.b.inttoptr(wide, GLOBAL_PTR)

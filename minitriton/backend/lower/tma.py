@@ -1,0 +1,142 @@
+"""TMA's lowering (the matrix family, with :mod:`~minitriton.backend.lower.wgmma`).
+
+The ``ttng`` ops the pipeliner makes for bulk tensor copies
+(:mod:`minitriton.backend.tma` says when and how): ``mbarrier`` setup and
+teardown, the expected bytes of a stage, the ``cp.async.bulk.tensor`` copies
+(one per 128-byte column block of the swizzled tile) and the waits. The
+tensor maps arrive as kernel parameters after the arguments (and debug
+mode's hidden ones), made ``byval`` grid constants by
+:func:`~minitriton.backend.tma.mark_grid_constants`.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from llvmlite import ir
+
+from minitriton.backend.lltypes import I32, I64, VOID
+from minitriton.backend.lower.wgmma import (
+    _i32,
+    _slot_base,
+    asm,
+    reserve_tiles,
+    smem_addr,
+    smem_global,
+)
+from minitriton.backend.registry import lowering
+from minitriton.backend.shared_layout import align_tile
+from minitriton.backend.tma import (
+    _MAP_PARAM,
+    BARRIER_BYTES,
+    AsyncTmaCopyOp,
+    BarrierExpectOp,
+    InitBarrierOp,
+    InvalBarrierOp,
+    WaitBarrierOp,
+)
+from minitriton.ir.core import Operation
+
+if TYPE_CHECKING:
+    from minitriton.backend.lower.context import LoweringContext
+
+
+def tma_param_types(ctx: LoweringContext) -> list[ir.Type]:
+    """One generic pointer per tensor map (made ``byval`` grid constants afterwards)."""
+    return [ir.PointerType()] * len(getattr(ctx.kernel, "tma_maps", []))
+
+
+def bind_tma(ctx: LoweringContext, params: list[ir.Argument]) -> None:
+    """Name the map parameters (so the compiler can mark them) and remember them."""
+    for j, p in enumerate(params):
+        p.name = f"{_MAP_PARAM}{j}"
+    ctx.tma_params = params
+
+
+def _guarded(
+    ctx: LoweringContext, text: str, cons: str, args: list[ir.Value], pred: ir.Value
+) -> None:
+    """Inline PTX ``text`` executed where ``pred`` (i1) holds; ``$P`` is the predicate."""
+    n = len(args)
+    body = text.replace("$P", "p")
+    guarded = "{\n.reg .pred p;\nsetp.ne.b32 p, $" + str(n) + ", 0;\n" + body + "\n}"
+    asm(ctx, guarded, cons + ",r", VOID, [*args, ctx.b.zext(pred, I32)])
+
+
+def _barrier_addr(ctx: LoweringContext, slot: ir.Value) -> ir.Value:
+    if slot.type != I32:
+        slot = ctx.b.trunc(slot, I32)
+    off = ctx.b.add(_i32(ctx, ctx.tma_barriers), ctx.b.mul(slot, _i32(ctx, BARRIER_BYTES)))
+    return ctx.b.add(smem_addr(ctx), off)
+
+
+@lowering(InitBarrierOp)
+def lower_init_barrier(ctx: LoweringContext, op: Operation) -> None:
+    stages = op.attrs["count"]
+    ctx.tma_barriers = ctx.ring_end
+    ctx.ring_end += BARRIER_BYTES * stages
+    ctx.scratch_base = 0
+    reserve_tiles(ctx, ctx.ring_end)
+    ctx.scratch_base = align_tile(ctx.ring_end)
+    glob, base = smem_global(ctx), ctx.scratch_base
+    ctx.smem = ctx.cached(
+        ("scratch", base), lambda b: b.gep(glob, [_i32(ctx, base)], source_etype=ir.IntType(8))
+    )
+    for s in range(stages):
+        addr = _barrier_addr(ctx, _i32(ctx, s))
+        _guarded(ctx, "@$P mbarrier.init.shared::cta.b64 [$0], 1;", "r", [addr],
+                      ctx.is_thread0())  # fmt: skip
+    # The barriers' initialization must be visible to the copy engine and to every thread.
+    asm(ctx, "fence.mbarrier_init.release.cluster;", "", VOID, [])
+    ctx.barrier()
+
+
+@lowering(InvalBarrierOp)
+def lower_inval_barrier(ctx: LoweringContext, op: Operation) -> None:
+    ctx.barrier()  # every thread is past its last wait
+    for s in range(op.attrs["count"]):
+        addr = _barrier_addr(ctx, _i32(ctx, s))
+        _guarded(ctx, "@$P mbarrier.inval.shared::cta.b64 [$0];", "r", [addr],
+                      ctx.is_thread0())  # fmt: skip
+
+
+@lowering(BarrierExpectOp)
+def lower_barrier_expect(ctx: LoweringContext, op: Operation) -> None:
+    pred = ctx.b.and_(ctx.get(op.operands[0]), ctx.is_thread0())
+    addr = _barrier_addr(ctx, ctx.get(op.operands[1]))
+    text = "@$P mbarrier.arrive.expect_tx.shared::cta.b64 _, [$0], $1;"
+    _guarded(ctx, text, "r,r", [addr, _i32(ctx, op.attrs["bytes"])], pred)
+
+
+@lowering(AsyncTmaCopyOp)
+def lower_async_tma_copy(ctx: LoweringContext, op: Operation) -> None:
+    x, y, pred_v, slot = (ctx.get(v) for v in op.operands)
+    pred = ctx.b.and_(pred_v, ctx.is_thread0())
+    tile, base = _slot_base(ctx, op.attrs["buffer"], slot)
+    dst = ctx.b.add(smem_addr(ctx), base)
+    bar = _barrier_addr(ctx, slot)
+    tmap = ctx.tma_params[op.attrs["map"]]
+    text = (
+        "@$P cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes"
+        " [$0], [$1, {$2, $3}], [$4];"
+    )
+    x, y = (ctx.b.trunc(c, I32) if c.type == I64 else c for c in (x, y))
+    block_bytes = tile.rows * tile.swizzle
+    for j in range(tile.shape[tile.contig] // tile.row_elems):
+        d = ctx.b.add(dst, _i32(ctx, j * block_bytes))
+        xj = ctx.b.add(x, _i32(ctx, j * tile.row_elems))
+        _guarded(ctx, text, "r,l,r,r,r", [d, tmap, xj, y, bar], pred)
+
+
+@lowering(WaitBarrierOp)
+def lower_wait_barrier(ctx: LoweringContext, op: Operation) -> None:
+    bar = _barrier_addr(ctx, ctx.get(op.operands[0]))
+    phase = ctx.get(op.operands[1])
+    if phase.type != I32:
+        phase = ctx.b.trunc(phase, I32)
+    text = (
+        "{\n.reg .pred done;\nwait_tma:\n"
+        "mbarrier.try_wait.parity.shared::cta.b64 done, [$0], $1;\n"
+        "@!done bra wait_tma;\n}"
+    )
+    asm(ctx, text, "r,r", VOID, [bar, phase])

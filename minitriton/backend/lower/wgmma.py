@@ -1,0 +1,558 @@
+"""Lowering of a ``tt.dot`` to Hopper's ``wgmma.mma_async``, and the epilogue.
+
+The dot path (:func:`~minitriton.backend.accelerate_matmul.dot_path`) picks
+``wgmma`` on sm_90 for the operand types and shapes of
+:mod:`~minitriton.backend.mma_v3`. A dot whose operands are ordinary block
+values (registers) is lowered in five steps:
+
+1. a barrier (the shared buffer may still be in use), then every thread
+   stores its registers of A and B into swizzled tiles
+   (:mod:`~minitriton.backend.shared_layout`), 16 bytes at a time where the
+   tile's contiguous dimension is the registers' (A always; B row-major for
+   fp16 and bf16 held row-major, K-major when its registers run along K;
+   tf32 and int8 B always K-major, element by element from row-major
+   registers). An fp16/bf16 A already in the accumulator layout of a
+   previous dot (attention's ``P``) is not stored at all: ``wgmma`` takes
+   it from registers (:class:`RegisterA`);
+2. ``fence.proxy.async.shared::cta`` (the tensor cores read shared memory
+   through the *async proxy*, which must see the ordinary stores), barrier;
+3. ``wgmma.fence``, then per warpgroup ``m_reps x n_reps x K/k_step``
+   instructions, each with a descriptor of A's and of B's tile at the
+   instruction's rows, columns and K offset;
+4. ``wgmma.commit_group``;
+5. ``wgmma.wait_group 0``, which returns the accumulator registers (they go
+   through the wait as tied operands, so nothing reads them too early).
+
+A dot in a pipelined loop (:mod:`~minitriton.backend.pipeline`) skips steps 1
+and 2 (its operands are already in shared memory, or A in registers) and
+may wait with one group left in flight.
+
+**Epilogue.** Converting an accumulator to a blocked layout (for the store
+after the loop) goes through shared memory with vector accesses: each
+thread stores its pairs of consecutive columns (8 bytes for fp32, 4 for
+fp16) into a row-major buffer whose rows are padded (4 pairs' worth of
+bytes) so the eight rows a warp writes at once fall into different banks,
+then reads 16-byte vectors of the blocked layout back.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from llvmlite import ir
+
+from minitriton.backend.accelerate_matmul import DotPath, dot_path
+from minitriton.backend.layouts import Layout
+from minitriton.backend.lltypes import (
+    F32_T,
+    I32,
+    I64,
+    VOID,
+    ElemType,
+    RegTile,
+    byte_size,
+    mem_type,
+    to_tf32,
+)
+from minitriton.backend.lower.debug import check_access
+from minitriton.backend.lower.memory import vector_width
+from minitriton.backend.mma_v3 import (
+    WgmmaShape,
+    accumulator_layout,
+    is_mma_layout,
+    shape_for,
+    shape_of_async_dot,
+    wgmma_shape,
+)
+from minitriton.backend.pipeline import (
+    AsyncCommitGroupOp,
+    AsyncCopyOp,
+    AsyncWaitOp,
+    LocalDeallocOp,
+    LocalStoreOp,
+    WarpGroupDotOp,
+    WarpGroupDotWaitOp,
+)
+from minitriton.backend.registry import lowering
+from minitriton.backend.shared_layout import SharedTile, align_tile
+from minitriton.ir.core import Operation
+from minitriton.ir.types import ScalarType, element_type
+
+if TYPE_CHECKING:
+    from minitriton.backend.lower.context import LoweringContext
+
+
+# ------------------------------------------------------------ small helpers
+def asm(ctx: LoweringContext, text: str, cons: str, ret: ir.Type, args: list[ir.Value]) -> ir.Value:
+    """Inline PTX with side effects."""
+    fnty = ir.FunctionType(ret, [a.type for a in args])
+    return ctx.b.call(ir.InlineAsm(fnty, text, cons, side_effect=True), args)
+
+
+def fence_proxy_async(ctx: LoweringContext) -> None:
+    """Make this thread's shared-memory stores visible to the tensor cores."""
+    asm(ctx, "fence.proxy.async.shared::cta;", "", VOID, [])
+
+
+def smem_global(ctx: LoweringContext) -> ir.Value:
+    """The dynamic shared buffer itself (``ctx.smem`` may point past the ring buffers)."""
+    if ctx.smem_base is None:
+        ctx.smem_base = ctx.smem
+    return ctx.smem_base
+
+
+def smem_addr(ctx: LoweringContext) -> ir.Value:
+    """The shared-window address of the dynamic shared buffer (i32)."""
+
+    def make(b: ir.IRBuilder) -> ir.Value:
+        return b.trunc(b.ptrtoint(smem_global(ctx), I64), I32)
+
+    return ctx.cached("smem_addr", make)
+
+
+def _i32(ctx: LoweringContext, v: int) -> ir.Constant:
+    return ir.Constant(I32, v)
+
+
+def tile_linear(ctx: LoweringContext, tile: SharedTile, row: ir.Value, col: ir.Value) -> ir.Value:
+    """Unswizzled byte offset of (row, col) in ``tile`` (runtime indices)."""
+    b = ctx.b
+    e = tile.row_elems
+    block = b.mul(b.lshr(col, _i32(ctx, e.bit_length() - 1)), _i32(ctx, tile.rows * tile.swizzle))
+    inner = b.mul(b.and_(col, _i32(ctx, e - 1)), _i32(ctx, tile.eb))
+    return b.add(b.add(block, b.mul(row, _i32(ctx, tile.swizzle))), inner)
+
+
+def tile_physical(ctx: LoweringContext, tile: SharedTile, row: ir.Value, col: ir.Value) -> ir.Value:
+    """Byte offset where (row, col) is stored (swizzled)."""
+    b = ctx.b
+    o = tile_linear(ctx, tile, row, col)
+    chunk = b.and_(b.lshr(o, _i32(ctx, 7)), _i32(ctx, tile.mask))
+    return b.xor(o, b.shl(chunk, _i32(ctx, 4)))
+
+
+# ------------------------------------------------------------ staging
+def stage_tile(ctx: LoweringContext, t: RegTile, st: ElemType, tile: SharedTile, base: int) -> None:
+    """Store every register of ``t`` into ``tile`` at byte ``base`` of shared memory."""
+    layout = t.layout
+    dim, run = layout.contiguous_run()
+    vec = min(run, 16 // tile.eb) if dim == tile.contig else 1
+    toff = ctx.thread_offsets(layout)
+    coords = layout.reg_coords()
+    mt = mem_type(st)
+    for r in range(0, layout.num_regs, vec):
+        c = coords[r]
+        row = ctx.b.add(toff[1 - tile.contig], _i32(ctx, c[1 - tile.contig]))
+        col = ctx.b.add(toff[tile.contig], _i32(ctx, c[tile.contig]))
+        off = ctx.b.add(tile_physical(ctx, tile, row, col), _i32(ctx, base))
+        store_shared_vector(ctx, off, t.vals[r : r + vec], mt)
+
+
+def store_shared_vector(
+    ctx: LoweringContext, off: ir.Value, vals: list[ir.Value], mt: ir.Type
+) -> None:
+    """One ``st.shared`` of ``len(vals)`` elements at byte ``off``."""
+    ptr = ctx.b.gep(ctx.smem, [off], source_etype=ir.IntType(8))
+    align = len(vals) * _bytes(mt)
+    if len(vals) == 1:
+        ctx.b.store(vals[0], ptr, align=align)
+        return
+    vec = ir.Constant(ir.VectorType(mt, len(vals)), None)
+    for i, v in enumerate(vals):
+        vec = ctx.b.insert_element(vec, v, _i32(ctx, i))
+    ctx.b.store(vec, ptr, align=align)
+
+
+def load_shared_vector(ctx: LoweringContext, off: ir.Value, n: int, mt: ir.Type) -> list[ir.Value]:
+    """One ``ld.shared`` of ``n`` elements at byte ``off``."""
+    ptr = ctx.b.gep(ctx.smem, [off], source_etype=ir.IntType(8))
+    align = n * _bytes(mt)
+    if n == 1:
+        return [ctx.b.load(ptr, typ=mt, align=align)]
+    v = ctx.b.load(ptr, typ=ir.VectorType(mt, n), align=align)
+    return [ctx.b.extract_element(v, _i32(ctx, i)) for i in range(n)]
+
+
+# ------------------------------------------------------------ the dot
+def wgmma_dot(ctx: LoweringContext, op: Operation) -> RegTile | None:
+    """A dot on the ``wgmma`` path (else None): operands staged, one async group, a wait."""
+    if dot_path(op, ctx.arch, ctx.num_warps) is not DotPath.WGMMA:
+        return None  # another path's dot
+    shape = wgmma_shape(op, ctx.num_warps)
+    assert shape is not None
+    a, bm, c = (ctx.tensor(v) for v in op.operands)
+    st = element_type(op.operands[0].type)
+    a_regs = register_a_operand(shape, a.layout, ctx.num_warps)
+    a_tile, b_tile = shape.a_tile(), shape.b_tile(_contig_dim(bm.layout))
+    off_b = 0 if a_regs is not None else align_tile(a_tile.nbytes)
+    reserve_tiles(ctx, off_b + b_tile.nbytes)
+    ctx.barrier()
+    if str(st) == "f32":  # tf32: round as the mma.sync path and the emulator do
+        a, bm = _tf32_rounded(ctx, a), _tf32_rounded(ctx, bm)
+    if a_regs is None:
+        stage_tile(ctx, a, st, a_tile, 0)
+    stage_tile(ctx, bm, st, b_tile, off_b)
+    fence_proxy_async(ctx)
+    ctx.barrier()
+    base = ctx.scratch_base
+    a_arg = (a_tile, base) if a_regs is None else (a_regs, a.vals)
+    acc = wgmma(ctx, shape, c.vals, a_arg, (b_tile, base + off_b))
+    return RegTile(c.layout, wgmma_wait(ctx, acc, 0))
+
+
+def _tf32_rounded(ctx: LoweringContext, t: RegTile) -> RegTile:
+    """``t`` rounded to TF32 with ``cvt.rna`` (the tensor cores would truncate)."""
+    return RegTile(t.layout, [ctx.b.bitcast(to_tf32(ctx.b, v), F32_T) for v in t.vals])
+
+
+def reserve_tiles(ctx: LoweringContext, nbytes: int) -> None:
+    """Reserve ``nbytes`` of tiles; ``wgmma`` tiles need a 1024-byte aligned buffer."""
+    ctx.uses_wgmma = True
+    smem_global(ctx).align = 1024
+    ctx.reserve(nbytes)
+
+
+# ------------------------------------------------------------ pipelined loops
+def alloc_ring(ctx: LoweringContext, op: Operation) -> None:
+    """A ``ttg.local_alloc`` of ``wgmma``'s ring of shared tiles."""
+    rings = ctx.rings
+    shape = tuple(op.attrs["shape"])
+    eb = byte_size(ScalarType(op.attrs["dtype"]))
+    tile = SharedTile.make(shape, op.attrs.get("contig", 1), eb)
+    assert tile is not None
+    stage_bytes = align_tile(tile.nbytes)
+    offset = ctx.ring_end
+    stages = op.attrs["stages"]
+    rings[op.attrs["buffer"]] = (offset, tile, stage_bytes if stages > 1 else 0)
+    ctx.ring_end = offset + stages * stage_bytes
+    ctx.scratch_base = 0
+    reserve_tiles(ctx, ctx.ring_end)
+    ctx.scratch_base = align_tile(ctx.ring_end)
+    glob, base = smem_global(ctx), ctx.scratch_base
+    ctx.smem = ctx.cached(
+        ("scratch", base), lambda b: b.gep(glob, [_i32(ctx, base)], source_etype=ir.IntType(8))
+    )
+
+
+@lowering(LocalDeallocOp)
+def lower_local_dealloc(ctx: LoweringContext, op: Operation) -> None:
+    ctx.scratch_base = 0
+    ctx.ring_end = 0
+    ctx.smem = smem_global(ctx)
+
+
+def _slot_base(ctx: LoweringContext, buffer: int, slot: ir.Value) -> tuple[SharedTile, ir.Value]:
+    offset, tile, stage_bytes = ctx.rings[buffer]
+    if stage_bytes == 0:  # a one-stage buffer
+        return tile, _i32(ctx, offset)
+    if slot.type != I32:
+        slot = ctx.b.trunc(slot, I32)
+    return tile, ctx.b.add(_i32(ctx, offset), ctx.b.mul(slot, _i32(ctx, stage_bytes)))
+
+
+@lowering(AsyncCopyOp)
+def lower_async_copy(ctx: LoweringContext, op: Operation) -> None:
+    ptr_v = op.operands[0]
+    mask_v = op.operands[3] if len(op.operands) > 3 else None
+    ptrs = ctx.tensor(ptr_v)
+    masks = ctx.tensor(mask_v).vals if mask_v is not None else None
+    pred = ctx.get(op.operands[1])
+    tile, base = _slot_base(ctx, op.attrs["buffer"], ctx.get(op.operands[2]))
+    base = ctx.b.add(base, smem_addr(ctx))
+    layout = ptrs.layout
+    vec = vector_width(ctx, ptr_v, mask_v, layout)
+    nbytes = vec * tile.eb
+    if nbytes not in (4, 8, 16):
+        raise ValueError(f"cp.async of {nbytes} bytes")
+    cache = "cg" if nbytes == 16 else "ca"
+    text = f"cp.async.{cache}.shared.global [$0], [$1], {nbytes}, $2;"
+    toff = ctx.thread_offsets(layout)
+    coords = layout.reg_coords()
+    contig = getattr(tile, "contig", 1)  # an mma.sync ring tile is row-major
+    rd, cd = 1 - contig, contig
+    for r in range(0, layout.num_regs, vec):
+        c = coords[r]
+        row = ctx.b.add(toff[rd], _i32(ctx, c[rd]))
+        col = ctx.b.add(toff[cd], _i32(ctx, c[cd]))
+        dst = ctx.b.add(base, ring_offset(ctx, tile, row, col))
+        ok = pred if masks is None else ctx.b.and_(pred, masks[r])
+        ok = check_access(ctx, op, layout, ptrs.vals, r, vec, ok)
+        size = ctx.b.select(ok, _i32(ctx, nbytes), _i32(ctx, 0))
+        asm(ctx, text, "r,l,r", VOID, [dst, ptrs.vals[r], size])
+
+
+def ring_offset(ctx: LoweringContext, tile, row: ir.Value, col: ir.Value) -> ir.Value:  # noqa: ANN001
+    """Byte offset of (row, col) in a ring tile: ``wgmma``'s, or an ``MmaTile``."""
+    if isinstance(tile, SharedTile):
+        return tile_physical(ctx, tile, row, col)
+    return tile.emit_offset(ctx.b, row, col)
+
+
+@lowering(AsyncCommitGroupOp)
+def lower_async_commit_group(ctx: LoweringContext, op: Operation) -> None:
+    asm(ctx, "cp.async.commit_group;", "", VOID, [])
+
+
+@lowering(AsyncWaitOp)
+def lower_async_wait(ctx: LoweringContext, op: Operation) -> None:
+    asm(ctx, f"cp.async.wait_group {op.attrs['num']};", "", VOID, [])
+    if ctx.arch.startswith("sm_90"):
+        # wgmma reads through the async proxy: make the copied bytes visible to it.
+        fence_proxy_async(ctx)
+
+
+@lowering(WarpGroupDotOp)
+def lower_warp_group_dot(ctx: LoweringContext, op: Operation) -> RegTile:
+    acc = ctx.tensor(op.operands[0])
+    slot = ctx.get(op.operands[1])
+    shape = shape_of_async_dot(op, ctx.num_warps)
+    b = _slot_base(ctx, op.attrs["b"], slot)
+    if op.attrs["a"] >= 0:
+        a = _slot_base(ctx, op.attrs["a"], slot)
+    else:
+        a = _a_from_registers(ctx, shape, op.operands[2])
+    return RegTile(acc.layout, wgmma(ctx, shape, acc.vals, a, b))
+
+
+def _a_from_registers(ctx: LoweringContext, shape: WgmmaShape, v) -> tuple:
+    """A computed in the loop: used in place if its layout allows, else staged to scratch."""
+    t = ctx.tensor(v)
+    regs = register_a_operand(shape, t.layout, ctx.num_warps)
+    if regs is not None:
+        return (regs, t.vals)
+    tile = shape.a_tile()
+    reserve_tiles(ctx, tile.nbytes)
+    ctx.barrier()
+    stage_tile(ctx, t, element_type(v.type), tile, 0)
+    fence_proxy_async(ctx)
+    ctx.barrier()
+    return (tile, ctx.scratch_base)
+
+
+@lowering(LocalStoreOp)
+def lower_local_store(ctx: LoweringContext, op: Operation) -> None:
+    t = ctx.tensor(op.operands[0])
+    offset, tile, _ = ctx.rings[op.attrs["buffer"]]
+    st = element_type(op.operands[0].type)
+    scratch, ctx.smem = ctx.smem, smem_global(ctx)
+    stage_tile(ctx, t, st, tile, offset)
+    ctx.smem = scratch
+    fence_proxy_async(ctx)
+
+
+@lowering(WarpGroupDotWaitOp)
+def lower_warp_group_dot_wait(ctx: LoweringContext, op: Operation) -> RegTile:
+    acc = ctx.tensor(op.operands[0])
+    return RegTile(acc.layout, wgmma_wait(ctx, acc.vals, op.attrs["pendings"]))
+
+
+def wgmma(
+    ctx: LoweringContext,
+    shape: WgmmaShape,
+    acc: list[ir.Value],
+    a: tuple[SharedTile, int | ir.Value] | tuple[RegisterA, list[ir.Value]],
+    b: tuple[SharedTile, int | ir.Value],
+) -> list[ir.Value]:
+    """Issue and commit the instructions of one dot.
+
+    ``b`` and a shared ``a`` are (tile, byte base); a register ``a`` is
+    (:class:`RegisterA`, its registers).
+    """
+    asm(ctx, "wgmma.fence.sync.aligned;", "", VOID, [])
+    g = ctx.b.lshr(ctx.warp, _i32(ctx, 2))
+    g_m = ctx.b.and_(g, _i32(ctx, shape.wg_m - 1))
+    g_n = ctx.b.lshr(g, _i32(ctx, shape.wg_m.bit_length() - 1))
+    out = list(acc)
+    per = shape.instr_n // 2
+    for mi in range(shape.m_reps):
+        row0 = ctx.b.mul(ctx.b.add(g_m, _i32(ctx, shape.wg_m * mi)), _i32(ctx, 64))
+        for ni in range(shape.n_reps):
+            n0 = ctx.b.add(ctx.b.mul(g_n, _i32(ctx, shape.n_per_wg)), _i32(ctx, shape.instr_n * ni))
+            lo = per * (ni + shape.n_reps * mi)
+            chunk = out[lo : lo + per]
+            for kk in range(shape.k // shape.k_step):
+                k0 = _i32(ctx, kk * shape.k_step)
+                if isinstance(a[0], RegisterA):
+                    da = _pack_a(ctx, a[0], a[1], mi, kk)
+                else:
+                    da = [_descriptor(ctx, a, row0, k0)]
+                b_k_major = b[0].contig == 0
+                db = _descriptor(ctx, b, n0, k0) if b_k_major else _descriptor(ctx, b, k0, n0)
+                chunk = _wgmma_instr(ctx, shape, chunk, da, db, b_k_major)
+            out[lo : lo + per] = chunk
+    asm(ctx, "wgmma.commit_group.sync.aligned;", "", VOID, [])
+    return out
+
+
+def _descriptor(
+    ctx: LoweringContext, tile_base: tuple[SharedTile, int | ir.Value], row: ir.Value, col: ir.Value
+) -> ir.Value:
+    tile, base = tile_base
+    b = ctx.b
+    base_v = base if isinstance(base, ir.Value) else _i32(ctx, base)
+    addr = b.add(b.add(smem_addr(ctx), base_v), tile_linear(ctx, tile, row, col))
+    start = b.and_(b.lshr(addr, _i32(ctx, 4)), _i32(ctx, 0x3FFF))
+    return b.or_(b.zext(start, I64), ir.Constant(I64, tile.descriptor_bits()))
+
+
+def _wgmma_instr(
+    ctx: LoweringContext,
+    shape: WgmmaShape,
+    chunk: list[ir.Value],
+    da: list[ir.Value],
+    db: ir.Value,
+    b_k_major: bool,
+) -> list[ir.Value]:
+    """One ``wgmma.mma_async``; ``da`` is A's descriptor, or its 4 registers."""
+    n = len(chunk)
+    regs = ", ".join(f"${i}" for i in range(n))
+    nb = 2 * n + len(da)  # operand number of B's descriptor
+    if len(da) == 1:
+        a_text, a_cons = f"${2 * n}", ["l"]
+    else:
+        a_text = "{" + ", ".join(f"${2 * n + i}" for i in range(len(da))) + "}"
+        a_cons = ["r"] * len(da)
+    tnsp_b = "0" if b_k_major else "1"
+    trans = ", 1, 1" + ("" if len(da) > 1 else ", 0") + f", {tnsp_b}"
+    tail = {"f16": trans, "bf16": trans, "tf32": ", 1, 1", "s8": "", "e4m3": ", 1, 1"}
+    tail["e5m2"] = tail["e4m3"]
+    text = (
+        "{\n.reg .pred p;\n"
+        f"setp.ne.b32 p, ${nb + 1}, 0;\n"
+        f"wgmma.mma_async.sync.aligned.m64n{shape.instr_n}k{shape.k_step}."
+        f"{shape.ptx_types()} {{{regs}}}, {a_text}, ${nb}, p{tail[shape.kind]};\n}}"
+    )
+    con = "r" if shape.kind == "s8" else "f"
+    cons = ",".join([f"={con}"] * n + [str(i) for i in range(n)] + a_cons + ["l", "r"])
+    ret = ir.LiteralStructType([chunk[0].type] * n)
+    res = asm(ctx, text, cons, ret, [*chunk, *da, db, _i32(ctx, 1)])
+    return [ctx.b.extract_value(res, i) for i in range(n)]
+
+
+def _pack_a(
+    ctx: LoweringContext, ra: RegisterA, vals: list[ir.Value], mi: int, kk: int
+) -> list[ir.Value]:
+    """A's four 32-bit fragment registers of instruction row block ``mi``, K step ``kk``."""
+    start = ra.first_register(mi, kk)
+    out = []
+    for i in range(4):
+        pair = vals[start + 2 * i : start + 2 * i + 2]
+        vec = ir.Constant(ir.VectorType(pair[0].type, 2), None)
+        for j, v in enumerate(pair):
+            vec = ctx.b.insert_element(vec, v, _i32(ctx, j))
+        out.append(ctx.b.bitcast(vec, I32))
+    return out
+
+
+def wgmma_wait(ctx: LoweringContext, acc: list[ir.Value], pending: int) -> list[ir.Value]:
+    """``wgmma.wait_group pending``; the accumulator registers pass through it."""
+    n = len(acc)
+    con = "r" if isinstance(acc[0].type, ir.IntType) else "f"
+    cons = ",".join([f"={con}"] * n + [str(i) for i in range(n)])
+    ret = ir.LiteralStructType([acc[0].type] * n)
+    res = asm(ctx, f"wgmma.wait_group.sync.aligned {pending};", cons, ret, list(acc))
+    return [ctx.b.extract_value(res, i) for i in range(n)]
+
+
+# ------------------------------------------------------------ epilogue
+def convert_from_accumulator(ctx: LoweringContext, op: Operation) -> RegTile | None:
+    """A conversion out of a ``wgmma`` accumulator, with vector accesses (else None)."""
+    src = ctx.tensor(op.operands[0])
+    st = element_type(op.result.type)
+    # Masks (i1, a byte in memory) take the element-wise path, which converts them.
+    bool_mask = isinstance(st, ScalarType) and st.is_bool()
+    if not is_mma_layout(src.layout) or src.layout.rank != 2 or bool_mask:
+        return None  # not an accumulator: an ordinary conversion
+    return convert_accumulator(ctx, src, st, ctx.layout(op.result))
+
+
+def convert_accumulator(ctx: LoweringContext, src: RegTile, st: ElemType, dst: Layout) -> RegTile:
+    """Accumulator -> ``dst`` through a padded row-major buffer, with vector accesses."""
+    mt = mem_type(st)
+    eb = byte_size(st)
+    m, n = src.layout.shape
+    _, w_run = src.layout.contiguous_run()
+    w_vec = max(1, min(w_run, 16 // eb))
+    pad = max(16, 4 * w_vec * eb) // eb
+    stride = n + pad
+    ctx.reserve(m * stride * eb)
+    ctx.barrier()
+    _vector_pass(
+        ctx,
+        src.layout,
+        w_vec,
+        stride,
+        eb,
+        lambda off, r: store_shared_vector(ctx, off, src.vals[r : r + w_vec], mt),
+    )
+    ctx.barrier()
+    dim, run = dst.contiguous_run()
+    r_vec = max(1, min(run, 16 // eb)) if dim == 1 else 1
+    vals: list[ir.Value] = []
+    _vector_pass(
+        ctx,
+        dst,
+        r_vec,
+        stride,
+        eb,
+        lambda off, r: vals.extend(load_shared_vector(ctx, off, r_vec, mt)),
+    )
+    return RegTile(dst, vals)
+
+
+def _vector_pass(
+    ctx: LoweringContext, layout: Layout, vec: int, stride: int, eb: int, access
+) -> None:
+    toff = ctx.thread_offsets(layout)
+    base = ctx.b.add(ctx.b.mul(toff[0], _i32(ctx, stride)), toff[1])
+    coords = layout.reg_coords()
+    for r in range(0, layout.num_regs, vec):
+        c = coords[r]
+        lin = ctx.b.add(base, _i32(ctx, c[0] * stride + c[1]))
+        access(ctx.b.mul(lin, _i32(ctx, eb)), r)
+
+
+class RegisterA:
+    """Where the A fragments of a ``wgmma`` with A in registers sit in A's registers.
+
+    A block in an accumulator layout (attention's ``P``, computed by the
+    previous dot) already holds, in each thread, the A fragment of
+    ``wgmma``: the eight registers of columns ``16 kk .. 16 kk + 15`` of
+    row block ``mi`` are ``a0..a3`` in order (pairs of columns, rows
+    ``l/4`` and ``l/4 + 8``), so no data moves.
+    """
+
+    def __init__(self, layout_shape: WgmmaShape) -> None:
+        self.src = layout_shape
+
+    def first_register(self, mi: int, kk: int) -> int:
+        """Index of the first of the eight registers of (mi, kk)."""
+        src = self.src
+        col = 16 * kk
+        ni, within = divmod(col, src.instr_n)
+        return src.instr_n // 2 * (ni + src.n_reps * mi) + 8 * (within // 16)
+
+
+def register_a_operand(shape: WgmmaShape, layout: Layout, num_warps: int) -> RegisterA | None:
+    """A :class:`RegisterA` if A (in ``layout``) can feed ``wgmma`` from registers."""
+    if shape.kind not in ("f16", "bf16") or not is_mma_layout(layout):
+        return None
+    src = shape_for(shape.m, shape.k, 16, shape.kind, num_warps)
+    if src is None or src.wg_n != 1 or src.wg_m != shape.wg_m or src.m_reps != shape.m_reps:
+        return None
+    return RegisterA(src) if accumulator_layout(src) == layout else None
+
+
+def _contig_dim(layout: Layout) -> int:
+    dim, run = layout.contiguous_run()
+    return dim if run > 1 else 1
+
+
+def _bytes(mt: ir.Type) -> int:
+    if isinstance(mt, ir.IntType):
+        return max(1, mt.width // 8)
+    if isinstance(mt, ir.HalfType):
+        return 2
+    if isinstance(mt, ir.FloatType):
+        return 4
+    return 8
