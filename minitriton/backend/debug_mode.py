@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import weakref
 from collections.abc import Sequence
 from typing import Any
 
@@ -169,6 +170,12 @@ def _buffer(arg: Any, ptr: int, devices: dict[int, DeviceArray]) -> tuple[int, i
     return extent(arg, ptr)
 
 
+def _free_host(ptr: int) -> None:
+    """Free page-locked host memory (nothing if the driver has gone already)."""
+    with contextlib.suppress(Exception):
+        _cu().cuMemFreeHost(ptr)
+
+
 class _HostWord:
     """One page-locked host word that the record's first word is copied into.
 
@@ -184,6 +191,9 @@ class _HostWord:
         self.ptr = 0
         with contextlib.suppress(Exception):  # no page-locked memory: a plain buffer
             self.ptr = int(check(_cu().cuMemHostAlloc(8, 0), "cuMemHostAlloc"))
+        if self.ptr:
+            # Freed with the object, or at exit while the modules are still there.
+            weakref.finalize(self, _free_host, self.ptr)
         self._plain = ctypes.c_uint64() if not self.ptr else None
         self.addr = ctypes.addressof(self._plain) if self._plain is not None else self.ptr
         self.word = ctypes.c_uint64.from_address(self.addr)
@@ -205,11 +215,6 @@ class _HostWord:
         if err:
             raise _error(_cu().CUresult(err), "cuStreamSynchronize", kernel)
         return int(self.word.value)
-
-    def __del__(self) -> None:
-        if self.ptr:
-            with contextlib.suppress(Exception):  # interpreter shutdown: the driver is gone
-                _cu().cuMemFreeHost(self.ptr)
 
 
 def _copy_words(record: DeviceArray, out: np.ndarray) -> None:
