@@ -50,6 +50,7 @@ from minitriton.frontend.aggregate import (
 )
 from minitriton.frontend.builder import Builder
 from minitriton.frontend.early_return import contains_return, with_continuation
+from minitriton.frontend.purecalls import PureCallMemo
 from minitriton.frontend.semantic import Tensor
 from minitriton.frontend.source import ArgSpec, JITBase, KernelSource
 from minitriton.frontend.tensordesc import TensorDescriptor, from_kernel_args
@@ -512,6 +513,7 @@ class FunctionLowerer:
         self.returned = False
         self.return_value: Any = None
         self.return_loc: Location | None = None
+        self.pure_calls = PureCallMemo()  # repeated tl.rand(...) calls lowered once
 
     # -- entry ----------------------------------------------------------------
     def lower_body(self, fdef: ast.FunctionDef) -> Any:
@@ -1380,7 +1382,12 @@ class FunctionLowerer:
             impl = IMPLS.get(name)
             if impl is None:
                 raise error(loc, f"tl.{name} is not supported here")
-            return impl(self, **bound)
+            key = self.pure_calls.key(name, self.b.block, bound)
+            result = self.pure_calls.lookup(key, self.b)
+            if result is None:
+                result = impl(self, **bound)
+                self.pure_calls.remember(key, result)
+            return result
 
     def call_combine(self, fn: Any, args: list[Tensor]) -> Any:
         """Call a combine function (``@jit`` helper inlined, or a builtin)."""

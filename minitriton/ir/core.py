@@ -100,19 +100,30 @@ class Block:
     def _find(self, op: Operation) -> int:
         """The position of ``op``: passes erase in order, so look near the last erasure.
 
-        DCE sweeps backwards (erasing near the end), CSE forwards (just after
-        the op erased last); searching from the start each time made erasing
-        a long run of ops quadratic.
+        DCE sweeps backwards (erasing near the end, or just before the op
+        erased last), CSE forwards (just after it); searching from the start
+        each time made erasing a long run of ops quadratic. Windows around
+        the last position that double in size keep the cost of each search
+        proportional to the distance from it, in either direction.
         """
         ops = self.ops
         for i in range(len(ops) - 1, max(len(ops) - 9, -1), -1):
             if ops[i] is op:
                 return i
-        start = max(getattr(self, "_hint", 0) - 1, 0)
+        hint = getattr(self, "_hint", 0)
         try:
-            return ops.index(op, start)  # ops compare by identity
+            return ops.index(op, max(hint - 1, 0), hint + 16)  # just after: CSE's order
         except ValueError:
-            return ops.index(op)
+            pass
+        width = 32
+        while True:
+            lo, hi = max(hint - width, 0), min(hint + width, len(ops))
+            try:
+                return ops.index(op, lo, hi)  # ops compare by identity
+            except ValueError:
+                if lo == 0 and hi == len(ops):
+                    raise
+            width *= 2
 
     @property
     def terminator(self) -> Operation | None:
