@@ -31,10 +31,24 @@ from minitriton.backend.layouts import BlockedParams, Layout, blocked, default_p
 from minitriton.backend.lltypes import pointee_of
 from minitriton.backend.mma_v3 import accumulator_layout, shape_of_async_dot
 from minitriton.ir.core import Operation, Value
-from minitriton.ir.ops import FuncOp
+from minitriton.ir.ops import AddPtrOp, FuncOp, HintOp
+from minitriton.ir.traits import Elementwise, Pure
 from minitriton.ir.types import BlockType
 
-_PROPAGATE = ("arith.", "math.", "ttng.warp_group_dot_wait")
+
+def _propagates(op: Operation) -> bool:
+    """Whether ``op``'s one result takes the accumulator layout of a seeded operand.
+
+    Pure elementwise ops compute lane by lane, so the accumulator's layout
+    serves their result, but ``tt.addptr`` and ``tt.hint``: they make
+    addresses and their facts, which keep the layouts the loads and stores
+    pick. ``ttng.warp_group_dot_wait`` (not elementwise: it waits for the
+    ``wgmma`` group) returns the accumulator it waited for.
+    """
+    if isinstance(op, (AddPtrOp, HintOp)):
+        return False
+    pure_lanes = op.has_trait(Elementwise) and op.has_trait(Pure)
+    return pure_lanes or op.name == "ttng.warp_group_dot_wait"
 
 
 def accumulator_seeds(func: FuncOp, num_warps: int, arch: str) -> dict[int, Layout]:
@@ -104,7 +118,7 @@ def _seed_op(op: Operation, seeds: dict[int, Layout]) -> bool:
     if op.name == "tt.reduce" and id(op.operands[0]) in seeds:
         layout = slice_layout(seeds[id(op.operands[0])], op.attrs["axis"])
         return any([_seed(seeds, r, layout) for r in op.results])
-    if not op.name.startswith(_PROPAGATE) or len(op.results) != 1:
+    if not _propagates(op) or len(op.results) != 1:
         return False
     for v in op.operands:
         seeded = seeds.get(id(v))

@@ -141,9 +141,9 @@ class DebugLauncher(Launcher):
             self.slots[hidden + 1].value = size
             hidden += 2
         self.slots[-1].value = self.record.ptr
-        dims = (tuple(int(g) for g in grid) + (1, 1, 1))[:3]
-        self.launch_raw(*dims, stream)
-        self._raise_recorded(dims, bases, stream)
+        gx, gy, gz = (tuple(int(g) for g in grid) + (1, 1, 1))[:3]
+        self.launch_raw(gx, gy, gz, stream)
+        self._raise_recorded((gx, gy, gz), bases, stream)
         if copies:
             self._copy_back(copies)
 

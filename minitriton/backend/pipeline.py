@@ -160,6 +160,7 @@ from math import gcd
 from minitriton.backend.accelerate_matmul import DotPath, dot_path
 from minitriton.backend.accumulators import loads_k_major
 from minitriton.backend.axis import AxisAnalysis, AxisInfo
+from minitriton.backend.irutil import parent_block, producer, terminator
 from minitriton.backend.mma_v3 import wgmma_shape
 from minitriton.backend.shared_layout import SharedTile, align_tile, ring_tile
 from minitriton.backend.tma import (
@@ -176,6 +177,7 @@ from minitriton.ir.core import (
     Block,
     BlockArgument,
     Operation,
+    OpResult,
     Value,
     register_op,
     replace_all_uses,
@@ -183,7 +185,7 @@ from minitriton.ir.core import (
 )
 from minitriton.ir.ops import FuncOp
 from minitriton.ir.traits import SideEffects, trait_set
-from minitriton.ir.types import I1, I32, BlockType, element_type
+from minitriton.ir.types import I1, I32, BlockType, ScalarType, element_type
 
 #: Ops a mask may be recomputed with.
 _CLONABLE = (
@@ -337,7 +339,7 @@ def pipeline_loops(
             elif path in (DotPath.WGMMA, DotPath.MMA_V2):  # wgmma: tf32, int8, fp8
                 plan = _match_mma(op, func, axis, k_major_b=path is DotPath.MMA_V2)
             stages = _fitting_stages(plan, num_stages, arch) if plan is not None else 0
-            if stages >= 2:
+            if plan is not None and stages >= 2:
                 _commit_maps(plan, func)
                 buffers = _Rewriter(op, plan, stages, buffers, num_warps).run()
                 count += 1
@@ -374,7 +376,7 @@ def _fitting_stages(plan: _Plan, num_stages: int, arch: str) -> int:
     """
     limit = _SHARED_LIMIT.get(int(arch[3:].rstrip("a")), 99 << 10)
     per_stage = sum(align_tile(_bytes(ld.load.result)) for ld in plan.loads)
-    once = sum(align_tile(_bytes(d.a)) for d in plan.dots if d.a_kind == "const")
+    once = sum(align_tile(_bytes(d.a_value())) for d in plan.dots if d.a_kind == "const")
     if any(ld.tma is not None for ld in plan.loads):
         once += align_tile(BARRIER_BYTES * num_stages)
     stages = num_stages
@@ -383,8 +385,15 @@ def _fitting_stages(plan: _Plan, num_stages: int, arch: str) -> int:
     return stages
 
 
+def _elem_bytes(v: Value) -> int:
+    """Bytes per element of a tile the pipeline stages (a dot operand: numbers, not pointers)."""
+    st = element_type(v.type)
+    assert isinstance(st, ScalarType), "a staged tile holds numbers"
+    return st.bitwidth // 8
+
+
 def _bytes(v: Value) -> int:
-    n = element_type(v.type).bitwidth // 8
+    n = _elem_bytes(v)
     for d in v.shape:
         n *= d
     return n
@@ -415,6 +424,16 @@ class _Dot:
         self.b = b
         self.buffer_a = -1
 
+    def a_value(self) -> Value:
+        """A's value, where it is not a ring load (``a_kind`` "const" or "regs")."""
+        assert isinstance(self.a, Value), "A is a ring load"
+        return self.a
+
+    def a_load(self) -> _Load:
+        """A's ring load (``a_kind`` "ring")."""
+        assert isinstance(self.a, _Load), "A is not a ring load"
+        return self.a
+
 
 class _Plan:
     def __init__(
@@ -439,8 +458,15 @@ def _loop_path(loop: Operation, arch: str, num_warps: int) -> DotPath | None:
 
 
 def _wgmma_kinds(loop: Operation, num_warps: int) -> set[str]:
-    return {wgmma_shape(op, num_warps).kind for op in loop.regions[0].block.ops
+    return {_wgmma_kind(op, num_warps) for op in loop.regions[0].block.ops
             if op.name == "tt.dot"}  # fmt: skip
+
+
+def _wgmma_kind(dot: Operation, num_warps: int) -> str:
+    """The ``wgmma`` kind of a dot on the :attr:`DotPath.WGMMA` path (so it has a shape)."""
+    shape = wgmma_shape(dot, num_warps)
+    assert shape is not None, "a dot on the wgmma path has a wgmma shape"
+    return shape.kind
 
 
 def _match_mma(
@@ -488,12 +514,12 @@ def _inside(v: Value, block: Block) -> bool:
 
 def _advancing(body: Block) -> dict[int, tuple[str, Value]]:
     """Carried values that move by a loop-invariant step: ``p = p + inc``."""
-    out = {}
-    for j, y in enumerate(body.terminator.operands):
+    out: dict[int, tuple[str, Value]] = {}
+    for j, y in enumerate(terminator(body).operands):
         if y is body.args[1 + j]:  # carried unchanged (a block pointer's base, strides)
             out[j] = ("same", y)
             continue
-        op = getattr(y, "owner", None)
+        op = producer(y)
         if op is None or op.name not in ("tt.addptr", "arith.add") or op.parent is not body:
             continue
         if op.operands[0] is body.args[1 + j] and not _inside(op.operands[1], body):
@@ -536,7 +562,7 @@ def _accumulating(dots: list[_Dot], body: Block, uses: dict) -> int:
     if len(dots) != 1 or dots[0].a_kind != "ring":
         return -1
     dot = dots[0].op
-    yields = body.terminator.operands
+    yields = terminator(body).operands
     if uses.get(id(dot.result)) != 1 or dot.result not in yields:
         return -1
     index = yields.index(dot.result)
@@ -556,6 +582,8 @@ def _match_load(
         return None
     if uses.get(id(v)) != 1 or not isinstance(v.type, BlockType) or len(v.shape) != 2:
         return None
+    if not isinstance(v.type.element, ScalarType):  # a tile of pointers feeds no dot
+        return None
     if len(load.operands) == 3 and not _is_zero(load.operands[2]):
         return None
     ptr = load.operands[0]
@@ -568,7 +596,7 @@ def _match_load(
         ld = _Load(load, contig)
         ld.tma = tma
         return ld
-    if _copy_bytes(axis, ptr, mask, element_type(v.type).bitwidth // 8, contig) < 4:
+    if _copy_bytes(axis, ptr, mask, _elem_bytes(v), contig) < 4:
         return None
     return _Load(load, contig)
 
@@ -583,6 +611,7 @@ def _recomputable(v: Value, body: Block, advancing: dict) -> bool:
         return True
     if isinstance(v, BlockArgument):
         return v is body.args[0] or body.args.index(v) - 1 in advancing
+    assert isinstance(v, OpResult), "a value is a block argument or an op's result"
     op = v.owner
     if op.regions or not op.name.startswith(_CLONABLE) or op.parent is not body:
         return False
@@ -634,14 +663,14 @@ class _Rewriter:
 
     def run(self) -> int:
         """Rewrite the loop; returns the next free buffer number."""
-        parent = self.loop.parent
+        parent = parent_block(self.loop)
         lb, ub, step = self.loop.operands[:3]
         self.emit(parent, self.loop, "tt.barrier", [])
         for ld in self.plan.loads:
             ld.buffer = self._alloc(ld.load.result, ld.contig, self.stages)
         for dot in self.plan.dots:
             if dot.a_kind == "const":
-                dot.buffer_a = self._alloc(dot.a, 1, 1)
+                dot.buffer_a = self._alloc(dot.a_value(), 1, 1)
                 attrs = {"buffer": dot.buffer_a}
                 self.emit(parent, self.loop, "ttg.local_store", [dot.a], [], attrs)
         if self._tma_loads():
@@ -669,7 +698,7 @@ class _Rewriter:
     def _alloc(self, v: Value, contig: int, stages: int) -> int:
         buffer = self.next_buffer
         self.next_buffer += 1
-        eb = element_type(v.type).bitwidth // 8
+        eb = _elem_bytes(v)
         attrs = {
             "buffer": buffer,
             "stages": stages,
@@ -680,13 +709,14 @@ class _Rewriter:
         }
         if self.plan.mma:
             attrs["tile"] = "swizzled"
-        self.emit(self.loop.parent, self.loop, "ttg.local_alloc", [], [], attrs)
+        self.emit(parent_block(self.loop), self.loop, "ttg.local_alloc", [], [], attrs)
         return buffer
 
     def _encoding(self, v: Value, contig: int, eb: int) -> str:
         if self.plan.mma:
             return ring_tile(v.shape, eb, contig).describe()
-        return str(SharedTile.make(v.shape, contig, eb))
+        rows, cols = v.shape  # a ring holds a 2-D tile
+        return str(SharedTile.make((rows, cols), contig, eb))
 
     def _times(self, block: Block, before: Operation, v: Value, n: int) -> Value:
         if isinstance(v.type, BlockType):
@@ -714,15 +744,15 @@ class _Rewriter:
 
     def _issue_tma(self, where: tuple, pred: Value, slot: Value, memo: dict) -> None:
         """The stage's expected bytes, then one TMA copy per TMA load."""
-        loads = self._tma_loads()
+        loads = [(ld, ld.tma) for ld in self.plan.loads if ld.tma is not None]
         if not loads:
             return
         block, before = where[:2]
-        nbytes = sum(ld.tma.nbytes for ld in loads)
+        nbytes = sum(tma.nbytes for _, tma in loads)
         self.emit(block, before, "ttng.barrier_expect", [pred, slot], [], {"bytes": nbytes})
-        for ld in loads:
-            coords = [self._coordinate(pieces, where, memo) for pieces in ld.tma.coords]
-            attrs = {"buffer": ld.buffer, "map": ld.tma.map_index}
+        for ld, tma in loads:
+            coords = [self._coordinate(pieces, where, memo) for pieces in tma.coords]
+            attrs = {"buffer": ld.buffer, "map": tma.map_index}
             self.emit(block, before, "ttng.async_tma_copy_global_to_local",
                       [*coords, pred, slot], [], attrs)  # fmt: skip
 
@@ -770,6 +800,7 @@ class _Rewriter:
                 )
             memo[id(v)] = out
             return out
+        assert isinstance(v, OpResult), "a value is a block argument or an op's result"
         op = v.owner
         operands = [self._recompute(x, where, memo) for x in op.operands]
         attrs = {k: a for k, a in op.attrs.items() if k != "layout"}
@@ -803,14 +834,14 @@ class _Rewriter:
         operands = [op.operands[2], slot]
         a_buffer = dot.buffer_a if dot.a_kind == "const" else -1
         if dot.a_kind == "ring":
-            a_buffer = dot.a.buffer
+            a_buffer = dot.a_load().buffer
         if dot.a_kind == "regs":
-            operands.append(dot.a)
+            operands.append(dot.a_value())
         attrs = {
             "a": a_buffer,
             "b": dot.b.buffer,
             "shape": [op.operands[0].shape[0], op.operands[1].shape[1], op.operands[0].shape[1]],
-            "kind": wgmma_shape(op, self.num_warps).kind,
+            "kind": _wgmma_kind(op, self.num_warps),
             "input_precision": op.attrs.get("input_precision", "tf32"),
         }
         acc_t = op.result.type
@@ -845,7 +876,9 @@ class _Rewriter:
         barrier that ends it, so one barrier per iteration suffices.
         """
         k_i, slot = self._slots(lb, step)
-        first = self.body.ops[self.body.ops.index(slot.owner) + 1]
+        slot_op = producer(slot)
+        assert slot_op is not None, "the slot is computed in the body"
+        first = self.body.ops[self.body.ops.index(slot_op) + 1]
         self._wait_landed(first, k_i, slot)
         self.emit(self.body, first, "tt.barrier", [])
         self._prefetch(first, k_i, ub, step)
@@ -872,7 +905,7 @@ class _Rewriter:
             self.body.remove(ld.load)
 
     def _after_loop(self) -> None:
-        parent = self.loop.parent
+        parent = parent_block(self.loop)
         after = parent.ops[parent.ops.index(self.loop) + 1]
         if self.plan.acc_index >= 0:
             result = self.loop.results[self.plan.acc_index]

@@ -76,6 +76,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from minitriton.backend.irutil import terminator
 from minitriton.backend.shared_layout import SharedTile
 from minitriton.ir.core import BlockArgument, Operation, Value, register_op
 from minitriton.ir.ops import FuncOp
@@ -261,8 +262,10 @@ def _form(v: Value) -> Any:
     if name == "arith.cast":
         src = element_type(op.operands[0].type)
         dst = element_type(v.type)
-        widening = isinstance(src, ScalarType) and src.is_int() and dst.is_int()
-        ok = widening and src.bitwidth <= dst.bitwidth
+        ok = (  # an integer widening
+            isinstance(src, ScalarType) and isinstance(dst, ScalarType)
+            and src.is_int() and dst.is_int() and src.bitwidth <= dst.bitwidth
+        )  # fmt: skip
         return _form(op.operands[0]) if ok else None
     if name in ("arith.add", "arith.mul"):
         a, b = (_form(x) for x in op.operands)
@@ -345,7 +348,8 @@ def match_tma_load(load: Operation, contig: int, func: FuncOp) -> TmaLoad | None
     if dtype not in _DTYPES or len(v.shape) != 2 or len(load.operands) < 2:
         return None
     eb = 2
-    tile = SharedTile.make(tuple(v.shape), contig, eb)
+    rows, cols = v.shape
+    tile = SharedTile.make((rows, cols), contig, eb)
     if tile is None or tile.rows > _BOX_LIMIT or tile.row_elems > _BOX_LIMIT:
         return None
     ptr = _form(load.operands[0])
@@ -398,7 +402,7 @@ def forward_unchanged_loop_args(loop: Operation) -> int:
     """
     body = loop.regions[0].block
     count = 0
-    for j, y in enumerate(body.terminator.operands):
+    for j, y in enumerate(terminator(body).operands):
         arg = body.args[1 + j]
         if y is not arg:
             continue

@@ -38,7 +38,16 @@ from __future__ import annotations
 
 from minitriton.backend.irutil import producer
 from minitriton.ir.core import Block, Operation, Value, replace_all_uses, use_counts
-from minitriton.ir.ops import BroadcastOp, ConstantOp, ExpandDimsOp, FuncOp, SplatOp, TransOp
+from minitriton.ir.ops import (
+    BroadcastOp,
+    ConstantOp,
+    ExpandDimsOp,
+    FuncOp,
+    HintOp,
+    SplatOp,
+    TransOp,
+)
+from minitriton.ir.traits import Elementwise, Pure
 from minitriton.ir.types import BlockType, shape_of
 
 
@@ -90,8 +99,17 @@ def _sinkable(trans: Operation, uses: dict) -> bool:
     )
 
 
-#: Elementwise ops whose transpose is the op of the transposed operands.
-_ELEMENTWISE = ("arith.", "math.", "tt.addptr")
+def _lane_by_lane(op: Operation) -> bool:
+    """Whether ``op``'s transpose is the op of the transposed operands.
+
+    Pure elementwise ops, but ``tt.hint``: its facts are per axis
+    (``multiple_of``, ``max_contiguous``), so a transposed hint would have to
+    swap them; it gets a ``tt.trans`` instead. Loads, stores and atomics are
+    elementwise but not pure: remaking them would repeat their memory access.
+    """
+    if isinstance(op, HintOp):
+        return False
+    return op.has_trait(Elementwise) and op.has_trait(Pure)
 
 
 def _transposed(block: Block, before: Operation, v: Value, memo: dict[int, Value]) -> Value:
@@ -120,7 +138,7 @@ def _transposed(block: Block, before: Operation, v: Value, memo: dict[int, Value
         cls, operands = type(op), list(op.operands)
     elif isinstance(op, ExpandDimsOp) and len(shape_of(op.operands[0].type)) == 1:
         cls, operands, attrs["axis"] = type(op), list(op.operands), 1 - attrs["axis"]
-    elif isinstance(op, BroadcastOp) or (op.name.startswith(_ELEMENTWISE) and not op.regions):
+    elif isinstance(op, BroadcastOp) or _lane_by_lane(op):
         cls = type(op)
         operands = [_transposed(block, before, x, memo) if _is_2d(x) else x for x in op.operands]
     else:

@@ -1,0 +1,45 @@
+"""The backend's op sets that come from the IR traits: which ops each one covers.
+
+``accumulators`` lets an accumulator layout flow through an op, and
+``transpose_loads`` remakes an op on transposed operands, by asking the op's
+traits; these tests pin the ops each covers, including the exceptions.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import minitriton.backend.pipeline  # noqa: F401 - registers the ttng ops
+from minitriton.backend.accumulators import _propagates
+from minitriton.backend.transpose_loads import _lane_by_lane
+from minitriton.ir.core import OP_REGISTRY, Operation
+
+
+def _bare(name: str) -> Operation:
+    """An op of class ``name`` without operands: the predicates read only its class."""
+    cls = OP_REGISTRY[name]
+    return cls.__new__(cls)
+
+
+def _covered(pred: Callable[[Operation], bool]) -> set[str]:
+    return {name for name in OP_REGISTRY if pred(_bare(name))}
+
+
+def _arith_and_math() -> set[str]:
+    return {n for n in OP_REGISTRY if n.startswith(("arith.", "math."))} - {"arith.constant"}
+
+
+def test_accumulator_layouts_flow_through_arith_math_and_the_wgmma_wait() -> None:
+    assert _covered(_propagates) == _arith_and_math() | {"ttng.warp_group_dot_wait"}
+
+
+def test_transposes_remake_arith_math_and_addptr() -> None:
+    assert _covered(_lane_by_lane) == _arith_and_math() | {"tt.addptr"}
+
+
+def test_memory_ops_and_hints_are_neither() -> None:
+    for name in ("tt.load", "tt.store", "tt.atomic_rmw", "tt.hint", "arith.constant", "tt.dot"):
+        assert not _propagates(_bare(name)), name
+        assert not _lane_by_lane(_bare(name)), name
+    assert not _propagates(_bare("tt.addptr"))
+    assert not _lane_by_lane(_bare("ttng.warp_group_dot_wait"))
