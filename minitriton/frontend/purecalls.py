@@ -90,9 +90,9 @@ class PureCallMemo:
         known = self._numbers.get(id(value))
         if known is not None:
             return known[1]
-        op = value.owner if isinstance(value, OpResult) else None
         key: tuple[Any, ...] | None = None
-        if op is not None and depth < MAX_DEPTH and _numbered(op):
+        if isinstance(value, OpResult) and depth < MAX_DEPTH and _numbered(value.owner):
+            op = value.owner
             operands = tuple(self.number(v, depth + 1) for v in op.operands)
             types = tuple(str(r.type) for r in op.results)
             key = (op.name, operands, _freeze(op.attrs), types, value.index)
