@@ -74,7 +74,7 @@ from minitriton.ir.ops import (
     WhileOp,
 )
 from minitriton.ir.printer import Printer
-from minitriton.ir.traits import Elementwise, Pure, ReadsMemory, WritesMemory, trait_set
+from minitriton.ir.traits import Elementwise, Pure, ReadsMemory, ViewLike, WritesMemory, trait_set
 from minitriton.ir.types import BlockType, PointerType, element_type
 from minitriton.passes.inline import inline_call
 
@@ -88,7 +88,7 @@ class ConvertLayoutOp(Operation):
     """
 
     name = "ttg.convert_layout"
-    traits = trait_set(Pure)
+    traits = trait_set(Pure, ViewLike)
 
     def verify(self) -> None:
         if len(self.operands) != 1 or self.operands[0].type != self.result.type:

@@ -23,22 +23,11 @@ from collections.abc import Sequence
 
 from minitriton.ir.core import Block, Operation, Value
 from minitriton.ir.ops import FuncOp
+from minitriton.ir.traits import ViewLike
 from minitriton.ir.types import PointerType, element_type
 
 #: The provenance of a pointer whose argument cannot be told at compile time.
 UNKNOWN = -1
-#: Ops whose pointer result has the provenance of their first operand.
-_FORWARD = {
-    "tt.addptr",
-    "tt.splat",
-    "tt.broadcast",
-    "tt.expand_dims",
-    "tt.reshape",
-    "tt.trans",
-    "ttg.convert_layout",
-    "tt.hint",
-    "arith.bitcast",
-}
 _MAX_ROUNDS = 16
 
 
@@ -92,7 +81,7 @@ class Provenance:
             self._op(op)
 
     def _op(self, op: Operation) -> None:
-        if op.name in _FORWARD and op.operands:
+        if op.has_trait(ViewLike) and op.operands:  # a view: its first operand's buffer
             for r in op.results:
                 self._set(r, self._get(op.operands[0]))
         elif op.name == "arith.select":

@@ -33,6 +33,7 @@ from minitriton.ir.traits import (
     Terminator,
     Traits,
     UnknownEffects,
+    ViewLike,
     WritesMemory,
     trait_set,
 )
@@ -355,7 +356,7 @@ class CastOp(Operation):
 class BitcastOp(Operation):
     """``%r = arith.bitcast(%x) : tensor<128xi32>`` reinterprets the bits."""
 
-    traits = trait_set(Pure, Elementwise)
+    traits = trait_set(Pure, Elementwise, ViewLike)
 
     name = "arith.bitcast"
 
@@ -373,7 +374,7 @@ class BitcastOp(Operation):
 class AddPtrOp(Operation):
     """``%p = tt.addptr(%ptr, %offset) : tensor<128xptr<f32>>`` offsets in elements."""
 
-    traits = trait_set(Pure, Elementwise)
+    traits = trait_set(Pure, Elementwise, ViewLike)
 
     name = "tt.addptr"
 
@@ -395,7 +396,7 @@ class AddPtrOp(Operation):
 class SplatOp(Operation):
     """``%b = tt.splat(%s) : tensor<128xf32>`` fills a block with a scalar."""
 
-    traits = trait_set(Pure)
+    traits = trait_set(Pure, ViewLike)
 
     name = "tt.splat"
 
@@ -411,7 +412,7 @@ class SplatOp(Operation):
 class BroadcastOp(Operation):
     """``%b = tt.broadcast(%x) : tensor<64x128xf32>`` expands size-1 dimensions."""
 
-    traits = trait_set(Pure)
+    traits = trait_set(Pure, ViewLike)
 
     name = "tt.broadcast"
 
@@ -431,7 +432,7 @@ class BroadcastOp(Operation):
 class ExpandDimsOp(Operation):
     """``%b = tt.expand_dims(%x) {axis = 1} : tensor<128x1xf32>``."""
 
-    traits = trait_set(Pure)
+    traits = trait_set(Pure, ViewLike)
 
     name = "tt.expand_dims"
 
@@ -448,7 +449,7 @@ class ExpandDimsOp(Operation):
 class ReshapeOp(Operation):
     """``%b = tt.reshape(%x) : tensor<32x4xf32>`` keeps the row-major order."""
 
-    traits = trait_set(Pure)
+    traits = trait_set(Pure, ViewLike)
 
     name = "tt.reshape"
 
@@ -466,7 +467,7 @@ class ReshapeOp(Operation):
 class TransOp(Operation):
     """``%b = tt.trans(%x) {order = [1, 0]} : tensor<64x32xf32>`` permutes dimensions."""
 
-    traits = trait_set(Pure)
+    traits = trait_set(Pure, ViewLike)
 
     name = "tt.trans"
 
@@ -858,7 +859,7 @@ class HintOp(Operation):
     divisibility and contiguity so it can vectorize memory accesses.
     """
 
-    traits = trait_set(Pure, Elementwise)
+    traits = trait_set(Pure, Elementwise, ViewLike)
 
     name = "tt.hint"
 

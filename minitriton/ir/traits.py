@@ -29,6 +29,10 @@ Others:
 * :class:`Elementwise`: result lane ``i`` depends only on lane ``i`` of each
   block operand, all of one shape, so any one layout serves operands and
   results alike.
+* :class:`ViewLike`: the result is a view of the first operand: the same
+  data moved, reshaped, offset or read as another type (``tt.broadcast``,
+  ``tt.addptr``, ``arith.bitcast``...), so a pointer result points into the
+  buffer the first operand points into.
 * :class:`Commutative`: two operands that may be swapped.
 * :class:`Terminator`: ends a block.
 * :class:`HasRegions`: has regions (loop bodies, branches, combiners).
@@ -105,6 +109,12 @@ class Elementwise(Trait):
     summary = "lane by lane"
 
 
+class ViewLike(Trait):
+    """The result is a view of the first operand (a pointer result: into its buffer)."""
+
+    summary = "a view of its first operand"
+
+
 class Commutative(Trait):
     """The two operands may be swapped."""
 
@@ -152,6 +162,7 @@ ALL_TRAITS: tuple[type[Trait], ...] = (
     MayNotTerminate,
     MayTrap,
     Elementwise,
+    ViewLike,
     Commutative,
     Terminator,
     HasRegions,
@@ -193,4 +204,5 @@ def trait_problems(name: str, declared: Iterable[type[Trait]], arity: int | None
     need(Commutative not in have or Pure in have, "Commutative but not Pure")
     need(MayTrap not in have or Pure in have, "MayTrap on an op that is not Pure")
     need(not (Elementwise in have and HasRegions in have), "Elementwise with regions")
+    need(ViewLike not in have or Pure in have, "ViewLike but not Pure")
     return problems

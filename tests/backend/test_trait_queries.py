@@ -43,3 +43,13 @@ def test_memory_ops_and_hints_are_neither() -> None:
         assert not _lane_by_lane(_bare(name)), name
     assert not _propagates(_bare("tt.addptr"))
     assert not _lane_by_lane(_bare("ttng.warp_group_dot_wait"))
+
+
+def test_debug_mode_provenance_follows_the_view_like_ops() -> None:
+    # A pointer made by one of these points into its first operand's buffer
+    # (backend/provenance.py): debug mode checks it against that argument.
+    from minitriton.ir.traits import ViewLike
+
+    views = {"tt.addptr", "tt.splat", "tt.broadcast", "tt.expand_dims", "tt.reshape",
+             "tt.trans", "ttg.convert_layout", "tt.hint", "arith.bitcast"}  # fmt: skip
+    assert _covered(lambda op: op.has_trait(ViewLike)) == views
