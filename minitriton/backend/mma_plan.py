@@ -93,6 +93,9 @@ def mma_v2_kind(op: Operation) -> str | None:
     return kind
 
 
+#: Bits of one operand element, by tensor-core operand kind (mma.sync and wgmma).
+OPERAND_BITS = {"f16": 16, "bf16": 16, "tf32": 32, "s8": 8, "e4m3": 8, "e5m2": 8}
+
 @dataclass(frozen=True)
 class MmaDot:
     """How one ``tt.dot`` runs on ``mma.sync``: instruction kind and the three layouts."""
@@ -106,7 +109,7 @@ class MmaDot:
     @property
     def bits(self) -> int:
         """Bits of one operand element."""
-        return {"f16": 16, "bf16": 16, "tf32": 32, "s8": 8, "e4m3": 8, "e5m2": 8}[self.kind]
+        return OPERAND_BITS[self.kind]
 
 
 def _2d(shape: tuple[int, ...]) -> tuple[int, int]:

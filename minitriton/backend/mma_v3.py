@@ -38,6 +38,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from minitriton.backend.layouts import Layout
+from minitriton.backend.mma_plan import OPERAND_BITS
 from minitriton.backend.shared_layout import SharedTile
 from minitriton.ir.core import Operation
 from minitriton.ir.types import BF16, F8E4NV, F8E5, F16, F32, ScalarType, element_type
@@ -63,7 +64,7 @@ class WgmmaShape:
     @property
     def eb(self) -> int:
         """Bytes per operand element."""
-        return {"f16": 2, "bf16": 2, "tf32": 4, "s8": 1, "e4m3": 1, "e5m2": 1}[self.kind]
+        return OPERAND_BITS[self.kind] // 8
 
     @property
     def k_step(self) -> int:

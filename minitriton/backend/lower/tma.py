@@ -20,12 +20,10 @@ from minitriton.backend.lower.wgmma import (
     _i32,
     _slot_base,
     asm,
-    reserve_tiles,
+    scratch_after_rings,
     smem_addr,
-    smem_global,
 )
 from minitriton.backend.registry import lowering
-from minitriton.backend.shared_layout import align_tile
 from minitriton.backend.tma import (
     _MAP_PARAM,
     BARRIER_BYTES,
@@ -75,13 +73,7 @@ def lower_init_barrier(ctx: LoweringContext, op: Operation) -> None:
     stages = op.attrs["count"]
     ctx.tma_barriers = ctx.ring_end
     ctx.ring_end += BARRIER_BYTES * stages
-    ctx.scratch_base = 0
-    reserve_tiles(ctx, ctx.ring_end)
-    ctx.scratch_base = align_tile(ctx.ring_end)
-    glob, base = smem_global(ctx), ctx.scratch_base
-    ctx.smem = ctx.cached(
-        ("scratch", base), lambda b: b.gep(glob, [_i32(ctx, base)], source_etype=ir.IntType(8))
-    )
+    scratch_after_rings(ctx)
     for s in range(stages):
         addr = _barrier_addr(ctx, _i32(ctx, s))
         _guarded(ctx, "@$P mbarrier.init.shared::cta.b64 [$0], 1;", "r", [addr],

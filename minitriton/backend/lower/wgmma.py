@@ -225,6 +225,12 @@ def alloc_ring(ctx: LoweringContext, op: Operation) -> None:
     stages = op.attrs["stages"]
     rings[op.attrs["buffer"]] = (offset, tile, stage_bytes if stages > 1 else 0)
     ctx.ring_end = offset + stages * stage_bytes
+    scratch_after_rings(ctx)
+
+
+
+def scratch_after_rings(ctx: LoweringContext) -> None:
+    """Reserve shared memory up to ``ctx.ring_end`` and put the scratch area after it."""
     ctx.scratch_base = 0
     reserve_tiles(ctx, ctx.ring_end)
     ctx.scratch_base = align_tile(ctx.ring_end)
@@ -232,7 +238,6 @@ def alloc_ring(ctx: LoweringContext, op: Operation) -> None:
     ctx.smem = ctx.cached(
         ("scratch", base), lambda b: b.gep(glob, [_i32(ctx, base)], source_etype=ir.IntType(8))
     )
-
 
 @lowering(LocalDeallocOp)
 def lower_local_dealloc(ctx: LoweringContext, op: Operation) -> None:
