@@ -77,9 +77,6 @@ def launch(
     interp = Interpreter(module, args, grid, debug=debug, listeners=listeners)
     interp.free_dead_values = True  # nobody reads the values afterwards
     run_grid(interp, serial=serial)
-    # The last op's state points back at the interpreter: break that cycle, so the
-    # launch's objects go at once rather than at Python's next garbage collection.
-    interp.current = None
 
 
 def run_grid(interp: Interpreter, serial: bool | None = None) -> None:
@@ -93,6 +90,10 @@ def run_grid(interp: Interpreter, serial: bool | None = None) -> None:
         raise
     except KeyboardInterrupt:  # say where the kernel was, without our traceback
         raise interp.interrupted() from None
+    # The last op's state (kept to say where a Ctrl-C landed) points back at the
+    # interpreter: break that cycle, so the launch's objects go at once rather
+    # than at Python's next garbage collection.
+    interp.current = None
 
 
 def _run_grid(interp: Interpreter, total: int, serial: bool | None) -> None:

@@ -155,4 +155,3 @@ def run_launch(compiled: Any, grid: tuple[int, int, int], args: list[Any]) -> No
             return
     interp = Interpreter(launch.module, launch.args, grid, debug=launch.debug, listeners=listeners)
     run_grid(interp)
-    interp.current = None  # no cycle left for the collector (see schedule.launch)
