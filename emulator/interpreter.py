@@ -65,6 +65,8 @@ class ProgramState:
         self.parent = parent
         self.rows = rows  # rows of the parent this state covers (None: all)
         self.env: dict[Value, RVal] = {}  # Values hash by identity
+        #: Values of this scope whose last use is the op now running (when values are freed).
+        self.dying: tuple[Value, ...] = ()
 
     @property
     def size(self) -> int:
@@ -191,10 +193,13 @@ class Interpreter:
         env = state.env
         for op, dead in zip(block.ops, dead_after(block)):
             if op.is_terminator:
+                state.dying = ()
                 return [state.lookup(v) for v in op.operands]
+            state.dying = dead
             self.execute_op(op, state)
             for value in dead:
                 env.pop(value, None)
+        state.dying = ()
         return []
 
     def run_region(self, region: Region, state: ProgramState, args: Sequence[RVal]) -> list[RVal]:

@@ -48,7 +48,17 @@ from minitriton.emulator.cooperative import run_cooperative, spin_ops
 from minitriton.emulator.errors import EmulatorError
 from minitriton.emulator.interpreter import Interpreter, Listener, NeedSerial
 from minitriton.ir.core import Operation
-from minitriton.ir.ops import AtomicCASOp, AtomicRMWOp, ForOp, IfOp, Module, SelectOp, WhileOp
+from minitriton.ir.ops import (
+    AtomicCASOp,
+    AtomicRMWOp,
+    ForOp,
+    IfOp,
+    Module,
+    SelectOp,
+    StoreOp,
+    WhileOp,
+)
+from minitriton.ir.traits import UnknownEffects, WritesMemory
 from minitriton.ir.types import BlockType, element_type
 
 #: Most elements one batched value may hold (2^18: 1 MiB of fp32).
@@ -200,6 +210,31 @@ def _may_need_serial(module: Module) -> bool:
     return False
 
 
+def fails_before_writing(module: Module, grid: tuple[int, int, int]) -> bool:
+    """True when a launch over ``grid`` cannot fail once it has written memory.
+
+    That holds when the kernel's one write is a ``tt.store`` just before its
+    ``tt.return``, and every program runs in one batch: the store checks all
+    its lanes before it writes any, nothing runs after it, and its writes
+    complete even through Ctrl-C. Such a launch needs no copy of its outputs
+    to undo a failure (tutorial 01's vector add, and most elementwise kernels).
+    """
+    facts = _facts(module)
+    if not facts.store_last or facts.serial_reason is not None or facts.may_need_serial:
+        return False
+    return int(np.prod(grid)) <= _chunk_programs(facts.largest_block)
+
+
+def _store_last(module: Module) -> bool:
+    ops = module.kernel.body.block.ops
+    if len(ops) < 2 or not isinstance(ops[-2], StoreOp):
+        return False
+    writers = [
+        op for op in module.walk() if op.has_trait(WritesMemory) or op.has_trait(UnknownEffects)
+    ]
+    return writers == [ops[-2]]
+
+
 @dataclass(frozen=True)
 class _KernelFacts:
     """What :func:`run_grid` needs to know about a module before running it."""
@@ -207,6 +242,7 @@ class _KernelFacts:
     largest_block: int
     serial_reason: str | None
     may_need_serial: bool
+    store_last: bool
 
 
 # The three walks cost about a tenth of a small launch, and a jitted kernel
@@ -221,7 +257,8 @@ def _facts(module: Module) -> _KernelFacts:
     facts = _FACTS.get(module)
     if facts is None:
         facts = _KernelFacts(
-            _largest_block(module), serial_reason(module), _may_need_serial(module)
-        )
+            _largest_block(module), serial_reason(module), _may_need_serial(module),
+            _store_last(module),
+        )  # fmt: skip
         _FACTS[module] = facts
     return facts

@@ -654,13 +654,20 @@ def launch(
             raise
         return
     from minitriton.emulator import launch as emulate
+    from minitriton.emulator.schedule import fails_before_writing
 
     pending: list[tuple[Any, Any]] = []  # CUDA tensors and their host copies
     values = [_host_value(s, v, pending) for s, v in args]
     hook = EMULATOR_HOOK
     if hook is None and os.environ.get(CHECKS_ENV, "") not in ("", "0"):
         from minitriton.emulator.debug.tools import run_launch as hook
-    saved = launch_checks.save_outputs(compiled, [s.name for s, _ in args], values)
+    names = [s.name for s, _ in args]
+    if hook is None and fails_before_writing(compiled.module, grid):
+        # Nothing to undo: only strided views are copied, for the warning below.
+        views = [n for (s, v), n in zip(args, names) if launch_checks.strided_view(v)]
+        saved = launch_checks.save_outputs(compiled, names, values, only=views)
+    else:
+        saved = launch_checks.save_outputs(compiled, names, values)
     try:
         if hook is not None:
             hook(compiled, grid, values)

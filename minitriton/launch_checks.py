@@ -181,16 +181,28 @@ def check_outputs(kernel: str, compiled: Any, bound: dict[str, Any]) -> None:
 Saved = list[tuple[str, np.ndarray, np.ndarray]]  # (parameter, array, copy before the launch)
 
 
-def save_outputs(compiled: Any, names: Sequence[str], values: Sequence[Any]) -> Saved:
+def save_outputs(
+    compiled: Any, names: Sequence[str], values: Sequence[Any], only: Sequence[str] | None = None
+) -> Saved:
     """Copies of the arrays (among ``values``, named ``names``) the kernel may write.
 
     The emulator runs on the user's own arrays, so that aliased arguments
     stay aliased; when the launch fails, :func:`restore_outputs` puts every
-    array back as it was before the launch.
+    array back as it was before the launch. ``only`` limits the copies to
+    those parameters: for a launch that cannot fail once it has written
+    (:func:`minitriton.emulator.schedule.fails_before_writing`), the strided
+    views, which :func:`warn_stores_outside_views` compares afterwards.
     """
     written = written_by(compiled)
+    if only is not None:
+        written = written & set(only)
     return [(n, v, v.copy()) for n, v in zip(names, values)
             if n in written and isinstance(v, np.ndarray) and v.size]  # fmt: skip
+
+
+def strided_view(value: Any) -> bool:
+    """True for a NumPy array that is not C-contiguous (a strided view of its memory)."""
+    return isinstance(value, np.ndarray) and not value.flags.c_contiguous
 
 
 def restore_outputs(saved: Saved) -> None:

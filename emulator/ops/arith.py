@@ -10,6 +10,7 @@ docstring.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
 
 import numpy as np
@@ -18,7 +19,7 @@ from minitriton.emulator.interpreter import NeedSerial, ProgramState
 from minitriton.emulator.memory import ADDRESS_SPACING
 from minitriton.emulator.registry import semantics
 from minitriton.emulator.values import RVal, cast_values, from_compute, scalar_constant, to_compute
-from minitriton.ir.core import Operation
+from minitriton.ir.core import Operation, OpResult
 from minitriton.ir.ops import (
     AddOp,
     AndOp,
@@ -27,6 +28,7 @@ from minitriton.ir.ops import (
     CmpOp,
     ConstantOp,
     DivOp,
+    LoadOp,
     MaxOp,
     MinOp,
     MulOp,
@@ -47,8 +49,9 @@ ArrayFn = Callable[..., np.ndarray]
 
 
 def elementwise(
-    op_class: type[Operation], *, math_precision: bool = False, home: str = __name__
-) -> Callable[[ArrayFn], ArrayFn]:
+    op_class: type[Operation], *, math_precision: bool = False, home: str = __name__,
+    ufunc: np.ufunc | None = None,
+) -> Callable[[ArrayFn], ArrayFn]:  # fmt: skip
     """Register ``fn(*arrays)`` as the semantics of the elementwise op ``op_class``.
 
     ``home`` is the module that registers it, where the semantics table
@@ -56,26 +59,83 @@ def elementwise(
 
     The wrapper decodes bf16 operands to fp32 (and f16 too when
     ``math_precision``), calls ``fn`` on whole arrays and stores the result in
-    the op's result type.
+    the op's result type. ``ufunc``, when given, computes what ``fn`` does
+    (except on bool and bf16), into the block of an operand that dies here
+    (see :func:`_dying_block`), instead of a new one.
     """
 
     def register(fn: ArrayFn) -> ArrayFn:
+        FRESH_RESULTS.add(op_class)
+
         @semantics(op_class)
         def run(op: Operation, state: ProgramState, *args: RVal) -> RVal:
+            batched = any(a.batched for a in args)
+            out_type = element_type(op.results[0].type)
+            assert isinstance(out_type, ScalarType)
+            if ufunc is not None and state.dying:
+                target = _dying_block(op, state, args, out_type)
+                if target is not None:
+                    return RVal(ufunc(*(a.data for a in args), out=target), batched)
             arrays = [
                 _decode(a.data, element_type(v.type), math_precision)
                 for a, v in zip(args, op.operands)
             ]
-            out_type = element_type(op.results[0].type)
-            assert isinstance(out_type, ScalarType)
             data = from_compute(fn(*arrays), out_type)
-            return RVal(np.asarray(data), any(a.batched for a in args))
+            return RVal(np.asarray(data), batched)
 
         run.__doc__ = fn.__doc__
         run.__module__ = home
         return fn
 
     return register
+
+
+#: Ops whose semantics always return a new value in a new block: those registered by
+#: :func:`elementwise`, and ``tt.load`` (ops/memory.py).
+FRESH_RESULTS: set[type[Operation]] = {LoadOp}
+
+#: References to an operand's array that :func:`_dying_block` itself accounts for: the
+#: operand's RVal, the local name, and ``sys.getrefcount``'s own argument.
+_OWN_REFERENCES = 3
+
+
+def _dying_block(
+    op: Operation, state: ProgramState, args: tuple[RVal, ...], out_type: ScalarType
+) -> np.ndarray | None:
+    """An operand's array that the result may be written into, or None.
+
+    A batched value is a fresh block per op; writing the result into the
+    block of an operand that dies at this op (its last use in this scope)
+    saves a new block, whose fresh pages are much of a first launch's time,
+    and keeps the working set in cache. Only a block that nothing else can
+    see qualifies:
+
+    * the operand is the result of an op of this scope that makes a new
+      value (:data:`FRESH_RESULTS`), not a block argument (a loop's carried
+      value may be another value's block) nor an op that may pass a value on;
+    * no other value of this scope is bound to the same runtime value;
+    * no other runtime value refers to the array (a pointer made by
+      ``x_ptr + offsets`` shares its offsets), nor a view of it, nor a cache.
+    """
+    if out_type.name in ("i1", "bf16"):
+        return None
+    shape = np.broadcast_shapes(*(a.data.shape for a in args))
+    for i in range(len(args)):
+        value, rval = op.operands[i], args[i]
+        if value not in state.dying or state.env.get(value) is not rval:
+            continue
+        if not isinstance(value, OpResult) or type(value.owner) not in FRESH_RESULTS:
+            continue
+        block = rval.data
+        if (
+            block.base is None and block.flags.writeable and block.flags.c_contiguous
+            and block.shape == shape and block.dtype == out_type.numpy
+            and all(a.data.dtype == block.dtype for a in args)
+            and sys.getrefcount(block) <= _OWN_REFERENCES
+            and sum(v is rval for v in state.env.values()) == 1
+        ):  # fmt: skip
+            return block
+    return None
 
 
 def _decode(data: np.ndarray, t: object, math_precision: bool) -> np.ndarray:
@@ -104,21 +164,21 @@ def _bool_safe(fn: ArrayFn) -> ArrayFn:
 # ---------------------------------------------------------------- arithmetic
 
 
-@elementwise(AddOp)
+@elementwise(AddOp, ufunc=np.add)
 @_bool_safe
 def _add(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """a + b (integers wrap)."""
     return a + b
 
 
-@elementwise(SubOp)
+@elementwise(SubOp, ufunc=np.subtract)
 @_bool_safe
 def _sub(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """a - b (integers wrap)."""
     return a - b
 
 
-@elementwise(MulOp)
+@elementwise(MulOp, ufunc=np.multiply)
 @_bool_safe
 def _mul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """a * b (integers wrap)."""

@@ -25,6 +25,7 @@ from minitriton.emulator.errors import EmulatorError, oob_report
 from minitriton.emulator.interpreter import ProgramState
 from minitriton.emulator.memory import Buffer
 from minitriton.emulator.registry import semantics
+from minitriton.emulator.rows import Rows, complete_despite_interrupt, find_rows
 from minitriton.emulator.values import RVal, from_compute, to_compute
 from minitriton.ir.core import Operation
 from minitriton.ir.ops import AddPtrOp, AtomicCASOp, AtomicRMWOp, LoadOp, StoreOp
@@ -125,8 +126,16 @@ def _load(
     other: RVal | None = None,
 ) -> RVal:
     """Gather; disabled lanes take ``other`` (0 without it) and are never read."""
-    buf = check_bounds(op, state, ptr, mask, "from")
     batched = any(v is not None and v.batched for v in (ptr, mask, other))
+    buf = state.interp.memory[ptr.buffer or 0]
+    shapes = [v.data.shape for v in (ptr, mask, other) if v is not None]
+    rows = find_rows(ptr.data, buf.size) if np.broadcast_shapes(*shapes) == shapes[0] else None
+    if rows is None:
+        check_bounds(op, state, ptr, mask, "from")
+    elif not edge_rows_in_bounds(buf, ptr.data, mask, rows):
+        check_bounds(op, state, ptr, mask, "from")  # raises, naming the first bad lane
+    if rows is not None:
+        return RVal(_load_rows(buf.flat, ptr.data, rows, mask, other), batched)
     if mask is None:
         return RVal(np.asarray(buf.flat[ptr.data]), batched)
     fill = other.data if other is not None else np.zeros((), dtype=buf.flat.dtype)
@@ -138,6 +147,50 @@ def _load(
     values = _take_clipped(buf.flat, ptr.data, shape)
     np.copyto(values, fill, where=np.logical_not(mask.data))
     return RVal(values, batched)
+
+
+def _load_rows(
+    flat: np.ndarray, offsets: np.ndarray, rows: Rows, mask: RVal | None, other: RVal | None
+) -> np.ndarray:
+    """A load whose offsets are :class:`Rows`: a copy of the view, the edge rows gathered.
+
+    The enabled lanes were checked already. The disabled lanes of the rows
+    inside the buffer are read with the rest (they are inside it too), then
+    overwritten, which is cheaper than a masked copy.
+    """
+    shape = (rows.count, rows.width)
+    values = np.empty(offsets.shape, dtype=flat.dtype)
+    grid, inside = values.reshape(shape), slice(rows.first, rows.stop)
+    grid[inside] = rows.view(flat)
+    if mask is None:
+        return values
+    on = np.broadcast_to(mask.data, offsets.shape).reshape(shape)
+    fill = np.zeros((), flat.dtype)
+    if other is not None:
+        fill = np.broadcast_to(other.data, offsets.shape).reshape(shape)
+    if not on[inside].all():
+        np.copyto(grid[inside], fill if fill.ndim == 0 else fill[inside], where=~on[inside])
+    lanes = offsets.reshape(shape)
+    for row in rows.edge():  # disabled lanes there may point anywhere: clipped, then overwritten
+        grid[row] = fill if fill.ndim == 0 else fill[row]
+        if flat.size:
+            np.copyto(grid[row], np.take(flat, lanes[row], mode="clip"), where=on[row])
+    return values
+
+
+def edge_rows_in_bounds(
+    buf: Buffer, offsets: np.ndarray, mask: RVal | None, rows: Rows
+) -> bool:
+    """True when the enabled lanes of the rows not wholly inside ``buf`` are inside it."""
+    edge = rows.edge()
+    if not edge:
+        return True
+    if mask is None:
+        return False  # every lane of an edge row is enabled, and some lane is outside
+    shape = (rows.count, rows.width)
+    lanes = offsets.reshape(shape)[edge]
+    on = np.broadcast_to(mask.data, offsets.shape).reshape(shape)[edge]
+    return not (_outside(lanes, buf.size) & on).any()
 
 
 #: Most lanes one ``np.take`` gets when NumPy would copy the offsets (see below).
@@ -175,23 +228,54 @@ def _rows_per_chunk(shape: tuple[int, ...]) -> int:
 def _store(
     op: Operation, state: ProgramState, ptr: RVal, value: RVal, mask: RVal | None = None
 ) -> None:
-    """Scatter the enabled lanes, program-major then lane order (last writer wins)."""
-    buf = check_bounds(op, state, ptr, mask, "to")
+    """Scatter the enabled lanes, program-major then lane order (last writer wins).
+
+    Every write of the store runs to its end, even through Ctrl-C (see
+    :func:`~minitriton.emulator.rows.complete_despite_interrupt`).
+    """
+    buf = state.interp.memory[ptr.buffer or 0]
     parts = [ptr.data, value.data] + ([mask.data] if mask is not None else [])
     shape = np.broadcast_shapes(*(p.shape for p in parts))
-    offsets = np.broadcast_to(ptr.data, shape)
+    rows = find_rows(ptr.data, buf.size) if ptr.data.shape == shape else None
+    if rows is not None and not rows.no_overlap():
+        rows = None  # overlapping rows: the lane order decides, so scatter in that order
+    if rows is None or not edge_rows_in_bounds(buf, ptr.data, mask, rows):
+        check_bounds(op, state, ptr, mask, "to")  # with rows: raises, naming the first bad lane
     values = np.broadcast_to(value.data, shape)
-    if mask is None:
-        _scatter(buf.flat, offsets, values, None)
+    enabled = None if mask is None else np.broadcast_to(mask.data, shape)
+    if rows is not None:
+        complete_despite_interrupt(_row_writes(buf.flat, ptr.data, values, enabled, rows))
         return
-    enabled = np.broadcast_to(mask.data, shape)
-    _scatter(buf.flat, offsets, values, None if enabled.all() else enabled)
+    offsets = np.broadcast_to(ptr.data, shape)
+    if enabled is not None and enabled.all():
+        enabled = None
+    complete_despite_interrupt(_scatters(buf.flat, offsets, values, enabled))
 
 
-def _scatter(
+def _row_writes(
+    flat: np.ndarray, offsets: np.ndarray, values: np.ndarray, enabled: np.ndarray | None,
+    rows: Rows,
+) -> list[Callable[[], None]]:  # fmt: skip
+    """The writes of a store whose offsets are non-overlapping :class:`Rows`."""
+    shape = (rows.count, rows.width)
+    grid, lanes = values.reshape(shape), offsets.reshape(shape)
+    view, inside = rows.view(flat, writeable=True), slice(rows.first, rows.stop)
+    if enabled is None:
+        return [lambda: np.copyto(view, grid[inside], casting="unsafe")]
+    on = enabled.reshape(shape)
+    if on[inside].all():  # a plain copy is several times faster than a masked one
+        steps = [lambda: np.copyto(view, grid[inside], casting="unsafe")]
+    else:
+        steps = [lambda: np.copyto(view, grid[inside], casting="unsafe", where=on[inside])]
+    for row in rows.edge():
+        steps.append(lambda row=row: _scatter_lanes(flat, lanes[row], grid[row], on[row]))
+    return steps
+
+
+def _scatters(
     flat: np.ndarray, offsets: np.ndarray, values: np.ndarray, enabled: np.ndarray | None
-) -> None:
-    """``flat[offsets] = values`` on the ``enabled`` lanes (all if None), in lane order.
+) -> list[Callable[[], None]]:
+    """The writes of ``flat[offsets] = values`` on the ``enabled`` lanes (all if None), in order.
 
     NumPy assigns repeated indices of a 1-D index array in order, so the last
     lane wins. It scatters through 32-bit indices three times slower than
@@ -200,13 +284,14 @@ def _scatter(
     small. ``intp`` offsets go in one piece, faster.
     """
     if offsets.dtype == np.intp or not offsets.shape or offsets.size <= TAKE_CHUNK:
-        _scatter_lanes(flat, offsets, values, enabled)
-        return
+        return [lambda: _scatter_lanes(flat, offsets, values, enabled)]
     step = _rows_per_chunk(offsets.shape)
+    steps: list[Callable[[], None]] = []
     for row in range(0, offsets.shape[0], step):
         rows = slice(row, row + step)
         lanes = None if enabled is None else enabled[rows]
-        _scatter_lanes(flat, offsets[rows], values[rows], lanes)
+        steps.append(lambda r=rows, e=lanes: _scatter_lanes(flat, offsets[r], values[r], e))
+    return steps
 
 
 def _scatter_lanes(
