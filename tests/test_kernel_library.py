@@ -253,7 +253,7 @@ def _library_kernels(module: ModuleType) -> dict[str, Path]:
         ("softmax", "fused_softmax"),
         ("matmul", "tc_kernels"),
         ("layer_norm", "layer_norm"),
-        ("attention", "tc_kernels"),
+        ("attention", "attention_masked"),
         ("elementwise", "silu_mul"),
     ],
 )

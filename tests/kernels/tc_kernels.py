@@ -5,8 +5,8 @@
 ``_attn_fwd`` are tutorial 06's forward pass without fp8 and barriers (the
 tutorial-faithful text is ``fused_attention.py``); ``matmul_kernel_tma`` is
 tutorial 09's matmul through host-side tensor descriptors (``A @ B.T``).
-``benchmarks/gpu_bench_tc.py`` times these very functions on the GPU, and the
-emulator benchmark's matmul and attention rows run them too.
+``benchmarks/gpu_bench_tc.py`` times these very functions on the GPU; the
+emulator benchmark's matmul row runs ``matmul_kernel`` too.
 """
 
 # fmt: off
