@@ -3,7 +3,7 @@
 Each run starts a new Python process (nothing cached in memory) that
 
 1. imports MiniTriton and the compiler's components (``import``),
-2. compiles ``examples/vector_add.py``'s ``add_kernel`` for
+2. compiles the kernel library's ``add_kernel`` (``tests/kernels/vector_add.py``) for
    ``*fp32:16, *fp32:16, *fp32:16, i32:16, 1024`` to optimized IR
    (``compile``), timing each stage as it finishes, and
 3. compiles the same kernel again (``warm``: grammar and imports cached).
@@ -24,7 +24,7 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-KERNEL_FILE = ROOT / "examples" / "vector_add.py"
+KERNEL_FILE = ROOT / "tests" / "kernels" / "vector_add.py"
 SIGNATURE = "*fp32:16, *fp32:16, *fp32:16, i32:16, 1024"
 
 # Runs in the fresh process; prints one JSON object of milliseconds.

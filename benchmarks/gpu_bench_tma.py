@@ -17,30 +17,16 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import gpu_bench_tc as TC  # noqa: E402
+from kernel_library import import_source, kernel_text  # noqa: E402
 
-BP_SOURCE = """
-
-@triton.jit
-def bp_matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K, sam, sak, sbk, sbn, scm, scn,
-                     BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
-    pid_m = tl.program_id(0)
-    pid_n = tl.program_id(1)
-    a_bp = tl.make_block_ptr(a_ptr, (M, K), (sam, sak), (pid_m * BM, 0), (BM, BK), (1, 0))
-    b_bp = tl.make_block_ptr(b_ptr, (K, N), (sbk, sbn), (0, pid_n * BN), (BK, BN), (1, 0))
-    acc = tl.zeros((BM, BN), dtype=tl.float32)
-    for _ in range(0, tl.cdiv(K, BK)):
-        a = tl.load(a_bp, boundary_check=(0, 1))
-        b = tl.load(b_bp, boundary_check=(0, 1))
-        acc = tl.dot(a, b, acc)
-        a_bp = tl.advance(a_bp, (0, BK))
-        b_bp = tl.advance(b_bp, (BK, 0))
-    c_bp = tl.make_block_ptr(c_ptr, (M, N), (scm, scn), (pid_m * BM, pid_n * BN), (BM, BN),
-                             (1, 0))
-    tl.store(c_bp, acc.to(tl.float16), boundary_check=(0, 1))
+#: The block-pointer matmul of the kernel library (``tests/kernels/tma_matmul.py``)
+#: and its host code.
+BP_SOURCE = kernel_text("tma_matmul", "bp_matmul_kernel") + """
 
 
 def bp_matmul(a, b, c, bm, bn, bk, warps, stages):
@@ -54,17 +40,10 @@ def bp_matmul(a, b, c, bm, bn, bk, warps, stages):
 N = 4096
 
 
-def load(flavor: str, folder: Path):  # noqa: ANN201
+def load(flavor: str, folder: Path) -> ModuleType:
     """Import the descriptor and block-pointer sources under ``flavor``."""
-    path = folder / f"gpu_bench_tma_{flavor}.py"
-    path.write_text(TC.HEADERS[flavor] + TC.DESC_SOURCE + BP_SOURCE, encoding="utf-8")
-    import importlib.util
-
-    spec = importlib.util.spec_from_file_location(path.stem, path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[path.stem] = module
-    spec.loader.exec_module(module)
-    return module
+    source = TC.HEADERS[flavor] + TC.DESC_SOURCE + BP_SOURCE
+    return import_source(f"gpu_bench_tma_{flavor}", source, folder)
 
 
 def rows(mods: dict) -> list[dict[str, Any]]:

@@ -1,10 +1,11 @@
-"""Benchmark kernels, written once against Triton's API and run on two implementations.
+"""Benchmark rows: library kernels run on two implementations of Triton.
 
-Each module here holds one Triton kernel, exactly as one would write it for
-Triton, plus its host-side launcher and a NumPy reference. The kernels take
-``triton`` and ``tl`` from :mod:`.lang`, which imports either real Triton or
-MiniTriton according to the ``BENCH_FLAVOR`` environment variable, so the
-same source text runs on Triton's interpreter and on MiniTriton's emulator.
+Each module here takes its kernel from the kernel library (``tests/kernels/``,
+written against Triton's API) with :func:`.lang.library`, and holds its inputs,
+its launch and a NumPy reference. :mod:`.lang` imports either real Triton or
+MiniTriton according to the ``BENCH_FLAVOR`` environment variable, and the
+library module under the same flavor, so the same source text runs on
+Triton's interpreter and on MiniTriton's emulator.
 
 Every kernel module provides ``setup(rng)``, which makes the inputs and
 returns a :class:`~.lang.Case`. The table's labels and targets are listed

@@ -8,20 +8,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from kernels_src.lang import Case, device, tl, triton
+from kernels_src.lang import Case, device, library, triton
 
 BLOCK_SIZE = 64
 
 
-@triton.jit
-def silu_mul_kernel(x_ptr, y_ptr, out_ptr, n_elements, BLOCK_SIZE: tl.constexpr):
-    pid = tl.program_id(axis=0)
-    offsets = pid * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
-    mask = offsets < n_elements
-    x = tl.load(x_ptr + offsets, mask=mask)
-    y = tl.load(y_ptr + offsets, mask=mask)
-    out = x * tl.sigmoid(x) * y
-    tl.store(out_ptr + offsets, out, mask=mask)
+#: From the kernel library.
+silu_mul_kernel = library("silu_mul").silu_mul_kernel
 
 
 def setup(rng: np.random.Generator) -> Case:

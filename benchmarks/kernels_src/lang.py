@@ -2,10 +2,10 @@
 
 ``BENCH_FLAVOR=triton`` imports real Triton (run it with
 ``TRITON_INTERPRET=1`` for its CPU interpreter, set before the import);
-anything else imports MiniTriton and selects its NumPy emulator. Kernel
-modules do ``from kernels_src.lang import tl, triton`` and never look at the
-flavor themselves; a kernel that the kernel library (``tests/kernels/``)
-already holds is taken from there with :func:`library`, under the same flavor.
+anything else imports MiniTriton and selects its NumPy emulator. Row
+modules do ``from kernels_src.lang import library, triton`` and never look at
+the flavor themselves; they take their kernels from the kernel library
+(``tests/kernels/``) with :func:`library`, under the same flavor.
 
 Inputs are made as NumPy arrays. :func:`device` hands an array to a launch:
 Triton's interpreter wants torch tensors, so there the array is wrapped by

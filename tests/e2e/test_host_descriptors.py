@@ -14,6 +14,7 @@ import pytest
 import minitriton as triton
 import minitriton.language as tl
 from minitriton.tools.tensor_descriptor import TensorDescriptor
+from tests.kernels import tc_kernels
 
 
 @triton.jit
@@ -133,7 +134,7 @@ def _set_block_shapes(nargs: dict) -> None:
     nargs["c_desc"].block_shape = [bm, bn]
 
 
-@triton.autotune(
+matmul_kernel_tma = triton.autotune(
     configs=[
         triton.Config(
             {"BLOCK_SIZE_M": 64, "BLOCK_SIZE_N": 64, "BLOCK_SIZE_K": 32, "GROUP_SIZE_M": 8},
@@ -143,31 +144,7 @@ def _set_block_shapes(nargs: dict) -> None:
         ),
     ],  # fmt: skip
     key=["M", "N", "K"],
-)
-@triton.jit
-def matmul_kernel_tma(a_desc, b_desc, c_desc, M, N, K, BLOCK_SIZE_M: tl.constexpr,
-                      BLOCK_SIZE_N: tl.constexpr, BLOCK_SIZE_K: tl.constexpr,
-                      GROUP_SIZE_M: tl.constexpr):  # fmt: skip
-    pid = tl.program_id(axis=0)
-    num_pid_m = tl.cdiv(M, BLOCK_SIZE_M)
-    num_pid_n = tl.cdiv(N, BLOCK_SIZE_N)
-    num_pid_in_group = GROUP_SIZE_M * num_pid_n
-    group_id = pid // num_pid_in_group
-    first_pid_m = group_id * GROUP_SIZE_M
-    group_size_m = min(num_pid_m - first_pid_m, GROUP_SIZE_M)
-    pid_m = first_pid_m + (pid % group_size_m)
-    pid_n = (pid % num_pid_in_group) // group_size_m
-    k_tiles = tl.cdiv(K, BLOCK_SIZE_K)
-    offs_am = pid_m * BLOCK_SIZE_M
-    offs_bn = pid_n * BLOCK_SIZE_N
-    accumulator = tl.zeros((BLOCK_SIZE_M, BLOCK_SIZE_N), dtype=tl.float32)
-    for k in tl.range(k_tiles):
-        offs_k = k * BLOCK_SIZE_K
-        a = a_desc.load([offs_am, offs_k])
-        b = b_desc.load([offs_bn, offs_k])
-        accumulator = tl.dot(a, b.T, accumulator)
-    c = accumulator.to(tl.float16)
-    c_desc.store([offs_am, offs_bn], c)
+)(tc_kernels.matmul_kernel_tma)  # the kernel the GPU benchmark times
 
 
 def descriptor_matmul(a, b):  # noqa: ANN001, ANN201 - tutorial 09's host code

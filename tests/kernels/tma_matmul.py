@@ -1,8 +1,9 @@
 """Matmul kernels whose K loops the sm_90a pipeliner copies with TMA.
 
 ``desc_matmul`` is tutorial 09's kernel (host ``TensorDescriptor`` arguments,
-``A @ B.T``); ``block_ptr_matmul`` uses ``tl.make_block_ptr`` over kernel
-arguments with ``boundary_check`` on both dimensions.
+``A @ B.T``); ``bp_matmul_kernel`` (``block_ptr_matmul`` to the tests) uses
+``tl.make_block_ptr`` over kernel arguments with ``boundary_check`` on both
+dimensions and stores fp16; ``benchmarks/gpu_bench_tma.py`` times it.
 """
 
 import minitriton as triton
@@ -23,7 +24,7 @@ def desc_matmul(a_desc, b_desc, c_desc, M, N, K, BM: tl.constexpr, BN: tl.conste
 
 
 @triton.jit
-def block_ptr_matmul(a_ptr, b_ptr, c_ptr, M, N, K, sam, sak, sbk, sbn, scm, scn,
+def bp_matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K, sam, sak, sbk, sbn, scm, scn,
                      BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
     pid_m = tl.program_id(0)
     pid_n = tl.program_id(1)
@@ -38,7 +39,11 @@ def block_ptr_matmul(a_ptr, b_ptr, c_ptr, M, N, K, sam, sak, sbk, sbn, scm, scn,
         b_bp = tl.advance(b_bp, (BK, 0))
     c_bp = tl.make_block_ptr(c_ptr, (M, N), (scm, scn), (pid_m * BM, pid_n * BN), (BM, BN),
                              (1, 0))
-    tl.store(c_bp, acc.to(c_ptr.dtype.element_ty), boundary_check=(0, 1))
+    tl.store(c_bp, acc.to(tl.float16), boundary_check=(0, 1))
+
+
+#: The tests' name for it.
+block_ptr_matmul = bp_matmul_kernel
 
 
 @triton.jit
