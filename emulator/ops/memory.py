@@ -18,6 +18,7 @@ Order, as sequential execution in grid order would give it:
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 
 import numpy as np
 
@@ -263,12 +264,13 @@ def _row_writes(
     if enabled is None:
         return [lambda: np.copyto(view, grid[inside], casting="unsafe")]
     on = enabled.reshape(shape)
+    steps: list[Callable[[], None]] = []
     if on[inside].all():  # a plain copy is several times faster than a masked one
-        steps = [lambda: np.copyto(view, grid[inside], casting="unsafe")]
+        steps.append(lambda: np.copyto(view, grid[inside], casting="unsafe"))
     else:
-        steps = [lambda: np.copyto(view, grid[inside], casting="unsafe", where=on[inside])]
+        steps.append(lambda: np.copyto(view, grid[inside], casting="unsafe", where=on[inside]))
     for row in rows.edge():
-        steps.append(lambda row=row: _scatter_lanes(flat, lanes[row], grid[row], on[row]))
+        steps.append(partial(_scatter_lanes, flat, lanes[row], grid[row], on[row]))
     return steps
 
 
@@ -290,7 +292,7 @@ def _scatters(
     for row in range(0, offsets.shape[0], step):
         rows = slice(row, row + step)
         lanes = None if enabled is None else enabled[rows]
-        steps.append(lambda r=rows, e=lanes: _scatter_lanes(flat, offsets[r], values[r], e))
+        steps.append(partial(_scatter_lanes, flat, offsets[rows], values[rows], lanes))
     return steps
 
 
