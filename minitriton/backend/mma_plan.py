@@ -8,7 +8,7 @@ its operands in ``dot_op<opIdx=0|1, parent=..., kWidth=...>`` layouts
 gives the accumulator layout to everything computed from its result
 elementwise (a reduction along a dim gets the slice of it, ``expand_dims``
 undoes that slice), through loop-carried values. The plan seeds these as
-the values' wanted layouts, so an attention kernel's softmax runs on the
+the values' wanted layouts (:func:`~minitriton.backend.dot_seeds.seed_dot_layouts`), so an attention kernel's softmax runs on the
 accumulator in place, its row statistics in the accumulator's slice, and
 its ``P`` reaches the second dot without a conversion when the two layouts
 coincide (warps along M only, 16-bit operands).
