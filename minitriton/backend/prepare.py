@@ -118,7 +118,6 @@ def copy_module(module: Module) -> Module:
     return copy
 
 
-
 def _first_call(func: FuncOp) -> CallOp | None:
     return next((op for op in func.walk() if isinstance(op, CallOp)), None)
 
