@@ -21,8 +21,9 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from typing import TypeVar
 
 from minitriton.diagnostics import Diagnostic, Location, UserError
 
@@ -47,29 +48,15 @@ class KernelInterrupt(UserError, KeyboardInterrupt):
 
 def env_timeout() -> float | None:
     """``MINITRITON_TIMEOUT`` in seconds, or None; a bad value is a ``ValueError``."""
-    text = os.environ.get(TIMEOUT_ENV, "").strip()
-    if not text:
-        return None
-    try:
-        seconds = float(text)
-    except ValueError:
-        seconds = -1.0
-    if not seconds > 0:
-        raise ValueError(f"{TIMEOUT_ENV}={text!r}: expected a number of seconds above 0")
-    return seconds
+    return _env_above_zero(TIMEOUT_ENV, float, "a number of seconds")
 
 
 @contextmanager
 def time_budget(seconds: float | None) -> Iterator[None]:
     """Launches inside run for at most ``seconds`` (None: no limit)."""
-    if seconds is None:
+    budget = None if seconds is None else (time.monotonic() + seconds, seconds)
+    with _innermost(_deadline, budget):
         yield
-        return
-    _deadline.append((time.monotonic() + seconds, seconds))
-    try:
-        yield
-    finally:
-        _deadline.pop()
 
 
 def over_budget() -> float | None:
@@ -87,29 +74,54 @@ def has_budget() -> bool:
 
 def env_max_steps() -> int | None:
     """``MINITRITON_MAX_STEPS``, or None; a bad value is a ``ValueError``."""
-    text = os.environ.get(STEPS_ENV, "").strip()
-    if not text:
-        return None
-    try:
-        steps = int(text.replace("_", ""))
-    except ValueError:
-        steps = 0
-    if steps <= 0:
-        raise ValueError(f"{STEPS_ENV}={text!r}: expected a whole number of steps above 0")
-    return steps
+    return _env_above_zero(STEPS_ENV, _whole_number, "a whole number of steps")
+
+
+def _whole_number(text: str) -> int:
+    return int(text.replace("_", ""))  # 1_000_000 reads as Python writes it
 
 
 @contextmanager
 def step_budget(steps: int | None) -> Iterator[None]:
     """Launches inside execute at most ``steps`` ops per program, summed (None: no limit)."""
-    if steps is None:
+    with _innermost(_max_steps, steps):
+        yield
+
+
+_N = TypeVar("_N", int, float)
+_B = TypeVar("_B")
+
+
+def _env_above_zero(name: str, parse: Callable[[str], _N], expected: str) -> _N | None:
+    """The environment variable ``name`` read by ``parse``: None if unset or blank.
+
+    A value that does not parse, or is not above 0, is a ``ValueError`` saying
+    what was ``expected``.
+    """
+    text = os.environ.get(name, "").strip()
+    if not text:
+        return None
+    problem = f"{name}={text!r}: expected {expected} above 0"
+    try:
+        value = parse(text)
+    except ValueError:
+        raise ValueError(problem) from None
+    if not value > 0:
+        raise ValueError(problem)
+    return value
+
+
+@contextmanager
+def _innermost(stack: list[_B], budget: _B | None) -> Iterator[None]:
+    """``budget`` is the innermost one of ``stack`` inside the block (None: no change)."""
+    if budget is None:
         yield
         return
-    _max_steps.append(steps)
+    stack.append(budget)
     try:
         yield
     finally:
-        _max_steps.pop()
+        stack.pop()
 
 
 def max_steps() -> int | None:

@@ -39,10 +39,13 @@ import statistics
 import sys
 import time
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from minitriton.diagnostics import CompileError
 from minitriton.jit import Grid, KernelInterface, base_jit_function, resolve_backend
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
 
 #: ``0`` keeps autotuning winners in memory only (the kernel cache stays on).
 AUTOTUNE_CACHE_ENV = "MINITRITON_AUTOTUNE_CACHE"
@@ -396,28 +399,36 @@ def _restore(value: Any, saved: Any) -> None:
         value[...] = saved
 
 
+class AutotuneOptions(TypedDict, total=False):
+    """The options of :func:`autotune` after ``configs`` and ``key`` (Triton's names).
+
+    Each is the :class:`Autotuner` parameter of the same name; all may be left out.
+    """
+
+    prune_configs_by: dict[str, Any] | None
+    reset_to_zero: Sequence[str] | None
+    restore_value: Sequence[str] | None
+    warmup: int | None
+    rep: int | None
+    do_bench: Callable[..., Any] | None
+    cache_results: bool | None
+
+
 def autotune(
-    configs: Sequence[Config],
-    key: Sequence[str],
-    prune_configs_by: dict[str, Any] | None = None,
-    reset_to_zero: Sequence[str] | None = None,
-    restore_value: Sequence[str] | None = None,
-    warmup: int | None = None,
-    rep: int | None = None,
-    do_bench: Callable[..., Any] | None = None,
-    cache_results: bool | None = None,
+    configs: Sequence[Config], key: Sequence[str], **options: Unpack[AutotuneOptions]
 ) -> Callable[[KernelInterface], Autotuner]:
     """Decorator: autotune a ``@jit`` kernel over ``configs``, once per value of ``key``.
 
+    ``options`` are :class:`Autotuner`'s (:class:`AutotuneOptions`).
     ``cache_results`` (Triton's name): ``None`` (the default) stores winners on
     disk unless ``MINITRITON_AUTOTUNE_CACHE=0``; ``True`` or ``False`` decide.
     """
+    unknown = sorted(set(options) - set(AutotuneOptions.__annotations__))
+    if unknown:
+        raise TypeError(f"autotune() got an unexpected keyword argument {unknown[0]!r}")
 
     def decorator(fn: KernelInterface) -> Autotuner:
-        return Autotuner(
-            fn, configs, key, prune_configs_by, reset_to_zero, restore_value, warmup, rep,
-            do_bench, cache_results,
-        )  # fmt: skip
+        return Autotuner(fn, configs, key, **options)
 
     return decorator
 

@@ -282,3 +282,13 @@ def test_entries_are_json_files_in_the_kernel_cache_format(gpu: FakeGPU, tmp_pat
     header, body = entry.read_text().split("\n", 1)
     assert header.startswith(cache.HEADER + " ")
     assert json.loads(body)["format"] == autotune_module.ENTRY_FORMAT
+
+
+def test_every_option_reaches_the_autotuner_and_a_misspelt_one_is_refused():
+    configs = [triton.Config({"BLOCK": 32})]
+    tuned = triton.autotune(configs, ["n"], reset_to_zero=["x_ptr"], warmup=7, rep=9,
+                            cache_results=False)(scale_kernel)  # fmt: skip
+    assert (tuned.reset_to_zero, tuned.warmup_ms, tuned.rep_ms) == (["x_ptr"], 7.0, 9.0)
+    assert tuned.cache_results is False and tuned.keys == ["n"]
+    with pytest.raises(TypeError, match="unexpected keyword argument 'warm_up'"):
+        triton.autotune(configs, ["n"], warm_up=7)

@@ -108,9 +108,7 @@ class GPUKernel:
                     func, c.name, c.params, c.num_warps, c.shared, self.checks
                 )
             else:
-                self._launcher = Launcher(
-                    func, c.name, c.params, c.num_warps, c.shared, tma=c.tma
-                )
+                self._launcher = Launcher(func, c.name, c.params, c.num_warps, c.shared, tma=c.tma)
         return self._launcher
 
     def launch(self, grid: Sequence[int], args: Sequence[Any], stream: Any = None) -> None:

@@ -4,7 +4,9 @@ A tensor-core dot produces its result in the accumulator layout of its
 instructions (:func:`~minitriton.backend.accelerate_matmul.dot_result_layout`).
 Converting it away inside a K loop would cost a trip through shared memory
 every iteration, so the accumulator layout is *seeded* before the layout
-plan's backward walk (whose first demand wins):
+plan's backward walk (whose first demand wins). :func:`accumulator_seeds`
+gives the seeds of ``wgmma`` dots; the layout plan takes them, after those
+of ``mma.sync`` dots, from :func:`~minitriton.backend.dot_seeds.seed_dot_layouts`:
 
 * the dot's result;
 * a loop-carried value whose ``scf.yield`` operand is seeded: the loop's

@@ -8,10 +8,12 @@ its operands in ``dot_op<opIdx=0|1, parent=..., kWidth=...>`` layouts
 gives the accumulator layout to everything computed from its result
 elementwise (a reduction along a dim gets the slice of it, ``expand_dims``
 undoes that slice), through loop-carried values. The plan seeds these as
-the values' wanted layouts, so an attention kernel's softmax runs on the
-accumulator in place, its row statistics in the accumulator's slice, and
-its ``P`` reaches the second dot without a conversion when the two layouts
-coincide (warps along M only, 16-bit operands).
+the values' wanted layouts
+(:func:`~minitriton.backend.dot_seeds.seed_dot_layouts`), so an attention
+kernel's softmax runs on the accumulator in place, its row statistics in
+the accumulator's slice, and its ``P`` reaches the second dot without a
+conversion when the two layouts coincide (warps along M only, 16-bit
+operands).
 
 The A and B operands loaded from memory arrive in blocked layouts; the
 plan inserts a ``ttg.convert_layout`` to the dot-operand layout, placed
@@ -95,6 +97,7 @@ def mma_v2_kind(op: Operation) -> str | None:
 
 #: Bits of one operand element, by tensor-core operand kind (mma.sync and wgmma).
 OPERAND_BITS = {"f16": 16, "bf16": 16, "tf32": 32, "s8": 8, "e4m3": 8, "e5m2": 8}
+
 
 @dataclass(frozen=True)
 class MmaDot:

@@ -20,9 +20,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from minitriton.backend.accelerate_matmul import DotPath, arch_number, dot_path
-from minitriton.backend.accumulators import accumulator_seeds
+from minitriton.backend.accelerate_matmul import arch_number
 from minitriton.backend.axis import AxisAnalysis, AxisInfo
+from minitriton.backend.dot_seeds import seed_dot_layouts
 from minitriton.backend.irutil import parent_block, producer, terminator
 from minitriton.backend.layouts import (
     Layout,
@@ -33,13 +33,7 @@ from minitriton.backend.layouts import (
     slice_layout,
     squeeze_layout,
 )
-from minitriton.backend.mma_plan import (
-    MmaDot,
-    hoisted_before,
-    mma_v2_kind,
-    natural_layouts,
-    plan_mma_dots,
-)
+from minitriton.backend.mma_plan import MmaDot, hoisted_before
 from minitriton.backend.mma_v3 import is_mma_layout
 from minitriton.backend.pipeline import (
     AsyncCopyOp,
@@ -122,7 +116,6 @@ def copy_module(module: Module) -> Module:
                 name = printer.ref(v)[1:]
                 v.name_hint = None if name.isdigit() else name
     return copy
-
 
 
 def _first_call(func: FuncOp) -> CallOp | None:
@@ -221,30 +214,10 @@ class LayoutPlan:
         self.layout_of: dict[int, Layout] = {}
         self._defaults: dict[tuple[int, ...], Layout] = {}
         self._converts: dict[tuple[int, Layout, int], Value] = {}
-        #: mma_v2 dots by ``id(op)``, and the conversions feeding them their operands.
+        #: mma_v2 dots by ``id(op)``, and the conversions feeding them their operands
+        #: (filled by :func:`~minitriton.backend.dot_seeds.seed_dot_layouts`).
         self.mma: dict[int, MmaDot] = {}
         self.dot_operands: dict[int, tuple[MmaDot, int]] = {}
-
-    def seed_mma(self) -> None:
-        """Plan the tensor-core dots; their accumulators' layouts flow forwards (see mma_plan)."""
-        kinds: dict[int, str] = {}
-        for op in self.func.walk():
-            if isinstance(op, DotOp) and dot_path(op, self.arch, self.num_warps) is DotPath.MMA_V2:
-                kind = mma_v2_kind(op)
-                assert kind is not None, "dot_path chose mma.sync for a dot that fits it"
-                kinds[id(op)] = kind
-        if kinds:
-            self.mma = plan_mma_dots(self.func, kinds, self.num_warps)
-            self.want.update(natural_layouts(self.func, self.mma))
-        for op in self.func.walk():
-            mma = self.mma.get(id(op))
-            if mma is None:
-                continue
-            for i, v in enumerate(op.operands[:2]):
-                if isinstance(producer(v), LocalLoadOp):
-                    # A pipelined operand is read from its ring straight into the dot's layout.
-                    self.want[id(v)] = mma.a if i == 0 else mma.b
-                    self.dot_operands[id(v)] = (mma, i)
 
     # -- helpers --------------------------------------------------------
     def default(self, shape: tuple[int, ...]) -> Layout:
@@ -617,8 +590,7 @@ def _fwd_scf_while(plan: LayoutPlan, op: Operation) -> None:
 def assign_layouts(func: FuncOp, num_warps: int, arch: str = "sm_90") -> LayoutPlan:
     """Choose layouts for ``func`` (in place: conversions and ``layout`` attributes)."""
     plan = LayoutPlan(func, num_warps, arch)
-    plan.seed_mma()  # mma.sync dots (sm_80 and later)
-    plan.want.update(accumulator_seeds(func, num_warps, arch))  # wgmma dots (sm_90a)
+    seed_dot_layouts(plan)  # tensor-core dots of both kinds
     plan.back_block(func.body.block)
     plan.set(func.body.args, [None] * len(func.body.args))
     plan.fwd_block(func.body.block)

@@ -211,8 +211,10 @@ def _terms(f: Any) -> tuple | None:
         return ((f, 1),)
     if isinstance(f, _Lin):
         return f.terms
-    if isinstance(f, _Uni) and all(p == 0 for p in f.pieces if isinstance(p, int)) and all(
-        isinstance(p, int) for p in f.pieces
+    if (
+        isinstance(f, _Uni)
+        and all(p == 0 for p in f.pieces if isinstance(p, int))
+        and all(isinstance(p, int) for p in f.pieces)
     ):
         return ()
     return None

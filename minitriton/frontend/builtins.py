@@ -830,32 +830,26 @@ def _minmax_reduce(
     return reduce_blocks(ctx, [x], axis, _combine_with(ctx, kind), bool(keep_dims))[0]
 
 
-@impl("max")
-def _max(
-    ctx: Any,
-    input: Any,
-    axis: Any,
-    return_indices: Any,
-    return_indices_tie_break_left: Any,
-    keep_dims: Any,
-) -> Any:
-    return _minmax_reduce(
-        ctx, "max", input, axis, return_indices, return_indices_tie_break_left, keep_dims
-    )
+def _make_minmax(kind: str) -> Impl:
+    """``tl.max`` or ``tl.min``: the argument names are the stub's (Triton's)."""
+
+    def lower(
+        ctx: Any,
+        input: Any,
+        axis: Any,
+        return_indices: Any,
+        return_indices_tie_break_left: Any,
+        keep_dims: Any,
+    ) -> Any:
+        return _minmax_reduce(
+            ctx, kind, input, axis, return_indices, return_indices_tie_break_left, keep_dims
+        )
+
+    return lower
 
 
-@impl("min")
-def _min(
-    ctx: Any,
-    input: Any,
-    axis: Any,
-    return_indices: Any,
-    return_indices_tie_break_left: Any,
-    keep_dims: Any,
-) -> Any:
-    return _minmax_reduce(
-        ctx, "min", input, axis, return_indices, return_indices_tie_break_left, keep_dims
-    )
+for _kind in ("max", "min"):
+    IMPLS[_kind] = _make_minmax(_kind)
 
 
 @impl("argmax")
@@ -1100,7 +1094,7 @@ def _sigmoid(ctx: Any, x: Any) -> Tensor:
 def _softmax(ctx: Any, x: Any, dim: Any, keep_dims: Any, ieee_rounding: Any) -> Tensor:
     t = _values(ctx, x, "x")
     axis = 0 if dim is None else dim  # Triton's default
-    m = _max(ctx, t, axis, False, True, True)
+    m = IMPLS["max"](ctx, t, axis, False, True, True)
     z = S.binary(ctx.b, "-", t, m)
     num = IMPLS["exp"](ctx, z)
     den = _sum(ctx, num, axis, True, None)

@@ -16,12 +16,19 @@ from minitriton.frontend import semantic as S
 from minitriton.frontend.builtins import _FP32_64, IMPLS, _float_input, _math, _runtime_x, impl
 from minitriton.frontend.semantic import Tensor
 from minitriton.ir import ops
-from minitriton.ir.core import OP_REGISTRY
+from minitriton.ir.core import OP_REGISTRY, Operation
 from minitriton.ir.ops import MATH_BINARY, MATH_UNARY
 from minitriton.ir.types import I32
 
 # libdevice names that are one math.* op of another name.
 _RENAMED = {"nearbyint": "rint", "fast_expf": "exp", "fast_logf": "log"}
+# Two-argument libdevice functions that are one op of the IR's own.
+_BINARY_AS: dict[str, type[Operation]] = {
+    "pow": ops.PowOp,
+    "fmod": ops.RemOp,
+    "div_rn": ops.DivRnOp,
+    "fast_dividef": ops.DivOp,
+}
 
 
 def _unary_op(name: str, op_name: str) -> Any:
@@ -34,10 +41,9 @@ def _unary_op(name: str, op_name: str) -> Any:
     return lower
 
 
-def _binary_op(name: str) -> Any:
+def _binary_op(name: str, op: type[Operation]) -> Any:
     def lower(ctx: Any, arg0: Any, arg1: Any) -> Tensor:
         a, c = _float_args(ctx, arg0, arg1, name)
-        op = OP_REGISTRY[f"math.{name}"]
         return Tensor(ctx.b.value(op, [a.handle, c.handle], a.type))
 
     return lower
@@ -55,37 +61,15 @@ for _name in MATH_UNARY:
 for _name, _target in _RENAMED.items():
     IMPLS[f"libdevice.{_name}"] = _unary_op(_name, f"math.{_target}")
 for _name in MATH_BINARY:
-    IMPLS[f"libdevice.{_name}"] = _binary_op(_name)
-
-
-@impl("libdevice.pow")
-def _pow(ctx: Any, arg0: Any, arg1: Any) -> Tensor:
-    a, c = _float_args(ctx, arg0, arg1, "pow")
-    return Tensor(ctx.b.value(ops.PowOp, [a.handle, c.handle], a.type))
-
-
-@impl("libdevice.fmod")
-def _fmod(ctx: Any, arg0: Any, arg1: Any) -> Tensor:
-    a, c = _float_args(ctx, arg0, arg1, "fmod")
-    return Tensor(ctx.b.value(ops.RemOp, [a.handle, c.handle], a.type))
+    IMPLS[f"libdevice.{_name}"] = _binary_op(_name, OP_REGISTRY[f"math.{_name}"])
+for _name, _op in _BINARY_AS.items():
+    IMPLS[f"libdevice.{_name}"] = _binary_op(_name, _op)
 
 
 @impl("libdevice.fdim")
 def _fdim(ctx: Any, arg0: Any, arg1: Any) -> Tensor:
     a, c = _float_args(ctx, arg0, arg1, "fdim")
     return S.minmax(ctx.b, "max", S.binary(ctx.b, "-", a, c), 0.0)
-
-
-@impl("libdevice.div_rn")
-def _div_rn(ctx: Any, arg0: Any, arg1: Any) -> Tensor:
-    a, c = _float_args(ctx, arg0, arg1, "div_rn")
-    return Tensor(ctx.b.value(ops.DivRnOp, [a.handle, c.handle], a.type))
-
-
-@impl("libdevice.fast_dividef")
-def _fast_dividef(ctx: Any, arg0: Any, arg1: Any) -> Tensor:
-    a, c = _float_args(ctx, arg0, arg1, "fast_dividef")
-    return Tensor(ctx.b.value(ops.DivOp, [a.handle, c.handle], a.type))
 
 
 @impl("libdevice.rcp_rn")

@@ -36,7 +36,7 @@ from typing import Any
 
 from minitriton.frontend.builder import Builder
 from minitriton.frontend.semantic import Tensor
-from minitriton.ir.core import Operation, OpResult, Value
+from minitriton.ir.core import Operation, OpResult, Value, freeze_attr
 from minitriton.ir.traits import Pure, Terminator
 from minitriton.ir.types import ScalarType
 
@@ -56,15 +56,6 @@ _KEY_TYPES = (bool, int, str, type(None), ScalarType)
 #: value as its own number (a long chain is numbered piece by piece anyway,
 #: as each call numbers its arguments).
 MAX_DEPTH = 32
-
-
-def _freeze(attr: Any) -> Any:
-    """A hashable form of an attribute; ``0.0`` and ``-0.0`` stay distinct."""
-    if isinstance(attr, dict):
-        return tuple(sorted((k, _freeze(v)) for k, v in attr.items()))
-    if isinstance(attr, (list, tuple)):
-        return tuple(_freeze(v) for v in attr)
-    return (type(attr).__name__, repr(attr))
 
 
 def _numbered(op: Operation) -> bool:
@@ -95,7 +86,7 @@ class PureCallMemo:
             op = value.owner
             operands = tuple(self.number(v, depth + 1) for v in op.operands)
             types = tuple(str(r.type) for r in op.results)
-            key = (op.name, operands, _freeze(op.attrs), types, value.index)
+            key = (op.name, operands, freeze_attr(op.attrs), types, value.index)
         n = self._by_op.setdefault(key, len(self._by_op)) if key else len(self._by_op)
         if key is None:
             self._by_op[("own", n)] = n  # keep numbers unique

@@ -23,6 +23,17 @@ from minitriton.ir.types import BlockType, Type
 Attr = Any  # int | float | bool | str | list[Attr]
 
 
+def freeze_attr(attr: Attr) -> Any:
+    """A hashable form of an attribute that tells ``0.0`` from ``-0.0`` (CSE's keys use it)."""
+    if isinstance(attr, dict):
+        return tuple(sorted((k, freeze_attr(v)) for k, v in attr.items()))
+    if isinstance(attr, (list, tuple)):
+        return tuple(freeze_attr(v) for v in attr)
+    # 1 == 1.0 == True and 0.0 == -0.0 in Python, and nan != nan: compare
+    # the type and the exact text instead.
+    return (type(attr).__name__, repr(attr))
+
+
 class VerifyError(Exception):
     """Raised when an op breaks the IR's rules."""
 

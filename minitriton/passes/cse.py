@@ -60,7 +60,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from minitriton.ir.core import Attr, Block, Operation
+from minitriton.ir.core import Block, Operation, freeze_attr
 from minitriton.ir.ops import FuncOp, Module
 from minitriton.ir.traits import Pure, Terminator
 from minitriton.passes.base import Pass, register_pass
@@ -120,16 +120,5 @@ def _key(op: Operation) -> Key | None:
         return None
     operands = tuple(id(v) for v in op.operands)
     types = tuple(str(r.type) for r in op.results)
-    return (op.name, operands, _freeze(op.attrs), types)
+    return (op.name, operands, freeze_attr(op.attrs), types)
     # END EXERCISE
-
-
-def _freeze(attr: Attr) -> Any:
-    """A hashable form of an attribute that tells ``0.0`` from ``-0.0``."""
-    if isinstance(attr, dict):
-        return tuple(sorted((k, _freeze(v)) for k, v in attr.items()))
-    if isinstance(attr, (list, tuple)):
-        return tuple(_freeze(v) for v in attr)
-    # 1 == 1.0 == True and 0.0 == -0.0 in Python, and nan != nan: compare
-    # the type and the exact text instead.
-    return (type(attr).__name__, repr(attr))

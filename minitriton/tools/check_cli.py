@@ -11,23 +11,19 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from minitriton.tools.debug_cli import own_options
+from minitriton.tools.debug_cli import script_command
 
 
 def add_parser(subparsers: Any) -> None:
     """Register ``minitriton check``."""
-    p = subparsers.add_parser(
-        "check",
-        help="run a script on the emulator with race, uninitialized-read and overflow checks",
-        description="Run FILE.py on the emulator with the checks on; the first finding "
-        "stops the script with a located error.",
-    )
-    p.add_argument("script", metavar="FILE.py")
-    p.add_argument("--checks", default="all", help="all, or some of races,uninit,overflow")
-    p.add_argument("--poison", action="append", default=[], metavar="PARAM",
-                   help="treat this parameter's memory as unwritten")  # fmt: skip
-    p.add_argument("script_args", nargs=argparse.REMAINDER, metavar="args")
-    p.set_defaults(own_options=own_options(p), func=run_check)
+    with script_command(subparsers, "check", run_check,
+                        help="run a script on the emulator with race, uninitialized-read and "
+                        "overflow checks",
+                        description="Run FILE.py on the emulator with the checks on; the first "
+                        "finding stops the script with a located error.") as p:  # fmt: skip
+        p.add_argument("--checks", default="all", help="all, or some of races,uninit,overflow")
+        p.add_argument("--poison", action="append", default=[], metavar="PARAM",
+                       help="treat this parameter's memory as unwritten")  # fmt: skip
 
 
 def run_check(args: argparse.Namespace) -> int:

@@ -11,21 +11,17 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from minitriton.tools.debug_cli import own_options
+from minitriton.tools.debug_cli import script_command
 
 
 def add_parser(subparsers: Any) -> None:
     """Register ``minitriton check-passes``."""
-    p = subparsers.add_parser(
-        "check-passes",
-        help="report the first pass that changes a script's kernel results",
-        description="Run FILE.py on the emulator; for every launch, run the kernel after "
-        "each pass of the pipeline on copies of its arguments and compare the results.",
-    )
-    p.add_argument("script", metavar="FILE.py")
-    p.add_argument("--passes", metavar="P,Q", help="check these passes instead of the pipeline")
-    p.add_argument("script_args", nargs=argparse.REMAINDER, metavar="args")
-    p.set_defaults(own_options=own_options(p), func=run_check_passes)
+    with script_command(subparsers, "check-passes", run_check_passes,
+                        help="report the first pass that changes a script's kernel results",
+                        description="Run FILE.py on the emulator; for every launch, run the "
+                        "kernel after each pass of the pipeline on copies of its arguments and "
+                        "compare the results.") as p:  # fmt: skip
+        p.add_argument("--passes", metavar="P,Q", help="check these passes instead of the pipeline")
 
 
 def run_check_passes(args: argparse.Namespace) -> int:

@@ -19,6 +19,8 @@ import argparse
 import os
 import runpy
 import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -27,22 +29,41 @@ from minitriton.cli import CliError
 
 def add_parser(subparsers: Any) -> None:
     """Register ``minitriton debug``."""
-    p = subparsers.add_parser(
-        "debug",
-        help="step through a kernel of a script on the emulator (pdb-like)",
-        description="Run FILE.py on the emulator and stop at the first line of one "
-        "program of a kernel launch; then read debugger commands ('help' lists them).",
-    )
+    with script_command(subparsers, "debug", run_debug,
+                        help="step through a kernel of a script on the emulator (pdb-like)",
+                        description="Run FILE.py on the emulator and stop at the first line of "
+                        "one program of a kernel launch; then read debugger commands ('help' "
+                        "lists them).") as p:  # fmt: skip
+        p.add_argument("--kernel", help="the kernel to debug (default: the first one launched)")
+        p.add_argument("--pid", default="0", help="program id X[,Y,Z] to debug (default: 0)")
+        p.add_argument("--launch", type=int, default=1, help="debug the N-th launch of the kernel")
+        p.add_argument("-c", "--command", action="append", default=[], dest="commands",
+                       help="a debugger command to run first (repeatable)")  # fmt: skip
+        p.add_argument(
+            "--no-checks",
+            action="store_true",
+            help="turn off the race, uninitialized-read and overflow checks",
+        )
+
+
+@contextmanager
+def script_command(
+    subparsers: Any, name: str, func: Callable[[argparse.Namespace], int], *, help: str,
+    description: str,
+) -> Iterator[argparse.ArgumentParser]:  # fmt: skip
+    """Add ``minitriton NAME FILE.py [options] [args...]``, a command that runs a script.
+
+    ``help`` is the command's line in ``minitriton --help``, ``description``
+    the start of its own ``--help``. Inside the ``with`` block, add the
+    command's options to the parser it gives; they may also be written after
+    FILE.py (:func:`split_options`). Every other argument is the script's.
+    ``func`` runs the command.
+    """
+    p = subparsers.add_parser(name, help=help, description=description)
     p.add_argument("script", metavar="FILE.py")
-    p.add_argument("--kernel", help="the kernel to debug (default: the first one launched)")
-    p.add_argument("--pid", default="0", help="program id X[,Y,Z] to debug (default: 0)")
-    p.add_argument("--launch", type=int, default=1, help="debug the N-th launch of the kernel")
-    p.add_argument("-c", "--command", action="append", default=[], dest="commands",
-                   help="a debugger command to run first (repeatable)")  # fmt: skip
-    p.add_argument("--no-checks", action="store_true",
-                   help="turn off the race, uninitialized-read and overflow checks")  # fmt: skip
+    yield p
     p.add_argument("script_args", nargs=argparse.REMAINDER, metavar="args")
-    p.set_defaults(func=run_debug, own_options=own_options(p))
+    p.set_defaults(own_options=own_options(p), func=func)
 
 
 def own_options(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:

@@ -11,25 +11,21 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from minitriton.tools.debug_cli import own_options
+from minitriton.tools.debug_cli import script_command
 
 
 def add_parser(subparsers: Any) -> None:
     """Register ``minitriton trace``."""
-    p = subparsers.add_parser(
-        "trace",
-        help="record the loads and stores of a script's kernel launches; tables and pictures",
-        description="Run FILE.py on the emulator, record every load and store of every "
-        "program, print a summary per launch and draw one PNG per buffer into DIR.",
-    )
-    p.add_argument("script", metavar="FILE.py")
-    p.add_argument(
-        "--out", default="trace", metavar="DIR", help="folder for the PNGs (default: trace)"
-    )
-    p.add_argument("--kernel", help="trace only this kernel")
-    p.add_argument("--no-png", action="store_true", help="print the summary only")
-    p.add_argument("script_args", nargs=argparse.REMAINDER, metavar="args")
-    p.set_defaults(own_options=own_options(p), func=run_trace)
+    with script_command(subparsers, "trace", run_trace,
+                        help="record the loads and stores of a script's kernel launches; tables "
+                        "and pictures",
+                        description="Run FILE.py on the emulator, record every load and store of "
+                        "every program, print a summary per launch and draw one PNG per buffer "
+                        "into DIR.") as p:  # fmt: skip
+        p.add_argument("--out", default="trace", metavar="DIR",
+                       help="folder for the PNGs (default: trace)")  # fmt: skip
+        p.add_argument("--kernel", help="trace only this kernel")
+        p.add_argument("--no-png", action="store_true", help="print the summary only")
 
 
 def run_trace(args: argparse.Namespace) -> int:

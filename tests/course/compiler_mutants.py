@@ -225,7 +225,7 @@ _SKIP = "not op.pure or op.is_terminator or op.regions or not op.results"
 
 
 def _key(skip: str = _SKIP, operands: str = "tuple(id(v) for v in op.operands)",
-         attrs: str = "_freeze(op.attrs)", types: str = "types") -> str:  # fmt: skip
+         attrs: str = "freeze_attr(op.attrs)", types: str = "types") -> str:  # fmt: skip
     return _KEY.format(skip=skip, operands=operands, attrs=attrs, types=types)
 
 

@@ -6,12 +6,15 @@
 Regions are lowered in place
 (:meth:`~minitriton.backend.lower.context.LoweringContext.lower_region`):
 their terminators (``scf.yield``, ``scf.condition``) have no lowering of
-their own. :func:`guarded` runs code on a predicate, for the other families.
+their own. :func:`guarded` runs code on a predicate, for the other families,
+and :func:`open_loop` (a :class:`Loop`) builds every loop the backend emits:
+these, the FMA dot's K loop and :func:`~minitriton.backend.lower.smem.counted_loop`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from llvmlite import ir
@@ -40,10 +43,6 @@ def lower_num_programs(ctx: LoweringContext, op: Operation) -> ir.Value:
     return ctx.sreg(f"nctaid.{_SREG[op.attrs['axis']]}")
 
 
-def _phis(ctx: LoweringContext, like: list[Lowered]) -> list[ir.PhiInstr]:
-    return [ctx.b.phi(v.type) for v in ctx.flatten(like)]
-
-
 @lowering(ForOp)
 def lower_for(ctx: LoweringContext, op: Operation) -> list[Lowered]:
     """``scf.for``: a header with a ``phi`` per carried register, the body, an exit."""
@@ -51,29 +50,14 @@ def lower_for(ctx: LoweringContext, op: Operation) -> list[Lowered]:
     lb, ub, step = (ctx.get(v) for v in op.operands[:3])
     st = scalar_of(op.operands[0].type)
     inits = [ctx.get(v) for v in op.operands[3:]]
-    entry = bld.block
-    header = bld.append_basic_block("for.header")
-    body = bld.append_basic_block("for.body")
-    exit_ = bld.append_basic_block("for.exit")
-    bld.branch(header)
-    bld.position_at_end(header)
-    iv = bld.phi(lb.type)
-    phis = _phis(ctx, inits)
-    iv.add_incoming(lb, entry)
-    for phi, v in zip(phis, ctx.flatten(inits)):
-        phi.add_incoming(v, entry)
+    loop = open_loop(bld, "for", [lb, *ctx.flatten(inits)])
+    iv, phis = loop.phis[0], loop.phis[1:]
     cond = bld.icmp_signed("<", iv, ub) if st.is_signed() else bld.icmp_unsigned("<", iv, ub)
-    bld.cbranch(cond, body, exit_)
-    bld.position_at_end(body)
+    loop.enter_body(bld, cond)
     carried = ctx.unflatten(op.regions[0].args[1:], list(phis))
     yielded = ctx.lower_region(op.regions[0], [iv, *carried])
     nxt = ctx.b.add(iv, step)
-    latch = ctx.b.block
-    ctx.b.branch(header)
-    iv.add_incoming(nxt, latch)
-    for phi, v in zip(phis, ctx.flatten(yielded)):
-        phi.add_incoming(v, latch)
-    ctx.b.position_at_end(exit_)
+    loop.close(ctx.b, [nxt, *ctx.flatten(yielded)])
     return ctx.unflatten(op.results, list(phis))
 
 
@@ -105,27 +89,13 @@ def lower_if(ctx: LoweringContext, op: Operation) -> list[Lowered]:
 @lowering(WhileOp)
 def lower_while(ctx: LoweringContext, op: Operation) -> list[Lowered]:
     """``scf.while``: the condition region, then the body, looping back."""
-    bld = ctx.b
     inits = [ctx.get(v) for v in op.operands]
-    entry = bld.block
-    before = bld.append_basic_block("while.before")
-    after = bld.append_basic_block("while.after")
-    exit_ = bld.append_basic_block("while.exit")
-    bld.branch(before)
-    bld.position_at_end(before)
-    phis = _phis(ctx, inits)
-    for phi, v in zip(phis, ctx.flatten(inits)):
-        phi.add_incoming(v, entry)
-    carried = ctx.unflatten(op.regions[0].args, list(phis))
+    loop = open_loop(ctx.b, "while", ctx.flatten(inits), ("before", "after", "exit"))
+    carried = ctx.unflatten(op.regions[0].args, list(loop.phis))
     cond_vals = ctx.lower_region(op.regions[0], carried)
-    ctx.b.cbranch(cond_vals[0], after, exit_)
-    ctx.b.position_at_end(after)
+    loop.enter_body(ctx.b, cond_vals[0])
     yielded = ctx.lower_region(op.regions[1], cond_vals[1:])
-    latch = ctx.b.block
-    ctx.b.branch(before)
-    for phi, v in zip(phis, ctx.flatten(yielded)):
-        phi.add_incoming(v, latch)
-    ctx.b.position_at_end(exit_)
+    loop.close(ctx.b, ctx.flatten(yielded))
     return cond_vals[1:]
 
 
@@ -163,3 +133,53 @@ def guarded(
         phi.add_incoming(d, start)
         out.append(phi)
     return out
+
+
+@dataclass(frozen=True)
+class Loop:
+    """A loop being emitted: its header, body and exit blocks, and the header's ``phi`` nodes.
+
+    :func:`open_loop` branches into the header and makes the ``phi`` nodes;
+    the caller emits the test there, :meth:`enter_body`, the body, and
+    :meth:`close` with the values for the next iteration. Every loop of the
+    backend (``scf.for``, ``scf.while``, the FMA dot's K loop,
+    :func:`~minitriton.backend.lower.smem.counted_loop`) is built so.
+    """
+
+    header: ir.Block
+    body: ir.Block
+    exit: ir.Block
+    phis: list[ir.PhiInstr]
+
+    def enter_body(self, b: ir.IRBuilder, cond: ir.Value) -> None:
+        """End the header: run the body while ``cond`` holds, else leave."""
+        b.cbranch(cond, self.body, self.exit)
+        b.position_at_end(self.body)
+
+    def close(self, b: ir.IRBuilder, nexts: list[ir.Value]) -> None:
+        """End the body: ``nexts`` (one per ``phi``) go round again; continue after the loop."""
+        latch = b.block
+        b.branch(self.header)
+        for phi, v in zip(self.phis, nexts):
+            phi.add_incoming(v, latch)
+        b.position_at_end(self.exit)
+
+
+def open_loop(
+    b: ir.IRBuilder,
+    name: str,
+    inits: list[ir.Value],
+    parts: tuple[str, str, str] = ("header", "body", "exit"),
+) -> Loop:
+    """Branch into a new loop ``name`` whose header has one ``phi`` per value of ``inits``.
+
+    The blocks are named ``<name>.<part>``; the builder is left in the header.
+    """
+    entry = b.block
+    header, body, exit_ = (b.append_basic_block(f"{name}.{part}") for part in parts)
+    b.branch(header)
+    b.position_at_end(header)
+    phis = [b.phi(v.type) for v in inits]
+    for phi, v in zip(phis, inits):
+        phi.add_incoming(v, entry)
+    return Loop(header, body, exit_, phis)

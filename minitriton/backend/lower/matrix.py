@@ -20,6 +20,7 @@ from llvmlite import ir
 from minitriton.backend.accelerate_matmul import arch_number
 from minitriton.backend.lltypes import F32_T, I32, RegTile, byte_size, to_tf32
 from minitriton.backend.lower.arith import cast
+from minitriton.backend.lower.control import open_loop
 from minitriton.backend.lower.math import fma
 from minitriton.backend.lower.mma import alloc_mma_ring, mma_dot
 from minitriton.backend.lower.smem import align16, byte_offset, smem_load, write_tensor
@@ -104,19 +105,9 @@ def _dot_loop(
         if (x[:-2], x[-1]) not in cols:
             first = bld.mul(batch(x), ir.Constant(I32, k * n))
             cols[(x[:-2], x[-1])] = bld.add(first, at(-1, x[-1]))
-    entry = bld.block
-    header = bld.append_basic_block("dot.header")
-    body = bld.append_basic_block("dot.body")
-    exit_ = bld.append_basic_block("dot.exit")
-    bld.branch(header)
-    bld.position_at_end(header)
-    kk = bld.phi(I32)
-    kk.add_incoming(ir.Constant(I32, 0), entry)
-    accs = [bld.phi(v.type) for v in c.vals]
-    for phi, v in zip(accs, c.vals):
-        phi.add_incoming(v, entry)
-    bld.cbranch(bld.icmp_signed("<", kk, ir.Constant(I32, k)), body, exit_)
-    bld.position_at_end(body)
+    loop = open_loop(bld, "dot", [ir.Constant(I32, 0), *c.vals])
+    kk, accs = loop.phis[0], loop.phis[1:]
+    loop.enter_body(bld, bld.icmp_signed("<", kk, ir.Constant(I32, k)))
     a_vals = {r: _dot_operand(ctx, bld.add(i, kk), sta, stc, 0, tf32) for r, i in rows.items()}
     k_n = bld.mul(kk, ir.Constant(I32, n))
     b_vals = {q: _dot_operand(ctx, bld.add(k_n, j), stb, stc, off_b, tf32) for q, j in cols.items()}
@@ -124,13 +115,7 @@ def _dot_loop(
         _mac(ctx, stc, a_vals[(x[:-2], x[-2])], b_vals[(x[:-2], x[-1])], acc)
         for x, acc in zip(coords, accs)
     ]
-    nxt = bld.add(kk, ir.Constant(I32, 1))
-    latch = bld.block
-    bld.branch(header)
-    kk.add_incoming(nxt, latch)
-    for phi, v in zip(accs, new):
-        phi.add_incoming(v, latch)
-    bld.position_at_end(exit_)
+    loop.close(bld, [bld.add(kk, ir.Constant(I32, 1)), *new])
     return list(accs)
 
 

@@ -19,7 +19,7 @@ from llvmlite import ir
 
 from minitriton.backend.layouts import Layout
 from minitriton.backend.lltypes import I8, I32, ElemType, RegTile, byte_size, mem_type
-from minitriton.backend.lower.control import guarded
+from minitriton.backend.lower.control import guarded, open_loop
 from minitriton.ir.types import ScalarType
 
 if TYPE_CHECKING:
@@ -157,18 +157,8 @@ def broadcast_from_thread0(ctx: LoweringContext, v: ir.Value, st: ElemType) -> i
 def counted_loop(ctx: LoweringContext, count: int, body: Callable[[ir.Value], None]) -> None:
     """Emit ``for i in range(count): body(i)`` as a real loop."""
     bld = ctx.b
-    entry = bld.block
-    header = bld.append_basic_block("loop.header")
-    inner = bld.append_basic_block("loop.body")
-    exit_ = bld.append_basic_block("loop.exit")
-    bld.branch(header)
-    bld.position_at_end(header)
-    i = bld.phi(I32)
-    i.add_incoming(ir.Constant(I32, 0), entry)
-    bld.cbranch(bld.icmp_unsigned("<", i, ir.Constant(I32, count)), inner, exit_)
-    bld.position_at_end(inner)
+    loop = open_loop(bld, "loop", [ir.Constant(I32, 0)])
+    i = loop.phis[0]
+    loop.enter_body(bld, bld.icmp_unsigned("<", i, ir.Constant(I32, count)))
     body(i)
-    nxt = bld.add(i, ir.Constant(I32, 1))
-    i.add_incoming(nxt, bld.block)
-    bld.branch(header)
-    bld.position_at_end(exit_)
+    loop.close(bld, [bld.add(i, ir.Constant(I32, 1))])

@@ -228,7 +228,6 @@ def alloc_ring(ctx: LoweringContext, op: Operation) -> None:
     scratch_after_rings(ctx)
 
 
-
 def scratch_after_rings(ctx: LoweringContext) -> None:
     """Reserve shared memory up to ``ctx.ring_end`` and put the scratch area after it."""
     ctx.scratch_base = 0
@@ -238,6 +237,7 @@ def scratch_after_rings(ctx: LoweringContext) -> None:
     ctx.smem = ctx.cached(
         ("scratch", base), lambda b: b.gep(glob, [_i32(ctx, base)], source_etype=ir.IntType(8))
     )
+
 
 @lowering(LocalDeallocOp)
 def lower_local_dealloc(ctx: LoweringContext, op: Operation) -> None:
