@@ -33,6 +33,7 @@ import time
 STARTED = time.perf_counter()  # the child's imports count from here
 
 import argparse  # noqa: E402
+import gc  # noqa: E402
 import json  # noqa: E402
 import os  # noqa: E402
 import shutil  # noqa: E402
@@ -118,14 +119,18 @@ def run_row(
     imported = time.perf_counter()
     case = module.setup(np.random.default_rng(0))
     compiles.clear()
+    pauses = CollectorPauses()
+    gc.callbacks.append(pauses)
     start, start_cpu = time.perf_counter(), time.thread_time()
     case.launch()
     first, first_cpu = time.perf_counter() - start, time.thread_time() - start_cpu
+    gc.callbacks.remove(pauses)
     case.check()
     record = {
         "import_ms": (imported - STARTED) * 1e3,
         "first_ms": first * 1e3,
         "first_cpu_ms": first_cpu * 1e3,
+        "first_gc_ms": sum(w for w, _ in pauses.spent) * 1e3,
         "compile_ms": sum(compiles) * 1e3 if compiles else None,
     }
     if first_only:
@@ -409,6 +414,9 @@ def print_first_targets(results: dict[str, dict[str, dict]]) -> None:
     cpu_cold, cpu_warm = mini["first_cpu_ms"], mini["warm"]["first_cpu_ms"]
     print(f"  the same in CPU time of the launching thread (without time the machine gave"
           f" others): cold {cpu_cold:.1f} ms, warm {cpu_warm:.1f} ms")  # fmt: skip
+    if "first_gc_ms" in mini:
+        print(f"  of which in Python's garbage collector: cold {mini['first_gc_ms']:.1f} ms, "
+              f"warm {mini['warm']['first_gc_ms']:.1f} ms")  # fmt: skip
     if second is not None:
         ok = met(second, second <= SECOND_SPEC_MS)
         print(f"vector add second specialization (BLOCK 512) adds {second:.1f} ms "
