@@ -28,3 +28,13 @@ def _emulator_backend() -> Iterator[None]:
 
     yield
     set_backend(None)
+
+
+@pytest.fixture(autouse=True)
+def _no_tool_left_active() -> Iterator[None]:
+    """A test ends its debugger sessions: a paused session's tools see every later launch."""
+    from minitriton.emulator.debug import tools
+
+    yield
+    left = list(tools._ACTIVE)
+    assert not left, f"the test left emulator tools active: {left} (quit its Debugger)"

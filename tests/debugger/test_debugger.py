@@ -157,6 +157,7 @@ def test_race_found_under_the_debugger(in_test_dir: Path) -> None:
     text = dbg.cont()
     assert "data race: tt.store to 'out_ptr' overwrites what program (0, 0, 0) stored" in text
     assert "in program (1, 0, 0)" in text
+    dbg.quit()
 
 
 def test_debugging_later_launch_and_pid_outside_grid(in_test_dir: Path) -> None:
