@@ -85,11 +85,22 @@ def find_rows(offsets: np.ndarray, size: int) -> Rows | None:
 _last: tuple[weakref.ref[np.ndarray], tuple[np.ndarray, int] | None] | None = None
 
 
+def forget(block: np.ndarray) -> None:
+    """Drop what :func:`_runs` remembers of ``block``, which is about to be overwritten.
+
+    A value's block is written in place only when an elementwise op reuses
+    the block of an operand that dies there (``ops/arith.py``); otherwise the
+    answer for one array object stays true while it lives.
+    """
+    global _last
+    if _last is not None and _last[0]() is block:
+        _last = None
+
+
 def _runs(offsets: np.ndarray) -> tuple[np.ndarray, int] | None:
     """The rows' first offsets (int64) and their common step, or None if not :class:`Rows`.
 
-    Values are never written in place, so the answer for one array object
-    stays true while it lives.
+    Remembered for the last array object asked about (see :func:`forget`).
     """
     global _last
     if _last is not None and _last[0]() is offsets:

@@ -15,6 +15,7 @@ from collections.abc import Callable
 
 import numpy as np
 
+from minitriton.emulator import rows
 from minitriton.emulator.interpreter import NeedSerial, ProgramState
 from minitriton.emulator.memory import ADDRESS_SPACING
 from minitriton.emulator.registry import semantics
@@ -75,6 +76,7 @@ def elementwise(
             if ufunc is not None and state.dying:
                 target = _dying_block(op, state, args, out_type)
                 if target is not None:
+                    rows.forget(target)  # its contents change: what rows.py knew of it goes
                     return RVal(ufunc(*(a.data for a in args), out=target), batched)
             arrays = [
                 _decode(a.data, element_type(v.type), math_precision)

@@ -102,3 +102,20 @@ def test_an_operand_used_twice_is_squared_right() -> None:
     out = np.zeros(16, np.float32)
     same_operand_twice[(1,)](x, out, BLOCK=16, backend="emulator")
     np.testing.assert_array_equal(out, (x + 1) ** 2)
+
+
+@triton.jit
+def rows_then_strided(x_ptr, out_ptr, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    first = tl.load(x_ptr + offs)  # consecutive offsets: a row-contiguous load
+    doubled = offs * 2  # offs dies here: computed into offs' own block
+    second = tl.load(x_ptr + doubled)  # the same block object, now every other element
+    tl.store(out_ptr + tl.program_id(0) * BLOCK + tl.arange(0, BLOCK), first + second)
+
+
+def test_a_block_overwritten_in_place_is_not_taken_for_rows() -> None:
+    x = np.arange(128, dtype=np.float32)
+    out = np.zeros(64, np.float32)
+    rows_then_strided[(4,)](x, out, BLOCK=16, backend="emulator")
+    lanes = np.arange(64)
+    np.testing.assert_array_equal(out, x[lanes] + x[2 * lanes])
