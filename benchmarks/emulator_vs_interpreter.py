@@ -157,8 +157,6 @@ def time_respecialization(launch: Any) -> tuple[float, float, tuple[float, float
     garbage collector (a collection falls wherever the process's allocations
     since the last one reach its threshold, mostly the imports' doing).
     """
-    import gc
-
     walls, cpus = [], []
     pauses = CollectorPauses()
     for i in range(4):

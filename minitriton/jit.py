@@ -664,7 +664,7 @@ def launch(
     names = [s.name for s, _ in args]
     if hook is None and fails_before_writing(compiled.module, grid):
         # Nothing to undo: only strided views are copied, for the warning below.
-        views = [n for (s, v), n in zip(args, names) if launch_checks.strided_view(v)]
+        views = [n for (_, v), n in zip(args, names) if launch_checks.strided_view(v)]
         saved = launch_checks.save_outputs(compiled, names, values, only=views)
     else:
         saved = launch_checks.save_outputs(compiled, names, values)

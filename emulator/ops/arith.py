@@ -121,7 +121,6 @@ def _dying_block(
     """
     if out_type.name in ("i1", "bf16"):
         return None
-    shape = np.broadcast_shapes(*(a.data.shape for a in args))
     for i in range(len(args)):
         value, rval = op.operands[i], args[i]
         if value not in state.dying or state.env.get(value) is not rval:
@@ -131,7 +130,8 @@ def _dying_block(
         block = rval.data
         if (
             block.base is None and block.flags.writeable and block.flags.c_contiguous
-            and block.shape == shape and block.dtype == out_type.numpy
+            and block.dtype == out_type.numpy
+            and block.shape == np.broadcast_shapes(*(a.data.shape for a in args))
             and all(a.data.dtype == block.dtype for a in args)
             and sys.getrefcount(block) <= _OWN_REFERENCES
             and sum(v is rval for v in state.env.values()) == 1

@@ -129,22 +129,19 @@ def _load(
     """Gather; disabled lanes take ``other`` (0 without it) and are never read."""
     batched = any(v is not None and v.batched for v in (ptr, mask, other))
     buf = state.interp.memory[ptr.buffer or 0]
-    shapes = [v.data.shape for v in (ptr, mask, other) if v is not None]
-    rows = find_rows(ptr.data, buf.size) if np.broadcast_shapes(*shapes) == shapes[0] else None
-    if rows is None:
-        check_bounds(op, state, ptr, mask, "from")
-    elif not edge_rows_in_bounds(buf, ptr.data, mask, rows):
-        check_bounds(op, state, ptr, mask, "from")  # raises, naming the first bad lane
+    shape = np.broadcast_shapes(*(v.data.shape for v in (ptr, mask, other) if v is not None))
+    rows = find_rows(ptr.data, buf.size) if shape == ptr.data.shape else None
+    if rows is None or not edge_rows_in_bounds(buf, ptr.data, mask, rows):
+        check_bounds(op, state, ptr, mask, "from")  # with rows: raises, naming the first bad lane
     if rows is not None:
         return RVal(_load_rows(buf.flat, ptr.data, rows, mask, other), batched)
     if mask is None:
         return RVal(np.asarray(buf.flat[ptr.data]), batched)
     fill = other.data if other is not None else np.zeros((), dtype=buf.flat.dtype)
+    shape = np.broadcast_shapes(ptr.data.shape, mask.data.shape)
     if buf.size == 0:  # every enabled lane would have been out of bounds
-        shape = np.broadcast_shapes(ptr.data.shape, mask.data.shape)
         return RVal(np.broadcast_to(fill, shape).copy(), batched)
     # Disabled lanes may point anywhere: clip them to a valid index, then overwrite.
-    shape = np.broadcast_shapes(ptr.data.shape, mask.data.shape)
     values = _take_clipped(buf.flat, ptr.data, shape)
     np.copyto(values, fill, where=np.logical_not(mask.data))
     return RVal(values, batched)
