@@ -28,12 +28,18 @@ A third figure, **off, waited for**, times the plain launch followed by
 ``torch.cuda.synchronize()``: the least that any check read back after each
 launch costs, since the host must wait for the kernel before it can raise.
 Where that alone passes 1.5x, the goal is out of reach of a synchronous report.
+
+A fourth, **deferred**, is the debug launch with ``MINITRITON_DEBUG=async``:
+the launch returns at once and a failed check is raised at the next debug
+launch or by ``minitriton.backend.synchronize()``. The goal is judged on it;
+the waited-for debug launch is shown beside its floor.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import tempfile
 from collections.abc import Callable
@@ -140,13 +146,34 @@ def measure(name: str, run: Callable[[bool], Any], memory_bound: bool) -> dict[s
     # What any check read after each launch costs at the least: the plain launch, waited for.
     synced = do_bench(lambda: (run(False), torch.cuda.synchronize()), warmup=25, rep=200,
                       return_mode="median")  # fmt: skip
+    deferred = deferred_ms(run)
     kernel = {d: kernel_ms(run, d) for d in (False, True)}
     return {"row": name, "off_ms": ms[False], "debug_ms": ms[True],
             "slowdown": ms[True] / ms[False], "kernel_off_ms": kernel[False],
             "kernel_debug_ms": kernel[True], "kernel_slowdown": kernel[True] / kernel[False],
             "fixed_us": 1000 * (ms[True] - kernel[True]), "same_output": same,
             "memory_bound": memory_bound, "synced_ms": synced,
-            "synced_slowdown": synced / ms[False]}  # fmt: skip
+            "synced_slowdown": synced / ms[False], "deferred_ms": deferred,
+            "deferred_slowdown": deferred / ms[False]}  # fmt: skip
+
+
+def deferred_ms(run: Callable[[bool], Any]) -> float:
+    """The debug launch's median with ``MINITRITON_DEBUG=async`` (reports deferred)."""
+    from triton.testing import do_bench
+
+    from minitriton.backend import synchronize
+
+    before = os.environ.get("MINITRITON_DEBUG")
+    os.environ["MINITRITON_DEBUG"] = "async"
+    try:
+        ms = do_bench(lambda: run(True), warmup=25, rep=200, return_mode="median")
+        synchronize()  # every deferred report read: none may have failed
+    finally:
+        if before is None:
+            del os.environ["MINITRITON_DEBUG"]
+        else:
+            os.environ["MINITRITON_DEBUG"] = before
+    return ms
 
 
 def kernel_ms(run: Callable[[bool], Any], debug: bool, launches: int = 50) -> float:
@@ -184,23 +211,23 @@ def main(argv: list[str] | None = None) -> int:
         rows.append(measure(name, run, memory_bound))
         print(f"  measured {name}", flush=True)
     print(
-        "\n| row | full path off (ms) | full path debug (ms) | slowdown | kernel off (ms) "
-        "| kernel debug (ms) | kernel slowdown | fixed cost (us) | off, waited for (ms) "
-        "| its slowdown | same output | goal |"
+        "\n| row | full path off (ms) | debug, waited for (ms) | slowdown | off, waited for (ms) "
+        "| its slowdown | debug, deferred (ms) | slowdown | kernel off (ms) | kernel debug (ms) "
+        "| kernel slowdown | same output | goal (deferred) |"
     )
-    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- |")
+    print("| --- " + "| ---: " * 10 + "| --- | --- |")
     missed = False
     for r in rows:
         goal = f"<= {MEMORY_BOUND_GOAL}x" if r["memory_bound"] else "-"
-        if r["memory_bound"] and r["slowdown"] > MEMORY_BOUND_GOAL:
+        if r["memory_bound"] and r["deferred_slowdown"] > MEMORY_BOUND_GOAL:
             missed = True
             goal += " MISSED"
         same = "yes" if r["same_output"] else "NO"
         print(
             f"| {r['row']} | {r['off_ms']:.3f} | {r['debug_ms']:.3f} | {r['slowdown']:.2f}x "
-            f"| {r['kernel_off_ms']:.3f} | {r['kernel_debug_ms']:.3f} "
-            f"| {r['kernel_slowdown']:.2f}x | {r['fixed_us']:.0f} | {r['synced_ms']:.3f} "
-            f"| {r['synced_slowdown']:.2f}x | {same} | {goal} |"
+            f"| {r['synced_ms']:.3f} | {r['synced_slowdown']:.2f}x | {r['deferred_ms']:.3f} "
+            f"| {r['deferred_slowdown']:.2f}x | {r['kernel_off_ms']:.3f} "
+            f"| {r['kernel_debug_ms']:.3f} | {r['kernel_slowdown']:.2f}x | {same} | {goal} |"
         )
     if args.json:
         args.json.write_text(json.dumps(rows, indent=2), encoding="utf-8")

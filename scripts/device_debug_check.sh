@@ -2,10 +2,11 @@
 # Debug mode on the GPU machine, from the repository root, with the lark wheel in .whl/
 # (as for scripts/device_check.sh):
 #
-#     bash scripts/device_debug_check.sh [tests|e2e|demo|bench]...   (default: all four)
+#     bash scripts/device_debug_check.sh [tests|e2e|e2e-async|demo|bench]...   (default: all)
 #
 # tests: tests/gpu/test_debug_mode.py; e2e: every GPU test of tests/e2e with
-# MINITRITON_DEBUG=1 (every launch in debug mode); demo: scripts/debug_demo.py and
+# MINITRITON_DEBUG=1 (every launch in debug mode); e2e-async: the same with
+# MINITRITON_DEBUG=async (reports deferred); demo: scripts/debug_demo.py and
 # `exercises check 2 --gpu` on the untouched skeleton; bench: benchmarks/gpu_debug_cost.py.
 # Logs go to $OUT (default /tmp/device_debug_check).
 set -uo pipefail
@@ -23,7 +24,7 @@ cp -r grammar "$SITE/minitriton/grammar"
 export PYTHONPATH="$SITE:$REPO"
 cd /tmp
 STEPS=("$@")
-[[ ${#STEPS[@]} -eq 0 ]] && STEPS=(tests e2e demo bench)
+[[ ${#STEPS[@]} -eq 0 ]] && STEPS=(tests e2e e2e-async demo bench)
 RC=0
 for step in "${STEPS[@]}"; do
     case "$step" in
@@ -31,7 +32,12 @@ for step in "${STEPS[@]}"; do
         -p no:cacheprovider -q -rA "$REPO/tests/gpu/test_debug_mode.py" 2>&1 | tee "$OUT/tests.log" ;;
     e2e) MINITRITON_DEBUG=1 timeout 290 python3 -m pytest -c "$REPO/pyproject.toml" \
         --rootdir="$REPO" -p no:cacheprovider -q -m gpu "$REPO/tests/e2e" 2>&1 | tee "$OUT/e2e.log" ;;
+    e2e-async) MINITRITON_DEBUG=async timeout 290 python3 -m pytest -c "$REPO/pyproject.toml" \
+        --rootdir="$REPO" -p no:cacheprovider -q -m gpu "$REPO/tests/e2e" 2>&1 \
+        | tee "$OUT/e2e_async.log" ;;
     demo) timeout 60 python3 "$REPO/scripts/debug_demo.py" 2>&1 | tee "$OUT/demo.log"
+        MINITRITON_DEBUG=async timeout 60 python3 "$REPO/scripts/debug_demo.py" 2>&1 \
+            | tee "$OUT/demo_async.log"
         W=$(mktemp -d); export MINITRITON_COURSE="$REPO/exercises"
         python3 -m minitriton exercises start 2 --workspace "$W" >/dev/null 2>&1
         timeout 120 python3 -m minitriton exercises check 2 --gpu --workspace "$W" 2>&1 \

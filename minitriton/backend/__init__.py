@@ -15,6 +15,7 @@ cache and the runtime.
 
 from __future__ import annotations
 
+import sys
 import threading
 from collections.abc import Sequence
 from typing import Any
@@ -32,8 +33,8 @@ from minitriton.backend.driver import (
     Launcher,
     gpu_available,
     load_kernel,
-    synchronize,
 )
+from minitriton.backend.driver import synchronize as _synchronize_context
 from minitriton.backend.lower.debug import CheckTable
 from minitriton.ir.ops import Module
 
@@ -49,6 +50,21 @@ __all__ = [
 ]
 
 _kernels: dict[str, GPUKernel] = {}
+
+
+def synchronize() -> None:
+    """Wait for all work on the GPU.
+
+    A kernel fault raises :class:`CUDAError` here. The first failed check of
+    a debug-mode launch whose report was deferred (``MINITRITON_DEBUG=async``,
+    :mod:`~minitriton.backend.debug_mode`) raises its located error here too.
+    """
+    _synchronize_context()
+    debug_mode = sys.modules.get("minitriton.backend.debug_mode")  # loaded by a debug launch
+    if debug_mode is not None:
+        debug_mode.report_deferred(wait=True)
+
+
 _lock = threading.Lock()
 
 

@@ -22,6 +22,17 @@ raises (:class:`~minitriton.emulator.errors.DeviceCheckError`, formatted by
 launch, NumPy arguments are left as they were before the launch, and the
 error is raised. The CUDA context is untouched: the process goes on.
 
+**Deferred reports** (``MINITRITON_DEBUG=async``). Waiting for each kernel
+costs what no check can save: on a kernel of a few tens of microseconds the
+wait alone makes the launch half as slow again. With ``async`` a launch of
+device arrays returns at once, as an unchecked one does. Each launch in
+flight gets an error record of its own, from a small pool per kernel, and
+its key is copied behind it into its own page-locked word. The first failed
+check is raised at the next debug-mode launch of any kernel, by
+:func:`minitriton.backend.synchronize`, or printed at exit, with the same
+located message and a note saying so. A launch of NumPy arrays still waits
+(it copies its outputs back) and reports at once.
+
 **The record** is ``HEADER_WORDS + SLOT_WORDS * slots`` 64-bit words: word 0
 is the claim key ``(program << 24) | (site + 1)`` (0: no error); slot
 ``tid * registers + register`` holds ``(written, slot, a, b)`` where ``a``
@@ -32,11 +43,15 @@ lanes (:meth:`~minitriton.backend.lower.debug.Site.lane`).
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import ctypes
+import os
+import sys
 import weakref
+from collections import deque
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -45,15 +60,28 @@ from minitriton.backend.driver import (
     Launcher,
     _cu,
     _error,
+    _stream,
     _stream_handle,
     c_driver_function,
     check,
     synchronize,
 )
 from minitriton.backend.lower.debug import HEADER_WORDS, SITE_BITS, SLOT_WORDS, CheckTable, Site
+from minitriton.jit import DEBUG_ENV
 
 #: The extent of a raw address: the whole 64-bit address space (no check).
 _UNKNOWN = (0, (1 << 64) - 1)
+#: ``MINITRITON_DEBUG`` (read at each launch): this value defers the reports.
+DEFERRED = "async"
+#: Records per kernel for deferred launches in flight (one more, 0, serves waited-for launches).
+POOL = 16
+#: The last line of a deferred launch's error.
+DEFERRED_NOTE = (
+    f"(found after the launch returned: with {DEBUG_ENV}={DEFERRED}, a failed check is raised"
+    " at the next debug-mode launch or by minitriton.backend.synchronize())"
+)
+#: What a page-locked key word holds until its copy lands (no key is all ones).
+_PENDING = (1 << 64) - 1
 _VERBS = {"tt.load": "from", "tt.store": "to"}
 
 
@@ -121,14 +149,24 @@ class DebugLauncher(Launcher):
         hidden = ["u64", "u64"] * len(self.pointer_args) + ["ptr"]
         super().__init__(func, name, params + hidden, num_warps, shared)
         self.table = table
-        self.record = DeviceArray.empty(table.record_words, np.int64)
-        self._clear(table.record_words)
-        self._head = _HostWord()
+        #: Error records: 0 for launches waited for, the others for deferred ones.
+        self.records = [self._new_record()]
+        self._free: list[int] = []
+        self.keys = _HostWords(1 + POOL)
 
-    def _clear(self, words: int) -> None:
-        check(_cu().cuMemsetD8(self.record.ptr, 0, 8 * words), "cuMemsetD8", self.name)
+    @property
+    def record(self) -> DeviceArray:
+        """The record of the launches that are waited for."""
+        return self.records[0]
+
+    def _new_record(self) -> DeviceArray:
+        record = DeviceArray.empty(self.table.record_words, np.int64)
+        _clear(record, self.name)
+        return record
 
     def __call__(self, grid: Sequence[int], args: Sequence[Any], stream: Any = None) -> None:
+        if _in_flight:
+            report_deferred()  # an earlier deferred launch's failed check raises here
         pointers: list[tuple[int, Any, int]] = []
         copies = self.fill_slots(args, self.user_kinds, pointers)
         devices = {dev.ptr: dev for _, dev in copies or ()}
@@ -140,21 +178,119 @@ class DebugLauncher(Launcher):
             self.slots[hidden].value = lo
             self.slots[hidden + 1].value = size
             hidden += 2
-        self.slots[-1].value = self.record.ptr
         gx, gy, gz = (tuple(int(g) for g in grid) + (1, 1, 1))[:3]
+        grid3 = (gx, gy, gz)
+        if not copies and os.environ.get(DEBUG_ENV) == DEFERRED:
+            self._launch_deferred(grid3, bases, stream)
+            return
+        self.slots[-1].value = self.record.ptr
         self.launch_raw(gx, gy, gz, stream)
-        self._raise_recorded((gx, gy, gz), bases, stream)
+        self._raise_recorded(grid3, bases, stream)
         if copies:
             self._copy_back(copies)
 
     def _raise_recorded(self, grid: tuple[int, int, int], bases: dict, stream: Any) -> None:
-        key = self._head.read(self.record.ptr, stream, self.name)
-        if key == 0:
-            return
+        key = self.keys.read(0, self.record.ptr, stream, self.name)
+        if key != 0:
+            raise self._take_error(0, grid, bases)
+
+    def _take_error(
+        self, index: int, grid: tuple[int, int, int], bases: dict, note: str | None = None
+    ) -> Any:
+        """Decode record ``index`` into its error, and clear the record for its next launch."""
+        record = self.records[index]
         words = np.zeros(self.table.record_words, np.uint64)
-        _copy_words(self.record, words)
-        self._clear(self.table.record_words)
-        raise decode(self.table, words, grid, bases)
+        check(_cu().cuMemcpyDtoH(words.ctypes.data, record.ptr, words.nbytes), "cuMemcpyDtoH")
+        _clear(record, self.name)
+        return decode(self.table, words, grid, bases, note)
+
+    # ------------------------------------------------------------ deferred reports
+
+    def _launch_deferred(self, grid: tuple[int, int, int], bases: dict, stream: Any) -> None:
+        index = self._free_record()
+        record = self.records[index]
+        self.slots[-1].value = record.ptr
+        self.launch_raw(grid[0], grid[1], grid[2], stream)
+        self.keys.copy_behind(index, record.ptr, stream, self.name)
+        _in_flight.append(_InFlight(self, index, grid, bases, stream))
+        _arm_exit_report()
+
+    def _free_record(self) -> int:
+        """A record no launch in flight writes: a free one, a new one, or the first to finish."""
+        if not self._free and len(self.records) <= POOL:
+            self.records.append(self._new_record())
+            return len(self.records) - 1
+        while not self._free:
+            report_deferred(wait=True, one=True)
+        return self._free.pop()
+
+    def settle(self, launch: _InFlight, key: int) -> None:
+        """Give a finished launch's record back; raise its error if its key says one was found."""
+        if key != 0:
+            # The key may have been read while its copy was still landing: wait, read it whole.
+            key = self.keys.read(launch.number, self.records[launch.number].ptr, launch.stream,
+                                 self.name)  # fmt: skip
+        if key == 0:
+            self._free.append(launch.number)
+            return
+        error = self._take_error(launch.number, launch.grid, launch.bases, DEFERRED_NOTE)
+        self._free.append(launch.number)
+        raise error
+
+
+class _InFlight(NamedTuple):
+    """A deferred launch whose key has not been read yet."""
+
+    launcher: DebugLauncher
+    number: int  # its record's
+    grid: tuple[int, int, int]
+    bases: dict
+    stream: Any
+
+
+#: The deferred launches in flight, in launch order.
+_in_flight: deque[_InFlight] = deque()
+
+
+def report_deferred(wait: bool = False, one: bool = False) -> None:
+    """Settle the deferred launches that have finished, in launch order; raise the first error.
+
+    With ``wait``, wait for them (all of them, or with ``one`` the first).
+    Without, stop at the first one still running: the stream runs them in order.
+    """
+    while _in_flight:
+        launch = _in_flight[0]
+        key = launch.launcher.keys.peek(launch.number)
+        if key is None and not wait:
+            return
+        _in_flight.popleft()  # first: a driver error while waiting must not leave it queued
+        if key is None:
+            key = launch.launcher.keys.wait(launch.number, launch.stream, launch.launcher.name)
+        launch.launcher.settle(launch, key)
+        if one:
+            return
+
+
+def _arm_exit_report() -> None:
+    """Once: at exit, print the errors of deferred launches nobody asked about."""
+    if not _exit_armed:
+        _exit_armed.append(True)
+        atexit.register(_report_at_exit)
+
+
+_exit_armed: list[bool] = []
+
+
+def _report_at_exit() -> None:
+    while _in_flight:
+        try:
+            report_deferred(wait=True)
+        except Exception as e:  # a located error (or a driver already gone): say it, go on
+            print(f"minitriton: a deferred debug-mode launch failed:\n{e}", file=sys.stderr)
+
+
+def _clear(record: DeviceArray, kernel: str) -> None:
+    check(_cu().cuMemsetD8(record.ptr, 0, record.nbytes), "cuMemsetD8", kernel)
 
 
 def _buffer(arg: Any, ptr: int, devices: dict[int, DeviceArray]) -> tuple[int, int]:
@@ -176,56 +312,81 @@ def _free_host(ptr: int) -> None:
         _cu().cuMemFreeHost(ptr)
 
 
-class _HostWord:
-    """One page-locked host word that the record's first word is copied into.
+class _HostWords:
+    """Page-locked host words that records' first words are copied into.
 
-    After each launch the host enqueues an 8-byte copy of the record's key
-    behind the kernel on its stream and waits for that stream: one
-    synchronization, with no staging through pageable memory. The driver
-    is called through ctypes (as the launch itself is), which saves
-    cuda-bindings' per-call conversions: this is debug mode's fixed cost per
-    launch, and it shows on kernels of a few tens of microseconds.
+    After a launch the host enqueues an 8-byte copy of the record's key
+    behind the kernel on its stream. A launch that is waited for then waits
+    for that stream: one synchronization, with no staging through pageable
+    memory. A deferred one leaves its word at ``_PENDING`` until the copy
+    lands, so the host sees that its kernel is done by reading the word,
+    without a call to the driver. The driver is called through ctypes (as the
+    launch itself is), which saves cuda-bindings' per-call conversions: this
+    is debug mode's fixed cost per launch, and it shows on kernels of a few
+    tens of microseconds.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, count: int) -> None:
         self.ptr = 0
         with contextlib.suppress(Exception):  # no page-locked memory: a plain buffer
-            self.ptr = int(check(_cu().cuMemHostAlloc(8, 0), "cuMemHostAlloc"))
+            self.ptr = int(check(_cu().cuMemHostAlloc(8 * count, 0), "cuMemHostAlloc"))
         if self.ptr:
             # Freed with the object, or at exit while the modules are still there.
             weakref.finalize(self, _free_host, self.ptr)
-        self._plain = ctypes.c_uint64() if not self.ptr else None
+        self._plain = (ctypes.c_uint64 * count)() if not self.ptr else None
         self.addr = ctypes.addressof(self._plain) if self._plain is not None else self.ptr
-        self.word = ctypes.c_uint64.from_address(self.addr)
+        self.words = (ctypes.c_uint64 * count).from_address(self.addr)
         self._copy = c_driver_function("cuMemcpyDtoHAsync", "cuMemcpyDtoHAsync_v2")
         self._sync = c_driver_function("cuStreamSynchronize")
 
-    def read(self, device_ptr: int, stream: Any, kernel: str) -> int:
-        """Wait for ``stream``, then return the 64-bit word at ``device_ptr``."""
-        if self._copy is None or self._sync is None:  # no ctypes entry points: cuda-bindings
-            synchronize(kernel)
-            head = np.zeros(1, np.uint64)
-            check(_cu().cuMemcpyDtoH(head.ctypes.data, device_ptr, 8), "cuMemcpyDtoH", kernel)
-            return int(head[0])
-        handle = ctypes.c_void_p(_stream_handle(stream) if stream is not None else None)
-        err = self._copy(ctypes.c_void_p(self.addr), ctypes.c_uint64(device_ptr),
-                         ctypes.c_size_t(8), handle)  # fmt: skip
-        if not err:
-            err = self._sync(handle)
+    def copy_behind(self, i: int, device_ptr: int, stream: Any, kernel: str) -> None:
+        """Enqueue the copy of the word at ``device_ptr`` into word ``i``, behind the kernel."""
+        self.words[i] = _PENDING
+        if self._copy is None:  # no ctypes entry points: cuda-bindings, asynchronously too
+            check(_cu().cuMemcpyDtoHAsync(self.addr + 8 * i, device_ptr, 8, _stream(stream)),
+                  "cuMemcpyDtoHAsync", kernel)  # fmt: skip
+            return
+        err = self._copy(ctypes.c_void_p(self.addr + 8 * i), ctypes.c_uint64(device_ptr),
+                         ctypes.c_size_t(8), _stream_ptr(stream))  # fmt: skip
         if err:
-            raise _error(_cu().CUresult(err), "cuStreamSynchronize", kernel)
-        return int(self.word.value)
+            raise _error(_cu().CUresult(err), "cuMemcpyDtoHAsync", kernel)
+
+    def peek(self, i: int) -> int | None:
+        """Word ``i``, or None while its copy has not landed."""
+        value = int(self.words[i])
+        return None if value == _PENDING else value
+
+    def wait(self, i: int, stream: Any, kernel: str) -> int:
+        """Wait for ``stream``, then return word ``i``."""
+        if self._sync is None:
+            synchronize(kernel)
+        else:
+            err = self._sync(_stream_ptr(stream))
+            if err:
+                raise _error(_cu().CUresult(err), "cuStreamSynchronize", kernel)
+        return int(self.words[i])
+
+    def read(self, i: int, device_ptr: int, stream: Any, kernel: str) -> int:
+        """Copy the word at ``device_ptr`` into word ``i`` behind ``stream``, wait, return it."""
+        self.copy_behind(i, device_ptr, stream, kernel)
+        return self.wait(i, stream, kernel)
 
 
-def _copy_words(record: DeviceArray, out: np.ndarray) -> None:
-    check(_cu().cuMemcpyDtoH(out.ctypes.data, record.ptr, out.nbytes), "cuMemcpyDtoH")
+def _stream_ptr(stream: Any) -> ctypes.c_void_p:
+    return ctypes.c_void_p(_stream_handle(stream) if stream is not None else None)
 
 
 # ------------------------------------------------------------------ decoding
 
 
-def decode(table: CheckTable, words: np.ndarray, grid: tuple[int, int, int], bases: dict) -> Any:
-    """The located error a record describes (``bases``: argument -> (ptr, lo, size))."""
+def decode(
+    table: CheckTable, words: np.ndarray, grid: tuple[int, int, int], bases: dict,
+    note: str | None = None,
+) -> Any:  # fmt: skip
+    """The located error a record describes (``bases``: argument -> (ptr, lo, size)).
+
+    ``note``, if given, is its last detail line.
+    """
     from minitriton.emulator.errors import DeviceCheckError, assert_report, oob_report
 
     key = int(words[0])
@@ -252,6 +413,7 @@ def decode(table: CheckTable, words: np.ndarray, grid: tuple[int, int, int], bas
             site.op, _VERBS.get(site.op, "at"), table.arg_names[site.arg], elems,
             table.arg_types[site.arg], site.shape, lanes, offsets,
         )  # fmt: skip
+    details = [*details, note] if note else details
     return DeviceCheckError(site.loc, f"{message} in program {_pid_text(pid)}", details, pid)
 
 

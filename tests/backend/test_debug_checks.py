@@ -132,3 +132,94 @@ def test_a_recorded_group_reports_only_its_elements_outside(size, detail):
     assert f"out-of-bounds tt.store to 'out_ptr' ({size // 4} elements of fp32)" in text
     assert "in program (0, 0, 0)" in text and detail in text
     assert "tl.store(out_ptr + offs, offs.to(tl.float32))" in text
+
+
+class _FakeKeys:
+    """Page-locked key words, as a deferred launch sees them: None until the copy lands."""
+
+    def __init__(self, words: dict[int, int | None], broken: bool = False) -> None:
+        self.words = words
+        self.broken = broken
+        self.waited: list[int] = []
+
+    def peek(self, i: int) -> int | None:
+        return self.words[i]
+
+    def wait(self, i: int, stream, kernel: str) -> int:
+        if self.broken:
+            raise RuntimeError("the driver is gone")
+        self.waited.append(i)
+        self.words[i] = self.words[i] or 0
+        return self.words[i]
+
+
+class _FakeLauncher:
+    name = "k"
+
+    def __init__(self, keys: _FakeKeys) -> None:
+        self.keys = keys
+        self.settled: list[tuple[int, int]] = []
+
+    def settle(self, launch, key: int) -> None:
+        self.settled.append((launch.number, key))
+        if key:
+            raise ValueError(f"launch {launch.number} failed")
+
+
+def _queue(monkeypatch, launcher, indices):
+    from minitriton.backend import debug_mode
+
+    queue = debug_mode.deque(
+        debug_mode._InFlight(launcher, i, (1, 1, 1), {}, None) for i in indices
+    )
+    monkeypatch.setattr(debug_mode, "_in_flight", queue)
+    return debug_mode, queue
+
+
+def test_deferred_reports_stop_at_the_first_launch_still_running(monkeypatch):
+    launcher = _FakeLauncher(_FakeKeys({1: 0, 2: 0, 3: None, 4: 0}))
+    debug_mode, queue = _queue(monkeypatch, launcher, [1, 2, 3, 4])
+    debug_mode.report_deferred()
+    assert launcher.settled == [(1, 0), (2, 0)]
+    assert [q.number for q in queue] == [3, 4]  # 4 waits behind 3: the stream runs them in order
+    debug_mode.report_deferred(wait=True)
+    assert launcher.settled[2:] == [(3, 0), (4, 0)] and not queue
+    assert launcher.keys.waited == [3]
+
+
+def test_deferred_reports_raise_the_first_error_once_and_keep_the_rest(monkeypatch):
+    launcher = _FakeLauncher(_FakeKeys({1: 0, 2: 7, 3: 9, 4: 0}))
+    debug_mode, queue = _queue(monkeypatch, launcher, [1, 2, 3, 4])
+    with pytest.raises(ValueError, match="launch 2 failed"):
+        debug_mode.report_deferred()
+    assert [q.number for q in queue] == [3, 4]
+    with pytest.raises(ValueError, match="launch 3 failed"):
+        debug_mode.report_deferred()
+    debug_mode.report_deferred()
+    assert not queue
+
+
+def test_deferred_reports_wait_for_one_only_when_asked(monkeypatch):
+    launcher = _FakeLauncher(_FakeKeys({1: None, 2: None}))
+    debug_mode, queue = _queue(monkeypatch, launcher, [1, 2])
+    debug_mode.report_deferred(wait=True, one=True)
+    assert launcher.settled == [(1, 0)] and [q.number for q in queue] == [2]
+
+
+def test_a_driver_error_while_waiting_leaves_nothing_queued(monkeypatch):
+    """Else the report at exit would wait for the same launch for ever."""
+    launcher = _FakeLauncher(_FakeKeys({1: None}, broken=True))
+    debug_mode, queue = _queue(monkeypatch, launcher, [1])
+    with pytest.raises(RuntimeError):
+        debug_mode.report_deferred(wait=True)
+    assert not queue
+    debug_mode._report_at_exit()  # nothing left: returns at once
+
+
+def test_the_report_at_exit_prints_every_error(monkeypatch, capsys):
+    launcher = _FakeLauncher(_FakeKeys({1: 5, 2: 0, 3: 6}))
+    debug_mode, queue = _queue(monkeypatch, launcher, [1, 2, 3])
+    debug_mode._report_at_exit()
+    err = capsys.readouterr().err
+    assert err.count("minitriton: a deferred debug-mode launch failed:") == 2
+    assert "launch 1 failed" in err and "launch 3 failed" in err and not queue

@@ -197,3 +197,110 @@ def test_torch_tensor_extent_is_its_storage():
     assert base.cpu().tolist() == [float(i) for i in range(16)]
     got = gpu_error(K.store_past_end, (1,), small, 8, BLOCK=16, MASKED=False)
     assert "(8 elements of fp32)" in got and "offsets 8, 9, ..." in got
+
+
+# ------------------------------------------------------------ deferred reports
+
+
+@pytest.fixture
+def deferred(monkeypatch):
+    """``MINITRITON_DEBUG=async`` for one test; nothing may stay in flight after it."""
+    from minitriton.backend import debug_mode
+
+    monkeypatch.setenv("MINITRITON_DEBUG", "async")
+    yield debug_mode
+    monkeypatch.delenv("MINITRITON_DEBUG")
+    from minitriton.backend import synchronize
+
+    synchronize()
+    assert not debug_mode._in_flight
+
+
+def device_add(n: int = 1000, short: int = 0):
+    """Device arrays for ``K.add`` (``x`` ``short`` elements short) and the expected sum."""
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal(n - short, dtype=np.float32)
+    y = rng.standard_normal(n, dtype=np.float32)
+    arrays = [DeviceArray.from_numpy(a) for a in (x, y, np.zeros(n, np.float32))]
+    return arrays, x, y
+
+
+def test_deferred_error_raises_at_the_next_launch(deferred):
+    out = np.zeros(8, np.float32)
+    want = emulator_error(K.store_past_end, (1,), out, 8, BLOCK=16, MASKED=False)
+    dev = DeviceArray.from_numpy(out)
+    K.store_past_end[(1,)](dev, 8, BLOCK=16, MASKED=False, backend="gpu", debug=True)  # returns
+    (x, y, o), hx, hy = device_add()
+    from minitriton.emulator.errors import DeviceCheckError
+
+    with pytest.raises(DeviceCheckError) as info:
+        K.add[(4,)](x, y, o, 1000, BLOCK=256, backend="gpu", debug=True)
+    assert str(info.value) == want + "\n  " + deferred.DEFERRED_NOTE
+    assert np.all(o.to_numpy() == 0)  # the launch that raised did not run
+    K.add[(4,)](x, y, o, 1000, BLOCK=256, backend="gpu", debug=True)
+    from minitriton.backend import synchronize
+
+    synchronize()
+    np.testing.assert_array_equal(o.to_numpy(), hx + hy)
+
+
+def test_deferred_error_raises_at_synchronize(deferred):
+    (x, y, o), _, _ = device_add(short=100)
+    want = emulator_error(K.add, (4,), x.to_numpy(), y.to_numpy(), o.to_numpy(), 1000, BLOCK=256)
+    K.add[(4,)](x, y, o, 1000, BLOCK=256, backend="gpu", debug=True)
+    from minitriton.backend import synchronize
+    from minitriton.emulator.errors import DeviceCheckError
+
+    with pytest.raises(DeviceCheckError) as info:
+        synchronize()
+    assert str(info.value) == want + "\n  " + deferred.DEFERRED_NOTE
+    synchronize()  # reported once
+    assert_lives_on()
+
+
+def test_deferred_launches_past_the_pool_report_the_one_that_failed(deferred):
+    """More launches in flight than records: the clean ones give theirs back; one error."""
+    (x, y, o), hx, hy = device_add()
+    (bx, by, bo), _, _ = device_add(short=100)
+    launches = 3 * deferred.POOL
+    for i in range(launches):
+        if i == deferred.POOL + 5:
+            K.add[(4,)](bx, by, bo, 1000, BLOCK=256, backend="gpu", debug=True)
+        try:
+            K.add[(4,)](x, y, o, 1000, BLOCK=256, backend="gpu", debug=True)
+        except Exception as e:  # the bad launch's error, raised by a later launch
+            assert "'x_ptr' (900 elements of fp32) in program (3, 0, 0)" in str(e)
+            break
+    else:
+        from minitriton.backend import synchronize
+
+        with pytest.raises(Exception, match=r"'x_ptr' \(900 elements of fp32\)"):
+            synchronize()
+    from minitriton.backend import synchronize
+
+    synchronize()
+    np.testing.assert_array_equal(o.to_numpy(), hx + hy)
+
+
+def test_deferred_error_is_printed_at_exit_if_nobody_asks(tmp_path):
+    script = tmp_path / "late.py"
+    script.write_text(
+        "import sys\n"
+        f"sys.path.append({str(Path(__file__).resolve().parents[2])!r})\n"
+        "import numpy as np\n"
+        "from minitriton.backend import DeviceArray\n"
+        "from tests.kernels import debug_mode as K\n"
+        "out = DeviceArray.from_numpy(np.zeros(8, np.float32))\n"
+        "K.store_past_end[(1,)](out, 8, BLOCK=16, MASKED=False, backend='gpu', debug=True)\n"
+        "print('returned')\n",
+        encoding="utf-8",
+    )
+    import os
+    import subprocess
+
+    env = dict(os.environ, MINITRITON_DEBUG="async")
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
+                          env=env, timeout=120)  # fmt: skip
+    assert done.stdout == "returned\n"
+    assert "minitriton: a deferred debug-mode launch failed:" in done.stderr
+    assert "out-of-bounds tt.store to 'out_ptr' (8 elements of fp32)" in done.stderr
