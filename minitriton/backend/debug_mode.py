@@ -48,6 +48,7 @@ import contextlib
 import ctypes
 import os
 import sys
+import threading
 import weakref
 from collections import deque
 from collections.abc import Sequence
@@ -212,7 +213,8 @@ class DebugLauncher(Launcher):
         self.slots[-1].value = record.ptr
         self.launch_raw(grid[0], grid[1], grid[2], stream)
         self.keys.copy_behind(index, record.ptr, stream, self.name)
-        _in_flight.append(_InFlight(self, index, grid, bases, stream))
+        with _lock:
+            _in_flight.append(_InFlight(self, index, grid, bases, stream))
         _arm_exit_report()
 
     def _free_record(self) -> int:
@@ -248,8 +250,10 @@ class _InFlight(NamedTuple):
     stream: Any
 
 
-#: The deferred launches in flight, in launch order.
+#: The deferred launches in flight, in launch order (guarded by ``_lock``: a launch
+#: from one thread must not settle the record of another thread's launch).
 _in_flight: deque[_InFlight] = deque()
+_lock = threading.Lock()
 
 
 def report_deferred(wait: bool = False, one: bool = False) -> None:
@@ -259,11 +263,14 @@ def report_deferred(wait: bool = False, one: bool = False) -> None:
     Without, stop at the first one still running: the stream runs them in order.
     """
     while _in_flight:
-        launch = _in_flight[0]
-        key = launch.launcher.keys.peek(launch.number)
-        if key is None and not wait:
-            return
-        _in_flight.popleft()  # first: a driver error while waiting must not leave it queued
+        with _lock:
+            if not _in_flight:
+                return
+            launch = _in_flight[0]
+            key = launch.launcher.keys.peek(launch.number)
+            if key is None and not wait:
+                return
+            _in_flight.popleft()  # first: a driver error while waiting must not leave it queued
         if key is None:
             key = launch.launcher.keys.wait(launch.number, launch.stream, launch.launcher.name)
         launch.launcher.settle(launch, key)
