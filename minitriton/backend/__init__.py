@@ -18,6 +18,7 @@ from __future__ import annotations
 import sys
 import threading
 from collections.abc import Sequence
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 from minitriton.backend.build import (
@@ -68,63 +69,37 @@ def synchronize() -> None:
 _lock = threading.Lock()
 
 
-class GPUKernel:
-    """A compiled kernel; loaded into the CUDA context on its first launch."""
+@dataclass(eq=False, repr=False)
+class GPUKernel(PTXModule):
+    """A compiled kernel (a :class:`PTXModule`), loaded into CUDA on its first launch."""
 
-    def __init__(self, compiled: PTXModule, checks: CheckTable | None = None) -> None:
-        self.compiled = compiled
-        #: Debug mode's table of checked sites (None: compiled without ``debug=True``).
-        self.checks = checks
-        self._launcher: Launcher | None = None
+    #: Debug mode's table of checked sites (None: compiled without ``debug=True``).
+    checks: CheckTable | None = None
+    _launcher: Launcher | None = field(default=None, init=False)
 
-    @property
-    def name(self) -> str:
-        """The kernel's symbol name."""
-        return self.compiled.name
+    # Compared and hashed by identity, not by its texts: one loaded kernel per compile.
+    __eq__ = object.__eq__
+    __hash__ = object.__hash__
 
-    @property
-    def llir(self) -> str:
-        """The optimized LLVM IR."""
-        return self.compiled.llir
-
-    @property
-    def ptx(self) -> str:
-        """The PTX."""
-        return self.compiled.ptx
-
-    @property
-    def ttgir(self) -> str:
-        """The IR with layouts (``layout`` attributes, ``ttg.convert_layout`` ops)."""
-        return self.compiled.ttgir
-
-    @property
-    def shared(self) -> int:
-        """Bytes of dynamic shared memory per program."""
-        return self.compiled.shared
-
-    @property
-    def num_warps(self) -> int:
-        """Warps per program."""
-        return self.compiled.num_warps
-
-    @property
-    def asm(self) -> dict[str, str]:
-        """``{"ttgir": ..., "llir": ..., "ptx": ...}``, as Triton's ``kernel.asm``."""
-        return self.compiled.asm
+    @classmethod
+    def of(cls, compiled: PTXModule, checks: CheckTable | None = None) -> GPUKernel:
+        """``compiled``, to be loaded and launched; ``checks`` for a debug-mode kernel."""
+        return cls(**{f.name: getattr(compiled, f.name) for f in fields(PTXModule)}, checks=checks)
 
     def load(self) -> Launcher:
         """Load the PTX into the CUDA context (once)."""
         if self._launcher is None:
-            c = self.compiled
-            func = load_kernel(c.ptx, c.name, c.shared)
+            func = load_kernel(self.ptx, self.name, self.shared)
             if self.checks is not None:
                 from minitriton.backend.debug_mode import DebugLauncher
 
                 self._launcher = DebugLauncher(
-                    func, c.name, c.params, c.num_warps, c.shared, self.checks
+                    func, self.name, self.params, self.num_warps, self.shared, self.checks
                 )
             else:
-                self._launcher = Launcher(func, c.name, c.params, c.num_warps, c.shared, tma=c.tma)
+                self._launcher = Launcher(
+                    func, self.name, self.params, self.num_warps, self.shared, tma=self.tma
+                )
         return self._launcher
 
     def launch(self, grid: Sequence[int], args: Sequence[Any], stream: Any = None) -> None:
@@ -162,7 +137,7 @@ def compile_module(
             if compiled is None:
                 compiled = compile_ir(module, arch, num_warps, num_stages)
                 store(key, compiled)
-            kernel = _kernels[key] = GPUKernel(compiled)
+            kernel = _kernels[key] = GPUKernel.of(compiled)
     return kernel
 
 
@@ -174,7 +149,7 @@ def _debug_kernel(
         kernel = _kernels.get(key)
         if kernel is None:
             compiled, table = compile_ir_debug(module, arch, num_warps, num_stages)
-            kernel = _kernels[key] = GPUKernel(compiled, table)
+            kernel = _kernels[key] = GPUKernel.of(compiled, table)
     return kernel
 
 

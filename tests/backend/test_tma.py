@@ -35,7 +35,7 @@ def _no_disk_cache(monkeypatch) -> None:  # noqa: ANN001
 def _compile(kernel, sig: str, arch: str = "sm_90a", warps: int = 8) -> PTXModule:  # noqa: ANN001
     specs = parse_signature(sig, kernel.params)
     options = CompileOptions(num_warps=warps, num_stages=3, arch=arch)
-    return compile_kernel(kernel.source, specs, options, stop_after="ptx").binary.compiled
+    return compile_kernel(kernel.source, specs, options, stop_after="ptx").binary
 
 
 def _loop(ttgir: str) -> str:
