@@ -100,7 +100,6 @@ from minitriton.ir.ops import (
     IfOp,
     MaxOp,
     MinOp,
-    Module,
     MulOp,
     NegOp,
     NotOp,
@@ -118,7 +117,7 @@ from minitriton.ir.ops import (
 from minitriton.ir.traits import Commutative
 from minitriton.ir.types import ScalarType, element_type
 from minitriton.passes import folding
-from minitriton.passes.base import Pass, register_pass
+from minitriton.passes.base import FunctionPass, register_pass
 from minitriton.passes.rewriting import (
     constant_of,
     insert_before,
@@ -136,17 +135,16 @@ Rule = Callable[[Operation], "list[Value] | None"]
 
 @register_pass
 @dataclass(frozen=True)
-class Canonicalize(Pass):
+class Canonicalize(FunctionPass):
     """Fold constants and simplify ops until nothing changes."""
 
     name: ClassVar[str] = "canonicalize"
 
-    def apply(self, module: Module) -> None:
-        for func in module.funcs:
-            while True:
-                with use_index(func):  # linear, however many ops are rewritten
-                    if not _sweep(func):
-                        break
+    def apply_to_function(self, func: FuncOp) -> None:
+        while True:
+            with use_index(func):  # linear, however many ops are rewritten
+                if not _sweep(func):
+                    break
 
 
 def _sweep(func: FuncOp) -> bool:
