@@ -42,7 +42,13 @@ from minitriton.backend.pipeline import (
     WarpGroupDotWaitOp,
     pipeline_loops,
 )
-from minitriton.backend.registry import BACKWARD_RULES, FORWARD_RULES, axis_rule, layout_rule
+from minitriton.backend.registry import (
+    BACKWARD_RULES,
+    FORWARD_RULES,
+    OpTable,
+    axis_rule,
+    layout_rule,
+)
 from minitriton.backend.transpose_loads import sink_transposes_into_loads
 from minitriton.diagnostics import Location, error
 from minitriton.ir.clone import clone_module
@@ -168,6 +174,11 @@ def _elementwise(op: Operation) -> bool:
     return elementwise_class(type(op))
 
 
+def _elementwise_block(op: Operation) -> bool:
+    """An elementwise op with a block result: its operands share the result's layout."""
+    return _elementwise(op) and bool(op.results) and _is_block(op.results[0])
+
+
 def elementwise_class(cls: type[Operation]) -> bool:
     """True for ops whose operands take their result's layout (the ``Elementwise`` trait)."""
     # The wait of an asynchronous dot keeps the accumulator's layout.
@@ -240,16 +251,23 @@ class LayoutPlan:
         """The layout chosen for block value ``v``."""
         return self.layout_of[id(v)]
 
+    def run_rule(self, rules: OpTable, op: Operation) -> bool:
+        """Run ``op``'s rule from ``rules`` if it has one; True if it had."""
+        rule = rules.lookup(type(op))
+        if rule is None:
+            return False
+        rule(self, op)
+        return True
+
     # -- pass 1: backwards ---------------------------------------------
     def back_block(self, block: Block) -> None:
         for op in reversed(block.ops):
             self.back(op)
 
     def back(self, op: Operation) -> None:
-        rule = BACKWARD_RULES.lookup(type(op))
-        if rule is not None:
-            rule(self, op)
-        elif _elementwise(op) and op.results and _is_block(op.results[0]):
+        if self.run_rule(BACKWARD_RULES, op):
+            return
+        if _elementwise_block(op):
             want = self.wanted(op.results[0])
             for v in op.operands:
                 self.demand(v, want)
@@ -272,10 +290,9 @@ class LayoutPlan:
             self.fwd(op)
 
     def fwd(self, op: Operation) -> None:
-        rule = FORWARD_RULES.lookup(type(op))
-        if rule is not None:
-            rule(self, op)
-        elif _elementwise(op) and op.results and _is_block(op.results[0]):
+        if self.run_rule(FORWARD_RULES, op):
+            return
+        if _elementwise_block(op):
             layout = self.wanted(op.results[0])
             for i in range(len(op.operands)):
                 self.ensure(op, i, layout)

@@ -30,6 +30,7 @@ it can be loop-carried, merged by ``scf.if`` and passed to and returned from
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from minitriton.diagnostics import error
@@ -42,26 +43,19 @@ from minitriton.ir.types import I1, I8, I32, I64, BlockType, PointerType, Scalar
 PADDING_VALUES = {"": None, "zero": 0, "nan": float("nan")}
 
 
+# eq=False: compared by identity, like the Tensor values it holds.
+@dataclass(eq=False)
 class BlockPointer(Aggregate):
     """A block pointer: run-time base/shape/strides/offsets, compile-time block shape."""
 
     kind = "block pointer"
 
-    def __init__(
-        self,
-        base: Tensor,
-        shape: tuple[Tensor, ...],
-        strides: tuple[Tensor, ...],
-        offsets: tuple[Tensor, ...],
-        block_shape: tuple[int, ...],
-        order: tuple[int, ...],
-    ) -> None:
-        self.base = base
-        self.shape = shape
-        self.strides = strides
-        self.offsets = offsets
-        self.block_shape = block_shape
-        self.order = order
+    base: Tensor
+    shape: tuple[Tensor, ...]
+    strides: tuple[Tensor, ...]
+    offsets: tuple[Tensor, ...]
+    block_shape: tuple[int, ...]
+    order: tuple[int, ...]
 
     @property
     def rank(self) -> int:

@@ -704,7 +704,7 @@ class _Builder:
         target_tree, iter_tree, suite, else_clause = tree.children
         self._reject_loop_else(else_clause, "for")
         target = self.expr(target_tree)
-        self._check_loop_target(target)
+        self._check_target(target, "cannot use {} as a loop variable")
         return ast.For(target, self.expr(iter_tree), self.suite(suite), loc=self.loc(tree))
 
     def s_while_stmt(self, tree: Tree) -> ast.While:
@@ -736,24 +736,18 @@ class _Builder:
         elif tree.data == "attribute":
             _unsupported(self.loc(tree), "assignment to an attribute", "assign to a plain variable")
 
-    def _check_target(self, target: ast.Expr) -> None:
-        """Assignment targets: names and (nested) tuples of names."""
-        if isinstance(target, ast.Name):
-            return
-        if isinstance(target, ast.Tuple):
-            for elt in target.elts:
-                self._check_target(elt)
-            return
-        raise error(target.loc, f"cannot assign to {_describe_node(target)}")
+    def _check_target(self, target: ast.Expr, misuse: str = "cannot assign to {}") -> None:
+        """Assignment and loop targets: names and (nested) tuples of names.
 
-    def _check_loop_target(self, target: ast.Expr) -> None:
+        Anything else is reported with ``misuse``, ``{}`` naming the node.
+        """
         if isinstance(target, ast.Name):
             return
         if isinstance(target, ast.Tuple):
             for elt in target.elts:
-                self._check_loop_target(elt)
+                self._check_target(elt, misuse)
             return
-        raise error(target.loc, f"cannot use {_describe_node(target)} as a loop variable")
+        raise error(target.loc, misuse.format(_describe_node(target)))
 
     # -- expressions -------------------------------------------------------
 

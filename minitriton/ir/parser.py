@@ -10,12 +10,16 @@ from __future__ import annotations
 import json
 import linecache
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TypeVar
 
 from minitriton.diagnostics import CompileError, Location, error
 from minitriton.ir.core import OP_REGISTRY, Attr, Block, Operation, Region, Value
 from minitriton.ir.ops import FuncOp, Module
 from minitriton.ir.types import Type, parse_type
+
+T = TypeVar("T")
 
 _TOKEN = re.compile(
     r"""
@@ -110,6 +114,15 @@ class Parser:
             raise self.fail(f"expected a {kind}, found '{self.tok.text or 'end of input'}'")
         return self.next()
 
+    def parse_list(self, close: str, item: Callable[[], T]) -> list[T]:
+        """Comma-separated items up to ``close`` (consumed); the opening bracket is read."""
+        items: list[T] = []
+        while not self.accept(close):
+            if items:
+                self.expect(",")
+            items.append(item())
+        return items
+
     # -- values ---------------------------------------------------------
     def define(self, name_tok: Token, value: Value) -> None:
         name = name_tok.text[1:]
@@ -136,17 +149,10 @@ class Parser:
         name = self.expect_kind("symbol").text[1:]
         self.scopes = [{}]
         self.expect("(")
-        arg_toks: list[Token] = []
-        arg_types, arg_attrs = [], []
-        while not self.accept(")"):
-            if arg_toks:
-                self.expect(",")
-            arg_toks.append(self.expect_kind("value"))
-            self.expect(":")
-            arg_types.append(self.parse_type())
-            arg_attrs.append(
-                self.parse_attrs() if self.tok.text == "{" and self._attr_ahead() else {}
-            )
+        args = self.parse_list(")", self.parse_func_arg)
+        arg_toks = [tok for tok, _, _ in args]
+        arg_types = [t for _, t, _ in args]
+        arg_attrs = [a for _, _, a in args]
         results: list[Type] = []
         if self.accept("->"):
             results = self.parse_paren_types()
@@ -164,14 +170,20 @@ class Parser:
         self.parse_ops_until_close(block)
         return func
 
+    def parse_typed_arg(self) -> tuple[Token, Type]:
+        """A block argument ``%name: type``."""
+        tok = self.expect_kind("value")
+        self.expect(":")
+        return tok, self.parse_type()
+
+    def parse_func_arg(self) -> tuple[Token, Type, dict[str, Attr]]:
+        """A function argument ``%name: type``, maybe with ``{attrs}``."""
+        tok, t = self.parse_typed_arg()
+        return tok, t, self.parse_optional_attrs()
+
     def parse_paren_types(self) -> list[Type]:
         self.expect("(")
-        types: list[Type] = []
-        while not self.accept(")"):
-            if types:
-                self.expect(",")
-            types.append(self.parse_type())
-        return types
+        return self.parse_list(")", self.parse_type)
 
     def parse_type(self) -> Type:
         tok = self.next()
@@ -180,11 +192,16 @@ class Parser:
         except ValueError:
             raise error(self.loc(tok), f"unknown type '{tok.text}'") from None
 
-    def parse_ops_until_close(self, block: Block) -> None:
-        while not self.accept("}"):
+    def parse_ops(self, block: Block) -> None:
+        """Append ops to ``block`` up to the ``}`` that closes it (not consumed)."""
+        while self.tok.text != "}":
             if self.tok.kind == "eof":
                 raise self.fail("missing '}'")
             block.append(self.parse_op())
+
+    def parse_ops_until_close(self, block: Block) -> None:
+        self.parse_ops(block)
+        self.expect("}")
 
     def parse_op(self) -> Operation:
         start = self.tok
@@ -199,7 +216,7 @@ class Parser:
         if cls is None:
             raise error(self.loc(name_tok), f"unknown op '{name_tok.text}'")
         operands = self.parse_operands()
-        attrs = self.parse_attrs() if self.tok.text == "{" and self._attr_ahead() else {}
+        attrs = self.parse_optional_attrs()
         types: list[Type] = []
         if self.accept(":"):
             types.append(self.parse_type())
@@ -220,27 +237,24 @@ class Parser:
 
     def parse_operands(self) -> list[Value]:
         self.expect("(")
-        values: list[Value] = []
-        while not self.accept(")"):
-            if values:
-                self.expect(",")
-            values.append(self.lookup(self.expect_kind("value")))
-        return values
+        return self.parse_list(")", lambda: self.lookup(self.expect_kind("value")))
 
     def _attr_ahead(self) -> bool:
         nxt = self.tokens[self.pos + 1]
         return nxt.kind == "ident" and self.tokens[self.pos + 2].text == "="
 
+    def parse_optional_attrs(self) -> dict[str, Attr]:
+        """``{key = value, ...}`` if it follows, else no attributes."""
+        return self.parse_attrs() if self.tok.text == "{" and self._attr_ahead() else {}
+
     def parse_attrs(self) -> dict[str, Attr]:
         self.expect("{")
-        attrs: dict[str, Attr] = {}
-        while not self.accept("}"):
-            if attrs:
-                self.expect(",")
-            key = self.expect_kind("ident").text
-            self.expect("=")
-            attrs[key] = self.parse_attr_value()
-        return attrs
+        return dict(self.parse_list("}", self.parse_attr))
+
+    def parse_attr(self) -> tuple[str, Attr]:
+        key = self.expect_kind("ident").text
+        self.expect("=")
+        return key, self.parse_attr_value()
 
     def parse_attr_value(self) -> Attr:
         tok = self.next()
@@ -251,12 +265,7 @@ class Parser:
         if tok.text in ("true", "false"):
             return tok.text == "true"
         if tok.text == "[":
-            items: list[Attr] = []
-            while not self.accept("]"):
-                if items:
-                    self.expect(",")
-                items.append(self.parse_attr_value())
-            return items
+            return self.parse_list("]", self.parse_attr_value)
         raise error(self.loc(tok), f"bad attribute value '{tok.text}'")
 
     def parse_region(self) -> Region:
@@ -265,23 +274,13 @@ class Parser:
         self.expect("{")
         self.expect("^")
         self.expect("(")
-        toks: list[Token] = []
-        types = []
-        while not self.accept(")"):
-            if toks:
-                self.expect(",")
-            toks.append(self.expect_kind("value"))
-            self.expect(":")
-            types.append(self.parse_type())
+        args = self.parse_list(")", self.parse_typed_arg)
         self.expect(":")
-        block = Block(types)
+        block = Block([t for _, t in args])
         self.scopes.append({})
-        for tok, arg in zip(toks, block.args):
+        for (tok, _), arg in zip(args, block.args):
             self.define(tok, arg)
-        while self.tok.text != "}":
-            if self.tok.kind == "eof":
-                raise self.fail("missing '}'")
-            block.append(self.parse_op())
+        self.parse_ops(block)
         self.scopes.pop()
         return Region(block)
 

@@ -14,7 +14,9 @@ with :func:`register_pass` makes it known by name to the pipeline, to
             ...
 
 Every pass must leave the IR verifiable (:func:`minitriton.ir.verify_module`);
-the tests run the verifier after every pass.
+the tests run the verifier after every pass. A pass that treats each function
+on its own derives from :class:`FunctionPass` and defines
+``apply_to_function(func)`` instead.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
-from minitriton.ir.ops import Module
+from minitriton.ir.ops import FuncOp, Module
 
 
 @dataclass(frozen=True)
@@ -33,6 +35,19 @@ class Pass:
 
     def apply(self, module: Module) -> None:
         """Rewrite ``module`` in place."""
+        raise NotImplementedError
+
+
+@dataclass(frozen=True)
+class FunctionPass(Pass):
+    """A pass that rewrites each function of the module on its own."""
+
+    def apply(self, module: Module) -> None:
+        for func in module.funcs:
+            self.apply_to_function(func)
+
+    def apply_to_function(self, func: FuncOp) -> None:
+        """Rewrite ``func`` in place."""
         raise NotImplementedError
 
 

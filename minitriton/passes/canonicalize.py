@@ -100,7 +100,6 @@ from minitriton.ir.ops import (
     IfOp,
     MaxOp,
     MinOp,
-    Module,
     MulOp,
     NegOp,
     NotOp,
@@ -118,7 +117,7 @@ from minitriton.ir.ops import (
 from minitriton.ir.traits import Commutative
 from minitriton.ir.types import ScalarType, element_type
 from minitriton.passes import folding
-from minitriton.passes.base import Pass, register_pass
+from minitriton.passes.base import FunctionPass, register_pass
 from minitriton.passes.rewriting import (
     constant_of,
     insert_before,
@@ -136,17 +135,16 @@ Rule = Callable[[Operation], "list[Value] | None"]
 
 @register_pass
 @dataclass(frozen=True)
-class Canonicalize(Pass):
+class Canonicalize(FunctionPass):
     """Fold constants and simplify ops until nothing changes."""
 
     name: ClassVar[str] = "canonicalize"
 
-    def apply(self, module: Module) -> None:
-        for func in module.funcs:
-            while True:
-                with use_index(func):  # linear, however many ops are rewritten
-                    if not _sweep(func):
-                        break
+    def apply_to_function(self, func: FuncOp) -> None:
+        while True:
+            with use_index(func):  # linear, however many ops are rewritten
+                if not _sweep(func):
+                    break
 
 
 def _sweep(func: FuncOp) -> bool:
@@ -224,22 +222,27 @@ def _fold_binary(op: Operation) -> list[Value] | None:
     return _fold_to(op, folding.fold_binary(type(op), a, b, _elem(op.result)))
 
 
-def _add(op: Operation) -> list[Value] | None:
+def _identity(op: Operation, e: float) -> list[Value] | None:
+    """``x <op> e -> x``, and ``e <op> x -> x`` when the op commutes."""
     x, y = op.operands
-    # x + 0 -> x, 0 + x -> x (ints); x + -0.0 -> x (floats: x + 0.0 turns -0.0 into 0.0)
-    zero = 0 if _is_int(x) else -0.0
-    if _is(y, zero):
+    if _is(y, e):
         return [x]
-    if _is(x, zero) and _swappable(op):
+    if _is(x, e) and _swappable(op):
         return [y]
-    return _fold_binary(op)
+    return None
+
+
+def _add(op: Operation) -> list[Value] | None:
+    # x + 0 -> x, 0 + x -> x (ints); x + -0.0 -> x (floats: x + 0.0 turns -0.0 into 0.0)
+    zero = 0 if _is_int(op.operands[0]) else -0.0
+    return _identity(op, zero) or _fold_binary(op)
 
 
 def _sub(op: Operation) -> list[Value] | None:
     x, y = op.operands
     # x - 0 -> x
-    if _is(y, 0 if _is_int(x) else 0.0):
-        return [x]
+    if identity := _identity(op, 0 if _is_int(x) else 0.0):
+        return identity
     # x - x -> 0 (ints only: inf - inf is nan)
     if x is y and _is_int(x):
         return _fold_to(op, 0)
@@ -249,10 +252,8 @@ def _sub(op: Operation) -> list[Value] | None:
 def _mul(op: Operation) -> list[Value] | None:
     x, y = op.operands
     # x * 1 -> x, 1 * x -> x
-    if _is(y, 1):
-        return [x]
-    if _is(x, 1) and _swappable(op):
-        return [y]
+    if identity := _identity(op, 1):
+        return identity
     # x * 0 -> 0, 0 * x -> 0 (ints only: inf * 0 is nan, -1.0 * 0 is -0.0)
     if _is_int(x) and (_is(x, 0) or _is(y, 0)):
         return _fold_to(op, 0)
@@ -260,11 +261,8 @@ def _mul(op: Operation) -> list[Value] | None:
 
 
 def _div(op: Operation) -> list[Value] | None:
-    x, y = op.operands
     # x // 1 -> x, x / 1.0 -> x
-    if _is(y, 1):
-        return [x]
-    return _fold_binary(op)
+    return _identity(op, 1) or _fold_binary(op)
 
 
 def _rem(op: Operation) -> list[Value] | None:
@@ -294,10 +292,8 @@ def _and(op: Operation) -> list[Value] | None:
 def _or_xor(op: Operation) -> list[Value] | None:
     x, y = op.operands
     # x | 0 -> x, x ^ 0 -> x (and 0 | x, 0 ^ x)
-    if _is(y, 0):
-        return [x]
-    if _is(x, 0) and _swappable(op):
-        return [y]
+    if identity := _identity(op, 0):
+        return identity
     # x | x -> x
     if x is y and isinstance(op, OrOp):
         return [x]
@@ -308,11 +304,8 @@ def _or_xor(op: Operation) -> list[Value] | None:
 
 
 def _shift(op: Operation) -> list[Value] | None:
-    x, y = op.operands
     # x << 0 -> x, x >> 0 -> x
-    if _is(y, 0):
-        return [x]
-    return _fold_binary(op)
+    return _identity(op, 0) or _fold_binary(op)
 
 
 def _min_max(op: Operation) -> list[Value] | None:

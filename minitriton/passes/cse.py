@@ -61,9 +61,9 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from minitriton.ir.core import Block, Operation, freeze_attr
-from minitriton.ir.ops import FuncOp, Module
+from minitriton.ir.ops import FuncOp
 from minitriton.ir.traits import Pure, Terminator
-from minitriton.passes.base import Pass, register_pass
+from minitriton.passes.base import FunctionPass, register_pass
 from minitriton.passes.rewriting import replace_op, use_index
 
 # What makes two ops interchangeable: name, operands, attributes, result types.
@@ -72,15 +72,14 @@ Key = tuple[Any, ...]
 
 @register_pass
 @dataclass(frozen=True)
-class CSE(Pass):
+class CSE(FunctionPass):
     """Replace a pure op by an identical one that dominates it."""
 
     name: ClassVar[str] = "cse"
 
-    def apply(self, module: Module) -> None:
-        for func in module.funcs:
-            with use_index(func):  # linear, however many ops are replaced
-                _cse_block(func.body.block, [], func)
+    def apply_to_function(self, func: FuncOp) -> None:
+        with use_index(func):  # linear, however many ops are replaced
+            _cse_block(func.body.block, [], func)
 
 
 def _cse_block(block: Block, outer: list[dict[Key, Operation]], func: FuncOp) -> None:

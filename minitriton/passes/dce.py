@@ -60,7 +60,7 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from minitriton.ir.core import Operation, replace_all_uses, use_counts
-from minitriton.ir.ops import ForOp, FuncOp, IfOp, Module
+from minitriton.ir.ops import ForOp, FuncOp, IfOp
 from minitriton.ir.traits import (
     MayNotTerminate,
     Pure,
@@ -72,7 +72,7 @@ from minitriton.ir.traits import (
     UnknownEffects,
     WritesMemory,
 )
-from minitriton.passes.base import Pass, register_pass
+from minitriton.passes.base import FunctionPass, register_pass
 from minitriton.passes.rewriting import erase_op, insert_before, is_attached
 
 # Effects that make an op removable when its results are unused: none
@@ -87,15 +87,14 @@ _KEPT_EFFECTS = (WritesMemory, SideEffects, UnknownEffects, Symbol, MayNotTermin
 
 @register_pass
 @dataclass(frozen=True)
-class DCE(Pass):
+class DCE(FunctionPass):
     """Delete ops without effects whose results nobody uses."""
 
     name: ClassVar[str] = "dce"
 
-    def apply(self, module: Module) -> None:
-        for func in module.funcs:
-            while _remove_dead_ops(func) | _drop_unused_results(func):
-                pass
+    def apply_to_function(self, func: FuncOp) -> None:
+        while _remove_dead_ops(func) | _drop_unused_results(func):
+            pass
 
 
 def is_effect_free(op: Operation) -> bool:

@@ -63,23 +63,22 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from minitriton.ir.core import Block, Operation, Value
-from minitriton.ir.ops import Module
+from minitriton.ir.ops import FuncOp
 from minitriton.ir.traits import HasRegions, LoopLike, MayTrap, Pure, Terminator
 from minitriton.ir.types import element_type
-from minitriton.passes.base import Pass, register_pass
+from minitriton.passes.base import FunctionPass, register_pass
 from minitriton.passes.rewriting import constant_of, insert_before
 
 
 @register_pass
 @dataclass(frozen=True)
-class LICM(Pass):
+class LICM(FunctionPass):
     """Move loop-invariant pure ops out of ``scf.for`` and ``scf.while``."""
 
     name: ClassVar[str] = "licm"
 
-    def apply(self, module: Module) -> None:
-        for func in module.funcs:
-            _visit_block(func.body.block)
+    def apply_to_function(self, func: FuncOp) -> None:
+        _visit_block(func.body.block)
 
 
 def _visit_block(block: Block) -> None:

@@ -20,6 +20,7 @@ A cell that has nothing to point at says ``n/a - <reason>``; no cell is empty
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from minitriton.ir.core import OP_REGISTRY, Operation
@@ -125,19 +126,41 @@ def _verified(cls: type[Operation]) -> str:
     return "n/a - takes any operands (ir.verifier checks dominance)"
 
 
+def _found_or_named(
+    found: Sequence[object | None], name: str, by_name: dict[str, str]
+) -> str | None:
+    """Where the functions registered for an op are, else what ``by_name`` says of it.
+
+    None when neither says anything: the column's general rules decide.
+    """
+    fns = [fn for fn in found if fn is not None]
+    if fns:
+        return ", ".join(_where(fn) for fn in fns)
+    return by_name.get(name)
+
+
+def _implemented(
+    fn: object | None, name: str, cls: type[Operation], by_name: dict[str, str], terminator: str
+) -> str:
+    """A column every op needs: its function, else ``by_name``'s reason, else ``terminator``."""
+    cell = _found_or_named([fn], name, by_name)
+    if cell is not None:
+        return cell
+    return terminator if Terminator in cls.traits else "n/a - missing"
+
+
 def _folded(name: str, cls: type[Operation]) -> str:
     from minitriton.passes.canonicalize import RULES
 
-    if cls in RULES:
-        return _where(RULES[cls])
     reasons = {
         "arith.constant": "n/a - already a constant",
         "tt.get_program_id": "n/a - known only at run time",
         "tt.get_num_programs": "n/a - known only at launch",
         "tt.hint": "n/a - kept for the GPU backend's analysis",
     }
-    if name in reasons:
-        return reasons[name]
+    cell = _found_or_named([RULES.get(cls)], name, reasons)
+    if cell is not None:
+        return cell
     if Terminator in cls.traits:
         return "n/a - a terminator"
     if Pure not in cls.traits:
@@ -154,28 +177,19 @@ def _folded(name: str, cls: type[Operation]) -> str:
 def _emulated(name: str, cls: type[Operation]) -> str:
     from minitriton.emulator import SEMANTICS
 
-    if cls in SEMANTICS:
-        return _where(SEMANTICS[cls])
-    if Terminator in cls.traits:
-        return "emulator.interpreter (ends its region)"
-    if name == "tt.func":
-        return "emulator.interpreter (runs the kernel's body)"
-    return "n/a - missing"
+    fn = SEMANTICS.get(cls)
+    by_name = {"tt.func": "emulator.interpreter (runs the kernel's body)"}
+    return _implemented(fn, name, cls, by_name, "emulator.interpreter (ends its region)")
 
 
 def _lowered(name: str, cls: type[Operation]) -> str:
     from minitriton.backend.registry import LOWERINGS
 
-    fn = LOWERINGS.lookup(cls)
-    if fn is not None:
-        return _where(fn)
-    if name == "tt.call":
-        return "n/a - inlined before lowering (backend.prepare.inline_calls)"
-    if name == "tt.func":
-        return "backend.lower.context.LoweringContext.generate (the kernel function)"
-    if Terminator in cls.traits:
-        return "by its parent op's lowering"
-    return "n/a - missing"
+    by_name = {
+        "tt.call": "n/a - inlined before lowering (backend.prepare.inline_calls)",
+        "tt.func": "backend.lower.context.LoweringContext.generate (the kernel function)",
+    }
+    return _implemented(LOWERINGS.lookup(cls), name, cls, by_name, "by its parent op's lowering")
 
 
 def _layout(name: str, cls: type[Operation]) -> str:
@@ -183,14 +197,15 @@ def _layout(name: str, cls: type[Operation]) -> str:
     from minitriton.backend.registry import BACKWARD_RULES, FORWARD_RULES
 
     rules = [table.lookup(cls) for table in (BACKWARD_RULES, FORWARD_RULES)]
-    if any(rules):
-        return ", ".join(_where(fn) for fn in rules if fn is not None)
-    if name == "ttg.convert_layout":
-        return "its own: the layout pass inserts it (backend.prepare.LayoutPlan.ensure)"
-    if name == "tt.call":
-        return "n/a - inlined before layouts are chosen"
-    if name == "tt.func":
-        return "n/a - holds the kernel; its arguments are scalars"
+    by_name = {
+        "ttg.convert_layout": "its own: the layout pass inserts it "
+        "(backend.prepare.LayoutPlan.ensure)",
+        "tt.call": "n/a - inlined before layouts are chosen",
+        "tt.func": "n/a - holds the kernel; its arguments are scalars",
+    }
+    cell = _found_or_named(rules, name, by_name)
+    if cell is not None:
+        return cell
     if prepare.free_class(cls):
         return "any: the layout its users want (backend.prepare.LayoutPlan.fwd)"
     if prepare.elementwise_class(cls):
@@ -203,11 +218,13 @@ def _layout(name: str, cls: type[Operation]) -> str:
 def _axis(name: str, cls: type[Operation]) -> str:
     from minitriton.backend.registry import AXIS_RULES
 
-    fn = AXIS_RULES.lookup(cls)
-    if fn is not None:
-        return _where(fn)
-    if name in ("scf.for", "scf.if"):
-        return "backend.axis.AxisAnalysis.visit (through its regions)"
-    if name == "tt.func":
-        return "backend.axis.AxisAnalysis (its arguments' divisibility)"
+    through_regions = "backend.axis.AxisAnalysis.visit (through its regions)"
+    by_name = {
+        "scf.for": through_regions,
+        "scf.if": through_regions,
+        "tt.func": "backend.axis.AxisAnalysis (its arguments' divisibility)",
+    }
+    cell = _found_or_named([AXIS_RULES.lookup(cls)], name, by_name)
+    if cell is not None:
+        return cell
     return "general: runs its operands share stay constant (backend.axis.AxisAnalysis.generic)"
