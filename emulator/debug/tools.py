@@ -4,8 +4,11 @@ The debugger, the checks, the tracer and the pass checker all need to see a
 launch that the user's code makes with ``kernel[grid](...)``. While a tool is
 active (``with using(tool): ...``), :mod:`minitriton.jit` sends every
 emulator launch to :func:`run_launch` instead of the plain emulator; with no
-tool active nothing changes. A tool may add listeners to the launch
-(:meth:`Tool.listeners`) or run the launch itself (:meth:`Tool.run`)::
+tool active nothing changes. A tool sees the launches of the thread that made
+it active only: a debugger paused in its own thread does not take over the
+launches that the rest of the program (a notebook's next cell) makes. A tool
+may add listeners to the launch (:meth:`Tool.listeners`) or run the launch
+itself (:meth:`Tool.run`)::
 
     class CountStores(Tool):
         def listeners(self, launch):
@@ -24,6 +27,7 @@ from __future__ import annotations
 import contextlib
 import importlib
 import os
+import threading
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -100,28 +104,48 @@ class Tool:
         return False
 
 
-_ACTIVE: list[Tool] = []
+class _Active(threading.local):
+    """The tools active in this thread."""
+
+    def __init__(self) -> None:
+        self.tools: list[Tool] = []
+
+
+_ACTIVE = _Active()
+#: How many threads have tools active: the launch hook stays installed while any has.
+_THREADS = [0]
+_LOCK = threading.Lock()
 
 
 @contextlib.contextmanager
 def using(*tools: Tool) -> Iterator[None]:
-    """Activate ``tools`` for the launches made inside the ``with`` block."""
+    """Activate ``tools`` for the launches this thread makes inside the ``with`` block."""
     # ``minitriton.jit`` the attribute is the decorator: fetch the module itself.
     jit: Any = importlib.import_module("minitriton.jit")
-    _ACTIVE.extend(tools)
-    jit.EMULATOR_HOOK = run_launch
+    mine = _ACTIVE.tools
+    with _LOCK:
+        _THREADS[0] += not mine
+        mine.extend(tools)
+        jit.EMULATOR_HOOK = run_launch
     try:
         yield
     finally:
-        for tool in tools:
-            _ACTIVE.remove(tool)
-        if not _ACTIVE:
-            jit.EMULATOR_HOOK = None
+        with _LOCK:
+            for tool in tools:
+                mine.remove(tool)
+            _THREADS[0] -= not mine
+            if not _THREADS[0]:
+                jit.EMULATOR_HOOK = None
+
+
+def threads_using_tools() -> int:
+    """How many threads have tools active now (0: every launch runs plainly)."""
+    return _THREADS[0]
 
 
 def active_tools() -> list[Tool]:
-    """The active tools, plus those that ``MINITRITON_CHECKS`` asks for."""
-    return [*env_tools(), *_ACTIVE]
+    """This thread's active tools, plus those that ``MINITRITON_CHECKS`` asks for."""
+    return [*env_tools(), *_ACTIVE.tools]
 
 
 def env_tools() -> list[Tool]:
@@ -147,8 +171,13 @@ def env_tools() -> list[Tool]:
 
 def run_launch(compiled: Any, grid: tuple[int, int, int], args: list[Any]) -> None:
     """The launch hook: give the active tools their say, then run the grid."""
-    launch = Launch(compiled, grid, list(args))
     tools = active_tools()
+    if not tools:  # another thread's tools installed the hook: run as without it
+        from minitriton.emulator import launch as emulate
+
+        emulate(compiled.module, grid, args, debug=compiled.options.debug)
+        return
+    launch = Launch(compiled, grid, list(args))
     listeners = [listener for tool in tools for listener in tool.listeners(launch)]
     for tool in reversed(tools):  # the innermost tool decides first
         if tool.run(launch, listeners):

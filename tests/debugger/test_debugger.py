@@ -173,3 +173,29 @@ def test_debugging_later_launch_and_pid_outside_grid(in_test_dir: Path) -> None:
     assert dbg.command("pid 7") == "*** program (7, 0, 0) is outside the grid (3, 1, 1)"
     dbg.finish(all=True)
     assert dbg.finished and dbg.result is None
+
+
+def test_a_paused_session_leaves_other_threads_launches_alone(in_test_dir: Path) -> None:
+    """The notebook case: the debugger waits in its thread; the next cell launches plainly.
+
+    With a breakpoint set, the session takes over its own thread's later
+    launches to stop at it; a launch from another thread must not stop there
+    (nobody would ever resume it) but run as without the session.
+    """
+    import threading
+
+    x = np.arange(24, dtype=np.float32).reshape(3, 8)
+    dbg = Debugger.launch(sum_rows_kernel, (3,), x, np.zeros(3, np.float32), 8, BLOCK=4)
+    assert "Breakpoint 1" in dbg.command("b 33")
+    out = np.zeros(3, np.float32)
+
+    def cell() -> None:
+        sum_rows_kernel[(3,)](x, out, 8, BLOCK=4, backend="emulator")
+
+    other = threading.Thread(target=cell, daemon=True)
+    other.start()
+    other.join(timeout=30)
+    stuck = other.is_alive()
+    dbg.quit()
+    assert not stuck, "a launch from another thread stopped at the session's breakpoint"
+    np.testing.assert_array_equal(out, x.sum(axis=1))
