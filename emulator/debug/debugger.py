@@ -709,7 +709,7 @@ class Debugger:
         def target() -> None:
             error: BaseException | None = None
             try:
-                with using(tool):
+                with using(tool, thread_only=True):  # not the notebook's other launches
                     self._run()
             except BaseException as exc:  # noqa: BLE001 - reported to the controller
                 error = exc

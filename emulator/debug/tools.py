@@ -4,11 +4,11 @@ The debugger, the checks, the tracer and the pass checker all need to see a
 launch that the user's code makes with ``kernel[grid](...)``. While a tool is
 active (``with using(tool): ...``), :mod:`minitriton.jit` sends every
 emulator launch to :func:`run_launch` instead of the plain emulator; with no
-tool active nothing changes. A tool sees the launches of the thread that made
-it active only: a debugger paused in its own thread does not take over the
-launches that the rest of the program (a notebook's next cell) makes. A tool
-may add listeners to the launch (:meth:`Tool.listeners`) or run the launch
-itself (:meth:`Tool.run`)::
+tool active nothing changes. ``using(tool, thread_only=True)`` shows it the
+launches of this thread only: the debugger runs its script in a thread of its
+own, and a paused session must not take over the launches that the rest of
+the program (a notebook's next cell) makes. A tool may add listeners to the
+launch (:meth:`Tool.listeners`) or run the launch itself (:meth:`Tool.run`)::
 
     class CountStores(Tool):
         def listeners(self, launch):
@@ -104,48 +104,52 @@ class Tool:
         return False
 
 
-class _Active(threading.local):
-    """The tools active in this thread."""
+class _ThreadTools(threading.local):
+    """The tools active for this thread's launches only."""
 
     def __init__(self) -> None:
         self.tools: list[Tool] = []
 
 
-_ACTIVE = _Active()
-#: How many threads have tools active: the launch hook stays installed while any has.
-_THREADS = [0]
+_ACTIVE: list[Tool] = []  # for every thread's launches
+_THREAD = _ThreadTools()
+#: Activations in force, in any thread: the launch hook stays installed while there are any.
+_USERS = [0]
 _LOCK = threading.Lock()
 
 
 @contextlib.contextmanager
-def using(*tools: Tool) -> Iterator[None]:
-    """Activate ``tools`` for the launches this thread makes inside the ``with`` block."""
+def using(*tools: Tool, thread_only: bool = False) -> Iterator[None]:
+    """Activate ``tools`` for the launches made inside the ``with`` block.
+
+    With ``thread_only``, for the launches this thread makes only.
+    """
     # ``minitriton.jit`` the attribute is the decorator: fetch the module itself.
     jit: Any = importlib.import_module("minitriton.jit")
-    mine = _ACTIVE.tools
+    where = _THREAD.tools if thread_only else _ACTIVE
     with _LOCK:
-        _THREADS[0] += not mine
-        mine.extend(tools)
+        _USERS[0] += 1
+        where.extend(tools)
         jit.EMULATOR_HOOK = run_launch
     try:
         yield
     finally:
         with _LOCK:
             for tool in tools:
-                mine.remove(tool)
-            _THREADS[0] -= not mine
-            if not _THREADS[0]:
+                where.remove(tool)
+            _USERS[0] -= 1
+            if not _USERS[0]:
                 jit.EMULATOR_HOOK = None
 
 
-def threads_using_tools() -> int:
-    """How many threads have tools active now (0: every launch runs plainly)."""
-    return _THREADS[0]
+def tools_in_use() -> int:
+    """How many ``using`` blocks are in force, in any thread (0: launches run plainly)."""
+    return _USERS[0]
 
 
 def active_tools() -> list[Tool]:
-    """This thread's active tools, plus those that ``MINITRITON_CHECKS`` asks for."""
-    return [*env_tools(), *_ACTIVE.tools]
+    """The tools this thread's launches see, with those ``MINITRITON_CHECKS`` asks for."""
+    return [*env_tools(), *_ACTIVE, *_THREAD.tools]
 
 
 def env_tools() -> list[Tool]:
@@ -172,7 +176,7 @@ def env_tools() -> list[Tool]:
 def run_launch(compiled: Any, grid: tuple[int, int, int], args: list[Any]) -> None:
     """The launch hook: give the active tools their say, then run the grid."""
     tools = active_tools()
-    if not tools:  # another thread's tools installed the hook: run as without it
+    if not tools:  # tools of another thread's only installed the hook: run as without it
         from minitriton.emulator import launch as emulate
 
         emulate(compiled.module, grid, args, debug=compiled.options.debug)

@@ -36,5 +36,5 @@ def _no_tool_left_active() -> Iterator[None]:
     from minitriton.emulator.debug import tools
 
     yield
-    left = tools.threads_using_tools()
-    assert not left, f"the test left emulator tools active in {left} thread(s) (quit its Debugger)"
+    left = tools.tools_in_use()
+    assert not left, f"the test left {left} emulator tool activation(s) (quit its Debugger)"
