@@ -23,9 +23,7 @@ import argparse
 import contextlib
 import importlib
 import importlib.util
-import os
 import re
-import runpy
 import shutil
 import subprocess
 import sys
@@ -359,18 +357,11 @@ def add_run_parser(subparsers: Any) -> None:
 
 def run_script(args: argparse.Namespace) -> int:
     """``minitriton run``: run a script as ``__main__``; kernel errors print as diagnostics."""
-    from minitriton.jit import BACKEND_ENV, set_backend
+    from minitriton.tools.run_status import prepare_script, run_reporting_errors, script_runner
 
     backend, script_args = _pop_backend(args.backend, list(args.script_args))
-    script = Path(args.script)
-    if not script.is_file():
-        raise CliError(f"{args.script}: no such file")
-    if backend is not None:
-        os.environ[BACKEND_ENV] = backend  # child processes of the script agree
-        set_backend(backend)
-    sys.argv = [str(script), *script_args]
-    sys.path.insert(0, str(script.resolve().parent))
-    return _run_path(script)
+    script = prepare_script(args.script, script_args, backend)
+    return run_reporting_errors(script_runner(script), script)
 
 
 def _pop_backend(backend: str | None, rest: list[str]) -> tuple[str | None, list[str]]:
@@ -388,12 +379,6 @@ def _backend_name(name: str) -> str:
     if name not in ("emulator", "gpu"):
         raise CliError(f"--backend {name!r}: expected 'emulator' or 'gpu'")
     return name
-
-
-def _run_path(script: Path) -> int:
-    from minitriton.tools.run_status import run_reporting_errors
-
-    return run_reporting_errors(lambda: runpy.run_path(str(script), run_name="__main__"), script)
 
 
 def user_traceback(exc: BaseException, file: Path) -> str:

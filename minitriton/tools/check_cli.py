@@ -33,8 +33,8 @@ def run_check(args: argparse.Namespace) -> int:
     from minitriton.cli import CliError
     from minitriton.emulator.debug.checks import CheckOptions, Checks
     from minitriton.emulator.debug.tools import using
-    from minitriton.tools.debug_cli import prepare_script, script_runner, split_options
-    from minitriton.tools.run_status import run_reporting_errors
+    from minitriton.tools.debug_cli import split_options
+    from minitriton.tools.run_status import prepare_script, run_reporting_errors, script_runner
 
     script_args = split_options(args)  # options written after FILE.py count too
     try:

@@ -30,8 +30,8 @@ def run_check_passes(args: argparse.Namespace) -> int:
     from minitriton.compiler import check_pass_names
     from minitriton.emulator.debug.passcheck import PassChecker
     from minitriton.emulator.debug.tools import using
-    from minitriton.tools.debug_cli import prepare_script, script_runner, split_options
-    from minitriton.tools.run_status import run_reporting_errors
+    from minitriton.tools.debug_cli import split_options
+    from minitriton.tools.run_status import prepare_script, run_reporting_errors, script_runner
 
     script_args = split_options(args)  # options written after FILE.py count too
     passes = [n.strip() for n in args.passes.split(",") if n.strip()] if args.passes else None

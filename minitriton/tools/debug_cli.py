@@ -16,12 +16,9 @@ to its end.
 from __future__ import annotations
 
 import argparse
-import os
-import runpy
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from pathlib import Path
 from typing import Any
 
 from minitriton.cli import CliError
@@ -98,29 +95,11 @@ def parse_pid(text: str) -> tuple[int, ...]:
     return pid
 
 
-def prepare_script(script: str, script_args: list[str]) -> Path:
-    """Check the file, force the emulator, and set ``sys.argv`` / ``sys.path`` for it."""
-    from minitriton.jit import BACKEND_ENV, set_backend
-
-    path = Path(script)
-    if not path.is_file():
-        raise CliError(f"{script}: no such file")
-    os.environ[BACKEND_ENV] = "emulator"
-    set_backend("emulator")
-    sys.argv = [str(path), *script_args]
-    sys.path.insert(0, str(path.resolve().parent))
-    return path
-
-
-def script_runner(path: Path) -> Any:
-    """A function that runs the script as ``__main__``."""
-    return lambda: runpy.run_path(str(path), run_name="__main__")
-
-
 def run_debug(args: argparse.Namespace) -> int:
     """``minitriton debug``: see the module docstring."""
     from minitriton.emulator.debug.debugger import Debugger, DebuggerQuit
     from minitriton.emulator.errors import EmulatorError
+    from minitriton.tools.run_status import prepare_script, script_runner
 
     path = prepare_script(args.script, split_options(args))
     dbg = Debugger(script_runner(path), kernel=args.kernel, pid=parse_pid(args.pid),

@@ -2,10 +2,33 @@
 
 from __future__ import annotations
 
+import os
+import runpy
 import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+
+
+def prepare_script(script: str, script_args: list[str], backend: str | None = "emulator") -> Path:
+    """Check the file, choose ``backend`` (None: leave it), set ``sys.argv`` / ``sys.path``."""
+    from minitriton.cli import CliError
+    from minitriton.jit import BACKEND_ENV, set_backend
+
+    path = Path(script)
+    if not path.is_file():
+        raise CliError(f"{script}: no such file")
+    if backend is not None:
+        os.environ[BACKEND_ENV] = backend  # child processes of the script agree
+        set_backend(backend)
+    sys.argv = [str(path), *script_args]
+    sys.path.insert(0, str(path.resolve().parent))
+    return path
+
+
+def script_runner(path: Path) -> Callable[[], Any]:
+    """A function that runs the script as ``__main__``."""
+    return lambda: runpy.run_path(str(path), run_name="__main__")
 
 
 def run_reporting_errors(run: Callable[[], Any], script: Path) -> int:

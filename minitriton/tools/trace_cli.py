@@ -32,8 +32,8 @@ def run_trace(args: argparse.Namespace) -> int:
     """``minitriton trace``: see the module docstring."""
     from minitriton.emulator.debug.tools import using
     from minitriton.emulator.debug.tracer import TraceTool
-    from minitriton.tools.debug_cli import prepare_script, script_runner, split_options
-    from minitriton.tools.run_status import run_reporting_errors
+    from minitriton.tools.debug_cli import split_options
+    from minitriton.tools.run_status import prepare_script, run_reporting_errors, script_runner
 
     script_args = split_options(args)  # options written after FILE.py count too
     path = prepare_script(args.script, script_args)
