@@ -23,6 +23,12 @@ cp -r emulator "$SITE/minitriton/emulator"
 cp -r grammar "$SITE/minitriton/grammar"
 export PYTHONPATH="$SITE:$REPO"
 cd /tmp
+# Every GPU test of tests/e2e with MINITRITON_DEBUG=$1, logged to $OUT/$2.log.
+e2e_suite() {
+    MINITRITON_DEBUG="$1" timeout 290 python3 -m pytest -c "$REPO/pyproject.toml" \
+        --rootdir="$REPO" -p no:cacheprovider -q -m gpu "$REPO/tests/e2e" 2>&1 | tee "$OUT/$2.log"
+    return "${PIPESTATUS[0]}"  # pytest's status, not tee's
+}
 STEPS=("$@")
 [[ ${#STEPS[@]} -eq 0 ]] && STEPS=(tests e2e e2e-async demo bench)
 RC=0
@@ -30,11 +36,8 @@ for step in "${STEPS[@]}"; do
     case "$step" in
     tests) timeout 120 python3 -m pytest -c "$REPO/pyproject.toml" --rootdir="$REPO" \
         -p no:cacheprovider -q -rA "$REPO/tests/gpu/test_debug_mode.py" 2>&1 | tee "$OUT/tests.log" ;;
-    e2e) MINITRITON_DEBUG=1 timeout 290 python3 -m pytest -c "$REPO/pyproject.toml" \
-        --rootdir="$REPO" -p no:cacheprovider -q -m gpu "$REPO/tests/e2e" 2>&1 | tee "$OUT/e2e.log" ;;
-    e2e-async) MINITRITON_DEBUG=async timeout 290 python3 -m pytest -c "$REPO/pyproject.toml" \
-        --rootdir="$REPO" -p no:cacheprovider -q -m gpu "$REPO/tests/e2e" 2>&1 \
-        | tee "$OUT/e2e_async.log" ;;
+    e2e) e2e_suite 1 e2e ;;
+    e2e-async) e2e_suite async e2e_async ;;
     demo) timeout 60 python3 "$REPO/scripts/debug_demo.py" 2>&1 | tee "$OUT/demo.log"
         MINITRITON_DEBUG=async timeout 60 python3 "$REPO/scripts/debug_demo.py" 2>&1 \
             | tee "$OUT/demo_async.log"

@@ -8,13 +8,16 @@ right answer. The correct-mask twins must raise nothing.
 
 from __future__ import annotations
 
+import os
+import subprocess
 import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from minitriton.backend import DeviceArray, gpu_available
+from minitriton.backend import DeviceArray, debug_mode, gpu_available, synchronize
+from minitriton.emulator.errors import DeviceCheckError
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 from tests.kernels import debug_mode as K  # noqa: E402
@@ -34,8 +37,6 @@ def emulator_error(kernel, grid, *args, **meta) -> str:
 
 
 def gpu_error(kernel, grid, *args, **meta) -> str:
-    from minitriton.emulator.errors import DeviceCheckError
-
     with pytest.raises(DeviceCheckError) as info:
         kernel[grid](*args, backend="gpu", debug=True, **meta)
     return str(info.value)
@@ -205,13 +206,9 @@ def test_torch_tensor_extent_is_its_storage():
 @pytest.fixture
 def deferred(monkeypatch):
     """``MINITRITON_DEBUG=async`` for one test; nothing may stay in flight after it."""
-    from minitriton.backend import debug_mode
-
     monkeypatch.setenv("MINITRITON_DEBUG", "async")
     yield debug_mode
     monkeypatch.delenv("MINITRITON_DEBUG")
-    from minitriton.backend import synchronize
-
     synchronize()
     assert not debug_mode._in_flight
 
@@ -231,15 +228,11 @@ def test_deferred_error_raises_at_the_next_launch(deferred):
     dev = DeviceArray.from_numpy(out)
     K.store_past_end[(1,)](dev, 8, BLOCK=16, MASKED=False, backend="gpu", debug=True)  # returns
     (x, y, o), hx, hy = device_add()
-    from minitriton.emulator.errors import DeviceCheckError
-
     with pytest.raises(DeviceCheckError) as info:
         K.add[(4,)](x, y, o, 1000, BLOCK=256, backend="gpu", debug=True)
     assert str(info.value) == want + "\n  " + deferred.DEFERRED_NOTE
     assert np.all(o.to_numpy() == 0)  # the launch that raised did not run
     K.add[(4,)](x, y, o, 1000, BLOCK=256, backend="gpu", debug=True)
-    from minitriton.backend import synchronize
-
     synchronize()
     np.testing.assert_array_equal(o.to_numpy(), hx + hy)
 
@@ -248,9 +241,6 @@ def test_deferred_error_raises_at_synchronize(deferred):
     (x, y, o), _, _ = device_add(short=100)
     want = emulator_error(K.add, (4,), x.to_numpy(), y.to_numpy(), o.to_numpy(), 1000, BLOCK=256)
     K.add[(4,)](x, y, o, 1000, BLOCK=256, backend="gpu", debug=True)
-    from minitriton.backend import synchronize
-    from minitriton.emulator.errors import DeviceCheckError
-
     with pytest.raises(DeviceCheckError) as info:
         synchronize()
     assert str(info.value) == want + "\n  " + deferred.DEFERRED_NOTE
@@ -272,12 +262,8 @@ def test_deferred_launches_past_the_pool_report_the_one_that_failed(deferred):
             assert "'x_ptr' (900 elements of fp32) in program (3, 0, 0)" in str(e)
             break
     else:
-        from minitriton.backend import synchronize
-
         with pytest.raises(Exception, match=r"'x_ptr' \(900 elements of fp32\)"):
             synchronize()
-    from minitriton.backend import synchronize
-
     synchronize()
     np.testing.assert_array_equal(o.to_numpy(), hx + hy)
 
@@ -295,9 +281,6 @@ def test_deferred_error_is_printed_at_exit_if_nobody_asks(tmp_path):
         "print('returned')\n",
         encoding="utf-8",
     )
-    import os
-    import subprocess
-
     env = dict(os.environ, MINITRITON_DEBUG="async")
     done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
                           env=env, timeout=120)  # fmt: skip
