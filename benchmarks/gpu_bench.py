@@ -329,7 +329,7 @@ def _cold_stages(mt: ModuleType, x: Any, minitriton: ModuleType) -> dict[str, fl
     compiler.parse(fn.source)
     stamps.append(("parse", time.perf_counter()))
     module = compiler.lower(fn.source, specs)
-    stamps.append(("lower to IR (parses again)", time.perf_counter()))
+    stamps.append(("lower to IR (the parsed AST reused)", time.perf_counter()))
     module = compiler.optimize(module, options)
     stamps.append(("pass pipeline", time.perf_counter()))
     binary = compiler.codegen(module, options)

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import importlib.util
 import os
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -89,12 +90,26 @@ def _check_backend_name(name: str, where: str) -> None:
 
 @functools.cache
 def gpu_available() -> bool:
-    """True when the GPU backend loads, cuda-python is importable and a device is present."""
+    """True when the GPU backend loads, cuda-python is importable and a device is present.
+
+    Without cuda-python (a laptop, CI) the answer comes without importing the
+    GPU backend and llvmlite: choosing the emulator costs the first launch
+    nothing.
+    """
+    if not _cuda_python_installed():
+        return False
     try:
         from minitriton.backend import gpu_available as backend_gpu_available
     except ImportError:
         return False
     return bool(backend_gpu_available())
+
+
+def _cuda_python_installed() -> bool:
+    try:
+        return importlib.util.find_spec("cuda.bindings") is not None
+    except (ImportError, ValueError):  # no `cuda` package at all, or a stand-in
+        return False
 
 
 # ---------------------------------------------------------------------------

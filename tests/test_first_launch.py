@@ -9,7 +9,9 @@ instead. In a fresh process (``CHILD``), the first launch of a kernel:
   the fast LALR driver (Lark's own loop never runs on valid input);
 * with a warm cache, parses nothing, neither the kernel's source nor the
   cached IR's text (the entry's pickled module is loaded), and the
-  frontend's lowering and the passes are never imported at all.
+  frontend's lowering and the passes are never imported at all;
+* with no backend chosen, on a machine without cuda-python, picks the
+  emulator without importing the GPU backend or llvmlite.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ ROOT = Path(__file__).resolve().parents[1]
 CHILD = textwrap.dedent(
     """
     import json, sys
+    NO_CUDA_PYTHON  # replaced by run_child
     import numpy as np
     import lark
     from minitriton.frontend import lalr
@@ -46,7 +49,7 @@ CHILD = textwrap.dedent(
     x = np.arange(300, dtype=np.float32) % 17
     out = np.zeros_like(x)
     before = set(sys.modules)
-    compiled = scale_kernel[(5,)](x, out, 300, BLOCK=64, backend="emulator")
+    compiled = scale_kernel[(5,)](x, out, 300, BLOCK=64, **LAUNCH_OPTIONS)
     imported = sorted(set(sys.modules) - before)
     want = x * 3  # SCALE, and each block's maximum added to its first lane
     want[::64] += [max(want[i:i + 64].max(), 0) for i in range(0, 300, 64)]
@@ -57,17 +60,27 @@ CHILD = textwrap.dedent(
         "from_disk": compiled.from_disk,
         "lowering": "minitriton.frontend.lower" in sys.modules,
         "passes": "minitriton.passes.pipeline" in sys.modules,
+        "gpu_backend": "minitriton.backend" in sys.modules or "llvmlite" in sys.modules,
+        "ran_on": type(compiled).__name__,
     }))
     """
 )
 
 
-def run_child(cache: Path) -> dict:
-    """One fresh process launching scale_kernel with the disk cache ``cache``."""
+def run_child(cache: Path, default_backend: bool = False) -> dict:
+    """One fresh process launching scale_kernel with the disk cache ``cache``.
+
+    With ``default_backend`` the launch names no backend, and the child acts
+    as a machine without cuda-python (``import cuda`` fails).
+    """
     env = dict(os.environ, MINITRITON_CACHE_DIR=str(cache), PYTHONPATH=str(ROOT))
     env.pop("MINITRITON_CACHE", None)
+    env.pop("MINITRITON_BACKEND", None)
+    child = CHILD.replace("LAUNCH_OPTIONS", "{}" if default_backend else "{'backend': 'emulator'}")
+    no_cuda = "sys.modules['cuda'] = None" if default_backend else "pass"
+    child = child.replace("NO_CUDA_PYTHON  # replaced by run_child", no_cuda)
     proc = subprocess.run(
-        [sys.executable, "-c", CHILD], capture_output=True, text=True, env=env, cwd=ROOT
+        [sys.executable, "-c", child], capture_output=True, text=True, env=env, cwd=ROOT
     )
     assert proc.returncode == 0, proc.stderr
     return json.loads(proc.stdout.strip().splitlines()[-1])
@@ -85,3 +98,12 @@ def test_first_launch_cold_then_warm(tmp_path: Path) -> None:
     assert warm["from_disk"] is True
     assert warm["fast"] == 0 and warm["lark"] == 0 and warm["ir_text"] == 0
     assert warm["lowering"] is False and warm["passes"] is False
+
+
+def test_default_backend_without_cuda_python_loads_no_gpu_code(tmp_path: Path) -> None:
+    for run in ("cold", "warm"):
+        child = run_child(tmp_path, default_backend=True)
+        assert child["imported"] == [], run
+        assert child["from_disk"] is (run == "warm")
+        assert child["gpu_backend"] is False, run  # nor at the @jit definition
+        assert child["ran_on"] == "CompiledKernel"  # the emulator's compiled form

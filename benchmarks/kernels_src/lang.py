@@ -2,7 +2,8 @@
 
 ``BENCH_FLAVOR=triton`` imports real Triton (run it with
 ``TRITON_INTERPRET=1`` for its CPU interpreter, set before the import);
-anything else imports MiniTriton and selects its NumPy emulator. Row
+anything else imports MiniTriton, on its default backend: the NumPy
+emulator on a machine without a GPU. Row
 modules do ``from kernels_src.lang import library, triton`` and never look at
 the flavor themselves; they take their kernels from the kernel library
 (``tests/kernels/``) with :func:`library`, under the same flavor.
@@ -31,10 +32,10 @@ if FLAVOR == "triton":
     import triton
     import triton.language as tl
 else:
+    # No set_backend(): the child runs on the default backend, as a student's
+    # script does (the parent sets MINITRITON_BACKEND=emulator on a GPU machine).
     import minitriton as triton
     import minitriton.language as tl
-
-    triton.set_backend("emulator")
 
 __all__ = ["FLAVOR", "Case", "device", "library", "tl", "triton"]
 
