@@ -18,7 +18,7 @@ Three steps, all on a private copy (the caller's module is never changed):
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from minitriton.backend.accelerate_matmul import arch_number
 from minitriton.backend.axis import AxisAnalysis, AxisInfo
@@ -259,14 +259,20 @@ class LayoutPlan:
         rule(self, op)
         return True
 
+    def run_rules(
+        self, ops: Iterable[Operation], rules: OpTable, default: Callable[[Operation], None]
+    ) -> None:
+        """Run each op's rule from ``rules``, and ``default`` on the ops that have none."""
+        for op in ops:
+            if not self.run_rule(rules, op):
+                default(op)
+
     # -- pass 1: backwards ---------------------------------------------
     def back_block(self, block: Block) -> None:
-        for op in reversed(block.ops):
-            self.back(op)
+        self.run_rules(reversed(block.ops), BACKWARD_RULES, self.back)
 
     def back(self, op: Operation) -> None:
-        if self.run_rule(BACKWARD_RULES, op):
-            return
+        """Pass 1 of an op without a rule: an elementwise op wants its operands in its layout."""
         if _elementwise_block(op):
             want = self.wanted(op.results[0])
             for v in op.operands:
@@ -286,12 +292,11 @@ class LayoutPlan:
 
     # -- pass 2: forwards ----------------------------------------------
     def fwd_block(self, block: Block) -> None:
-        for op in list(block.ops):
-            self.fwd(op)
+        # Over a copy: conversions are inserted into the block as it goes.
+        self.run_rules(list(block.ops), FORWARD_RULES, self.fwd)
 
     def fwd(self, op: Operation) -> None:
-        if self.run_rule(FORWARD_RULES, op):
-            return
+        """Pass 2 of an op without a rule: elementwise and free ops take the wanted layout."""
         if _elementwise_block(op):
             layout = self.wanted(op.results[0])
             for i in range(len(op.operands)):

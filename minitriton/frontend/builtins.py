@@ -81,30 +81,30 @@ def _values(ctx: Any, x: Any, what: str) -> Tensor:
     """A block of values (reductions, scans and sorts do not apply to pointers)."""
     t = _block(ctx, x, what)
     if t.dtype.is_ptr():
-        raise error(
-            ctx.b.loc,
-            f"{what} must be a block of values, not of pointers ({t.type})",
-            help="load the values first: tl.load(pointers)",
-        )
+        message = f"{what} must be a block of values, not of pointers ({t.type})"
+        raise error(ctx.b.loc, message, help="load the values first: tl.load(pointers)")
     return t
 
 
-def _const_int(ctx: Any, x: Any, what: str) -> int:
-    if isinstance(x, bool) or not isinstance(x, int):
-        raise error(ctx.b.loc, f"{what} must be a compile-time integer, got {S.describe(x)}")
+def _compile_time(ctx: Any, x: Any, ok: bool, what: str, expected: str) -> Any:
+    """``x`` if ``ok``; otherwise the error "WHAT must be EXPECTED, got ..." about it."""
+    if not ok:
+        raise error(ctx.b.loc, f"{what} must be {expected}, got {S.describe(x)}")
     return x
+
+
+def _const_int(ctx: Any, x: Any, what: str) -> int:
+    ok = isinstance(x, int) and not isinstance(x, bool)
+    return _compile_time(ctx, x, ok, what, "a compile-time integer")
 
 
 def _const_str(ctx: Any, x: Any, what: str) -> str:
-    if not isinstance(x, str):
-        raise error(ctx.b.loc, f"{what} must be a compile-time string, got {S.describe(x)}")
-    return x
+    return _compile_time(ctx, x, isinstance(x, str), what, "a compile-time string")
 
 
 def _dtype(ctx: Any, x: Any, what: str = "dtype") -> ScalarType:
-    if not isinstance(x, ScalarType):
-        raise error(ctx.b.loc, f"{what} must be a tl dtype such as tl.float32, got {S.describe(x)}")
-    return x
+    ok = isinstance(x, ScalarType)
+    return _compile_time(ctx, x, ok, what, "a tl dtype such as tl.float32")
 
 
 def _shape(ctx: Any, shape: Any) -> tuple[int, ...]:
@@ -142,11 +142,8 @@ def _float_input(ctx: Any, x: Any, name: str, allowed: tuple[ScalarType, ...]) -
     t = _tensor(ctx, x, "x")
     if t.dtype not in allowed:
         names = " or ".join(repr(a) for a in allowed)
-        raise error(
-            ctx.b.loc,
-            f"tl.{name} expects {names}, got {t.dtype!r}",
-            help="convert with .to(tl.float32) first",
-        )
+        message = f"tl.{name} expects {names}, got {t.dtype!r}"
+        raise error(ctx.b.loc, message, help="convert with .to(tl.float32) first")
     return t
 
 

@@ -18,18 +18,8 @@ from minitriton.diagnostics import error
 from minitriton.frontend import promotion as P
 from minitriton.frontend.builder import Builder
 from minitriton.ir import ops
+from minitriton.ir import types as T
 from minitriton.ir.core import Value
-from minitriton.ir.types import (
-    I1,
-    BlockType,
-    PointerType,
-    ScalarType,
-    Type,
-    element_type,
-    shape_of,
-    with_element,
-    with_shape,
-)
 
 MAX_NUMEL = 2**20
 
@@ -41,40 +31,40 @@ class Tensor:
         self.handle = handle
 
     @property
-    def type(self) -> Type:
+    def type(self) -> T.Type:
         """The IR type."""
         return self.handle.type
 
     @property
-    def dtype(self) -> ScalarType | PointerType:
+    def dtype(self) -> T.ScalarType | T.PointerType:
         """The element type (``tl.float32``, a pointer type ...)."""
-        return element_type(self.type)
+        return T.element_type(self.type)
 
     @property
     def shape(self) -> tuple[int, ...]:
         """The block shape, ``()`` for scalars."""
-        return shape_of(self.type)
+        return T.shape_of(self.type)
 
     @property
     def is_block(self) -> bool:
         """True for blocks."""
-        return isinstance(self.type, BlockType)
+        return isinstance(self.type, T.BlockType)
 
     def __repr__(self) -> str:
         return f"Tensor({self.type})"
 
 
-def scalar_dtype(x: Tensor) -> ScalarType:
+def scalar_dtype(x: Tensor) -> T.ScalarType:
     """``x``'s element type, where the caller has checked that ``x`` is no pointer."""
     dtype = x.dtype
-    assert isinstance(dtype, ScalarType), dtype
+    assert isinstance(dtype, T.ScalarType), dtype
     return dtype
 
 
-def pointee_of(x: Tensor) -> ScalarType:
+def pointee_of(x: Tensor) -> T.ScalarType:
     """The type ``x`` points to, where the caller has checked that ``x`` is a pointer."""
     dtype = x.dtype
-    assert isinstance(dtype, PointerType), dtype
+    assert isinstance(dtype, T.PointerType), dtype
     return dtype.pointee
 
 
@@ -128,9 +118,9 @@ def describe(x: object) -> str:
         return str(x.type)
     if isinstance(x, Aggregate):
         return x.describe()
-    if isinstance(x, ScalarType):
+    if isinstance(x, T.ScalarType):
         return f"dtype {x!r}"
-    if isinstance(x, (PointerType, BlockType)):
+    if isinstance(x, (T.PointerType, T.BlockType)):
         return f"the type {x!r}"
     if x is None or isinstance(x, (bool, int, float, str)):
         return _describe_literal(x)
@@ -230,14 +220,14 @@ def broadcast_to(b: Builder, x: Tensor, shape: tuple[int, ...]) -> Tensor:
     if x.shape == shape:
         return x
     if not x.is_block:
-        return Tensor(b.value(ops.SplatOp, [x.handle], BlockType(shape, x.dtype)))
+        return Tensor(b.value(ops.SplatOp, [x.handle], T.BlockType(shape, x.dtype)))
     if broadcast_shapes(b, x.shape, shape) != shape:
         raise error(b.loc, f"cannot broadcast {x.type} to shape {list(shape)}")
     while len(x.shape) < len(shape):
         x = expand_dims(b, x, 0)
     if x.shape == shape:
         return x
-    return Tensor(b.value(ops.BroadcastOp, [x.handle], BlockType(shape, x.dtype)))
+    return Tensor(b.value(ops.BroadcastOp, [x.handle], T.BlockType(shape, x.dtype)))
 
 
 def broadcast_pair(b: Builder, x: Tensor, y: Tensor) -> tuple[Tensor, Tensor]:
@@ -249,13 +239,14 @@ def broadcast_pair(b: Builder, x: Tensor, y: Tensor) -> tuple[Tensor, Tensor]:
 def expand_dims(b: Builder, x: Tensor, axis: int) -> Tensor:
     """Insert a dimension of size 1 at ``axis``."""
     if not x.is_block:
-        return Tensor(b.value(ops.SplatOp, [x.handle], BlockType((1,), x.dtype)))
+        return Tensor(b.value(ops.SplatOp, [x.handle], T.BlockType((1,), x.dtype)))
     rank = len(x.shape) + 1
     if not -rank <= axis < rank:
         raise error(b.loc, f"expand_dims axis {axis} is out of range for {x.type}")
     axis %= rank
     shape = x.shape[:axis] + (1,) + x.shape[axis:]
-    return Tensor(b.value(ops.ExpandDimsOp, [x.handle], BlockType(shape, x.dtype), {"axis": axis}))
+    result_type = T.BlockType(shape, x.dtype)
+    return Tensor(b.value(ops.ExpandDimsOp, [x.handle], result_type, {"axis": axis}))
 
 
 def reshape(b: Builder, x: Tensor, shape: tuple[int, ...]) -> Tensor:
@@ -263,7 +254,7 @@ def reshape(b: Builder, x: Tensor, shape: tuple[int, ...]) -> Tensor:
     numel = 1
     for d in shape:
         numel *= d
-    if numel != (x.type.numel if isinstance(x.type, BlockType) else 1):
+    if numel != (x.type.numel if isinstance(x.type, T.BlockType) else 1):
         raise error(b.loc, f"cannot reshape {x.type} to shape {list(shape)}")
     if x.shape == shape:
         return x
@@ -272,7 +263,7 @@ def reshape(b: Builder, x: Tensor, shape: tuple[int, ...]) -> Tensor:
     check_block_shape(b, shape)
     if not x.is_block:
         return broadcast_to(b, x, shape)
-    return Tensor(b.value(ops.ReshapeOp, [x.handle], BlockType(shape, x.dtype)))
+    return Tensor(b.value(ops.ReshapeOp, [x.handle], T.BlockType(shape, x.dtype)))
 
 
 def permute(b: Builder, x: Tensor, order: tuple[int, ...]) -> Tensor:
@@ -283,17 +274,17 @@ def permute(b: Builder, x: Tensor, order: tuple[int, ...]) -> Tensor:
         return x
     shape = tuple(x.shape[i] for i in order)
     attrs = {"order": list(order)}
-    return Tensor(b.value(ops.TransOp, [x.handle], BlockType(shape, x.dtype), attrs))
+    return Tensor(b.value(ops.TransOp, [x.handle], T.BlockType(shape, x.dtype), attrs))
 
 
 # ---------------------------------------------------------------- conversion
 
 
-def constant(b: Builder, value: Any, t: Type) -> Tensor:
+def constant(b: Builder, value: Any, t: T.Type) -> Tensor:
     """A constant of type ``t`` holding the Python scalar ``value``."""
     if not P.is_py_scalar(value):
         raise error(b.loc, f"cannot use {describe(value)} as a run-time value")
-    if isinstance(element_type(t), PointerType):
+    if isinstance(T.element_type(t), T.PointerType):
         raise error(b.loc, "cannot make a pointer constant")
     return Tensor(b.constant(value, t))
 
@@ -307,47 +298,47 @@ def to_tensor(b: Builder, x: Any) -> Tensor:
     return constant(b, x, _literal_type(b, x))
 
 
-def _literal_type(b: Builder, x: Any) -> ScalarType:
+def _literal_type(b: Builder, x: Any) -> T.ScalarType:
     try:
         return P.literal_type(x)
     except P.PromotionError as e:
         raise error(b.loc, str(e)) from None
 
 
-def cast(b: Builder, x: Any, dtype: ScalarType | PointerType) -> Tensor:
+def cast(b: Builder, x: Any, dtype: T.ScalarType | T.PointerType) -> Tensor:
     """Convert ``x`` to element type ``dtype`` (``x.to(dtype)``)."""
     if not isinstance(x, Tensor):
-        return constant(b, x, dtype) if isinstance(dtype, ScalarType) else to_tensor(b, x)
+        return constant(b, x, dtype) if isinstance(dtype, T.ScalarType) else to_tensor(b, x)
     if x.dtype == dtype:
         return x
-    if dtype == I1 and not isinstance(x.dtype, PointerType):
+    if dtype == T.I1 and not isinstance(x.dtype, T.PointerType):
         # Triton casts to bool with `!= 0`, not by truncation.
         return compare(b, "!=", x, 0)
-    ptr_change = isinstance(x.dtype, PointerType) != isinstance(dtype, PointerType)
+    ptr_change = isinstance(x.dtype, T.PointerType) != isinstance(dtype, T.PointerType)
     if ptr_change and not (dtype.is_int() or x.dtype.is_int()):
         raise error(b.loc, f"cannot cast {x.type} to {dtype!r}")
-    return Tensor(b.value(ops.CastOp, [x.handle], with_element(x.type, dtype)))
+    return Tensor(b.value(ops.CastOp, [x.handle], T.with_element(x.type, dtype)))
 
 
-def bitcast(b: Builder, x: Any, dtype: ScalarType | PointerType) -> Tensor:
+def bitcast(b: Builder, x: Any, dtype: T.ScalarType | T.PointerType) -> Tensor:
     """Reinterpret the bits of ``x`` as ``dtype`` (same width)."""
     x = to_tensor(b, x)
     if x.dtype == dtype:
         return x
     src = x.dtype
-    if not (isinstance(src, ScalarType) and isinstance(dtype, ScalarType)):
+    if not (isinstance(src, T.ScalarType) and isinstance(dtype, T.ScalarType)):
         raise error(b.loc, f"cannot bitcast {src!r} to {dtype!r}: the widths differ")
     if src.bitwidth != dtype.bitwidth:
         raise error(b.loc, f"cannot bitcast {src!r} to {dtype!r}: the widths differ")
-    return Tensor(b.value(ops.BitcastOp, [x.handle], with_element(x.type, dtype)))
+    return Tensor(b.value(ops.BitcastOp, [x.handle], T.with_element(x.type, dtype)))
 
 
 def to_bool(b: Builder, x: Any) -> Tensor:
     """``x`` as int1 (``x != 0`` for numbers)."""
     x = to_tensor(b, x)
-    if x.dtype == I1:
+    if x.dtype == T.I1:
         return x
-    if isinstance(x.dtype, PointerType):
+    if isinstance(x.dtype, T.PointerType):
         raise error(b.loc, f"cannot use a pointer ({x.type}) as a condition")
     return compare(b, "!=", x, 0)
 
@@ -372,7 +363,7 @@ CMP_PREDICATES = {"==": "eq", "!=": "ne", "<": "lt", "<=": "le", ">": "gt", ">="
 
 def _operand_type(b: Builder, x: Any) -> P.Operand:
     if isinstance(x, Tensor):
-        if isinstance(x.dtype, PointerType):
+        if isinstance(x.dtype, T.PointerType):
             raise error(b.loc, f"this operation does not apply to pointers ({x.type})")
         return x.dtype
     if P.is_py_scalar(x):
@@ -380,7 +371,7 @@ def _operand_type(b: Builder, x: Any) -> P.Operand:
     raise error(b.loc, f"cannot use {describe(x)} in an arithmetic expression")
 
 
-def computation_type(b: Builder, x: Any, y: Any, category: str) -> ScalarType:
+def computation_type(b: Builder, x: Any, y: Any, category: str) -> T.ScalarType:
     """The promotion rules' type for ``x op y``, with a located error."""
     try:
         return P.computation_type(_operand_type(b, x), _operand_type(b, y), category)
@@ -399,10 +390,10 @@ def _shape(x: Any) -> tuple[int, ...]:
     return x.shape if isinstance(x, Tensor) else ()
 
 
-def _convert(b: Builder, x: Any, t: ScalarType, shape: tuple[int, ...]) -> Tensor:
+def _convert(b: Builder, x: Any, t: T.ScalarType, shape: tuple[int, ...]) -> Tensor:
     """``x`` cast to ``t`` and broadcast to ``shape``; scalars become constants."""
     if not isinstance(x, Tensor):
-        return constant(b, x, with_shape(t, shape))
+        return constant(b, x, T.with_shape(t, shape))
     return broadcast_to(b, cast(b, x, t), shape)
 
 
@@ -456,7 +447,7 @@ def compare(b: Builder, op: str, x: Any, y: Any) -> Tensor:
     else:
         a, c = promote_pair(b, x, y, P.COMPARE)
     pred = {"pred": CMP_PREDICATES[op]}
-    return Tensor(b.value(ops.CmpOp, [a.handle, c.handle], with_element(a.type, I1), pred))
+    return Tensor(b.value(ops.CmpOp, [a.handle, c.handle], T.with_element(a.type, T.I1), pred))
 
 
 def _pointer_pair(b: Builder, x: Any, y: Any) -> tuple[Tensor, Tensor]:
@@ -466,7 +457,7 @@ def _pointer_pair(b: Builder, x: Any, y: Any) -> tuple[Tensor, Tensor]:
 
 
 def _is_ptr(x: Any) -> bool:
-    return isinstance(x, Tensor) and isinstance(x.dtype, PointerType)
+    return isinstance(x, Tensor) and isinstance(x.dtype, T.PointerType)
 
 
 def pointer_arith(b: Builder, op: str, x: Any, y: Any) -> Tensor:
@@ -476,7 +467,7 @@ def pointer_arith(b: Builder, op: str, x: Any, y: Any) -> Tensor:
     if not _is_ptr(x) or _is_ptr(y):
         raise error(b.loc, f"unsupported pointer arithmetic: {describe(x)} {op} {describe(y)}")
     offset = to_tensor(b, y)
-    if not isinstance(offset.dtype, ScalarType) or not offset.dtype.is_int():
+    if not isinstance(offset.dtype, T.ScalarType) or not offset.dtype.is_int():
         raise error(b.loc, f"pointer offsets must be integers, got {offset.type}")
     if op == "-":
         offset = Tensor(b.value(ops.NegOp, [offset.handle], offset.type))
@@ -496,7 +487,7 @@ def negate(b: Builder, x: Tensor) -> Tensor:
 def invert(b: Builder, x: Tensor) -> Tensor:
     """``~x`` (bitwise not, integers only)."""
     t = _operand_type(b, x)
-    if not (isinstance(t, ScalarType) and t.is_int()):
+    if not (isinstance(t, T.ScalarType) and t.is_int()):
         raise error(b.loc, f"'~' needs an integer operand, got {x.type}")
     return Tensor(b.value(ops.NotOp, [x.handle], x.type))
 

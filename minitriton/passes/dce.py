@@ -59,30 +59,26 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
+from minitriton.ir import traits
 from minitriton.ir.core import Operation, replace_all_uses, use_counts
 from minitriton.ir.ops import ForOp, FuncOp, IfOp
-from minitriton.ir.traits import (
-    MayNotTerminate,
-    Pure,
-    ReadsMemory,
-    RecursiveEffects,
-    SideEffects,
-    Symbol,
-    Terminator,
-    UnknownEffects,
-    WritesMemory,
-)
 from minitriton.passes.base import FunctionPass, register_pass
 from minitriton.passes.rewriting import erase_op, insert_before, is_attached
 
 # Effects that make an op removable when its results are unused: none
 # (Pure), only reading memory (nobody can observe a read), or only those of
 # its regions (scf.for, scf.if: removable when their regions are).
-_REMOVABLE_EFFECTS = (Pure, ReadsMemory, RecursiveEffects)
+_REMOVABLE_EFFECTS = (traits.Pure, traits.ReadsMemory, traits.RecursiveEffects)
 
 # Effects that keep an op whatever else it declares (a dead scf.while is
 # kept: removing it could turn a hang into termination).
-_KEPT_EFFECTS = (WritesMemory, SideEffects, UnknownEffects, Symbol, MayNotTerminate)
+_KEPT_EFFECTS = (
+    traits.WritesMemory,
+    traits.SideEffects,
+    traits.UnknownEffects,
+    traits.Symbol,
+    traits.MayNotTerminate,
+)
 
 
 @register_pass
@@ -101,7 +97,7 @@ def is_effect_free(op: Operation) -> bool:
     """True if running ``op`` (and its regions) changes nothing but its results."""
     # BEGIN EXERCISE c2-dce
     # STUB: raise NotImplementedError("c2-dce: is_effect_free (see the module docstring)")
-    if op.has_trait(Terminator):
+    if op.has_trait(traits.Terminator):
         return True
     if any(op.has_trait(t) for t in _KEPT_EFFECTS):
         return False
@@ -122,7 +118,7 @@ def _remove_dead_ops(func: FuncOp) -> bool:
     for op in reversed(list(func.walk())):
         if op is func or not is_attached(op, func) or not is_effect_free(op):
             continue
-        if op.has_trait(Terminator) or any(counts.get(id(r), 0) for r in op.results):
+        if op.has_trait(traits.Terminator) or any(counts.get(id(r), 0) for r in op.results):
             continue
         for inner in op.walk():
             for v in inner.operands:

@@ -15,7 +15,7 @@ Example
 
 Before::
 
-    tt.func @kernel(%p: ptr<f32>, %x: f32) {
+    tt.func @kernel(%x: f32, %p: ptr<f32>) {
       %y = tt.call(%x) {callee = "square"} : f32
       tt.store(%p, %y)
       tt.return()
@@ -27,7 +27,7 @@ Before::
 
 After::
 
-    tt.func @kernel(%p: ptr<f32>, %x: f32) {
+    tt.func @kernel(%x: f32, %p: ptr<f32>) {
       %sq = arith.mul(%x, %x) : f32
       tt.store(%p, %sq)
       tt.return()

@@ -36,32 +36,8 @@ from minitriton.backend.lltypes import (
     scalar_of,
 )
 from minitriton.backend.registry import lowering
+from minitriton.ir import ops
 from minitriton.ir.core import Operation
-from minitriton.ir.ops import (
-    AddOp,
-    AddPtrOp,
-    AndOp,
-    BitcastOp,
-    CastOp,
-    CmpOp,
-    ConstantOp,
-    DivOp,
-    DivRnOp,
-    HintOp,
-    MaxOp,
-    MinOp,
-    MulOp,
-    NegOp,
-    NotOp,
-    OrOp,
-    RemOp,
-    SelectOp,
-    ShlOp,
-    ShrOp,
-    SubOp,
-    UmulhiOp,
-    XorOp,
-)
 from minitriton.ir.types import BF16, F32, BlockType, PointerType, ScalarType, element_type
 
 if TYPE_CHECKING:
@@ -81,12 +57,13 @@ _INT_BINARY = {
 }
 _FLOAT_BINARY = {"arith.add": "fadd", "arith.sub": "fsub", "arith.mul": "fmul"}
 _ICMP = {"eq": "==", "ne": "!=", "lt": "<", "le": "<=", "gt": ">", "ge": ">="}
-_BINARY_OPS: tuple[type[Operation], ...] = (AddOp, SubOp, MulOp, DivOp, RemOp, MaxOp, MinOp)
-_BINARY_OPS += (AndOp, OrOp, XorOp, ShlOp, ShrOp, UmulhiOp, DivRnOp)
+_BINARY_OPS: tuple[type[Operation], ...] = (ops.AddOp, ops.SubOp, ops.MulOp, ops.DivOp, ops.RemOp)
+_BINARY_OPS += (ops.MaxOp, ops.MinOp, ops.AndOp, ops.OrOp, ops.XorOp, ops.ShlOp, ops.ShrOp)
+_BINARY_OPS += (ops.UmulhiOp, ops.DivRnOp)
 
 
 # ------------------------------------------------------------ constants, ids
-@lowering(ConstantOp)
+@lowering(ops.ConstantOp)
 def lower_constant(ctx: LoweringContext, op: Operation) -> Lowered:
     """A constant: the value itself, or one register per element of a block."""
     t = op.result.type
@@ -105,14 +82,14 @@ def lower_binary(ctx: LoweringContext, op: Operation) -> Lowered:
     return ctx.elementwise(op, lambda a, b: binary(ctx, op.name, st, a, b))
 
 
-@lowering(NegOp, NotOp)
+@lowering(ops.NegOp, ops.NotOp)
 def lower_unary(ctx: LoweringContext, op: Operation) -> Lowered:
     """``arith.neg`` and ``arith.not``, element by element."""
     st = scalar_of(op.result.type)
     return ctx.elementwise(op, lambda a: unary(ctx, op.name, st, a))
 
 
-@lowering(CmpOp)
+@lowering(ops.CmpOp)
 def lower_cmp(ctx: LoweringContext, op: Operation) -> Lowered:
     """A compare to ``i1`` (float compares are ordered except ``ne``)."""
     st = element_type(op.operands[0].type)
@@ -120,13 +97,13 @@ def lower_cmp(ctx: LoweringContext, op: Operation) -> Lowered:
     return ctx.elementwise(op, lambda a, b: compare(ctx, pred, st, a, b))
 
 
-@lowering(SelectOp)
+@lowering(ops.SelectOp)
 def lower_select(ctx: LoweringContext, op: Operation) -> Lowered:
     """``tl.where``: an LLVM ``select`` per element."""
     return ctx.elementwise(op, lambda c, a, b: ctx.b.select(c, a, b))
 
 
-@lowering(CastOp)
+@lowering(ops.CastOp)
 def lower_cast(ctx: LoweringContext, op: Operation) -> Lowered:
     """A conversion between element types (:func:`cast`)."""
     src = element_type(op.operands[0].type)
@@ -134,14 +111,14 @@ def lower_cast(ctx: LoweringContext, op: Operation) -> Lowered:
     return ctx.elementwise(op, lambda v: cast(ctx, src, dst, v))
 
 
-@lowering(BitcastOp)
+@lowering(ops.BitcastOp)
 def lower_bitcast(ctx: LoweringContext, op: Operation) -> Lowered:
     """The same bits as another type of the same width."""
     dst = ll_type(element_type(op.result.type))
     return ctx.elementwise(op, lambda v: v if v.type == dst else ctx.b.bitcast(v, dst))
 
 
-@lowering(AddPtrOp)
+@lowering(ops.AddPtrOp)
 def lower_addptr(ctx: LoweringContext, op: Operation) -> Lowered:
     """Pointer plus offset: a ``getelementptr`` over the pointee type per element."""
     pointee = pointee_of(op.result.type)
@@ -149,7 +126,7 @@ def lower_addptr(ctx: LoweringContext, op: Operation) -> Lowered:
     return ctx.elementwise(op, lambda p, o: ctx.b.gep(p, [o], source_etype=ty))
 
 
-@lowering(HintOp)
+@lowering(ops.HintOp)
 def lower_hint(ctx: LoweringContext, op: Operation) -> Lowered:
     """A hint for the axis analysis: the operand itself."""
     return ctx.get(op.operands[0])

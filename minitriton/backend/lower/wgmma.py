@@ -41,19 +41,9 @@ from typing import TYPE_CHECKING
 
 from llvmlite import ir
 
+from minitriton.backend import lltypes as T
 from minitriton.backend.accelerate_matmul import DotPath, dot_path
 from minitriton.backend.layouts import Layout
-from minitriton.backend.lltypes import (
-    F32_T,
-    I32,
-    I64,
-    VOID,
-    ElemType,
-    RegTile,
-    byte_size,
-    mem_type,
-    to_tf32,
-)
 from minitriton.backend.lower.debug import check_access
 from minitriton.backend.lower.memory import vector_width
 from minitriton.backend.mma_v3 import (
@@ -91,7 +81,7 @@ def asm(ctx: LoweringContext, text: str, cons: str, ret: ir.Type, args: list[ir.
 
 def fence_proxy_async(ctx: LoweringContext) -> None:
     """Make this thread's shared-memory stores visible to the tensor cores."""
-    asm(ctx, "fence.proxy.async.shared::cta;", "", VOID, [])
+    asm(ctx, "fence.proxy.async.shared::cta;", "", T.VOID, [])
 
 
 def smem_global(ctx: LoweringContext) -> ir.Value:
@@ -105,13 +95,13 @@ def smem_addr(ctx: LoweringContext) -> ir.Value:
     """The shared-window address of the dynamic shared buffer (i32)."""
 
     def make(b: ir.IRBuilder) -> ir.Value:
-        return b.trunc(b.ptrtoint(smem_global(ctx), I64), I32)
+        return b.trunc(b.ptrtoint(smem_global(ctx), T.I64), T.I32)
 
     return ctx.cached("smem_addr", make)
 
 
 def _i32(ctx: LoweringContext, v: int) -> ir.Constant:
-    return ir.Constant(I32, v)
+    return ir.Constant(T.I32, v)
 
 
 def tile_linear(ctx: LoweringContext, tile: SharedTile, row: ir.Value, col: ir.Value) -> ir.Value:
@@ -132,14 +122,16 @@ def tile_physical(ctx: LoweringContext, tile: SharedTile, row: ir.Value, col: ir
 
 
 # ------------------------------------------------------------ staging
-def stage_tile(ctx: LoweringContext, t: RegTile, st: ElemType, tile: SharedTile, base: int) -> None:
+def stage_tile(
+    ctx: LoweringContext, t: T.RegTile, st: T.ElemType, tile: SharedTile, base: int
+) -> None:
     """Store every register of ``t`` into ``tile`` at byte ``base`` of shared memory."""
     layout = t.layout
     dim, run = layout.contiguous_run()
     vec = min(run, 16 // tile.eb) if dim == tile.contig else 1
     toff = ctx.thread_offsets(layout)
     coords = layout.reg_coords()
-    mt = mem_type(st)
+    mt = T.mem_type(st)
     for r in range(0, layout.num_regs, vec):
         c = coords[r]
         row = ctx.b.add(toff[1 - tile.contig], _i32(ctx, c[1 - tile.contig]))
@@ -174,7 +166,7 @@ def load_shared_vector(ctx: LoweringContext, off: ir.Value, n: int, mt: ir.Type)
 
 
 # ------------------------------------------------------------ the dot
-def wgmma_dot(ctx: LoweringContext, op: Operation) -> RegTile | None:
+def wgmma_dot(ctx: LoweringContext, op: Operation) -> T.RegTile | None:
     """A dot on the ``wgmma`` path (else None): operands staged, one async group, a wait."""
     if dot_path(op, ctx.arch, ctx.num_warps) is not DotPath.WGMMA:
         return None  # another path's dot
@@ -197,12 +189,12 @@ def wgmma_dot(ctx: LoweringContext, op: Operation) -> RegTile | None:
     base = ctx.scratch_base
     a_arg = (a_tile, base) if a_regs is None else (a_regs, a.vals)
     acc = wgmma(ctx, shape, c.vals, a_arg, (b_tile, base + off_b))
-    return RegTile(c.layout, wgmma_wait(ctx, acc, 0))
+    return T.RegTile(c.layout, wgmma_wait(ctx, acc, 0))
 
 
-def _tf32_rounded(ctx: LoweringContext, t: RegTile) -> RegTile:
+def _tf32_rounded(ctx: LoweringContext, t: T.RegTile) -> T.RegTile:
     """``t`` rounded to TF32 with ``cvt.rna`` (the tensor cores would truncate)."""
-    return RegTile(t.layout, [ctx.b.bitcast(to_tf32(ctx.b, v), F32_T) for v in t.vals])
+    return T.RegTile(t.layout, [ctx.b.bitcast(T.to_tf32(ctx.b, v), T.F32_T) for v in t.vals])
 
 
 def reserve_tiles(ctx: LoweringContext, nbytes: int) -> None:
@@ -217,7 +209,7 @@ def alloc_ring(ctx: LoweringContext, op: Operation) -> None:
     """A ``ttg.local_alloc`` of ``wgmma``'s ring of shared tiles."""
     rings = ctx.rings
     shape = tuple(op.attrs["shape"])
-    eb = byte_size(ScalarType(op.attrs["dtype"]))
+    eb = T.byte_size(ScalarType(op.attrs["dtype"]))
     tile = SharedTile.make(shape, op.attrs.get("contig", 1), eb)
     assert tile is not None
     stage_bytes = align_tile(tile.nbytes)
@@ -250,8 +242,8 @@ def _slot_base(ctx: LoweringContext, buffer: int, slot: ir.Value) -> tuple[Share
     offset, tile, stage_bytes = ctx.rings[buffer]
     if stage_bytes == 0:  # a one-stage buffer
         return tile, _i32(ctx, offset)
-    if slot.type != I32:
-        slot = ctx.b.trunc(slot, I32)
+    if slot.type != T.I32:
+        slot = ctx.b.trunc(slot, T.I32)
     return tile, ctx.b.add(_i32(ctx, offset), ctx.b.mul(slot, _i32(ctx, stage_bytes)))
 
 
@@ -283,7 +275,7 @@ def lower_async_copy(ctx: LoweringContext, op: Operation) -> None:
         ok = pred if masks is None else ctx.b.and_(pred, masks[r])
         ok = check_access(ctx, op, layout, ptrs.vals, r, vec, ok)
         size = ctx.b.select(ok, _i32(ctx, nbytes), _i32(ctx, 0))
-        asm(ctx, text, "r,l,r", VOID, [dst, ptrs.vals[r], size])
+        asm(ctx, text, "r,l,r", T.VOID, [dst, ptrs.vals[r], size])
 
 
 def ring_offset(ctx: LoweringContext, tile, row: ir.Value, col: ir.Value) -> ir.Value:  # noqa: ANN001
@@ -295,19 +287,19 @@ def ring_offset(ctx: LoweringContext, tile, row: ir.Value, col: ir.Value) -> ir.
 
 @lowering(AsyncCommitGroupOp)
 def lower_async_commit_group(ctx: LoweringContext, op: Operation) -> None:
-    asm(ctx, "cp.async.commit_group;", "", VOID, [])
+    asm(ctx, "cp.async.commit_group;", "", T.VOID, [])
 
 
 @lowering(AsyncWaitOp)
 def lower_async_wait(ctx: LoweringContext, op: Operation) -> None:
-    asm(ctx, f"cp.async.wait_group {op.attrs['num']};", "", VOID, [])
+    asm(ctx, f"cp.async.wait_group {op.attrs['num']};", "", T.VOID, [])
     if ctx.arch.startswith("sm_90"):
         # wgmma reads through the async proxy: make the copied bytes visible to it.
         fence_proxy_async(ctx)
 
 
 @lowering(WarpGroupDotOp)
-def lower_warp_group_dot(ctx: LoweringContext, op: Operation) -> RegTile:
+def lower_warp_group_dot(ctx: LoweringContext, op: Operation) -> T.RegTile:
     acc = ctx.tensor(op.operands[0])
     slot = ctx.get(op.operands[1])
     shape = shape_of_async_dot(op, ctx.num_warps)
@@ -316,7 +308,7 @@ def lower_warp_group_dot(ctx: LoweringContext, op: Operation) -> RegTile:
         a = _slot_base(ctx, op.attrs["a"], slot)
     else:
         a = _a_from_registers(ctx, shape, op.operands[2])
-    return RegTile(acc.layout, wgmma(ctx, shape, acc.vals, a, b))
+    return T.RegTile(acc.layout, wgmma(ctx, shape, acc.vals, a, b))
 
 
 def _a_from_registers(ctx: LoweringContext, shape: WgmmaShape, v) -> tuple:
@@ -346,9 +338,9 @@ def lower_local_store(ctx: LoweringContext, op: Operation) -> None:
 
 
 @lowering(WarpGroupDotWaitOp)
-def lower_warp_group_dot_wait(ctx: LoweringContext, op: Operation) -> RegTile:
+def lower_warp_group_dot_wait(ctx: LoweringContext, op: Operation) -> T.RegTile:
     acc = ctx.tensor(op.operands[0])
-    return RegTile(acc.layout, wgmma_wait(ctx, acc.vals, op.attrs["pendings"]))
+    return T.RegTile(acc.layout, wgmma_wait(ctx, acc.vals, op.attrs["pendings"]))
 
 
 def wgmma(
@@ -363,7 +355,7 @@ def wgmma(
     ``b`` and a shared ``a`` are (tile, byte base); a register ``a`` is
     (:class:`RegisterA`, its registers).
     """
-    asm(ctx, "wgmma.fence.sync.aligned;", "", VOID, [])
+    asm(ctx, "wgmma.fence.sync.aligned;", "", T.VOID, [])
     g = ctx.b.lshr(ctx.warp, _i32(ctx, 2))
     g_m = ctx.b.and_(g, _i32(ctx, shape.wg_m - 1))
     g_n = ctx.b.lshr(g, _i32(ctx, shape.wg_m.bit_length() - 1))
@@ -385,7 +377,7 @@ def wgmma(
                 db = _descriptor(ctx, b, n0, k0) if b_k_major else _descriptor(ctx, b, k0, n0)
                 chunk = _wgmma_instr(ctx, shape, chunk, da, db, b_k_major)
             out[lo : lo + per] = chunk
-    asm(ctx, "wgmma.commit_group.sync.aligned;", "", VOID, [])
+    asm(ctx, "wgmma.commit_group.sync.aligned;", "", T.VOID, [])
     return out
 
 
@@ -397,7 +389,7 @@ def _descriptor(
     base_v = base if isinstance(base, ir.Value) else _i32(ctx, base)
     addr = b.add(b.add(smem_addr(ctx), base_v), tile_linear(ctx, tile, row, col))
     start = b.and_(b.lshr(addr, _i32(ctx, 4)), _i32(ctx, 0x3FFF))
-    return b.or_(b.zext(start, I64), ir.Constant(I64, tile.descriptor_bits()))
+    return b.or_(b.zext(start, T.I64), ir.Constant(T.I64, tile.descriptor_bits()))
 
 
 def _wgmma_instr(
@@ -445,7 +437,7 @@ def _pack_a(
         vec = ir.Constant(ir.VectorType(pair[0].type, 2), None)
         for j, v in enumerate(pair):
             vec = ctx.b.insert_element(vec, v, _i32(ctx, j))
-        out.append(ctx.b.bitcast(vec, I32))
+        out.append(ctx.b.bitcast(vec, T.I32))
     return out
 
 
@@ -460,7 +452,7 @@ def wgmma_wait(ctx: LoweringContext, acc: list[ir.Value], pending: int) -> list[
 
 
 # ------------------------------------------------------------ epilogue
-def convert_from_accumulator(ctx: LoweringContext, op: Operation) -> RegTile | None:
+def convert_from_accumulator(ctx: LoweringContext, op: Operation) -> T.RegTile | None:
     """A conversion out of a ``wgmma`` accumulator, with vector accesses (else None)."""
     src = ctx.tensor(op.operands[0])
     st = element_type(op.result.type)
@@ -471,10 +463,12 @@ def convert_from_accumulator(ctx: LoweringContext, op: Operation) -> RegTile | N
     return convert_accumulator(ctx, src, st, ctx.layout(op.result))
 
 
-def convert_accumulator(ctx: LoweringContext, src: RegTile, st: ElemType, dst: Layout) -> RegTile:
+def convert_accumulator(
+    ctx: LoweringContext, src: T.RegTile, st: T.ElemType, dst: Layout
+) -> T.RegTile:
     """Accumulator -> ``dst`` through a padded row-major buffer, with vector accesses."""
-    mt = mem_type(st)
-    eb = byte_size(st)
+    mt = T.mem_type(st)
+    eb = T.byte_size(st)
     m, n = src.layout.shape
     _, w_run = src.layout.contiguous_run()
     w_vec = max(1, min(w_run, 16 // eb))
@@ -502,7 +496,7 @@ def convert_accumulator(ctx: LoweringContext, src: RegTile, st: ElemType, dst: L
         eb,
         lambda off, r: vals.extend(load_shared_vector(ctx, off, r_vec, mt)),
     )
-    return RegTile(dst, vals)
+    return T.RegTile(dst, vals)
 
 
 def _vector_pass(
