@@ -53,6 +53,8 @@ _DLPACK_CUDA = (2, 13)  # kDLCUDA, kDLCUDAManaged
 #: ``ctypes`` (default) or ``bindings``: how :class:`Launcher` calls cuLaunchKernel.
 LAUNCH_ENV = "MINITRITON_LAUNCH"
 _lock = threading.Lock()
+#: Per thread: whether :func:`ensure_context` made the context current in it.
+_this_thread = threading.local()
 _state: dict[str, Any] = {}
 _last_kernel = ["<none>"]
 
@@ -118,20 +120,26 @@ def gpu_available() -> bool:
 
 
 def ensure_context() -> Any:
-    """Initialize CUDA once and make device 0's primary context current."""
+    """Initialize CUDA once, and make device 0's primary context current in this thread.
+
+    A context is current per thread: a script whose first launch ran in one
+    thread may launch from another, which then needs the context made
+    current there too.
+    """
     ctx = _state.get("ctx")
-    if ctx is not None:
-        return ctx
-    with _lock:
-        if "ctx" not in _state:
-            cu = _cu()
-            check(cu.cuInit(0), "cuInit")
-            dev = check(cu.cuDeviceGet(0), "cuDeviceGet")
-            ctx = check(cu.cuDevicePrimaryCtxRetain(dev), "cuDevicePrimaryCtxRetain")
-            check(cu.cuCtxSetCurrent(ctx), "cuCtxSetCurrent")
-            _state["dev"] = dev
-            _state["ctx"] = ctx
-    return _state["ctx"]
+    if ctx is None:
+        with _lock:
+            if "ctx" not in _state:
+                cu = _cu()
+                check(cu.cuInit(0), "cuInit")
+                dev = check(cu.cuDeviceGet(0), "cuDeviceGet")
+                _state["dev"] = dev
+                _state["ctx"] = check(cu.cuDevicePrimaryCtxRetain(dev), "cuDevicePrimaryCtxRetain")
+        ctx = _state["ctx"]
+    if not getattr(_this_thread, "has_context", False):
+        check(_cu().cuCtxSetCurrent(ctx), "cuCtxSetCurrent")
+        _this_thread.has_context = True
+    return ctx
 
 
 def device_arch() -> str:
@@ -403,15 +411,26 @@ class Launcher:
                 self._c_func, gx, gy, gz, self.block, 1, 1, self.shared, handle,
                 self._c_params, None,
             )  # fmt: skip
+            if err == INVALID_CONTEXT and _context_made_current():
+                err = c_launch(
+                    self._c_func, gx, gy, gz, self.block, 1, 1, self.shared, handle,
+                    self._c_params, None,
+                )  # fmt: skip
             if err:
                 raise _error(_cu().CUresult(err), "cuLaunchKernel", self.name)
             return
+        err = self._bindings_launch(gx, gy, gz, stream)
+        if err == INVALID_CONTEXT and _context_made_current():
+            err = self._bindings_launch(gx, gy, gz, stream)
+        if err != 0:
+            raise _error(_cu().CUresult(err), "cuLaunchKernel", self.name)
+
+    def _bindings_launch(self, gx: int, gy: int, gz: int, stream: Any) -> int:
         err = self._launch(
             self.func, gx, gy, gz, self.block, 1, 1, self.shared, _stream(stream),
             self.array_addr, 0,
         )[0]  # fmt: skip
-        if int(err) != 0:
-            raise _error(err, "cuLaunchKernel", self.name)
+        return int(err)
 
     def _host_arg(self, index: int, arg: Any, copies: list | None) -> tuple[int, list]:
         if isinstance(arg, int) and not isinstance(arg, bool):
@@ -436,6 +455,23 @@ class Launcher:
                 dev.copy_to(host)
             else:
                 host[...] = dev.to_numpy()
+
+
+#: ``CUDA_ERROR_INVALID_CONTEXT``: no context is current in the launching thread.
+INVALID_CONTEXT = 201
+
+
+def _context_made_current() -> bool:
+    """After a launch found no current context: make ours current in this thread.
+
+    A launch of device arrays needs no other driver call, so a thread's first
+    one meets the missing context here (a failed launch has done nothing).
+    False when the thread had it already, and the error is another's.
+    """
+    if getattr(_this_thread, "has_context", False) or "ctx" not in _state:
+        return False
+    ensure_context()
+    return True
 
 
 def _c_launch_kernel() -> Any:
