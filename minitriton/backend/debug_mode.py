@@ -65,6 +65,7 @@ from minitriton.backend.driver import (
     _stream_handle,
     c_driver_function,
     check,
+    ensure_context,
     synchronize,
 )
 from minitriton.backend.lower.debug import HEADER_WORDS, SITE_BITS, SLOT_WORDS, CheckTable, Site
@@ -166,6 +167,7 @@ class DebugLauncher(Launcher):
         return record
 
     def __call__(self, grid: Sequence[int], args: Sequence[Any], stream: Any = None) -> None:
+        ensure_context()  # the record's copies run before the launch, in this thread
         if _in_flight:
             report_deferred()  # an earlier deferred launch's failed check raises here
         pointers: list[tuple[int, Any, int]] = []

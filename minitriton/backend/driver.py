@@ -209,6 +209,7 @@ class DeviceArray:
         """Copy a host array of the same size into this one."""
         arr = np.ascontiguousarray(arr)
         if arr.nbytes:
+            ensure_context()  # a thread's first driver call may be this copy
             check(
                 _cu().cuMemcpyHtoD(self.ptr, arr.ctypes.data, arr.nbytes),
                 "cuMemcpyHtoD",
@@ -218,6 +219,7 @@ class DeviceArray:
     def copy_to(self, arr: np.ndarray) -> None:
         """Copy into a contiguous host array of the same size."""
         if arr.nbytes:
+            ensure_context()  # a thread's first driver call may be this copy
             check(
                 _cu().cuMemcpyDtoH(arr.ctypes.data, self.ptr, arr.nbytes),
                 "cuMemcpyDtoH",

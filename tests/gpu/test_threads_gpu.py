@@ -18,7 +18,8 @@ import pytest
 
 import minitriton as triton
 import minitriton.language as tl
-from minitriton.backend import DeviceArray, gpu_available, synchronize
+from minitriton.backend import DeviceArray, debug_mode, gpu_available, synchronize
+from minitriton.emulator.errors import DeviceCheckError
 
 pytestmark = [
     pytest.mark.gpu,
@@ -91,3 +92,29 @@ def test_torch_tensors_from_another_thread_take_the_fast_path() -> None:
     in_new_thread(lambda: launch(x, out2))
     torch.cuda.synchronize()
     assert torch.equal(out2, 3 * x) and torch.equal(out, 3 * x)
+
+
+def test_copying_a_device_array_back_from_another_thread() -> None:
+    x = np.arange(N, dtype=np.float32)
+    dx = DeviceArray.from_numpy(x)  # made in this thread
+    np.testing.assert_array_equal(in_new_thread(dx.to_numpy), x)  # the thread's only call
+
+
+def test_deferred_debug_report_raised_in_another_thread(monkeypatch: pytest.MonkeyPatch) -> None:
+    torch = pytest.importorskip("torch")
+    monkeypatch.setenv("MINITRITON_DEBUG", "async")
+    x = torch.arange(N, dtype=torch.float32, device="cuda")
+    out = torch.zeros_like(x)
+    grid = (triton.cdiv(N, 256),)
+    scale_kernel[grid](x, out, N, BLOCK=256, backend="gpu")  # checked, remembered
+    scale_kernel[grid](x, out, N + 8, BLOCK=256, backend="gpu")  # reads past x: deferred
+    # The thread's launch takes the fast path; reading the earlier launch's
+    # record is the thread's first driver call, and raises its located error.
+    with pytest.raises(DeviceCheckError, match="out-of-bounds tt.load from 'x_ptr'"):
+        in_new_thread(lambda: scale_kernel[grid](x, out, N, BLOCK=256, backend="gpu"))
+    monkeypatch.delenv("MINITRITON_DEBUG")
+    synchronize()
+    assert not debug_mode._in_flight
+    in_new_thread(lambda: scale_kernel[grid](x, out, N, BLOCK=256, backend="gpu", debug=True))
+    torch.cuda.synchronize()
+    assert torch.equal(out, 3 * x)
