@@ -22,6 +22,7 @@ The backend is, in order of precedence: a launch's ``backend=`` keyword,
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import functools
 import importlib.util
 import os
@@ -92,11 +93,11 @@ def _check_backend_name(name: str, where: str) -> None:
 def gpu_available() -> bool:
     """True when the GPU backend loads, cuda-python is importable and a device is present.
 
-    Without cuda-python (a laptop, CI) the answer comes without importing the
-    GPU backend and llvmlite: choosing the emulator costs the first launch
-    nothing.
+    Without cuda-python or without NVIDIA's driver (a laptop, CI) the answer
+    comes without importing the GPU backend and llvmlite: choosing the
+    emulator costs the first launch nothing.
     """
-    if not _cuda_python_installed():
+    if not _cuda_python_installed() or not _driver_library_loads():
         return False
     try:
         from minitriton.backend import gpu_available as backend_gpu_available
@@ -110,6 +111,18 @@ def _cuda_python_installed() -> bool:
         return importlib.util.find_spec("cuda.bindings") is not None
     except (ImportError, ValueError):  # no `cuda` package at all, or a stand-in
         return False
+
+
+#: The CUDA driver's library, which cuda-python loads (its name on Windows, elsewhere).
+DRIVER_LIBRARY = "nvcuda.dll" if os.name == "nt" else "libcuda.so.1"
+
+
+def _driver_library_loads() -> bool:
+    try:
+        ctypes.CDLL(DRIVER_LIBRARY)  # loading it initializes nothing
+    except OSError:  # no NVIDIA driver on this machine
+        return False
+    return True
 
 
 # ---------------------------------------------------------------------------

@@ -10,18 +10,22 @@ instead. In a fresh process (``CHILD``), the first launch of a kernel:
 * with a warm cache, parses nothing, neither the kernel's source nor the
   cached IR's text (the entry's pickled module is loaded), and the
   frontend's lowering and the passes are never imported at all;
-* with no backend chosen, on a machine without cuda-python, picks the
-  emulator without importing the GPU backend or llvmlite.
+* with no backend chosen, on a machine without cuda-python, or with it but
+  without NVIDIA's driver, picks the emulator without importing the GPU
+  backend or llvmlite.
 """
 
 from __future__ import annotations
 
+import importlib
 import json
 import os
 import subprocess
 import sys
 import textwrap
 from pathlib import Path
+
+import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -107,3 +111,27 @@ def test_default_backend_without_cuda_python_loads_no_gpu_code(tmp_path: Path) -
         assert child["from_disk"] is (run == "warm")
         assert child["gpu_backend"] is False, run  # nor at the @jit definition
         assert child["ran_on"] == "CompiledKernel"  # the emulator's compiled form
+
+
+def test_cuda_python_without_a_driver_loads_no_gpu_code(tmp_path: Path) -> None:
+    jit_module = importlib.import_module("minitriton.jit")
+    if jit_module._driver_library_loads():
+        pytest.skip("this machine has NVIDIA's driver")
+    fake = tmp_path / "site" / "cuda" / "bindings"  # an installed cuda-python, as seen by import
+    fake.mkdir(parents=True)
+    for folder in (fake, fake.parent):
+        (folder / "__init__.py").write_text("")
+    probe = (
+        "import importlib, importlib.util, json, sys\n"
+        "jit = importlib.import_module('minitriton.jit')\n"
+        "print(json.dumps([importlib.util.find_spec('cuda.bindings') is not None,\n"
+        "                  jit.gpu_available(), 'minitriton.backend' in sys.modules]))\n"
+    )
+    env = dict(os.environ, PYTHONPATH=f"{tmp_path / 'site'}{os.pathsep}{ROOT}")
+    proc = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, env=env, cwd=ROOT
+    )
+    assert proc.returncode == 0, proc.stderr
+    found, available, backend_imported = json.loads(proc.stdout)
+    assert found is True  # the check below is the driver's, not cuda-python's
+    assert available is False and backend_imported is False
