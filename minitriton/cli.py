@@ -12,9 +12,11 @@ Errors in kernels print as ``file:line:col: error: message`` with the source
 line and a caret, on stderr, with exit status 1 and no traceback.
 
 More subcommands live in their own modules: each exposes
-``add_parser(subparsers)``, which adds a parser and sets ``func`` (taking the
-parsed arguments, returning the exit status) with ``set_defaults``. List the
-module in :data:`COMMAND_MODULES`.
+``add_parser(subparsers)``, which adds its command with :func:`add_command`
+(or :func:`minitriton.tools.debug_cli.script_command` for a command that runs
+a script) and then its options. A command is the function that runs it,
+taking the parsed arguments and returning the exit status; that function's
+docstring is the command's help. List the module in :data:`COMMAND_MODULES`.
 """
 
 from __future__ import annotations
@@ -23,13 +25,14 @@ import argparse
 import contextlib
 import importlib
 import importlib.util
+import inspect
 import re
 import shutil
 import subprocess
 import sys
 import tempfile
 import traceback
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from types import ModuleType, TracebackType
 from typing import Any
@@ -111,6 +114,24 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def add_command(
+    subparsers: Any, name: str, func: Callable[[argparse.Namespace], int]
+) -> argparse.ArgumentParser:
+    """Add ``minitriton NAME``, which ``func`` runs; ``func``'s docstring is its help.
+
+    The docstring's first paragraph is the command's line in ``minitriton
+    --help``, its second the description that starts the command's own
+    ``--help`` (argparse wraps both).
+    """
+    paragraphs = inspect.cleandoc(func.__doc__ or "").split("\n\n")
+    if len(paragraphs) < 2:
+        raise TypeError(f"{func.__qualname__}: a command's docstring needs a help line and a "
+                        "description, a blank line apart")  # fmt: skip
+    p = subparsers.add_parser(name, help=paragraphs[0], description=paragraphs[1])
+    p.set_defaults(func=func)
+    return p
+
+
 # ---------------------------------------------------------------------------
 # minitriton compile
 # ---------------------------------------------------------------------------
@@ -118,12 +139,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def add_compile_parser(subparsers: Any) -> None:
     """Register ``minitriton compile``."""
-    p = subparsers.add_parser(
-        "compile",
-        help="compile one kernel and print a stage (AST, IR, optimized IR, LLVM IR, PTX)",
-        description="Compile one @jit kernel of FILE.py for the argument types of a "
-        "Triton AOT signature, and print the chosen stage.",
-    )
+    p = add_command(subparsers, "compile", run_compile)
     p.add_argument("target", metavar="FILE.py[:KERNEL]", help="the kernel (default: the only one)")
     p.add_argument(
         "-s", "--signature", metavar="SIG",
@@ -142,11 +158,14 @@ def add_compile_parser(subparsers: Any) -> None:
         "--num-stages", type=int, default=None, help="software-pipelining depth (default: 3)"
     )
     p.add_argument("-o", "--output", metavar="OUT", help="write to OUT instead of stdout")
-    p.set_defaults(func=run_compile)
 
 
 def run_compile(args: argparse.Namespace) -> int:
-    """``minitriton compile``: see :func:`add_compile_parser`."""
+    """compile one kernel and print a stage (AST, IR, optimized IR, LLVM IR, PTX)
+
+    Compile one @jit kernel of FILE.py for the argument types of a Triton AOT
+    signature, and print the chosen stage.
+    """
     from minitriton.compiler import compile_kernel
 
     path, kernel_name = split_target(args.target)
@@ -343,20 +362,18 @@ def _defined_in(kernel: Any, file: Path) -> bool:
 
 def add_run_parser(subparsers: Any) -> None:
     """Register ``minitriton run``."""
-    p = subparsers.add_parser(
-        "run",
-        help="run a Python script that launches kernels, on the chosen backend",
-        description="Run FILE.py as __main__ with the chosen backend. Arguments after "
-        "FILE.py go to the script (a leading --backend is still read here).",
-    )
+    p = add_command(subparsers, "run", run_script)
     p.add_argument("--backend", choices=["emulator", "gpu"], help="default: GPU if available")
     p.add_argument("script", metavar="FILE.py")
     p.add_argument("script_args", nargs=argparse.REMAINDER, metavar="args")
-    p.set_defaults(func=run_script)
 
 
 def run_script(args: argparse.Namespace) -> int:
-    """``minitriton run``: run a script as ``__main__``; kernel errors print as diagnostics."""
+    """run a Python script that launches kernels, on the chosen backend
+
+    Run FILE.py as __main__ with the chosen backend. Arguments after FILE.py
+    go to the script (a leading --backend is still read here).
+    """
     from minitriton.tools.run_status import prepare_script, run_reporting_errors, script_runner
 
     backend, script_args = _pop_backend(args.backend, list(args.script_args))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import os
 import shutil
 import subprocess
@@ -11,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from minitriton import cli
 from minitriton.cli import main
 from minitriton.ir import parse_module, print_module
 from minitriton.passes import DEFAULT_PIPELINE
@@ -390,3 +392,30 @@ def test_no_command_prints_help():
     result = run_command()
     assert result.returncode == 2
     assert "compile" in result.stderr and "run" in result.stderr
+
+
+def test_a_command_takes_its_help_from_its_function_docstring():
+    def run_greet(args) -> int:
+        """say hello
+
+        Print a greeting for NAME, once per
+        launch.
+        """
+        return 0
+
+    parser = argparse.ArgumentParser(prog="minitriton")
+    sub = parser.add_subparsers()
+    p = cli.add_command(sub, "greet", run_greet)
+    assert p.description == "Print a greeting for NAME, once per\nlaunch."
+    assert "greet" in parser.format_help() and "say hello" in parser.format_help()
+    assert parser.parse_args(["greet"]).func is run_greet
+
+
+def test_a_command_without_a_description_is_refused():
+    def run_terse(args) -> int:
+        """say hello"""
+        return 0
+
+    sub = argparse.ArgumentParser().add_subparsers()
+    with pytest.raises(TypeError, match="run_terse: a command's docstring needs a help line"):
+        cli.add_command(sub, "terse", run_terse)

@@ -27,6 +27,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from minitriton.cli import add_command
 from minitriton.course.catalog import (
     CourseError,
     Exercise,
@@ -46,12 +47,7 @@ PASS, FAIL = "✓", "✗"
 
 def add_parser(subparsers: Any) -> None:
     """Register ``minitriton exercises`` and its subcommands."""
-    p = subparsers.add_parser(
-        "exercises",
-        help="the MiniTriton course: list, start, check, hint, verify",
-        description="Graded exercises: kernels (exercises/kernels) and the compiler "
-        "(exercises/compiler). Start with `minitriton exercises list`.",
-    )
+    p = add_command(subparsers, "exercises", show_usage)
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument(
         "--workspace",
@@ -66,7 +62,16 @@ def add_parser(subparsers: Any) -> None:
     _add_verify(sub, common)
     _add_make_stubs(sub, common)
     _add_export(sub, common)
-    p.set_defaults(func=lambda args: _usage(p))
+    p.set_defaults(course_parser=p)  # for show_usage
+
+
+def show_usage(args: argparse.Namespace) -> int:
+    """the MiniTriton course: list, start, check, hint, verify
+
+    Graded exercises: kernels (exercises/kernels) and the compiler
+    (exercises/compiler). Start with `minitriton exercises list`.
+    """
+    return _usage(args.course_parser)
 
 
 def _usage(p: argparse.ArgumentParser) -> int:

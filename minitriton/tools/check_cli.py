@@ -16,18 +16,18 @@ from minitriton.tools.debug_cli import script_command
 
 def add_parser(subparsers: Any) -> None:
     """Register ``minitriton check``."""
-    with script_command(subparsers, "check", run_check,
-                        help="run a script on the emulator with race, uninitialized-read and "
-                        "overflow checks",
-                        description="Run FILE.py on the emulator with the checks on; the first "
-                        "finding stops the script with a located error.") as p:  # fmt: skip
+    with script_command(subparsers, "check", run_check) as p:
         p.add_argument("--checks", default="all", help="all, or some of races,uninit,overflow")
         p.add_argument("--poison", action="append", default=[], metavar="PARAM",
                        help="treat this parameter's memory as unwritten")  # fmt: skip
 
 
 def run_check(args: argparse.Namespace) -> int:
-    """``minitriton check``: see the module docstring."""
+    """run a script on the emulator with race, uninitialized-read and overflow checks
+
+    Run FILE.py on the emulator with the checks on; the first finding stops the script with a
+    located error.
+    """
     from dataclasses import replace
 
     from minitriton.cli import CliError

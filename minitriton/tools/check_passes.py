@@ -16,16 +16,16 @@ from minitriton.tools.debug_cli import script_command
 
 def add_parser(subparsers: Any) -> None:
     """Register ``minitriton check-passes``."""
-    with script_command(subparsers, "check-passes", run_check_passes,
-                        help="report the first pass that changes a script's kernel results",
-                        description="Run FILE.py on the emulator; for every launch, run the "
-                        "kernel after each pass of the pipeline on copies of its arguments and "
-                        "compare the results.") as p:  # fmt: skip
+    with script_command(subparsers, "check-passes", run_check_passes) as p:
         p.add_argument("--passes", metavar="P,Q", help="check these passes instead of the pipeline")
 
 
 def run_check_passes(args: argparse.Namespace) -> int:
-    """``minitriton check-passes``: see the module docstring."""
+    """report the first pass that changes a script's kernel results
+
+    Run FILE.py on the emulator; for every launch, run the kernel after each pass of the
+    pipeline on copies of its arguments and compare the results.
+    """
     from minitriton.cli import CliError
     from minitriton.compiler import check_pass_names
     from minitriton.emulator.debug.passcheck import PassChecker

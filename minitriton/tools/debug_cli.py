@@ -21,16 +21,12 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from minitriton.cli import CliError
+from minitriton.cli import CliError, add_command
 
 
 def add_parser(subparsers: Any) -> None:
     """Register ``minitriton debug``."""
-    with script_command(subparsers, "debug", run_debug,
-                        help="step through a kernel of a script on the emulator (pdb-like)",
-                        description="Run FILE.py on the emulator and stop at the first line of "
-                        "one program of a kernel launch; then read debugger commands ('help' "
-                        "lists them).") as p:  # fmt: skip
+    with script_command(subparsers, "debug", run_debug) as p:
         p.add_argument("--kernel", help="the kernel to debug (default: the first one launched)")
         p.add_argument("--pid", default="0", help="program id X[,Y,Z] to debug (default: 0)")
         p.add_argument("--launch", type=int, default=1, help="debug the N-th launch of the kernel")
@@ -45,22 +41,20 @@ def add_parser(subparsers: Any) -> None:
 
 @contextmanager
 def script_command(
-    subparsers: Any, name: str, func: Callable[[argparse.Namespace], int], *, help: str,
-    description: str,
-) -> Iterator[argparse.ArgumentParser]:  # fmt: skip
+    subparsers: Any, name: str, func: Callable[[argparse.Namespace], int]
+) -> Iterator[argparse.ArgumentParser]:
     """Add ``minitriton NAME FILE.py [options] [args...]``, a command that runs a script.
 
-    ``help`` is the command's line in ``minitriton --help``, ``description``
-    the start of its own ``--help``. Inside the ``with`` block, add the
+    ``func`` runs the command, and its docstring is the command's help
+    (:func:`minitriton.cli.add_command`). Inside the ``with`` block, add the
     command's options to the parser it gives; they may also be written after
     FILE.py (:func:`split_options`). Every other argument is the script's.
-    ``func`` runs the command.
     """
-    p = subparsers.add_parser(name, help=help, description=description)
+    p = add_command(subparsers, name, func)
     p.add_argument("script", metavar="FILE.py")
     yield p
     p.add_argument("script_args", nargs=argparse.REMAINDER, metavar="args")
-    p.set_defaults(own_options=own_options(p), func=func)
+    p.set_defaults(own_options=own_options(p))
 
 
 def own_options(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
@@ -96,7 +90,11 @@ def parse_pid(text: str) -> tuple[int, ...]:
 
 
 def run_debug(args: argparse.Namespace) -> int:
-    """``minitriton debug``: see the module docstring."""
+    """step through a kernel of a script on the emulator (pdb-like)
+
+    Run FILE.py on the emulator and stop at the first line of one program of a kernel launch;
+    then read debugger commands ('help' lists them).
+    """
     from minitriton.emulator.debug.debugger import Debugger, DebuggerQuit
     from minitriton.emulator.errors import EmulatorError
     from minitriton.tools.run_status import prepare_script, script_runner

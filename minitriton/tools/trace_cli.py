@@ -16,12 +16,7 @@ from minitriton.tools.debug_cli import script_command
 
 def add_parser(subparsers: Any) -> None:
     """Register ``minitriton trace``."""
-    with script_command(subparsers, "trace", run_trace,
-                        help="record the loads and stores of a script's kernel launches; tables "
-                        "and pictures",
-                        description="Run FILE.py on the emulator, record every load and store of "
-                        "every program, print a summary per launch and draw one PNG per buffer "
-                        "into DIR.") as p:  # fmt: skip
+    with script_command(subparsers, "trace", run_trace) as p:
         p.add_argument("--out", default="trace", metavar="DIR",
                        help="folder for the PNGs (default: trace)")  # fmt: skip
         p.add_argument("--kernel", help="trace only this kernel")
@@ -29,7 +24,11 @@ def add_parser(subparsers: Any) -> None:
 
 
 def run_trace(args: argparse.Namespace) -> int:
-    """``minitriton trace``: see the module docstring."""
+    """record the loads and stores of a script's kernel launches; tables and pictures
+
+    Run FILE.py on the emulator, record every load and store of every program, print a summary
+    per launch and draw one PNG per buffer into DIR.
+    """
     from minitriton.emulator.debug.tools import using
     from minitriton.emulator.debug.tracer import TraceTool
     from minitriton.tools.debug_cli import split_options
