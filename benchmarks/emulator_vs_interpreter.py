@@ -49,7 +49,6 @@ from typing import Any  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
-RESULT_TAG = "BENCH-RESULT "
 FLAVORS = ("triton", "minitriton")
 #: Targets of the first-launch and scripts figures (see benchmarks/README.md).
 FIRST_COLD_MS, FIRST_WARM_MS, SECOND_SPEC_MS = 15.0, 3.0, 5.0
@@ -63,6 +62,7 @@ import small_scripts  # noqa: E402 - found through the path set above
 from kernels_src import ROWS  # noqa: E402
 
 ROW_BY_MODULE = {row.module: row for row in ROWS}
+RESULT_TAG = small_scripts.RESULT_TAG  # the tag of a child's one result line
 
 # ---------------------------------------------------------------------------
 # Child: run one row of one flavor, print one JSON line
@@ -282,10 +282,9 @@ def run_child(
     cmd += ["--first-only"] if first_only else []
     env = child_env(flavor, cache_dir)
     proc = subprocess.run(cmd, stdout=subprocess.PIPE, text=True, env=env)
-    for line in proc.stdout.splitlines():
-        if line.startswith(RESULT_TAG):
-            return json.loads(line[len(RESULT_TAG) :])
-    return {"error": f"child exited with {proc.returncode}"}
+    return small_scripts.tagged_record(proc.stdout) or {
+        "error": f"child exited with {proc.returncode}"
+    }
 
 
 def run_minitriton_row(row: str, args: argparse.Namespace) -> dict[str, Any]:
@@ -347,10 +346,9 @@ def run_script_once(cache_dir: str) -> dict[str, Any]:
     cmd = [sys.executable, "-c", code, str(TUTORIAL_SCRIPT)]
     env = child_env("minitriton", cache_dir)
     proc = subprocess.run(cmd, stdout=subprocess.PIPE, text=True, env=env, cwd=ROOT)
-    for line in proc.stdout.splitlines():
-        if line.startswith(RESULT_TAG):
-            return json.loads(line[len(RESULT_TAG) :])
-    return {"error": f"{TUTORIAL_SCRIPT.name} exited with {proc.returncode}"}
+    return small_scripts.tagged_record(proc.stdout) or {
+        "error": f"{TUTORIAL_SCRIPT.name} exited with {proc.returncode}"
+    }
 
 
 def repeated(run: Any, times: int) -> dict[str, Any]:

@@ -180,6 +180,14 @@ def script_env(flavor: str, cache_dir: str | None) -> dict[str, str]:
     return env
 
 
+def tagged_record(stdout: str) -> dict[str, Any] | None:
+    """The record a child printed as one ``RESULT_TAG`` JSON line, or None."""
+    for line in stdout.splitlines():
+        if line.startswith(RESULT_TAG):
+            return json.loads(line[len(RESULT_TAG) :])
+    return None
+
+
 def run_scripts(
     python: str, flavor: str, ids: list[str], cache_dir: str | None = None
 ) -> dict[str, dict[str, Any]]:
@@ -189,10 +197,7 @@ def run_scripts(
     for case_id in ids:
         cmd = [python, str(Path(__file__).resolve()), "--run", case_id]
         proc = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=ROOT)
-        record: dict[str, Any] = {"error": f"exited with {proc.returncode}"}
-        for line in proc.stdout.splitlines():
-            if line.startswith(RESULT_TAG):
-                record = json.loads(line[len(RESULT_TAG) :])
+        record = tagged_record(proc.stdout) or {"error": f"exited with {proc.returncode}"}
         if "error" in record:
             tail = proc.stderr.strip().splitlines()[-1:] or [""]
             print(f"{flavor} {case_id}: {record['error']} {tail[0]}", file=sys.stderr)

@@ -405,34 +405,37 @@ class Launcher:
         _last_kernel[0] = self.name
         if self.maps is not None:
             self.maps.fill(self.slots)
+        err = self._launch_once(gx, gy, gz, stream)
+        if err:
+            self._launch_failed(err, gx, gy, gz, stream)
+
+    def _launch_once(self, gx: int, gy: int, gz: int, stream: Any) -> int:
+        """``cuLaunchKernel`` through ctypes or cuda-bindings; its ``CUresult`` as an int."""
         c_launch = self._c_launch
         if c_launch is not None:
             # Plain ints travel as C ints: grid, block and shared sizes are all < 2**31.
             handle = None if stream is None else ctypes.c_void_p(_stream_handle(stream))
-            err = c_launch(
+            return c_launch(
                 self._c_func, gx, gy, gz, self.block, 1, 1, self.shared, handle,
                 self._c_params, None,
             )  # fmt: skip
-            if err == INVALID_CONTEXT and _context_made_current():
-                err = c_launch(
-                    self._c_func, gx, gy, gz, self.block, 1, 1, self.shared, handle,
-                    self._c_params, None,
-                )  # fmt: skip
-            if err:
-                raise _error(_cu().CUresult(err), "cuLaunchKernel", self.name)
-            return
-        err = self._bindings_launch(gx, gy, gz, stream)
-        if err == INVALID_CONTEXT and _context_made_current():
-            err = self._bindings_launch(gx, gy, gz, stream)
-        if err != 0:
-            raise _error(_cu().CUresult(err), "cuLaunchKernel", self.name)
-
-    def _bindings_launch(self, gx: int, gy: int, gz: int, stream: Any) -> int:
         err = self._launch(
             self.func, gx, gy, gz, self.block, 1, 1, self.shared, _stream(stream),
             self.array_addr, 0,
         )[0]  # fmt: skip
         return int(err)
+
+    def _launch_failed(self, err: int, gx: int, gy: int, gz: int, stream: Any) -> None:
+        """Raise the launch's error, unless it only found no context current in this thread.
+
+        A launch of device arrays needs no other driver call, so a thread's
+        first one meets the missing context here; a failed launch has done
+        nothing, so it runs again once the context is current.
+        """
+        if err == INVALID_CONTEXT and _context_made_current():
+            err = self._launch_once(gx, gy, gz, stream)
+        if err:
+            raise _error(_cu().CUresult(err), "cuLaunchKernel", self.name)
 
     def _host_arg(self, index: int, arg: Any, copies: list | None) -> tuple[int, list]:
         if isinstance(arg, int) and not isinstance(arg, bool):
@@ -464,12 +467,7 @@ INVALID_CONTEXT = 201
 
 
 def _context_made_current() -> bool:
-    """After a launch found no current context: make ours current in this thread.
-
-    A launch of device arrays needs no other driver call, so a thread's first
-    one meets the missing context here (a failed launch has done nothing).
-    False when the thread had it already, and the error is another's.
-    """
+    """Make our context current in this thread; False if it was already (the error is another's)."""
     if getattr(_this_thread, "has_context", False) or "ctx" not in _state:
         return False
     ensure_context()
