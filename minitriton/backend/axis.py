@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from math import gcd
 
 from minitriton.backend.irutil import terminator
+from minitriton.backend.ops import ConvertLayoutOp
 from minitriton.backend.registry import AXIS_RULES, axis_rule
 from minitriton.ir.core import Operation, Value
 from minitriton.ir.ops import (
@@ -197,6 +198,12 @@ def _tt_hint(analysis: AxisAnalysis, op: Operation) -> AxisInfo:
     contig = _hint(op.attrs.get("max_contiguous"), rank) or src.contig
     div = tuple(_pow2_divisor(d) if d else 1 for d in div)
     return AxisInfo(contig, div, src.const, src.value)
+
+
+@axis_rule(ConvertLayoutOp)
+def _ttg_convert_layout(analysis: AxisAnalysis, op: Operation) -> AxisInfo:
+    # Moving a block between threads changes none of its values.
+    return analysis.get(op.operands[0])
 
 
 # -- shape ops ------------------------------------------------------

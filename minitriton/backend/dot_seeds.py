@@ -31,7 +31,7 @@ from minitriton.backend.accelerate_matmul import DotPath, dot_path
 from minitriton.backend.accumulators import accumulator_seeds
 from minitriton.backend.irutil import producer
 from minitriton.backend.mma_plan import mma_v2_kind, natural_layouts, plan_mma_dots
-from minitriton.backend.pipeline import LocalLoadOp
+from minitriton.backend.ops import LocalLoadOp
 from minitriton.ir.ops import DotOp
 
 if TYPE_CHECKING:

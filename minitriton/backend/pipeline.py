@@ -157,6 +157,7 @@ from __future__ import annotations
 
 from math import gcd
 
+import minitriton.backend.ops  # noqa: F401  (registers the ttg. and ttng. ops emit() makes by name)
 from minitriton.backend.accelerate_matmul import DotPath, dot_path
 from minitriton.backend.accumulators import loads_k_major
 from minitriton.backend.axis import AxisAnalysis, AxisInfo
@@ -179,12 +180,10 @@ from minitriton.ir.core import (
     Operation,
     OpResult,
     Value,
-    register_op,
     replace_all_uses,
     use_counts,
 )
 from minitriton.ir.ops import FuncOp
-from minitriton.ir.traits import SideEffects, trait_set
 from minitriton.ir.types import I1, I32, BlockType, ScalarType, element_type
 
 #: Ops a mask may be recomputed with.
@@ -199,116 +198,6 @@ _CLONABLE = (
     "tt.trans",  # a transposed B (see transpose_loads)
     "tt.hint",  # tl.multiple_of(start_n, BLOCK_N): true of every iteration's value
 )
-
-
-class _Effect(Operation):
-    """A GPU-backend op with effects; the emulator never sees these."""
-
-    traits = trait_set(SideEffects)
-    backend_only = True
-    #: Allowed operand counts.
-    arity: tuple[int, ...] = (0,)
-    #: Whether the op has one result (the accumulator).
-    has_result = False
-
-    def verify(self) -> None:
-        if len(self.operands) not in self.arity:
-            raise self.fail(f"takes {' or '.join(map(str, self.arity))} operands")
-        if len(self.results) != int(self.has_result):
-            raise self.fail("has one result" if self.has_result else "has no results")
-        if self.has_result and self.results[0].type != self.operands[0].type:
-            raise self.fail("the result has the accumulator's type")
-
-
-@register_op
-class LocalAllocOp(_Effect):
-    """``ttg.local_alloc() {buffer, stages, shape, ...}``: a ring of shared tiles."""
-
-    name = "ttg.local_alloc"
-
-
-@register_op
-class LocalDeallocOp(_Effect):
-    """``ttg.local_dealloc()``: the ring buffers are free again."""
-
-    name = "ttg.local_dealloc"
-
-
-@register_op
-class AsyncCopyOp(_Effect):
-    """``ttg.async_copy_global_to_local(%ptrs, %pred, %slot[, %mask]) {buffer, contig}``.
-
-    Copies the block ``%ptrs`` points at into slot ``%slot`` of the ring
-    ``buffer``; where ``%pred`` or ``%mask`` is false the bytes are zeros.
-    """
-
-    name = "ttg.async_copy_global_to_local"
-    arity = (3, 4)
-
-
-@register_op
-class AsyncCommitGroupOp(_Effect):
-    """``ttg.async_commit_group()``: close the group of copies issued so far."""
-
-    name = "ttg.async_commit_group"
-
-
-@register_op
-class AsyncWaitOp(_Effect):
-    """``ttg.async_wait() {num}``: at most ``num`` groups still in flight."""
-
-    name = "ttg.async_wait"
-
-
-@register_op
-class WarpGroupDotOp(_Effect):
-    """``%d = ttng.warp_group_dot(%acc, %slot[, %a]) {a, b, shape, kind}``: async ``wgmma``.
-
-    A and B are read from slot ``%slot`` of the rings ``a`` and ``b``; with
-    ``a = -1``, A is the block ``%a`` (registers). The result is in flight
-    until a ``ttng.warp_group_dot_wait``.
-    """
-
-    name = "ttng.warp_group_dot"
-    arity = (2, 3)
-    has_result = True
-
-
-@register_op
-class WarpGroupDotWaitOp(_Effect):
-    """``%acc = ttng.warp_group_dot_wait(%d) {pendings}``: wait for ``wgmma`` groups.
-
-    At most ``pendings`` groups stay in flight; ``%acc`` is ``%d``, complete.
-    """
-
-    name = "ttng.warp_group_dot_wait"
-    arity = (1,)
-    has_result = True
-
-
-@register_op
-class LocalLoadOp(Operation):
-    """``%x = ttg.local_load(%slot) {buffer}``: a ``mma.sync`` operand read from a ring slot.
-
-    Its layout is the dot-operand layout of the dot that uses it: the code
-    generator reads the fragments with ``ldmatrix`` straight from the slot.
-    """
-
-    name = "ttg.local_load"
-    traits = trait_set(SideEffects)  # reads a slot that cp.async writes: never moved or merged
-    backend_only = True
-
-    def verify(self) -> None:
-        if len(self.operands) != 1 or len(self.results) != 1:
-            raise self.fail("takes the slot and has one result")
-
-
-@register_op
-class LocalStoreOp(_Effect):
-    """``ttg.local_store(%v) {buffer}``: registers into a one-stage shared tile."""
-
-    name = "ttg.local_store"
-    arity = (1,)
 
 
 def pipeline_loops(

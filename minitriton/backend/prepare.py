@@ -21,7 +21,6 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 
 from minitriton.backend.accelerate_matmul import arch_number
-from minitriton.backend.axis import AxisAnalysis, AxisInfo
 from minitriton.backend.dot_seeds import seed_dot_layouts
 from minitriton.backend.irutil import parent_block, producer, terminator
 from minitriton.backend.layouts import (
@@ -35,24 +34,24 @@ from minitriton.backend.layouts import (
 )
 from minitriton.backend.mma_plan import MmaDot, hoisted_before
 from minitriton.backend.mma_v3 import is_mma_layout
-from minitriton.backend.pipeline import (
+from minitriton.backend.ops import (
     AsyncCopyOp,
+    ConvertLayoutOp,
     LocalLoadOp,
     WarpGroupDotOp,
     WarpGroupDotWaitOp,
-    pipeline_loops,
 )
+from minitriton.backend.pipeline import pipeline_loops
 from minitriton.backend.registry import (
     BACKWARD_RULES,
     FORWARD_RULES,
     OpTable,
-    axis_rule,
     layout_rule,
 )
 from minitriton.backend.transpose_loads import sink_transposes_into_loads
 from minitriton.diagnostics import Location, error
 from minitriton.ir.clone import clone_module
-from minitriton.ir.core import Block, Operation, Region, Value, register_op
+from minitriton.ir.core import Block, Operation, Region, Value
 from minitriton.ir.ops import (
     BroadcastOp,
     CallOp,
@@ -74,32 +73,9 @@ from minitriton.ir.ops import (
     WhileOp,
 )
 from minitriton.ir.printer import Printer
-from minitriton.ir.traits import Elementwise, Pure, ReadsMemory, ViewLike, WritesMemory, trait_set
+from minitriton.ir.traits import Elementwise, ReadsMemory, WritesMemory
 from minitriton.ir.types import BlockType, PointerType, element_type
 from minitriton.passes.inline import inline_call
-
-
-@register_op
-class ConvertLayoutOp(Operation):
-    """``%y = ttg.convert_layout(%x) {layout = "..."} : T`` moves a block to another layout.
-
-    Only the GPU backend creates it (through shared memory); the values are
-    unchanged. It appears in the ``ttgir`` dump of a compiled kernel.
-    """
-
-    name = "ttg.convert_layout"
-    traits = trait_set(Pure, ViewLike)
-
-    def verify(self) -> None:
-        if len(self.operands) != 1 or self.operands[0].type != self.result.type:
-            raise self.fail("needs one operand of the result type")
-
-
-@axis_rule(ConvertLayoutOp)
-def _convert_layout_axis(analysis: AxisAnalysis, op: Operation) -> AxisInfo:
-    # Moving a block between threads changes none of its values.
-    return analysis.get(op.operands[0])
-
 
 # ------------------------------------------------------------------ copy, inline
 

@@ -78,9 +78,8 @@ from typing import Any
 
 from minitriton.backend.irutil import terminator
 from minitriton.backend.shared_layout import SharedTile
-from minitriton.ir.core import BlockArgument, Operation, Value, register_op
+from minitriton.ir.core import BlockArgument, Operation, Value
 from minitriton.ir.ops import FuncOp
-from minitriton.ir.traits import SideEffects, trait_set
 from minitriton.ir.types import BlockType, PointerType, ScalarType, element_type
 
 #: ``MINITRITON_TMA=0`` keeps every pipelined load on ``cp.async``.
@@ -425,63 +424,6 @@ def _stride_ok(stride: list[Any], func: FuncOp, eb: int) -> bool:
 
 def _is_i32(piece: Any) -> bool:
     return isinstance(piece, int) or str(piece.type) == "i32"
-
-
-# ------------------------------------------------------------------ ops
-
-
-class _TmaOp(Operation):
-    """A GPU-backend op with effects; the emulator never sees these."""
-
-    traits = trait_set(SideEffects)
-    backend_only = True
-    arity = 0
-
-    def verify(self) -> None:
-        if len(self.operands) != self.arity or self.results:
-            raise self.fail(f"takes {self.arity} operands and has no results")
-
-
-@register_op
-class InitBarrierOp(_TmaOp):
-    """``ttng.init_barrier() {count}``: one ``mbarrier`` per ring stage, after the rings."""
-
-    name = "ttng.init_barrier"
-
-
-@register_op
-class InvalBarrierOp(_TmaOp):
-    """``ttng.inval_barrier() {count}``: the barriers' memory is free for other uses."""
-
-    name = "ttng.inval_barrier"
-
-
-@register_op
-class BarrierExpectOp(_TmaOp):
-    """``ttng.barrier_expect(%pred, %slot) {bytes}``: stage ``%slot`` will receive ``bytes``."""
-
-    name = "ttng.barrier_expect"
-    arity = 2
-
-
-@register_op
-class AsyncTmaCopyOp(_TmaOp):
-    """``ttng.async_tma_copy_global_to_local(%x, %y, %pred, %slot) {buffer, map}``.
-
-    Copies the box at coordinates (``%x`` innermost, ``%y``) of tensor map
-    ``map`` into slot ``%slot`` of ring ``buffer``; completes on the slot's barrier.
-    """
-
-    name = "ttng.async_tma_copy_global_to_local"
-    arity = 4
-
-
-@register_op
-class WaitBarrierOp(_TmaOp):
-    """``ttng.wait_barrier(%slot, %phase)``: wait for stage ``%slot``'s phase ``%phase``."""
-
-    name = "ttng.wait_barrier"
-    arity = 2
 
 
 # ------------------------------------------------------------------ LLVM side

@@ -18,18 +18,36 @@ golden tests); :class:`NodeVisitor` is the base for passes over the tree.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, fields
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from minitriton.diagnostics import Location
 
+if TYPE_CHECKING:
+    from typing_extensions import dataclass_transform
+else:
+    _C = TypeVar("_C")
 
+    def dataclass_transform(**_options: Any) -> Callable[[_C], _C]:
+        """Python 3.11's ``typing.dataclass_transform``: it only informs type checkers."""
+        return lambda cls: cls
+
+
+@dataclass_transform(frozen_default=True, field_specifiers=(field,))
 @dataclass(frozen=True)
 class Node:
-    """Base class of every AST node."""
+    """Base class of every AST node; each subclass is made a frozen dataclass.
+
+    A node class lists its fields and nothing else, as in Python's own ASDL
+    description of its AST: ``class Name(Node): id: str``.
+    """
 
     loc: Location = field(kw_only=True, compare=False)
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        dataclass(frozen=True)(cls)  # in place: the class body is complete here
 
 
 # ---------------------------------------------------------------------------
@@ -37,21 +55,18 @@ class Node:
 # ---------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
 class Name(Node):
     """A variable or module name: ``x``, ``tl``."""
 
     id: str
 
 
-@dataclass(frozen=True)
 class Constant(Node):
     """A literal: int, float, bool, None or str (adjacent strings joined)."""
 
     value: int | float | bool | str | None
 
 
-@dataclass(frozen=True)
 class Attribute(Node):
     """``value.attr``: ``tl.load``, ``x.shape``, ``x.T``."""
 
@@ -59,7 +74,6 @@ class Attribute(Node):
     attr: str
 
 
-@dataclass(frozen=True)
 class Keyword(Node):
     """A keyword argument ``name=value`` of a call."""
 
@@ -67,7 +81,6 @@ class Keyword(Node):
     value: Expr
 
 
-@dataclass(frozen=True)
 class Call(Node):
     """``func(*args, **keywords)``; positional args always come first."""
 
@@ -76,7 +89,6 @@ class Call(Node):
     keywords: list[Keyword]
 
 
-@dataclass(frozen=True)
 class Slice(Node):
     """``lower:upper:step`` inside a subscript; each part may be None."""
 
@@ -85,7 +97,6 @@ class Slice(Node):
     step: Expr | None
 
 
-@dataclass(frozen=True)
 class Subscript(Node):
     """``value[i0, i1, ...]``; each index is a :class:`Slice` or an expression.
 
@@ -96,21 +107,18 @@ class Subscript(Node):
     index: list[Expr]
 
 
-@dataclass(frozen=True)
 class Tuple(Node):
     """``a, b`` or ``(a, b)``."""
 
     elts: list[Expr]
 
 
-@dataclass(frozen=True)
 class List(Node):
     """``[a, b]`` (e.g. ``order=[1, 0]``)."""
 
     elts: list[Expr]
 
 
-@dataclass(frozen=True)
 class Dict(Node):
     """``{k: v}``; the frontend allows it only in decorator arguments."""
 
@@ -118,7 +126,6 @@ class Dict(Node):
     values: list[Expr]
 
 
-@dataclass(frozen=True)
 class BinOp(Node):
     """``left op right`` for ``+ - * / // % ** @ & | ^ << >>``."""
 
@@ -127,7 +134,6 @@ class BinOp(Node):
     right: Expr
 
 
-@dataclass(frozen=True)
 class UnaryOp(Node):
     """``op operand`` for ``-``, ``+``, ``~`` and ``not``."""
 
@@ -135,7 +141,6 @@ class UnaryOp(Node):
     operand: Expr
 
 
-@dataclass(frozen=True)
 class BoolOp(Node):
     """``a and b and c`` or ``a or b`` (``op`` is ``"and"`` / ``"or"``)."""
 
@@ -143,7 +148,6 @@ class BoolOp(Node):
     values: list[Expr]
 
 
-@dataclass(frozen=True)
 class Compare(Node):
     """A possibly chained comparison: ``0 <= x < n``."""
 
@@ -152,7 +156,6 @@ class Compare(Node):
     comparators: list[Expr]
 
 
-@dataclass(frozen=True)
 class IfExp(Node):
     """``body if test else orelse``."""
 
@@ -161,7 +164,6 @@ class IfExp(Node):
     orelse: Expr
 
 
-@dataclass(frozen=True)
 class FormattedValue(Node):
     """``{value!r:>8}`` inside an f-string: the value, its conversion and format spec."""
 
@@ -170,7 +172,6 @@ class FormattedValue(Node):
     format_spec: str
 
 
-@dataclass(frozen=True)
 class JoinedStr(Node):
     """An f-string: string constants and formatted values, in order."""
 
@@ -200,7 +201,6 @@ Expr = (
 # ---------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
 class Assign(Node):
     """``t1 = t2 = value``; a target is a Name or a Tuple of targets."""
 
@@ -208,7 +208,6 @@ class Assign(Node):
     value: Expr
 
 
-@dataclass(frozen=True)
 class AugAssign(Node):
     """``target op= value``; ``op`` is the binary operator (``"+"`` for ``+=``)."""
 
@@ -217,7 +216,6 @@ class AugAssign(Node):
     value: Expr
 
 
-@dataclass(frozen=True)
 class AnnAssign(Node):
     """``target: annotation [= value]``, e.g. ``x: tl.constexpr = 3``."""
 
@@ -226,7 +224,6 @@ class AnnAssign(Node):
     value: Expr | None
 
 
-@dataclass(frozen=True)
 class If(Node):
     """``if test: body else: orelse``; ``elif`` is a nested If in ``orelse``."""
 
@@ -235,7 +232,6 @@ class If(Node):
     orelse: list[Stmt]
 
 
-@dataclass(frozen=True)
 class For(Node):
     """``for target in iter: body``."""
 
@@ -244,7 +240,6 @@ class For(Node):
     body: list[Stmt]
 
 
-@dataclass(frozen=True)
 class While(Node):
     """``while test: body``."""
 
@@ -252,19 +247,16 @@ class While(Node):
     body: list[Stmt]
 
 
-@dataclass(frozen=True)
 class Return(Node):
     """``return [value]``; ``return a, b`` returns a Tuple."""
 
     value: Expr | None
 
 
-@dataclass(frozen=True)
 class Pass(Node):
     """``pass``."""
 
 
-@dataclass(frozen=True)
 class Assert(Node):
     """``assert test[, msg]``."""
 
@@ -272,7 +264,6 @@ class Assert(Node):
     msg: Expr | None
 
 
-@dataclass(frozen=True)
 class ExprStmt(Node):
     """An expression used as a statement, usually a call like ``tl.store``."""
 
@@ -286,7 +277,6 @@ Stmt = Assign | AugAssign | AnnAssign | If | For | While | Return | Pass | Asser
 # ---------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
 class Param(Node):
     """A parameter: ``name[: annotation][= default]``."""
 
@@ -295,7 +285,6 @@ class Param(Node):
     default: Expr | None
 
 
-@dataclass(frozen=True)
 class Decorator(Node):
     """A decorator. ``text`` is its source after the ``@``.
 
@@ -309,7 +298,6 @@ class Decorator(Node):
     expr: Expr | None
 
 
-@dataclass(frozen=True)
 class FunctionDef(Node):
     """A kernel or helper function. ``loc`` points at the ``def`` keyword.
 

@@ -8,7 +8,8 @@ arguments and a list of operations. Every operation carries a
 
 Each concrete op is a small subclass with a ``name``, its ``traits``
 (:mod:`minitriton.ir.traits`) and a ``verify()`` method, registered in
-:data:`OP_REGISTRY` by :func:`register_op`, in the spirit of xDSL.
+:data:`OP_REGISTRY` by the list of its module's ops (:func:`register_ops`),
+in the spirit of xDSL's dialects.
 """
 
 from __future__ import annotations
@@ -244,10 +245,22 @@ class Operation:
 OP_REGISTRY: dict[str, type[Operation]] = {}
 
 
-def register_op(cls: type[Operation]) -> type[Operation]:
-    """Class decorator: make ``cls`` known to the IR parser by its name."""
-    OP_REGISTRY[cls.name] = cls
-    return cls
+def register_ops(*classes: type[Operation]) -> None:
+    """Make ``classes`` known to the IR parser by their names: a dialect's list of ops.
+
+    As in xDSL, each module of ops ends with the explicit list of the ops it
+    defines. A class that names no op of its own, or a name that another
+    class has taken, fails when the module is imported.
+    """
+    named: dict[str, type[Operation]] = {}
+    for cls in classes:
+        if "name" not in vars(cls):
+            raise TypeError(f"{cls.__name__} declares no op name of its own")
+        taken = named.get(cls.name) or OP_REGISTRY.get(cls.name)
+        if taken is not None and taken is not cls:
+            raise TypeError(f"op name {cls.name!r} is taken by {taken.__name__}")
+        named[cls.name] = cls
+    OP_REGISTRY.update(named)  # all or nothing
 
 
 def replace_all_uses(root: Operation, old: Value, new: Value) -> None:

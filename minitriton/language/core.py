@@ -360,39 +360,24 @@ def sort(x, dim=None, descending=False):
 # -- atomics ------------------------------------------------------------------
 
 
-@builtin
-def atomic_add(pointer, val, mask=None, sem=None, scope=None):
-    """Atomically add ``val`` at ``pointer``; returns the old values."""
+def _atomic_rmw(kind: str, what: str) -> Callable[..., Any]:
+    """The builtin ``tl.atomic_<kind>``: every read-modify-write atomic has one signature."""
+
+    def stub(pointer, val, mask=None, sem=None, scope=None):
+        pass
+
+    stub.__name__ = stub.__qualname__ = f"atomic_{kind}"
+    stub.__doc__ = f"{what}; returns the old values."
+    return builtin(stub)
 
 
-@builtin
-def atomic_max(pointer, val, mask=None, sem=None, scope=None):
-    """Atomic maximum; returns the old values."""
-
-
-@builtin
-def atomic_min(pointer, val, mask=None, sem=None, scope=None):
-    """Atomic minimum; returns the old values."""
-
-
-@builtin
-def atomic_and(pointer, val, mask=None, sem=None, scope=None):
-    """Atomic bitwise and; returns the old values."""
-
-
-@builtin
-def atomic_or(pointer, val, mask=None, sem=None, scope=None):
-    """Atomic bitwise or; returns the old values."""
-
-
-@builtin
-def atomic_xor(pointer, val, mask=None, sem=None, scope=None):
-    """Atomic bitwise xor; returns the old values."""
-
-
-@builtin
-def atomic_xchg(pointer, val, mask=None, sem=None, scope=None):
-    """Atomic exchange; returns the old values."""
+atomic_add = _atomic_rmw("add", "Atomically add ``val`` at ``pointer``")
+atomic_max = _atomic_rmw("max", "Atomic maximum")
+atomic_min = _atomic_rmw("min", "Atomic minimum")
+atomic_and = _atomic_rmw("and", "Atomic bitwise and")
+atomic_or = _atomic_rmw("or", "Atomic bitwise or")
+atomic_xor = _atomic_rmw("xor", "Atomic bitwise xor")
+atomic_xchg = _atomic_rmw("xchg", "Atomic exchange")
 
 
 @builtin

@@ -4,7 +4,8 @@ The docs' *Op semantics table* page is generated from :func:`op_rows` at
 build time, so it cannot drift from the tree. For each op a row says:
 
 * **traits**: its :mod:`~minitriton.ir.traits`;
-* **verified**: the ``verify()`` that checks it (``minitriton/ir/ops.py``);
+* **verified**: the ``verify()`` that checks it (``minitriton/ir/ops.py``, or
+  ``minitriton/backend/ops.py`` for the GPU backend's own ops);
 * **folded**: the ``canonicalize`` rule that folds or simplifies it;
 * **emulator**: the function registered with ``@semantics`` that runs it;
 * **GPU**: the function registered with ``@lowering`` that lowers it to LLVM IR;

@@ -214,7 +214,7 @@ def test_prepared_kernels_verify():
 
 
 def test_backend_ops_reject_wrong_operands():
-    from minitriton.backend.pipeline import WarpGroupDotWaitOp
+    from minitriton.backend.ops import WarpGroupDotWaitOp
     from minitriton.ir.core import VerifyError
 
     with pytest.raises(VerifyError, match="takes 1 operands"):

@@ -25,7 +25,7 @@ from minitriton.backend.lower.math import fma
 from minitriton.backend.lower.mma import alloc_mma_ring, mma_dot
 from minitriton.backend.lower.smem import align16, byte_offset, smem_load, write_tensor
 from minitriton.backend.lower.wgmma import alloc_ring, wgmma_dot
-from minitriton.backend.pipeline import LocalAllocOp
+from minitriton.backend.ops import LocalAllocOp
 from minitriton.backend.registry import lowering
 from minitriton.ir.core import Operation
 from minitriton.ir.ops import DotOp

@@ -55,7 +55,7 @@ from minitriton.backend.lltypes import (
 )
 from minitriton.backend.lower.wgmma import _slot_base, smem_global
 from minitriton.backend.mma_plan import MmaDot
-from minitriton.backend.pipeline import LocalLoadOp
+from minitriton.backend.ops import LocalLoadOp
 from minitriton.backend.registry import lowering
 from minitriton.backend.shared_layout import MmaTile, align_tile, ring_tile
 from minitriton.ir.core import Operation, use_counts

@@ -24,7 +24,7 @@ from minitriton.backend.lltypes import I32, RegTile
 from minitriton.backend.lower.mma import Staged, convert_to_dot_operand
 from minitriton.backend.lower.smem import relayout, row_major
 from minitriton.backend.lower.wgmma import convert_from_accumulator
-from minitriton.backend.prepare import ConvertLayoutOp
+from minitriton.backend.ops import ConvertLayoutOp
 from minitriton.backend.registry import lowering
 from minitriton.ir.core import Operation
 from minitriton.ir.ops import BroadcastOp, ExpandDimsOp, MakeRangeOp, ReshapeOp, SplatOp, TransOp

@@ -23,16 +23,15 @@ from minitriton.backend.lower.wgmma import (
     scratch_after_rings,
     smem_addr,
 )
-from minitriton.backend.registry import lowering
-from minitriton.backend.tma import (
-    _MAP_PARAM,
-    BARRIER_BYTES,
+from minitriton.backend.ops import (
     AsyncTmaCopyOp,
     BarrierExpectOp,
     InitBarrierOp,
     InvalBarrierOp,
     WaitBarrierOp,
 )
+from minitriton.backend.registry import lowering
+from minitriton.backend.tma import _MAP_PARAM, BARRIER_BYTES
 from minitriton.ir.core import Operation
 
 if TYPE_CHECKING:

@@ -54,7 +54,7 @@ from minitriton.backend.mma_v3 import (
     shape_of_async_dot,
     wgmma_shape,
 )
-from minitriton.backend.pipeline import (
+from minitriton.backend.ops import (
     AsyncCommitGroupOp,
     AsyncCopyOp,
     AsyncWaitOp,

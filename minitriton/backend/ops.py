@@ -1,0 +1,180 @@
+"""The GPU backend's own ops: ``ttg.*`` and ``ttng.*``, as in Triton's GPU dialects.
+
+The passes of :mod:`minitriton.backend` create them after the optimizer, so
+the emulator never sees them: layout conversions
+(:mod:`~minitriton.backend.prepare`), the rings of shared tiles, asynchronous
+copies and ``wgmma`` of a pipelined loop (:mod:`~minitriton.backend.pipeline`)
+and the barriers and bulk copies of TMA (:mod:`~minitriton.backend.tma`).
+Their lowerings are in ``minitriton/backend/lower/``; like the kernel IR's
+ops (:mod:`minitriton.ir.ops`) they are registered by name at the end of this
+module, so a dumped ``ttgir`` parses back.
+"""
+
+from __future__ import annotations
+
+from minitriton.ir.core import Operation, register_ops
+from minitriton.ir.traits import Pure, SideEffects, ViewLike, trait_set
+
+
+class ConvertLayoutOp(Operation):
+    """``%y = ttg.convert_layout(%x) {layout = "..."} : T`` moves a block to another layout.
+
+    Only the GPU backend creates it (through shared memory); the values are
+    unchanged. It appears in the ``ttgir`` dump of a compiled kernel.
+    """
+
+    name = "ttg.convert_layout"
+    traits = trait_set(Pure, ViewLike)
+
+    def verify(self) -> None:
+        if len(self.operands) != 1 or self.operands[0].type != self.result.type:
+            raise self.fail("needs one operand of the result type")
+
+
+class _Effect(Operation):
+    """A GPU-backend op with effects; the emulator never sees these."""
+
+    traits = trait_set(SideEffects)
+    backend_only = True
+    #: Allowed operand counts.
+    arity: tuple[int, ...] = (0,)
+    #: Whether the op has one result (the accumulator).
+    has_result = False
+
+    def verify(self) -> None:
+        if len(self.operands) not in self.arity:
+            raise self.fail(f"takes {' or '.join(map(str, self.arity))} operands")
+        if len(self.results) != int(self.has_result):
+            raise self.fail("has one result" if self.has_result else "has no results")
+        if self.has_result and self.results[0].type != self.operands[0].type:
+            raise self.fail("the result has the accumulator's type")
+
+
+class LocalAllocOp(_Effect):
+    """``ttg.local_alloc() {buffer, stages, shape, ...}``: a ring of shared tiles."""
+
+    name = "ttg.local_alloc"
+
+
+class LocalDeallocOp(_Effect):
+    """``ttg.local_dealloc()``: the ring buffers are free again."""
+
+    name = "ttg.local_dealloc"
+
+
+class AsyncCopyOp(_Effect):
+    """``ttg.async_copy_global_to_local(%ptrs, %pred, %slot[, %mask]) {buffer, contig}``.
+
+    Copies the block ``%ptrs`` points at into slot ``%slot`` of the ring
+    ``buffer``; where ``%pred`` or ``%mask`` is false the bytes are zeros.
+    """
+
+    name = "ttg.async_copy_global_to_local"
+    arity = (3, 4)
+
+
+class AsyncCommitGroupOp(_Effect):
+    """``ttg.async_commit_group()``: close the group of copies issued so far."""
+
+    name = "ttg.async_commit_group"
+
+
+class AsyncWaitOp(_Effect):
+    """``ttg.async_wait() {num}``: at most ``num`` groups still in flight."""
+
+    name = "ttg.async_wait"
+
+
+class WarpGroupDotOp(_Effect):
+    """``%d = ttng.warp_group_dot(%acc, %slot[, %a]) {a, b, shape, kind}``: async ``wgmma``.
+
+    A and B are read from slot ``%slot`` of the rings ``a`` and ``b``; with
+    ``a = -1``, A is the block ``%a`` (registers). The result is in flight
+    until a ``ttng.warp_group_dot_wait``.
+    """
+
+    name = "ttng.warp_group_dot"
+    arity = (2, 3)
+    has_result = True
+
+
+class WarpGroupDotWaitOp(_Effect):
+    """``%acc = ttng.warp_group_dot_wait(%d) {pendings}``: wait for ``wgmma`` groups.
+
+    At most ``pendings`` groups stay in flight; ``%acc`` is ``%d``, complete.
+    """
+
+    name = "ttng.warp_group_dot_wait"
+    arity = (1,)
+    has_result = True
+
+
+class LocalLoadOp(Operation):
+    """``%x = ttg.local_load(%slot) {buffer}``: a ``mma.sync`` operand read from a ring slot.
+
+    Its layout is the dot-operand layout of the dot that uses it: the code
+    generator reads the fragments with ``ldmatrix`` straight from the slot.
+    """
+
+    name = "ttg.local_load"
+    traits = trait_set(SideEffects)  # reads a slot that cp.async writes: never moved or merged
+    backend_only = True
+
+    def verify(self) -> None:
+        if len(self.operands) != 1 or len(self.results) != 1:
+            raise self.fail("takes the slot and has one result")
+
+
+class LocalStoreOp(_Effect):
+    """``ttg.local_store(%v) {buffer}``: registers into a one-stage shared tile."""
+
+    name = "ttg.local_store"
+    arity = (1,)
+
+
+# ------------------------------------------------------------------ TMA
+
+
+class InitBarrierOp(_Effect):
+    """``ttng.init_barrier() {count}``: one ``mbarrier`` per ring stage, after the rings."""
+
+    name = "ttng.init_barrier"
+
+
+class InvalBarrierOp(_Effect):
+    """``ttng.inval_barrier() {count}``: the barriers' memory is free for other uses."""
+
+    name = "ttng.inval_barrier"
+
+
+class BarrierExpectOp(_Effect):
+    """``ttng.barrier_expect(%pred, %slot) {bytes}``: stage ``%slot`` will receive ``bytes``."""
+
+    name = "ttng.barrier_expect"
+    arity = (2,)
+
+
+class AsyncTmaCopyOp(_Effect):
+    """``ttng.async_tma_copy_global_to_local(%x, %y, %pred, %slot) {buffer, map}``.
+
+    Copies the box at coordinates (``%x`` innermost, ``%y``) of tensor map
+    ``map`` into slot ``%slot`` of ring ``buffer``; completes on the slot's barrier.
+    """
+
+    name = "ttng.async_tma_copy_global_to_local"
+    arity = (4,)
+
+
+class WaitBarrierOp(_Effect):
+    """``ttng.wait_barrier(%slot, %phase)``: wait for stage ``%slot``'s phase ``%phase``."""
+
+    name = "ttng.wait_barrier"
+    arity = (2,)
+
+
+# The GPU backend's ops, by name, for the IR parser (see minitriton.ir.ops).
+register_ops(
+    ConvertLayoutOp, LocalAllocOp, LocalDeallocOp, AsyncCopyOp, AsyncCommitGroupOp, AsyncWaitOp,
+    WarpGroupDotOp, WarpGroupDotWaitOp, LocalLoadOp, LocalStoreOp, InitBarrierOp,
+    InvalBarrierOp, BarrierExpectOp, AsyncTmaCopyOp, WaitBarrierOp,
+)
