@@ -54,7 +54,7 @@ def test_a_taken_name_fails_and_changes_nothing() -> None:
     before = dict(OP_REGISTRY)
     with pytest.raises(TypeError, match="'arith.add' is taken by AddOp"):
         register_ops(Newcomer, Impostor)
-    assert OP_REGISTRY == before  # not even the newcomer
+    assert before == OP_REGISTRY  # not even the newcomer
 
 
 def test_two_classes_of_one_name_in_one_list_fail() -> None:
@@ -76,10 +76,10 @@ def test_a_class_without_a_name_of_its_own_fails() -> None:
     before = dict(OP_REGISTRY)
     with pytest.raises(TypeError, match="Unnamed declares no op name of its own"):
         register_ops(Unnamed)
-    assert OP_REGISTRY == before
+    assert before == OP_REGISTRY
 
 
 def test_registering_a_class_again_is_harmless() -> None:
     before = dict(OP_REGISTRY)
     register_ops(ir_ops.AddOp, backend_ops.LocalAllocOp)
-    assert OP_REGISTRY == before
+    assert before == OP_REGISTRY
