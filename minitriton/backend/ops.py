@@ -177,4 +177,4 @@ register_ops(
     ConvertLayoutOp, LocalAllocOp, LocalDeallocOp, AsyncCopyOp, AsyncCommitGroupOp, AsyncWaitOp,
     WarpGroupDotOp, WarpGroupDotWaitOp, LocalLoadOp, LocalStoreOp, InitBarrierOp,
     InvalBarrierOp, BarrierExpectOp, AsyncTmaCopyOp, WaitBarrierOp,
-)
+)  # fmt: skip

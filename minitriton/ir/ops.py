@@ -295,9 +295,7 @@ class _Unary(_Elementwise):
     arity = 1
 
 
-def _unary(
-    op_name: str, doc: str, ints: bool = False, floats: bool = True
-) -> type[Operation]:
+def _unary(op_name: str, doc: str, ints: bool = False, floats: bool = True) -> type[Operation]:
     cls = type(
         op_name.replace(".", "_").title().replace("_", "") + "Op",
         (_Unary,),
@@ -842,7 +840,7 @@ register_ops(
     ExpandDimsOp, ReshapeOp, TransOp, LoadOp, StoreOp, AtomicRMWOp, AtomicCASOp, DotOp,
     ReduceOp, ScanOp, ReduceReturnOp, ScanReturnOp, SortOp, ForOp, IfOp, WhileOp, YieldOp,
     ConditionOp, CallOp, ReturnOp, FuncOp, PrintOp, AssertOp, BarrierOp, HintOp,
-)
+)  # fmt: skip
 
 
 class Module:
