@@ -114,7 +114,7 @@ class _ThreadTools(threading.local):
 _ACTIVE: list[Tool] = []  # for every thread's launches
 _THREAD = _ThreadTools()
 #: Activations in force, in any thread: the launch hook stays installed while there are any.
-_USERS = [0]
+_users = 0
 _LOCK = threading.Lock()
 
 
@@ -126,9 +126,10 @@ def using(*tools: Tool, thread_only: bool = False) -> Iterator[None]:
     """
     # ``minitriton.jit`` the attribute is the decorator: fetch the module itself.
     jit: Any = importlib.import_module("minitriton.jit")
+    global _users
     where = _THREAD.tools if thread_only else _ACTIVE
     with _LOCK:
-        _USERS[0] += 1
+        _users += 1
         where.extend(tools)
         jit.EMULATOR_HOOK = run_launch
     try:
@@ -137,14 +138,14 @@ def using(*tools: Tool, thread_only: bool = False) -> Iterator[None]:
         with _LOCK:
             for tool in tools:
                 where.remove(tool)
-            _USERS[0] -= 1
-            if not _USERS[0]:
+            _users -= 1
+            if not _users:
                 jit.EMULATOR_HOOK = None
 
 
 def tools_in_use() -> int:
     """How many ``using`` blocks are in force, in any thread (0: launches run plainly)."""
-    return _USERS[0]
+    return _users
 
 
 def active_tools() -> list[Tool]:
