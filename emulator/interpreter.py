@@ -147,6 +147,9 @@ class Interpreter:
         self.cache: dict[Operation, RVal] = {}
         #: Drop each value after its last use (set by plain launches; see liveness.py).
         self.free_dead_values = False
+        #: Loads may read their buffer when used rather than at once (see lanes.py): set
+        #: only where no write can come between (the kernel's one write is its last op).
+        self.lazy_loads = False
         self._funcs = {f.sym_name: f for f in module.funcs}
         self.steps = 0  # ops executed (the time budget looks at the clock every few)
         self.program_steps = 0  # ops executed, times the programs each ran for

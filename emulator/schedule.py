@@ -36,6 +36,7 @@ Limits of batching:
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -86,12 +87,13 @@ def launch(
     """
     interp = Interpreter(module, args, grid, debug=debug, listeners=listeners)
     interp.free_dead_values = True  # nobody reads the values afterwards
+    interp.lazy_loads = not listeners and _facts(module).store_last
     run_grid(interp, serial=serial)
 
 
 def run_grid(interp: Interpreter, serial: bool | None = None) -> None:
     """Run every program of ``interp.grid``, batched or one at a time."""
-    total = int(np.prod(interp.grid))
+    total = math.prod(interp.grid)
     if total == 0:
         return
     try:
@@ -161,12 +163,17 @@ def program_ids(grid: tuple[int, int, int], start: int, stop: int) -> np.ndarray
     """Program ids ``(n, 3)`` of linear ids ``start..stop-1`` (axis 0 fastest)."""
     linear = np.arange(start, stop, dtype=np.int64)
     gx, gy, _ = grid
-    return np.stack([linear % gx, (linear // gx) % gy, linear // (gx * gy)], axis=1)
+    pids = np.zeros((linear.size, 3), dtype=np.int64)
+    pids[:, 0] = linear % gx
+    if linear.size and linear[-1] >= gx:  # a 1-D grid needs no more
+        pids[:, 1] = (linear // gx) % gy
+        pids[:, 2] = linear // (gx * gy)
+    return pids
 
 
 def batch_size(module: Module) -> int:
     """Programs per chunk: the largest block of the module bounds memory use."""
-    return _chunk_programs(_largest_block(module))
+    return _chunk_programs(_facts(module).largest_block)
 
 
 def _chunk_programs(largest_block: int) -> int:
@@ -174,16 +181,20 @@ def _chunk_programs(largest_block: int) -> int:
     return max(1, CHUNK_ELEMENTS // largest_block)
 
 
-def _largest_block(module: Module) -> int:
+def _largest_block(ops: Sequence[Operation]) -> int:
     sizes = [1]
-    for op in module.walk():
+    for op in ops:
         sizes += [r.type.numel for r in op.results if isinstance(r.type, BlockType)]
     return max(sizes)
 
 
 def serial_reason(module: Module) -> str | None:
     """Why the kernel must run one program at a time, or ``None``."""
-    for op in module.walk():
+    return _facts(module).serial_reason
+
+
+def _serial_reason(ops: Sequence[Operation]) -> str | None:
+    for op in ops:
         if isinstance(op, AtomicCASOp):
             return "tt.atomic_cas (spin locks need programs to run to completion)"
         if isinstance(op, AtomicRMWOp) and op.attrs.get("kind") == "xchg":
@@ -202,9 +213,9 @@ def _inside(op: Operation, cls: type[Operation]) -> bool:
     return False
 
 
-def _may_need_serial(module: Module) -> bool:
+def _may_need_serial(ops: Sequence[Operation]) -> bool:
     # Only ops that merge per-program pointer values can raise NeedSerial.
-    for op in module.walk():
+    for op in ops:
         if isinstance(op, _MERGING_OPS) and any(element_type(r.type).is_ptr() for r in op.results):
             return True
     return False
@@ -222,17 +233,15 @@ def fails_before_writing(module: Module, grid: tuple[int, int, int]) -> bool:
     facts = _facts(module)
     if not facts.store_last or facts.serial_reason is not None or facts.may_need_serial:
         return False
-    return int(np.prod(grid)) <= _chunk_programs(facts.largest_block)
+    return math.prod(grid) <= _chunk_programs(facts.largest_block)
 
 
-def _store_last(module: Module) -> bool:
-    ops = module.kernel.body.block.ops
-    if len(ops) < 2 or not isinstance(ops[-2], StoreOp):
+def _store_last(module: Module, ops: Sequence[Operation]) -> bool:
+    body = module.kernel.body.block.ops
+    if len(body) < 2 or not isinstance(body[-2], StoreOp):
         return False
-    writers = [
-        op for op in module.walk() if op.has_trait(WritesMemory) or op.has_trait(UnknownEffects)
-    ]
-    return writers == [ops[-2]]
+    writers = [op for op in ops if op.has_trait(WritesMemory) or op.has_trait(UnknownEffects)]
+    return writers == [body[-2]]
 
 
 @dataclass(frozen=True)
@@ -245,7 +254,7 @@ class _KernelFacts:
     store_last: bool
 
 
-# The three walks cost about a tenth of a small launch, and a jitted kernel
+# One walk costs a few percent of a small launch, and a jitted kernel
 # launches its compiled module (never changed after compilation) again and
 # again, so the facts are found once per module object. A module edited in
 # place after a launch (run_pipeline on it) must be cloned before the next
@@ -256,9 +265,10 @@ _FACTS: WeakKeyDictionary[Module, _KernelFacts] = WeakKeyDictionary()
 def _facts(module: Module) -> _KernelFacts:
     facts = _FACTS.get(module)
     if facts is None:
+        ops = list(module.walk())
         facts = _KernelFacts(
-            _largest_block(module), serial_reason(module), _may_need_serial(module),
-            _store_last(module),
+            _largest_block(ops), _serial_reason(ops), _may_need_serial(ops),
+            _store_last(module, ops),
         )  # fmt: skip
         _FACTS[module] = facts
     return facts

@@ -38,6 +38,16 @@ class RVal:
     #: For pointers only: the id of the buffer the offsets point into.
     buffer: int | None = None
 
+    @property
+    def shape(self) -> tuple[int, ...]:
+        """The data's shape (a lazy value answers without making its data)."""
+        return self.data.shape
+
+    @property
+    def dtype(self) -> np.dtype:
+        """The data's dtype (a lazy value answers without making its data)."""
+        return self.data.dtype
+
     def take(self, rows: np.ndarray) -> RVal:
         """The rows ``rows`` of a batched value (an unbatched value is shared)."""
         if not self.batched:

@@ -17,6 +17,7 @@ caller rebuilds and rewrites it.
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import os
 import tempfile
@@ -29,7 +30,12 @@ CACHE_ENV = "MINITRITON_CACHE"
 
 def cache_dir() -> Path:
     """The on-disk cache directory."""
-    env = os.environ.get(CACHE_DIR_ENV)
+    return _cache_dir(os.environ.get(CACHE_DIR_ENV), os.environ.get("HOME"))
+
+
+@functools.lru_cache(maxsize=8)
+def _cache_dir(env: str | None, home: str | None) -> Path:
+    """Made once per setting: a launch asks for it, and pathlib is slow to build paths."""
     return Path(env) if env else Path.home() / ".cache" / "minitriton"
 
 

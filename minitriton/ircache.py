@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import base64
 import contextlib
+import functools
 import hashlib
 import inspect
 import io
@@ -214,8 +215,13 @@ def has_entries(src: KernelSource) -> bool:
 
 def source_folder(src: KernelSource) -> Path:
     """The folder of ``src``'s entries: named by a digest of its text, file and line."""
-    h = hashlib.sha256(f"{src.filename}\0{src.first_line}\0{src.source}".encode())
-    return cachefile.cache_dir() / SUBDIR / h.hexdigest()[:32]
+    return cachefile.cache_dir() / SUBDIR / _source_digest(src.filename, src.first_line, src.source)
+
+
+@functools.lru_cache(maxsize=1024)
+def _source_digest(filename: str, first_line: int, source: str) -> str:
+    """Computed once per function (its ``@jit`` definition asks first: :func:`has_entries`)."""
+    return hashlib.sha256(f"{filename}\0{first_line}\0{source}".encode()).hexdigest()[:32]
 
 
 def entry_path(src: KernelSource, key: str) -> Path:

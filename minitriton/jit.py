@@ -106,6 +106,7 @@ def gpu_available() -> bool:
     return bool(backend_gpu_available())
 
 
+@functools.cache
 def _cuda_python_installed() -> bool:
     try:
         return importlib.util.find_spec("cuda.bindings") is not None
@@ -573,13 +574,15 @@ def preload(source: KernelSource) -> None:
     import (:func:`minitriton.compiler.preload`): the emulator, the IR parser
     and the compiler's fingerprint always, and the frontend, its grammar and
     the passes unless the disk cache already knows this function
-    (:func:`minitriton.ircache.has_entries`).
+    (:func:`minitriton.ircache.has_entries`); and whether cuda-python is
+    installed, which choosing the default backend asks first.
     ``import minitriton`` itself does none of this.
     """
     if not _PRELOADED:
         _PRELOADED.add("emulator")
         preload_components(frontend=False)
         ircache.compiler_fingerprint()  # part of every disk-cache key: stat the sources once
+        _cuda_python_installed()  # the default backend's first question: a search of sys.path
     if "frontend" not in _PRELOADED and not ircache.has_entries(source):
         _PRELOADED.add("frontend")
         preload_components(frontend=True)

@@ -193,6 +193,8 @@ def save_outputs(
     (:func:`minitriton.emulator.schedule.fails_before_writing`), the strided
     views, which :func:`warn_stores_outside_views` compares afterwards.
     """
+    if only is not None and not only:
+        return []  # nothing to copy: no need to work out what the kernel writes
     written = written_by(compiled)
     if only is not None:
         written = written & set(only)

@@ -35,6 +35,7 @@ Two ways to say what a kernel is compiled for:
 from __future__ import annotations
 
 import ast as pyast
+import functools
 import inspect
 import linecache
 import re
@@ -119,6 +120,19 @@ def dtype_to_type(dtype: Any) -> t.ScalarType:
     """The scalar type of a NumPy, torch or CuPy dtype (``ValueError`` if none)."""
     if isinstance(dtype, t.ScalarType):
         return dtype  # a tl dtype: triton.reinterpret's wrapper
+    try:
+        return _type_of_dtype(dtype)
+    except TypeError:  # an unhashable dtype-like object
+        return _dtype_type(dtype)
+
+
+@functools.lru_cache(maxsize=64)
+def _type_of_dtype(dtype: Any) -> t.ScalarType:
+    """:func:`_dtype_type`, once per dtype (NumPy's ``dtype.name`` is slow to ask)."""
+    return _dtype_type(dtype)
+
+
+def _dtype_type(dtype: Any) -> t.ScalarType:
     name = getattr(dtype, "name", None) or str(dtype).split(".")[-1]
     if name not in _DTYPE_NAMES:
         raise ValueError(f"dtype {dtype} has no MiniTriton type")

@@ -15,7 +15,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from minitriton.emulator import rows
+from minitriton.emulator import lanes, rows
 from minitriton.emulator.interpreter import NeedSerial, ProgramState
 from minitriton.emulator.memory import ADDRESS_SPACING
 from minitriton.emulator.registry import semantics
@@ -51,7 +51,7 @@ ArrayFn = Callable[..., np.ndarray]
 
 def elementwise(
     op_class: type[Operation], *, math_precision: bool = False, home: str = __name__,
-    ufunc: np.ufunc | None = None,
+    ufunc: np.ufunc | None = None, lazy: Callable[[RVal, RVal], RVal | None] | None = None,
 ) -> Callable[[ArrayFn], ArrayFn]:  # fmt: skip
     """Register ``fn(*arrays)`` as the semantics of the elementwise op ``op_class``.
 
@@ -62,7 +62,10 @@ def elementwise(
     ``math_precision``), calls ``fn`` on whole arrays and stores the result in
     the op's result type. ``ufunc``, when given, computes what ``fn`` does
     (except on bool and bf16), into the block of an operand that dies here
-    (see :func:`_dying_block`), instead of a new one.
+    (see :func:`_dying_block`) instead of a new one, and reads loads that
+    :mod:`minitriton.emulator.lanes` left lazy straight from their buffers.
+    ``lazy``, when given, is tried first on two operands: it returns a value
+    in one of that module's lazy forms, or None to compute as usual.
     """
 
     def register(fn: ArrayFn) -> ArrayFn:
@@ -73,11 +76,14 @@ def elementwise(
             batched = any(a.batched for a in args)
             out_type = element_type(op.results[0].type)
             assert isinstance(out_type, ScalarType)
-            if ufunc is not None and state.dying:
-                target = _dying_block(op, state, args, out_type)
-                if target is not None:
-                    rows.forget(target)  # its contents change: what rows.py knew of it goes
-                    return RVal(ufunc(*(a.data for a in args), out=target), batched)
+            if lazy is not None and len(args) == 2:
+                kept = lazy(*args)
+                if kept is not None:
+                    return kept
+            if ufunc is not None and out_type.name not in ("i1", "bf16"):
+                result = _with_ufunc(ufunc, op, state, args, out_type)
+                if result is not None:
+                    return result
             arrays = [
                 _decode(a.data, element_type(v.type), math_precision)
                 for a, v in zip(args, op.operands)
@@ -90,6 +96,20 @@ def elementwise(
         return fn
 
     return register
+
+
+def _with_ufunc(
+    ufunc: np.ufunc, op: Operation, state: ProgramState, args: tuple[RVal, ...],
+    out_type: ScalarType,
+) -> RVal | None:  # fmt: skip
+    """``ufunc(*args)`` into a dying operand's block, or over lazy loads; else None."""
+    target = _dying_block(op, state, args, out_type) if state.dying else None
+    if target is not None:
+        rows.forget(target)  # its contents change: what rows.py knew of it goes
+    result = lanes.elementwise(ufunc, args, out_type.numpy, target)
+    if result is None and target is not None:
+        result = RVal(ufunc(*(a.data for a in args), out=target), any(a.batched for a in args))
+    return result
 
 
 #: Ops whose semantics always return a new value in a new block: those registered by
@@ -123,7 +143,7 @@ def _dying_block(
         return None
     for i in range(len(args)):
         value, rval = op.operands[i], args[i]
-        if value not in state.dying or state.env.get(value) is not rval:
+        if value not in state.dying or state.env.get(value) is not rval or lanes.is_lazy(rval):
             continue
         if not isinstance(value, OpResult) or type(value.owner) not in FRESH_RESULTS:
             continue
@@ -131,8 +151,8 @@ def _dying_block(
         if (
             block.base is None and block.flags.writeable and block.flags.c_contiguous
             and block.dtype == out_type.numpy
-            and block.shape == np.broadcast_shapes(*(a.data.shape for a in args))
-            and all(a.data.dtype == block.dtype for a in args)
+            and block.shape == np.broadcast_shapes(*(a.shape for a in args))
+            and all(a.dtype == block.dtype for a in args)
             and sys.getrefcount(block) <= _OWN_REFERENCES
             and sum(v is rval for v in state.env.values()) == 1
         ):  # fmt: skip
@@ -166,7 +186,7 @@ def _bool_safe(fn: ArrayFn) -> ArrayFn:
 # ---------------------------------------------------------------- arithmetic
 
 
-@elementwise(AddOp, ufunc=np.add)
+@elementwise(AddOp, ufunc=np.add, lazy=lanes.add_runs)
 @_bool_safe
 def _add(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """a + b (integers wrap)."""
@@ -317,6 +337,9 @@ def _cmp(op: Operation, state: ProgramState, a: RVal, b: RVal) -> RVal:
     fn = _CMP[op.attrs["pred"]]
     batched = a.batched or b.batched
     if isinstance(t, ScalarType):
+        prefix = lanes.compare_runs(op.attrs["pred"], a, b)  # offsets < n: a lazy mask
+        if prefix is not None:
+            return prefix
         return RVal(np.asarray(fn(to_compute(a.data, t), to_compute(b.data, t))), batched)
     # pointers: order within one buffer; pointers into different buffers are unequal
     if a.buffer == b.buffer:

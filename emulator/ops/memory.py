@@ -24,6 +24,13 @@ import numpy as np
 
 from minitriton.emulator.errors import EmulatorError, oob_report
 from minitriton.emulator.interpreter import ProgramState
+from minitriton.emulator.lanes import (
+    LoadedRuns,
+    RunsAccess,
+    addptr_runs,
+    runs_access,
+    store_rows,
+)
 from minitriton.emulator.memory import Buffer
 from minitriton.emulator.registry import semantics
 from minitriton.emulator.rows import Rows, complete_despite_interrupt, find_rows
@@ -85,6 +92,9 @@ def _oob_error(
 @semantics(AddPtrOp)
 def _addptr(op: Operation, state: ProgramState, ptr: RVal, offset: RVal) -> RVal:
     """Pointer plus an element offset (computed in 64 bits; the offset already wrapped)."""
+    runs = addptr_runs(ptr, offset)  # a splat pointer plus lane runs stays lazy
+    if runs is not None:
+        return runs
     data = _offsets_from_base(ptr.data, offset.data) if op.results[0].shape else None
     if data is None:
         data = np.add(ptr.data, offset.data, dtype=np.int64)  # one pass, no temporary
@@ -129,6 +139,10 @@ def _load(
     """Gather; disabled lanes take ``other`` (0 without it) and are never read."""
     batched = any(v is not None and v.batched for v in (ptr, mask, other))
     buf = state.interp.memory[ptr.buffer or 0]
+    access = runs_access(ptr, mask, buf.size, store=False)
+    if access is not None and (ptr.batched or not batched):
+        loaded = LoadedRuns(buf.flat, access, other, batched)
+        return loaded if state.interp.lazy_loads else RVal(loaded.data, batched)
     shape = np.broadcast_shapes(*(v.data.shape for v in (ptr, mask, other) if v is not None))
     rows = find_rows(ptr.data, buf.size) if shape == ptr.data.shape else None
     if rows is None or not edge_rows_in_bounds(buf, ptr.data, mask, rows):
@@ -232,6 +246,10 @@ def _store(
     :func:`~minitriton.emulator.rows.complete_despite_interrupt`).
     """
     buf = state.interp.memory[ptr.buffer or 0]
+    access = runs_access(ptr, mask, buf.size, store=True)
+    if access is not None and (ptr.batched or not value.batched):
+        complete_despite_interrupt(_runs_writes(buf.flat, access, value))
+        return
     parts = [ptr.data, value.data] + ([mask.data] if mask is not None else [])
     shape = np.broadcast_shapes(*(p.shape for p in parts))
     rows = find_rows(ptr.data, buf.size) if ptr.data.shape == shape else None
@@ -248,6 +266,38 @@ def _store(
     if enabled is not None and enabled.all():
         enabled = None
     complete_despite_interrupt(_scatters(buf.flat, offsets, values, enabled))
+
+
+def _runs_writes(flat: np.ndarray, access: RunsAccess, value: RVal) -> list[Callable[[], None]]:
+    """The writes of a store through lane runs (checked already, no two rows overlapping).
+
+    A lazy value of the store's layout is written piece by piece, its full
+    rows computed straight into the buffer (:func:`~minitriton.emulator.lanes.store_rows`).
+    """
+    first, stop = access.first, access.stop
+    pieces = store_rows(value, access, flat)
+    if pieces is None:
+        grid = np.broadcast_to(value.data, (access.counts.size, access.runs.width))
+        write_full: Callable[[np.ndarray], None] = partial(_copy_rows, grid[first:stop])
+        row_values: Callable[[int], np.ndarray] = grid.__getitem__
+    else:
+        rest, at = pieces.rest(), {int(r): i for i, r in enumerate(pieces.rest_rows())}
+        write_full, row_values = pieces.write_full, lambda row: rest[at[row]]
+    steps: list[Callable[[], None]] = []
+    if stop > first:
+        steps.append(partial(write_full, access.view(flat, writeable=True)))
+    for row in access.partial:
+        lanes = access.lanes(row)
+        steps.append(partial(_copy_lanes, flat, lanes, row_values(row)[: lanes.stop - lanes.start]))
+    return steps
+
+
+def _copy_rows(rows: np.ndarray, view: np.ndarray) -> None:
+    np.copyto(view, rows, casting="unsafe")
+
+
+def _copy_lanes(flat: np.ndarray, lanes: slice, values: np.ndarray) -> None:
+    np.copyto(flat[lanes], values, casting="unsafe")
 
 
 def _row_writes(

@@ -18,6 +18,7 @@ def add_kernel(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
     mask = offs < n
     x = tl.load(x_ptr + offs, mask=mask)
     y = tl.load(y_ptr + offs, mask=mask)
+    tl.store(out_ptr + offs, y, mask=mask)  # a write before the last op: loads are not lazy
     tl.store(out_ptr + offs, x + y, mask=mask)
 
 
