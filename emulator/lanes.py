@@ -408,11 +408,11 @@ class DeferredUfunc(_Rows):
 
     def full(self) -> np.ndarray:
         """The full rows, computed into a new array."""
-        return self.ufunc(*self._pieces(full=True))  # type: ignore[no-any-return]
+        return self.ufunc(*self._pieces(full=True))
 
     def rest(self) -> np.ndarray:
         """The other rows, computed into a new array."""
-        return self.ufunc(*self._pieces(full=False))  # type: ignore[no-any-return]
+        return self.ufunc(*self._pieces(full=False))
 
     def write_full(self, view: np.ndarray) -> None:
         """Compute the full rows into ``view``."""
