@@ -316,7 +316,7 @@ class _Rows(_Lazy):
         """The block, computed now."""
         rows, width, first, stop = self.layout
         grid = np.empty((rows, width), dtype=self.dtype)
-        grid[first:stop] = self.full()
+        self.write_full(grid[first:stop])
         grid[self.rest_rows()] = self.rest()
         return grid if self.batched else grid[0]
 
@@ -407,7 +407,11 @@ class DeferredUfunc(_Rows):
         return self.args[0].dtype
 
     def full(self) -> np.ndarray:
-        """The full rows, computed into a new array."""
+        """The full rows: of the block if made already, else computed into a new array."""
+        made = self.__dict__.get("_made")
+        if made is not None:
+            rows, width, first, stop = self.layout
+            return made.reshape(rows, width)[first:stop]
         return self.ufunc(*self._pieces(full=True))
 
     def rest(self) -> np.ndarray:

@@ -233,3 +233,46 @@ def test_lazy_loads_and_a_deferred_sum_make_no_block(monkeypatch: pytest.MonkeyP
     block = n * 4  # one fp32 block
     assert lazy < 0.5 * block  # the sum is computed into the output's memory
     assert made - lazy >= 2.5 * block  # the two loaded blocks and the sum
+
+
+@triton.jit
+def _chain(x, y, out, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    a = tl.load(x + offs, mask=mask)
+    b = tl.load(y + offs, mask=mask, other=1.0)
+    s = a + b  # deferred, then read by ops that take pieces and by one that needs an array
+    tl.store(out + offs, (s - b) * s + tl.sum(s * b, axis=0), mask=mask)
+
+
+def test_a_deferred_sum_read_several_ways_matches_numpy() -> None:
+    n, block = 1000, 128
+    rng = np.random.default_rng(3)
+    x, y = rng.random(n, dtype=np.float32), rng.random(n, dtype=np.float32)
+    out = np.zeros_like(x)
+    _chain[(triton.cdiv(n, block),)](x, y, out, n, BLOCK=block, backend="emulator")
+    a = np.zeros(1024, np.float32)  # the lanes past the end: a = 0, b = other = 1
+    b = np.ones(1024, np.float32)
+    a[:n], b[:n] = x, y
+    s = (a + b).reshape(-1, block)
+    b = b.reshape(-1, block)
+    want = (s - b) * s + np.sum(s * b, axis=1, keepdims=True)
+    np.testing.assert_allclose(out, want.reshape(-1)[:n], rtol=1e-6)
+
+
+@triton.jit
+def _add_into(x, y, out, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    tl.store(out + offs, tl.load(x + offs, mask=mask) + tl.load(y + offs, mask=mask), mask=mask)
+
+
+@pytest.mark.parametrize("shift", [0, 1, -1])
+def test_a_sum_stored_over_its_own_operand_is_computed_first(shift: int) -> None:
+    n = 300
+    base = np.arange(n + 2, dtype=np.float32)
+    x, out = base[1 : n + 1], base[1 + shift : n + 1 + shift]  # out overlaps x
+    y = np.full(n, 0.5, np.float32)
+    want = x + y
+    _add_into[(triton.cdiv(n, 64),)](x, y, out, n, BLOCK=64, backend="emulator")
+    np.testing.assert_array_equal(out, want)
