@@ -280,7 +280,7 @@ def _full_run(starts: np.ndarray, counts: np.ndarray, width: int, step: int) -> 
         return 0, 0
     first, stop = int(full[0]), int(full[-1]) + 1
     expected = starts[first] + step * np.arange(stop - first)
-    if stop - first != full.size or not np.array_equal(starts[first:stop], expected):
+    if stop - first != full.size or not (starts[first:stop] == expected).all():
         return 0, 0  # full rows in several pieces, or not evenly spaced: copied one by one
     return first, stop
 
@@ -288,9 +288,19 @@ def _full_run(starts: np.ndarray, counts: np.ndarray, width: int, step: int) -> 
 def _disjoint(starts: np.ndarray, counts: np.ndarray) -> bool:
     """True when no two rows' on lanes share an element (the order of writes is then free)."""
     on = counts > 0
-    order = np.argsort(starts[on], kind="stable")
-    begin, count = starts[on][order], counts[on][order]
-    return bool(np.all(begin[1:] >= begin[:-1] + count[:-1]))
+    begin, count = starts[on], counts[on]
+    if not (begin[1:] >= begin[:-1]).all():  # rows out of order (rare): sort them first
+        order = np.argsort(begin, kind="stable")
+        begin, count = begin[order], count[order]
+    return bool((begin[1:] >= begin[:-1] + count[:-1]).all())
+
+
+@functools.lru_cache(maxsize=64)
+def _rest_rows(rows: int, first: int, stop: int) -> np.ndarray:
+    """The rows other than ``first`` to ``stop`` (read-only: shared by every caller)."""
+    rest = np.concatenate((np.arange(first), np.arange(stop, rows)))
+    rest.flags.writeable = False
+    return rest
 
 
 # ---------------------------------------------------------------- loads and what they feed
@@ -323,7 +333,7 @@ class _Rows(_Lazy):
     def rest_rows(self) -> np.ndarray:
         """The indices of the rows other than ``first`` to ``stop``."""
         rows, _, first, stop = self.layout
-        return np.r_[0:first, stop:rows]
+        return _rest_rows(rows, first, stop)
 
     def full(self) -> np.ndarray:
         """The values of rows ``first`` to ``stop``."""

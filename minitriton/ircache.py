@@ -262,7 +262,7 @@ def _key_parts(
     src: KernelSource, specs: Sequence[ArgSpec], options: CompileOptions
 ) -> Iterator[str]:
     yield COMPILER_VERSION
-    yield compiler_fingerprint()
+    yield compiler_digest()
     yield from _pass_sources(options)
     yield repr([s.key() for s in specs])
     yield repr([(f.name, getattr(options, f.name)) for f in fields(options)
@@ -347,6 +347,12 @@ def compiler_fingerprint() -> str:
         stamps += _stamps(root / name)
     stamps += _stamps(_grammar_path(root))
     return "\n".join(stamps)
+
+
+@cache
+def compiler_digest() -> str:
+    """The sha256 of :func:`compiler_fingerprint` (a key hashes this, not the whole list)."""
+    return hashlib.sha256(compiler_fingerprint().encode()).hexdigest()
 
 
 def _stamps(path: Path) -> list[str]:

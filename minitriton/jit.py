@@ -581,7 +581,7 @@ def preload(source: KernelSource) -> None:
     if not _PRELOADED:
         _PRELOADED.add("emulator")
         preload_components(frontend=False)
-        ircache.compiler_fingerprint()  # part of every disk-cache key: stat the sources once
+        ircache.compiler_digest()  # part of every disk-cache key: stat the sources once
         _cuda_python_installed()  # the default backend's first question: a search of sys.path
     if "frontend" not in _PRELOADED and not ircache.has_entries(source):
         _PRELOADED.add("frontend")

@@ -136,16 +136,21 @@ def test_key_covers_user_functions_but_not_library_ones(monkeypatch):
     assert part == "SCALE=builtin_function_or_method math.hypot"
 
 
+def forget_the_fingerprint() -> None:
+    ircache.compiler_fingerprint.cache_clear()
+    ircache.compiler_digest.cache_clear()
+
+
 def test_key_covers_the_compiler_sources(monkeypatch):
     key = key_of()
-    ircache.compiler_fingerprint.cache_clear()
+    forget_the_fingerprint()
     real = ircache._stamps
     monkeypatch.setattr(ircache, "_stamps", lambda p: [s + "x" for s in real(p)])
     try:
         assert key_of() != key
     finally:
         monkeypatch.undo()
-        ircache.compiler_fingerprint.cache_clear()
+        forget_the_fingerprint()
     assert key_of() == key
 
 
