@@ -11,6 +11,9 @@ fresh pages are much of a first launch's time.
 
 :func:`find_rows` recognises the pattern from the offsets themselves (nothing
 is assumed from the IR), at a cost of one pass over them in small slices.
+Offsets still in the lazy form of :mod:`minitriton.emulator.lanes` say where
+their runs are, and never come here; these are the offsets made as arrays
+(a computed index, a loop-carried pointer).
 Rows that are not wholly inside the buffer (the masked tail of the last
 program) are left to the caller's general path; so is every other shape of
 access. :func:`complete_despite_interrupt` runs the steps of one store so that

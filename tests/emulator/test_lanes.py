@@ -21,6 +21,7 @@ from minitriton.emulator.lanes import (
     runs_access,
 )
 from minitriton.emulator.values import RVal
+from tests.kernels.vector_add import add_kernel
 
 
 def splat(values: int | list[int], width: int, dtype: type = np.int32) -> RVal:
@@ -148,21 +149,18 @@ def test_strided_masked_rows_match_numpy(n: int, stride: int, flip: bool) -> Non
 
 
 @triton.jit
-def _vector_add(x, y, out, n, BLOCK: tl.constexpr):
+def _plus_offsets(x, out, n, BLOCK: tl.constexpr):
     offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
-    mask = offs < n
-    a = tl.load(x + offs, mask=mask)
-    b = tl.load(y + offs, mask=mask)
-    tl.store(out + offs, a + b + offs.to(tl.float32), mask=mask)  # the offsets made, too
+    value = tl.load(x + offs, mask=offs < n) + offs.to(tl.float32)  # the offsets made, too
+    tl.store(out + offs, value, mask=offs < n)
 
 
 @pytest.mark.parametrize("n", [1, 63, 64, 1000, 4097])
-def test_the_vector_add_with_its_offsets_matches_numpy(n: int) -> None:
-    rng = np.random.default_rng(n)
-    x, y = rng.random(n, dtype=np.float32), rng.random(n, dtype=np.float32)
+def test_offsets_read_as_values_match_numpy(n: int) -> None:
+    x = np.random.default_rng(n).random(n, dtype=np.float32)
     out = np.zeros_like(x)
-    _vector_add[(triton.cdiv(n, 64),)](x, y, out, n, BLOCK=64, backend="emulator")
-    np.testing.assert_array_equal(out, x + y + np.arange(n, dtype=np.float32))
+    _plus_offsets[(triton.cdiv(n, 64),)](x, out, n, BLOCK=64, backend="emulator")
+    np.testing.assert_array_equal(out, x + np.arange(n, dtype=np.float32))
 
 
 @triton.jit
@@ -198,26 +196,19 @@ def test_the_vector_add_takes_the_runs_and_never_looks_for_rows(
     n = 1000
     x, y = np.ones(n, np.float32), np.full(n, 2.0, np.float32)
     out = np.zeros_like(x)
-    _vector_add[(triton.cdiv(n, 64),)](x, y, out, n, BLOCK=64, backend="emulator")
-    np.testing.assert_array_equal(out, 3.0 + np.arange(n, dtype=np.float32))
-
-
-@triton.jit
-def _plain_add(x, y, out, n, BLOCK: tl.constexpr):
-    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
-    mask = offs < n
-    tl.store(out + offs, tl.load(x + offs, mask=mask) + tl.load(y + offs, mask=mask), mask=mask)
+    add_kernel[(triton.cdiv(n, 64),)](x, y, out, n, BLOCK_SIZE=64, backend="emulator")
+    np.testing.assert_array_equal(out, 3.0)
 
 
 def peak_of_vector_add(n: int) -> int:
-    """The most memory the vector add's second launch holds (its first one compiles)."""
+    """The most memory tutorial 01's second launch holds (its first one compiles)."""
     x, y, out = np.ones(n, np.float32), np.full(n, 2.0, np.float32), np.zeros(n, np.float32)
     grid = (triton.cdiv(n, 1024),)
-    _plain_add[grid](x, y, out, n, BLOCK=1024, backend="emulator")
+    add_kernel[grid](x, y, out, n, BLOCK_SIZE=1024, backend="emulator")
     tracemalloc.start()
     try:
         tracemalloc.reset_peak()
-        _plain_add[grid](x, y, out, n, BLOCK=1024, backend="emulator")
+        add_kernel[grid](x, y, out, n, BLOCK_SIZE=1024, backend="emulator")
         peak = tracemalloc.get_traced_memory()[1] - tracemalloc.get_traced_memory()[0]
     finally:
         tracemalloc.stop()
