@@ -226,8 +226,8 @@ class RunsAccess:
     def __init__(self, runs: LaneRuns, counts: np.ndarray, first: int, stop: int, step: int):
         self.runs, self.counts = runs, counts
         self.first, self.stop, self.step = first, stop, step
-        rows = range(counts.size)
-        self.partial = [r for r in rows if not first <= r < stop and counts[r]]
+        on = np.flatnonzero(counts)
+        self.partial: list[int] = on[(on < first) | (on >= stop)].tolist()
 
     def view(self, flat: np.ndarray, writeable: bool = False) -> np.ndarray:
         """The ``(stop - first, width)`` view of ``flat`` that the full rows select."""
@@ -267,22 +267,23 @@ def runs_access(ptr: RVal, mask: RVal | None, size: int, store: bool) -> RunsAcc
         return None
     if store and not _disjoint(starts, counts):
         return None  # two rows write one element: the lane order decides
-    step = int(starts[1] - starts[0]) if starts.size > 1 else width
-    first, stop = _full_run(starts, counts, width, step)
+    first, stop, step = _full_run(starts, counts, width)
     access = RunsAccess(ptr, counts, first, stop, step)
     return access if len(access.partial) <= MAX_PARTIAL_ROWS else None
 
 
-def _full_run(starts: np.ndarray, counts: np.ndarray, width: int, step: int) -> tuple[int, int]:
-    """The longest range of full rows whose starts go up by ``step`` (empty if none)."""
+def _full_run(starts: np.ndarray, counts: np.ndarray, width: int) -> tuple[int, int, int]:
+    """``(first, stop, step)``: the full rows, when they are rows ``first`` to ``stop``
+    and their starts go up by ``step`` (>= 0); else an empty range."""
     full = np.flatnonzero(counts == width)
-    if not full.size or step < 0:
-        return 0, 0
+    if not full.size:
+        return 0, 0, width
     first, stop = int(full[0]), int(full[-1]) + 1
+    step = int(starts[first + 1] - starts[first]) if stop - first > 1 else width
     expected = starts[first] + step * np.arange(stop - first)
-    if stop - first != full.size or not (starts[first:stop] == expected).all():
-        return 0, 0  # full rows in several pieces, or not evenly spaced: copied one by one
-    return first, stop
+    if step < 0 or stop - first != full.size or not (starts[first:stop] == expected).all():
+        return 0, 0, width  # in several pieces, or not evenly spaced: copied one by one
+    return first, stop, step
 
 
 def _disjoint(starts: np.ndarray, counts: np.ndarray) -> bool:
