@@ -462,23 +462,21 @@ _NO_BREAK = (
 _HELPER = "define a separate @triton.jit helper function at module level and call it"
 _NO_GENERATOR = "kernels cannot be generators; tl.store the results instead"
 _WHOLE_BLOCKS = "compute on whole blocks (e.g. tl.sum(x, axis=0)) or write a tl.static_range loop"
+_NO_EXCEPTIONS = "kernels have no exceptions; check conditions with masks or tl.device_assert"
+_AS_ARGUMENT = "pass the value as a kernel argument (a tl.constexpr if it is a constant)"
+_NO_COROUTINE = "kernels are not coroutines; remove '{}'"
+_BLOCKS_NOT_LISTS = "build blocks with tl.arange and broadcasting, or write a tl.static_range loop"
 
 UNSUPPORTED_STATEMENTS: dict[str, tuple[str, str]] = {
     "break_stmt": ("break", _NO_BREAK),
     "continue_stmt": ("continue", _NO_BREAK),
     "classdef": ("class definition", "kernels cannot define classes; " + _HELPER),
-    "try_stmt": (
-        "try/except",
-        "kernels have no exceptions; check conditions with masks or tl.device_assert",
-    ),
+    "try_stmt": ("try/except", _NO_EXCEPTIONS),
     "with_stmt": ("with statement", "write the body of the 'with' block directly"),
-    "global_stmt": (
-        "global statement",
-        "pass the value as a kernel argument (a tl.constexpr if it is a constant)",
-    ),
+    "global_stmt": ("global statement", _AS_ARGUMENT),
     "nonlocal_stmt": ("nonlocal statement", "pass the value as an argument and return it"),
     "import_stmt": ("import inside a kernel", "move the import to module level"),
-    "async_stmt": ("async", "kernels are not coroutines; remove 'async'"),
+    "async_stmt": ("async", _NO_COROUTINE.format("async")),
     "yield_stmt": ("yield", _NO_GENERATOR),
     "del_stmt": ("del statement", "remove it; kernel values need no freeing"),
     "raise_stmt": ("raise statement", "use tl.device_assert(cond, msg) to check at run time"),
@@ -488,10 +486,7 @@ UNSUPPORTED_STATEMENTS: dict[str, tuple[str, str]] = {
 
 UNSUPPORTED_EXPRESSIONS: dict[str, tuple[str, str]] = {
     "lambdef": ("lambda", _HELPER.replace("separate ", "")),
-    "list_comp": (
-        "list comprehension",
-        "build blocks with tl.arange and broadcasting, or write a tl.static_range loop",
-    ),
+    "list_comp": ("list comprehension", _BLOCKS_NOT_LISTS),
     "set_comp": ("set comprehension", "kernels have no sets; use blocks built with tl.arange"),
     "dict_comp": ("dict comprehension", "kernels have no dicts; use separate variables"),
     "generator": ("generator expression", _WHOLE_BLOCKS),
@@ -502,7 +497,7 @@ UNSUPPORTED_EXPRESSIONS: dict[str, tuple[str, str]] = {
     "stararg": ("star-args '*args'", "pass each argument explicitly"),
     "kwstararg": ("keyword unpacking '**kwargs'", "pass each keyword argument explicitly"),
     "yield_expr": ("yield", _NO_GENERATOR),
-    "await_expr": ("await", "kernels are not coroutines; remove 'await'"),
+    "await_expr": ("await", _NO_COROUTINE.format("await")),
     "set": ("set literal", "kernels have no sets; use a tuple"),
     "star_param": ("star-args '*args' parameter", "list each parameter explicitly"),
     "kwstar_param": ("'**kwargs' parameter", "list each parameter explicitly"),
