@@ -15,13 +15,16 @@ without a shortcut reads ``.data``:
   unbatched). ``tt.make_range`` makes one; ``arith.add`` of a per-row scalar
   (a splat) and ``tt.addptr`` onto a splat pointer keep the form;
 * :class:`LanePrefix`: row ``r`` has its first ``counts[r]`` lanes on.
-  ``arith.cmp`` of runs ``<`` (or ``<=``) a splat makes one;
+  ``arith.cmp`` of runs ``<`` (or ``<=``) a splat, or of a splat ``>`` (or
+  ``>=``) runs, makes one;
 * :class:`LoadedRuns`: what ``tt.load`` through such runs reads, read only
-  when used. An elementwise op with a NumPy ufunc computes straight from the
-  buffers' views (:func:`piecewise`), so ``x + y`` makes one new block, not
-  three. The emulator makes loads lazy only in a launch whose one write is
-  the kernel's last op (``Interpreter.lazy_loads``): nothing can change the
-  memory between a load and its use.
+  when used. ``arith.add``, ``sub`` and ``mul`` over such loads are deferred
+  too (:class:`DeferredUfunc`, made by :func:`elementwise`): a store of the
+  same layout computes them straight from the buffers' views into its own
+  memory, so a stored ``x + y`` makes no block at all. The emulator makes
+  loads lazy only in a launch whose one write is the kernel's last op
+  (``Interpreter.lazy_loads``): nothing can change the memory between a load
+  and its use.
 
 ``tt.load`` and ``tt.store`` (``ops/memory.py``) read these forms directly
 (:func:`runs_access`). A value stays in this form only where no lane's

@@ -1,4 +1,4 @@
-"""Lazy lane runs and prefix masks (``emulator/lanes.py``) give what the plain arrays give."""
+"""Lazy lane runs, prefix masks and loads (``emulator/lanes.py``) give what plain arrays give."""
 
 from __future__ import annotations
 
@@ -32,6 +32,7 @@ def splat(values: int | list[int], width: int, dtype: type = np.int32) -> RVal:
 
 
 def runs(starts: int | list[int], width: int, buffer: int | None = None) -> LaneRuns:
+    """Int32 runs of ``width`` lanes from ``starts`` (a pointer into ``buffer`` if given)."""
     return LaneRuns(np.asarray(starts, dtype=np.int64), width, np.int32, buffer)
 
 
