@@ -39,6 +39,7 @@ from typing import Any
 
 import numpy as np
 
+from minitriton.emulator.rows import strided_rows
 from minitriton.emulator.values import RVal
 
 #: At most this many rows a load or store copies one by one (partial or outside the run).
@@ -234,12 +235,9 @@ class RunsAccess:
 
     def view(self, flat: np.ndarray, writeable: bool = False) -> np.ndarray:
         """The ``(stop - first, width)`` view of ``flat`` that the full rows select."""
-        width = self.runs.width
-        base = int(self.runs.starts.reshape(-1)[self.first]) if self.stop > self.first else 0
-        return np.lib.stride_tricks.as_strided(
-            flat[base:], shape=(self.stop - self.first, width),
-            strides=(self.step * flat.itemsize, flat.itemsize), writeable=writeable,
-        )  # fmt: skip
+        rows = self.stop - self.first
+        base = int(self.runs.starts.reshape(-1)[self.first]) if rows > 0 else 0
+        return strided_rows(flat, base, rows, self.runs.width, self.step, writeable)
 
     def lanes(self, row: int) -> slice:
         """The elements of ``flat`` that the on lanes of ``row`` select."""
@@ -259,13 +257,12 @@ def runs_access(ptr: RVal, mask: RVal | None, size: int, store: bool) -> RunsAcc
         return None
     starts = ptr.starts.reshape(-1)
     width = ptr.width
-    counts = np.full(starts.shape, width, dtype=np.int64)
-    if isinstance(mask, LanePrefix):
-        if mask.width != width or (mask.batched and not ptr.batched):
-            return None
+    if mask is None:
+        counts = np.full(starts.shape, width, dtype=np.int64)
+    elif isinstance(mask, LanePrefix) and mask.width == width and ptr.batched >= mask.batched:
         counts = np.broadcast_to(mask.counts, starts.shape)
-    elif mask is not None:
-        return None
+    else:
+        return None  # a plain mask, or one with more rows than the pointer
     if ((counts > 0) & ((starts < 0) | (starts + counts > size))).any():
         return None
     if store and not _disjoint(starts, counts):
@@ -339,6 +336,11 @@ class _Rows(_Lazy):
         rows, _, first, stop = self.layout
         return _rest_rows(rows, first, stop)
 
+    def rest_index(self, row: int) -> int:
+        """Where the values of ``row`` (not one of ``first`` to ``stop``) are in :meth:`rest`."""
+        _, _, first, stop = self.layout
+        return row if row < first else row - (stop - first)
+
     def full(self) -> np.ndarray:
         """The values of rows ``first`` to ``stop``."""
         raise NotImplementedError
@@ -391,8 +393,7 @@ class LoadedRuns(_Rows):
             values = np.broadcast_to(self.other.data, self.layout[:2])[rows]
         for row in access.partial:
             lanes = access.lanes(row)
-            at = row if row < access.first else row - (access.stop - access.first)
-            values[at, : lanes.stop - lanes.start] = self.flat[lanes]
+            values[self.rest_index(row), : lanes.stop - lanes.start] = self.flat[lanes]
         return values
 
     def buffers(self) -> list[np.ndarray]:

@@ -51,15 +51,8 @@ class Rows:
 
     def view(self, flat: np.ndarray, writeable: bool = False) -> np.ndarray:
         """The ``(stop - first, width)`` view of ``flat`` that the inside rows select."""
-        rows = self.stop - self.first
-        if rows <= 0:
-            return flat[:0].reshape(0, self.width)
         base = self.start + self.first * self.step
-        item = flat.itemsize
-        return np.lib.stride_tricks.as_strided(
-            flat[base:], shape=(rows, self.width), strides=(self.step * item, item),
-            writeable=writeable,
-        )  # fmt: skip
+        return strided_rows(flat, base, self.stop - self.first, self.width, self.step, writeable)
 
     def edge(self) -> list[int]:
         """The rows not wholly inside the buffer."""
@@ -68,6 +61,18 @@ class Rows:
     def no_overlap(self) -> bool:
         """True when no two rows share an element (so the order of writes is irrelevant)."""
         return self.count == 1 or self.step >= self.width
+
+
+def strided_rows(
+    flat: np.ndarray, base: int, rows: int, width: int, step: int, writeable: bool = False
+) -> np.ndarray:
+    """The ``(rows, width)`` view of ``flat`` whose row ``r`` starts at ``base + r * step``."""
+    if rows <= 0:
+        return flat[:0].reshape(0, width)
+    item = flat.itemsize
+    return np.lib.stride_tricks.as_strided(
+        flat[base:], shape=(rows, width), strides=(step * item, item), writeable=writeable
+    )
 
 
 def find_rows(offsets: np.ndarray, size: int) -> Rows | None:

@@ -81,7 +81,7 @@ def elementwise(
                 if kept is not None:
                     return kept
             if ufunc is not None and out_type.name not in ("i1", "bf16"):
-                result = _with_ufunc(ufunc, op, state, args, out_type)
+                result = _with_ufunc(ufunc, op, state, args, out_type, batched)
                 if result is not None:
                     return result
             arrays = [
@@ -100,7 +100,7 @@ def elementwise(
 
 def _with_ufunc(
     ufunc: np.ufunc, op: Operation, state: ProgramState, args: tuple[RVal, ...],
-    out_type: ScalarType,
+    out_type: ScalarType, batched: bool,
 ) -> RVal | None:  # fmt: skip
     """``ufunc(*args)`` into a dying operand's block, or over lazy loads; else None."""
     target = _dying_block(op, state, args, out_type) if state.dying else None
@@ -108,7 +108,7 @@ def _with_ufunc(
         rows.forget(target)  # its contents change: what rows.py knew of it goes
     result = lanes.elementwise(ufunc, args, out_type.numpy, target)
     if result is None and target is not None:
-        result = RVal(ufunc(*(a.data for a in args), out=target), any(a.batched for a in args))
+        result = RVal(ufunc(*(a.data for a in args), out=target), batched)
     return result
 
 

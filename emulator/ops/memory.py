@@ -281,8 +281,8 @@ def _runs_writes(flat: np.ndarray, access: RunsAccess, value: RVal) -> list[Call
         write_full: Callable[[np.ndarray], None] = partial(_copy_rows, grid[first:stop])
         row_values: Callable[[int], np.ndarray] = grid.__getitem__
     else:
-        rest, at = pieces.rest(), {int(r): i for i, r in enumerate(pieces.rest_rows())}
-        write_full, row_values = pieces.write_full, lambda row: rest[at[row]]
+        rest, index = pieces.rest(), pieces.rest_index
+        write_full, row_values = pieces.write_full, lambda row: rest[index(row)]
     steps: list[Callable[[], None]] = []
     if stop > first:
         steps.append(partial(write_full, access.view(flat, writeable=True)))
@@ -309,11 +309,11 @@ def _row_writes(
     grid, lanes = values.reshape(shape), offsets.reshape(shape)
     view, inside = rows.view(flat, writeable=True), slice(rows.first, rows.stop)
     if enabled is None:
-        return [lambda: np.copyto(view, grid[inside], casting="unsafe")]
+        return [partial(_copy_rows, grid[inside], view)]
     on = enabled.reshape(shape)
     steps: list[Callable[[], None]] = []
     if on[inside].all():  # a plain copy is several times faster than a masked one
-        steps.append(lambda: np.copyto(view, grid[inside], casting="unsafe"))
+        steps.append(partial(_copy_rows, grid[inside], view))
     else:
         steps.append(lambda: np.copyto(view, grid[inside], casting="unsafe", where=on[inside]))
     for row in rows.edge():
