@@ -48,6 +48,10 @@ def test_the_check_finds_empty_cells() -> None:
         ("tt.load", "traits", "ReadsMemory, Elementwise"),
         ("tt.store", "layout", "backend.prepare._back_tt_store, backend.prepare._fwd_tt_store"),
         ("tt.sort", "layout", "backend.prepare._back_tt_scan, backend.prepare._fwd_tt_scan"),
+        ("tt.trans", "verified", "ir.ops.TransOp.verify_; declared: operands 1; attributes order"),
+        ("tt.assert", "verified", "declared: operands 1; attributes message"),
+        ("scf.yield", "verified", "by its parent op's verify_"),
+        ("ttng.warp_group_dot", "verified", "backend.ops._Effect.verify_; declared: operands 2"),
     ],
 )
 def test_cells_point_at_the_code(name: str, column: str, expected: str) -> None:

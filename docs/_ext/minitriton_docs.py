@@ -639,7 +639,7 @@ def op_groups() -> list[tuple[str, list[type]]]:
 
 
 class OpsDirective(GeneratingDirective):
-    """``.. minitriton-ops::``: every op of ``OP_REGISTRY`` with its docstring."""
+    """``.. minitriton-ops::``: every op of ``OP_REGISTRY``, its docstring and signature."""
 
     def generate(self) -> list[nodes.Node]:
         out: list[nodes.Node] = []
@@ -648,14 +648,16 @@ class OpsDirective(GeneratingDirective):
             lines = [
                 ".. list-table::",
                 "   :header-rows: 1",
-                "   :widths: 20 80",
+                "   :widths: 20 60 20",
                 "",
                 "   * - op",
                 "     - syntax and meaning",
+                "     - declared signature",
             ]
             for cls in classes:
                 doc = (inspect.getdoc(cls) or "").replace("\n", "\n       ")
                 lines += [f"   * - ``{cls.name}``", f"     - {doc or '(undocumented)'}"]
+                lines.append(f"     - {cls.signature() or 'none declared'}")
             section += parse_rst(self, lines)
             out.append(section)
         return out
@@ -683,9 +685,14 @@ class SemanticsTableDirective(GeneratingDirective):
 
 
 def _rst_cell(text: str) -> str:
-    """Dotted code paths as literals, prose as it is."""
-    words = text.split(" ")
-    return " ".join(f"``{w}``" if "." in w.strip(",()") and "_" in w else w for w in words)
+    """Code (dotted paths, ``verify_``) as literals, prose and punctuation as they are."""
+    return " ".join(_rst_word(w) for w in text.split(" "))
+
+
+def _rst_word(word: str) -> str:
+    core = word.rstrip(",;")
+    is_code = "_" in core and ("." in core.strip("()") or core.endswith("_"))
+    return f"``{core}``{word[len(core):]}" if is_code else word
 
 
 # ---------------------------------------------------------------- PTX

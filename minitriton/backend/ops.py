@@ -12,6 +12,8 @@ module, so a dumped ``ttgir`` parses back.
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 from minitriton.ir.core import Operation, register_ops
 from minitriton.ir.traits import Pure, SideEffects, ViewLike, trait_set
 
@@ -25,9 +27,11 @@ class ConvertLayoutOp(Operation):
 
     name = "ttg.convert_layout"
     traits = trait_set(Pure, ViewLike)
+    operand_counts = (1,)
+    result_count = 1
 
-    def verify(self) -> None:
-        if len(self.operands) != 1 or self.operands[0].type != self.result.type:
+    def verify_(self) -> None:
+        if self.operands[0].type != self.result.type:
             raise self.fail("needs one operand of the result type")
 
 
@@ -36,17 +40,12 @@ class _Effect(Operation):
 
     traits = trait_set(SideEffects)
     backend_only = True
-    #: Allowed operand counts.
-    arity: tuple[int, ...] = (0,)
-    #: Whether the op has one result (the accumulator).
-    has_result = False
+    operand_counts: ClassVar[tuple[int, ...] | None] = (0,)
+    #: No result, or one: the accumulator, of the first operand's type.
+    result_count = 0
 
-    def verify(self) -> None:
-        if len(self.operands) not in self.arity:
-            raise self.fail(f"takes {' or '.join(map(str, self.arity))} operands")
-        if len(self.results) != int(self.has_result):
-            raise self.fail("has one result" if self.has_result else "has no results")
-        if self.has_result and self.results[0].type != self.operands[0].type:
+    def verify_(self) -> None:
+        if self.results and self.results[0].type != self.operands[0].type:
             raise self.fail("the result has the accumulator's type")
 
 
@@ -70,7 +69,7 @@ class AsyncCopyOp(_Effect):
     """
 
     name = "ttg.async_copy_global_to_local"
-    arity = (3, 4)
+    operand_counts = (3, 4)
 
 
 class AsyncCommitGroupOp(_Effect):
@@ -94,8 +93,8 @@ class WarpGroupDotOp(_Effect):
     """
 
     name = "ttng.warp_group_dot"
-    arity = (2, 3)
-    has_result = True
+    operand_counts = (2, 3)
+    result_count = 1
 
 
 class WarpGroupDotWaitOp(_Effect):
@@ -105,8 +104,8 @@ class WarpGroupDotWaitOp(_Effect):
     """
 
     name = "ttng.warp_group_dot_wait"
-    arity = (1,)
-    has_result = True
+    operand_counts = (1,)
+    result_count = 1
 
 
 class LocalLoadOp(Operation):
@@ -119,17 +118,15 @@ class LocalLoadOp(Operation):
     name = "ttg.local_load"
     traits = trait_set(SideEffects)  # reads a slot that cp.async writes: never moved or merged
     backend_only = True
-
-    def verify(self) -> None:
-        if len(self.operands) != 1 or len(self.results) != 1:
-            raise self.fail("takes the slot and has one result")
+    operand_counts = (1,)  # the slot
+    result_count = 1
 
 
 class LocalStoreOp(_Effect):
     """``ttg.local_store(%v) {buffer}``: registers into a one-stage shared tile."""
 
     name = "ttg.local_store"
-    arity = (1,)
+    operand_counts = (1,)
 
 
 # ------------------------------------------------------------------ TMA
@@ -151,7 +148,7 @@ class BarrierExpectOp(_Effect):
     """``ttng.barrier_expect(%pred, %slot) {bytes}``: stage ``%slot`` will receive ``bytes``."""
 
     name = "ttng.barrier_expect"
-    arity = (2,)
+    operand_counts = (2,)
 
 
 class AsyncTmaCopyOp(_Effect):
@@ -162,14 +159,14 @@ class AsyncTmaCopyOp(_Effect):
     """
 
     name = "ttng.async_tma_copy_global_to_local"
-    arity = (4,)
+    operand_counts = (4,)
 
 
 class WaitBarrierOp(_Effect):
     """``ttng.wait_barrier(%slot, %phase)``: wait for stage ``%slot``'s phase ``%phase``."""
 
     name = "ttng.wait_barrier"
-    arity = (2,)
+    operand_counts = (2,)
 
 
 # The GPU backend's ops, by name, for the IR parser (see minitriton.ir.ops).

@@ -7,7 +7,9 @@ arguments and a list of operations. Every operation carries a
 :class:`~minitriton.diagnostics.Location`.
 
 Each concrete op is a small subclass with a ``name``, its ``traits``
-(:mod:`minitriton.ir.traits`) and a ``verify()`` method, registered in
+(:mod:`minitriton.ir.traits`), its declared signature (``operand_counts``,
+``result_count``, ``required_attrs``) and a ``verify_()`` method for the
+rules beyond it, registered in
 :data:`OP_REGISTRY` by the list of its module's ops (:func:`register_ops`),
 in the spirit of xDSL's dialects.
 """
@@ -160,30 +162,59 @@ class Region:
         return self.block.ops
 
 
+# What an op class writes instead of setting these names itself.
+_DERIVED = {
+    "pure": "declare traits",
+    "is_terminator": "declare traits",
+    "verify": "override verify_",
+}
+
+
 class Operation:
     """Base class of every IR op.
 
-    Subclasses set :attr:`name` and :attr:`traits` and override
-    :meth:`verify`. Construction never verifies: the verifier runs over whole
-    modules (and after every pass in the tests).
+    Subclasses set :attr:`name`, :attr:`traits` and the signature they
+    accept, and override :meth:`verify_` for any rule beyond it, as xDSL's
+    ops declare their operands and attributes and add a ``verify_``.
+    Construction never verifies: the verifier runs over whole modules (and
+    after every pass in the tests).
     """
 
     name: ClassVar[str] = "<op>"
     #: What passes may assume about the op (see :mod:`minitriton.ir.traits`).
     traits: ClassVar[Traits] = frozenset()
+    #: The operand counts the op accepts; ``None``: any number.
+    operand_counts: ClassVar[tuple[int, ...] | None] = None
+    #: How many results the op has; ``None``: any number.
+    result_count: ClassVar[int | None] = None
+    #: The attributes the op must carry.
+    required_attrs: ClassVar[tuple[str, ...]] = ()
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
-        # ``pure`` and ``is_terminator`` follow from the traits; a class that
-        # sets them would contradict its traits, so it fails at import.
-        for legacy in ("pure", "is_terminator"):
+        # ``pure`` and ``is_terminator`` follow from the traits, and
+        # ``verify`` checks the declared signature first: a class that sets
+        # them would contradict what it declares, so it fails at import.
+        for legacy, instead in _DERIVED.items():
             if legacy in cls.__dict__:
-                raise TypeError(f"{cls.__name__} sets '{legacy}': declare traits instead")
+                raise TypeError(f"{cls.__name__} sets '{legacy}': {instead} instead")
 
     @classmethod
     def has_trait(cls, trait: type[Trait]) -> bool:
         """True if the op declares ``trait``."""
         return trait in cls.traits
+
+    @classmethod
+    def signature(cls) -> str:
+        """The declared signature in words (``operands 1 or 2; attributes axis``), or ``""``."""
+        parts = []
+        if cls.operand_counts is not None:
+            parts.append("operands " + " or ".join(str(c) for c in cls.operand_counts))
+        if cls.result_count is not None:
+            parts.append(f"results {cls.result_count}")
+        if cls.required_attrs:
+            parts.append("attributes " + ", ".join(cls.required_attrs))
+        return "; ".join(parts)
 
     @property
     def pure(self) -> bool:
@@ -232,7 +263,20 @@ class Operation:
                 yield from op.walk()
 
     def verify(self) -> None:
-        """Check this op's own rules; raise :class:`VerifyError` if broken."""
+        """Check the declared signature, then the op's own rules; raise :class:`VerifyError`."""
+        counts = self.operand_counts
+        if counts is not None and len(self.operands) not in counts:
+            want = " or ".join(str(c) for c in counts)
+            raise self.fail(f"expects {want} operands, got {len(self.operands)}")
+        if self.result_count is not None and len(self.results) != self.result_count:
+            raise self.fail(f"expects {self.result_count} results, got {len(self.results)}")
+        for attr in self.required_attrs:
+            if attr not in self.attrs:
+                raise self.fail(f"missing attribute '{attr}'")
+        self.verify_()
+
+    def verify_(self) -> None:
+        """The op's rules beyond its declared signature (none by default)."""
 
     def fail(self, message: str) -> VerifyError:
         """Build a :class:`VerifyError` for this op."""

@@ -1,7 +1,17 @@
 """Every op of the block-level IR, each a small class that verifies itself.
 
-Conventions (they keep each ``verify()`` short):
+Conventions (they keep each ``verify_()`` short):
 
+* Each op declares its signature, as xDSL's ops declare their operands and
+  attributes: the operand counts it accepts (``operand_counts``), its result
+  count (``result_count``) and the attributes it must carry
+  (``required_attrs``). :meth:`Operation.verify
+  <minitriton.ir.core.Operation.verify>` checks them before the op's own
+  ``verify_()`` runs, so ``verify_()`` may unpack operands and read
+  attributes directly.
+* Ops that differ only in name, docstring and flags (the arithmetic, the
+  math functions, the terminators) are made by one factory from their base
+  class; the shape ops share ``_View``.
 * The frontend makes types explicit: operands of a binary op already have
   the same type (it inserts ``tt.broadcast``, ``tt.splat`` and
   ``arith.cast``), so ops never broadcast or promote implicitly.
@@ -52,23 +62,6 @@ from minitriton.ir.types import (
 # ---------------------------------------------------------------- helpers
 
 
-def _expect_operands(op: Operation, *counts: int) -> None:
-    if len(op.operands) not in counts:
-        want = " or ".join(str(c) for c in counts)
-        raise op.fail(f"expects {want} operands, got {len(op.operands)}")
-
-
-def _expect_results(op: Operation, count: int) -> None:
-    if len(op.results) != count:
-        raise op.fail(f"expects {count} results, got {len(op.results)}")
-
-
-def _expect_attrs(op: Operation, *names: str) -> None:
-    for name in names:
-        if name not in op.attrs:
-            raise op.fail(f"missing attribute '{name}'")
-
-
 def _same_type(op: Operation, values: list[Value], t: Type, what: str) -> None:
     for v in values:
         if v.type != t:
@@ -90,11 +83,20 @@ def _pointee(op: Operation, t: Type) -> ScalarType:
 
 def _block_to_block(op: Operation) -> tuple[BlockType, BlockType]:
     """The types of ``op``'s one operand and its result, both blocks (a view's check)."""
-    _expect_operands(op, 1)
     src, t = op.operands[0].type, op.result.type
     if not isinstance(src, BlockType) or not isinstance(t, BlockType):
         raise op.fail("operand and result must be blocks")
     return src, t
+
+
+def _op_class(base: type[Operation], op_name: str, doc: str, **attrs: object) -> type[Operation]:
+    """A subclass of ``base`` for the op ``op_name`` (``arith.add`` -> ``AddOp``).
+
+    The factories of ops that differ only in name, docstring and flags use it,
+    as xDSL builds families of ops from one definition.
+    """
+    class_name = op_name.split(".")[1].title().replace("_", "") + "Op"
+    return type(class_name, (base,), {"name": op_name, "__doc__": doc, **attrs})
 
 
 def _check_block_shape(op: Operation, t: Type) -> None:
@@ -117,11 +119,11 @@ class ConstantOp(Operation):
     traits = trait_set(Pure)
 
     name = "arith.constant"
+    operand_counts = (0,)
+    result_count = 1
+    required_attrs = ("value",)
 
-    def verify(self) -> None:
-        _expect_operands(self, 0)
-        _expect_results(self, 1)
-        _expect_attrs(self, "value")
+    def verify_(self) -> None:
         value = self.attrs["value"]
         elem = element_type(self.result.type)
         if isinstance(elem, PointerType) or not isinstance(value, (int, float)):
@@ -137,10 +139,10 @@ class ProgramIdOp(Operation):
     traits = trait_set(Pure)
 
     name = "tt.get_program_id"
+    operand_counts = (0,)
+    required_attrs = ("axis",)
 
-    def verify(self) -> None:
-        _expect_operands(self, 0)
-        _expect_attrs(self, "axis")
+    def verify_(self) -> None:
         if self.attrs["axis"] not in (0, 1, 2) or self.result.type != I32:
             raise self.fail("axis must be 0, 1 or 2 and the result i32")
 
@@ -152,15 +154,19 @@ class NumProgramsOp(ProgramIdOp):
 
 
 class MakeRangeOp(Operation):
-    """``%r = tt.make_range() {start = 0, end = 128} : tensor<128xi32>``."""
+    """``%r = tt.make_range() {start = 0, end = 128} : tensor<128xi32>``.
+
+    The integers ``start`` to ``end - 1`` (``tl.arange``); their count is a
+    power of two, as every block dimension is.
+    """
 
     traits = trait_set(Pure)
 
     name = "tt.make_range"
+    operand_counts = (0,)
+    required_attrs = ("start", "end")
 
-    def verify(self) -> None:
-        _expect_operands(self, 0)
-        _expect_attrs(self, "start", "end")
+    def verify_(self) -> None:
         start, end = self.attrs["start"], self.attrs["end"]
         t = self.result.type
         if not isinstance(t, BlockType) or t.shape != (end - start,) or t.element != I32:
@@ -172,17 +178,16 @@ class MakeRangeOp(Operation):
 
 
 class _Elementwise(Operation):
-    """``arity`` operands and one result, all of one type."""
+    """Operands and one result, all of one type."""
 
     traits = trait_set(Pure, Elementwise)
+    operand_counts = (2,)
+    result_count = 1
 
-    arity = 2
     allow_int = True
     allow_float = True
 
-    def verify(self) -> None:
-        _expect_operands(self, self.arity)
-        _expect_results(self, 1)
+    def verify_(self) -> None:
         t = self.result.type
         _same_type(self, self.operands, t, "operand")
         elem = element_type(t)
@@ -206,11 +211,10 @@ _TRAPS = _Binary.traits | {MayTrap}
 def _binary(
     op_name: str, doc: str, ints: bool = True, floats: bool = True, op_traits: Traits | None = None
 ) -> type[Operation]:
-    attrs = {"name": op_name, "__doc__": doc, "allow_int": ints, "allow_float": floats}
+    attrs: dict[str, object] = {"allow_int": ints, "allow_float": floats}
     if op_traits is not None:
         attrs["traits"] = op_traits
-    cls = type(op_name.split(".")[1].title().replace("_", "") + "Op", (_Binary,), attrs)
-    return cls
+    return _op_class(_Binary, op_name, doc, **attrs)
 
 
 AddOp = _binary("arith.add", "Addition; integers wrap around.", op_traits=_COMMUTATIVE)
@@ -259,10 +263,10 @@ class CmpOp(Operation):
     traits = trait_set(Pure, Elementwise)
 
     name = "arith.cmp"
+    operand_counts = (2,)
+    required_attrs = ("pred",)
 
-    def verify(self) -> None:
-        _expect_operands(self, 2)
-        _expect_attrs(self, "pred")
+    def verify_(self) -> None:
         if self.attrs["pred"] not in CMP_PREDICATES:
             raise self.fail(f"unknown predicate {self.attrs['pred']!r}")
         a, b = self.operands
@@ -277,9 +281,9 @@ class SelectOp(Operation):
     traits = trait_set(Pure, Elementwise)
 
     name = "arith.select"
+    operand_counts = (3,)
 
-    def verify(self) -> None:
-        _expect_operands(self, 3)
+    def verify_(self) -> None:
         cond, a, b = self.operands
         t = self.result.type
         _same_type(self, [a, b], t, "operand")
@@ -292,16 +296,11 @@ class SelectOp(Operation):
 class _Unary(_Elementwise):
     """One operand and one result of the same type."""
 
-    arity = 1
+    operand_counts = (1,)
 
 
 def _unary(op_name: str, doc: str, ints: bool = False, floats: bool = True) -> type[Operation]:
-    cls = type(
-        op_name.replace(".", "_").title().replace("_", "") + "Op",
-        (_Unary,),
-        {"name": op_name, "__doc__": doc, "allow_int": ints, "allow_float": floats},
-    )
-    return cls
+    return _op_class(_Unary, op_name, doc, allow_int=ints, allow_float=floats)
 
 
 NegOp = _unary("arith.neg", "Negation.", ints=True)
@@ -325,9 +324,9 @@ class FmaOp(Operation):
     traits = trait_set(Pure, Elementwise)
 
     name = "math.fma"
+    operand_counts = (3,)
 
-    def verify(self) -> None:
-        _expect_operands(self, 3)
+    def verify_(self) -> None:
         _same_type(self, self.operands, self.result.type, "operand")
         if not element_type(self.result.type).is_float():
             raise self.fail("needs floating-point operands")
@@ -345,9 +344,9 @@ class CastOp(Operation):
     traits = trait_set(Pure, Elementwise)
 
     name = "arith.cast"
+    operand_counts = (1,)
 
-    def verify(self) -> None:
-        _expect_operands(self, 1)
+    def verify_(self) -> None:
         _same_shape(self, self.operands[0].type, self.result.type, "cast")
 
 
@@ -357,9 +356,9 @@ class BitcastOp(Operation):
     traits = trait_set(Pure, Elementwise, ViewLike)
 
     name = "arith.bitcast"
+    operand_counts = (1,)
 
-    def verify(self) -> None:
-        _expect_operands(self, 1)
+    def verify_(self) -> None:
         src, dst = element_type(self.operands[0].type), element_type(self.result.type)
         _same_shape(self, self.operands[0].type, self.result.type, "bitcast")
         if isinstance(src, PointerType) or isinstance(dst, PointerType):
@@ -374,9 +373,9 @@ class AddPtrOp(Operation):
     traits = trait_set(Pure, Elementwise, ViewLike)
 
     name = "tt.addptr"
+    operand_counts = (2,)
 
-    def verify(self) -> None:
-        _expect_operands(self, 2)
+    def verify_(self) -> None:
         ptr, off = self.operands
         _same_type(self, [ptr], self.result.type, "pointer operand")
         if not self.result.type.is_ptr():
@@ -389,29 +388,31 @@ class AddPtrOp(Operation):
 # ---------------------------------------------------------------- shapes
 
 
-class SplatOp(Operation):
-    """``%b = tt.splat(%s) : tensor<128xf32>`` fills a block with a scalar."""
+class _View(Operation):
+    """A shape op: one operand, its values seen in another shape (nothing is computed)."""
 
     traits = trait_set(Pure, ViewLike)
+    operand_counts = (1,)
+
+
+class SplatOp(_View):
+    """``%b = tt.splat(%s) : tensor<128xf32>`` fills a block with a scalar."""
 
     name = "tt.splat"
 
-    def verify(self) -> None:
-        _expect_operands(self, 1)
+    def verify_(self) -> None:
         src, t = self.operands[0].type, self.result.type
         if isinstance(src, BlockType) or not isinstance(t, BlockType) or t.element != src:
             raise self.fail(f"cannot splat {src} to {t}")
         _check_block_shape(self, t)
 
 
-class BroadcastOp(Operation):
+class BroadcastOp(_View):
     """``%b = tt.broadcast(%x) : tensor<64x128xf32>`` expands size-1 dimensions."""
-
-    traits = trait_set(Pure, ViewLike)
 
     name = "tt.broadcast"
 
-    def verify(self) -> None:
+    def verify_(self) -> None:
         src, t = _block_to_block(self)
         if src.element != t.element or len(src.shape) != len(t.shape):
             raise self.fail(f"cannot broadcast {src} to {t}")
@@ -420,46 +421,38 @@ class BroadcastOp(Operation):
                 raise self.fail(f"cannot broadcast {src} to {t}")
 
 
-class ExpandDimsOp(Operation):
+class ExpandDimsOp(_View):
     """``%b = tt.expand_dims(%x) {axis = 1} : tensor<128x1xf32>``."""
 
-    traits = trait_set(Pure, ViewLike)
-
     name = "tt.expand_dims"
+    required_attrs = ("axis",)
 
-    def verify(self) -> None:
-        _expect_operands(self, 1)
-        _expect_attrs(self, "axis")
+    def verify_(self) -> None:
         src = list(shape_of(self.operands[0].type))
         src.insert(self.attrs["axis"], 1)
         if tuple(src) != shape_of(self.result.type):
             raise self.fail(f"result shape must be {tuple(src)}")
 
 
-class ReshapeOp(Operation):
+class ReshapeOp(_View):
     """``%b = tt.reshape(%x) : tensor<32x4xf32>`` keeps the row-major order."""
-
-    traits = trait_set(Pure, ViewLike)
 
     name = "tt.reshape"
 
-    def verify(self) -> None:
+    def verify_(self) -> None:
         src, t = _block_to_block(self)
         if src.numel != t.numel or src.element != t.element:
             raise self.fail(f"cannot reshape {src} to {t}")
         _check_block_shape(self, t)
 
 
-class TransOp(Operation):
+class TransOp(_View):
     """``%b = tt.trans(%x) {order = [1, 0]} : tensor<64x32xf32>`` permutes dimensions."""
 
-    traits = trait_set(Pure, ViewLike)
-
     name = "tt.trans"
+    required_attrs = ("order",)
 
-    def verify(self) -> None:
-        _expect_operands(self, 1)
-        _expect_attrs(self, "order")
+    def verify_(self) -> None:
         src = shape_of(self.operands[0].type)
         order = self.attrs["order"]
         if sorted(order) != list(range(len(src))):
@@ -480,9 +473,9 @@ class LoadOp(Operation):
     traits = trait_set(ReadsMemory, Elementwise)
 
     name = "tt.load"
+    operand_counts = (1, 2, 3)
 
-    def verify(self) -> None:
-        _expect_operands(self, 1, 2, 3)
+    def verify_(self) -> None:
         ptr = self.operands[0].type
         if not ptr.is_ptr():
             raise self.fail(f"pointer operand has type {ptr}")
@@ -501,10 +494,10 @@ class StoreOp(Operation):
     traits = trait_set(WritesMemory, Elementwise)
 
     name = "tt.store"
+    operand_counts = (2, 3)
+    result_count = 0
 
-    def verify(self) -> None:
-        _expect_operands(self, 2, 3)
-        _expect_results(self, 0)
+    def verify_(self) -> None:
         ptr, value = self.operands[:2]
         if not ptr.type.is_ptr():
             raise self.fail(f"pointer operand has type {ptr.type}")
@@ -523,10 +516,10 @@ class AtomicRMWOp(Operation):
     traits = trait_set(ReadsMemory, WritesMemory, Elementwise)
 
     name = "tt.atomic_rmw"
+    operand_counts = (2, 3)
+    required_attrs = ("kind", "sem")
 
-    def verify(self) -> None:
-        _expect_operands(self, 2, 3)
-        _expect_attrs(self, "kind", "sem")
+    def verify_(self) -> None:
         if self.attrs["kind"] not in ATOMIC_KINDS or self.attrs["sem"] not in MEM_SEMANTICS:
             raise self.fail("unknown atomic kind or memory semantics")
         ptr, val = self.operands[:2]
@@ -542,10 +535,10 @@ class AtomicCASOp(Operation):
     traits = trait_set(ReadsMemory, WritesMemory, Elementwise)
 
     name = "tt.atomic_cas"
+    operand_counts = (3,)
+    required_attrs = ("sem",)
 
-    def verify(self) -> None:
-        _expect_operands(self, 3)
-        _expect_attrs(self, "sem")
+    def verify_(self) -> None:
         ptr = self.operands[0].type
         want = with_element(ptr, _pointee(self, ptr))
         _same_type(self, self.operands[1:], want, "operand")
@@ -560,9 +553,9 @@ class DotOp(Operation):
     traits = trait_set(Pure)
 
     name = "tt.dot"
+    operand_counts = (3,)
 
-    def verify(self) -> None:
-        _expect_operands(self, 3)
+    def verify_(self) -> None:
         a, b, acc = (v.type for v in self.operands)
         if not all(isinstance(t, BlockType) and len(t.shape) in (2, 3) for t in (a, b, acc)):
             raise self.fail("operands must be 2-D blocks (or 3-D: a batch of products)")
@@ -588,11 +581,11 @@ class _Combine(Operation):
     """Shared checks of ``tt.reduce`` and ``tt.scan``: a combiner region."""
 
     traits = trait_set(Pure, HasRegions)
+    required_attrs = ("axis",)
 
     terminator_name = ""
 
-    def verify(self) -> None:
-        _expect_attrs(self, "axis")
+    def verify_(self) -> None:
         if len(self.regions) != 1 or not self.operands:
             raise self.fail("needs operands and one combiner region")
         n = len(self.operands)
@@ -623,16 +616,8 @@ class ScanOp(_Combine):
     terminator_name = "tt.scan_return"
 
 
-class ReduceReturnOp(_Terminator):
-    """Ends a ``tt.reduce`` combiner."""
-
-    name = "tt.reduce_return"
-
-
-class ScanReturnOp(_Terminator):
-    """Ends a ``tt.scan`` combiner."""
-
-    name = "tt.scan_return"
+ReduceReturnOp = _op_class(_Terminator, "tt.reduce_return", "Ends a ``tt.reduce`` combiner.")
+ScanReturnOp = _op_class(_Terminator, "tt.scan_return", "Ends a ``tt.scan`` combiner.")
 
 
 class SortOp(Operation):
@@ -641,10 +626,10 @@ class SortOp(Operation):
     traits = trait_set(Pure)
 
     name = "tt.sort"
+    operand_counts = (1,)
+    required_attrs = ("dim", "descending")
 
-    def verify(self) -> None:
-        _expect_operands(self, 1)
-        _expect_attrs(self, "dim", "descending")
+    def verify_(self) -> None:
         _same_type(self, self.operands, self.result.type, "operand")
 
 
@@ -659,7 +644,7 @@ class ForOp(Operation):
 
     name = "scf.for"
 
-    def verify(self) -> None:
+    def verify_(self) -> None:
         if len(self.operands) < 3 or len(self.regions) != 1:
             raise self.fail("needs lb, ub, step and one region")
         lb, ub, step = (v.type for v in self.operands[:3])
@@ -679,9 +664,9 @@ class IfOp(Operation):
     traits = trait_set(RecursiveEffects, HasRegions)
 
     name = "scf.if"
+    operand_counts = (1,)
 
-    def verify(self) -> None:
-        _expect_operands(self, 1)
+    def verify_(self) -> None:
         if self.operands[0].type != I1 or len(self.regions) != 2:
             raise self.fail("needs an i1 scalar condition and two regions")
         types = [r.type for r in self.results]
@@ -701,7 +686,7 @@ class WhileOp(Operation):
 
     name = "scf.while"
 
-    def verify(self) -> None:
+    def verify_(self) -> None:
         if len(self.regions) != 2:
             raise self.fail("needs a before and an after region")
         types = [v.type for v in self.operands]
@@ -724,16 +709,8 @@ def _check_yield(op: Operation, region: Region, types: list[Type]) -> None:
         raise op.fail(f"yields ({got}), expected ({', '.join(map(str, types))})")
 
 
-class YieldOp(_Terminator):
-    """Ends an ``scf`` region, passing values to the parent op."""
-
-    name = "scf.yield"
-
-
-class ConditionOp(_Terminator):
-    """Ends the before region of ``scf.while``."""
-
-    name = "scf.condition"
+YieldOp = _op_class(_Terminator, "scf.yield", "Ends an ``scf`` region, passing values up.")
+ConditionOp = _op_class(_Terminator, "scf.condition", "Ends the before region of ``scf.while``.")
 
 
 class CallOp(Operation):
@@ -742,15 +719,10 @@ class CallOp(Operation):
     traits = trait_set(UnknownEffects)
 
     name = "tt.call"
-
-    def verify(self) -> None:
-        _expect_attrs(self, "callee")
+    required_attrs = ("callee",)
 
 
-class ReturnOp(_Terminator):
-    """``tt.return(%v...)`` ends a function."""
-
-    name = "tt.return"
+ReturnOp = _op_class(_Terminator, "tt.return", "``tt.return(%v...)`` ends a function.")
 
 
 class FuncOp(Operation):
@@ -775,7 +747,7 @@ class FuncOp(Operation):
         """The function body."""
         return self.regions[0]
 
-    def verify(self) -> None:
+    def verify_(self) -> None:
         term = self.body.block.terminator
         if term is None or term.name != "tt.return":
             raise self.fail(f"@{self.sym_name} must end with tt.return")
@@ -798,10 +770,8 @@ class AssertOp(Operation):
     traits = trait_set(SideEffects)
 
     name = "tt.assert"
-
-    def verify(self) -> None:
-        _expect_operands(self, 1)
-        _expect_attrs(self, "message")
+    operand_counts = (1,)
+    required_attrs = ("message",)
 
 
 class BarrierOp(Operation):
@@ -822,9 +792,9 @@ class HintOp(Operation):
     traits = trait_set(Pure, Elementwise, ViewLike)
 
     name = "tt.hint"
+    operand_counts = (1,)
 
-    def verify(self) -> None:
-        _expect_operands(self, 1)
+    def verify_(self) -> None:
         _same_type(self, self.operands, self.result.type, "operand")
 
 

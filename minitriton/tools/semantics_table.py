@@ -4,8 +4,9 @@ The docs' *Op semantics table* page is generated from :func:`op_rows` at
 build time, so it cannot drift from the tree. For each op a row says:
 
 * **traits**: its :mod:`~minitriton.ir.traits`;
-* **verified**: the ``verify()`` that checks it (``minitriton/ir/ops.py``, or
-  ``minitriton/backend/ops.py`` for the GPU backend's own ops);
+* **verified**: the ``verify_()`` that checks it and its declared signature
+  (``minitriton/ir/ops.py``, or ``minitriton/backend/ops.py`` for the GPU
+  backend's own ops);
 * **folded**: the ``canonicalize`` rule that folds or simplifies it;
 * **emulator**: the function registered with ``@semantics`` that runs it;
 * **GPU**: the function registered with ``@lowering`` that lowers it to LLVM IR;
@@ -117,13 +118,16 @@ def _where(fn: object) -> str:
 
 
 def _verified(cls: type[Operation]) -> str:
+    declared = f"declared: {cls.signature()}" if cls.signature() else ""
     for base in cls.__mro__:
         if base is Operation:
             break
-        if "verify" in base.__dict__:
-            return _where(base.__dict__["verify"])
+        if "verify_" in base.__dict__:
+            return "; ".join(filter(None, [_where(base.__dict__["verify_"]), declared]))
+    if declared:
+        return declared
     if Terminator in cls.traits:
-        return "by its parent op's verify, and ir.verifier (last in its block)"
+        return "by its parent op's verify_, and ir.verifier (last in its block)"
     return "n/a - takes any operands (ir.verifier checks dominance)"
 
 

@@ -217,7 +217,7 @@ def test_backend_ops_reject_wrong_operands():
     from minitriton.backend.ops import WarpGroupDotWaitOp
     from minitriton.ir.core import VerifyError
 
-    with pytest.raises(VerifyError, match="takes 1 operands"):
+    with pytest.raises(VerifyError, match="expects 1 operands, got 0"):
         WarpGroupDotWaitOp([], [], {"pendings": 0}).verify()
 
 

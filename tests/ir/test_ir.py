@@ -67,6 +67,47 @@ def test_verifier_rejects_non_power_of_two_block() -> None:
     assert "bad.ir:2:3: error" in msg and "block dimension 100 is not a power of two" in msg
 
 
+@pytest.mark.parametrize(
+    ("line", "problem"),
+    [
+        ("  %c = arith.constant() : i32", "'arith.constant' missing attribute 'value'"),
+        ("  %p = tt.get_program_id(%n) {axis = 0} : i32", "expects 0 operands, got 1"),
+        ('  tt.assert(%n, %n) {message = "m"}', "'tt.assert' expects 1 operands, got 2"),
+        ("  %t = tt.trans(%n, %n) {order = [0]} : i32", "'tt.trans' expects 1 operands, got 2"),
+        ("  %s = tt.sort(%n) {dim = 0} : i32", "'tt.sort' missing attribute 'descending'"),
+    ],
+)
+def test_verifier_checks_the_declared_signature(line: str, problem: str) -> None:
+    msg = _diagnose(f"tt.func @k(%n: i32) {{\n{line}\n  tt.return()\n}}\n")
+    assert msg.startswith("bad.ir:2:3: error: invalid IR in @k: ") and problem in msg
+
+
+def test_a_store_with_a_result_breaks_its_signature() -> None:
+    from minitriton.ir.core import VerifyError
+    from minitriton.ir.ops import StoreOp
+    from minitriton.ir.types import I32, PointerType
+
+    ptr = parse_module("tt.func @k(%p: ptr<i32>) {\n  tt.return()\n}\n").kernel.body.args[0]
+    assert ptr.type == PointerType(I32)
+    with pytest.raises(VerifyError, match="expects 0 results, got 1"):
+        StoreOp([ptr, ptr], [I32]).verify()
+
+
+def test_the_signature_is_declared_in_words() -> None:
+    from minitriton.ir.ops import AtomicRMWOp, StoreOp, YieldOp
+
+    assert AtomicRMWOp.signature() == "operands 2 or 3; attributes kind, sem"
+    assert StoreOp.signature() == "operands 2 or 3; results 0"
+    assert YieldOp.signature() == ""
+
+
+def test_an_op_that_overrides_verify_fails_at_import() -> None:
+    from minitriton.ir.core import Operation
+
+    with pytest.raises(TypeError, match="override verify_ instead"):
+        type("Careless", (Operation,), {"name": "x.careless", "verify": lambda self: None})
+
+
 def test_parser_rejects_values_escaping_a_region() -> None:
     text = (
         "tt.func @k(%n: i32) {\n"

@@ -29,7 +29,8 @@ from minitriton.passes.licm import LICM
 
 
 def _arity(cls: type[Operation]) -> int | None:
-    return getattr(cls, "arity", None) if isinstance(getattr(cls, "arity", None), int) else None
+    counts = cls.operand_counts
+    return counts[0] if counts is not None and len(counts) == 1 else None
 
 
 @pytest.mark.parametrize("name", sorted(OP_REGISTRY))
