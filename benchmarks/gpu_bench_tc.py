@@ -50,7 +50,9 @@ TC_SOURCE = kernel_text("tc_kernels", "matmul_kernel", "_attn_fwd_inner", "_attn
 
 #: Tutorial 09's descriptor matmul (C = A @ B.T through host-side TensorDescriptors):
 #: the library's kernel and its host code.
-DESC_SOURCE = kernel_text("tc_kernels", "matmul_kernel_tma") + """
+DESC_SOURCE = (
+    kernel_text("tc_kernels", "matmul_kernel_tma")
+    + """
 
 
 def descriptor_matmul(a, b, c, bm, bn, bk, warps, stages):
@@ -64,6 +66,7 @@ def descriptor_matmul(a, b, c, bm, bn, bk, warps, stages):
         a_desc, b_desc, c_desc, M, N, K, BLOCK_SIZE_M=bm, BLOCK_SIZE_N=bn, BLOCK_SIZE_K=bk,
         GROUP_SIZE_M=8, num_warps=warps, num_stages=stages)
 """
+)
 
 #: (BLOCK_M, BLOCK_N, BLOCK_K, warps, stages); both compilers get the best of these.
 MATMUL_CONFIGS = {

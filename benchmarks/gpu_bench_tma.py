@@ -26,7 +26,9 @@ from kernel_library import import_source, kernel_text  # noqa: E402
 
 #: The block-pointer matmul of the kernel library (``tests/kernels/tma_matmul.py``)
 #: and its host code.
-BP_SOURCE = kernel_text("tma_matmul", "bp_matmul_kernel") + """
+BP_SOURCE = (
+    kernel_text("tma_matmul", "bp_matmul_kernel")
+    + """
 
 
 def bp_matmul(a, b, c, bm, bn, bk, warps, stages):
@@ -37,6 +39,7 @@ def bp_matmul(a, b, c, bm, bn, bk, warps, stages):
         a, b, c, M, N, K, a.stride(0), a.stride(1), b.stride(0), b.stride(1),
         c.stride(0), c.stride(1), BM=bm, BN=bn, BK=bk, num_warps=warps, num_stages=stages)
 """
+)
 N = 4096
 
 

@@ -135,4 +135,3 @@ def assert_report(
         label = f" ({name})" if name else ""
         details.append(f"{side}{label}: {', '.join(items)}")
     return text, details
-

@@ -210,7 +210,11 @@ class Autotuner(KernelInterface):
         return best
 
     def _bench_or_fail(
-        self, config: Config, named: dict[str, Any], args: Sequence[Any], grid: Grid | None,
+        self,
+        config: Config,
+        named: dict[str, Any],
+        args: Sequence[Any],
+        grid: Grid | None,
         kwargs: dict,
     ) -> tuple[float, Exception | None]:
         """The config's time, or infinity and the error when it cannot compile or launch.
@@ -237,7 +241,11 @@ class Autotuner(KernelInterface):
         return configs
 
     def _bench(
-        self, config: Config, named: dict[str, Any], args: Sequence[Any], grid: Grid | None,
+        self,
+        config: Config,
+        named: dict[str, Any],
+        args: Sequence[Any],
+        grid: Grid | None,
         kwargs: dict,
     ) -> float:
         saved = {n: _copy(named[n]) for n in self.restore_value if n in named}

@@ -737,6 +737,7 @@ def _step_budget(kernel: str, max_steps: Any, backend: str) -> Any:
     if backend != "emulator":
         return contextlib.nullcontext()
     from minitriton.emulator import budget
+
     if max_steps is not None and (isinstance(max_steps, bool) or not isinstance(max_steps, int)
                                   or max_steps <= 0):  # fmt: skip
         raise launch_checks.LaunchError(

@@ -692,7 +692,7 @@ def _rst_cell(text: str) -> str:
 def _rst_word(word: str) -> str:
     core = word.rstrip(",;")
     is_code = "_" in core and ("." in core.strip("()") or core.endswith("_"))
-    return f"``{core}``{word[len(core):]}" if is_code else word
+    return f"``{core}``{word[len(core) :]}" if is_code else word
 
 
 # ---------------------------------------------------------------- PTX

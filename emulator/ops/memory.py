@@ -190,9 +190,7 @@ def _load_rows(
     return values
 
 
-def edge_rows_in_bounds(
-    buf: Buffer, offsets: np.ndarray, mask: RVal | None, rows: Rows
-) -> bool:
+def edge_rows_in_bounds(buf: Buffer, offsets: np.ndarray, mask: RVal | None, rows: Rows) -> bool:
     """True when the enabled lanes of the rows not wholly inside ``buf`` are inside it."""
     edge = rows.edge()
     if not edge:

@@ -101,5 +101,3 @@ def _sort(op: Operation, state: ProgramState, x: RVal) -> RVal:
     if op.attrs["descending"]:
         order = np.flip(order, axis=axis)
     return RVal(np.take_along_axis(x.data, order, axis=axis), x.batched)
-
-

@@ -86,5 +86,3 @@ def _trans(op: Operation, state: ProgramState, x: RVal) -> RVal:
 def _hint(op: Operation, state: ProgramState, x: RVal) -> RVal:
     """Hints never change values."""
     return x
-
-

@@ -1063,7 +1063,10 @@ class FunctionLowerer:
         value = self.eval(node.operand)
         if not isinstance(value, Tensor):
             fns: dict[str, Callable[[Any], Any]] = {
-                "-": operator.neg, "+": operator.pos, "~": operator.invert, "not": operator.not_
+                "-": operator.neg,
+                "+": operator.pos,
+                "~": operator.invert,
+                "not": operator.not_,
             }
             return _fold(node.loc, lambda a, _: fns[node.op](a), value, None, node.op)
         if node.op == "-":

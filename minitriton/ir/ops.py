@@ -429,6 +429,8 @@ class ExpandDimsOp(_View):
 
     def verify_(self) -> None:
         src = list(shape_of(self.operands[0].type))
+        if not 0 <= self.attrs["axis"] <= len(src):
+            raise self.fail(f"axis {self.attrs['axis']} is out of range for rank {len(src)}")
         src.insert(self.attrs["axis"], 1)
         if tuple(src) != shape_of(self.result.type):
             raise self.fail(f"result shape must be {tuple(src)}")
@@ -631,6 +633,9 @@ class SortOp(Operation):
 
     def verify_(self) -> None:
         _same_type(self, self.operands, self.result.type, "operand")
+        rank = len(shape_of(self.result.type))
+        if not 0 <= self.attrs["dim"] < rank:
+            raise self.fail(f"dim {self.attrs['dim']} is out of range for rank {rank}")
 
 
 class ForOp(Operation):

@@ -82,6 +82,28 @@ def test_verifier_checks_the_declared_signature(line: str, problem: str) -> None
     assert msg.startswith("bad.ir:2:3: error: invalid IR in @k: ") and problem in msg
 
 
+@pytest.mark.parametrize(
+    ("line", "problem"),
+    [
+        (
+            "%e = tt.expand_dims(%r) {axis = 2} : tensor<8x1xi32>",
+            "axis 2 is out of range for rank 1",
+        ),
+        ("%e = tt.expand_dims(%r) {axis = -1} : tensor<8x1xi32>", "axis -1 is out of range"),
+        ("%s = tt.sort(%r) {descending = false, dim = 1} : tensor<8xi32>", "dim 1 is out of range"),
+    ],
+)
+def test_verifier_rejects_axes_out_of_range(line: str, problem: str) -> None:
+    msg = _diagnose(
+        "tt.func @k() {\n"
+        "  %r = tt.make_range() {end = 8, start = 0} : tensor<8xi32>\n"
+        f"  {line}\n"
+        "  tt.return()\n"
+        "}\n"
+    )
+    assert msg.startswith("bad.ir:3:3: error: invalid IR in @k: ") and problem in msg
+
+
 def test_a_store_with_a_result_breaks_its_signature() -> None:
     from minitriton.ir.core import VerifyError
     from minitriton.ir.ops import StoreOp
