@@ -40,6 +40,8 @@ class _Effect(Operation):
 
     traits = trait_set(SideEffects)
     backend_only = True
+    # Annotated again: from ``(0,)`` alone mypy would take the type to be
+    # ``tuple[int]`` and reject the subclasses' ``(3, 4)``.
     operand_counts: ClassVar[tuple[int, ...] | None] = (0,)
     #: No result, or one: the accumulator, of the first operand's type.
     result_count = 0

@@ -9,9 +9,8 @@ arguments and a list of operations. Every operation carries a
 Each concrete op is a small subclass with a ``name``, its ``traits``
 (:mod:`minitriton.ir.traits`), its declared signature (``operand_counts``,
 ``result_count``, ``required_attrs``) and a ``verify_()`` method for the
-rules beyond it, registered in
-:data:`OP_REGISTRY` by the list of its module's ops (:func:`register_ops`),
-in the spirit of xDSL's dialects.
+rules beyond it. It is registered in :data:`OP_REGISTRY` by the list of its
+module's ops (:func:`register_ops`), in the spirit of xDSL's dialects.
 """
 
 from __future__ import annotations
@@ -162,7 +161,7 @@ class Region:
         return self.block.ops
 
 
-# What an op class writes instead of setting these names itself.
+# Names an op class may not set, and what it does instead.
 _DERIVED = {
     "pure": "declare traits",
     "is_terminator": "declare traits",
