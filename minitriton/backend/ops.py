@@ -55,6 +55,7 @@ class LocalAllocOp(_Effect):
     """``ttg.local_alloc() {buffer, stages, shape, ...}``: a ring of shared tiles."""
 
     name = "ttg.local_alloc"
+    required_attrs = ("buffer", "stages", "shape", "dtype", "contig", "encoding")
 
 
 class LocalDeallocOp(_Effect):
@@ -71,6 +72,7 @@ class AsyncCopyOp(_Effect):
     """
 
     name = "ttg.async_copy_global_to_local"
+    required_attrs = ("buffer", "contig")
     operand_counts = (3, 4)
 
 
@@ -84,6 +86,7 @@ class AsyncWaitOp(_Effect):
     """``ttg.async_wait() {num}``: at most ``num`` groups still in flight."""
 
     name = "ttg.async_wait"
+    required_attrs = ("num",)
 
 
 class WarpGroupDotOp(_Effect):
@@ -95,6 +98,7 @@ class WarpGroupDotOp(_Effect):
     """
 
     name = "ttng.warp_group_dot"
+    required_attrs = ("a", "b", "shape", "kind")
     operand_counts = (2, 3)
     result_count = 1
 
@@ -106,6 +110,7 @@ class WarpGroupDotWaitOp(_Effect):
     """
 
     name = "ttng.warp_group_dot_wait"
+    required_attrs = ("pendings",)
     operand_counts = (1,)
     result_count = 1
 
@@ -118,6 +123,7 @@ class LocalLoadOp(Operation):
     """
 
     name = "ttg.local_load"
+    required_attrs = ("buffer",)
     traits = trait_set(SideEffects)  # reads a slot that cp.async writes: never moved or merged
     backend_only = True
     operand_counts = (1,)  # the slot
@@ -128,6 +134,7 @@ class LocalStoreOp(_Effect):
     """``ttg.local_store(%v) {buffer}``: registers into a one-stage shared tile."""
 
     name = "ttg.local_store"
+    required_attrs = ("buffer",)
     operand_counts = (1,)
 
 
@@ -138,18 +145,21 @@ class InitBarrierOp(_Effect):
     """``ttng.init_barrier() {count}``: one ``mbarrier`` per ring stage, after the rings."""
 
     name = "ttng.init_barrier"
+    required_attrs = ("count",)
 
 
 class InvalBarrierOp(_Effect):
     """``ttng.inval_barrier() {count}``: the barriers' memory is free for other uses."""
 
     name = "ttng.inval_barrier"
+    required_attrs = ("count",)
 
 
 class BarrierExpectOp(_Effect):
     """``ttng.barrier_expect(%pred, %slot) {bytes}``: stage ``%slot`` will receive ``bytes``."""
 
     name = "ttng.barrier_expect"
+    required_attrs = ("bytes",)
     operand_counts = (2,)
 
 
@@ -161,6 +171,7 @@ class AsyncTmaCopyOp(_Effect):
     """
 
     name = "ttng.async_tma_copy_global_to_local"
+    required_attrs = ("buffer", "map")
     operand_counts = (4,)
 
 

@@ -213,6 +213,26 @@ def test_prepared_kernels_verify():
         assert "ttng.warp_group_dot" in {op.name for op in copy.kernel.walk()}
 
 
+def test_dumped_ttgir_parses_back_and_verifies_every_backend_op():
+    from minitriton.ir import parse_module, verify_module
+    from minitriton.ir.core import OP_REGISTRY
+    from tests.kernels.tma_matmul import desc_matmul
+
+    sig = "tensordesc<fp16[128, 64]>:16, tensordesc<fp16[128, 64]>:16, "
+    sig += "tensordesc<fp16[128, 128]>:16, i32:16, i32:16, i32:16, 128, 128, 64"
+    specs = parse_signature(sig, desc_matmul.params)
+    options = CompileOptions(num_warps=8, num_stages=3)
+    tma = compile_kernel(desc_matmul.source, specs, options, stop_after="ptx")
+    kernels = [_compile("fp16", 128, 128, 64, 4, 3), _compile("fp16", 128, 128, 32, 4, 3, "sm_80")]
+    seen = set()
+    for k in (*kernels, _attention(3), tma):
+        module = parse_module(k.asm["ttgir"], "k.ttgir")
+        verify_module(module)  # each op's declared signature and its own rules
+        seen |= {op.name for op in module.kernel.walk()}
+    backend = {name for name in OP_REGISTRY if name.startswith(("ttg.", "ttng."))}
+    assert backend and backend - seen == set()
+
+
 def test_backend_ops_reject_wrong_operands():
     from minitriton.backend.ops import WarpGroupDotWaitOp
     from minitriton.ir.core import VerifyError
