@@ -210,13 +210,9 @@ class Autotuner(KernelInterface):
         return best
 
     def _bench_or_fail(
-        self,
-        config: Config,
-        named: dict[str, Any],
-        args: Sequence[Any],
-        grid: Grid | None,
+        self, config: Config, named: dict[str, Any], args: Sequence[Any], grid: Grid | None,
         kwargs: dict,
-    ) -> tuple[float, Exception | None]:
+    ) -> tuple[float, Exception | None]:  # fmt: skip
         """The config's time, or infinity and the error when it cannot compile or launch.
 
         Only errors that leave the GPU usable skip a config (as Triton skips
@@ -241,13 +237,9 @@ class Autotuner(KernelInterface):
         return configs
 
     def _bench(
-        self,
-        config: Config,
-        named: dict[str, Any],
-        args: Sequence[Any],
-        grid: Grid | None,
+        self, config: Config, named: dict[str, Any], args: Sequence[Any], grid: Grid | None,
         kwargs: dict,
-    ) -> float:
+    ) -> float:  # fmt: skip
         saved = {n: _copy(named[n]) for n in self.restore_value if n in named}
 
         def call() -> None:
