@@ -161,6 +161,11 @@ class Region:
         return self.block.ops
 
 
+def _either(counts: tuple[int, ...]) -> str:
+    """``(2, 3)`` -> ``2 or 3``: operand counts in messages and in the docs."""
+    return " or ".join(str(c) for c in counts)
+
+
 # Names an op class may not set, and what it does instead.
 _DERIVED = {
     "pure": "declare traits",
@@ -208,7 +213,7 @@ class Operation:
         """The declared signature in words (``operands 1 or 2; attributes axis``), or ``""``."""
         parts = []
         if cls.operand_counts is not None:
-            parts.append("operands " + " or ".join(str(c) for c in cls.operand_counts))
+            parts.append(f"operands {_either(cls.operand_counts)}")
         if cls.result_count is not None:
             parts.append(f"results {cls.result_count}")
         if cls.required_attrs:
@@ -265,8 +270,7 @@ class Operation:
         """Check the declared signature, then the op's own rules; raise :class:`VerifyError`."""
         counts = self.operand_counts
         if counts is not None and len(self.operands) not in counts:
-            want = " or ".join(str(c) for c in counts)
-            raise self.fail(f"expects {want} operands, got {len(self.operands)}")
+            raise self.fail(f"expects {_either(counts)} operands, got {len(self.operands)}")
         if self.result_count is not None and len(self.results) != self.result_count:
             raise self.fail(f"expects {self.result_count} results, got {len(self.results)}")
         for attr in self.required_attrs:

@@ -118,7 +118,8 @@ def _where(fn: object) -> str:
 
 
 def _verified(cls: type[Operation]) -> str:
-    declared = f"declared: {cls.signature()}" if cls.signature() else ""
+    signature = cls.signature()
+    declared = f"declared: {signature}" if signature else ""
     for base in cls.__mro__:
         if base is Operation:
             break
