@@ -67,8 +67,19 @@ def _gpu_available() -> bool:
     return bool(gpu_available())
 
 
+def _torch_installed() -> bool:
+    import importlib.util
+
+    return importlib.util.find_spec("torch") is not None
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Skip tests marked ``gpu`` unless ``minitriton.backend.gpu_available()`` is true."""
+    """Skip tests marked ``gpu`` without a usable GPU, and ``torch`` without PyTorch."""
+    torch_items = [item for item in items if item.get_closest_marker("torch") is not None]
+    if torch_items and not _torch_installed():
+        skip_torch = pytest.mark.skip(reason="needs PyTorch (pip install -e '.[compat]')")
+        for item in torch_items:
+            item.add_marker(skip_torch)
     gpu_items = [item for item in items if item.get_closest_marker("gpu") is not None]
     if not gpu_items or _gpu_available():
         return

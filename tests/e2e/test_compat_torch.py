@@ -15,6 +15,7 @@ import minitriton as triton
 import minitriton.language as tl
 
 torch = pytest.importorskip("torch")
+pytestmark = pytest.mark.torch
 
 
 @triton.jit

@@ -1,0 +1,35 @@
+"""``triton.runtime.errors``: the errors a launch raises before it reaches the driver."""
+
+from __future__ import annotations
+
+from minitriton.diagnostics import UserError
+
+
+class OutOfResources(UserError, Exception):
+    """A compiled kernel needs more of a resource than the device has.
+
+    Triton's signature and attributes: ``OutOfResources(required, limit,
+    name)``, with ``name`` the resource ("shared memory", "registers",
+    "threads"). MiniTriton adds the kernel's name and its configuration to
+    the message, so that a user knows which launch and what to shrink.
+    """
+
+    def __init__(
+        self, required: int, limit: int, name: str, kernel: str = "", config: str = ""
+    ) -> None:
+        super().__init__(required, limit, name)
+        self.required = required
+        self.limit = limit
+        self.name = name
+        self.kernel = kernel
+        self.config = config
+
+    def __str__(self) -> str:
+        who = f"kernel '{self.kernel}'" + (f" ({self.config})" if self.config else "")
+        return (
+            f"{who}: out of resource: {self.name}, Required: {self.required}, "
+            f"Hardware limit: {self.limit}. Reducing block sizes or `num_stages` may help."
+        )
+
+    def __reduce__(self) -> tuple[type, tuple[int, int, str, str, str]]:
+        return (type(self), (self.required, self.limit, self.name, self.kernel, self.config))
