@@ -53,7 +53,7 @@ class FakeGPU:
         module = SimpleNamespace(kernel=SimpleNamespace(body=SimpleNamespace(args=args)))
         return CompiledKernel(src.name, module, list(specs), {"BLOCK": block}, options)
 
-    def launch(self, compiled, grid, args, backend):  # noqa: ANN001, ANN201
+    def launch(self, compiled, grid, args, backend, stream=None):  # noqa: ANN001, ANN201
         self.launched.append(compiled.asm["BLOCK"])
 
     def do_bench(self, call: Any) -> float:

@@ -171,7 +171,7 @@ class DebugLauncher(Launcher):
         if _in_flight:
             report_deferred()  # an earlier deferred launch's failed check raises here
         pointers: list[tuple[int, Any, int]] = []
-        copies = self.fill_slots(args, self.user_kinds, pointers)
+        copies = self.fill_slots(args, self.user_kinds, pointers, stream)
         devices = {dev.ptr: dev for _, dev in copies or ()}
         bases: dict[int, tuple[int, int, int]] = {}
         hidden = len(self.user_kinds)
