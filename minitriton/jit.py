@@ -261,6 +261,9 @@ class JITFunction(KernelInterface, JITBase):
             compiled = self.compile(specs, options, backend)
         except CompileError as e:
             raise e.with_traceback(None) from None  # the diagnostic says it all
+        except OutOfResources as e:  # found when the GPU loads it: add what was asked for
+            e.config = e.config or resources.config_text(options, specs)
+            raise e.with_traceback(None) from None
         if warmup:
             return compiled
         meta = {k: v.value if isinstance(v, constexpr) else v for k, v in bound.items()}
@@ -760,7 +763,7 @@ def _launch_gpu(
         compiled.binary.launch(grid, [_gpu_value(s, v) for s, v in args], handle)
     except Exception as e:
         if isinstance(e, OutOfResources) and not e.config:
-            e.config = resources.config_text(compiled)  # the binary knows no constexprs
+            e.config = resources.config_text(compiled.options, compiled.arg_specs)
         if is_user_error(e):  # debug mode's located error, OutOfResources: no internal frames
             raise e.with_traceback(None) from None
         raise

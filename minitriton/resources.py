@@ -23,6 +23,7 @@ autotuner skips such configs. The emulator runs any configuration, but
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -86,11 +87,10 @@ def check_fits(kernel: str, usage: Usage, limits: DeviceLimits, config: str = ""
         raise OutOfResources(required, limit, resource, kernel, config)
 
 
-def config_text(compiled: Any) -> str:
-    """``num_warps=8, num_stages=6, BLOCK_M=256``: a compiled kernel's configuration."""
-    options = compiled.options
+def config_text(options: Any, arg_specs: Sequence[Any]) -> str:
+    """``num_warps=8, num_stages=6, BLOCK_M=256``: a specialization's configuration."""
     parts = [f"num_warps={options.num_warps}", f"num_stages={options.num_stages}"]
-    parts += [f"{s.name}={s.value!r}" for s in compiled.arg_specs if s.kind == "constexpr"]
+    parts += [f"{s.name}={s.value!r}" for s in arg_specs if s.kind == "constexpr"]
     return ", ".join(parts)
 
 
@@ -116,7 +116,7 @@ def _emulated_problem(compiled: Any) -> str | None:
         return None
     usage = Usage(shared, 32 * compiled.options.num_warps)
     try:
-        check_fits(compiled.name, usage, EMULATED, config_text(compiled))
+        check_fits(compiled.name, usage, EMULATED, config_text(compiled.options, compiled.arg_specs))
     except OutOfResources as e:
         return f"{e} The emulator runs it anyway; on an {EMULATED.name} it would not launch."
     return None
