@@ -96,6 +96,7 @@ def config_text(options: Any, arg_specs: Sequence[Any]) -> str:
 
 # ------------------------------------------------------------------ on the emulator
 
+
 def emulated_warning(compiled: Any) -> str | None:
     """Why ``compiled`` would not fit :data:`EMULATED`, or None (also when unknown).
 
@@ -106,7 +107,7 @@ def emulated_warning(compiled: Any) -> str | None:
     """
     if not hasattr(compiled, "_emulated_warning"):
         compiled._emulated_warning = _emulated_problem(compiled)
-    return compiled._emulated_warning  # type: ignore[no-any-return]
+    return compiled._emulated_warning
 
 
 def _emulated_problem(compiled: Any) -> str | None:
@@ -115,8 +116,9 @@ def _emulated_problem(compiled: Any) -> str | None:
     except Exception:  # no llvmlite, a construct the GPU backend lacks: no warning
         return None
     usage = Usage(shared, 32 * compiled.options.num_warps)
+    config = config_text(compiled.options, compiled.arg_specs)
     try:
-        check_fits(compiled.name, usage, EMULATED, config_text(compiled.options, compiled.arg_specs))
+        check_fits(compiled.name, usage, EMULATED, config)
     except OutOfResources as e:
         return f"{e} The emulator runs it anyway; on an {EMULATED.name} it would not launch."
     return None

@@ -131,10 +131,10 @@ def capturing(stream: int | None = None) -> bool:
     (no capture can be under way otherwise).
     """
     torch = sys.modules.get("torch")
-    if torch is not None and torch.cuda.is_initialized():
-        if torch.cuda.is_current_stream_capturing():
-            return True
-    return bool(stream) and _driver_capturing(stream)
+    cuda = getattr(torch, "cuda", None)
+    if cuda is not None and cuda.is_initialized() and cuda.is_current_stream_capturing():
+        return True
+    return stream is not None and stream != 0 and _driver_capturing(stream)
 
 
 def _driver_capturing(stream: int) -> bool:
@@ -142,7 +142,7 @@ def _driver_capturing(stream: int) -> bool:
 
     cu = _cu()
     status = check(cu.cuStreamIsCapturing(cu.CUstream(stream)), "cuStreamIsCapturing")
-    return bool(int(status) != 0)  # CU_STREAM_CAPTURE_STATUS_NONE is 0
+    return int(getattr(status, "value", status)) != 0  # CU_STREAM_CAPTURE_STATUS_NONE is 0
 
 
 def check_capturable(

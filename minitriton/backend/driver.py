@@ -9,7 +9,8 @@ context (the one PyTorch and CuPy use too) and makes it current.
 Arguments of a launch: NumPy arrays are copied to the device before the
 launch and back afterwards (only arrays passed for pointer parameters;
 read-only arrays are not copied back); the copies in run on the launch's
-stream, ahead of the kernel, and the copies back wait for the whole device. Device arrays are passed as they are:
+stream, ahead of the kernel, and the copies back wait for the whole device.
+Device arrays are passed as they are:
 :class:`DeviceArray`, anything with ``__cuda_array_interface__`` (PyTorch
 CUDA tensors, CuPy) or with DLPack on a CUDA device. Plain ints are taken as
 raw device addresses.
@@ -567,7 +568,7 @@ def device_limits() -> DeviceLimits:
             attribute(a.CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_BLOCK),
             attribute(a.CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK),
         )
-    return limits  # type: ignore[no-any-return]
+    return limits
 
 
 def load_kernel(ptx: str, name: str, shared: int, num_warps: int | None = None) -> Any:

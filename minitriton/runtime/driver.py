@@ -136,7 +136,8 @@ class ActiveDriver:
             return 0
         from minitriton.streams import torch_current_stream
 
-        return torch_current_stream(0 if device is None else int(device))
+        index = getattr(device, "index", device)  # an int, or a torch.device
+        return torch_current_stream(0 if index is None else int(index))
 
     def get_empty_cache_for_benchmark(self) -> Any:
         """A buffer that :meth:`clear_cache` overwrites, to flush the L2 between runs."""
