@@ -218,3 +218,70 @@ def test_the_emulator_accepts_stream_and_a_parameter_may_be_named_stream() -> No
     add_one[(1,)](x, 8, BLOCK=8, stream=0x1234, backend="emulator")
     add_stream[(1,)](x, 5, BLOCK=8, backend="emulator")
     assert x.tolist() == [6.0] * 8
+
+
+# ---------------------------------------------------------------- through kernel[grid](...)
+
+
+class FakeBinary:
+    """A loaded GPU kernel that launches nothing: records each launch's arguments and stream."""
+
+    def __init__(self) -> None:
+        self.launcher = FakeLauncher()
+        self.launcher.kinds, self.launcher.slots = ["ptr"], [ctypes.c_uint64()]
+        self.full_launches: list[tuple[list[Any], Any]] = []
+        self.checks = None
+
+    def launch(self, grid: Any, args: list[Any], stream: Any = None) -> None:
+        self.full_launches.append((list(args), stream))
+
+    def load(self) -> FakeLauncher:
+        return self.launcher
+
+
+@pytest.fixture
+def fake_gpu(monkeypatch: pytest.MonkeyPatch, torch_stream: list[int]) -> FakeBinary:
+    """``add_one`` compiles to a :class:`FakeBinary` on a GPU that is not there."""
+    binary = FakeBinary()
+
+    def compile_kernel(src: Any, specs: Any, options: Any, stop_after: str = "ir-opt") -> Any:
+        arg = SimpleNamespace(name_hint="x_ptr")
+        module = SimpleNamespace(kernel=SimpleNamespace(body=SimpleNamespace(args=[arg])))
+        specs = [s for s in specs if s.name != "n"]  # a one-argument kernel: x_ptr only
+        return jit_module.CompiledKernel(src.name, module, specs, {}, options, binary=binary)
+
+    monkeypatch.setattr(jit_module, "compile_kernel", compile_kernel)
+    monkeypatch.setattr(jit_module, "gpu_available", lambda: True)
+    monkeypatch.setattr(jit_module, "_device_arch", lambda: "sm_90")
+    monkeypatch.setenv("MINITRITON_CACHE", "0")
+    add_one.cache.clear()
+    return binary
+
+
+def test_a_launch_goes_to_torchs_stream_then_through_the_fast_path(fake_gpu: FakeBinary) -> None:
+    x = CudaStandIn(0)
+    add_one[(1,)](x, 8, BLOCK=8, backend="gpu")  # the full path: it makes the fast entry
+    add_one[(1,)](x, 8, BLOCK=8, backend="gpu")
+    assert fake_gpu.full_launches == [([x], 0xABC)]
+    assert fake_gpu.launcher.streams == [0xABC]
+
+
+class StreamStandIn:
+    """What a launch reads of a ``torch.cuda.Stream``: its handle (and it is hashable)."""
+
+    cuda_stream = 0x77
+
+
+@pytest.mark.parametrize("stream", [0x77, StreamStandIn()], ids=["handle", "stream object"])
+def test_stream_reaches_both_paths(fake_gpu: FakeBinary, stream: Any) -> None:
+    x = CudaStandIn(0)
+    for _ in range(2):
+        add_one[(1,)](x, 8, BLOCK=8, backend="gpu", stream=stream)
+    assert fake_gpu.full_launches == [([x], 0x77)] and fake_gpu.launcher.streams == [0x77]
+
+
+def test_a_cpu_tensor_after_a_cuda_launch_is_refused_by_name(fake_gpu: FakeBinary) -> None:
+    add_one[(1,)](CudaStandIn(0), 8, BLOCK=8, backend="gpu")
+    with pytest.raises(LaunchTypeError, match=r"argument 'x_ptr' is a tensor on the cpu device"):
+        add_one[(1,)](torch.zeros(8), 8, BLOCK=8, backend="gpu")
+    assert len(fake_gpu.full_launches) == 1 and fake_gpu.launcher.streams == []
