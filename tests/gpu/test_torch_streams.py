@@ -126,9 +126,12 @@ def test_graph_capture_and_replay_with_new_inputs_equals_eager():
 def test_capture_refuses_what_it_cannot_record_and_the_gpu_goes_on():
     x = torch.randn(N, device="cuda")
     y = torch.empty_like(x)
-    scale_kernel[grid()](x, y, 2.0, N, BLOCK=BLOCK, backend="gpu", debug=True)
-    scale_kernel[grid()](x, y, 2.0, N, BLOCK=BLOCK, backend="gpu")
     host = np.zeros(N, np.float32)
+    # Each launch once outside the capture: compiling and loading are not what is refused.
+    scale_kernel[grid()](x, y, 2.0, N, BLOCK=BLOCK, backend="gpu", debug=True)
+    scale_kernel[grid()](x, host, 2.0, N, BLOCK=BLOCK, backend="gpu")
+    scale_kernel[grid()](x, y, 2.0, N, BLOCK=BLOCK, backend="emulator")
+    scale_kernel[grid()](x, y, 2.0, N, BLOCK=BLOCK, backend="gpu")
     cases = [
         (lambda: scale_kernel[grid()](x, y, 2.0, N, BLOCK=BLOCK, backend="gpu", debug=True),
          "compiled with debug=True"),
