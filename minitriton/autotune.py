@@ -25,6 +25,13 @@ it. ``cache_results=False``, ``MINITRITON_AUTOTUNE_CACHE=0`` or
 ``MINITRITON_CACHE=0`` (which turns off the whole disk cache) keep the
 winners in memory only.
 
+A config that needs more shared memory, registers or threads than the GPU
+has (:class:`~minitriton.runtime.errors.OutOfResources`, see
+:mod:`minitriton.resources`) is skipped, and the progress line says why
+(``config 3/4: ...: skipped (kernel 'matmul' (num_warps=8, ...): out of
+resource: shared memory, ...)``); so is a config that fails to compile. When
+every config is skipped, the first one's error is raised.
+
 Timing means nothing on the emulator, so there it uses the first config and
 says so once, on stderr.
 """
@@ -43,6 +50,7 @@ from typing import TYPE_CHECKING, Any, TypedDict
 
 from minitriton.diagnostics import CompileError
 from minitriton.jit import Grid, KernelInterface, base_jit_function, resolve_backend
+from minitriton.runtime.errors import OutOfResources
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack
@@ -199,7 +207,7 @@ class Autotuner(KernelInterface):
             ms, failure = self._bench_or_fail(config, named, args, grid, kwargs)
             timings[config] = ms
             failures += [failure] if failure is not None else []
-            shown = f"{ms:.3f} ms" if failure is None else f"failed ({_first_line(failure)})"
+            shown = f"{ms:.3f} ms" if failure is None else _failed(failure)
             _say(f"  config {i}/{len(configs)}: {config}: {shown}")
         best = min(timings, key=timings.__getitem__)
         if math.isinf(timings[best]) and failures:
@@ -221,7 +229,7 @@ class Autotuner(KernelInterface):
         try:
             return self._bench(config, named, args, grid, kwargs), None
         except Exception as e:
-            if not isinstance(e, CompileError) and getattr(e, "context_usable", False) is not True:
+            if not _skips_config(e):
                 raise
             return math.inf, e
 
@@ -370,6 +378,20 @@ def _say(line: str) -> None:
 
 def _first_line(e: Exception) -> str:
     return (str(e).splitlines() or [type(e).__name__])[0]
+
+
+def _skips_config(e: Exception) -> bool:
+    """A config's error that skips it: it does not fit or compile, or the GPU survived it."""
+    if isinstance(e, (CompileError, OutOfResources)):
+        return True
+    return getattr(e, "context_usable", False) is True
+
+
+def _failed(e: Exception) -> str:
+    """How a progress line shows a config that could not be timed."""
+    if isinstance(e, OutOfResources):
+        return f"skipped ({_first_line(e)})"
+    return f"failed ({_first_line(e)})"
 
 
 def _synchronize() -> None:

@@ -12,7 +12,10 @@ A launch does what Triton's launcher does:
    (:mod:`minitriton.ircache`), compiling on a miss
    (:func:`minitriton.compiler.compile_kernel`);
 4. evaluate the grid (a tuple, or a callable taking the meta dict) and run
-   the kernel on the selected backend: the NumPy emulator or the GPU.
+   the kernel on the selected backend: the NumPy emulator or the GPU. On
+   the GPU a launch runs on the stream :mod:`minitriton.streams` picks:
+   ``stream=``, else torch's current stream for PyTorch CUDA tensors, else
+   the legacy default stream.
 
 The backend is, in order of precedence: a launch's ``backend=`` keyword,
 :func:`set_backend`, the ``MINITRITON_BACKEND`` environment variable
@@ -31,13 +34,14 @@ from typing import Any
 
 import numpy as np
 
-from minitriton import ircache, launch_checks, torch_interop
+from minitriton import ircache, launch_checks, resources, streams, torch_interop
 from minitriton.compiler import CompiledKernel, CompileOptions, compile_kernel
 from minitriton.compiler import preload as preload_components
 from minitriton.diagnostics import CompileError, UserError
 from minitriton.frontend.source import ArgSpec, JITBase, KernelSource
 from minitriton.ir.types import BF16, PointerType, ScalarType
 from minitriton.language.core import constexpr
+from minitriton.runtime.errors import OutOfResources
 from minitriton.signature import Param, kernel_params, spec_for_value
 
 # ---------------------------------------------------------------------------
@@ -132,10 +136,10 @@ def _driver_library_loads() -> bool:
 
 Grid = Sequence[int] | Callable[[dict[str, Any]], Sequence[int]]
 
-#: Launch keywords that are not kernel arguments.
+#: Launch keywords that are not kernel arguments (``stream`` too, see :mod:`minitriton.streams`).
 LAUNCH_OPTIONS = ("num_warps", "num_stages", "num_ctas", "maxnreg", "debug", "backend", "arch")
 #: Triton launch keywords accepted for compatibility; they change nothing here.
-IGNORED_OPTIONS: tuple[str, ...] = ("stream", "enable_fp_fusion", "launch_cooperative_grid")
+IGNORED_OPTIONS: tuple[str, ...] = ("enable_fp_fusion", "launch_cooperative_grid")
 IGNORED_OPTIONS += ("sanitize_overflow",)
 # extern_libs: libdevice is found on its own (MINITRITON_LIBDEVICE names another copy).
 IGNORED_OPTIONS += ("extern_libs",)
@@ -245,6 +249,10 @@ class JITFunction(KernelInterface, JITBase):
         if "max_steps" in kwargs and "max_steps" not in self.arg_names:
             kwargs = dict(kwargs)
             max_steps = kwargs.pop("max_steps")
+        stream = None  # a GPU launch's stream= (the emulator has none)
+        if "stream" in kwargs and "stream" not in self.arg_names:
+            kwargs = dict(kwargs)
+            stream = kwargs.pop("stream")
         options, backend, kwargs = self._split_options(kwargs)
         bound = self.bind(args, kwargs)
         launch_checks.check_arguments(self.__name__, self.params, bound)
@@ -253,6 +261,9 @@ class JITFunction(KernelInterface, JITBase):
             compiled = self.compile(specs, options, backend)
         except CompileError as e:
             raise e.with_traceback(None) from None  # the diagnostic says it all
+        except OutOfResources as e:  # found when the GPU loads it: add what was asked for
+            e.config = e.config or resources.config_text(options, specs)
+            raise e.with_traceback(None) from None
         if warmup:
             return compiled
         meta = {k: v.value if isinstance(v, constexpr) else v for k, v in bound.items()}
@@ -262,9 +273,9 @@ class JITFunction(KernelInterface, JITBase):
             _time_budget(self.__name__, timeout, backend),
             _step_budget(self.__name__, max_steps, backend),
         ):
-            launch(compiled, grid3, kernel_args(compiled, bound), backend)
+            launch(compiled, grid3, kernel_args(compiled, bound), backend, stream)
         if backend == "gpu":
-            self._fast.remember(args, call_kwargs, bound, compiled)
+            self._fast.remember(args, call_kwargs, bound, compiled, stream)
         return compiled
 
     def warmup(self, *args: Any, grid: Grid | None = None, **kwargs: Any) -> CompiledKernel:
@@ -495,9 +506,14 @@ class FastLaunchCache:
 
     def remember(
         self, args: tuple[Any, ...], kwargs: dict[str, Any], bound: dict[str, Any],
-        compiled: CompiledKernel,
+        compiled: CompiledKernel, stream: Any = None,
     ) -> None:  # fmt: skip
-        """Make an entry for a call that just launched ``compiled`` on the GPU."""
+        """Make an entry for a call that just launched ``compiled`` on the GPU.
+
+        ``stream`` is the call's ``stream=``: part of the key (a launch
+        option), so the entry keeps its handle; without one, the entry asks
+        torch for its current stream at each launch.
+        """
         binary = getattr(compiled, "binary", None)
         if self.binder is None or binary is None or not hasattr(binary, "load"):
             return
@@ -505,16 +521,29 @@ class FastLaunchCache:
             key, _ = self.binder(*args, **kwargs)
             position = {name: i for i, name in enumerate(self.fn.arg_names)}
             take = [position[spec.name] for spec, _ in kernel_args(compiled, bound)]
-            self.entries[key] = _FastEntry(compiled, binary.load(), take)
+            entry = _FastEntry(compiled, binary.load(), take)
         except (_FullPath, TypeError, KeyError):  # unusual arguments or kernel
             return
+        if stream is not None:
+            entry.stream, entry.current = streams.stream_handle(stream), None
+        self.entries[key] = entry
         self.cache_size = len(self.fn.cache)
 
 
-class _FastEntry:
-    """One cached launch: which parameter fills each of the launcher's slots."""
+def _no_device() -> int:
+    """The device index of a value without ``get_device`` (torch's answer for the CPU)."""
+    return -1
 
-    __slots__ = ("compiled", "launcher", "plan", "take")
+
+class _FastEntry:
+    """One cached launch: which parameter fills each of the launcher's slots.
+
+    Its stream: ``stream``, the handle of the call's ``stream=``, or (when
+    ``current`` is set) torch's current stream of device 0, asked at each
+    launch through torch's C function (Triton's launcher does the same).
+    """
+
+    __slots__ = ("compiled", "current", "launcher", "plan", "stream", "take")
 
     def __init__(self, compiled: CompiledKernel, launcher: Any, take: list[int]) -> None:
         self.compiled = compiled
@@ -523,19 +552,25 @@ class _FastEntry:
         self.plan = [(slot, i, kind == "ptr") for slot, i, kind in zip(launcher.slots, take, kinds)]
         # A debug-mode kernel's launcher also fills the extents and reads the error record.
         self.take = take if getattr(compiled.binary, "checks", None) is not None else None
+        self.stream: int | None = None
+        # Pointer arguments here are CUDA tensors: torch's stream, as the full path chose.
+        has_pointers = any(is_ptr for _, _, is_ptr in self.plan)
+        self.current = streams.current_stream_function() if has_pointers else None
 
     def launch(self, grid3: tuple[int, int, int], values: tuple[Any, ...]) -> bool:
-        """Fill the slots and launch; False (nothing launched) for a non-CUDA tensor."""
+        """Fill the slots and launch; False (nothing launched) unless each tensor is on cuda:0."""
         if self.take is not None:
             return self._launch_checked(grid3, values, self.take)
         for slot, i, is_ptr in self.plan:
             value = values[i]
             if is_ptr:
-                if getattr(value, "is_cuda", False) is not True:
+                # -1 for CPU tensors, another index for another GPU: the full path says why.
+                if getattr(value, "get_device", _no_device)() != 0:
                     return False
                 value = value.data_ptr()
             slot.value = value
-        self.launcher.launch_raw(*grid3)
+        current = self.current
+        self.launcher.launch_raw(*grid3, self.stream if current is None else current(0))
         return True
 
     def _launch_checked(
@@ -543,10 +578,13 @@ class _FastEntry:
     ) -> bool:
         args = [values[i] for i in take]
         for (_, _, is_ptr), value in zip(self.plan, args):
-            if is_ptr and getattr(value, "is_cuda", False) is not True:
+            if is_ptr and getattr(value, "get_device", _no_device)() != 0:
                 return False
+        stream = self.stream if self.current is None else self.current(0)
+        if streams.capturing(stream):
+            return False  # the full path refuses it, and says why
         try:
-            self.launcher(grid3, args)
+            self.launcher(grid3, args, stream)
         except Exception as e:
             if is_user_error(e):  # debug mode's located error: no internal frames
                 raise e.with_traceback(None) from None
@@ -671,19 +709,20 @@ def _param_values(spec: ArgSpec, value: Any) -> list[tuple[ArgSpec, Any]]:
 
 def launch(
     compiled: CompiledKernel, grid: tuple[int, int, int], args: list[tuple[ArgSpec, Any]],
-    backend: str,
+    backend: str, stream: Any = None,
 ) -> None:  # fmt: skip
-    """Run ``compiled`` over ``grid`` on ``backend``; ``args`` pairs specs and values."""
+    """Run ``compiled`` over ``grid`` on ``backend``; ``args`` pairs specs and values.
+
+    ``stream`` is a GPU launch's ``stream=`` (None: :func:`minitriton.streams.launch_stream`
+    picks one); the emulator ignores it.
+    """
     if 0 in grid:
         return  # Triton launches nothing for an empty grid
     if backend == "gpu":
-        try:
-            compiled.binary.launch(grid, [_gpu_value(s, v) for s, v in args])
-        except Exception as e:
-            if is_user_error(e):  # debug mode's located error: no internal frames
-                raise e.with_traceback(None) from None
-            raise
+        _launch_gpu(compiled, grid, args, stream)
         return
+    if any(getattr(streams.tensor_of(v), "is_cuda", False) is True for _, v in args):
+        streams.check_emulator_capture(compiled.name)  # before the copies to the host
     from minitriton.emulator import launch as emulate
     from minitriton.emulator.schedule import fails_before_writing
 
@@ -712,6 +751,22 @@ def launch(
     finally:
         torch_interop.copy_back(pending)
     launch_checks.warn_stores_outside_views(compiled.name, {s.name: v for s, v in args}, saved)
+
+
+def _launch_gpu(
+    compiled: CompiledKernel, grid: tuple[int, int, int], args: list[tuple[ArgSpec, Any]],
+    stream: Any,
+) -> None:  # fmt: skip
+    handle = streams.launch_stream(compiled.name, args, stream)
+    streams.check_capturable(compiled.name, args, compiled.options.debug, handle)
+    try:
+        compiled.binary.launch(grid, [_gpu_value(s, v) for s, v in args], handle)
+    except Exception as e:
+        if isinstance(e, OutOfResources) and not e.config:
+            e.config = resources.config_text(compiled.options, compiled.arg_specs)
+        if is_user_error(e):  # debug mode's located error, OutOfResources: no internal frames
+            raise e.with_traceback(None) from None
+        raise
 
 
 def _time_budget(kernel: str, timeout: Any, backend: str) -> Any:

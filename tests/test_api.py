@@ -69,7 +69,7 @@ class Fake:
         module = SimpleNamespace(kernel=SimpleNamespace(body=SimpleNamespace(args=args)))
         return CompiledKernel(src.name, module, list(specs), {"stop_after": stop_after}, options)
 
-    def launch(self, compiled, grid, args, backend):  # noqa: ANN001, ANN201
+    def launch(self, compiled, grid, args, backend, stream=None):  # noqa: ANN001, ANN201
         self.launches.append(
             {"grid": grid, "args": [v for _, v in args], "backend": backend, "compiled": compiled}
         )

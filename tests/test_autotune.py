@@ -22,6 +22,7 @@ import minitriton.language as tl
 from minitriton.backend import cache
 from minitriton.compiler import CompiledKernel
 from minitriton.diagnostics import CompileError, Location, error
+from minitriton.runtime.errors import OutOfResources
 
 jit_module = importlib.import_module("minitriton.jit")
 autotune_module = importlib.import_module("minitriton.autotune")
@@ -44,16 +45,19 @@ class FakeGPU:
         self.timed: list[int] = []  # BLOCK of every config timed, in order
         self.launched: list[int] = []  # BLOCK of every launch
         self.broken: set[int] = set()  # BLOCKs whose compilation fails
+        self.too_big: set[int] = set()  # BLOCKs over the fake GPU's shared memory
 
     def compile_kernel(self, src, specs, options, stop_after="ir-opt"):  # noqa: ANN001, ANN201
         block = next(s.value for s in specs if s.name == "BLOCK")
         if block in self.broken:
             raise error(Location("kernel.py", 3, 5), f"BLOCK={block} needs too much memory")
+        if block in self.too_big:  # found when the GPU loads it, as the real one does
+            raise OutOfResources(64 * block, 232448, "shared memory", src.name)
         args = [SimpleNamespace(name_hint=s.name) for s in specs if s.kind != "constexpr"]
         module = SimpleNamespace(kernel=SimpleNamespace(body=SimpleNamespace(args=args)))
         return CompiledKernel(src.name, module, list(specs), {"BLOCK": block}, options)
 
-    def launch(self, compiled, grid, args, backend):  # noqa: ANN001, ANN201
+    def launch(self, compiled, grid, args, backend, stream=None):  # noqa: ANN001, ANN201
         self.launched.append(compiled.asm["BLOCK"])
 
     def do_bench(self, call: Any) -> float:
@@ -212,6 +216,28 @@ def test_a_config_that_fails_to_compile_is_skipped(gpu: FakeGPU, capsys):
 def test_when_every_config_fails_the_first_error_is_raised(gpu: FakeGPU, tmp_path: Path):
     gpu.broken = {32, 128}
     with pytest.raises(CompileError, match="BLOCK=32 needs too much memory"):
+        launch(process(gpu))
+    assert entries(tmp_path) == []
+
+
+def test_a_config_out_of_resources_is_skipped_and_named(gpu: FakeGPU, capsys):
+    gpu.too_big = {32}
+    tuned = process(gpu, blocks=(32, 128))
+    launch(tuned)
+    assert gpu.launched[-1] == 128 and tuned.best_config is tuned.configs[1]
+    err = capsys.readouterr().err
+    assert (
+        "config 1/2: BLOCK: 32, num_warps: 4, num_ctas: 1, num_stages: 3, maxnreg: None: skipped"
+        " (kernel 'scale_kernel' (num_warps=4, num_stages=3, BLOCK=32): out of resource: shared"
+        " memory, Required: 2048, Hardware limit: 232448." in err
+    )
+
+
+def test_when_every_config_is_out_of_resources_the_first_is_raised(gpu: FakeGPU, tmp_path):
+    gpu.too_big = {32, 128}
+    with pytest.raises(
+        OutOfResources, match=r"'scale_kernel' \(num_warps=4, num_stages=3, BLOCK=32\)"
+    ):
         launch(process(gpu))
     assert entries(tmp_path) == []
 

@@ -31,6 +31,7 @@ debugger's options.
 from __future__ import annotations
 
 import contextlib
+import sys
 import weakref
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -720,16 +721,35 @@ def _carried(loop: Operation, k: int) -> list[Value]:
 
 
 class Checks(Tool):
-    """The tool that attaches a :class:`Checker` to every launch."""
+    """The tool that attaches a :class:`Checker` to every launch.
 
-    def __init__(self, options: CheckOptions | None = None) -> None:
+    With ``fits`` (``minitriton check`` sets it) it also warns, once per
+    kernel configuration and on stderr, when the configuration would not fit
+    the GPU the emulator stands for
+    (:func:`minitriton.resources.emulated_warning`, which compiles the
+    kernel for that GPU); ``warnings`` lists them.
+    """
+
+    def __init__(self, options: CheckOptions | None = None, fits: bool = False) -> None:
         self.options = options or CheckOptions()
+        self.fits = fits
+        self.warnings: list[str] = []
 
     def listeners(self, launch: Launch) -> list[Listener]:
         """A fresh checker per launch."""
+        if self.fits:
+            self._warn_if_too_big(launch)
         if not self.options.any:
             return []
         return [Checker(self.options)]
+
+    def _warn_if_too_big(self, launch: Launch) -> None:
+        from minitriton.resources import emulated_warning
+
+        text = emulated_warning(launch.compiled)
+        if text is not None and text not in self.warnings:
+            self.warnings.append(text)
+            print(f"minitriton: warning: {text}", file=sys.stderr)
 
 
 @contextlib.contextmanager

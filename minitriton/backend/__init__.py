@@ -89,7 +89,7 @@ class GPUKernel(PTXModule):
     def load(self) -> Launcher:
         """Load the PTX into the CUDA context (once)."""
         if self._launcher is None:
-            func = load_kernel(self.ptx, self.name, self.shared)
+            func = load_kernel(self.ptx, self.name, self.shared, self.num_warps)
             if self.checks is not None:
                 from minitriton.backend.debug_mode import DebugLauncher
 

@@ -171,7 +171,7 @@ class DebugLauncher(Launcher):
         if _in_flight:
             report_deferred()  # an earlier deferred launch's failed check raises here
         pointers: list[tuple[int, Any, int]] = []
-        copies = self.fill_slots(args, self.user_kinds, pointers)
+        copies = self.fill_slots(args, self.user_kinds, pointers, stream)
         devices = {dev.ptr: dev for _, dev in copies or ()}
         bases: dict[int, tuple[int, int, int]] = {}
         hidden = len(self.user_kinds)
@@ -300,6 +300,9 @@ def _report_at_exit() -> None:
 
 def _clear(record: DeviceArray, kernel: str) -> None:
     check(_cu().cuMemsetD8(record.ptr, 0, record.nbytes), "cuMemsetD8", kernel)
+    # The memset runs on the legacy default stream, which a launch on one of torch's
+    # side streams does not wait for: wait here (a new record, or one after an error).
+    synchronize(kernel)
 
 
 def _buffer(arg: Any, ptr: int, devices: dict[int, DeviceArray]) -> tuple[int, int]:

@@ -8,7 +8,9 @@ context (the one PyTorch and CuPy use too) and makes it current.
 
 Arguments of a launch: NumPy arrays are copied to the device before the
 launch and back afterwards (only arrays passed for pointer parameters;
-read-only arrays are not copied back). Device arrays are passed as they are:
+read-only arrays are not copied back); the copies in run on the launch's
+stream, ahead of the kernel, and the copies back wait for the whole device.
+Device arrays are passed as they are:
 :class:`DeviceArray`, anything with ``__cuda_array_interface__`` (PyTorch
 CUDA tensors, CuPy) or with DLPack on a CUDA device. Plain ints are taken as
 raw device addresses.
@@ -36,6 +38,7 @@ from typing import Any
 import numpy as np
 
 from minitriton.backend.lltypes import bf16_bits
+from minitriton.resources import DeviceLimits, Usage, check_fits
 
 _STICKY = {
     "CUDA_ERROR_ILLEGAL_ADDRESS",
@@ -198,23 +201,33 @@ class DeviceArray:
         return cls(int(ptr), shape, np.dtype(dtype))
 
     @classmethod
-    def from_numpy(cls, arr: np.ndarray) -> DeviceArray:
-        """A device copy of ``arr``."""
+    def from_numpy(cls, arr: np.ndarray, stream: Any = None) -> DeviceArray:
+        """A device copy of ``arr`` (made on ``stream``, if given, ahead of its later work)."""
         arr = np.ascontiguousarray(arr)
         out = cls.empty(arr.shape, arr.dtype)
-        out.copy_from(arr)
+        out.copy_from(arr, stream)
         return out
 
-    def copy_from(self, arr: np.ndarray) -> None:
-        """Copy a host array of the same size into this one."""
+    def copy_from(self, arr: np.ndarray, stream: Any = None) -> None:
+        """Copy a host array of the same size into this one.
+
+        With a ``stream`` the copy is ordered on it (``cuMemcpyHtoDAsync``):
+        a kernel queued there afterwards sees the data even when the stream
+        does not wait for the legacy default stream (torch's side streams).
+        The host array has been read when this returns.
+        """
         arr = np.ascontiguousarray(arr)
-        if arr.nbytes:
-            ensure_context()  # a thread's first driver call may be this copy
-            check(
-                _cu().cuMemcpyHtoD(self.ptr, arr.ctypes.data, arr.nbytes),
-                "cuMemcpyHtoD",
-                _last_kernel[0],
-            )
+        if not arr.nbytes:
+            return
+        ensure_context()  # a thread's first driver call may be this copy
+        cu = _cu()
+        if stream is None:
+            result = cu.cuMemcpyHtoD(self.ptr, arr.ctypes.data, arr.nbytes)
+        else:
+            handle = cu.CUstream(_stream_handle(stream))
+            # From pageable memory the driver stages the data before returning.
+            result = cu.cuMemcpyHtoDAsync(self.ptr, arr.ctypes.data, arr.nbytes, handle)
+        check(result, "cuMemcpyHtoD", _last_kernel[0])
 
     def copy_to(self, arr: np.ndarray) -> None:
         """Copy into a contiguous host array of the same size."""
@@ -370,20 +383,23 @@ class Launcher:
         return self.impl
 
     def __call__(self, grid: Sequence[int], args: Sequence[Any], stream: Any = None) -> None:
-        copies = self.fill_slots(args, self.kinds)
+        """Launch on ``stream`` (None: the legacy default stream; a handle or a torch stream)."""
+        copies = self.fill_slots(args, self.kinds, stream=stream)
         gx, gy, gz = (tuple(int(g) for g in grid) + (1, 1, 1))[:3]
         self.launch_raw(gx, gy, gz, stream)
         if copies:
             self._copy_back(copies)
 
     def fill_slots(
-        self, args: Sequence[Any], kinds: Sequence[str], pointers: list | None = None
-    ) -> list | None:
+        self, args: Sequence[Any], kinds: Sequence[str], pointers: list | None = None,
+        stream: Any = None,
+    ) -> list | None:  # fmt: skip
         """Put ``args`` (of ``kinds``, the first slots) into the slots.
 
-        Returns the ``(array, device copy)`` pairs of NumPy arguments, or None.
-        With ``pointers``, ``(index, argument, address)`` of each pointer
-        argument is appended to it (debug mode needs their buffers).
+        Returns the ``(array, device copy)`` pairs of NumPy arguments, or None;
+        the copies are made on ``stream``. With ``pointers``, ``(index,
+        argument, address)`` of each pointer argument is appended to it
+        (debug mode needs their buffers).
         """
         if len(args) != len(kinds):
             raise TypeError(f"kernel '{self.name}' takes {len(kinds)} arguments, got {len(args)}")
@@ -394,7 +410,7 @@ class Launcher:
                 continue
             ptr = device_pointer(arg)
             if ptr is None:
-                ptr, copies = self._host_arg(i, arg, copies)
+                ptr, copies = self._host_arg(i, arg, copies, stream)
             slot.value = ptr
             if pointers is not None:
                 pointers.append((i, arg, ptr))
@@ -414,7 +430,13 @@ class Launcher:
         c_launch = self._c_launch
         if c_launch is not None:
             # Plain ints travel as C ints: grid, block and shared sizes are all < 2**31.
-            handle = None if stream is None else ctypes.c_void_p(_stream_handle(stream))
+            # A stream is a pointer: None is NULL (the legacy default stream, torch's default).
+            if not stream:
+                handle = None
+            elif type(stream) is int:
+                handle = ctypes.c_void_p(stream)
+            else:
+                handle = ctypes.c_void_p(_stream_handle(stream))
             return c_launch(
                 self._c_func, gx, gy, gz, self.block, 1, 1, self.shared, handle,
                 self._c_params, None,
@@ -437,7 +459,9 @@ class Launcher:
         if err:
             raise _error(_cu().CUresult(err), "cuLaunchKernel", self.name)
 
-    def _host_arg(self, index: int, arg: Any, copies: list | None) -> tuple[int, list]:
+    def _host_arg(
+        self, index: int, arg: Any, copies: list | None, stream: Any = None
+    ) -> tuple[int, list]:
         if isinstance(arg, int) and not isinstance(arg, bool):
             return arg, copies or []
         if not isinstance(arg, np.ndarray):
@@ -446,7 +470,7 @@ class Launcher:
                 " array (CUDA tensor, DeviceArray, __cuda_array_interface__), got"
                 f" {type(arg).__name__}"
             )
-        dev = DeviceArray.from_numpy(arg)
+        dev = DeviceArray.from_numpy(arg, stream)
         copies = copies or []
         copies.append((arg, dev))
         return dev.ptr, copies
@@ -527,14 +551,66 @@ def _stream(stream: Any) -> Any:
     return handle if handle is not None else stream
 
 
-def load_kernel(ptx: str, name: str, shared: int) -> Any:
-    """Load PTX into the current context; returns the ``CUfunction``."""
+def device_limits() -> DeviceLimits:
+    """What one block may use on device 0 (read once)."""
+    limits = _state.get("limits")
+    if limits is None:
+        ensure_context()
+        cu = _cu()
+        a = cu.CUdevice_attribute
+
+        def attribute(which: Any) -> int:
+            return int(check(cu.cuDeviceGetAttribute(which, _state["dev"]), "cuDeviceGetAttribute"))
+
+        limits = _state["limits"] = DeviceLimits(
+            device_name(),
+            attribute(a.CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN),
+            attribute(a.CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_BLOCK),
+            attribute(a.CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK),
+        )
+    return limits
+
+
+def load_kernel(ptx: str, name: str, shared: int, num_warps: int | None = None) -> Any:
+    """Load PTX into the current context; returns the ``CUfunction``.
+
+    With ``num_warps``, the kernel is first checked against the device's
+    limits (:mod:`minitriton.resources`): shared memory and threads before
+    loading, registers once loaded. Over a limit it raises
+    :class:`~minitriton.runtime.errors.OutOfResources`, before any
+    ``cuFuncSetAttribute`` or launch could fail inside the driver.
+    """
     ensure_context()
     cu = _cu()
+    limits = device_limits() if num_warps is not None else None
+    if limits is not None:
+        check_fits(name, Usage(shared, 32 * int(num_warps or 1)), limits)
     module = check(cu.cuModuleLoadData(ptx.encode() + b"\0"), "cuModuleLoadData", name)
     func = check(cu.cuModuleGetFunction(module, name.encode()), "cuModuleGetFunction", name)
+    if limits is not None:
+        try:
+            check_fits(name, _loaded_usage(func, name, shared, 32 * int(num_warps or 1)), limits)
+        except Exception:
+            check(cu.cuModuleUnload(module), "cuModuleUnload", name)  # nothing will run it
+            raise
     if shared > 48 * 1024:
         attr = cu.CUfunction_attribute.CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES
         check(cu.cuFuncSetAttribute(func, attr, shared), "cuFuncSetAttribute", name)
     _state.setdefault("modules", []).append(module)  # keep modules loaded for the process
     return func
+
+
+def _loaded_usage(func: Any, name: str, shared: int, threads: int) -> Usage:
+    """What a loaded function needs: its registers, static shared memory and thread limit."""
+    cu = _cu()
+    a = cu.CUfunction_attribute
+
+    def attribute(which: Any) -> int:
+        return int(check(cu.cuFuncGetAttribute(which, func), "cuFuncGetAttribute", name))
+
+    return Usage(
+        shared + attribute(a.CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES),
+        threads,
+        attribute(a.CU_FUNC_ATTRIBUTE_NUM_REGS),
+        attribute(a.CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK),
+    )

@@ -131,8 +131,13 @@ class ActiveDriver:
         return 0
 
     def get_current_stream(self, device: Any = None) -> int:
-        """The default stream (0)."""
-        return 0
+        """torch's current stream on the GPU, as a handle (the stream launches use); else 0."""
+        if not _on_gpu():
+            return 0
+        from minitriton.streams import torch_current_stream
+
+        index = getattr(device, "index", device)  # an int, or a torch.device
+        return torch_current_stream(0 if index is None else int(index))
 
     def get_empty_cache_for_benchmark(self) -> Any:
         """A buffer that :meth:`clear_cache` overwrites, to flush the L2 between runs."""

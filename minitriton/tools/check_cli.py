@@ -3,7 +3,10 @@
 Races between programs, reads of uninitialized memory (arrays from
 ``minitriton.emulator.empty``, or ``--poison PARAM``) and integer overflow
 in index arithmetic are reported as located errors, with the program ids
-and offsets involved (see :mod:`minitriton.emulator.debug.checks`).
+and offsets involved (see :mod:`minitriton.emulator.debug.checks`). A
+kernel configuration that the emulator runs but that would not fit the GPU
+it stands for (an H200: shared memory, threads) is reported as a warning
+(:mod:`minitriton.resources`).
 """
 
 from __future__ import annotations
@@ -43,8 +46,12 @@ def run_check(args: argparse.Namespace) -> int:
         raise CliError(str(e)) from None
     options = replace(options, poison=tuple(args.poison))
     path = prepare_script(args.script, script_args)
-    with using(Checks(options)):
+    checks = Checks(options, fits=True)
+    with using(checks):
         status = run_reporting_errors(script_runner(path), path)
-    if status == 0:
+    if status == 0 and checks.warnings:
+        count = len(checks.warnings)
+        print(f"no errors found; {count} warning{'s' if count > 1 else ''} (above)")
+    elif status == 0:
         print("no problems found")
     return status

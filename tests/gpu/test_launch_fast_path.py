@@ -112,7 +112,9 @@ def test_numpy_arguments_still_take_the_full_path():
 def test_a_cpu_tensor_is_refused_after_a_cuda_launch():
     x, y, out = _tensors(1000)
     axpy_kernel[_grid(1000)](x, y, out, 1.0, 1000, backend="gpu")
-    with pytest.raises(TypeError, match="NumPy array or a device"):
+    with pytest.raises(
+        TypeError, match=r"argument 'x_ptr' is a tensor on the cpu device.*x_ptr.cuda"
+    ):
         axpy_kernel[_grid(1000)](x.cpu(), y, out, 1.0, 1000, backend="gpu")
 
 
