@@ -26,6 +26,8 @@ import ctypes
 import functools
 import importlib.util
 import os
+import sys
+import threading
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -141,14 +143,92 @@ IGNORED_OPTIONS += ("sanitize_overflow",)
 IGNORED_OPTIONS += ("extern_libs",)
 
 
+# ---------------------------------------------------------------------------
+# torch.compile: a launch runs eagerly, between two graphs
+# ---------------------------------------------------------------------------
+
+#: Why TorchDynamo stops at a launch (shown by ``torch._dynamo.explain``).
+DYNAMO_BREAK_REASON = (
+    "a MiniTriton kernel launch runs eagerly between graphs; register the function that "
+    "launches it with minitriton.torch_ops.custom_op to keep one graph"
+)
+
+_MODULES = sys.modules
+#: True while a launch must look for TorchDynamo (until it is seen) or a launch hook.
+_watching = True
+#: While a thread runs a custom op's fake implementation, it launches through this hook.
+_hooks = threading.local()
+
+
+def graph_break(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """Mark ``fn`` so that TorchDynamo calls it eagerly, in a graph break, never inlined.
+
+    This is the attribute ``torch.compiler.disable`` sets, set without importing
+    torch: MiniTriton never imports torch on its own.
+    """
+    fn._torchdynamo_disable = True  # type: ignore[attr-defined]
+    fn._torchdynamo_disable_msg = DYNAMO_BREAK_REASON  # type: ignore[attr-defined]
+    return fn
+
+
+def _watch(kernel: Any, grid: Any) -> Callable[..., Any] | None:
+    """The launch hook's launcher, if one is on; also teaches TorchDynamo once it is loaded.
+
+    TorchDynamo comes after MiniTriton (``torch.compile`` imports it), so the
+    first launch that sees it (in eager code, or in the graph break that
+    :func:`graph_break` makes) adds MiniTriton's launch machinery to its skip
+    list: the launch then runs as plain Python, never traced.
+    """
+    hook = getattr(_hooks, "launch", None) if _hook_users else None
+    if hook is not None:
+        return hook(kernel, grid)
+    notice_dynamo()
+    return None
+
+
+def notice_dynamo() -> None:
+    """If TorchDynamo is loaded, make sure it skips MiniTriton's launch machinery."""
+    global _watching
+    if "torch._dynamo" in _MODULES:
+        from minitriton.torch_ops import skip_in_dynamo
+
+        skip_in_dynamo()
+        _watching = _hook_users > 0
+
+
+_hook_users = 0
+
+
+@contextlib.contextmanager
+def launch_hook(hook: Callable[[Any, Any], Callable[..., Any]]) -> Any:
+    """In this thread, ``kernel[grid]`` returns ``hook(kernel, grid)`` instead of a launcher."""
+    global _watching, _hook_users
+    previous = getattr(_hooks, "launch", None)
+    _hooks.launch = hook
+    _hook_users += 1
+    _watching = True
+    try:
+        yield
+    finally:
+        _hooks.launch = previous
+        _hook_users -= 1
+
+
 class KernelInterface:
     """``kernel[grid](*args, **kwargs)`` calls ``kernel.run(*args, grid=grid, **kwargs)``."""
 
+    @graph_break
     def run(self, *args: Any, grid: Grid | None, warmup: bool = False, **kwargs: Any) -> Any:
         """Launch (or with ``warmup=True`` only compile) the kernel."""
         raise NotImplementedError
 
+    @graph_break
     def __getitem__(self, grid: Grid) -> Callable[..., Any]:
+        if _watching and (_hook_users or "torch._dynamo" in _MODULES):  # ~40 ns until then
+            hooked = _watch(self, grid)
+            if hooked is not None:
+                return hooked
+
         def launcher(*args: Any, **kwargs: Any) -> Any:
             return self.run(*args, grid=grid, warmup=False, **kwargs)
 
@@ -201,6 +281,8 @@ class JITFunction(KernelInterface, JITBase):
         self.compile_count = 0
         self._fast = FastLaunchCache(self)
         functools.update_wrapper(self, fn)
+        if _watching:
+            notice_dynamo()  # torch.compile may trace a launch before one runs eagerly
         preload(self.source)
 
     def _param_names(self, items: Sequence[int | str]) -> list[str]:
@@ -221,7 +303,12 @@ class JITFunction(KernelInterface, JITBase):
         return f"JITFunction({self.fn.__module__}:{self.fn.__qualname__})"
 
     # -- launching -------------------------------------------------------
+    @graph_break
     def __getitem__(self, grid: Grid) -> Callable[..., Any]:
+        if _watching and (_hook_users or "torch._dynamo" in _MODULES):  # ~40 ns until then
+            hooked = _watch(self, grid)
+            if hooked is not None:
+                return hooked
         fast = self._fast
 
         def launcher(*args: Any, **kwargs: Any) -> Any:
@@ -230,6 +317,7 @@ class JITFunction(KernelInterface, JITBase):
 
         return launcher
 
+    @graph_break
     def run(self, *args: Any, grid: Grid | None, warmup: bool = False, **kwargs: Any) -> Any:
         """Bind, specialize, compile if needed and (unless ``warmup``) launch."""
         if not warmup:

@@ -1,0 +1,128 @@
+"""MiniTriton kernels inside PyTorch programs: custom ops and ``torch.compile``.
+
+:func:`custom_op` is ``torch.library.custom_op`` for a function that
+allocates its outputs and launches MiniTriton kernels, as
+``torch.library.triton_op`` is for Triton kernels::
+
+    from minitriton.torch_ops import custom_op
+
+    @custom_op("mylib::add", mutates_args=())
+    def add(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+        out = torch.empty_like(x)
+        n = out.numel()
+        add_kernel[(triton.cdiv(n, 1024),)](x, y, out, n, BLOCK=1024)
+        return out
+
+The op then composes with ``torch.compile`` (it stays in the graph: no graph
+break), autograd (``add.register_autograd(...)``) and ``torch.export``. Its
+fake implementation, which those need to know the outputs' shapes, is the
+function itself run on fake tensors with every kernel launch skipped; give
+your own with ``add.register_fake`` when the function reads tensor data on
+the host.
+
+Without a custom op, ``torch.compile`` runs each ``kernel[grid](...)`` eagerly
+in a graph break: :func:`skip_in_dynamo` keeps TorchDynamo out of the
+launcher. This module imports torch; ``import minitriton`` does not.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
+
+import torch
+
+from minitriton.jit import base_jit_function, launch_hook
+
+__all__ = ["custom_op", "no_launches", "skip_in_dynamo"]
+
+_skipped = False
+#: Files of the ``minitriton`` package that TorchDynamo may trace: helpers user code calls
+#: in a compiled region (``triton.cdiv``, ``tl`` dtypes) and nothing that launches.
+_TRACEABLE = ("__init__.py", "language", "__pycache__")
+
+
+def skip_in_dynamo() -> None:
+    """Add MiniTriton's launch machinery and the emulator to TorchDynamo's skip list.
+
+    A call into a skipped file is a graph break, and the call runs as plain
+    Python: TorchDynamo neither traces nor compiles the launcher, the
+    compiler, the emulator or the GPU driver's bindings. ``triton.cdiv``,
+    ``triton.next_power_of_2`` and ``tl``'s dtypes stay traceable. Called on
+    the first launch (or ``@jit``) after TorchDynamo is imported; repeated
+    calls do nothing.
+    """
+    global _skipped
+    if _skipped:
+        return
+    _skipped = True
+    from torch._dynamo import trace_rules
+
+    import minitriton
+    from minitriton import emulator
+
+    package = os.path.dirname(minitriton.__file__)
+    names = [
+        f"minitriton.{entry.removesuffix('.py')}"
+        for entry in sorted(os.listdir(package))
+        if entry not in _TRACEABLE and (entry.endswith(".py") or "." not in entry)
+    ]
+    names.append(emulator.__name__)  # installed under minitriton, kept elsewhere in a checkout
+    for name in names:
+        trace_rules.add(name)
+
+
+def _skip_launch(kernel: Any, grid: Any) -> Callable[..., None]:
+    """A launcher that only checks the arguments bind (fake tensors hold no data)."""
+    base = base_jit_function(kernel)
+
+    def launcher(*args: Any, **kwargs: Any) -> None:
+        params = set(base.arg_names)
+        base.bind(args, {k: v for k, v in kwargs.items() if k in params})
+
+    return launcher
+
+
+def no_launches() -> Any:
+    """A context in which ``kernel[grid](...)`` launches nothing (it still checks the arguments).
+
+    :func:`custom_op` runs the op's function in it, on fake tensors, as the
+    op's fake implementation; use it the same way in a ``register_fake``
+    function of your own.
+    """
+    return launch_hook(_skip_launch)
+
+
+def custom_op(
+    name: str,
+    fn: Callable[..., Any] | None = None,
+    /,
+    *,
+    mutates_args: str | Iterable[str],
+    device_types: str | Sequence[str] | None = None,
+    schema: str | None = None,
+) -> Any:
+    """``torch.library.custom_op`` for a function that launches MiniTriton kernels.
+
+    Same arguments and result as torch's (a ``CustomOpDef``: call it, and use
+    its ``register_autograd``, ``register_fake``, ``register_kernel``), plus a
+    fake implementation: ``fn`` itself, run on fake tensors under
+    :func:`no_launches`. ``mutates_args`` names the arguments the kernels
+    write in place (``()`` when the function only writes tensors it
+    allocates), as torch requires.
+    """
+
+    def decorator(f: Callable[..., Any]) -> Any:
+        op = torch.library.custom_op(
+            name, mutates_args=mutates_args, device_types=device_types, schema=schema
+        )(f)
+
+        def fake(*args: Any, **kwargs: Any) -> Any:
+            with no_launches():
+                return f(*args, **kwargs)
+
+        op.register_fake(fake)
+        return op
+
+    return decorator(fn) if fn is not None else decorator
