@@ -196,6 +196,47 @@ def notice_dynamo() -> None:
         _watching = _hook_users > 0
 
 
+class _DynamoImportWatcher:
+    """A ``sys.meta_path`` entry that finds nothing itself: after ``torch._dynamo`` is
+    imported (``torch.compile`` does it), it calls :func:`notice_dynamo`, then leaves.
+
+    So TorchDynamo skips MiniTriton from its first trace on, whatever the import
+    order, even when the first launch it meets is a ``kernel.run(...)`` call.
+    """
+
+    def find_spec(self, name: str, path: Any = None, target: Any = None) -> Any:
+        if name != "torch._dynamo":
+            return None
+        with contextlib.suppress(ValueError):
+            sys.meta_path.remove(self)
+        spec = importlib.util.find_spec(name)
+        if spec is not None and spec.loader is not None:
+            spec.loader = _NoticeAfterLoading(spec.loader)  # type: ignore[assignment]
+        return spec
+
+
+class _NoticeAfterLoading:
+    """A module loader that runs the wrapped one, then :func:`notice_dynamo`."""
+
+    def __init__(self, loader: Any) -> None:
+        self.loader = loader
+
+    def create_module(self, spec: Any) -> Any:
+        return self.loader.create_module(spec)
+
+    def exec_module(self, module: Any) -> None:
+        self.loader.exec_module(module)
+        # Another torch's layout: the check in each launch remains.
+        with contextlib.suppress(ImportError, AttributeError):
+            notice_dynamo()
+
+    def __getattr__(self, name: str) -> Any:  # get_source, is_package, ...
+        return getattr(self.loader, name)
+
+
+if "torch._dynamo" not in sys.modules:
+    sys.meta_path.insert(0, _DynamoImportWatcher())
+
 _hook_users = 0
 
 

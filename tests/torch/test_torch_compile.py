@@ -268,3 +268,20 @@ def test_minitriton_registers_its_skip_rules_when_torch_comes_last(tmp_path: Any
     )  # fmt: skip
     assert result.returncode == 0, result.stderr[-3000:]
     assert result.stdout.strip().endswith("ok")
+
+
+def test_fullgraph_refuses_a_plain_launch_and_run_breaks_too(device: str) -> None:
+    torch._dynamo.reset()
+    x, y = torch.randn(100, device=device), torch.randn(100, device=device)
+    with pytest.raises(torch._dynamo.exc.Unsupported, match="MiniTriton kernel launch"):
+        torch.compile(two_kernels, backend="aot_eager", fullgraph=True)(x, y)
+
+    def by_run(x: Any, y: Any) -> Any:
+        out = torch.empty_like(x)
+        add_kernel.run(x, y, out, x.numel(), BLOCK=128, grid=(1,))
+        return out * 2
+
+    torch._dynamo.reset()
+    explained = torch._dynamo.explain(by_run)(x, y)
+    assert explained.graph_break_count == 1
+    torch.testing.assert_close(torch.compile(by_run, backend="aot_eager")(x, y), (x + y) * 2)
