@@ -153,11 +153,10 @@ DYNAMO_BREAK_REASON = (
     "launches it with minitriton.torch_ops.custom_op to keep one graph"
 )
 
-_MODULES = sys.modules
-#: True while a launch must look for TorchDynamo (until it is seen) or a launch hook.
-_watching = True
 #: While a thread runs a custom op's fake implementation, it launches through this hook.
 _hooks = threading.local()
+#: How many threads have a launch hook now (a launch tests only this: ~10 ns).
+_hook_users = 0
 
 
 def graph_break(fn: Callable[..., Any]) -> Callable[..., Any]:
@@ -171,29 +170,23 @@ def graph_break(fn: Callable[..., Any]) -> Callable[..., Any]:
     return fn
 
 
-def _watch(kernel: Any, grid: Any) -> Callable[..., Any] | None:
-    """The launch hook's launcher, if one is on; also teaches TorchDynamo once it is loaded.
-
-    TorchDynamo comes after MiniTriton (``torch.compile`` imports it), so the
-    first launch that sees it (in eager code, or in the graph break that
-    :func:`graph_break` makes) adds MiniTriton's launch machinery to its skip
-    list: the launch then runs as plain Python, never traced.
-    """
-    hook = getattr(_hooks, "launch", None) if _hook_users else None
-    if hook is not None:
-        return hook(kernel, grid)
-    notice_dynamo()
-    return None
+def _hooked(kernel: Any, grid: Any) -> Callable[..., Any] | None:
+    """This thread's launch hook's launcher for ``kernel[grid]``, if it has a hook."""
+    hook = getattr(_hooks, "launch", None)
+    return hook(kernel, grid) if hook is not None else None
 
 
 def notice_dynamo() -> None:
-    """If TorchDynamo is loaded, make sure it skips MiniTriton's launch machinery."""
-    global _watching
-    if "torch._dynamo" in _MODULES:
+    """If TorchDynamo is loaded, make sure it skips MiniTriton's launch machinery.
+
+    Called once TorchDynamo is imported (see :class:`_DynamoImportWatcher`) and
+    by ``@jit`` (TorchDynamo may have come first): a call into a skipped module
+    is a graph break that runs as plain Python, never traced.
+    """
+    if "torch._dynamo" in sys.modules:
         from minitriton.torch_ops import skip_in_dynamo
 
         skip_in_dynamo()
-        _watching = _hook_users > 0
 
 
 class _DynamoImportWatcher:
@@ -226,7 +219,7 @@ class _NoticeAfterLoading:
 
     def exec_module(self, module: Any) -> None:
         self.loader.exec_module(module)
-        # Another torch's layout: the check in each launch remains.
+        # Should a later torch move its skip list, launches still break the graph.
         with contextlib.suppress(ImportError, AttributeError):
             notice_dynamo()
 
@@ -237,17 +230,14 @@ class _NoticeAfterLoading:
 if "torch._dynamo" not in sys.modules:
     sys.meta_path.insert(0, _DynamoImportWatcher())
 
-_hook_users = 0
-
 
 @contextlib.contextmanager
 def launch_hook(hook: Callable[[Any, Any], Callable[..., Any]]) -> Any:
     """In this thread, ``kernel[grid]`` returns ``hook(kernel, grid)`` instead of a launcher."""
-    global _watching, _hook_users
+    global _hook_users
     previous = getattr(_hooks, "launch", None)
     _hooks.launch = hook
     _hook_users += 1
-    _watching = True
     try:
         yield
     finally:
@@ -265,8 +255,8 @@ class KernelInterface:
 
     @graph_break
     def __getitem__(self, grid: Grid) -> Callable[..., Any]:
-        if _watching and (_hook_users or "torch._dynamo" in _MODULES):  # ~40 ns until then
-            hooked = _watch(self, grid)
+        if _hook_users:
+            hooked = _hooked(self, grid)
             if hooked is not None:
                 return hooked
 
@@ -322,8 +312,7 @@ class JITFunction(KernelInterface, JITBase):
         self.compile_count = 0
         self._fast = FastLaunchCache(self)
         functools.update_wrapper(self, fn)
-        if _watching:
-            notice_dynamo()  # torch.compile may trace a launch before one runs eagerly
+        notice_dynamo()  # TorchDynamo may have been imported before MiniTriton
         preload(self.source)
 
     def _param_names(self, items: Sequence[int | str]) -> list[str]:
@@ -346,8 +335,8 @@ class JITFunction(KernelInterface, JITBase):
     # -- launching -------------------------------------------------------
     @graph_break
     def __getitem__(self, grid: Grid) -> Callable[..., Any]:
-        if _watching and (_hook_users or "torch._dynamo" in _MODULES):  # ~40 ns until then
-            hooked = _watch(self, grid)
+        if _hook_users:
+            hooked = _hooked(self, grid)
             if hooked is not None:
                 return hooked
         fast = self._fast
