@@ -33,7 +33,7 @@ from typing import Any
 
 import torch
 
-from minitriton.jit import base_jit_function, launch_hook
+from minitriton.jit import IGNORED_OPTIONS, LAUNCH_OPTIONS, JITFunction, launch_hook
 
 __all__ = ["custom_op", "no_launches", "skip_in_dynamo"]
 
@@ -74,12 +74,18 @@ def skip_in_dynamo() -> None:
 
 
 def _skip_launch(kernel: Any, grid: Any) -> Callable[..., None]:
-    """A launcher that only checks the arguments bind (fake tensors hold no data)."""
-    base = base_jit_function(kernel)
+    """A launcher that launches nothing (fake tensors hold no data).
+
+    A ``@jit`` kernel's arguments are still bound, so that a missing or an
+    unknown one is reported while tracing; under ``@autotune`` and
+    ``@heuristics`` some parameters come from the configs, so nothing is.
+    """
+    if not isinstance(kernel, JITFunction):
+        return lambda *args, **kwargs: None
 
     def launcher(*args: Any, **kwargs: Any) -> None:
-        params = set(base.arg_names)
-        base.bind(args, {k: v for k, v in kwargs.items() if k in params})
+        options = set(LAUNCH_OPTIONS + IGNORED_OPTIONS) - set(kernel.arg_names)
+        kernel.bind(args, {k: v for k, v in kwargs.items() if k not in options})
 
     return launcher
 

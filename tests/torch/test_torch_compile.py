@@ -193,6 +193,14 @@ def scale_into(x: torch.Tensor, out: torch.Tensor, alpha: float) -> None:
     scale_kernel[(triton.cdiv(n, 64),)](x, out, alpha, n, BLOCK=64)
 
 
+@torch_ops.custom_op("minitriton_tests::tuned_scale", mutates_args=())
+def tuned_scale_op(x: torch.Tensor, alpha: float) -> torch.Tensor:
+    out = torch.empty_like(x)
+    n = out.numel()
+    tuned_scale[lambda meta: (triton.cdiv(n, meta["BLOCK"]),)](x, out, alpha, n)
+    return out
+
+
 def two_ops(x: Any, y: Any) -> Any:
     out = torch.empty_like(x)
     scale_into(add_op(x, y), out, 0.5)
@@ -220,6 +228,15 @@ def test_custom_ops_under_inductor_with_fullgraph(device: str) -> None:
     torch.testing.assert_close(compiled(x, y), expected(x, y))
 
 
+def test_autotuned_kernel_in_a_custom_op(device: str) -> None:
+    torch._dynamo.reset()
+    x = torch.randn(300, device=device)
+    compiled = torch.compile(
+        lambda x: tuned_scale_op(x, 2.0) + 1, backend="aot_eager", fullgraph=True
+    )
+    torch.testing.assert_close(compiled(x), x * 2 + 1)
+
+
 def test_fake_implementation_launches_nothing_but_checks_arguments() -> None:
     from torch._subclasses.fake_tensor import FakeTensorMode
 
@@ -227,8 +244,13 @@ def test_fake_implementation_launches_nothing_but_checks_arguments() -> None:
         x, y = torch.randn(10), torch.randn(10)
         out = add_op(x, y)
         assert out.shape == (10,)
-        with torch_ops.no_launches(), pytest.raises(TypeError, match="missing argument"):
-            add_kernel[(1,)](x, y, out, BLOCK=16)  # n is missing
+        assert tuned_scale_op(x, 3.0).shape == (10,)
+        with torch_ops.no_launches():
+            add_kernel[(1,)](x, y, out, 10, BLOCK=16, num_warps=2)  # options are not arguments
+            with pytest.raises(TypeError, match="missing argument"):
+                add_kernel[(1,)](x, y, out, BLOCK=16)  # n is missing
+            with pytest.raises(TypeError, match="unexpected keyword argument 'BLOK'"):
+                add_kernel[(1,)](x, y, out, 10, BLOK=16)
 
 
 @pytest.mark.slow  # a fresh interpreter imports torch and TorchDynamo: ~8 s
