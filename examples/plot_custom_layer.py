@@ -152,7 +152,7 @@ target = torch.sin(2 * x[:, 0]) * torch.cos(1.5 * x[:, 1])
 model = Model().to(DEVICE)
 optimizer = torch.optim.Adam(model.parameters(), lr=0.05)
 losses = []
-for step in range(100):
+for step in range(80):
     loss = torch.nn.functional.mse_loss(model(x), target)
     optimizer.zero_grad()
     loss.backward()
