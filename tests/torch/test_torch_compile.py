@@ -307,3 +307,13 @@ def test_fullgraph_refuses_a_plain_launch_and_run_breaks_too(device: str) -> Non
     explained = torch._dynamo.explain(by_run)(x, y)
     assert explained.graph_break_count == 1
     torch.testing.assert_close(torch.compile(by_run, backend="aot_eager")(x, y), (x + y) * 2)
+
+
+def test_a_plain_launch_on_fake_tensors_says_to_use_a_custom_op() -> None:
+    from torch._subclasses.fake_tensor import FakeTensorMode
+
+    with FakeTensorMode():
+        x = torch.randn(10)
+        with pytest.raises(triton.LaunchTypeError, match="argument 'x_ptr' is a FakeTensor") as e:
+            add_kernel[(1,)](x, x, x, 10, BLOCK=16, backend="emulator")
+    assert "minitriton.torch_ops.custom_op" in str(e.value)
