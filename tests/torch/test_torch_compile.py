@@ -221,10 +221,11 @@ def test_custom_ops_stay_in_one_graph(device: str) -> None:
     assert "minitriton_tests.scale_.default" in counter.ops
 
 
+@pytest.mark.slow  # Inductor compiles C++: 10-40 s on a CPU
 def test_custom_ops_under_inductor_with_fullgraph(device: str) -> None:
     torch._dynamo.reset()
     x, y = torch.randn(700, device=device), torch.randn(700, device=device)
-    compiled = torch.compile(two_ops, backend="aot_eager", fullgraph=True)
+    compiled = torch.compile(two_ops, fullgraph=True)  # Inductor
     torch.testing.assert_close(compiled(x, y), expected(x, y))
 
 
