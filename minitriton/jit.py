@@ -28,6 +28,7 @@ import importlib.util
 import os
 import sys
 import threading
+import weakref
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -245,8 +246,17 @@ def launch_hook(hook: Callable[[Any, Any], Callable[..., Any]]) -> Any:
         _hook_users -= 1
 
 
+#: Every kernel object by ``id``: a launch captured into a torch graph names its kernel so.
+KERNELS: weakref.WeakValueDictionary[int, KernelInterface] = weakref.WeakValueDictionary()
+
+
 class KernelInterface:
     """``kernel[grid](*args, **kwargs)`` calls ``kernel.run(*args, grid=grid, **kwargs)``."""
+
+    def __new__(cls, *args: Any, **kwargs: Any) -> Any:
+        kernel = super().__new__(cls)
+        KERNELS[id(kernel)] = kernel
+        return kernel
 
     @graph_break
     def run(self, *args: Any, grid: Grid | None, warmup: bool = False, **kwargs: Any) -> Any:

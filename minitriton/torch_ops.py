@@ -27,20 +27,32 @@ launcher. This module imports torch; ``import minitriton`` does not.
 
 from __future__ import annotations
 
+import ast
+import importlib
 import os
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 import torch
 
-from minitriton.jit import IGNORED_OPTIONS, LAUNCH_OPTIONS, JITFunction, launch_hook
+from minitriton.jit import (
+    IGNORED_OPTIONS,
+    KERNELS,
+    LAUNCH_OPTIONS,
+    JITFunction,
+    KernelInterface,
+    launch_hook,
+)
+
+#: The module (``minitriton.jit`` is also the name of the decorator).
+jit_module = importlib.import_module("minitriton.jit")
 
 __all__ = ["custom_op", "no_launches", "skip_in_dynamo"]
 
 _skipped = False
 #: Files of the ``minitriton`` package that TorchDynamo may trace: helpers user code calls
 #: in a compiled region (``triton.cdiv``, ``tl`` dtypes) and nothing that launches.
-_TRACEABLE = ("__init__.py", "language", "__pycache__")
+_TRACEABLE = ("__init__.py", "language", "__pycache__", "torch_ops.py")
 
 
 def skip_in_dynamo() -> None:
@@ -71,6 +83,83 @@ def skip_in_dynamo() -> None:
     names.append(emulator.__name__)  # installed under minitriton, kept elsewhere in a checkout
     for name in names:
         trace_rules.add(name)
+    for cls in (KernelInterface, JITFunction):
+        cls.__getitem__ = _capturing(cls.__dict__["__getitem__"])  # type: ignore[method-assign]
+
+
+def _capturing(eager: Callable[[Any, Any], Any]) -> Callable[[Any, Any], Any]:
+    """``__getitem__`` that, while TorchDynamo traces, captures the launch as an op."""
+
+    def __getitem__(self: Any, grid: Any) -> Any:
+        # A launch hook (a fake implementation's) runs while torch compiles, too.
+        if torch.compiler.is_compiling() and not jit_module._hook_users:
+            return _captured(self, grid, eager)
+        return eager(self, grid)
+
+    return __getitem__
+
+
+def _captured(kernel: Any, grid: Any, eager: Callable[[Any, Any], Any]) -> Callable[..., Any]:
+    """A launcher that TorchDynamo traces: one ``minitriton::launch`` op in the graph.
+
+    Arguments other than tensors, ints, floats, bools, strings and None (and
+    an in-place launch, where a tensor comes twice) launch eagerly instead,
+    in a graph break.
+    """
+    names = kernel.arg_names  # every kernel class has them
+
+    def launcher(*args: Any, **kwargs: Any) -> Any:
+        bound = dict(zip(names, args))
+        bound.update(kwargs)
+        tensors: list[Any] = []
+        ints: list[Any] = []
+        floats: list[float] = []
+        layout = []
+        for name, value in bound.items():
+            if isinstance(value, torch.Tensor):
+                for seen in tensors:
+                    if seen is value:
+                        return eager(kernel, grid)(*args, **kwargs)
+                layout.append(name + ":t")
+                tensors.append(value)
+            elif value is None or isinstance(value, (bool, str)):
+                layout.append(name + ":c" + repr(value))
+            elif isinstance(value, int):
+                layout.append(name + ":i")
+                ints.append(value)
+            elif isinstance(value, float):
+                layout.append(name + ":f")
+                floats.append(value)
+            else:
+                return eager(kernel, grid)(*args, **kwargs)
+        if callable(grid) and not isinstance(kernel, JITFunction):
+            # Its meta-parameters come from a config or a heuristic, at the launch.
+            return eager(kernel, grid)(*args, **kwargs)
+        dims = grid(bound) if callable(grid) else grid
+        dims = (dims,) if isinstance(dims, int) else tuple(dims)
+        _launch_op(tensors, id(kernel), ";".join(layout), ints, floats, list(dims))
+        return None
+
+    return launcher
+
+
+@torch.library.custom_op("minitriton::launch", mutates_args=("tensors",))
+def _launch_op(
+    tensors: list[torch.Tensor], kernel: int, layout: str, ints: list[int], floats: list[float],
+    grid: list[int],
+) -> None:  # fmt: skip
+    """Launch ``KERNELS[kernel]`` with the arguments that ``layout`` names, in order."""
+    values: dict[str, Any] = {}
+    pools = {"t": iter(tensors), "i": iter(ints), "f": iter(floats)}
+    for item in layout.split(";") if layout else ():
+        name, _, code = item.partition(":")
+        values[name] = ast.literal_eval(code[1:]) if code[0] == "c" else next(pools[code])
+    KERNELS[kernel][tuple(grid)](**values)
+
+
+@_launch_op.register_fake
+def _(tensors: Any, kernel: Any, layout: Any, ints: Any, floats: Any, grid: Any) -> None:
+    return None
 
 
 def _skip_launch(kernel: Any, grid: Any) -> Callable[..., None]:

@@ -94,17 +94,48 @@ class GraphCounter:
         return gm.forward
 
 
-def test_plain_launches_break_the_graph_and_give_eager_results(device: str) -> None:
+def test_plain_launches_are_captured_into_one_graph(device: str) -> None:
     torch._dynamo.reset()
     x, y = torch.randn(1000, device=device), torch.randn(1000, device=device)
     explained = torch._dynamo.explain(two_kernels)(x, y)
-    # One break before each launch: the torch ops before, between and after
-    # the two launches make three graphs.
-    assert (explained.graph_count, explained.graph_break_count) == (3, 2)
+    assert (explained.graph_count, explained.graph_break_count) == (1, 0)
+    counter = GraphCounter()
+    compiled = torch.compile(two_kernels, backend=counter, fullgraph=True)
+    for size in (1000, 3000):  # the second size recompiles with a dynamic n
+        x, y = torch.randn(size, device=device), torch.randn(size, device=device)
+        torch.testing.assert_close(compiled(x, y), expected(x, y))
+    assert counter.ops.count("minitriton.launch.default") == 4  # two per graph, two graphs
+    torch.testing.assert_close(
+        torch.compile(two_kernels, backend="aot_eager")(x, y), two_kernels(x, y)
+    )
+
+
+@triton.jit
+def typed_scale(x_ptr, out_ptr, n, BLOCK: tl.constexpr, DTYPE: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs, mask=offs < n)
+    tl.store(out_ptr + offs, (x * 3).to(DTYPE), mask=offs < n)
+
+
+def uncapturable(x: Any) -> Any:
+    out = torch.empty_like(x)
+    typed_scale[(triton.cdiv(x.numel(), 64),)](x, out, x.numel(), 64, tl.float32)  # a tl dtype
+    in_place = x * 1
+    scale_kernel[(triton.cdiv(x.numel(), 64),)](in_place, in_place, 2.0, x.numel(), BLOCK=64)
+    return out + in_place
+
+
+def test_launches_that_cannot_be_captured_break_the_graph(device: str) -> None:
+    """A tl dtype argument, and one tensor passed twice, launch eagerly in a break."""
+    torch._dynamo.reset()
+    x = torch.randn(200, device=device)
+    explained = torch._dynamo.explain(uncapturable)(x)
+    assert explained.graph_break_count == 2
     assert all("MiniTriton kernel launch" in str(b.reason) for b in explained.break_reasons)
-    compiled = torch.compile(two_kernels, backend="aot_eager")
-    torch.testing.assert_close(compiled(x, y), expected(x, y))
-    torch.testing.assert_close(compiled(x, y), two_kernels(x, y))
+    torch.testing.assert_close(torch.compile(uncapturable, backend="aot_eager")(x), x * 5)
+    torch._dynamo.reset()
+    with pytest.raises(torch._dynamo.exc.Unsupported, match="MiniTriton kernel launch"):
+        torch.compile(uncapturable, backend="aot_eager", fullgraph=True)(x)
 
 
 def test_autotune_and_heuristics_kernels_compile(device: str) -> None:
@@ -293,11 +324,8 @@ def test_minitriton_registers_its_skip_rules_when_torch_comes_last(tmp_path: Any
     assert result.stdout.strip().endswith("ok")
 
 
-def test_fullgraph_refuses_a_plain_launch_and_run_breaks_too(device: str) -> None:
-    torch._dynamo.reset()
+def test_a_run_call_breaks_the_graph(device: str) -> None:
     x, y = torch.randn(100, device=device), torch.randn(100, device=device)
-    with pytest.raises(torch._dynamo.exc.Unsupported, match="MiniTriton kernel launch"):
-        torch.compile(two_kernels, backend="aot_eager", fullgraph=True)(x, y)
 
     def by_run(x: Any, y: Any) -> Any:
         out = torch.empty_like(x)
