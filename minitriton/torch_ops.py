@@ -20,9 +20,12 @@ function itself run on fake tensors with every kernel launch skipped; give
 your own with ``add.register_fake`` when the function reads tensor data on
 the host.
 
-Without a custom op, ``torch.compile`` runs each ``kernel[grid](...)`` eagerly
-in a graph break: :func:`skip_in_dynamo` keeps TorchDynamo out of the
-launcher. This module imports torch; ``import minitriton`` does not.
+Without a custom op, ``torch.compile`` captures each ``kernel[grid](...)``
+as one ``minitriton::launch`` op (every tensor argument counted as
+written), or, when the op cannot describe the launch, runs it eagerly in a
+graph break: :func:`skip_in_dynamo` keeps TorchDynamo out of the launcher
+and makes the capture. This module imports torch; ``import minitriton``
+does not.
 """
 
 from __future__ import annotations
@@ -62,8 +65,9 @@ def skip_in_dynamo() -> None:
     Python: TorchDynamo neither traces nor compiles the launcher, the
     compiler, the emulator or the GPU driver's bindings. ``triton.cdiv``,
     ``triton.next_power_of_2`` and ``tl``'s dtypes stay traceable. Called on
-    the first launch (or ``@jit``) after TorchDynamo is imported; repeated
-    calls do nothing.
+    import of TorchDynamo (or by ``@jit`` after it); repeated calls do nothing.
+    It also gives the kernel classes a ``__getitem__`` that, while TorchDynamo
+    traces, captures the launch (:func:`_captured`).
     """
     global _skipped
     if _skipped:

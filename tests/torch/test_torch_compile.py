@@ -198,6 +198,8 @@ def test_autograd_function_with_kernels_under_compile(device: str) -> None:
     def step(x: Any) -> Any:
         return (SiLU.apply(x * 2) ** 2).sum()
 
+    explained = torch._dynamo.explain(step)(x)
+    assert (explained.graph_count, explained.graph_break_count) == (1, 0)
     loss = torch.compile(step, backend="aot_eager")(x)
     loss.backward()
     ref = x.detach().clone().requires_grad_()
