@@ -126,7 +126,13 @@ def _captured(kernel: Any, grid: Any, eager: Callable[[Any, Any], Any]) -> Calla
                         return eager(kernel, grid)(*args, **kwargs)
                 layout.append(name + ":t")
                 tensors.append(value)
-            elif value is None or isinstance(value, (bool, str)):
+            elif (
+                value is None
+                or isinstance(value, bool)
+                or (
+                    isinstance(value, str) and ";" not in value  # the layout's separator
+                )
+            ):
                 layout.append(name + ":c" + repr(value))
             elif isinstance(value, int):
                 layout.append(name + ":i")
