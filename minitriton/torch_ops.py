@@ -46,6 +46,7 @@ from minitriton.jit import (
     KernelInterface,
     launch_hook,
 )
+from minitriton.signature import NO_DEFAULT
 
 #: The module (``minitriton.jit`` is also the name of the decorator).
 jit_module = importlib.import_module("minitriton.jit")
@@ -110,11 +111,18 @@ def _captured(kernel: Any, grid: Any, eager: Callable[[Any, Any], Any]) -> Calla
     an in-place launch, where a tensor comes twice) launch eagerly instead,
     in a graph break.
     """
-    names = kernel.arg_names  # every kernel class has them
+    base = kernel
+    while not isinstance(base, JITFunction):  # under @autotune / @heuristics
+        base = base.fn
+    names = base.arg_names
+    defaults = [(p.name, p.default) for p in base.params if p.default is not NO_DEFAULT]
 
     def launcher(*args: Any, **kwargs: Any) -> Any:
         bound = dict(zip(names, args))
         bound.update(kwargs)
+        for name, default in defaults:  # a grid function may read them, as at a launch
+            if name not in bound:
+                bound[name] = default
         tensors: list[Any] = []
         ints: list[Any] = []
         floats: list[float] = []

@@ -348,3 +348,23 @@ def test_a_plain_launch_on_fake_tensors_says_to_use_a_custom_op() -> None:
         with pytest.raises(triton.LaunchTypeError, match="argument 'x_ptr' is a FakeTensor") as e:
             add_kernel[(1,)](x, x, x, 10, BLOCK=16, backend="emulator")
     assert "minitriton.torch_ops.custom_op" in str(e.value)
+
+
+@triton.jit
+def fill_kernel(out_ptr, value, n, BLOCK: tl.constexpr = 32):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(out_ptr + offs, value, mask=offs < n)
+
+
+def test_captured_grid_function_sees_default_arguments(device: str) -> None:
+    torch._dynamo.reset()
+
+    def fill(x: Any) -> Any:
+        out = torch.empty_like(x)
+        fill_kernel[lambda meta: (triton.cdiv(x.numel(), meta["BLOCK"]),)](out, 1.5, x.numel())
+        return out + x
+
+    x = torch.randn(100, device=device)
+    counter = GraphCounter()
+    torch.testing.assert_close(torch.compile(fill, backend=counter, fullgraph=True)(x), x + 1.5)
+    assert "minitriton.launch.default" in counter.ops
