@@ -31,7 +31,6 @@ does not.
 from __future__ import annotations
 
 import ast
-import importlib
 import os
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
@@ -48,8 +47,7 @@ from minitriton.jit import (
 )
 from minitriton.signature import NO_DEFAULT
 
-#: The module (``minitriton.jit`` is also the name of the decorator).
-jit_module = importlib.import_module("minitriton.jit")
+_dynamo_compiling = torch.compiler.is_dynamo_compiling
 
 __all__ = ["custom_op", "no_launches", "skip_in_dynamo"]
 
@@ -96,8 +94,9 @@ def _capturing(eager: Callable[[Any, Any], Any]) -> Callable[[Any, Any], Any]:
     """``__getitem__`` that, while TorchDynamo traces, captures the launch as an op."""
 
     def __getitem__(self: Any, grid: Any) -> Any:
-        # A launch hook (a fake implementation's) runs while torch compiles, too.
-        if torch.compiler.is_compiling() and not jit_module._hook_users:
+        # True only in TorchDynamo's trace (about 30 ns in eager code); a fake
+        # implementation, which runs while torch compiles, launches eagerly.
+        if _dynamo_compiling():
             return _captured(self, grid, eager)
         return eager(self, grid)
 

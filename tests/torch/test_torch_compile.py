@@ -368,3 +368,18 @@ def test_captured_grid_function_sees_default_arguments(device: str) -> None:
     counter = GraphCounter()
     torch.testing.assert_close(torch.compile(fill, backend=counter, fullgraph=True)(x), x + 1.5)
     assert "minitriton.launch.default" in counter.ops
+
+
+class TwoKernels(torch.nn.Module):
+    def forward(self, x: Any, y: Any) -> Any:
+        return two_kernels(x, y)
+
+
+def test_strict_export_captures_plain_launches_and_non_strict_says_why_not(device: str) -> None:
+    x, y = torch.randn(200, device=device), torch.randn(200, device=device)
+    exported = torch.export.export(TwoKernels(), (x, y), strict=True)
+    targets = [str(node.target) for node in exported.graph.nodes]
+    assert targets.count("minitriton.launch.default") == 2
+    torch.testing.assert_close(exported.module()(x, y), expected(x, y))
+    with pytest.raises(triton.LaunchTypeError, match="custom_op"):
+        torch.export.export(TwoKernels(), (x, y), strict=False)
