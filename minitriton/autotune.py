@@ -49,7 +49,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, TypedDict
 
 from minitriton.diagnostics import CompileError
-from minitriton.jit import Grid, KernelInterface, base_jit_function, resolve_backend
+from minitriton.jit import Grid, KernelInterface, base_jit_function, graph_break, resolve_backend
 from minitriton.runtime.errors import OutOfResources
 
 if TYPE_CHECKING:
@@ -135,6 +135,7 @@ class Autotuner(KernelInterface):
         self._told_emulator = False
         self.__name__ = base_jit_function(fn).__name__
 
+    @graph_break
     def run(self, *args: Any, grid: Grid | None, warmup: bool = False, **kwargs: Any) -> Any:
         """Launch with the best config for this key (the first one on the emulator)."""
         named = {**dict(zip(self.arg_names, args)), **kwargs}
@@ -464,6 +465,7 @@ class Heuristics(KernelInterface):
         self.values = dict(values)
         self.__name__ = base_jit_function(fn).__name__
 
+    @graph_break
     def run(self, *args: Any, grid: Grid | None, warmup: bool = False, **kwargs: Any) -> Any:
         """Add each heuristic's value to the keywords, then launch."""
         for name, heuristic in self.values.items():

@@ -29,6 +29,9 @@ import ctypes
 import functools
 import importlib.util
 import os
+import sys
+import threading
+import weakref
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -145,14 +148,132 @@ IGNORED_OPTIONS += ("sanitize_overflow",)
 IGNORED_OPTIONS += ("extern_libs",)
 
 
+# ---------------------------------------------------------------------------
+# torch.compile: a launch runs eagerly, between two graphs
+# ---------------------------------------------------------------------------
+
+#: Why TorchDynamo stops at a launch (shown by ``torch._dynamo.explain``).
+DYNAMO_BREAK_REASON = (
+    "a MiniTriton kernel launch runs eagerly between graphs; register the function that "
+    "launches it with minitriton.torch_ops.custom_op to keep one graph"
+)
+
+#: While a thread runs a custom op's fake implementation, it launches through this hook.
+_hooks = threading.local()
+#: How many threads have a launch hook now (a launch tests only this: ~10 ns).
+_hook_users = 0
+
+
+def graph_break(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """Mark ``fn`` so that TorchDynamo calls it eagerly, in a graph break, never inlined.
+
+    This is the attribute ``torch.compiler.disable`` sets, set without importing
+    torch: MiniTriton never imports torch on its own.
+    """
+    fn._torchdynamo_disable = True  # type: ignore[attr-defined]
+    fn._torchdynamo_disable_msg = DYNAMO_BREAK_REASON  # type: ignore[attr-defined]
+    return fn
+
+
+def _hooked(kernel: Any, grid: Any) -> Callable[..., Any] | None:
+    """This thread's launch hook's launcher for ``kernel[grid]``, if it has a hook."""
+    hook = getattr(_hooks, "launch", None)
+    return hook(kernel, grid) if hook is not None else None
+
+
+def notice_dynamo() -> None:
+    """If TorchDynamo is loaded, make sure it skips MiniTriton's launch machinery.
+
+    Called once TorchDynamo is imported (see :class:`_DynamoImportWatcher`) and
+    by ``@jit`` (TorchDynamo may have come first): a call into a skipped module
+    is a graph break that runs as plain Python, never traced.
+    """
+    if "torch._dynamo" in sys.modules:
+        from minitriton.torch_ops import skip_in_dynamo
+
+        skip_in_dynamo()
+
+
+class _DynamoImportWatcher:
+    """A ``sys.meta_path`` entry that finds nothing itself: after ``torch._dynamo`` is
+    imported (``torch.compile`` does it), it calls :func:`notice_dynamo`, then leaves.
+
+    So TorchDynamo skips MiniTriton from its first trace on, whatever the import
+    order, even when the first launch it meets is a ``kernel.run(...)`` call.
+    """
+
+    def find_spec(self, name: str, path: Any = None, target: Any = None) -> Any:
+        if name != "torch._dynamo":
+            return None
+        with contextlib.suppress(ValueError):
+            sys.meta_path.remove(self)
+        spec = importlib.util.find_spec(name)
+        if spec is not None and spec.loader is not None:
+            spec.loader = _NoticeAfterLoading(spec.loader)  # type: ignore[assignment]
+        return spec
+
+
+class _NoticeAfterLoading:
+    """A module loader that runs the wrapped one, then :func:`notice_dynamo`."""
+
+    def __init__(self, loader: Any) -> None:
+        self.loader = loader
+
+    def create_module(self, spec: Any) -> Any:
+        return self.loader.create_module(spec)
+
+    def exec_module(self, module: Any) -> None:
+        self.loader.exec_module(module)
+        # Should a later torch move its skip list, launches still break the graph.
+        with contextlib.suppress(ImportError, AttributeError):
+            notice_dynamo()
+
+    def __getattr__(self, name: str) -> Any:  # get_source, is_package, ...
+        return getattr(self.loader, name)
+
+
+if "torch._dynamo" not in sys.modules:
+    sys.meta_path.insert(0, _DynamoImportWatcher())
+
+
+@contextlib.contextmanager
+def launch_hook(hook: Callable[[Any, Any], Callable[..., Any]]) -> Any:
+    """In this thread, ``kernel[grid]`` returns ``hook(kernel, grid)`` instead of a launcher."""
+    global _hook_users
+    previous = getattr(_hooks, "launch", None)
+    _hooks.launch = hook
+    _hook_users += 1
+    try:
+        yield
+    finally:
+        _hooks.launch = previous
+        _hook_users -= 1
+
+
+#: Every kernel object by ``id``: a launch captured into a torch graph names its kernel so.
+KERNELS: weakref.WeakValueDictionary[int, KernelInterface] = weakref.WeakValueDictionary()
+
+
 class KernelInterface:
     """``kernel[grid](*args, **kwargs)`` calls ``kernel.run(*args, grid=grid, **kwargs)``."""
 
+    def __new__(cls, *args: Any, **kwargs: Any) -> Any:
+        kernel = super().__new__(cls)
+        KERNELS[id(kernel)] = kernel
+        return kernel
+
+    @graph_break
     def run(self, *args: Any, grid: Grid | None, warmup: bool = False, **kwargs: Any) -> Any:
         """Launch (or with ``warmup=True`` only compile) the kernel."""
         raise NotImplementedError
 
+    @graph_break
     def __getitem__(self, grid: Grid) -> Callable[..., Any]:
+        if _hook_users:
+            hooked = _hooked(self, grid)
+            if hooked is not None:
+                return hooked
+
         def launcher(*args: Any, **kwargs: Any) -> Any:
             return self.run(*args, grid=grid, warmup=False, **kwargs)
 
@@ -205,6 +326,7 @@ class JITFunction(KernelInterface, JITBase):
         self.compile_count = 0
         self._fast = FastLaunchCache(self)
         functools.update_wrapper(self, fn)
+        notice_dynamo()  # TorchDynamo may have been imported before MiniTriton
         preload(self.source)
 
     def _param_names(self, items: Sequence[int | str]) -> list[str]:
@@ -225,7 +347,12 @@ class JITFunction(KernelInterface, JITBase):
         return f"JITFunction({self.fn.__module__}:{self.fn.__qualname__})"
 
     # -- launching -------------------------------------------------------
+    @graph_break
     def __getitem__(self, grid: Grid) -> Callable[..., Any]:
+        if _hook_users:
+            hooked = _hooked(self, grid)
+            if hooked is not None:
+                return hooked
         fast = self._fast
 
         def launcher(*args: Any, **kwargs: Any) -> Any:
@@ -234,6 +361,7 @@ class JITFunction(KernelInterface, JITBase):
 
         return launcher
 
+    @graph_break
     def run(self, *args: Any, grid: Grid | None, warmup: bool = False, **kwargs: Any) -> Any:
         """Bind, specialize, compile if needed and (unless ``warmup``) launch."""
         if not warmup:

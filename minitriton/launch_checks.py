@@ -144,7 +144,18 @@ def check_argument(kernel: str, name: str, value: Any) -> None:
         _check_array(where, value)
 
 
+#: torch's tensors without data, which torch.compile and torch.export trace with.
+_TRACING_TENSORS = ("FakeTensor", "FunctionalTensor")
+
+
 def _check_array(where: str, value: Any) -> None:
+    if type(value).__name__ in _TRACING_TENSORS:
+        raise LaunchTypeError(
+            f"{where} is a {type(value).__name__}: torch.compile or torch.export is tracing "
+            "the launch, and such a tensor holds no data; wrap the function that launches "
+            "the kernel with minitriton.torch_ops.custom_op (its fake implementation "
+            "launches nothing)"
+        )
     if isinstance(value, np.matrix):
         raise LaunchTypeError(f"{where} is an np.matrix; pass np.asarray(m), a plain array")
     try:
