@@ -584,6 +584,9 @@ def _where(ctx: Any, condition: Any, x: Any, y: Any) -> Any:
     return S.where(ctx.b, condition, x, y)
 
 
+#: What debug mode reports when the condition of a ``tl.assume`` is false.
+ASSUME_MESSAGE = "the condition of tl.assume() does not hold"
+
 _SEMANTICS = ("relaxed", "acquire", "release", "acq_rel")
 _SCOPES = ("gpu", "cta", "sys")
 
@@ -1233,6 +1236,18 @@ def _device_assert(ctx: Any, cond: Any, msg: Any) -> None:
     flag = S.to_bool(ctx.b, _tensor(ctx, cond, "cond"))
     msg = _const_str(ctx, msg, "msg")
     ctx.b.create(ops.AssertOp, [flag.handle], [], {"message": msg})
+
+
+@impl("assume")
+def _assume(ctx: Any, cond: Any) -> None:
+    # A compile-time condition needs no op: true is no information, false is
+    # a mistake Triton would only notice as undefined behaviour.
+    if not isinstance(cond, Tensor):
+        if not cond:
+            raise error(ctx.b.loc, "tl.assume() of a condition that is false at compile time")
+        return
+    flag = S.to_bool(ctx.b, cond)
+    ctx.b.create(ops.AssertOp, [flag.handle], [], {"message": ASSUME_MESSAGE, "assume": True})
 
 
 @impl("debug_barrier")

@@ -590,6 +590,16 @@ def device_assert(cond, msg=""):
 
 
 @builtin
+def assume(cond):
+    """A hint: the compiler may assume ``cond`` holds (``tl.assume(pid >= 0)``).
+
+    Checked like :func:`device_assert` in debug mode; otherwise it costs
+    nothing, and the GPU backend passes a scalar condition on to LLVM
+    (``llvm.assume``), which may use it to simplify index arithmetic.
+    """
+
+
+@builtin
 def debug_barrier():
     """Synchronize the threads of one program."""
 
