@@ -32,6 +32,15 @@ bool_ = int1
 float8e5, float8e4nv = _t.F8E5, _t.F8E4NV  # fp8 e5m2 and e4m3fn (the emulator only)
 
 
+def get_int_dtype(bitwidth: int, signed: bool) -> _t.ScalarType:
+    """The integer dtype of ``bitwidth`` bits (a plain function, called at compile time)."""
+    if bitwidth == 1:
+        return int1
+    if bitwidth not in (8, 16, 32, 64):
+        raise ValueError(f"no integer dtype of {bitwidth} bits")
+    return _t.ScalarType(("i" if signed else "u") + str(bitwidth))
+
+
 class constexpr:  # noqa: N801 - Triton's spelling
     """A compile-time constant: an annotation for kernel parameters and a wrapper.
 
