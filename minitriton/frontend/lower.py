@@ -866,7 +866,8 @@ class FunctionLowerer:
         assigned = assigned_names(node.body)
         carry = self._loop_carried(assigned, {target}, node.loc)
         with self.b.located(node.loc):
-            last = self._carry_last_value(node, carry, lb)
+            first = S.cast(self.b, start, lb.dtype) if negative else lb
+            last = self._carry_last_value(node, carry, first)
         types_ = carry.types
         body = Block([lb.type, *types_], [target if not negative else "k", *carry.leaf_names])
         outer_env = self.env
@@ -885,7 +886,7 @@ class FunctionLowerer:
         if last is not None:
             self.env[target] = self.env.pop(last)
 
-    def _carry_last_value(self, node: ast.For, carry: Carry, lb: Tensor) -> str | None:
+    def _carry_last_value(self, node: ast.For, carry: Carry, first: Tensor) -> str | None:
         """Carry the loop variable's last value out of the loop, if the function uses it.
 
         As in Python, ``i`` after ``for i in range(...)`` is its value in the
@@ -900,9 +901,11 @@ class FunctionLowerer:
         if not self._used_outside(node, target):
             return None
         before = self.env.get(target)
-        init = lb
-        if isinstance(before, Tensor) and before.type == lb.type:
+        init = first
+        if isinstance(before, Tensor) and before.type == first.type:
             init = before
+        elif type(before) is int and first.dtype.is_signed():
+            init = S.cast(self.b, before, first.dtype)  # a constant, checked to fit
         hidden = f"<last {target}>"  # not a Python name: it cannot clash
         carry.names.append(hidden)
         carry.structures.append(flatten(self.b, init, scalars=True)[1])
