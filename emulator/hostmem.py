@@ -80,38 +80,53 @@ def find_array(address: int) -> HostArray | None:
 
 
 def _candidates() -> Iterator[tuple[Any, str]]:
-    """Objects that may be arrays, with names: the callers' locals first, then the heap."""
+    """Objects that may be arrays, with names: the callers' locals first, then the heap.
+
+    Types are tested with ``type()``, never ``isinstance``: the heap holds
+    lazy objects whose ``__class__`` warns or imports when read.
+    """
+    array_types = _array_types()
     frame = sys._getframe(1)
     while frame is not None:
         for var, value in list(frame.f_locals.items()):
-            yield from _walk(value, var, _DEPTH)
+            yield from _walk(value, var, _DEPTH, array_types)
         frame = frame.f_back  # type: ignore[assignment]
-    for obj in gc.get_objects():
-        if isinstance(obj, (list, tuple, dict)):
-            yield from _walk(obj, "", 1)
-        elif _is_array(obj):
+    for obj in gc.get_objects():  # the hot loop of a failed search: kept lean
+        kind = type(obj)
+        if kind is dict:
+            items: Any = obj.values()
+        elif kind is list or kind is tuple:
+            items = obj
+        elif issubclass(kind, array_types):
             yield obj, ""
+            continue
+        else:
+            continue
+        for item in items:
+            if issubclass(type(item), array_types):
+                yield item, ""
 
 
-def _walk(value: Any, name: str, depth: int) -> Iterator[tuple[Any, str]]:
-    if _is_array(value):
+def _walk(
+    value: Any, name: str, depth: int, array_types: tuple[type, ...]
+) -> Iterator[tuple[Any, str]]:
+    kind = type(value)
+    if issubclass(kind, array_types):
         yield value, name
         return
     if depth <= 0:
         return
-    if isinstance(value, (list, tuple)):
+    if kind is list or kind is tuple:
         for i, item in enumerate(value[:4096]):
-            yield from _walk(item, f"{name}[{i}]" if name else "", depth - 1)
-    elif isinstance(value, dict):
+            yield from _walk(item, f"{name}[{i}]" if name else "", depth - 1, array_types)
+    elif kind is dict:
         for key, item in list(value.items())[:4096]:
-            yield from _walk(item, f"{name}[{key!r}]" if name else "", depth - 1)
+            yield from _walk(item, f"{name}[{key!r}]" if name else "", depth - 1, array_types)
 
 
-def _is_array(value: Any) -> bool:
-    if isinstance(value, np.ndarray):
-        return True
-    torch = sys.modules.get("torch")
-    return torch is not None and isinstance(value, torch.Tensor)
+def _array_types() -> tuple[type, ...]:
+    torch = sys.modules.get("torch")  # only if the program uses torch: never imported here
+    return (np.ndarray, torch.Tensor) if torch is not None else (np.ndarray,)
 
 
 def _host_array(obj: Any, name: str) -> HostArray | None:

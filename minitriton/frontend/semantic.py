@@ -316,7 +316,11 @@ def cast(b: Builder, x: Any, dtype: T.ScalarType | T.PointerType) -> Tensor:
         return compare(b, "!=", x, 0)
     ptr_change = isinstance(x.dtype, T.PointerType) != isinstance(dtype, T.PointerType)
     if ptr_change and not (dtype.is_int() or x.dtype.is_int()):
-        raise error(b.loc, f"cannot cast {x.type} to {dtype!r}")
+        raise error(
+            b.loc,
+            f"cannot cast {x.type} to {dtype!r}",
+            help="only integers (addresses) cast to pointers, and pointers to integers",
+        )
     return Tensor(b.value(ops.CastOp, [x.handle], T.with_element(x.type, dtype)))
 
 
