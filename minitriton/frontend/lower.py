@@ -904,7 +904,9 @@ class FunctionLowerer:
         init = first
         if isinstance(before, Tensor) and before.type == first.type:
             init = before
-        elif type(before) is int and first.dtype.is_signed():
+        elif (
+            type(before) is int and isinstance(first.dtype, ScalarType) and first.dtype.is_signed()
+        ):
             init = S.cast(self.b, before, first.dtype)  # a constant, checked to fit
         hidden = f"<last {target}>"  # not a Python name: it cannot clash
         carry.names.append(hidden)
