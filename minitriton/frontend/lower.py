@@ -1685,6 +1685,7 @@ def _pointer_type(loc: Location, args: list[Any], kwargs: dict[str, Any]) -> Poi
 #: ``tl`` names that are neither builtins nor dtypes but part of Triton's surface.
 _TL_PUBLIC = frozenset(
     {"constexpr", "tensor", "dtype", "pointer_type", "block_type", "get_int_dtype"}
+    | {"_unwrap_if_constexpr"}  # tl.core's helper, which TorchInductor's kernels call
 )
 
 

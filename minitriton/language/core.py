@@ -41,6 +41,11 @@ def get_int_dtype(bitwidth: int, signed: bool) -> _t.ScalarType:
     return _t.ScalarType(("i" if signed else "u") + str(bitwidth))
 
 
+def _unwrap_if_constexpr(o: Any) -> Any:
+    """``o.value`` if ``o`` is a ``tl.constexpr``, else ``o`` (Triton's helper, for libraries)."""
+    return o.value if isinstance(o, constexpr) else o
+
+
 class constexpr:  # noqa: N801 - Triton's spelling
     """A compile-time constant: an annotation for kernel parameters and a wrapper.
 

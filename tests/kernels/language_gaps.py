@@ -56,7 +56,8 @@ def compile_time_calls_kernel(x_ptr, y_ptr, BLOCK: tl.constexpr):
     idtype = tl.core.get_int_dtype(bitwidth=x_ptr.dtype.element_ty.primitive_bitwidth, signed=True)
     offs = tl.arange(0, BLOCK)
     x = tl.load(x_ptr + offs)
-    bits = x.to(idtype, bitcast=True).to(x.dtype, bitcast=True)  # a round trip
+    fdtype = tl.core._unwrap_if_constexpr(x.dtype)  # as Inductor's pack_value_flag
+    bits = x.to(idtype, bitcast=True).to(fdtype, bitcast=True)  # a round trip
     tl.store(y_ptr + offs, bits * LOG + HALF)
 
 
