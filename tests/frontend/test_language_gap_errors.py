@@ -149,3 +149,29 @@ def test_pointer_types_compare_and_annotate() -> None:
     y = np.zeros(3, np.int32)
     pointer_type_compared[(1,)](X, y)
     assert y.tolist() == [1, 2, 3]
+
+
+@triton.jit
+def pointer_to_int32(x_ptr, y_ptr):
+    tl.store(y_ptr, x_ptr.to(tl.int32))  # <- ptr-int32
+
+
+def test_pointer_to_int32() -> None:
+    d = diagnostic(pointer_to_int32, X, np.zeros(1, np.int32))
+    assert d.loc.line == marked_line("ptr-int32")
+    assert d.message == (
+        "cannot cast ptr<f32> to int32: a pointer casts to a 64-bit integer (or to int1)"
+    )
+    assert d.help == "cast to tl.int64, then to the type you need"
+
+
+@triton.jit
+def pointer_truth(x_ptr, y_ptr):
+    tl.store(y_ptr, x_ptr.to(tl.int1).to(tl.int32))
+    tl.store(y_ptr + 1, (x_ptr + 1).to(tl.uint64) - x_ptr.to(tl.uint64))
+
+
+def test_pointer_to_int1_and_uint64() -> None:
+    y = np.zeros(2, np.int32)
+    pointer_truth[(1,)](X, y)
+    assert y.tolist() == [1, 4]
