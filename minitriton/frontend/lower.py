@@ -1620,27 +1620,29 @@ def _check_static_while(node: ast.While, cond: Any) -> None:
     )
 
 
-#: Callables that a kernel calls at compile time, as Triton calls any Python function.
-_COMPILE_TIME_CALLABLES = (
-    types.FunctionType,
-    types.BuiltinFunctionType,
-    types.MethodType,
-    functools.partial,
-    ConstexprFunction,
-)
+#: Python code that a kernel calls at compile time, as Triton calls any Python function.
+_PYTHON_CODE = (types.FunctionType, types.MethodType, functools.partial, ConstexprFunction)
+
+#: Modules whose C functions are pure computations (``math.log2``), safe to call while compiling.
+_PURE_MODULES = frozenset({"math", "cmath", "operator", "_operator", "builtins"})
 
 
 def _callable_at_compile_time(fn: Any) -> bool:
-    """Python functions (``math.log2``, a user's ``def``), methods and ``tl`` dtypes.
+    """Python functions (a ``def``, ``math.log2``), methods of plain values and ``tl`` dtypes.
 
     Like Triton, the kernel calls them while it compiles, with the
     compile-time arguments the call gives (a run-time argument is refused
-    before). Classes other than the ``tl`` type constructors are refused: a
-    kernel has no objects of its own.
+    before). C functions of other modules (``os.system``) are refused: they
+    act on the machine, not on values. Classes other than the ``tl`` type
+    constructors are refused: a kernel has no objects of its own.
     """
-    if isinstance(fn, _COMPILE_TIME_CALLABLES):
+    if isinstance(fn, _PYTHON_CODE):
         return True
-    return fn in (BlockType, ScalarType)
+    if isinstance(fn, types.BuiltinFunctionType):
+        if type(fn.__self__) in (int, float, bool, str, tuple):  # (1024).bit_length
+            return True
+        return (getattr(fn, "__module__", None) or "") in _PURE_MODULES
+    return fn is BlockType or fn is ScalarType
 
 
 def _first_runtime(fn: Any, args: list[Any], kwargs: dict[str, Any]) -> tuple[str, Any] | None:
