@@ -1645,15 +1645,19 @@ def _callable_at_compile_time(fn: Any) -> bool:
     return fn is BlockType or fn is ScalarType
 
 
+_POSITIONAL = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+
+
 def _first_runtime(fn: Any, args: list[Any], kwargs: dict[str, Any]) -> tuple[str, Any] | None:
     """The first run-time argument of a call (how a diagnostic names it, and the value)."""
-    try:
-        params = list(inspect.signature(fn).parameters)
-    except (TypeError, ValueError):
-        params = []
     for i, value in enumerate(args):
         if isinstance(value, Tensor) or has_runtime(value):
-            name = f" ('{params[i]}')" if i < len(params) and not params[i].startswith("*") else ""
+            try:
+                params = list(inspect.signature(fn).parameters.values())
+            except (TypeError, ValueError):
+                params = []
+            positional = i < len(params) and params[i].kind in _POSITIONAL
+            name = f" ('{params[i].name}')" if positional else ""
             return f"argument {i + 1}{name}", value
     for key, value in kwargs.items():
         if isinstance(value, Tensor) or has_runtime(value):
