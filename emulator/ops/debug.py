@@ -93,8 +93,6 @@ def _assert(op: Operation, state: ProgramState, cond: RVal) -> None:
         for side, operand in zip(("lhs", "rhs"), compare.owner.operands):
             sides.append(_operand_values(side, operand, state, row, lanes))
     message, details = assert_report(str(op.attrs.get("message") or ""), shape, lanes, sides)
-    if op.attrs.get("assume"):  # tl.assume: the message says what failed by itself
-        message = str(op.attrs.get("message"))
     raise state.interp.error(op, state, message, details, row)
 
 

@@ -584,9 +584,6 @@ def _where(ctx: Any, condition: Any, x: Any, y: Any) -> Any:
     return S.where(ctx.b, condition, x, y)
 
 
-#: What debug mode reports when the condition of a ``tl.assume`` is false.
-ASSUME_MESSAGE = "the condition of tl.assume() does not hold"
-
 _SEMANTICS = ("relaxed", "acquire", "release", "acq_rel")
 _SCOPES = ("gpu", "cta", "sys")
 
@@ -1247,7 +1244,8 @@ def _assume(ctx: Any, cond: Any) -> None:
             raise error(ctx.b.loc, "tl.assume() of a condition that is false at compile time")
         return
     flag = S.to_bool(ctx.b, cond)
-    ctx.b.create(ops.AssertOp, [flag.handle], [], {"message": ASSUME_MESSAGE, "assume": True})
+    attrs = {"message": ops.ASSUME_MESSAGE, "assume": True}
+    ctx.b.create(ops.AssertOp, [flag.handle], [], attrs)
 
 
 @impl("debug_barrier")
