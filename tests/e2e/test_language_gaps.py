@@ -268,3 +268,13 @@ def test_ptx_assembles(case: str, arch: str, tmp_path: Path) -> None:
         check=False,
     )
     assert proc.returncode == 0, proc.stderr
+
+
+def test_checks_follow_arrays_found_by_address(monkeypatch: pytest.MonkeyPatch) -> None:
+    # minitriton check's race and initialization tracking covers the arrays found mid-launch.
+    monkeypatch.setenv("MINITRITON_CHECKS", "all")
+    rows = [np.full(5, i, np.float32) for i in range(3)]
+    table = np.array([r.ctypes.data for r in rows], np.int64)
+    out = np.zeros((3, 5), np.float32)
+    K.gather_rows_kernel[(3,)](table, out, 5, BLOCK=8)
+    np.testing.assert_array_equal(out[:, 0], [0, 1, 2])
