@@ -126,6 +126,8 @@ class Memory:
         """Write back the contents saved by :meth:`snapshot`."""
         roots = [b for i, b in enumerate(self.buffers) if b.root == i]
         for buf, data in zip(roots, saved):
-            buf.flat[...] = data
+            if buf.flat.flags.writeable:  # read-only memory was not written
+                buf.flat[...] = data
         for root, data in (self._found_saved or {}).items():
-            self.buffers[root].flat[...] = data
+            if self.buffers[root].flat.flags.writeable:
+                self.buffers[root].flat[...] = data

@@ -176,6 +176,27 @@ def test_dead_array_is_not_followed() -> None:
         K.gather_rows_kernel[(1,)](table, np.zeros(4, np.float32), 4, BLOCK=4)
 
 
+def test_stores_through_addresses() -> None:
+    # Programs write to different arrays: the emulator runs them one at a time.
+    rows = [np.zeros(6, np.float32) for _ in range(3)]
+    table = np.array([r.ctypes.data + 4 for r in rows], np.int64)
+    x = np.arange(15, dtype=np.float32).reshape(3, 5)
+    K.scatter_rows_kernel[(3,)](table, x, 5, BLOCK=8)
+    for r, expected in zip(rows, x, strict=True):
+        np.testing.assert_array_equal(r, [0, *expected])
+
+
+def test_store_to_a_read_only_array_found_by_address() -> None:
+    target = np.zeros(8, np.float32)
+    target.flags.writeable = False
+    table = np.array([target.ctypes.data], np.int64)
+    with pytest.raises(UserError) as info:
+        K.scatter_rows_kernel[(1,)](table, np.ones(5, np.float32), 5, BLOCK=8)
+    text = str(info.value)
+    assert "the kernel writes to 'target', which is read-only" in text
+    assert "tl.store(dst + cols" in text
+
+
 def test_grouped_gemm_on_the_emulator(rng: np.random.Generator) -> None:
     shapes = [(64, 32, 96), (32, 64, 32), (96, 96, 64)]  # (M, N, K)
     group_a = [rng.standard_normal((m, k)).astype(np.float16) for m, _, k in shapes]

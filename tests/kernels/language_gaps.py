@@ -142,3 +142,13 @@ def logical_methods_kernel(x_ptr, y_ptr, lo, hi, BLOCK: tl.constexpr):
     x = tl.load(x_ptr + offs)
     inside = (x > lo).logical_and(x < hi).logical_or(x == 0)
     tl.store(y_ptr + offs, inside.to(tl.int32))
+
+
+@triton.jit
+def scatter_rows_kernel(table_ptr, x_ptr, n_cols, BLOCK: tl.constexpr):
+    """The n_cols floats at the address ``table[r]`` = row r of ``x``."""
+    row = tl.program_id(0)
+    dst = tl.load(table_ptr + row).to(tl.pointer_type(tl.float32))
+    cols = tl.arange(0, BLOCK)
+    mask = cols < n_cols
+    tl.store(dst + cols, tl.load(x_ptr + row * n_cols + cols, mask=mask), mask=mask)
