@@ -21,6 +21,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from minitriton.diagnostics import Diagnostic, Location, UserError
+from minitriton.ir.ops import ASSUME_MESSAGE
 
 Pid = tuple[int, int, int]
 
@@ -124,7 +125,9 @@ def assert_report(
     ``lanes`` are the flat indices of the false lanes; ``sides`` the compared
     values at the first three of them.
     """
-    text = "device assertion failed" + (f": {message}" if message else "")
+    # A failed tl.assume says so by itself; a device_assert's message follows the header.
+    header = "device assertion failed" + (f": {message}" if message else "")
+    text = message if message == ASSUME_MESSAGE else header
     details = []
     if shape:
         size = int(np.prod(shape))

@@ -11,6 +11,13 @@ Casting a pointer to another pointee type makes a *view* buffer (same
 memory, other dtype). Casting a pointer to ``i64`` gives a made-up byte
 address: each argument owns a 2^40-byte address range, so the address can
 be cast back.
+
+Casting an integer to a pointer (:meth:`Memory.resolve`) accepts such a
+made-up address, or a host address (``tensor.data_ptr()``,
+``array.ctypes.data``) inside an argument's array, or inside any other live
+NumPy array or torch CPU tensor: :mod:`~minitriton.emulator.hostmem` finds
+it, and it becomes one more buffer of the launch, named after the variable
+that holds it.
 """
 
 from __future__ import annotations
@@ -19,7 +26,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from minitriton.ir.types import ScalarType
+from minitriton.emulator.hostmem import find_array
+from minitriton.ir.types import U8, ScalarType
 
 ADDRESS_SPACING = 1 << 40
 
@@ -50,6 +58,8 @@ class Memory:
     def __init__(self) -> None:
         self.buffers: list[Buffer] = []
         self._views: dict[tuple[int, str], int] = {}
+        # Contents of buffers found by address after a snapshot: restore() undoes them too.
+        self._found_saved: dict[int, np.ndarray] | None = None
 
     def add(self, name: str, array: np.ndarray, dtype: ScalarType) -> int:
         """Register the array of argument ``name``; returns its buffer id."""
@@ -81,12 +91,43 @@ class Memory:
             return root
         return None
 
+    def host_address(self, root: int) -> int:
+        """The host address of the first byte of argument buffer ``root``."""
+        return int(self.buffers[root].flat.__array_interface__["data"][0])
+
+    def resolve(self, address: int) -> tuple[int, int] | None:
+        """The argument buffer holding byte ``address``, and the address of its byte 0.
+
+        ``address`` is a host address or a made-up one (see the module
+        docstring); ``None`` if no live array holds it.
+        """
+        for i, buf in enumerate(self.buffers):
+            if buf.root == i:
+                start = self.host_address(i)
+                if start <= address < start + buf.flat.nbytes:
+                    return i, start
+        root = self.root_of_address(address)
+        if root is not None:
+            return root, self.buffers[root].base_address
+        found = find_array(address)
+        if found is None:
+            return None
+        root = self.add(found.name, found.data, U8)
+        if self._found_saved is not None:
+            self._found_saved[root] = found.data.copy()
+        return root, found.start
+
     def snapshot(self) -> list[np.ndarray]:
         """Copies of every argument buffer (to undo a batched run)."""
+        self._found_saved = {}
         return [b.flat.copy() for i, b in enumerate(self.buffers) if b.root == i]
 
     def restore(self, saved: list[np.ndarray]) -> None:
         """Write back the contents saved by :meth:`snapshot`."""
         roots = [b for i, b in enumerate(self.buffers) if b.root == i]
         for buf, data in zip(roots, saved):
-            buf.flat[...] = data
+            if buf.flat.flags.writeable:  # read-only memory was not written
+                buf.flat[...] = data
+        for root, data in (self._found_saved or {}).items():
+            if self.buffers[root].flat.flags.writeable:
+                self.buffers[root].flat[...] = data

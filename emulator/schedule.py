@@ -52,6 +52,7 @@ from minitriton.ir.core import Operation
 from minitriton.ir.ops import (
     AtomicCASOp,
     AtomicRMWOp,
+    CastOp,
     ForOp,
     IfOp,
     Module,
@@ -215,8 +216,12 @@ def _inside(op: Operation, cls: type[Operation]) -> bool:
 
 def _may_need_serial(ops: Sequence[Operation]) -> bool:
     # Only ops that merge per-program pointer values can raise NeedSerial.
+    # So can a cast of integers to pointers: programs may load addresses of different arrays.
     for op in ops:
         if isinstance(op, _MERGING_OPS) and any(element_type(r.type).is_ptr() for r in op.results):
+            return True
+        into_ptr = isinstance(op, CastOp) and element_type(op.results[0].type).is_ptr()
+        if into_ptr and not element_type(op.operands[0].type).is_ptr():
             return True
     return False
 

@@ -18,6 +18,7 @@ from minitriton.autotune import Autotuner, Config, Heuristics, autotune, heurist
 from minitriton.compiler import CompiledKernel
 from minitriton.diagnostics import CompileError, UserError
 from minitriton.jit import JITFunction, KernelInterface, get_backend, jit, set_backend
+from minitriton.language.standard import constexpr_function
 from minitriton.launch_checks import LaunchError, LaunchTypeError, bfloat16_view
 from minitriton.torch_interop import TensorWrapper, reinterpret
 
@@ -39,6 +40,7 @@ __all__ = [
     "autotune",
     "bfloat16_view",
     "cdiv",
+    "constexpr_function",
     "empty",
     "get_backend",
     "heuristics",

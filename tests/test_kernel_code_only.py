@@ -1,4 +1,7 @@
-"""Kernels run only kernel code, and ``minitriton compile`` runs only the kernel's module."""
+"""Kernels run only kernel code, and Python functions of constants as Triton does.
+
+``minitriton compile`` runs only the kernel's module, not its ``__main__`` block.
+"""
 
 from __future__ import annotations
 
@@ -52,7 +55,6 @@ def compile_script(
     ("call", "shown"),
     [
         ('os.system("true")', "the Python function 'system'"),
-        ("helper(3)", "the Python function 'helper'"),
         ("open(MARK)", None),
     ],
 )
@@ -65,6 +67,25 @@ def test_a_kernel_cannot_call_python_functions(
     if shown is not None:
         assert f"a kernel cannot call {shown}" in err
         assert "help: decorate it with @triton.jit" in err
+    assert not mark.exists()
+
+
+def test_a_python_function_of_constants_runs_at_compile_time(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # As in Triton: TorchInductor's kernels compute constexprs with Python helpers.
+    status, out, err, mark = compile_script(tmp_path, capsys, "N: tl.constexpr = helper(3)")
+    assert status == 0, err
+    assert mark.exists()
+
+
+def test_a_python_function_of_run_time_values_does_not_run(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    status, out, err, mark = compile_script(tmp_path, capsys, "helper(n)")
+    assert status == 1
+    assert "the Python function 'helper' runs at compile time" in err
+    assert "argument 1 ('n') is a run-time i32" in err
     assert not mark.exists()
 
 

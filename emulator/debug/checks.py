@@ -285,6 +285,18 @@ class Checker(Listener):
         if self.options.overflow:
             self.offset_ops = {id(op) for op in offset_producers(interp.module)}
 
+    def _state(self, root: int) -> _BufferState:
+        """The tracking state of argument buffer ``root``.
+
+        A buffer that joined the launch after it started (an array found by
+        its address, see :mod:`~minitriton.emulator.hostmem`) starts now.
+        """
+        st = self.buffers.get(root)
+        if st is None:
+            assert self.interp is not None
+            st = self.buffers[root] = self._buffer_state(self.interp.memory[root])
+        return st
+
     def _buffer_state(self, buf: Buffer) -> _BufferState:
         st = _BufferState()
         if self.options.uninitialized:
@@ -342,7 +354,7 @@ class Checker(Listener):
 
     # -- uninitialized reads ------------------------------------------------
     def _check_init(self, op: Operation, state: ProgramState, access: Access) -> None:
-        init = self.buffers[access.buffer].init
+        init = self._state(access.buffer).init
         if init is None or access.units.size == 0:
             return
         bad = ~init[access.units]
@@ -380,7 +392,7 @@ class Checker(Listener):
     def _on_read(self, op: Operation, state: ProgramState, access: Access) -> None:
         if self.options.uninitialized:
             self._check_init(op, state, access)
-        st = self.buffers[access.buffer]
+        st = self._state(access.buffer)
         if st.writer is None or access.units.size == 0:
             return
         assert st.writer_site is not None  # set with st.writer (_buffer_state)
@@ -405,7 +417,7 @@ class Checker(Listener):
         st.many_readers[units[others]] = True
 
     def _on_write(self, op: Operation, state: ProgramState, access: Access) -> None:
-        st = self.buffers[access.buffer]
+        st = self._state(access.buffer)
         if st.writer is not None and access.units.size:
             self._check_write_races(op, state, access, st)
         if st.init is not None:
@@ -504,7 +516,7 @@ class Checker(Listener):
         # Atomics do not race with each other, but they read memory: check it was written.
         if self.options.uninitialized:
             self._check_init(op, state, access)
-        st = self.buffers[access.buffer]
+        st = self._state(access.buffer)
         if st.init is not None:
             st.init[access.units] = True
         if st.atomic is not None and st.writer is not None and access.units.size:

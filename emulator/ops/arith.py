@@ -17,7 +17,6 @@ import numpy as np
 
 from minitriton.emulator import lanes, rows
 from minitriton.emulator.interpreter import NeedSerial, ProgramState
-from minitriton.emulator.memory import ADDRESS_SPACING
 from minitriton.emulator.registry import semantics
 from minitriton.emulator.values import RVal, cast_values, from_compute, scalar_constant, to_compute
 from minitriton.ir.core import Operation, OpResult
@@ -436,14 +435,47 @@ def _cast_ptr(state: ProgramState, x: RVal, src: PointerType, dst: PointerType) 
 def _int_to_ptr(
     op: Operation, state: ProgramState, x: RVal, src: ScalarType, dst: PointerType
 ) -> RVal:
+    """An integer address as a pointer into the array that holds it (see ``Memory.resolve``)."""
     memory = state.interp.memory
     address = np.asarray(cast_values(x.data, src, ScalarType("i64")))
-    roots = np.unique(address // ADDRESS_SPACING - 1)
-    root = memory.root_of_address(int(address.flat[0])) if address.size else None
-    if root is None or len(roots) != 1:
+    if address.size == 0:
+        return RVal(address, x.batched, memory.view(0, dst.pointee) if memory.buffers else None)
+    first = int(address.flat[0])
+    found = memory.resolve(first)
+    if found is None:
         raise state.interp.error(
-            op, state, "integer cast to a pointer is not an argument's address"
+            op,
+            state,
+            f"the address {first:#x} cast to a pointer is not inside any array the "
+            "emulator can see",
+            [
+                "an address must lie inside an array argument of the launch, or inside "
+                "a NumPy array or torch CPU tensor that is still alive",
+                "keep the arrays whose data_ptr() you pass alive (in a variable) until "
+                "the launch returns",
+            ],
         )
-    buffer = memory.view(root, dst.pointee)
-    offsets = (address - memory[root].base_address) // dst.pointee.numpy.itemsize
-    return RVal(offsets, x.batched, buffer)
+    root, start = found
+    size = memory[root].flat.nbytes
+    inside = (address >= start) & (address < start + size)
+    if not np.all(inside):
+        if x.batched:
+            raise NeedSerial  # programs point into different arrays: one program at a time
+        other = int(address[~inside].flat[0])
+        raise state.interp.error(
+            op,
+            state,
+            f"a block of addresses cast to pointers points into more than one array "
+            f"({first:#x} is in '{memory[root].name}', {other:#x} is not)",
+            ["a block of pointers must point into one array; cast each array's address apart"],
+        )
+    byte_offsets = address - start
+    itemsize = dst.pointee.numpy.itemsize
+    if np.any(byte_offsets % itemsize):
+        raise state.interp.error(
+            op,
+            state,
+            f"an address cast to a pointer to {dst.pointee!r} is not a multiple of "
+            f"{itemsize} bytes from the start of '{memory[root].name}'",
+        )
+    return RVal(byte_offsets // itemsize, x.batched, memory.view(root, dst.pointee))

@@ -57,6 +57,22 @@ def check_bounds(
     return buf
 
 
+def check_writable(op: Operation, state: ProgramState, buf: Buffer) -> None:
+    """A write to read-only memory is a located error.
+
+    The launcher refuses read-only arguments that a kernel stores to; an
+    array found by its address (a pointer made from an integer) is checked
+    here, at the write.
+    """
+    if not buf.flat.flags.writeable:
+        raise state.interp.error(
+            op,
+            state,
+            f"the kernel writes to '{buf.name}', which is read-only",
+            ["pass the address of a writable array (arr.copy())"],
+        )
+
+
 def _outside(offsets: np.ndarray, size: int) -> np.ndarray:
     """Where ``offsets`` fall outside ``[0, size)``.
 
@@ -244,6 +260,7 @@ def _store(
     :func:`~minitriton.emulator.rows.complete_despite_interrupt`).
     """
     buf = state.interp.memory[ptr.buffer or 0]
+    check_writable(op, state, buf)
     access = runs_access(ptr, mask, buf.size, store=True)
     if access is not None and (ptr.batched or not value.batched):
         complete_despite_interrupt(_runs_writes(buf.flat, access, value))
@@ -378,6 +395,7 @@ def _atomic_rmw(
 ) -> RVal:
     """Read-modify-write lane by lane in grid order; returns the old values (0 where masked)."""
     buf = check_bounds(op, state, _batched_ptr(state, ptr), mask, "at")
+    check_writable(op, state, buf)
     offsets, values, enabled = _lanes(state, op, ptr, val, mask)
     assert offsets is not None and values is not None
     old = np.zeros(offsets.shape, dtype=buf.flat.dtype)
@@ -391,6 +409,7 @@ def _atomic_rmw(
 def _atomic_cas(op: Operation, state: ProgramState, ptr: RVal, cmp: RVal, val: RVal) -> RVal:
     """Compare-and-swap lane by lane in grid order (bitwise compare); returns the old values."""
     buf = check_bounds(op, state, _batched_ptr(state, ptr), None, "at")
+    check_writable(op, state, buf)
     offsets, cmps, values = _lanes(state, op, ptr, cmp, val)
     assert offsets is not None and cmps is not None and values is not None
     old = np.empty(offsets.shape, dtype=buf.flat.dtype)

@@ -1235,6 +1235,19 @@ def _device_assert(ctx: Any, cond: Any, msg: Any) -> None:
     ctx.b.create(ops.AssertOp, [flag.handle], [], {"message": msg})
 
 
+@impl("assume")
+def _assume(ctx: Any, cond: Any) -> None:
+    # A compile-time condition needs no op: true is no information, false is
+    # a mistake Triton would only notice as undefined behaviour.
+    if not isinstance(cond, Tensor):
+        if not cond:
+            raise error(ctx.b.loc, "tl.assume() of a condition that is false at compile time")
+        return
+    flag = S.to_bool(ctx.b, cond)
+    attrs = {"message": ops.ASSUME_MESSAGE, "assume": True}
+    ctx.b.create(ops.AssertOp, [flag.handle], [], attrs)
+
+
 @impl("debug_barrier")
 def _debug_barrier(ctx: Any) -> None:
     ctx.b.create(ops.BarrierOp)

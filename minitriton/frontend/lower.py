@@ -28,6 +28,7 @@ a located :class:`~minitriton.diagnostics.CompileError`.
 from __future__ import annotations
 
 import difflib
+import functools
 import inspect
 import operator
 import types
@@ -60,6 +61,7 @@ from minitriton.ir.ops import FuncOp, Module
 from minitriton.ir.types import BlockType, PointerType, ScalarType, Type
 from minitriton.language.core import BUILTINS, builtin_name, constexpr
 from minitriton.language.libdevice import LIBDEVICE
+from minitriton.language.standard import ConstexprFunction
 
 
 def lower_kernel(src: KernelSource, args: list[ArgSpec]) -> Module:
@@ -118,6 +120,18 @@ class BoundMethod:
     def describe(self) -> str:
         """How a diagnostic names it."""
         return f"the method {self.self_value.type}.{self.builtin}"
+
+
+@dataclass(frozen=True)
+class LogicalMethod:
+    """``x.logical_and`` / ``x.logical_or``: Triton's tensor methods for ``and`` / ``or``."""
+
+    op: str  # "and" or "or"
+    self_value: Tensor
+
+    def describe(self) -> str:
+        """How a diagnostic names it."""
+        return f"the method {self.self_value.type}.logical_{self.op}"
 
 
 @dataclass
@@ -471,6 +485,25 @@ def _targets(node: ast.Node) -> list[ast.Expr]:
     return []
 
 
+def _reads_outside_loops(fdef: ast.FunctionDef) -> set[str]:
+    """Names read somewhere in ``fdef`` outside every ``for`` loop that has them as target."""
+    reads: set[str] = set()
+
+    def visit(node: ast.Node, bound: frozenset[str]) -> None:
+        if isinstance(node, ast.For) and isinstance(node.target, ast.Name):
+            bound = bound | {node.target.id}
+        stored = {id(n) for t in _targets(node) for n in ast.walk(t) if isinstance(n, ast.Name)}
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.Name):
+                if id(child) not in stored and child.id not in bound:
+                    reads.add(child.id)
+                continue
+            visit(child, bound)
+
+    visit(fdef, frozenset())
+    return reads
+
+
 # ---------------------------------------------------------------------------
 # The function lowerer
 # ---------------------------------------------------------------------------
@@ -514,6 +547,7 @@ class FunctionLowerer:
         self.return_value: Any = None
         self.return_loc: Location | None = None
         self.pure_calls = PureCallMemo()  # repeated tl.rand(...) calls lowered once
+        self._reads: set[str] | None = None  # names read outside loops that bind them
 
     # -- entry ----------------------------------------------------------------
     def lower_body(self, fdef: ast.FunctionDef) -> Any:
@@ -625,6 +659,9 @@ class FunctionLowerer:
         returns = then_ret or else_ret
         if returns:
             self._check_return_paths(node, then_env, else_env)
+            # The statements after the if were moved into its branches (early_return):
+            # nothing follows it, so only the returned value merges, not the variables.
+            then_env, else_env = ({_RETURN: env.get(_RETURN)} for env in (then_env, else_env))
         self.env = dict(before)
         names, then_vals, else_vals = self._merge_plan(node, before, then_env, else_env)
         then_t, then_s = self._materialize(then_block, then_vals)
@@ -828,6 +865,9 @@ class FunctionLowerer:
         target = node.target.id
         assigned = assigned_names(node.body)
         carry = self._loop_carried(assigned, {target}, node.loc)
+        with self.b.located(node.loc):
+            first = S.cast(self.b, start, lb.dtype) if negative else lb
+            last = self._carry_last_value(node, carry, first)
         types_ = carry.types
         body = Block([lb.type, *types_], [target if not negative else "k", *carry.leaf_names])
         outer_env = self.env
@@ -838,28 +878,88 @@ class FunctionLowerer:
                 k_step = self.binop("*", Tensor(body.args[0]), step, node.iter.loc)
                 self.env[target] = self.binop("+", start, k_step, node.iter.loc)
         self.env.update(carry.rebuilt(body.args[1:]))
-        body_env = self._lower_loop_body(node, body, carry, assigned)
+        body_env = self._lower_loop_body(node, body, carry, assigned, last)
         self.env = outer_env
         operands = [lb.handle, ub.handle, step_t.handle, *(t.handle for t in carry.inits)]
         op = self.b.create(ops.ForOp, operands, types_, loc=node.loc, regions=[Region(body)])
         self._after_loop(op, carry, assigned, body_env, node, "for")
+        if last is not None:
+            self.env[target] = self.env.pop(last)
+
+    def _carry_last_value(self, node: ast.For, carry: Carry, first: Tensor) -> str | None:
+        """Carry the loop variable's last value out of the loop, if the function uses it.
+
+        As in Python, ``i`` after ``for i in range(...)`` is its value in the
+        last iteration. It is carried as a hidden loop variable, only when
+        ``i`` appears outside the loop (so other loops keep their form). If
+        the loop runs no iteration, ``i`` keeps the value it had before the
+        loop, or, where it had none (Python would raise ``NameError``), the
+        range's start.
+        """
+        assert isinstance(node.target, ast.Name)
+        target = node.target.id
+        if not self._used_outside(node, target):
+            return None
+        before = self.env.get(target)
+        init = first
+        if isinstance(before, Tensor) and before.type == first.type:
+            init = before
+        elif (
+            type(before) is int and isinstance(first.dtype, ScalarType) and first.dtype.is_signed()
+        ):
+            init = S.cast(self.b, before, first.dtype)  # a constant, checked to fit
+        hidden = f"<last {target}>"  # not a Python name: it cannot clash
+        carry.names.append(hidden)
+        carry.structures.append(flatten(self.b, init, scalars=True)[1])
+        carry.inits.append(init)
+        carry.leaf_names.append(target)
+        return hidden
+
+    def _used_outside(self, node: ast.For, name: str) -> bool:
+        """Whether the function reads ``name`` outside every loop whose variable it is.
+
+        A later ``for off in ...`` rebinds ``off``, so reads inside it do not
+        need this loop's last value (layer norm's loops all use ``off``).
+        """
+        if self._reads is None:
+            self._reads = _reads_outside_loops(self.compiler.parse(self.src))
+        return name in self._reads
 
     def _lower_loop_body(
-        self, node: ast.For | ast.While, block: Block, carry: Carry, assigned: dict[str, Location]
+        self,
+        node: ast.For | ast.While,
+        block: Block,
+        carry: Carry,
+        assigned: dict[str, Location],
+        last: str | None = None,
     ) -> dict[str, Any]:
         """Lower ``node.body`` into ``block``, ending it with the yield of the carried values.
 
-        Returns the environment at the end of the body; the caller restores its own.
+        ``last``: the hidden variable that carries a for loop's variable out
+        (see :meth:`_carry_last_value`). Returns the environment at the end
+        of the body; the caller restores its own.
         """
         self.depth += 1
         self.loop_depth += 1
         with self.b.at(block):
             self.lower_stmts(node.body)
+            if last is not None:
+                self._set_last(node, carry, last)
             yields = self._loop_yields(carry, assigned)
             self.b.create(ops.YieldOp, [t.handle for t in yields], loc=node.loc)
         self.depth -= 1
         self.loop_depth -= 1
         return self.env
+
+    def _set_last(self, node: ast.For | ast.While, carry: Carry, last: str) -> None:
+        """At the end of the body: the hidden ``last`` variable takes the loop variable's value."""
+        assert isinstance(node, ast.For) and isinstance(node.target, ast.Name)
+        init = carry.inits[carry.names.index(last)]
+        value = self.env.get(node.target.id)
+        if not isinstance(value, Tensor) or value.is_block or not value.dtype.is_int():
+            value = init  # the body rebound it to something else: keep the carried value
+        with self.b.located(node.loc):
+            self.env[last] = S.cast(self.b, value, init.dtype)
 
     def _count_down(self, bounds: tuple[Any, Any, Any], loc: Location) -> tuple[Any, Any, Any]:
         """``range(start, end, -s)`` as ``range(0, trips, 1)``; the body computes the value.
@@ -919,7 +1019,7 @@ class FunctionLowerer:
         yields: list[Tensor] = []
         for name, init in zip(carry.names, carry.structures):
             value = self.env.get(name)
-            loc = assigned[name]
+            loc = assigned.get(name, self.b.loc)  # a hidden variable is assigned nowhere
             if value is None or _undef(value):
                 raise error(
                     loc,
@@ -1240,6 +1340,8 @@ class FunctionLowerer:
             return self.call_builtin("trans", [value], {}, node.loc)
         if attr in TENSOR_METHODS:
             return BoundMethod(TENSOR_METHODS[attr], value)
+        if attr in ("logical_and", "logical_or"):
+            return LogicalMethod(attr.removeprefix("logical_"), value)
         raise error(node.loc, f"a block value has no attribute '{attr}'")
 
     def _module_attribute(self, module: types.ModuleType, attr: str, node: ast.Attribute) -> Any:
@@ -1273,6 +1375,10 @@ class FunctionLowerer:
                 return self.call_builtin(fn.builtin, [fn.self_value, *args], kwargs, node.loc, node)
             if isinstance(fn, JITBase):
                 return self.compiler.call_helper(self, fn, args, kwargs)
+            if isinstance(fn, LogicalMethod):
+                if len(args) != 1 or kwargs:
+                    raise error(node.loc, f"logical_{fn.op}() takes exactly one argument")
+                return S.logical(self.b, fn.op, fn.self_value, args[0])
             if isinstance(fn, PyBuiltin):
                 return self._call_py_builtin(fn.name, args, kwargs, node)
             if fn is constexpr:
@@ -1280,33 +1386,75 @@ class FunctionLowerer:
             return self._call_python(fn, args, kwargs, node)
 
     def _call_python(self, fn: Any, args: list[Any], kwargs: dict[str, Any], node: ast.Call) -> Any:
-        """Plain Python callables run at compile time on compile-time arguments."""
+        """Plain Python callables run at compile time on compile-time arguments, as in Triton."""
         fname = getattr(fn, "__name__", type(fn).__name__)
         if not callable(fn):
             raise error(node.loc, f"{S.describe(fn)} is not callable")
-        if any(isinstance(v, Tensor) for v in [*args, *kwargs.values()]):
+        if fn is PointerType:
+            return _pointer_type(node.loc, args, kwargs)
+        if getattr(fn, "__triton_builtin__", False):
+            return self._call_triton_builtin(fn, fname, args, kwargs, node)
+        runtime = _first_runtime(fn, args, kwargs)
+        if runtime is not None:
             if fname == "cdiv":
                 return self.call_builtin("cdiv", args, kwargs, node.loc, node)
+            which, value = runtime
             raise error(
                 node.loc,
-                f"cannot call the Python function '{fname}' with run-time values",
-                help="decorate it with @triton.jit",
+                f"the Python function '{fname}' runs at compile time, so its arguments must be "
+                f"compile-time values, but {which} is a run-time {S.describe(value)}",
+                help=f"decorate '{fname}' with @triton.jit to call it on run-time values",
             )
         if not _callable_at_compile_time(fn):
             raise error(
                 node.loc,
-                f"a kernel cannot call {S.describe(fn)}: kernels call tl builtins, @jit functions "
-                f"and the Python builtins {', '.join(sorted(PY_BUILTINS))}",
+                f"a kernel cannot call {S.describe(fn)}: kernels call tl builtins, @jit functions, "
+                "Python functions of compile-time values and the Python builtins "
+                f"{', '.join(sorted(PY_BUILTINS))}",
                 help="decorate it with @triton.jit, or compute the value outside the kernel "
                 "and pass it as a tl.constexpr",
             )
         try:
             return unwrap(fn(*args, **kwargs))
-        except Exception:  # noqa: BLE001
+        except CompileError:
+            raise
+        except Exception as e:  # noqa: BLE001 - the user's function failed: say how
             shown = ", ".join(S.describe(a) for a in [*args, *kwargs.values()])
             raise error(
-                node.loc, f"calling '{fname}' at compile time failed (arguments: {shown})"
+                node.loc,
+                f"calling the Python function '{fname}' at compile time failed: "
+                f"{type(e).__name__}: {e}",
+                help=f"its arguments were: {shown or 'none'}",
             ) from None
+
+    def _call_triton_builtin(
+        self, fn: Any, fname: str, args: list[Any], kwargs: dict[str, Any], node: ast.Call
+    ) -> Any:
+        """A function marked ``__triton_builtin__`` (TorchInductor's ``triton_builtin``).
+
+        Such a function runs at compile time on Triton's values: compile-time
+        arguments arrive wrapped in ``tl.constexpr``, run-time values as they
+        are (it can only pass them through), and its result is unwrapped.
+        """
+
+        def wrap(v: Any) -> Any:
+            return v if isinstance(v, Tensor) or has_runtime(v) else constexpr(v)
+
+        extra: dict[str, Any] = {}
+        try:
+            if "_semantic" in inspect.signature(fn).parameters:
+                extra["_semantic"] = None
+        except (TypeError, ValueError):
+            pass
+        try:
+            result = fn(*map(wrap, args), **{k: wrap(v) for k, v in kwargs.items()}, **extra)
+        except CompileError:
+            raise
+        except Exception as e:  # noqa: BLE001 - the library's function failed: say how
+            raise error(
+                node.loc, f"the builtin '{fname}' failed at compile time: {type(e).__name__}: {e}"
+            ) from None
+        return unwrap(result)
 
     def _call_py_builtin(
         self, name: str, args: list[Any], kwargs: dict[str, Any], node: ast.Call
@@ -1472,21 +1620,79 @@ def _check_static_while(node: ast.While, cond: Any) -> None:
     )
 
 
-def _callable_at_compile_time(fn: Any) -> bool:
-    """MiniTriton's own host helpers (``triton.cdiv``) and methods of plain values.
+#: Python code that a kernel calls at compile time, as Triton calls any Python function.
+_PYTHON_CODE = (types.FunctionType, types.MethodType, functools.partial, ConstexprFunction)
 
-    Anything else (``os.system``, a user's Python function) would run while
-    the kernel compiles, which Triton does not do.
+#: Modules whose C functions are pure computations (``math.log2``), safe to call while compiling.
+_PURE_MODULES = frozenset({"math", "cmath", "operator", "_operator", "builtins"})
+
+
+def _callable_at_compile_time(fn: Any) -> bool:
+    """Python functions (a ``def``, ``math.log2``), methods of plain values and ``tl`` dtypes.
+
+    Like Triton, the kernel calls them while it compiles, with the
+    compile-time arguments the call gives (a run-time argument is refused
+    before). C functions of other modules (``os.system``) are refused: they
+    act on the machine, not on values. Classes other than the ``tl`` type
+    constructors are refused: a kernel has no objects of its own.
     """
-    owner = getattr(fn, "__self__", None)
-    if isinstance(fn, types.BuiltinMethodType) and type(owner) in (int, float, bool, str, tuple):
+    if isinstance(fn, _PYTHON_CODE):
         return True
-    module = getattr(fn, "__module__", None) or ""
-    return isinstance(fn, types.FunctionType) and module.split(".")[0] == "minitriton"
+    if isinstance(fn, types.BuiltinFunctionType):
+        if type(fn.__self__) in (int, float, bool, str, tuple):  # (1024).bit_length
+            return True
+        return (getattr(fn, "__module__", None) or "") in _PURE_MODULES
+    return fn is BlockType or fn is ScalarType
+
+
+_POSITIONAL = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+
+
+def _first_runtime(fn: Any, args: list[Any], kwargs: dict[str, Any]) -> tuple[str, Any] | None:
+    """The first run-time argument of a call (how a diagnostic names it, and the value)."""
+    for i, value in enumerate(args):
+        if isinstance(value, Tensor) or has_runtime(value):
+            try:
+                params = list(inspect.signature(fn).parameters.values())
+            except (TypeError, ValueError):
+                params = []
+            positional = i < len(params) and params[i].kind in _POSITIONAL
+            name = f" ('{params[i].name}')" if positional else ""
+            return f"argument {i + 1}{name}", value
+    for key, value in kwargs.items():
+        if isinstance(value, Tensor) or has_runtime(value):
+            return f"argument '{key}'", value
+    return None
+
+
+def _pointer_type(loc: Location, args: list[Any], kwargs: dict[str, Any]) -> PointerType:
+    """``tl.pointer_type(element_ty, address_space=1, const=False)``: a pointer dtype."""
+
+    def signature(element_ty: Any, address_space: Any = 1, const: Any = False) -> Any:
+        return element_ty, address_space, const
+
+    try:
+        element, space, _const = signature(*args, **kwargs)
+    except TypeError as e:
+        raise error(loc, f"tl.pointer_type(): {e}") from None
+    if not isinstance(element, ScalarType):
+        raise error(
+            loc,
+            f"tl.pointer_type() needs a tl dtype, got {S.describe(element)}",
+            help="write tl.pointer_type(tl.float16)",
+        )
+    if space != 1:
+        raise error(
+            loc, f"tl.pointer_type(): only global memory (address_space=1) exists, got {space!r}"
+        )
+    return PointerType(element)
 
 
 #: ``tl`` names that are neither builtins nor dtypes but part of Triton's surface.
-_TL_PUBLIC = frozenset({"constexpr", "tensor", "dtype", "pointer_type", "block_type"})
+_TL_PUBLIC = frozenset(
+    {"constexpr", "tensor", "dtype", "pointer_type", "block_type", "get_int_dtype"}
+    | {"_unwrap_if_constexpr"}  # tl.core's helper, which TorchInductor's kernels call
+)
 
 
 def _is_tl_public(attr: str, module: types.ModuleType) -> bool:

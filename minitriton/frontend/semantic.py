@@ -311,13 +311,32 @@ def cast(b: Builder, x: Any, dtype: T.ScalarType | T.PointerType) -> Tensor:
         return constant(b, x, dtype) if isinstance(dtype, T.ScalarType) else to_tensor(b, x)
     if x.dtype == dtype:
         return x
-    if dtype == T.I1 and not isinstance(x.dtype, T.PointerType):
+    if isinstance(x.dtype, T.PointerType) and isinstance(dtype, T.ScalarType) and dtype.is_int():
+        return _pointer_to_int(b, x, dtype)
+    if dtype == T.I1:
         # Triton casts to bool with `!= 0`, not by truncation.
         return compare(b, "!=", x, 0)
     ptr_change = isinstance(x.dtype, T.PointerType) != isinstance(dtype, T.PointerType)
     if ptr_change and not (dtype.is_int() or x.dtype.is_int()):
-        raise error(b.loc, f"cannot cast {x.type} to {dtype!r}")
+        raise error(
+            b.loc,
+            f"cannot cast {x.type} to {dtype!r}",
+            help="only integers (addresses) cast to pointers, and pointers to integers",
+        )
     return Tensor(b.value(ops.CastOp, [x.handle], T.with_element(x.type, dtype)))
+
+
+def _pointer_to_int(b: Builder, x: Tensor, dtype: T.ScalarType) -> Tensor:
+    """Triton's pointer -> integer casts: the address as a 64-bit integer, or ``!= 0``."""
+    if dtype.bitwidth == 64:
+        return Tensor(b.value(ops.CastOp, [x.handle], T.with_element(x.type, dtype)))
+    if dtype == T.I1:
+        return compare(b, "!=", cast(b, x, T.I64), 0)
+    raise error(
+        b.loc,
+        f"cannot cast {x.type} to {dtype!r}: a pointer casts to a 64-bit integer (or to int1)",
+        help="cast to tl.int64, then to the type you need",
+    )
 
 
 def bitcast(b: Builder, x: Any, dtype: T.ScalarType | T.PointerType) -> Tensor:

@@ -769,8 +769,16 @@ class PrintOp(Operation):
     name = "tt.print"
 
 
+#: The message of the ``tt.assert`` that ``tl.assume(cond)`` becomes (with ``assume = true``).
+ASSUME_MESSAGE = "the condition of tl.assume() does not hold"
+
+
 class AssertOp(Operation):
-    """``tt.assert(%cond) {message = "..."}`` fails where ``cond`` is false (debug mode)."""
+    """``tt.assert(%cond) {message = "..."}`` fails where ``cond`` is false (debug mode).
+
+    ``tl.assume`` makes one with the attribute ``assume = true``: checked in
+    debug mode like any assert, otherwise a hint (``llvm.assume`` on the GPU).
+    """
 
     traits = trait_set(SideEffects)
 

@@ -32,6 +32,20 @@ bool_ = int1
 float8e5, float8e4nv = _t.F8E5, _t.F8E4NV  # fp8 e5m2 and e4m3fn (the emulator only)
 
 
+def get_int_dtype(bitwidth: int, signed: bool) -> _t.ScalarType:
+    """The integer dtype of ``bitwidth`` bits (a plain function, called at compile time)."""
+    if bitwidth == 1:
+        return int1
+    if bitwidth not in (8, 16, 32, 64):
+        raise ValueError(f"no integer dtype of {bitwidth} bits")
+    return _t.ScalarType(("i" if signed else "u") + str(bitwidth))
+
+
+def _unwrap_if_constexpr(o: Any) -> Any:
+    """``o.value`` if ``o`` is a ``tl.constexpr``, else ``o`` (Triton's helper, for libraries)."""
+    return o.value if isinstance(o, constexpr) else o
+
+
 class constexpr:  # noqa: N801 - Triton's spelling
     """A compile-time constant: an annotation for kernel parameters and a wrapper.
 
@@ -587,6 +601,16 @@ def device_print(prefix, *args, hex=False):
 @builtin
 def device_assert(cond, msg=""):
     """Check ``cond`` at run time in debug mode; report failing values."""
+
+
+@builtin
+def assume(cond):
+    """A hint: the compiler may assume ``cond`` holds (``tl.assume(pid >= 0)``).
+
+    Checked like :func:`device_assert` in debug mode; otherwise it costs
+    nothing, and the GPU backend passes a scalar condition on to LLVM
+    (``llvm.assume``), which may use it to simplify index arithmetic.
+    """
 
 
 @builtin

@@ -263,6 +263,18 @@ def _unravel(ctx: LoweringContext, i: ir.Value, shape: tuple[int, ...]) -> list[
     return out
 
 
+def assume(ctx: LoweringContext, op: Operation) -> None:
+    """``tl.assume`` outside debug mode: ``llvm.assume`` of each of the thread's values.
+
+    LLVM may then fold what the condition implies (``pid >= 0`` makes a
+    signed division by a positive constant a shift). A false condition is
+    undefined behaviour, as in Triton.
+    """
+    cond = ctx.get(op.operands[0])
+    for v in cond.vals if isinstance(cond, RegTile) else [cond]:
+        ctx.call_intrinsic("llvm.assume", VOID, [v])
+
+
 def trap_assert(ctx: LoweringContext, op: Operation) -> None:
     cond = ctx.get(op.operands[0])
     vals = cond.vals if isinstance(cond, RegTile) else [cond]
@@ -402,7 +414,10 @@ def _record(
 def lower_assert(ctx: LoweringContext, op: Operation) -> None:
     """In debug mode, record failing lanes and their values (see the module docstring)."""
     if ctx.checks is None:
-        trap_assert(ctx, op)
+        if op.attrs.get("assume"):
+            assume(ctx, op)
+        else:
+            trap_assert(ctx, op)
         return
     cond_v = op.operands[0]
     cond = ctx.get(cond_v)
