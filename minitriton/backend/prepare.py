@@ -163,9 +163,9 @@ def _remove_dead_ops(root: Operation) -> None:
         changed = False
         counts = use_counts(root)
         for op in reversed(list(root.walk())):
-            if op is root or op.is_terminator or not is_attached(op, root) or not is_effect_free(op):
+            if op is root or op.is_terminator or not is_attached(op, root):
                 continue
-            if not any(counts.get(id(r), 0) for r in op.results):
+            if is_effect_free(op) and not any(counts.get(id(r), 0) for r in op.results):
                 for inner in op.walk():
                     for v in inner.operands:
                         counts[id(v)] -= 1

@@ -103,7 +103,7 @@ def exp(x, use_fast_math: tl.constexpr):
 def online_softmax_reduce(
     lhs_max, lhs_sum, dim, use_fast_math: tl.constexpr, strict_signed_zero: tl.constexpr
 ):
-    if strict_signed_zero:
+    if strict_signed_zero:  # noqa: SIM108 - Inductor's code, as it is written
         out_max = max2_strict(lhs_max, dim)
     else:
         out_max = max2(lhs_max, dim)
@@ -117,7 +117,7 @@ def online_softmax_reduce(
 def online_softmax_combine(
     lhs_max, lhs_sum, rhs_max, use_fast_math: tl.constexpr, strict_signed_zero: tl.constexpr
 ):
-    if strict_signed_zero:
+    if strict_signed_zero:  # noqa: SIM108 - Inductor's code, as it is written
         out_max = _maximum_reduce(lhs_max, rhs_max)
     else:
         out_max = maximum(lhs_max, rhs_max)
@@ -191,7 +191,9 @@ def amax_kernel(in_ptr0, out_ptr0, xnumel, rnumel, XBLOCK: tl.constexpr, RBLOCK:
     rmask = rindex < rnumel
     r1 = rindex
     x0 = xindex
-    tmp0 = tl.load(in_ptr0 + (r1 + rnumel * x0), rmask & xmask, eviction_policy="evict_last", other=0.0)
+    tmp0 = tl.load(
+        in_ptr0 + (r1 + rnumel * x0), rmask & xmask, eviction_policy="evict_last", other=0.0
+    )
     tmp1 = tl.broadcast_to(tmp0, [XBLOCK, RBLOCK])
     tmp3 = tl.where(rmask & xmask, tmp1, float("-inf"))
     tmp4 = max2(tmp3, 1)[:, None]
@@ -246,9 +248,13 @@ def online_softmax_kernel(
         rindex = roffset + rbase
         rmask = rindex < rnumel
         r1 = rindex
-        tmp0 = tl.load(in_ptr0 + (r1 + rnumel * x0), rmask & xmask, eviction_policy="evict_first", other=0.0)
+        tmp0 = tl.load(
+            in_ptr0 + (r1 + rnumel * x0), rmask & xmask, eviction_policy="evict_first", other=0.0
+        )
         tmp1 = tl.broadcast_to(tmp0, [XBLOCK, RBLOCK])
-        _tmp_max_next, _tmp_sum_next = online_softmax_combine(_tmp_max, _tmp_sum, tmp1, False, STRICT)
+        _tmp_max_next, _tmp_sum_next = online_softmax_combine(
+            _tmp_max, _tmp_sum, tmp1, False, STRICT
+        )
         _tmp_max = tl.where(rmask & xmask, _tmp_max_next, _tmp_max)
         _tmp_sum = tl.where(rmask & xmask, _tmp_sum_next, _tmp_sum)
     tmp2, tmp3 = online_softmax_reduce(_tmp_max, _tmp_sum, 1, False, STRICT)
@@ -369,3 +375,217 @@ def keepdims_kernel(in_ptr0, out_ptr0, xnumel, rnumel, XBLOCK: tl.constexpr, RBL
     tmp2 = tl.where(rmask & xmask, tmp0 - tmp1, 0.0)
     tmp3 = tl.reduce(tmp2, 0, _add_combine, keep_dims=True)
     tl.store(out_ptr0 + xindex, tmp3, xmask)
+
+
+# ---------------------------------------------------------------- generated cases
+#
+# One kernel per family, specialized by constexpr switches, for the property
+# test (tests/fuzz/test_reduction_properties.py). Each program reduces or
+# scans its own [M, N] (or [N]) block of ``x``.
+
+
+@triton.jit
+def _load_case(x_ptr, M: tl.constexpr, N: tl.constexpr, TWO_D: tl.constexpr):
+    base = tl.program_id(0) * (M * N)
+    if TWO_D:  # noqa: SIM108 - a compile-time branch
+        offs = tl.arange(0, M)[:, None] * N + tl.arange(0, N)[None, :]
+    else:
+        offs = tl.arange(0, N)
+    return base + offs
+
+
+@triton.jit
+def _index_along(x, AXIS: tl.constexpr, M: tl.constexpr, N: tl.constexpr, TWO_D: tl.constexpr):
+    """The position of every element along ``AXIS`` (the flat position for ``None``)."""
+    if TWO_D:
+        if AXIS is None:
+            idx = tl.arange(0, M)[:, None] * N + tl.arange(0, N)[None, :]
+        elif AXIS == 0:
+            idx = tl.broadcast_to(tl.arange(0, M)[:, None], [M, N])
+        else:
+            idx = tl.broadcast_to(tl.arange(0, N)[None, :], [M, N])
+    else:
+        idx = tl.arange(0, N)
+    return idx
+
+
+@triton.jit
+def _back_to_block(r, x, AXIS: tl.constexpr, KEEP: tl.constexpr, TWO_D: tl.constexpr):
+    """The reduced value broadcast back over ``x``'s shape (a splat for a scalar)."""
+    if KEEP or AXIS is None or not TWO_D:
+        col = r
+    elif AXIS == 0:
+        col = r[None, :]
+    else:
+        col = r[:, None]
+    return tl.broadcast_to(col, x.shape) if TWO_D or KEEP else x * 0 + col
+
+
+@triton.jit
+def _keep_dims(r, AXIS: tl.constexpr, TWO_D: tl.constexpr):
+    """What ``keep_dims=True`` would have given: the reduced axis back, of size 1."""
+    if AXIS is not None:
+        return tl.expand_dims(r, AXIS)
+    if TWO_D:
+        return tl.zeros([1, 1], r.dtype) + r
+    return tl.zeros([1], r.dtype) + r
+
+
+@triton.jit
+def reduce_case_kernel(
+    x_ptr,
+    out_ptr,
+    out2_ptr,
+    M: tl.constexpr,
+    N: tl.constexpr,
+    TWO_D: tl.constexpr,
+    AXIS: tl.constexpr,
+    KEEP: tl.constexpr,
+    OP: tl.constexpr,
+    POST: tl.constexpr,
+):
+    """``OP`` over ``AXIS``, then ``POST``: the result put back over the block.
+
+    ``out`` (and ``out2`` for two-result reductions) hold, per element of the
+    block, ``r`` broadcast back (``"bcast"``) or ``where(x > r, x, r)``
+    (``"where"``).
+    """
+    offs = _load_case(x_ptr, M, N, TWO_D)
+    x = tl.load(x_ptr + offs)
+    idx = _index_along(x, AXIS, M, N, TWO_D)
+    r2 = x
+    if OP == "sum":
+        r = tl.sum(x, AXIS, keep_dims=KEEP)
+    elif OP == "max":
+        r = tl.max(x, AXIS, keep_dims=KEEP)
+    elif OP == "max2":
+        r = max2(x, AXIS)
+    elif OP == "max2_strict":
+        r = max2_strict(x, AXIS)
+    elif OP == "min2":
+        r = min2(x, AXIS)
+    elif OP == "prod":
+        r = prod(x, AXIS)
+    elif OP == "any":
+        r = any(x > 0, AXIS).to(x.dtype)
+    elif OP == "argmax":
+        r = tl.argmax(x, AXIS, keep_dims=KEEP).to(x.dtype)
+    elif OP == "max_with_index":
+        r2, r = tl.reduce((x, idx), AXIS, maximum_with_index, keep_dims=KEEP)
+        r = r.to(x.dtype)
+    elif OP == "welford":
+        mean, m2, weight = tl.reduce(
+            (x.to(tl.float32), tl.zeros(x.shape, tl.float32), tl.full(x.shape, 1.0, tl.float32)),
+            AXIS,
+            welford_combine,
+            keep_dims=KEEP,
+        )
+        r = mean.to(x.dtype)
+        r2 = (m2 / weight).to(x.dtype)
+    else:  # "softmax": Inductor's online softmax, max and sum of exp together
+        mx, sm = online_softmax_reduce(
+            x.to(tl.float32), tl.full(x.shape, 1.0, tl.float32), AXIS, False, False
+        )
+        if KEEP:
+            mx = _keep_dims(mx, AXIS, TWO_D)
+            sm = _keep_dims(sm, AXIS, TWO_D)
+        r = mx.to(x.dtype)
+        r2 = sm.to(x.dtype)
+    if OP in ("max2", "max2_strict", "min2", "prod", "any") and KEEP:
+        r = _keep_dims(r, AXIS, TWO_D)
+    full = _back_to_block(r, x, AXIS, KEEP, TWO_D)
+    if POST == "where":
+        full = tl.where(x > full, x, full)
+    tl.store(out_ptr + offs, full)
+    if OP in ("max_with_index", "welford", "softmax"):
+        tl.store(out2_ptr + offs, _back_to_block(r2, x, AXIS, KEEP, TWO_D))
+
+
+@triton.jit
+def _cummax_combine(a_value, a_index, b_value, b_index):
+    return maximum_with_index(a_value, a_index, b_value, b_index)
+
+
+@triton.jit
+def scan_case_kernel(
+    x_ptr,
+    out_ptr,
+    out2_ptr,
+    M: tl.constexpr,
+    N: tl.constexpr,
+    TWO_D: tl.constexpr,
+    AXIS: tl.constexpr,
+    REVERSE: tl.constexpr,
+    OP: tl.constexpr,
+):
+    """An inclusive scan ``OP`` along ``AXIS`` of each program's block."""
+    offs = _load_case(x_ptr, M, N, TWO_D)
+    x = tl.load(x_ptr + offs)
+    idx = _index_along(x, AXIS, M, N, TWO_D)
+    r2 = idx
+    if OP == "cumsum":
+        r = tl.cumsum(x, AXIS, reverse=REVERSE)
+    elif OP == "cumprod":
+        r = tl.cumprod(x, AXIS, reverse=REVERSE)
+    elif OP == "scan_add":
+        (r,) = tl.associative_scan((x,), AXIS, _add_combine, reverse=REVERSE)
+    else:  # "cummax": a running (max, first index) pair, as Inductor scans tuples
+        r, r2 = tl.associative_scan((x, idx), AXIS, _cummax_combine, reverse=REVERSE)
+    tl.store(out_ptr + offs, r)
+    tl.store(out2_ptr + offs, r2)
+
+
+# ---------------------------------------------------------------- more of Inductor's patterns
+
+
+@triton.jit
+def select_one(x, mask, dim, keep_dims=False):
+    # Inductor picks the type with tl.core.get_int_dtype(x.dtype.primitive_bitwidth,
+    # signed=False); these kernels select fp32 values.
+    idtype: tl.constexpr = tl.uint32
+    ix = x.to(idtype, bitcast=True)
+    iy = tl.sum(ix * mask, dim, keep_dims=keep_dims)
+    return iy.to(idtype).to(x.dtype, bitcast=True)
+
+
+@triton.jit
+def split_scan_kernel(
+    in_ptr0, out_ptr0, xnumel, rnumel, XBLOCK: tl.constexpr, RBLOCK: tl.constexpr
+):
+    """Inductor's looped ``cumsum``: a ``[XBLOCK, 1]`` carry, ``select_one`` of the last lane."""
+    xoffset = tl.program_id(0) * XBLOCK
+    xindex = xoffset + tl.arange(0, XBLOCK)[:, None]
+    xmask = xindex < xnumel
+    rbase = tl.arange(0, RBLOCK)[None, :]
+    x0 = xindex
+    tmp3 = tl.full([XBLOCK, 1], float("nan"), tl.float32)
+    for roffset in range(0, rnumel, RBLOCK):
+        rindex = roffset + rbase
+        rmask = rindex < rnumel
+        r1 = rindex
+        tmp0 = tl.load(in_ptr0 + (r1 + rnumel * x0), rmask & xmask, other=0.0)
+        tmp1 = tmp0.to(tl.float32)
+        tmp2 = tl.broadcast_to(tmp1, [XBLOCK, RBLOCK])
+        (tmp4,) = tl.associative_scan((tmp2,), 1, _add_combine)
+        tmp5 = select_one((tmp4), rbase == (RBLOCK - 1), dim=-1, keep_dims=True)
+        tmp6 = _add_combine(tmp3, tmp5)
+        tmp7 = _add_combine(tmp3, tmp4)
+        tmp8 = tl.where(roffset > 0, tmp7, tmp4)
+        tmp3 = tl.where(roffset > 0, tmp6, tmp5)
+        tl.store(out_ptr0 + (r1 + rnumel * x0), tmp8, rmask & xmask)
+
+
+@triton.jit
+def pairs_sum_kernel(in_ptr0, out_ptr0, N: tl.constexpr):
+    """The bitonic sort's step: ``tl.sum`` over the middle axis of ``[n, 2, m]``, back with
+    ``[:, None, :]`` (each pair of elements ``m`` apart swapped)."""
+    offs = tl.arange(0, N)
+    x = tl.load(in_ptr0 + offs)
+    shape: tl.constexpr = [N // 8, 2, 4]
+    y = tl.reshape(x, shape)
+    right_mask = tl.arange(0, 2)[None, :, None].to(tl.float32)
+    left_mask = 1 - right_mask
+    left = tl.broadcast_to(tl.sum(y * left_mask, 1)[:, None, :], shape)
+    right = tl.broadcast_to(tl.sum(y * right_mask, 1)[:, None, :], shape)
+    swapped = tl.where(right_mask == 1, left, right)
+    tl.store(out_ptr0 + offs, tl.reshape(swapped, [N]))
