@@ -29,6 +29,7 @@ from minitriton.emulator.errors import EmulatorError, format_pid
 from minitriton.emulator.liveness import dead_after
 from minitriton.emulator.memory import Memory
 from minitriton.emulator.registry import SEMANTICS
+from minitriton.emulator.tf32 import DEFAULT_ARCH
 from minitriton.emulator.values import RVal, scalar_constant, storage_dtype, to_compute
 from minitriton.ir.core import Block, Operation, Region, Value
 from minitriton.ir.ops import FuncOp, Module
@@ -139,6 +140,8 @@ class Interpreter:
     ) -> None:
         self.module = module
         self.kernel: FuncOp = module.kernel
+        #: The GPU arch modelled where it shows (how ``tl.dot`` reads fp32 as TF32).
+        self.arch: str = getattr(module, "target", None) or DEFAULT_ARCH
         self.grid = _normalize_grid(grid)
         self.debug = debug
         self.listeners = list(listeners)
