@@ -268,3 +268,27 @@ def test_tl_dot_on_fp16_is_unaffected_by_precision() -> None:
     acc = np.zeros((16, 16), np.float32)
     want = exact(a, b, acc).astype(np.float32)
     np.testing.assert_array_equal(run_dot(a, b, acc, "default"), want)
+
+
+# ---------------------------------------------------------------- TRITON_F32_DEFAULT
+
+
+def test_triton_f32_default_sets_the_default_precision(monkeypatch, operands) -> None:
+    a, b, acc = operands
+    tf32 = run_dot(a, b, acc, "default")
+    monkeypatch.setenv("TRITON_F32_DEFAULT", "ieee")
+    np.testing.assert_array_equal(
+        run_dot(a, b, acc, "default"), exact(a, b, acc).astype(np.float32)
+    )
+    monkeypatch.setenv("TRITON_F32_DEFAULT", "tf32x3")
+    np.testing.assert_array_equal(run_dot(a, b, acc, "default"), run_dot(a, b, acc, "tf32x3"))
+    # A dot that names its precision keeps it.
+    np.testing.assert_array_equal(run_dot(a, b, acc, "tf32"), tf32)
+    monkeypatch.delenv("TRITON_F32_DEFAULT")
+    np.testing.assert_array_equal(run_dot(a, b, acc, "default"), tf32)  # back: a cache key
+
+
+def test_triton_f32_default_must_name_a_precision(monkeypatch, operands) -> None:
+    monkeypatch.setenv("TRITON_F32_DEFAULT", "fp32")
+    with pytest.raises(ValueError, match="TRITON_F32_DEFAULT must be one of tf32, tf32x3, ieee"):
+        run_dot(*operands, "default")
