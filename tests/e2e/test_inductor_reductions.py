@@ -21,6 +21,7 @@ import pytest
 
 import minitriton as triton
 from minitriton.compiler import CompileOptions, compile_kernel
+from minitriton.diagnostics import CompileError
 from tests.kernels import inductor_reductions as K
 
 PTXAS = shutil.which("ptxas")
@@ -162,3 +163,20 @@ def test_compiles_and_assembles(name: str, arch: str, tmp_path) -> None:
         text=True,
     )
     assert proc.returncode == 0, proc.stderr
+
+
+def test_a_block_built_in_a_combine_function() -> None:
+    x = np.arange(8, dtype=np.float32)
+    out = np.zeros(1, np.float32)
+    K.block_in_combiner_kernel[(1,)](x, out, BLOCK=8, backend="emulator")
+    assert out[0] == x.sum()  # each pair: ((a + b) * 2) / 2
+    specs = K.block_in_combiner_kernel.specialize(
+        K.block_in_combiner_kernel.bind((x, out), {"BLOCK": 8})
+    )
+    with pytest.raises(CompileError) as info:
+        compile_kernel(K.block_in_combiner_kernel.source, specs, stop_after="ptx")
+    text = str(info.value)
+    assert "inductor_reductions.py:" in text and "^" in text
+    assert "the combine function of this tl.reduce builds a block (tensor<2xf32>)" in text
+    assert "help: compute on the scalar arguments directly" in text
+    assert "internal" not in text

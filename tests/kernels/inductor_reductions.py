@@ -589,3 +589,16 @@ def pairs_sum_kernel(in_ptr0, out_ptr0, N: tl.constexpr):
     right = tl.broadcast_to(tl.sum(y * right_mask, 1)[:, None, :], shape)
     swapped = tl.where(right_mask == 1, left, right)
     tl.store(out_ptr0 + offs, tl.reshape(swapped, [N]))
+
+
+@triton.jit
+def _half_sum_of_a_block(a, b):
+    # Builds a [2] block and reduces it back: fine on the emulator, a located error on the GPU.
+    return tl.sum(a + tl.zeros((2,), tl.float32) + b, 0) * 0.5
+
+
+@triton.jit
+def block_in_combiner_kernel(x_ptr, out_ptr, BLOCK: tl.constexpr):
+    """A combine function that computes on a block it builds."""
+    x = tl.load(x_ptr + tl.arange(0, BLOCK))
+    tl.store(out_ptr, tl.reduce(x, 0, _half_sum_of_a_block))
