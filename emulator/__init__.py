@@ -24,9 +24,10 @@ Where the emulator differs from Triton on a GPU (the GPU is the reference):
 * fp32 ``/`` is IEEE-exact (the GPU's ``div.full.f32`` has ~2 ULP error);
   ``exp``, ``log``, ``sin``... use NumPy, not the GPU's fast approximations;
   a mul followed by an add is never fused into an FMA.
-* ``tt.dot`` on fp32 inputs rounds them to TF32 (``input_precision="tf32"``,
-  the default, as ``cvt.rna.tf32.f32`` does) and accumulates in fp32 in steps
-  of 8 values of K, as tensor cores do; the GPU's rounding inside a step may
+* ``tt.dot`` on fp32 inputs reads them as TF32 the way the tensor cores of
+  the modelled arch do (``input_precision="tf32"``, the default: truncation
+  on sm_80 and sm_90, see :mod:`.tf32`) and accumulates in fp32 in steps of
+  8 values of K, as tensor cores do; the GPU's rounding inside a step may
   differ in the last bit. ``"ieee"``, fp16 and bf16 dots are exact (fp64,
   rounded once); Triton's interpreter computes every dot exactly.
 * Reductions combine neighbours in a pairwise tree; the GPU's order differs

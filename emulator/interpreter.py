@@ -29,6 +29,7 @@ from minitriton.emulator.errors import EmulatorError, format_pid
 from minitriton.emulator.liveness import dead_after
 from minitriton.emulator.memory import Memory
 from minitriton.emulator.registry import SEMANTICS
+from minitriton.emulator.tf32 import DEFAULT_ARCH
 from minitriton.emulator.values import RVal, scalar_constant, storage_dtype, to_compute
 from minitriton.ir.core import Block, Operation, Region, Value
 from minitriton.ir.ops import FuncOp, Module
@@ -67,6 +68,9 @@ class ProgramState:
         self.env: dict[Value, RVal] = {}  # Values hash by identity
         #: Values of this scope whose last use is the op now running (when values are freed).
         self.dying: tuple[Value, ...] = ()
+        #: How many programs the rows stand for, where rows are not programs (a reduction's
+        #: combiner runs one row per pair of elements); ``None``: one program per row.
+        self.programs: int | None = parent.programs if parent is not None else None
 
     @property
     def size(self) -> int:
@@ -136,6 +140,8 @@ class Interpreter:
     ) -> None:
         self.module = module
         self.kernel: FuncOp = module.kernel
+        #: The GPU arch modelled where it shows (how ``tl.dot`` reads fp32 as TF32).
+        self.arch: str = getattr(module, "target", None) or DEFAULT_ARCH
         self.grid = _normalize_grid(grid)
         self.debug = debug
         self.listeners = list(listeners)
@@ -215,6 +221,7 @@ class Interpreter:
         """Run the helper function ``name`` for the programs of ``state``."""
         func = self._funcs[name]
         scope = ProgramState(self, state.pids)  # a function sees only its arguments
+        scope.programs = state.programs
         return self.run_region(func.body, scope, args)
 
     def execute_op(self, op: Operation, state: ProgramState) -> list[RVal]:
@@ -254,7 +261,7 @@ class Interpreter:
             )  # fmt: skip
 
     def _count_steps(self, op: Operation, state: ProgramState) -> None:
-        self.program_steps += state.size
+        self.program_steps += state.size if state.programs is None else state.programs
         if self.max_steps is not None and self.program_steps > self.max_steps:
             raise self.error(
                 op, state,

@@ -19,7 +19,12 @@ carry may ripple into the exponent. The consequences, each tested:
   emulator does not model NaN payloads).
 
 :func:`truncate_to_tf32` clears the low 13 bits instead: what tensor cores do
-with fp32 bits that nobody rounded (Triton passes them unrounded).
+with fp32 bits that nobody rounded. Triton emits no conversion on either
+tensor-core path (``mma.sync`` or ``wgmma``): the fp32 operands reach the
+tensor cores as they are, so what a dot computes is the hardware's choice.
+:data:`TF32_INPUTS` records it per arch family and path, and
+:func:`tensor_core_inputs` picks the entry for the arch the emulator models
+(the arch a kernel is compiled for, ``sm_90`` by default: the H200).
 
 :func:`tf32_dot` is the matrix product of a TF32 tensor-core dot: inputs
 rounded to TF32 (their products are exact), accumulated in fp32 one
@@ -45,6 +50,47 @@ QUIET = np.uint32(0x00400000)
 K_STEP = 8
 
 
+#: How the tensor cores read the fp32 bits of a TF32 dot's operands, by (arch family,
+#: path). ``"truncate"``: the low 13 bits are ignored (rounding toward zero);
+#: ``"round"``: to nearest, ties away (as ``cvt.rna``). sm_90's ``wgmma`` truncates:
+#: measured on an H200 (a truncating model matched 99.5 % of two real kernels'
+#: outputs bit for bit, a rounding one 33-58 %). The ``mma.sync`` entries assume the
+#: same datapath; ``benchmarks/tf32_probe.py`` measures each path.
+TF32_INPUTS: dict[tuple[str, str], str] = {
+    ("sm_80", "mma.sync"): "truncate",
+    ("sm_90", "mma.sync"): "truncate",
+    ("sm_90", "wgmma"): "truncate",
+}
+#: The arch the emulator models when a kernel names none.
+DEFAULT_ARCH = "sm_90"
+
+
+def arch_family(arch: str) -> str | None:
+    """``"sm_90"`` for sm_90 and later, ``"sm_80"`` for sm_80 to sm_89, None before.
+
+    Before sm_80 there is no TF32: Triton's dot is an exact fp32 FMA loop.
+    """
+    number = int(arch.removeprefix("sm_").rstrip("a"))
+    if number >= 90:
+        return "sm_90"
+    return "sm_80" if number >= 80 else None
+
+
+def tensor_core_inputs(arch: str = DEFAULT_ARCH, path: str | None = None) -> ToTF32 | None:
+    """How a TF32 dot's operands become TF32 on ``arch`` (None: exact fp32, no tensor cores).
+
+    ``path`` is ``"wgmma"`` or ``"mma.sync"`` (None: the arch's best); where the
+    arch's paths agree (as in :data:`TF32_INPUTS` today) it does not matter.
+    """
+    family = arch_family(arch)
+    if family is None:
+        return None
+    modes = {p: m for (f, p), m in TF32_INPUTS.items() if f == family}
+    if path not in modes:  # the arch's best path: wgmma where it has one
+        path = "wgmma" if "wgmma" in modes else "mma.sync"
+    return truncate_to_tf32 if modes[path] == "truncate" else round_to_tf32
+
+
 def round_to_tf32(x: np.ndarray) -> np.ndarray:
     """fp32 values rounded to TF32 (round to nearest, ties away from zero)."""
     bits = np.ascontiguousarray(x, dtype=np.float32).view(np.uint32)
@@ -60,8 +106,7 @@ def truncate_to_tf32(x: np.ndarray) -> np.ndarray:
     """fp32 values with the low 13 bits cleared (toward zero); a NaN stays a NaN.
 
     What tensor cores do with fp32 bits that were not rounded first (Triton
-    hands them over unrounded); the emulator's dot rounds instead, and the
-    GPU tests use this to tell the two apart.
+    hands them over unrounded): see :data:`TF32_INPUTS`.
     """
     bits = np.ascontiguousarray(x, dtype=np.float32).view(np.uint32)
     nan = np.isnan(bits.view(np.float32))
@@ -84,8 +129,8 @@ def tf32_dot(
 ) -> np.ndarray:
     """``a @ b + acc`` (fp32 arrays, ``(..., M, K) @ (..., K, N)``) as TF32 tensor cores do it.
 
-    ``to_tf32`` makes the inputs TF32: :func:`round_to_tf32` (the emulator's
-    choice) or :func:`truncate_to_tf32`.
+    ``to_tf32`` makes the inputs TF32: :func:`round_to_tf32` or
+    :func:`truncate_to_tf32` (what :func:`tensor_core_inputs` picks for the arch).
 
     Each step adds the products of :data:`K_STEP` values of K to the fp32
     accumulator with one rounding; the products of two TF32 values are exact
@@ -134,18 +179,21 @@ def _steps_per_matmul(a_steps: np.ndarray, b_steps: np.ndarray) -> int:
     return max(1, _SUMS_BYTES // per_step)
 
 
-def tf32x3_dot(a: np.ndarray, b: np.ndarray, acc: np.ndarray) -> np.ndarray:
+def tf32x3_dot(
+    a: np.ndarray, b: np.ndarray, acc: np.ndarray, to_tf32: ToTF32 = round_to_tf32
+) -> np.ndarray:
     """``a @ b + acc`` with Triton's ``tf32x3``: three TF32 dots of the split inputs.
 
     As Triton's ``F32DotTC`` pass rewrites it:
     ``(a_small @ b_big + a_big @ b_small) + a_big @ b_big``, accumulated from
     zero in that order, then ``acc`` added in fp32 (the small-times-small
-    term is dropped).
+    term is dropped). The split rounds (``cvt.rna``, as that pass emits it);
+    the three dots read their operands as the tensor cores do (``to_tf32``).
     """
     a_big, a_small = split_tf32(a)
     b_big, b_small = split_tf32(b)
     zero = np.zeros(np.shape(acc), np.float32)
-    total = tf32_dot(a_small, b_big, zero)
-    total = tf32_dot(a_big, b_small, total)
-    total = tf32_dot(a_big, b_big, total)
+    total = tf32_dot(a_small, b_big, zero, to_tf32)
+    total = tf32_dot(a_big, b_small, total, to_tf32)
+    total = tf32_dot(a_big, b_big, total, to_tf32)
     return (total + np.asarray(acc, dtype=np.float32)).astype(np.float32)

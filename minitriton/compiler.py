@@ -48,6 +48,12 @@ STAGES = ("ast", "ir", "ir-opt", "ptx", "gpu")
 StageHook = Callable[[str, str], None]
 
 
+def _f32_default() -> str:
+    from minitriton.frontend.builtins import default_input_precision
+
+    return default_input_precision()
+
+
 @dataclass(frozen=True)
 class CompileOptions:
     """Everything besides the arguments that changes what gets compiled.
@@ -65,11 +71,14 @@ class CompileOptions:
     arch: str = DEFAULT_ARCH
     passes: tuple[str, ...] | None = None  # None: the default pipeline
     print_after: tuple[str, ...] = ()  # pass names, or ("all",)
+    #: The ``input_precision`` of fp32 dots that name none: ``TRITON_F32_DEFAULT``
+    #: when the options are made (at each launch), else ``"tf32"``.
+    default_dot_input_precision: str = field(default_factory=_f32_default)
 
     def key(self) -> tuple[Any, ...]:
         """The part of the specialization key these options contribute."""
         return (self.num_warps, self.num_stages, self.num_ctas, self.maxnreg, self.debug,
-                self.arch, self.passes)  # fmt: skip
+                self.arch, self.passes, self.default_dot_input_precision)  # fmt: skip
 
 
 @dataclass
@@ -133,6 +142,8 @@ def compile_kernel(
     per_pass = record if dump is not None or on_stage is not None else None
     with recursion_headroom():
         _run_steps(src, options, stop_after, out, record, per_pass)
+    if out.module is not None:
+        out.module.target = options.arch  # the emulator models this arch's TF32 dots
     return out
 
 
@@ -168,12 +179,12 @@ def _run_steps(
     _stage(out, record, eager, "ast", lambda: ast_dump(fdef))
     if last < STAGES.index("ir"):
         return
-    out.module = lower(src, out.arg_specs)  # 2. AST -> IR, verified
+    out.module = lower(src, out.arg_specs, options)  # 2. AST -> IR, verified
     if eager:
         record("ir", ir_text(out.module))
     else:  # the passes edit the module in place: lower again to print it
         specs = out.arg_specs
-        out.asm.lazy("ir", lambda: ir_text(lower(src, specs)))
+        out.asm.lazy("ir", lambda: ir_text(lower(src, specs, options)))
     if last < STAGES.index("ir-opt"):
         return
     out.module = optimize(out.module, options, per_pass)  # 3. the pass pipeline
@@ -290,12 +301,20 @@ def ast_dump(fdef: Any) -> str:
     return text if text.endswith("\n") else text + "\n"
 
 
-def lower(src: KernelSource, arg_specs: Sequence[ArgSpec]) -> Any:
+def lower(
+    src: KernelSource, arg_specs: Sequence[ArgSpec], options: CompileOptions | None = None
+) -> Any:
     """Step 2: the kernel's AST (from :func:`parse`) -> verified IR ``Module``."""
+    from minitriton.frontend.builtins import COMPILING_PRECISION
     from minitriton.frontend.lower import lower_kernel
     from minitriton.ir.verifier import verify_module
 
-    module = lower_kernel(src, list(arg_specs))
+    precision = options.default_dot_input_precision if options is not None else None
+    token = COMPILING_PRECISION.set(precision)
+    try:
+        module = lower_kernel(src, list(arg_specs))
+    finally:
+        COMPILING_PRECISION.reset(token)
     verify_module(module)
     return module
 

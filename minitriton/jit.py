@@ -542,15 +542,18 @@ def _constexpr_key(value: Any) -> Any:
 
 
 def _env_state() -> tuple[Any, ...]:
-    """The global settings a launch depends on (backend choice, debug default).
+    """The global settings a launch depends on (backend choice, debug default, and
+    ``TRITON_F32_DEFAULT``, the default precision of fp32 dots).
 
     ``os.environ.get`` costs about a microsecond for a missing name; the
     environment's underlying dict answers in tens of nanoseconds.
     """
     data = getattr(os.environ, "_data", None)
     if isinstance(data, dict) and os.name == "posix":
-        return (_selected_backend, data.get(b"MINITRITON_BACKEND"), data.get(b"MINITRITON_DEBUG"))
-    return (_selected_backend, os.environ.get(BACKEND_ENV), os.environ.get(DEBUG_ENV))
+        return (_selected_backend, data.get(b"MINITRITON_BACKEND"), data.get(b"MINITRITON_DEBUG"),
+                data.get(b"TRITON_F32_DEFAULT"))  # fmt: skip
+    return (_selected_backend, os.environ.get(BACKEND_ENV), os.environ.get(DEBUG_ENV),
+            os.environ.get("TRITON_F32_DEFAULT"))  # fmt: skip
 
 
 def make_binder(params: Sequence[Param]) -> Callable[..., Any] | None:

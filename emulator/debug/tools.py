@@ -76,7 +76,10 @@ class Launch:
                 return self.module
             from minitriton.compiler import lower
 
-            self._frontend = lower(source, self.compiled.arg_specs)
+            options = self.compiled.options
+            module = lower(source, self.compiled.arg_specs, options)
+            module.target = options.arch  # the arch whose dots the emulator models
+            self._frontend = module
         return self._frontend
 
     def constexprs(self) -> dict[str, Any]:

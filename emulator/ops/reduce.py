@@ -28,22 +28,55 @@ from minitriton.ir.types import ScalarType, element_type
 def _combine(
     region: Region, state: ProgramState, left: list[np.ndarray], right: list[np.ndarray]
 ) -> list[np.ndarray]:
-    """Apply the combiner region to arrays of left and right operands."""
-    args = [RVal(np.asarray(a), False) for a in left + right]
-    out = state.interp.run_region(region, state.child(), args)
-    return [np.broadcast_to(o.data, left[0].shape) for o in out]
+    """Apply the combiner region to arrays of left and right operands.
+
+    Every pair is one row of a batch: the region's scalars are the pairs' own
+    values, so any op a combine function may use (a splat to ``[1]``, a
+    per-pair ``if``, a helper call) sees its usual shapes. The arrays lead
+    with a program axis (of one row when the operands are the same for every
+    program), which gives each pair its program's row of the kernel values
+    the region may read.
+    """
+    shape = left[0].shape
+    count = int(np.prod(shape, dtype=np.int64))
+    if count == 0:
+        return [np.asarray(a) for a in left]
+    programs = shape[0]
+    rows = np.repeat(np.arange(programs) if programs == state.size else [0], count // programs)
+    scope = state.child(rows)
+    scope.programs = programs  # the step budget counts programs, not pairs
+    args = [RVal(np.ascontiguousarray(a).reshape(count), True) for a in left + right]
+    out = state.interp.run_region(region, scope, args)
+    return [o.data.reshape(shape) if o.batched else np.broadcast_to(o.data, shape) for o in out]
+
+
+def _reads_kernel_values(region: Region) -> bool:
+    """True if the region uses a value defined outside it (CSE may share a constant)."""
+    ops = [inner for top in region.ops for inner in top.walk()]
+    inside = {id(a) for a in region.args}
+    for op in ops:
+        inside.update(id(r) for r in op.results)
+        inside.update(id(a) for r in op.regions for a in r.args)
+    return any(id(v) not in inside for op in ops for v in op.operands)
 
 
 def _axis_last(op: Operation, state: ProgramState, xs: tuple[RVal, ...]) -> tuple[list, bool, int]:
-    """The operands with the combined axis moved last, the batched flag, the axis."""
+    """The operands with a leading program axis and the combined axis last.
+
+    Returns the arrays, whether the result is batched, and where the axis
+    goes back. Operands the same for every program get a program axis of one
+    row (combined once), unless the combiner reads a kernel value, which may
+    differ between programs.
+    """
     batched = any(x.batched for x in xs)
-    lead = 1 if batched else 0
-    arrays = [x.rows(state.size) if batched else x.data for x in xs]
+    if not batched and state.size > 1 and _reads_kernel_values(op.regions[0]):
+        batched = True
+    arrays = [x.rows(state.size) if batched else x.data[None] for x in xs]
     axis = op.attrs.get("axis")
     if axis is None:  # all dimensions at once
-        arrays = [a.reshape((*a.shape[:lead], -1)) for a in arrays]
+        arrays = [a.reshape((a.shape[0], -1)) for a in arrays]
         axis = 0
-    return [np.moveaxis(a, axis + lead, -1) for a in arrays], batched, axis + lead
+    return [np.moveaxis(a, axis + 1, -1) for a in arrays], batched, axis + 1
 
 
 @semantics(ReduceOp)
@@ -63,7 +96,12 @@ def _reduce(op: Operation, state: ProgramState, *xs: RVal) -> list[RVal]:
             combined = [np.concatenate([c, a[..., -1:]], axis=-1) for c, a in zip(combined, arrays)]
         arrays = combined
     # END EXERCISE
-    return [RVal(np.array(a[..., 0]), batched) for a in arrays]  # np.array keeps 0-d
+    return [_result(a[..., 0], batched) for a in arrays]
+
+
+def _result(data: np.ndarray, batched: bool) -> RVal:
+    """A result with its program axis (dropped when the operands were the same for all)."""
+    return RVal(np.array(data if batched else data[0]), batched)  # np.array keeps 0-d
 
 
 @semantics(ScanOp)
@@ -88,7 +126,7 @@ def _scan(op: Operation, state: ProgramState, *xs: RVal) -> list[RVal]:
         d *= 2
     if reverse:
         arrays = [a[..., ::-1] for a in arrays]
-    return [RVal(np.ascontiguousarray(np.moveaxis(a, -1, axis)), batched) for a in arrays]
+    return [_result(np.ascontiguousarray(np.moveaxis(a, -1, axis)), batched) for a in arrays]
 
 
 @semantics(SortOp)

@@ -74,10 +74,14 @@ def ll_type(t: ElemType) -> ir.Type:
     return ir.IntType(t.bitwidth)
 
 
-def to_tf32(b: ir.IRBuilder, v: ir.Value) -> ir.Value:
-    """``v`` (fp32) rounded to TF32 with ``cvt.rna``, as bits in an i32 (both MMA paths use it)."""
-    cvt = ir.InlineAsm(ir.FunctionType(I32, [F32_T]), "cvt.rna.tf32.f32 $0, $1;", "=r,f")
-    return b.call(cvt, [v])
+def truncate_tf32(b: ir.IRBuilder, v: ir.Value) -> ir.Value:
+    """``v`` (fp32) with its low 13 mantissa bits cleared: TF32 as the tensor cores read it.
+
+    Triton hands fp32 operands to ``mma.sync`` and ``wgmma`` unconverted;
+    the FMA path of a batched TF32 dot reads its operands the same way.
+    """
+    bits = b.and_(b.bitcast(v, I32), ir.Constant(I32, 0xFFFFE000))
+    return b.bitcast(bits, F32_T)
 
 
 def fp8_to_f32(b: ir.IRBuilder, st: ScalarType, v: ir.Value) -> ir.Value:

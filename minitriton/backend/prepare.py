@@ -51,7 +51,7 @@ from minitriton.backend.registry import (
 from minitriton.backend.transpose_loads import sink_transposes_into_loads
 from minitriton.diagnostics import Location, error
 from minitriton.ir.clone import clone_module
-from minitriton.ir.core import Block, Operation, Region, Value
+from minitriton.ir.core import Block, Operation, Region, Value, use_counts
 from minitriton.ir.ops import (
     BroadcastOp,
     CallOp,
@@ -75,7 +75,9 @@ from minitriton.ir.ops import (
 from minitriton.ir.printer import Printer
 from minitriton.ir.traits import Elementwise, ReadsMemory, WritesMemory
 from minitriton.ir.types import BlockType, PointerType, element_type
+from minitriton.passes.dce import is_effect_free
 from minitriton.passes.inline import inline_call
+from minitriton.passes.rewriting import is_attached
 
 # ------------------------------------------------------------------ copy, inline
 
@@ -134,6 +136,52 @@ def _inline_one(
     for new in inline_call(call, callee, kernel, name_results=False):
         for op in new.walk():
             inlined_at[id(op)] = (name, site)
+
+
+def scalar_combiners(kernel: FuncOp) -> None:
+    """Leave only scalar code in the combiners of reductions and scans (in place).
+
+    Each thread runs a combiner on its own pair of elements, so a block made
+    inside one has no layout to live in. Inlined helpers leave dead ones
+    behind (Inductor's ``is_floating(x)`` builds ``x + tl.zeros((1,), tl.int1)``
+    only to read its dtype); they go, as Triton's canonicalizer drops them
+    after inlining. A block still used there gets a located error.
+    """
+    for op in kernel.walk():
+        if not isinstance(op, (ReduceOp, ScanOp)):
+            continue
+        _remove_dead_ops(op)
+        for inner in op.walk():
+            if inner is not op and any(_is_block(r) for r in inner.results):
+                raise _block_in_combiner(op, inner)
+
+
+def _remove_dead_ops(root: Operation) -> None:
+    """Delete the ops nested in ``root`` that have no effect and unused results."""
+    changed = True
+    while changed:
+        changed = False
+        counts = use_counts(root)
+        for op in reversed(list(root.walk())):
+            if op is root or op.is_terminator or not is_attached(op, root):
+                continue
+            if is_effect_free(op) and not any(counts.get(id(r), 0) for r in op.results):
+                for inner in op.walk():
+                    for v in inner.operands:
+                        counts[id(v)] -= 1
+                parent_block(op).remove(op)
+                changed = True
+
+
+def _block_in_combiner(op: Operation, inner: Operation) -> Exception:
+    what = "tl.reduce" if isinstance(op, ReduceOp) else "tl.associative_scan"
+    return error(
+        inner.loc,
+        f"the combine function of this {what} builds a block ({inner.results[0].type}): "
+        "on the GPU a combine function works on single elements",
+        help="compute on the scalar arguments directly (tl.where, tl.maximum, "
+        "arithmetic), or run with backend='emulator'",
+    )
 
 
 # ------------------------------------------------------------------ layouts
@@ -606,6 +654,7 @@ def prepare_kernel(
     copy = copy_module(module)
     kernel, inlined_at = inline_calls(copy)
     copy.funcs = [kernel]
+    scalar_combiners(kernel)
     if arch_number(arch) >= 80:  # where the pipeliner runs (wgmma and mma.sync)
         sink_transposes_into_loads(kernel)
     pipeline_loops(kernel, num_warps, arch, num_stages, tma=tma)

@@ -15,8 +15,10 @@ the GPU backend need no special op for them.
 from __future__ import annotations
 
 import math
+import os
 import sys
 from collections.abc import Callable
+from contextvars import ContextVar
 from typing import Any
 
 from minitriton.diagnostics import error
@@ -653,6 +655,27 @@ def _atomic_cas(ctx: Any, pointer: Any, cmp: Any, val: Any, sem: Any, scope: Any
 # ---------------------------------------------------------------- dot
 
 _PRECISIONS = ("tf32", "tf32x3", "ieee")
+#: Triton's environment variable for the default ``input_precision`` of fp32 dots.
+F32_DEFAULT_ENV = "TRITON_F32_DEFAULT"
+
+
+#: The compile options' ``default_dot_input_precision`` while a kernel is lowered.
+COMPILING_PRECISION: ContextVar[str | None] = ContextVar("compiling_precision", default=None)
+
+
+def default_input_precision() -> str:
+    """The ``input_precision`` of an fp32 ``tl.dot`` that names none.
+
+    While a kernel compiles, its options' ``default_dot_input_precision``
+    (:data:`COMPILING_PRECISION`); otherwise ``TRITON_F32_DEFAULT``, else
+    ``"tf32"``, which is how the options get their default at each launch.
+    """
+    value = COMPILING_PRECISION.get() or os.environ.get(F32_DEFAULT_ENV, "").strip() or "tf32"
+    if value not in _PRECISIONS:
+        raise ValueError(
+            f"{F32_DEFAULT_ENV} must be one of {', '.join(_PRECISIONS)}, got {value!r}"
+        )
+    return value
 
 
 @impl("dot")
@@ -708,7 +731,7 @@ def _precision(ctx: Any, input_precision: Any, allow_tf32: Any) -> str:
         raise error(ctx.b.loc, "only one of input_precision and allow_tf32 can be given")
     if allow_tf32 is not None:
         return "tf32" if allow_tf32 else "ieee"
-    precision = "tf32" if input_precision is None else input_precision
+    precision = default_input_precision() if input_precision is None else input_precision
     if precision not in _PRECISIONS:
         raise error(
             ctx.b.loc, f"input_precision must be one of {', '.join(_PRECISIONS)}, got {precision!r}"

@@ -43,4 +43,6 @@ def clone_module(module: Module) -> Module:
     """A deep copy of ``module``; the original is never touched."""
     funcs = [clone_op(f) for f in module.funcs]
     assert all(isinstance(f, FuncOp) for f in funcs)
-    return Module(funcs)  # type: ignore[arg-type]
+    copy = Module(funcs)  # type: ignore[arg-type]
+    copy.target = getattr(module, "target", None)
+    return copy

@@ -831,6 +831,9 @@ class Module:
 
     def __init__(self, funcs: list[FuncOp] | None = None) -> None:
         self.funcs: list[FuncOp] = list(funcs or [])
+        #: The arch the kernel was compiled for (the emulator models its TF32 dots);
+        #: not part of the IR text.
+        self.target: str | None = None
 
     def lookup(self, name: str) -> FuncOp:
         """The function called ``name``."""

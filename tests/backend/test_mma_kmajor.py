@@ -288,7 +288,7 @@ def test_k_major_b_matmul_is_pipelined(dtype, tmp_path):
     assert "contig = 0" in k.ttgir and "order=[0, 1]" in k.ttgir
     assert "cp.async.cg.shared.global" in k.ptx and "mma.sync" in k.ptx
     assert "ldmatrix.sync.aligned.m8n8.x4.trans" not in k.ptx  # A plain, B K-major: plain
-    assert ("cvt.rna.tf32.f32" in k.ptx) == (dtype == "fp32")
+    assert "cvt.rna" not in k.ptx  # fp32 bits go to the tensor cores as Triton gives them
     assert " 0 bytes spill stores" in assemble(k, tmp_path)
 
 

@@ -77,7 +77,7 @@ def test_float_dots_use_mma_sync(dtype, instr, tmp_path):
     assert k.ptx.count(instr) == 2 * 4 * steps
     assert "ldmatrix.sync.aligned.m8n8.x4.shared.b16" in k.ptx
     assert ("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16" in k.ptx) == (dtype != "fp32")
-    assert ("cvt.rna.tf32.f32" in k.ptx) == (dtype == "fp32")
+    assert "cvt.rna" not in k.ptx  # fp32 bits go to the tensor cores as Triton gives them
     assemble(k, tmp_path)
 
 

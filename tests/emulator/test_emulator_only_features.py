@@ -15,7 +15,7 @@ import minitriton as triton
 import minitriton.language as tl
 from minitriton.backend.build import compile_ir
 from minitriton.diagnostics import CompileError
-from minitriton.emulator.tf32 import round_to_tf32
+from minitriton.emulator.tf32 import truncate_to_tf32
 
 # ---------------------------------------------------------------- batched dot
 
@@ -38,18 +38,18 @@ def test_batched_dot_on_the_emulator() -> None:
     b = rng.standard_normal((2, 32, 16), dtype=np.float32)
     c = np.zeros((2, 16, 16), dtype=np.float32)
     batched_dot[(1,)](a, b, c, B=2, M=16, K=32, backend="emulator")
-    # fp32 inputs: tl.dot's default precision is TF32, which rounds both inputs.
-    expected = round_to_tf32(a).astype(np.float64) @ round_to_tf32(b).astype(np.float64)
+    # fp32 inputs: tl.dot's default precision is TF32; the tensor cores truncate both inputs.
+    expected = truncate_to_tf32(a).astype(np.float64) @ truncate_to_tf32(b).astype(np.float64)
     np.testing.assert_allclose(c, expected, rtol=1e-5, atol=1e-5)
     assert not np.allclose(c, a @ b, rtol=1e-5, atol=1e-5)
 
 
-def test_batched_dot_compiles_for_the_gpu_with_tf32_rounding() -> None:
+def test_batched_dot_compiles_for_the_gpu_with_tf32_inputs() -> None:
     a = np.zeros((2, 16, 32), dtype=np.float32)
     compiled = batched_dot.warmup(a, a, a, B=2, M=16, K=32, grid=(1,), backend="emulator")
     ptx = compile_ir(compiled.module, "sm_80").ptx
-    assert "cvt.rna.tf32.f32" in ptx and "fma.rn.f32" in ptx  # the FMA path, TF32 inputs
-    assert "cvt.rna.tf32.f32" not in compile_ir(compiled.module, "sm_75").ptx
+    assert "-8192;" in ptx and "fma.rn.f32" in ptx and "cvt.rna" not in ptx  # low 13 bits cut
+    assert "-8192;" not in compile_ir(compiled.module, "sm_75").ptx  # no TF32 before sm_80
 
 
 # ---------------------------------------------------------------- fp8

@@ -108,3 +108,21 @@ def test_a_kernel_parameter_named_max_steps_is_an_argument() -> None:
     out = np.zeros(1, np.float32)
     fill[(1,)](out, max_steps=7, backend="emulator")
     assert out[0] == 7.0
+
+
+@triton.jit
+def row_sums(x_ptr, out_ptr, BLOCK: tl.constexpr):
+    pid = tl.program_id(0)
+    tl.store(out_ptr + pid, tl.sum(tl.load(x_ptr + pid * BLOCK + tl.arange(0, BLOCK)), axis=0))
+
+
+def test_a_combiner_counts_its_programs_not_its_pairs() -> None:
+    # 4 programs reduce 1024 values each: the combiner runs once per level of the tree (10)
+    # for the 4 programs, however many pairs each run combines (4 x 1023 steps per op if
+    # each pair counted).
+    x = np.ones(4 * 1024, np.float32)
+    out = np.zeros(4, np.float32)
+    row_sums[(4,)](x, out, BLOCK=1024, backend="emulator", max_steps=400)
+    np.testing.assert_array_equal(out, [1024.0] * 4)
+    with pytest.raises(EmulatorError, match="step budget of 40 steps"):
+        row_sums[(4,)](x, out, BLOCK=1024, backend="emulator", max_steps=40)

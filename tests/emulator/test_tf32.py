@@ -1,9 +1,12 @@
-"""TF32 in the emulator: the rounding of ``cvt.rna.tf32.f32`` and the fp32 ``tl.dot`` built on it.
+"""TF32 in the emulator: ``cvt.rna.tf32.f32``, truncation, and the fp32 ``tl.dot`` built on them.
 
 The rounding is checked bit for bit: on edge values against hand-derived
 results, and on random bit patterns against an independent reference that
 rounds the magnitude in fp64 arithmetic (``floor(|x| / ulp + 1/2) * ulp``).
-The dot is checked through ``@jit`` kernels for every ``input_precision``.
+The dot is checked through ``@jit`` kernels for every ``input_precision``
+and for the arch it models: the tensor cores read fp32 as TF32 the way
+:data:`~minitriton.emulator.tf32.TF32_INPUTS` says (truncation on sm_80 and
+sm_90), and before sm_80 there is no TF32 at all.
 """
 
 from __future__ import annotations
@@ -13,7 +16,14 @@ import pytest
 
 import minitriton as triton
 import minitriton.language as tl
-from minitriton.emulator.tf32 import round_to_tf32, split_tf32, tf32_dot, truncate_to_tf32
+from minitriton.emulator import tf32 as tf32_model
+from minitriton.emulator.tf32 import (
+    round_to_tf32,
+    split_tf32,
+    tensor_core_inputs,
+    tf32_dot,
+    truncate_to_tf32,
+)
 
 F32_MIN_EXP = -126  # exponent of the smallest normal; subnormals share its ULP
 
@@ -159,11 +169,21 @@ def dot_kernel(a_ptr, b_ptr, c_ptr, PRECISION: tl.constexpr, M: tl.constexpr, K:
     tl.store(c_ptr + rm[:, None] * N + rn[None, :], c)
 
 
-def run_dot(a: np.ndarray, b: np.ndarray, acc: np.ndarray, precision: str) -> np.ndarray:
+def run_dot(
+    a: np.ndarray, b: np.ndarray, acc: np.ndarray, precision: str, arch: str = "sm_90"
+) -> np.ndarray:
     c = acc.astype(np.float32).copy()
     (m, k), n = a.shape, b.shape[1]
-    dot_kernel[(1,)](a, b, c, precision, m, k, n, backend="emulator")
+    dot_kernel[(1,)](a, b, c, precision, m, k, n, backend="emulator", arch=arch)
     return c
+
+
+def reference_rz(x: np.ndarray) -> np.ndarray:
+    """Finite fp32 ``x`` truncated to 11 significant bits, in fp64 (independent of the bits)."""
+    x64 = x.astype(np.float64)
+    _, exp = np.frexp(x64)
+    ulp = np.ldexp(1.0, np.maximum(exp - 1, F32_MIN_EXP) - 10)
+    return (np.trunc(x64 / ulp) * ulp).astype(np.float32)
 
 
 @pytest.fixture
@@ -181,10 +201,46 @@ def exact(a: np.ndarray, b: np.ndarray, acc: np.ndarray) -> np.ndarray:
 def test_tl_dot_on_fp32_uses_tf32_by_default(operands, precision: str) -> None:
     a, b, acc = operands
     got = run_dot(a, b, acc, precision)
-    np.testing.assert_array_equal(got, tf32_dot(a, b, acc))
+    np.testing.assert_array_equal(got, tf32_dot(a, b, acc, truncate_to_tf32))
+    truncated = exact(reference_rz(a), reference_rz(b), acc)
+    np.testing.assert_allclose(got, truncated, rtol=1e-6, atol=1e-5)
+    assert np.abs(got - exact(a, b, acc)).max() > 1e-3  # the inputs' truncation shows
+    assert np.abs(got - tf32_dot(a, b, acc, round_to_tf32)).max() > 1e-4  # not rounded
+
+
+@pytest.mark.parametrize(("arch", "want"), [("sm_90", "rz"), ("sm_90a", "rz"), ("sm_80", "rz"),
+                                            ("sm_86", "rz"), ("sm_75", "exact")])  # fmt: skip
+def test_tl_dot_models_the_arch_it_is_compiled_for(operands, arch: str, want: str) -> None:
+    a, b, acc = operands
+    got = run_dot(a, b, acc, "default", arch=arch)
+    if want == "exact":  # no TF32 before sm_80: Triton's FMA dot is exact fp32
+        np.testing.assert_array_equal(got, exact(a, b, acc).astype(np.float32))
+    else:
+        np.testing.assert_array_equal(got, tf32_dot(a, b, acc, truncate_to_tf32))
+
+
+def test_the_table_picks_truncation_or_rounding(monkeypatch, operands) -> None:
+    assert tensor_core_inputs("sm_90", "wgmma") is truncate_to_tf32
+    assert tensor_core_inputs("sm_80") is truncate_to_tf32
+    assert tensor_core_inputs("sm_75") is None
+    # Were the measurement to find that mma.sync rounds, one entry changes the model.
+    table = {**tf32_model.TF32_INPUTS, ("sm_80", "mma.sync"): "round"}
+    monkeypatch.setattr(tf32_model, "TF32_INPUTS", table)
+    assert tensor_core_inputs("sm_80") is round_to_tf32
+    assert tensor_core_inputs("sm_90", "wgmma") is truncate_to_tf32
+    a, b, acc = operands
+    got = run_dot(a, b, acc, "default", arch="sm_80")
+    np.testing.assert_array_equal(got, tf32_dot(a, b, acc, round_to_tf32))
     rounded = exact(reference_rna(a), reference_rna(b), acc)
     np.testing.assert_allclose(got, rounded, rtol=1e-6, atol=1e-5)
-    assert np.abs(got - exact(a, b, acc)).max() > 1e-3  # the inputs' rounding shows
+
+
+def test_truncation_matches_an_independent_reference() -> None:
+    rng = np.random.default_rng(16)
+    x = rng.integers(0, 0x7F000000, 4096, dtype=np.uint32).view(np.float32)
+    x = np.where(rng.random(4096) < 0.5, -x, x)
+    assert as_bits(truncate_to_tf32(x)) == as_bits(reference_rz(x))
+    assert as_bits(truncate_to_tf32(x)) != as_bits(round_to_tf32(x))
 
 
 @pytest.mark.parametrize("precision", ["ieee", "no_tf32"])
@@ -212,3 +268,27 @@ def test_tl_dot_on_fp16_is_unaffected_by_precision() -> None:
     acc = np.zeros((16, 16), np.float32)
     want = exact(a, b, acc).astype(np.float32)
     np.testing.assert_array_equal(run_dot(a, b, acc, "default"), want)
+
+
+# ---------------------------------------------------------------- TRITON_F32_DEFAULT
+
+
+def test_triton_f32_default_sets_the_default_precision(monkeypatch, operands) -> None:
+    a, b, acc = operands
+    tf32 = run_dot(a, b, acc, "default")
+    monkeypatch.setenv("TRITON_F32_DEFAULT", "ieee")
+    np.testing.assert_array_equal(
+        run_dot(a, b, acc, "default"), exact(a, b, acc).astype(np.float32)
+    )
+    monkeypatch.setenv("TRITON_F32_DEFAULT", "tf32x3")
+    np.testing.assert_array_equal(run_dot(a, b, acc, "default"), run_dot(a, b, acc, "tf32x3"))
+    # A dot that names its precision keeps it.
+    np.testing.assert_array_equal(run_dot(a, b, acc, "tf32"), tf32)
+    monkeypatch.delenv("TRITON_F32_DEFAULT")
+    np.testing.assert_array_equal(run_dot(a, b, acc, "default"), tf32)  # back: a cache key
+
+
+def test_triton_f32_default_must_name_a_precision(monkeypatch, operands) -> None:
+    monkeypatch.setenv("TRITON_F32_DEFAULT", "fp32")
+    with pytest.raises(ValueError, match="TRITON_F32_DEFAULT must be one of tf32, tf32x3, ieee"):
+        run_dot(*operands, "default")

@@ -17,6 +17,7 @@ import numpy as np
 import pytest
 
 from minitriton.backend import gpu_available
+from minitriton.emulator.tf32 import tensor_core_inputs
 
 pytestmark = [
     pytest.mark.gpu,
@@ -87,8 +88,10 @@ def test_fp8_conversions_match_the_emulator_bit_for_bit(dtype: str) -> None:
 
 
 def tf32(x: np.ndarray) -> np.ndarray:
-    bits = x.astype(np.float32).view(np.uint32)
-    return ((bits + np.uint32(0x1000)) & np.uint32(0xFFFFE000)).view(np.float32)
+    """fp32 as the tensor cores read it (the emulator's model for the default arch)."""
+    to_tf32 = tensor_core_inputs()
+    assert to_tf32 is not None
+    return to_tf32(x.astype(np.float32))
 
 
 @pytest.mark.parametrize("precision", ["tf32", "ieee"])

@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 
 from minitriton.backend import gpu_available
+from minitriton.emulator.tf32 import tensor_core_inputs
 
 pytestmark = [
     pytest.mark.gpu,
@@ -63,9 +64,10 @@ def run_dot(kernel, a, b, c, tile, num_warps=4, **meta):  # noqa: ANN001
 
 
 def tf32(x: np.ndarray) -> np.ndarray:
-    """Round fp32 to tf32 (10 mantissa bits) to nearest, ties away: ``cvt.rna.tf32.f32``."""
-    bits = x.astype(np.float32).view(np.uint32)
-    return ((bits + np.uint32(0x1000)) & np.uint32(0xFFFFE000)).view(np.float32)
+    """fp32 as the tensor cores of ``ARCH`` read it (the emulator's model: truncation)."""
+    to_tf32 = tensor_core_inputs(ARCH, "mma.sync")
+    assert to_tf32 is not None
+    return to_tf32(x.astype(np.float32))
 
 
 SHAPES = [
@@ -109,7 +111,7 @@ def test_bf16(rng, mnk, tile, warps):
 
 
 @pytest.mark.parametrize(("mnk", "tile", "warps"), SHAPES[:3])
-def test_tf32_rounds_the_inputs(rng, mnk, tile, warps):
+def test_tf32_reads_the_inputs_as_the_model_says(rng, mnk, tile, warps):
     m, n, k = mnk
     a = rng.standard_normal((m, k)).astype(np.float32)
     b = rng.standard_normal((k, n)).astype(np.float32)

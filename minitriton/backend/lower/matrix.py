@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 from llvmlite import ir
 
 from minitriton.backend.accelerate_matmul import arch_number
-from minitriton.backend.lltypes import F32_T, I32, RegTile, byte_size, to_tf32
+from minitriton.backend.lltypes import I32, RegTile, byte_size, truncate_tf32
 from minitriton.backend.lower.arith import cast
 from minitriton.backend.lower.control import open_loop
 from minitriton.backend.lower.math import fma
@@ -60,8 +60,9 @@ def fma_dot(ctx: LoweringContext, op: Operation) -> RegTile:
 
     A batched (3-D) dot ``[B, M, K] @ [B, K, N]`` is the same loop, each
     output element reading the A row and B column of its own batch. Its
-    fp32 inputs are rounded to TF32 for ``input_precision="tf32"`` on
-    sm_80 and later, as the tensor-core paths and the emulator do.
+    fp32 inputs are read as TF32 for ``input_precision="tf32"`` on sm_80 and
+    later, as the tensor cores read the fp32 bits Triton gives them
+    (:func:`~minitriton.backend.lltypes.truncate_tf32`).
     """
     a_v, b_v, _ = op.operands
     a, bm, c = (ctx.tensor(v) for v in op.operands)
@@ -122,7 +123,7 @@ def _dot_loop(
 def _dot_operand(ctx: LoweringContext, lin: ir.Value, st, stc, base: int, tf32: bool) -> ir.Value:
     v = smem_load(ctx, byte_offset(ctx, lin, byte_size(st), base), st)
     if tf32:
-        v = ctx.b.bitcast(to_tf32(ctx.b, v), F32_T)
+        v = truncate_tf32(ctx.b, v)
     return cast(ctx, st, stc, v)
 
 

@@ -16,8 +16,8 @@ Two lowerings, for the ops :mod:`minitriton.backend.mma_plan` set up:
   A pipelined K-major B (a ring tile stored transposed, one row per ``n``)
   is read with plain ``ldmatrix.x4`` for every element type, like A.
 * ``tt.dot``: for each k step, each m16 and each n8 tile of a warp, one
-  ``mma.sync.aligned.m16n8k16`` (fp16, bf16), ``m16n8k8`` (tf32: operands
-  rounded with ``cvt.rna.tf32.f32``, as Triton does) or ``m16n8k32`` (int8,
+  ``mma.sync.aligned.m16n8k16`` (fp16, bf16), ``m16n8k8`` (tf32: the fp32 bits go
+  to the tensor cores unconverted, as Triton hands them over) or ``m16n8k32`` (int8,
   int32 accumulators) as inline PTX. Fragment registers pack ``32 / bits``
   K-consecutive elements each.
 
@@ -51,7 +51,6 @@ from minitriton.backend.lltypes import (
     RegTile,
     byte_size,
     ll_type,
-    to_tf32,
 )
 from minitriton.backend.lower.wgmma import _slot_base, smem_global
 from minitriton.backend.mma_plan import MmaDot
@@ -444,9 +443,6 @@ def _fragments(
     """The instruction-ready registers of k step ``ki`` for every tile of one operand."""
     if isinstance(src, Staged):
         regs = staged_fragments(ctx, src, ki, tiles)
-        if mma.kind == "tf32":
-            regs = {t: [to_tf32(ctx.b, ctx.b.bitcast(r, F32_T)) for r in rs]
-                    for t, rs in regs.items()}  # fmt: skip
         return regs
     return {t: _pack_fragment(ctx, src, mma, op_idx, _origin(mma, op_idx, ki, t))
             for t in range(tiles)}  # fmt: skip
@@ -467,15 +463,13 @@ def _pack_fragment(
 
 
 def _frag_pack(ctx: LoweringContext, elems: list[ir.Value], kind: str) -> ir.Value:
-    """Pack ``32 / bits`` elements into one register (tf32: rounded; ``raw``: bits only)."""
+    """Pack ``32 / bits`` elements into one register (tf32: the fp32 bits, unconverted)."""
     b = ctx.b
     if kind == "f16":
         vec = ir.Constant(ir.VectorType(F16_T, 2), None)
         for i, v in enumerate(elems):
             vec = b.insert_element(vec, v, _c(i))
         return b.bitcast(vec, I32)
-    if kind == "tf32":
-        return to_tf32(ctx.b, elems[0])
     if elems[0].type == F32_T:
         return b.bitcast(elems[0], I32)
     width = elems[0].type.width

@@ -179,8 +179,6 @@ def wgmma_dot(ctx: LoweringContext, op: Operation) -> T.RegTile | None:
     off_b = 0 if a_regs is not None else align_tile(a_tile.nbytes)
     reserve_tiles(ctx, off_b + b_tile.nbytes)
     ctx.barrier()
-    if str(st) == "f32":  # tf32: round as the mma.sync path and the emulator do
-        a, bm = _tf32_rounded(ctx, a), _tf32_rounded(ctx, bm)
     if a_regs is None:
         stage_tile(ctx, a, st, a_tile, 0)
     stage_tile(ctx, bm, st, b_tile, off_b)
@@ -190,11 +188,6 @@ def wgmma_dot(ctx: LoweringContext, op: Operation) -> T.RegTile | None:
     a_arg = (a_tile, base) if a_regs is None else (a_regs, a.vals)
     acc = wgmma(ctx, shape, c.vals, a_arg, (b_tile, base + off_b))
     return T.RegTile(c.layout, wgmma_wait(ctx, acc, 0))
-
-
-def _tf32_rounded(ctx: LoweringContext, t: T.RegTile) -> T.RegTile:
-    """``t`` rounded to TF32 with ``cvt.rna`` (the tensor cores would truncate)."""
-    return T.RegTile(t.layout, [ctx.b.bitcast(T.to_tf32(ctx.b, v), T.F32_T) for v in t.vals])
 
 
 def reserve_tiles(ctx: LoweringContext, nbytes: int) -> None:
