@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 torch = pytest.importorskip("torch")
-pytestmark = pytest.mark.torch
+pytestmark = [pytest.mark.torch, pytest.mark.slow]
 
 HERE = Path(__file__).resolve().parent
 FILES = sorted((HERE / "files").glob("*.py"))
