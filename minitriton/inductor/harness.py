@@ -37,14 +37,14 @@ def install(backend: str | None = None) -> None:
     import torch._inductor.runtime as runtime
 
     sys.modules[HEURISTICS] = heuristics
-    runtime.triton_heuristics = heuristics  # type: ignore[attr-defined]
+    runtime.triton_heuristics = heuristics
     if not torch.cuda.is_available():
         _cuda_on_cpu(torch)
     if resolve_backend(backend) == "emulator":
         _one_timed_run()
 
 
-class _NoDeviceGuard(contextlib.nullcontext):  # type: ignore[type-arg]
+class _NoDeviceGuard(contextlib.nullcontext):
     """``torch.cuda._DeviceGuard(index)`` where there is no GPU: nothing to switch."""
 
     def __init__(self, index: Any = None) -> None:

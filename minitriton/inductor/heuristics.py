@@ -232,7 +232,7 @@ def first_persistent_config(size_hints: dict[str, int], inductor_meta: dict[str,
 # -- grids ---------------------------------------------------------------------------
 
 
-def _cdiv(n: int, block: int | None) -> int:
+def _cdiv(n: int, block: int) -> int:
     return n if not block or block == 1 else -(n // -block)
 
 
@@ -243,7 +243,10 @@ def launch_grid(
 
     ``named`` holds the kernel's arguments and the config's values by name.
     """
-    g = named.get
+
+    def g(name: str) -> int:
+        return int(named.get(name) or 0)
+
     if grid_type == "Grid1D":
         return (_cdiv(g("xnumel"), g("XBLOCK")), 1, 1)
     if grid_type == "Grid2D":
@@ -338,7 +341,7 @@ class InductorKernel(KernelInterface):
             )
         return {**constants, **dict(zip(names + extra, args))}
 
-    def run(  # type: ignore[override]
+    def run(
         self, *args: Any, grid: Any = None, stream: Any = None, warmup: bool = False,
         benchmark_run: bool = False, **kwargs: Any,
     ) -> Any:  # fmt: skip
@@ -410,13 +413,17 @@ def pointwise(
         size_hints = dict(zip("xyz", size_hints))
     numel = math.prod(size_hints.values())
     bs = max(256, min(numel // 128, 1024))
-    first: dict[int, tuple[int, ...]] = {1: (bs,), 2: (32, 32), 3: (16, 16, 16)}
+    first: dict[int, tuple[int, int | None, int | None]] = {
+        1: (bs, None, None),
+        2: (32, 32, None),
+        3: (16, 16, 16),
+    }
     if len(size_hints) not in first:
         raise NotImplementedError(f"pointwise size_hints: {size_hints}")
 
     def configs() -> list[Config]:
-        blocks = first[len(size_hints)]
-        return [pointwise_config(size_hints, *blocks, min_elem_per_thread=min_elem_per_thread)]
+        x, y, z = first[len(size_hints)]
+        return [pointwise_config(size_hints, x, y, z, min_elem_per_thread=min_elem_per_thread)]
 
     return _decorator(configs, triton_meta, inductor_meta, "pointwise")
 

@@ -43,6 +43,19 @@ def test_inductor_runtime_helpers_import_and_run_under_the_alias() -> None:
     assert checks == dict.fromkeys(checks, True)
 
 
+def test_first_configs_are_inductors_own() -> None:
+    """For ~200 size hints and reduction hints, the config is the first of Inductor's list.
+
+    Inductor's own heuristics module imports under the alias and lists its
+    configs without compiling; the cases lead it to many different configs.
+    """
+    result = run([str(HERE / "scripts" / "compare_configs.py")])
+    assert result.returncode == 0, result.stderr[-3000:]
+    verdict = json.loads(result.stdout.strip().splitlines()[-1])
+    assert verdict["compared"] >= 190 and verdict["distinct"] >= 20
+    assert verdict["differ"] == []
+
+
 def test_minitriton_run_on_a_file_written_for_cuda() -> None:
     """The file's own benchmark block runs: one launch on the emulator, timed."""
     result = run(["-m", "minitriton", "run", str(EXAMPLE / "triton_poi_fused_gelu_1.py")])
