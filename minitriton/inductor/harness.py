@@ -6,10 +6,12 @@
 kernels run on the emulator, makes the file's benchmark one timed run (the
 emulator is far slower than a GPU and Inductor's benchmark repeats a launch
 for 40 ms and more). Where torch sees no GPU, a file written on a GPU
-machine runs on the CPU instead: its ``device='cuda:0'`` tensors are made on
-the CPU, and ``torch.cuda.set_device``, ``torch.cuda._DeviceGuard`` and the
-raw stream become no-ops. torch is imported only here, when a file that
-imports it is run.
+machine runs on the CPU instead: its ``device='cuda:0'`` tensors
+(``rand_strided``, ``torch.zeros``, ``torch.empty``,
+``torch.empty_strided``) are made on the CPU, and
+``torch.cuda.set_device``, ``torch.cuda._DeviceGuard`` and the raw stream
+become no-ops. torch is imported only here, when a file that imports it is
+run.
 """
 
 from __future__ import annotations
@@ -58,6 +60,8 @@ def _cuda_on_cpu(torch: Any) -> None:
     torch.cuda._DeviceGuard = _NoDeviceGuard
     torch.cuda.set_device = lambda device: None
     torch._C._cuda_getCurrentRawStream = lambda index: 0
+    for name in ("zeros", "empty", "empty_strided"):  # get_args() makes workspaces with these
+        setattr(torch, name, _on_cpu(getattr(torch, name)))
     made_on = testing.rand_strided
     if getattr(made_on, "_minitriton", False):
         return
@@ -70,6 +74,20 @@ def _cuda_on_cpu(torch: Any) -> None:
 
     rand_strided._minitriton = True  # type: ignore[attr-defined]
     testing.rand_strided = rand_strided
+
+
+def _on_cpu(make: Callable[..., Any]) -> Callable[..., Any]:
+    """``make`` (``torch.zeros``, ...) with a CUDA ``device=`` read as the CPU."""
+    if getattr(make, "_minitriton", False):
+        return make
+
+    def on_cpu(*args: Any, **kwargs: Any) -> Any:
+        if str(kwargs.get("device", "")).startswith("cuda"):
+            kwargs["device"] = "cpu"
+        return make(*args, **kwargs)
+
+    on_cpu._minitriton = True  # type: ignore[attr-defined]
+    return on_cpu
 
 
 def _one_timed_run() -> None:

@@ -267,6 +267,8 @@ def launch_grid(
         return (_cdiv(g("r0_numel"), g("R0_BLOCK")), g("xnumel"), 1)
     if grid_type == "MixOrderReductionGrid":
         return (_cdiv(g("xnumel"), g("RSPLIT_SIZE")), 1, 1)
+    if grid_type in _COMBO_GRIDS:
+        return _combo_grid(grid_type, named, inductor_meta["combo_grid_meta"])
     if grid_type == "FixedGrid":
         return tuple(_evaluate(e, named) for e in inductor_meta["fixed_grid"])
     if grid_type == "PrecomputedGrid":
@@ -275,6 +277,43 @@ def launch_grid(
                 return tuple(_evaluate(e, named) for e in candidate["python"])
         raise ValueError(f"no precomputed grid matches {named}")
     raise NotImplementedError(f"MiniTriton's Inductor runtime has no grid of type {grid_type!r}")
+
+
+_COMBO_GRIDS = ("SequentialComboKernelGrid", "SequentialFlattenComboKernelGrid",
+                "RoundRobinComboKernelGrid")  # fmt: skip
+
+
+def _combo_grid(grid_type: str, named: dict[str, Any], combo: dict[str, Any]) -> tuple[int, ...]:
+    """The grid of a combo (foreach) kernel: its sub-kernels' blocks side by side along x."""
+    meta = {**(combo.get("default_config") or {}), **named}
+    count = combo["num_kernels"]
+
+    def numel(axis: str, i: int) -> int:
+        return int(combo.get(f"{axis}numel_{i}") or meta[f"{axis}numel_{i}"])
+
+    def x_blocks(i: int, block: Any) -> int:
+        return numel("x", i) if combo[f"no_x_dim_{i}"] else _cdiv(numel("x", i), block)
+
+    has_y = any(f"ynumel_{i}" in combo for i in range(count))
+    if grid_type == "SequentialFlattenComboKernelGrid":
+        total = 0
+        for i in range(count):
+            y = _cdiv(numel("y", i), meta.get(f"YBLOCK_{i}")) if f"ynumel_{i}" in combo else 1
+            total += x_blocks(i, meta.get(f"XBLOCK_{i}")) * y
+        return (max(total, combo.get("min_blocks") or 0), 1, 1)
+    if grid_type == "SequentialComboKernelGrid":
+        x = sum(x_blocks(i, meta.get("XBLOCK")) for i in range(count))
+    else:
+        flat = [numel("x", i) for i in range(count) if combo[f"no_x_dim_{i}"]]
+        tiled = [numel("x", i) for i in range(count) if not combo[f"no_x_dim_{i}"]]
+        x = max(flat + ([_cdiv(max(tiled), meta.get("XBLOCK"))] if tiled else [])) * count
+    x = max(x, combo.get("min_blocks") or 0)
+    if not has_y:
+        return (x, 1, 1)
+    ynumel = max(numel("y", i) for i in range(count) if f"ynumel_{i}" in combo)
+    y_raw = _cdiv(ynumel, meta.get("YBLOCK"))
+    y_div = _cdiv(y_raw, MAX_GRID_YZ)
+    return (x, 0 if y_div == 0 else _cdiv(y_raw, y_div), y_div)
 
 
 def _evaluate(expr: Any, named: dict[str, Any]) -> int:

@@ -43,13 +43,15 @@ def _reference(name: str) -> Callable[[list[Any]], Expected]:
         "triton_red_fused_var_mean_0": lambda a: {2: a[1].mean(1), 0: a[1].var(1)},
         "triton_per_fused_logcumsumexp_0": lambda a: {1: torch.logcumsumexp(a[0], 1)},
         "triton_poi_fused_add_clone_t_0": lambda a: {1: a[0].t() + 1},
-        "triton_red_fused__softmax_online_0": lambda a: {0: torch.softmax(a[1], 1)},
+        "triton_red_fused__softmax_online_0": lambda a: {1: torch.softmax(a[0], 1)},
+        "triton_red_fused_native_layer_norm_0": lambda a: {1: F.layer_norm(a[0], (3000,))},
+        "triton_red_fused_cumsum_0": lambda a: {1: torch.cumsum(a[0].double(), 1).float()},
         "triton_per_fused_welford_combine_0": lambda a: {
             2: a[1].mean(1),
             0: a[1].var(1, unbiased=False),
         },
         "triton_spl_fused_cumsum_0": lambda a: {1: torch.cumsum(a[0].double(), 0).float()},
-        "triton_for_fused_0": lambda a: {2: a[0] + a[1], 3: a[1] * 2},
+        "triton_for_fused_0": lambda a: {2: a[0] + 1, 3: a[1] * 2},
         "triton_tem_fused_mm_0": lambda a: {2: a[0] @ a[1]},
     }
     return table[name]
@@ -79,7 +81,8 @@ def check(path: Path) -> dict[str, Any]:
     module.call(args)
     for index, want in expected.items():
         got = args[index].reshape(want.shape).to(want.dtype)
-        if not torch.allclose(got, want, rtol=1e-4, atol=1e-5):
+        # Sums of thousands of float32 values: rounding differs with the order of the additions.
+        if not torch.allclose(got, want, rtol=1e-4, atol=1e-4):
             worst = (got.double() - want.double()).abs().max().item()
             return {"ok": False, "detail": f"argument {index} differs by up to {worst}"}
     return {"ok": True, "detail": f"{len(expected)} outputs match"}
