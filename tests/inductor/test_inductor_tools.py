@@ -52,6 +52,8 @@ def test_first_configs_are_inductors_own() -> None:
     result = run([str(HERE / "scripts" / "compare_configs.py")])
     assert result.returncode == 0, result.stderr[-3000:]
     verdict = json.loads(result.stdout.strip().splitlines()[-1])
+    if "skipped" in verdict:
+        pytest.skip(verdict["skipped"])
     assert verdict["compared"] >= 190 and verdict["distinct"] >= 20
     assert verdict["differ"] == []
 

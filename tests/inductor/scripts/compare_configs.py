@@ -74,7 +74,11 @@ def cases() -> list[tuple[str, object, object]]:
 
 def main() -> None:
     differ, distinct = [], set()
-    all_cases = cases()
+    try:
+        all_cases = cases()
+    except TypeError as e:  # a torch whose heuristics cannot list their configs
+        print(json.dumps({"skipped": f"Inductor's heuristics cannot list configs: {e}"}))
+        return
     for name, hints, theirs, kind, im in all_cases:
         hint = im.pop("reduction_hint", None)
         if kind == "pointwise":
