@@ -232,7 +232,7 @@ def first_persistent_config(size_hints: dict[str, int], inductor_meta: dict[str,
 # -- grids ---------------------------------------------------------------------------
 
 
-def _cdiv(n: int, block: int) -> int:
+def _cdiv(n: int, block: int | None) -> int:
     return n if not block or block == 1 else -(n // -block)
 
 
