@@ -35,23 +35,42 @@ FAILED_CHECK = "❌"
 # Subpackages that Triton code imports by name, beyond those imported with minitriton.
 _EXTRA_MODULES = ("minitriton.language.extra.cuda.libdevice", "minitriton.tools.tensor_descriptor")
 
+# Subpackages imported whole, every module in them, so that ``triton.<sub>.<module>`` resolves.
+_ALIASED_PACKAGES = ("language", "runtime", "backends", "compiler")
+
 
 def alias_triton() -> None:
-    """Make ``triton`` and every ``triton.<sub>`` import the MiniTriton module of that name."""
+    """Make ``triton`` and every ``triton.<sub>`` import the MiniTriton module of that name.
+
+    Beside the language and the runtime, this covers the host-side names
+    that libraries built on Triton import (``triton.backends``,
+    ``triton.compiler.compiler.triton_key``, ``triton.runtime.jit``,
+    ``triton.runtime.autotuner``). Modules of an installed Triton that were
+    imported before are dropped from ``sys.modules``, so that no later import
+    mixes the two.
+    """
     for name in _EXTRA_MODULES:
         try:
             importlib.import_module(name)
         except ImportError:
             continue
     for info in pkgutil.walk_packages(minitriton.__path__, "minitriton."):
-        if info.name.split(".")[1] in ("language", "runtime"):
+        if info.name.split(".")[1] in _ALIASED_PACKAGES:
             try:
                 importlib.import_module(info.name)
             except ImportError:
                 continue
+    for name in [n for n in sys.modules if n == "triton" or n.startswith("triton.")]:
+        if not _is_minitriton(sys.modules[name]):
+            del sys.modules[name]
     for name, module in list(sys.modules.items()):
         if name == "minitriton" or name.startswith("minitriton."):
             sys.modules["triton" + name[len("minitriton") :]] = module
+
+
+def _is_minitriton(module: object) -> bool:
+    name = getattr(module, "__name__", "")
+    return isinstance(name, str) and (name == "minitriton" or name.startswith("minitriton."))
 
 
 def torch_shims() -> None:

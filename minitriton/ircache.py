@@ -67,7 +67,7 @@ COMPILER_VERSION = "minitriton-ir-1"
 #: Entries are ``ir/<source digest>/<key>.json`` in the PTX cache's folder.
 SUBDIR = "ir"
 #: The compiler's own sources (relative to the package) that the fingerprint covers.
-COMPILER_SOURCES = ("frontend", "ir", "passes", "language", "compiler.py", "signature.py")
+COMPILER_SOURCES = ("frontend", "ir", "passes", "language", "compiler", "signature.py")
 #: Global values that take part in the key by their repr.
 _PLAIN = (int, float, bool, str, bytes, type(None), complex)
 #: Top-level packages whose functions and classes take part by name only.

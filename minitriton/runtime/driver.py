@@ -93,8 +93,21 @@ class _HostInterface:
         return 0
 
 
-class ActiveDriver:
-    """``triton.runtime.driver.active``."""
+class DriverBase:
+    """``triton.backends.driver.DriverBase``: what every driver class offers."""
+
+    @staticmethod
+    def is_active() -> bool:
+        """Whether this driver's device is present (asked of the class, as Triton does)."""
+        raise NotImplementedError
+
+    def get_current_target(self) -> GPUTarget:
+        """The target that kernels compile for."""
+        raise NotImplementedError
+
+
+class ActiveDriver(DriverBase):
+    """``triton.runtime.driver.active``: the GPU, or the emulated H200 where there is none."""
 
     def __init__(self) -> None:
         self.utils = _Utils()
@@ -152,8 +165,9 @@ class ActiveDriver:
         else:
             cache[...] = 0
 
-    def is_active(self) -> bool:
-        """This driver is always the active one."""
+    @staticmethod
+    def is_active() -> bool:
+        """Always: the emulator stands in for the GPU where there is none."""
         return True
 
 
@@ -169,3 +183,34 @@ def now() -> float:
 
 
 active = ActiveDriver()
+
+
+class DriverConfig:
+    """``triton.runtime.driver.driver``: holds the active driver (``driver.active``).
+
+    Triton swaps drivers with ``set_active``; MiniTriton has one driver
+    class, and :data:`active`, this module's own name, always follows.
+    """
+
+    @property
+    def default(self) -> DriverBase:
+        """The driver that MiniTriton starts with."""
+        return _DEFAULT
+
+    @property
+    def active(self) -> DriverBase:
+        """The driver in use."""
+        return active
+
+    def set_active(self, new: DriverBase) -> None:
+        """Make ``new`` the active driver."""
+        global active
+        active = new  # type: ignore[assignment]
+
+    def reset_active(self) -> None:
+        """Go back to :attr:`default`."""
+        self.set_active(_DEFAULT)
+
+
+_DEFAULT = active
+driver = DriverConfig()

@@ -11,7 +11,11 @@ from typing import Any
 
 
 def prepare_script(script: str, script_args: list[str], backend: str | None = "emulator") -> Path:
-    """Check the file, choose ``backend`` (None: leave it), set ``sys.argv`` / ``sys.path``."""
+    """Check the file, choose ``backend`` (None: leave it), set ``sys.argv`` / ``sys.path``.
+
+    A kernel file written by torch.compile gets MiniTriton's stand-ins for
+    Inductor's runtime (:mod:`minitriton.inductor`).
+    """
     from minitriton.cli import CliError
     from minitriton.jit import BACKEND_ENV, set_backend
 
@@ -23,7 +27,16 @@ def prepare_script(script: str, script_args: list[str], backend: str | None = "e
         set_backend(backend)
     sys.argv = [str(path), *script_args]
     sys.path.insert(0, str(path.resolve().parent))
+    _prepare_inductor_file(path, backend)
     return path
+
+
+def _prepare_inductor_file(path: Path, backend: str | None) -> None:
+    """A kernel file that torch.compile wrote runs on MiniTriton's Inductor runtime."""
+    from minitriton.inductor import install, is_inductor_file
+
+    if is_inductor_file(path):
+        install(backend)
 
 
 def script_runner(path: Path) -> Callable[[], Any]:

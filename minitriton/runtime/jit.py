@@ -1,0 +1,7 @@
+"""``triton.runtime.jit``: the kernel classes and the decorator, under Triton's module name."""
+
+from __future__ import annotations
+
+from minitriton.jit import JITFunction, KernelInterface, jit
+
+__all__ = ["JITFunction", "KernelInterface", "jit"]
