@@ -27,7 +27,7 @@ from minitriton.course.results import CheckResult
 
 EXERCISES = {ex.id: ex for ex in catalog.all_exercises()}
 HERE = Path(__file__).parent
-MIN_KERNEL, MIN_COMPILER = 3, 6
+MIN_KERNEL, MIN_COMPILER = 5, 6
 
 
 def first_failure(result: CheckResult) -> str:
@@ -56,9 +56,8 @@ def test_kernel_mutant_fails_on_the_case_that_names_it(
 ) -> None:
     ex = EXERCISES[mutant.exercise]
     solution = (ex.folder / "solution.py").read_text(encoding="utf-8")
-    assert solution.count(mutant.old) == 1, "the mutant's snippet must occur once in the solution"
     path = tmp_path / f"{ex.slug}.py"
-    path.write_text(solution.replace(mutant.old, mutant.new), encoding="utf-8")
+    path.write_text(mutant.apply(solution), encoding="utf-8")
     result = check_kernel_file(ex, path, sandbox=False)
     assert not result.passed, f"the grader passed the mutant '{mutant.name}'"
     shown = first_failure(result)
