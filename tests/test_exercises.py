@@ -430,7 +430,7 @@ def test_the_hint_shown_is_the_one_the_failing_case_names(
     rc, out = _cli(capsys, "check", "5", "--workspace", str(tmp_path))
     assert rc == 1 and "Hint 2 of 3 (the hint for the case that failed" in out
     rc, out = _cli(capsys, "hint", "5", "--workspace", str(tmp_path))
-    assert "Hint 1 of 3" in out  # `hint` still reveals them in order
+    assert "Hint 3 of 3" in out  # `hint` continues from the hint shown, never back to 1
     path.write_text(solution.replace("    x = x - tl.max(x, axis=0)\n", ""), encoding="utf-8")
     rc, out = _cli(capsys, "check", "5", "--workspace", str(tmp_path))
     assert rc == 1 and "Hint 1 of 3 (the hint for the case that failed" in out

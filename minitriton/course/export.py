@@ -4,7 +4,10 @@ The export holds what the course needs and no reference solution in source
 form:
 
 * ``exercises/``: the course README, the notebooks, every kernel exercise
-  without its ``solution.py``, and every compiler exercise;
+  without its ``solution.py``, and every compiler exercise; each
+  ``hints.md`` ships encoded as ``hints.enc``
+  (:func:`~minitriton.course.catalog.encode_hints`), so that ``hint N``
+  reveals the hints in order and nobody reads them ahead by accident;
 * the package (``minitriton/``, ``emulator/``, ``grammar/``) in which each
   module that holds a compiler exercise's region is *sourceless*: its
   real code ships compiled (``folding.pyc`` beside the package's other
@@ -16,7 +19,8 @@ form:
 
 Compiled modules run only on the Python version that exported them
 (``python3.X``), so export with the version the class uses. Bytecode can be
-disassembled: the export keeps solutions out of sight, not secret.
+disassembled and the hints decoded: the export keeps solutions and hints out
+of sight, not secret.
 """
 
 from __future__ import annotations
@@ -26,7 +30,7 @@ import shutil
 import sys
 from pathlib import Path
 
-from minitriton.course.catalog import Exercise, all_exercises, repo_dir
+from minitriton.course.catalog import ENCODED_HINTS, Exercise, all_exercises, encode_hints, repo_dir
 from minitriton.course.stubs import (
     STUBS_DIR,
     find_regions,
@@ -85,6 +89,10 @@ def _course(repo: Path, dest: Path, exercises: list[Exercise]) -> None:
             continue
         target = dest / "exercises" / rel
         target.parent.mkdir(parents=True, exist_ok=True)
+        if path.name == "hints.md":  # revealed one at a time by `hint`, not read ahead
+            text = encode_hints(path.read_text(encoding="utf-8"))
+            target.with_name(ENCODED_HINTS).write_text(text, encoding="ascii")
+            continue
         if path.suffix == ".md":
             text = _without_skipped_links(path.read_text(encoding="utf-8"))
             target.write_text(text, encoding="utf-8")
