@@ -14,6 +14,9 @@ form:
   ``.py`` files), so kernels compile and run, while its stubbed source
   (:mod:`.stubs`) lies in ``exercises/compiler/stubs/`` for ``start cN``
   to put into the student's copy;
+* beside each kernel spec, ``reference_times.json``: the reference
+  solution's seconds per case, from which ``check`` sets each case's time
+  budget (:func:`~minitriton.course.kernels.case_budgets`);
 * the tests that grade the compiler exercises (the folders of the specs'
   ``TESTS``), ``pyproject.toml`` and ``setup.py``.
 
@@ -25,6 +28,7 @@ of sight, not secret.
 
 from __future__ import annotations
 
+import json
 import py_compile
 import shutil
 import sys
@@ -52,6 +56,7 @@ def export(dest: Path) -> list[Path]:
     marked = {path for regions in marker_index(repo).values() for path, _ in regions}
     compiled = _package(repo, dest, marked)
     _course(repo, dest, exercises)
+    _reference_times(dest, exercises)
     _tests(repo, dest, exercises)
     for name in ("pyproject.toml", "setup.py"):
         shutil.copyfile(repo / name, dest / name)
@@ -98,6 +103,22 @@ def _course(repo: Path, dest: Path, exercises: list[Exercise]) -> None:
             target.write_text(text, encoding="utf-8")
             continue
         shutil.copyfile(path, target)
+
+
+def _reference_times(dest: Path, exercises: list[Exercise]) -> None:
+    """Beside each kernel spec, the reference solution's seconds per case (for the time budgets).
+
+    Measured on this machine: the budget is a multiple of them, at least a few
+    seconds, so a slower machine of the class still has room.
+    """
+    from minitriton.course.kernels import REFERENCE_TIMES, reference_times
+
+    for ex in exercises:
+        if ex.track != "kernels":
+            continue
+        times = {name: round(t, 4) for name, t in reference_times(ex).items()}
+        target = dest / "exercises" / ex.folder.relative_to(ex.folder.parents[1]) / REFERENCE_TIMES
+        target.write_text(json.dumps(times, indent=2) + "\n", encoding="utf-8")
 
 
 def _without_skipped_links(text: str) -> str:

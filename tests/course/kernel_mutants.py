@@ -525,6 +525,15 @@ MORE: tuple[KernelMutant, ...] = (
     M("06", "running max started at 0", 'm = -float("inf")\n', "m = 0.0\n", "around -200"),
     M(
         "06",
+        "a while loop that never advances",
+        _LONG_SOFTMAX_PASS_1.split("        m_new")[0],
+        _LONG_SOFTMAX_PASS_1.split("        m_new")[0].replace(
+            "    for start in range(0, N, BLOCK):\n", "    start = 0\n    while start < N:\n"
+        ),
+        "3 x 100: one partial block.*ran past its time budget",
+    ),
+    M(
+        "06",
         "shift by the row mean",
         _LONG_SOFTMAX_PASS_1,
         _MEAN_SHIFT_PASS_1,

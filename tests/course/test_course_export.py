@@ -115,6 +115,18 @@ def test_kernels_run_in_the_export(exported: tuple[Path, Path], tmp_path: Path) 
     assert proc.returncode == 0 and "Exercise 05 passed" in proc.stdout, proc.stdout + proc.stderr
 
 
+def test_the_export_ships_the_reference_times_for_the_budgets(
+    exported: tuple[Path, Path],
+) -> None:
+    from minitriton.course import kernels
+
+    dest, _ = exported
+    ex = catalog.find_exercise("07")
+    copy = catalog.Exercise(ex.id, ex.track, dest / "exercises" / "kernels" / ex.slug, "", 0, (), ())
+    times = kernels.reference_times(copy)  # no solution.py there: read from the file
+    assert set(times) == {c.name for c in ex.spec.cases()} and all(t > 0 for t in times.values())
+
+
 def test_a_skeleton_fails_helpfully_in_the_export(
     exported: tuple[Path, Path], tmp_path: Path
 ) -> None:
