@@ -645,6 +645,7 @@ MORE: tuple[KernelMutant, ...] = (
         "nonzeros",
     ),  # fmt: skip
     # 18
+    M("18", "C's column stride taken as 1", "rn[None, :] * stride_cn", "rn[None, :]", "C column"),
     M(
         "18",
         "fp16 accumulator",

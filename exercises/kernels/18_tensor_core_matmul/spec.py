@@ -32,15 +32,18 @@ CASE_HINTS = {"K = 72": 2, "K = 1024": 2}
 COMPILED_HINTS = {"tensor cores: the dot's operands": 3, "tensor cores": 1}
 
 
-def reference(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+def reference(a: np.ndarray, b: np.ndarray, c_columns: bool = False) -> np.ndarray:
     """``a @ b`` in float64, rounded to fp32."""
     return (a.astype(np.float64) @ b.astype(np.float64)).astype(np.float32)
 
 
-def launch(kernels, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """A 2D grid of tiles of C, with the block sizes of the student's file."""
+def launch(kernels, a: np.ndarray, b: np.ndarray, c_columns: bool = False) -> np.ndarray:
+    """A 2D grid of tiles of C, with the block sizes of the student's file.
+
+    ``c_columns``: C is column-major (stride_cm = 1).
+    """
     (M, K), (_, N) = a.shape, b.shape
-    c = np.full((M, N), np.nan, np.float32)
+    c = np.full((N, M), np.nan, np.float32).T if c_columns else np.full((M, N), np.nan, np.float32)
     bm, bn, bk = kernels.BLOCK_M, kernels.BLOCK_N, kernels.BLOCK_K
     grid = (triton.cdiv(M, bm), triton.cdiv(N, bn))
     strides = [s // arr.itemsize for arr in (a, b, c) for s in arr.strides]
@@ -75,6 +78,9 @@ def cases() -> list[Case]:
             "A and B = every other row and column of 128 x 96 and 96 x 128 arrays",
             (wide_a[::2, ::2], wide_b[::2, ::2]),
             **TOLERANCE,
+        ),
+        Case(
+            "C column-major: stride_cm = 1, stride_cn = 80", (*mats(80, 32, 64), True), **TOLERANCE
         ),
         long_k_case(),
     ]
