@@ -430,7 +430,7 @@ def test_the_hint_shown_is_the_one_the_failing_case_names(
     rc, out = _cli(capsys, "check", "5", "--workspace", str(tmp_path))
     assert rc == 1 and "Hint 2 of 3 (the hint for the case that failed" in out
     rc, out = _cli(capsys, "hint", "5", "--workspace", str(tmp_path))
-    assert "Hint 1 of 3" in out  # `hint` still reveals them in order
+    assert "Hint 3 of 3" in out  # `hint` continues from the hint shown, never back to 1
     path.write_text(solution.replace("    x = x - tl.max(x, axis=0)\n", ""), encoding="utf-8")
     rc, out = _cli(capsys, "check", "5", "--workspace", str(tmp_path))
     assert rc == 1 and "Hint 1 of 3 (the hint for the case that failed" in out
@@ -474,3 +474,48 @@ def test_tensor_core_check_explains_an_fma_fallback(
     rc, out = _cli(capsys, "check", "18", "--workspace", str(tmp_path))
     assert rc == 1  # the accumulator is dropped: the numbers are wrong, the layouts right
     assert "✓ tensor cores: on sm_90a the dot gets nvidia_mma v3" in out
+
+
+# ---------------------------------------------------------------- time budgets
+
+
+def test_an_endless_loop_stops_at_its_case_budget(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import time
+
+    from minitriton.course import kernels
+
+    monkeypatch.setattr(kernels, "MIN_BUDGET_S", 1.0)
+    ex = catalog.find_exercise("17")
+    solution = (ex.folder / "solution.py").read_text(encoding="utf-8")
+    looping = solution.replace(
+        "    for k in range(start, end, BLOCK):\n",
+        "    k = start\n    while k < end:\n",  # the student forgot `k += BLOCK`
+    )
+    assert looping != solution
+    path = tmp_path / f"{ex.slug}.py"
+    path.write_text(looping, encoding="utf-8")
+    began = time.perf_counter()
+    result = check_kernel_file(ex, path, sandbox=False)
+    assert time.perf_counter() - began < 6.0  # one budget, not one per case
+    first = ex.spec.cases()[0].name
+    assert f"case '{first}' stopped with an error:" in result.report
+    assert re.search(r"17_spmv_csr.py:\d+:\d+: error: kernel 'spmv_csr_kernel' ran past its "
+                     r"time budget of [\d.]+ s", result.report)  # fmt: skip
+    assert "at least 1 s" in result.report and "Traceback" not in result.report
+    rest = [c.message for c in result.cases[1:]]
+    assert rest and all(m == f"not run: case '{first}' ran past its time budget" for m in rest)
+
+
+def test_case_budgets_scale_with_the_reference(monkeypatch: pytest.MonkeyPatch) -> None:
+    from minitriton.course import kernels
+
+    ex = catalog.find_exercise("05")
+    names = [c.name for c in ex.spec.cases()]
+    fake = {names[0]: 2.0, names[1]: 0.01}  # seconds the reference took
+    monkeypatch.setitem(kernels._measured, (ex.folder / "solution.py").resolve(), fake)
+    budgets = kernels.case_budgets(ex, Path("student.py"))
+    assert budgets[names[0]] == kernels.BUDGET_FACTOR * 2.0
+    assert budgets[names[1]] == budgets[names[2]] == kernels.MIN_BUDGET_S
+    assert kernels.case_budgets(ex, ex.folder / "solution.py") == {}  # verify: no budget

@@ -12,9 +12,16 @@ students' repository (:mod:`.export`) and runs the course in Jupyter
 (:mod:`.notebook`).
 
 Spec files of kernel exercises import :class:`Case` (and
-:data:`~.spec.TF32_TOLERANCE`, for outputs of fp32 dots) from :mod:`.spec`.
+:data:`~.spec.TF32_TOLERANCE`, for outputs of fp32 dots, and the helpers of the
+long-K cases that catch an fp16 accumulator) from :mod:`.spec`.
 """
 
-from minitriton.course.spec import TF32_TOLERANCE, Case
+from minitriton.course.spec import (
+    TF32_TOLERANCE,
+    Case,
+    accumulation_tolerance,
+    fp16_exact,
+    fp32_matmul,
+)
 
-__all__ = ["TF32_TOLERANCE", "Case"]
+__all__ = ["TF32_TOLERANCE", "Case", "accumulation_tolerance", "fp16_exact", "fp32_matmul"]

@@ -9,10 +9,13 @@ folder has a ``spec.py`` whose module-level constants describe it (see
 
 from __future__ import annotations
 
+import base64
+import binascii
 import importlib.util
 import os
 import re
 import sys
+import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
@@ -55,9 +58,14 @@ class Exercise:
         return self._spec
 
     def hints(self) -> list[str]:
-        """The hints of ``hints.md``, in order (see :func:`parse_hints`)."""
+        """The hints, in order: from ``hints.md`` (in clear) or the export's encoded copy."""
         path = self.folder / "hints.md"
-        return parse_hints(path.read_text(encoding="utf-8")) if path.exists() else []
+        if path.exists():
+            return parse_hints(path.read_text(encoding="utf-8"))
+        encoded = self.folder / ENCODED_HINTS
+        if encoded.exists():
+            return parse_hints(decode_hints(encoded.read_text(encoding="ascii"), encoded))
+        return []
 
 
 def course_dir() -> Path:
@@ -129,6 +137,34 @@ def find_exercise(text: str, exercises: list[Exercise] | None = None) -> Exercis
             return ex
     known = ", ".join(ex.id for ex in exercises)
     raise CourseError(f"no exercise {text!r}; the exercises are {known}")
+
+
+#: The students' export ships each ``hints.md`` as this file (see :func:`encode_hints`).
+ENCODED_HINTS = "hints.enc"
+_ENCODED_HEADER = (
+    "# The hints of this exercise, encoded so that they are read one at a time:\n"
+    "# minitriton exercises hint ID\n"
+)
+
+
+def encode_hints(text: str) -> str:
+    """``hints.md`` in a form nobody reads by accident: zlib-compressed, then base64.
+
+    This keeps a student from reading ahead with ``cat``; it is no secret
+    (the decoder is :func:`decode_hints`, and it ships with the course).
+    """
+    data = base64.b64encode(zlib.compress(text.encode("utf-8"), 9)).decode("ascii")
+    lines = [data[i : i + 76] for i in range(0, len(data), 76)]
+    return _ENCODED_HEADER + "\n".join(lines) + "\n"
+
+
+def decode_hints(text: str, path: Path | None = None) -> str:
+    """The ``hints.md`` text that :func:`encode_hints` encoded."""
+    data = "".join(ln.strip() for ln in text.splitlines() if not ln.startswith("#"))
+    try:
+        return zlib.decompress(base64.b64decode(data, validate=True)).decode("utf-8")
+    except (binascii.Error, zlib.error, UnicodeDecodeError) as e:
+        raise CourseError(f"{path or ENCODED_HINTS}: damaged hints ({e})") from e
 
 
 def parse_hints(text: str) -> list[str]:

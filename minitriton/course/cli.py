@@ -387,26 +387,32 @@ def cmd_hint(args: argparse.Namespace) -> int:
     ws = Workspace.resolve(args.workspace)
     ex = find_exercise(args.id)
     if args.all:
-        for i, hint in enumerate(ex.hints(), 1):
+        hints = ex.hints()
+        for i, hint in enumerate(hints, 1):
             print(f"Hint {i}:\n{_indent(hint)}\n")
+        pr = ws.progress(ex)
+        pr.hints_seen = len(hints)
+        ws.save(ex, pr)
         return 0
     _reveal_hint(ex, ws)
     return 0
 
 
 def _reveal_hint(ex: Exercise, ws: Workspace, wanted: int | None = None) -> None:
-    """Show the hint the failing case names (``wanted``), else the next unseen one."""
+    """Show the hint the failing case names (``wanted``), else the next unseen one.
+
+    ``hints_seen`` counts up to the furthest hint shown: after ``check`` showed
+    hint 3 for a failing case, ``hint`` continues with hint 4, never back to 1.
+    """
     hints = ex.hints()
     if not hints:
         return
     pr = ws.progress(ex)
     if wanted is not None and 1 <= wanted <= len(hints):
         n, why = wanted - 1, "the hint for the case that failed"
-        if pr.hints_seen == n:  # it was also the next in order: `hint` moves on
-            pr.hints_seen += 1
     else:
         n, why = min(pr.hints_seen, len(hints) - 1), ""
-        pr.hints_seen = min(pr.hints_seen + 1, len(hints))
+    pr.hints_seen = max(pr.hints_seen, n + 1)
     ws.save(ex, pr)
     last = (
         "this is the last one"

@@ -4,29 +4,37 @@ The export holds what the course needs and no reference solution in source
 form:
 
 * ``exercises/``: the course README, the notebooks, every kernel exercise
-  without its ``solution.py``, and every compiler exercise;
+  without its ``solution.py``, and every compiler exercise; each
+  ``hints.md`` ships encoded as ``hints.enc``
+  (:func:`~minitriton.course.catalog.encode_hints`), so that ``hint N``
+  reveals the hints in order and nobody reads them ahead by accident;
 * the package (``minitriton/``, ``emulator/``, ``grammar/``) in which each
   module that holds a compiler exercise's region is *sourceless*: its
   real code ships compiled (``folding.pyc`` beside the package's other
   ``.py`` files), so kernels compile and run, while its stubbed source
   (:mod:`.stubs`) lies in ``exercises/compiler/stubs/`` for ``start cN``
   to put into the student's copy;
+* beside each kernel spec, ``reference_times.json``: the reference
+  solution's seconds per case, from which ``check`` sets each case's time
+  budget (:func:`~minitriton.course.kernels.case_budgets`);
 * the tests that grade the compiler exercises (the folders of the specs'
   ``TESTS``), ``pyproject.toml`` and ``setup.py``.
 
 Compiled modules run only on the Python version that exported them
 (``python3.X``), so export with the version the class uses. Bytecode can be
-disassembled: the export keeps solutions out of sight, not secret.
+disassembled and the hints decoded: the export keeps solutions and hints out
+of sight, not secret.
 """
 
 from __future__ import annotations
 
+import json
 import py_compile
 import shutil
 import sys
 from pathlib import Path
 
-from minitriton.course.catalog import Exercise, all_exercises, repo_dir
+from minitriton.course.catalog import ENCODED_HINTS, Exercise, all_exercises, encode_hints, repo_dir
 from minitriton.course.stubs import (
     STUBS_DIR,
     find_regions,
@@ -48,6 +56,7 @@ def export(dest: Path) -> list[Path]:
     marked = {path for regions in marker_index(repo).values() for path, _ in regions}
     compiled = _package(repo, dest, marked)
     _course(repo, dest, exercises)
+    _reference_times(dest, exercises)
     _tests(repo, dest, exercises)
     for name in ("pyproject.toml", "setup.py"):
         shutil.copyfile(repo / name, dest / name)
@@ -85,11 +94,31 @@ def _course(repo: Path, dest: Path, exercises: list[Exercise]) -> None:
             continue
         target = dest / "exercises" / rel
         target.parent.mkdir(parents=True, exist_ok=True)
+        if path.name == "hints.md":  # revealed one at a time by `hint`, not read ahead
+            text = encode_hints(path.read_text(encoding="utf-8"))
+            target.with_name(ENCODED_HINTS).write_text(text, encoding="ascii")
+            continue
         if path.suffix == ".md":
             text = _without_skipped_links(path.read_text(encoding="utf-8"))
             target.write_text(text, encoding="utf-8")
             continue
         shutil.copyfile(path, target)
+
+
+def _reference_times(dest: Path, exercises: list[Exercise]) -> None:
+    """Beside each kernel spec, the reference solution's seconds per case (for the time budgets).
+
+    Measured on this machine: the budget is a multiple of them, at least a few
+    seconds, so a slower machine of the class still has room.
+    """
+    from minitriton.course.kernels import REFERENCE_TIMES, reference_times
+
+    for ex in exercises:
+        if ex.track != "kernels":
+            continue
+        times = {name: round(t, 4) for name, t in reference_times(ex).items()}
+        target = dest / "exercises" / ex.folder.relative_to(ex.folder.parents[1]) / REFERENCE_TIMES
+        target.write_text(json.dumps(times, indent=2) + "\n", encoding="utf-8")
 
 
 def _without_skipped_links(text: str) -> str:

@@ -16,13 +16,22 @@ Grading has two halves that run in different processes:
 Inputs keep their memory layout: a strided view in a spec reaches the kernel
 as a strided view (with garbage between the rows), never as a contiguous copy.
 Nothing here lets a Python traceback reach the student.
+
+On the emulator every case runs under the emulator's time budget
+(:mod:`minitriton.emulator.budget`, the same one ``MINITRITON_TIMEOUT`` sets):
+:data:`BUDGET_FACTOR` times the reference solution's time on that case, at
+least :data:`MIN_BUDGET_S`. A kernel that loops forever stops there with the
+located "ran past its time budget" error, named by its case; the cases after
+it are not run, so the verdict comes after one budget, not one per case.
 """
 
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import re
+import time
 import traceback
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -84,9 +93,23 @@ def check_kernel_file(
 # ---------------------------------------------------------------- running (student side)
 
 
+#: A case may run this many times as long as the reference solution does on it...
+BUDGET_FACTOR = 20.0
+#: ...and at least this many seconds (compiling the kernel counts too).
+MIN_BUDGET_S = 5.0
+#: The students' export has no solution to time: it ships the times measured at export.
+REFERENCE_TIMES = "reference_times.json"
+
+
 def run_cases(ex: Exercise, path: Path, backend: str = "emulator") -> StudentRun:
-    """Import ``path`` and run its kernels on every case of ``ex``."""
+    """Import ``path`` and run its kernels on every case of ``ex``.
+
+    On the emulator each case runs under its time budget
+    (:func:`case_budgets`); after a case runs past it, the rest are not run.
+    """
     run = StudentRun()
+    # Timed before the student's code is imported: it cannot slow the reference down.
+    budgets = case_budgets(ex, path) if backend == "emulator" else {}
     module, run.error = _import_student(path, ex)
     if module is None:
         return run
@@ -94,10 +117,66 @@ def run_cases(ex: Exercise, path: Path, backend: str = "emulator") -> StudentRun
     if missing:
         run.error = f"{path} defines no {', '.join(missing)}: keep the kernel names of the skeleton"
         return run
+    stopped = ""  # the case that ran past its time budget: the rest are not run
     with _backend(backend):
-        run.cases = [_run_case(ex, module, case, path, backend) for case in ex.spec.cases()]
+        for case in ex.spec.cases():
+            if stopped:
+                why = f"not run: case '{stopped}' ran past its time budget"
+                run.cases.append(CaseRun(case.name, error=why))
+                continue
+            case_run = _run_case(ex, module, case, path, backend, budgets.get(case.name))
+            run.cases.append(case_run)
+            stopped = case.name if _TIME_BUDGET in case_run.error else ""
     run.compiled = _compiled(ex, module, path)
     return run
+
+
+_TIME_BUDGET = "ran past its time budget"
+
+
+def case_budgets(ex: Exercise, path: Path | None = None) -> dict[str, float]:
+    """Each case's time budget in seconds: ``max(MIN_BUDGET_S, BUDGET_FACTOR * reference)``.
+
+    Empty when ``path`` is the reference solution itself (``verify``).
+    """
+    solution = ex.folder / "solution.py"
+    if path is not None and solution.exists() and path.resolve() == solution.resolve():
+        return {}
+    times = reference_times(ex)
+    return {
+        case.name: max(MIN_BUDGET_S, BUDGET_FACTOR * times.get(case.name, 0.0))
+        for case in ex.spec.cases()
+    }
+
+
+_measured: dict[Path, dict[str, float]] = {}
+
+
+def reference_times(ex: Exercise) -> dict[str, float]:
+    """Seconds the reference solution takes on each case, on the emulator.
+
+    Measured once per process where ``solution.py`` exists, under the same
+    checks as a student's run; in the students' export, read from the
+    :data:`REFERENCE_TIMES` file that ``export`` wrote. Empty if neither.
+    """
+    solution = ex.folder / "solution.py"
+    if not solution.exists():
+        try:
+            data = json.loads((ex.folder / REFERENCE_TIMES).read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return {}
+        return {str(k): float(v) for k, v in data.items()} if isinstance(data, dict) else {}
+    key = solution.resolve()
+    if key not in _measured:
+        module = import_file(solution, f"_minitriton_reference_{ex.slug}")
+        times = {}
+        with _backend("emulator"):
+            for case in ex.spec.cases():
+                start = time.perf_counter()
+                _run_case(ex, module, case, solution, "emulator")
+                times[case.name] = time.perf_counter() - start
+        _measured[key] = times
+    return _measured[key]
 
 
 def _compiled(ex: Exercise, module: Any, path: Path) -> dict[str, str]:
@@ -119,7 +198,11 @@ def _compiled(ex: Exercise, module: Any, path: Path) -> dict[str, str]:
         return {"error": error or type(e).__name__}
 
 
-def _run_case(ex: Exercise, module: Any, case: Case, path: Path, backend: str) -> CaseRun:
+def _run_case(
+    ex: Exercise, module: Any, case: Case, path: Path, backend: str, seconds: float | None = None
+) -> CaseRun:
+    """Run one case; on the emulator within a time budget of ``seconds`` (None: none)."""
+    from minitriton.emulator import budget
     from minitriton.emulator.debug.checks import Checks
     from minitriton.emulator.debug.tools import using
     from minitriton.jit import is_user_error
@@ -130,11 +213,16 @@ def _run_case(ex: Exercise, module: Any, case: Case, path: Path, backend: str) -
     # missing atomic), reads of unwritten memory, index overflow.
     tools = using(tracker, Checks()) if backend == "emulator" else contextlib.nullcontext()
     try:
-        with tools:
+        with tools, budget.time_budget(seconds if backend == "emulator" else None):
             got = named_outputs(ex.spec.launch(module, *copy_inputs(case.args)))
     except Exception as e:
         run.error = str(e) if is_user_error(e) else _located(e, path, ex.folder / "spec.py")
         run.error = run.error or type(e).__name__
+        if _TIME_BUDGET in run.error and seconds is not None:
+            run.error += (
+                f"\nnote: each case may run {BUDGET_FACTOR:g} times as long as the reference "
+                f"solution, at least {MIN_BUDGET_S:g} s; this one had {seconds:.3g} s"
+            )
         return run
     run.outputs = {name: np.array(a) for name, a in got.items()}
     masks = tracker.written(list(got.values())) if backend == "emulator" else []

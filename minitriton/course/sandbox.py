@@ -25,6 +25,7 @@ import numpy as np
 
 from minitriton.course.catalog import COURSE_ENV, Exercise, find_exercise
 from minitriton.course.kernels import CaseRun, StudentRun, run_cases
+from minitriton.emulator.budget import TIMEOUT_ENV
 
 TIMEOUT_S = 300
 OUTPUT_LINES = 40  # of the student's own prints shown back
@@ -36,6 +37,9 @@ def run_in_child(ex: Exercise, path: Path, backend: str) -> StudentRun:
         out = Path(tmp)
         cmd = [sys.executable, "-m", __name__, ex.id, str(path), backend, str(out)]
         env = {**os.environ, COURSE_ENV: str(ex.folder.parents[1]), "MPLBACKEND": "Agg"}
+        # Each case's own time budget applies (kernels.case_budgets), not a wider one
+        # from the student's shell: a launch's budget would be the innermost.
+        env.pop(TIMEOUT_ENV, None)
         try:
             proc = subprocess.run(
                 cmd, env=env, capture_output=True, text=True, timeout=TIMEOUT_S, check=False

@@ -1,7 +1,7 @@
 """Run one compiler exercise's tests against each of its mutants, in this process.
 
-``python compiler_mutant_runner.py c1`` patches each mutant of
-``compiler_mutants.py`` into the real package (the wrong function replaces
+``python compiler_mutant_runner.py c1 [NAME ...]`` patches each mutant of
+``compiler_mutants.py`` (or each one named) into the real package (the wrong function replaces
 the real one in its module, and in the emulator's semantics registry where
 it is registered), runs the exercise's tests as ``check`` does (the spec's
 ``TESTS`` and ``SELECT``) with ``pytest.main``, undoes the patch, and prints
@@ -88,11 +88,14 @@ def failing_tests(ex: catalog.Exercise) -> list[str]:
     return [f"{c.name} -- {c.message}" for c in cases if not c.passed]
 
 
-def main(ex_id: str) -> int:
-    """Print one JSON line: ``[{"name": ..., "failing": [...]}, ...]``."""
+def main(ex_id: str, names: list[str]) -> int:
+    """Print one JSON line: ``[{"name": ..., "failing": [...]}, ...]``.
+
+    With ``names``, only the mutants of those names run (the quick subset).
+    """
     ex = catalog.find_exercise(ex_id)
     outcomes = []
-    for mutant in [m for m in MUTANTS if m.exercise == ex.id]:
+    for mutant in [m for m in MUTANTS if m.exercise == ex.id and (not names or m.name in names)]:
         with patched(mutant):
             outcomes.append({"name": mutant.name, "failing": failing_tests(ex)})
     print(json.dumps(outcomes))
@@ -100,4 +103,4 @@ def main(ex_id: str) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1]))
+    sys.exit(main(sys.argv[1], sys.argv[2:]))

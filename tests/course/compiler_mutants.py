@@ -366,6 +366,22 @@ def integer_promote(a, b):
 """,
         "wider|r8|r11|r12",
     ),
+    M(
+        "c4",
+        "unsigned wins only at equal width",
+        PROMOTE,
+        """
+def integer_promote(a, b):
+    from minitriton.ir.types import I8, I16, I32, I64
+
+    if (a.kind == "uint") == (b.kind == "uint"):
+        return a if a.bitwidth > b.bitwidth else b
+    if a.bitwidth == b.bitwidth:
+        return a if a.kind == "uint" else b
+    return {8: I8, 16: I16, 32: I32, 64: I64}[max(a.bitwidth, b.bitwidth)]
+""",
+        "r8 mixed (u16 with i8|i8 with u16)",
+    ),
 )
 
 # ---------------------------------------------------------------- c5 reductions
@@ -458,6 +474,18 @@ C5 = (
 """),
         "max|argmax",
     ),
+    M(
+        "c5",
+        "a right fold: associative, but another order",
+        REDUCE,
+        _reduce("""
+    acc = [a[..., -1:] for a in arrays]
+    for i in range(arrays[0].shape[-1] - 2, -1, -1):
+        acc = _combine(region, state, [a[..., i:i + 1] for a in arrays], acc)
+    arrays = acc
+"""),
+        "tree_order_with_cancellation",
+    ),
 )
 
 # ---------------------------------------------------------------- c6 lowering
@@ -465,7 +493,7 @@ C5 = (
 _LOWER = """
 def _int_binary(self, name, st, a, b):
     bld = self.b
-    signed = st.is_signed()
+    signed = {signed}
     if name in _INT_BINARY:
         return getattr(bld, _INT_BINARY[name])(a, b)
     if name == "arith.div":
@@ -484,6 +512,7 @@ def _int_binary(self, name, st, a, b):
 
 def _lower(**changes: str) -> str:
     parts = {
+        "signed": "st.is_signed()",
         "div": "bld.sdiv(a, b) if signed else bld.udiv(a, b)",
         "rem": "bld.srem(a, b) if signed else bld.urem(a, b)",
         "shr": "bld.ashr(a, b) if signed else bld.lshr(a, b)",
@@ -505,6 +534,13 @@ C6 = (
         LOWER,
         _lower(cmp="bld.icmp_signed(op, a, b)"),
         "(max|min)-u",
+    ),
+    M(
+        "c6",
+        "i1's signedness from its type name",
+        LOWER,
+        _lower(signed='not st.name.startswith("u")'),
+        "on_i1",
     ),
     M(
         "c6",

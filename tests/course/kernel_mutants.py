@@ -2,8 +2,9 @@
 
 Each :class:`KernelMutant` replaces one snippet of an exercise's reference
 solution (``old``, which must occur exactly once) by a typical mistake
-(``new``). ``test_course_mutants.py`` grades every mutant and asserts that the
-grader fails it, and that the first failure (the failing case's name, its
+(``new``); a mistake made in two places adds more edits (``also``).
+``test_course_mutants.py`` grades every mutant and asserts that the grader
+fails it, and that the first failure (the failing case's name, its
 message, or the located error) matches ``expect``: the case that fails names
 the mistake.
 """
@@ -22,11 +23,19 @@ class KernelMutant:
     old: str
     new: str
     expect: str  # a regex the first failure must match
+    also: tuple[tuple[str, str], ...] = ()  # more (old, new) edits, for a mistake in two places
+
+    def apply(self, solution: str) -> str:
+        """``solution`` with every edit made; each ``old`` must occur exactly once."""
+        for old, new in ((self.old, self.new), *self.also):
+            assert solution.count(old) == 1, f"{old!r} must occur once in the solution"
+            solution = solution.replace(old, new)
+        return solution
 
 
 M = KernelMutant
 
-MUTANTS: tuple[KernelMutant, ...] = (
+FIRST: tuple[KernelMutant, ...] = (
     # 01 constant add
     M("01", "hard-coded constant", "x + value", "x + 1.5", "value = -2.25"),
     M("01", "no program offset", "pid * BLOCK + tl.arange", "tl.arange", "32 programs"),
@@ -421,3 +430,230 @@ MUTANTS: tuple[KernelMutant, ...] = (
         "operands are fp16",
     ),
 )
+
+_LONG_SOFTMAX_PASS_1 = """    m = -float("inf")
+    denom = 0.0
+    for start in range(0, N, BLOCK):
+        cols = start + tl.arange(0, BLOCK)
+        x = tl.load(x_row + cols, mask=cols < N, other=-float("inf"))
+        m_new = tl.maximum(m, tl.max(x, axis=0))
+        denom = denom * tl.exp(m - m_new) + tl.sum(tl.exp(x - m_new), axis=0)
+        m = m_new
+"""
+_MEAN_SHIFT_PASS_1 = """    total = 0.0
+    for start in range(0, N, BLOCK):
+        cols = start + tl.arange(0, BLOCK)
+        total += tl.sum(tl.load(x_row + cols, mask=cols < N, other=0.0), axis=0)
+    m = total / N
+    denom = 0.0
+    for start in range(0, N, BLOCK):
+        cols = start + tl.arange(0, BLOCK)
+        x = tl.load(x_row + cols, mask=cols < N, other=-float("inf"))
+        denom += tl.sum(tl.exp(x - m), axis=0)
+"""
+_ACC32 = "acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)"
+_ACC16 = "acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float16)"
+
+#: More wrong solutions: at least five per exercise, among them the numerically
+#: unsafe shifts, fp16 accumulators and unit-stride assumptions that earlier
+#: graders let through.
+MORE: tuple[KernelMutant, ...] = (
+    # 01
+    M("01", "value added twice", "x + value", "x + value + value", "value = -2.25|one program"),
+    M(
+        "01",
+        "one block for every program",
+        "offsets = pid * BLOCK + tl.arange(0, BLOCK)",
+        "offsets = tl.arange(0, BLOCK)",
+        "32 programs",
+    ),
+    # 02
+    M("02", "x added to itself", "x + y", "x + x", "multiple of BLOCK"),
+    M(
+        "02",
+        "no program offset",
+        "offsets = pid * BLOCK + tl.arange(0, BLOCK)",
+        "offsets = tl.arange(0, BLOCK)",
+        "multiple of BLOCK",
+    ),
+    # 03
+    M(
+        "03",
+        "row and column strides swapped",
+        "rows[:, None] * stride_om + cols[None, :] * stride_on",
+        "rows[:, None] * stride_on + cols[None, :] * stride_om",
+        "full tiles.*out-of-bounds",
+    ),
+    M(
+        "03",
+        "row index from the column program",
+        "rows = pid_m * BLOCK_M",
+        "rows = pid_n * BLOCK_M",
+        "full tiles|partial tiles",
+    ),
+    # 04
+    M(
+        "04",
+        "mean over the block's rows",
+        "tl.sum(x, axis=1) / N",
+        "tl.sum(x, axis=0) / N",
+        "full blocks",
+    ),
+    M(
+        "04",
+        "output row stride taken from x",
+        "rows[:, None] * stride_om",
+        "rows[:, None] * stride_xm",
+        "view",
+    ),
+    # 05: the unsafe shifts
+    M(
+        "05",
+        "shift by the row mean",
+        "    x = x - tl.max(x, axis=0)\n",
+        "    x = x - tl.sum(tl.where(mask, x, 0.0), axis=0) / N\n",
+        r"spread over \+-300|one logit 1e4",
+    ),
+    M(
+        "05",
+        "shift by the max clamped at 0",
+        "x = x - tl.max(x, axis=0)",
+        "x = x - tl.maximum(tl.max(x, axis=0), 0.0)",
+        "around -200",
+    ),
+    # 06: the unsafe shifts
+    M("06", "running max started at 0", 'm = -float("inf")\n', "m = 0.0\n", "around -200"),
+    M(
+        "06",
+        "a while loop that never advances",
+        _LONG_SOFTMAX_PASS_1.split("        m_new")[0],
+        _LONG_SOFTMAX_PASS_1.split("        m_new")[0].replace(
+            "    for start in range(0, N, BLOCK):\n", "    start = 0\n    while start < N:\n"
+        ),
+        "3 x 100: one partial block.*ran past its time budget",
+    ),
+    M(
+        "06",
+        "shift by the row mean",
+        _LONG_SOFTMAX_PASS_1,
+        _MEAN_SHIFT_PASS_1,
+        r"logits around 80|spread over \+-300",
+    ),
+    # 07: the issue's survivors
+    M(
+        "07",
+        "fp16 accumulator",
+        _ACC32,
+        _ACC16,
+        "K = 1024",
+        (("acc += tl.dot(a, b)", "acc += tl.dot(a, b).to(tl.float16)"),),
+    ),  # fmt: skip
+    M("07", "A's column stride taken as 1", "ks[None, :] * stride_ak", "ks[None, :]", "A column"),
+    # 08
+    M(
+        "08",
+        "fp16 accumulator",
+        "acc += tl.dot(a, w)",
+        "acc += tl.dot(a, w).to(tl.float16)",
+        "K = 1024",
+    ),  # fmt: skip
+    M("08", "A's column stride taken as 1", "ks[None, :] * stride_ak", "ks[None, :]", "A column"),
+    M("08", "C's column stride taken as 1", "rn[None, :] * stride_cn", "rn[None, :]", "C column"),
+    # 09
+    M(
+        "09",
+        "mean over the block, not N",
+        "mean = tl.sum(acc, axis=0) / N",
+        "mean = tl.sum(acc, axis=0) / BLOCK",
+        "partial block",
+    ),
+    # 10
+    M(
+        "10",
+        "bins from the value, not its offset from lo",
+        "((x - lo) * inv_width)",
+        "(x * inv_width)",
+        "normal samples",
+    ),
+    M(
+        "10",
+        "bins rounded, not floored",
+        "((x - lo) * inv_width).to(tl.int32)",
+        "((x - lo) * inv_width + 0.5).to(tl.int32)",
+        "normal samples|all equal",
+    ),
+    # 11
+    M(
+        "11",
+        "gradient without the factor 2",
+        "* (2.0 / n_samples)",
+        "* (1.0 / n_samples)",
+        "one program",
+    ),  # fmt: skip
+    M("11", "update adds the gradient", "w - lr * g", "w + lr * g", "one program"),
+    # 12
+    M(
+        "12",
+        "carry includes the block itself",
+        "tl.cumsum(x, axis=0) + carry, mask=mask)",
+        "tl.cumsum(x, axis=0) + carry + tl.sum(x, axis=0), mask=mask)",
+        "one block",
+    ),
+    M(
+        "12",
+        "carry reset every block",
+        "carry += tl.sum(x, axis=0)",
+        "carry = tl.sum(x, axis=0)",
+        "8 blocks",
+    ),  # fmt: skip
+    # 13
+    M(
+        "13", "sums stored, not added", "tl.atomic_add(sums_ptr", "tl.store(sums_ptr", "race|points"
+    ),  # fmt: skip
+    # 14
+    M(
+        "14",
+        "fp16 accumulator in x @ wx",
+        "tl.dot(x, wx)",
+        "tl.dot(x.to(tl.float16), wx.to(tl.float16), out_dtype=tl.float16)",
+        "D = 512",
+    ),
+    M("14", "output time stride taken from x", "t * stride_ot", "t * stride_xt", "T = 6"),
+    # 15: the issue's survivor
+    M(
+        "15",
+        "running max started at 0",
+        'm_i = tl.full((BLOCK_M,), -float("inf"), tl.float32)',
+        "m_i = tl.zeros((BLOCK_M,), dtype=tl.float32)",
+        "around -256",
+    ),
+    # 16
+    M("16", "high nibble not shifted", "hi = (packed >> 4)", "hi = (packed & 0xF0)", "one group"),
+    # 17
+    M(
+        "17",
+        "one nonzero per row",
+        "end = tl.load(row_ptr + row + 1)",
+        "end = start + 1",
+        "nonzeros",
+    ),  # fmt: skip
+    M(
+        "17",
+        "values gathered by column",
+        "vals = tl.load(values + offs",
+        "vals = tl.load(values + cols",
+        "nonzeros",
+    ),  # fmt: skip
+    # 18
+    M("18", "C's column stride taken as 1", "rn[None, :] * stride_cn", "rn[None, :]", "C column"),
+    M(
+        "18",
+        "fp16 accumulator",
+        _ACC32,
+        _ACC16,
+        "full tiles|K = 1024",
+        (("tl.dot(a, b, acc)", "tl.dot(a, b, acc, out_dtype=tl.float16)"),),
+    ),  # fmt: skip
+)
+
+MUTANTS: tuple[KernelMutant, ...] = FIRST + MORE

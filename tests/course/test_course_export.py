@@ -115,6 +115,19 @@ def test_kernels_run_in_the_export(exported: tuple[Path, Path], tmp_path: Path) 
     assert proc.returncode == 0 and "Exercise 05 passed" in proc.stdout, proc.stdout + proc.stderr
 
 
+def test_the_export_ships_the_reference_times_for_the_budgets(
+    exported: tuple[Path, Path],
+) -> None:
+    from minitriton.course import kernels
+
+    dest, _ = exported
+    ex = catalog.find_exercise("07")
+    folder = dest / "exercises" / "kernels" / ex.slug
+    copy = catalog.Exercise(ex.id, ex.track, folder, "", 0, (), ())
+    times = kernels.reference_times(copy)  # no solution.py there: read from the file
+    assert set(times) == {c.name for c in ex.spec.cases()} and all(t > 0 for t in times.values())
+
+
 def test_a_skeleton_fails_helpfully_in_the_export(
     exported: tuple[Path, Path], tmp_path: Path
 ) -> None:
@@ -145,3 +158,33 @@ def test_export_refuses_a_folder_in_use(tmp_path: Path, capsys: pytest.CaptureFi
     (tmp_path / "notes.txt").write_text("mine", encoding="utf-8")
     assert main(["exercises", "export", str(tmp_path)]) == 2
     assert "is not empty" in capsys.readouterr().err
+
+
+def test_hints_ship_encoded_and_are_revealed_in_order(
+    exported: tuple[Path, Path], tmp_path: Path
+) -> None:
+    dest, _ = exported
+    assert not list(dest.rglob("hints.md"))
+    for ex in EXERCISES:
+        encoded = dest / ex.folder.relative_to(REPO) / catalog.ENCODED_HINTS
+        text = encoded.read_text(encoding="ascii")
+        first_words = ex.hints()[0].split("\n")[0][:40]
+        assert first_words not in text, f"{encoded} shows its first hint in clear"
+        assert catalog.decode_hints(text) == (ex.folder / "hints.md").read_text(encoding="utf-8")
+    hints = catalog.find_exercise("05").hints()
+    for n in (1, 2):
+        proc = _run(exported, tmp_path, "hint", "5")
+        assert f"Hint {n} of {len(hints)}" in proc.stdout
+        assert hints[n - 1].splitlines()[0] in proc.stdout
+
+
+def test_damaged_hints_are_a_course_error(tmp_path: Path) -> None:
+    bad = tmp_path / catalog.ENCODED_HINTS
+    bad.write_text("# header\nnot base64 at all!\n", encoding="ascii")
+    with pytest.raises(catalog.CourseError, match="damaged hints"):
+        catalog.decode_hints(bad.read_text(encoding="ascii"), bad)
+    text = "# Hints\n\n## Hint 1\n\nfirst\n\n## Hint 2\n\nsecond\n"
+    assert catalog.parse_hints(catalog.decode_hints(catalog.encode_hints(text))) == [
+        "first",
+        "second",
+    ]

@@ -67,7 +67,7 @@ def test_the_kernel_notebook_shows_grade_picture_and_hint(workspace: Path) -> No
     cells = _execute("kernels.ipynb", workspace)
     checked = _cell(cells, "check(5")
     text = _text(checked)
-    assert "Score: 1/4 (25%)" in text and "Hint 2 of 3 (the hint for the case that failed" in text
+    assert "Score: 1/7 (14%)" in text and "Hint 2 of 3 (the hint for the case that failed" in text
     assert _has_image(checked), "the wrong-elements picture is shown inline"
     assert _has_image(_cell(cells, "trace_picture")), "the trace picture is shown inline"
     block = _cell(cells, "from minitriton.emulator import Debugger")
@@ -87,11 +87,11 @@ def test_the_kernel_notebook_passes_when_solved(workspace: Path) -> None:
 def test_the_compiler_notebook_grades_the_cell(workspace: Path) -> None:
     cells = _execute("compiler.ipynb", workspace)
     text = _text(_cell(cells, 'check("c4"'))
-    assert "Score: 0/11 (0%)" in text and "c4-promotion: rule 8" in text and "Hint 1 of 2" in text
+    assert "Score: 0/83 (0%)" in text and "c4-promotion: rule 8" in text and "Hint 1 of 2" in text
     path, region = stubs.marker_index(catalog.repo_dir())["c4-promotion"][0]
     lines = path.read_text(encoding="utf-8").splitlines()
     start = max(i for i in range(region.begin) if lines[i].startswith("def integer_promote"))
     real = "\n".join(lines[start : region.end + 1]) + "\n"
     cells = _execute("compiler.ipynb", workspace, real)
     text = _text(_cell(cells, 'check("c4"'))
-    assert "Exercise c4 passed" in text and "Score: 11/11 (100%)" in text
+    assert "Exercise c4 passed" in text and "Score: 83/83 (100%)" in text

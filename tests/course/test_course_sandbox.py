@@ -68,10 +68,10 @@ def test_a_file_that_patches_the_grader_scores_zero(
     _start("05", tmp_path, capsys, TAMPER)
     rc, out = _cli(capsys, "check", "5", "--json")
     report = json.loads(out)
-    assert rc == 1 and report["total"] == 0.25  # the skeleton passes 1 case of 4, as before
+    assert rc == 1 and report["total"] == pytest.approx(1 / 7)  # the skeleton passes 1 case of 7
     assert report["exercises"][0]["passed"] is False
     progress = _progress(tmp_path)["05"]
-    assert progress["status"] == "failed" and progress["score"] == 0.25
+    assert progress["status"] == "failed" and progress["score"] == pytest.approx(1 / 7)
 
 
 def test_the_grader_in_this_process_is_untouched(
@@ -80,7 +80,7 @@ def test_the_grader_in_this_process_is_untouched(
     monkeypatch.setenv("MINITRITON_WORKSPACE", str(tmp_path))
     _start("05", tmp_path, capsys, TAMPER)
     rc, out = _cli(capsys, "check", "5")
-    assert rc == 1 and "Score: 1/4 (25%)" in out
+    assert rc == 1 and "Score: 1/7 (14%)" in out
     assert "your code printed (shown, not graded):" in out and '"total": 1.0' in out
 
 
@@ -202,7 +202,7 @@ def test_what_a_compiler_copy_prints_is_shown_not_graded(
     monkeypatch.setenv("MINITRITON_WORKSPACE", str(tmp_path))
     _append(_promotion_file(tmp_path, capsys), COMPILER_TAMPER)
     rc, out = _cli(capsys, "check", "c4")
-    assert rc == 1 and "Score: 0/11 (0%)" in out
+    assert rc == 1 and "Score: 0/83 (0%)" in out
     assert "your code printed (shown, not graded):" in out and "| Score: 11/11 (100%)" in out
 
 

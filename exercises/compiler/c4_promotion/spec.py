@@ -2,7 +2,10 @@
 
 TITLE = "Type promotion: integer rule 8"
 MARKER = "c4-promotion"
-TESTS = ("tests/frontend/test_lower_promotion.py",)
+TESTS = (
+    "tests/frontend/test_lower_promotion.py",
+    "exercises/compiler/c4_promotion/test_promotion_widths.py",
+)
 SELECT = "r8 or r11 or r12"
 MINUTES = 20
 REQUIRES = ("10",)
@@ -13,4 +16,6 @@ TEST_HINTS = {
     "equal width": 2,
     "beats": 2,
     "wider signed wins": 1,
+    "mixed": 2,
+    "same signedness": 1,
 }

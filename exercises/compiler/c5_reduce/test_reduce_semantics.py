@@ -91,3 +91,35 @@ def test_custom_combiner_sees_left_operands_first() -> None:
     out = np.zeros(3, np.float32)
     _first_nonzero_kernel[(3,)](x, out, N=8, backend="emulator")
     np.testing.assert_array_equal(out, [7, 4, 2])
+
+
+def _tree_sum(values: list[float]) -> np.float32:
+    """Neighbours first, in fp32: ((x0 + x1) + (x2 + x3)) + ((x4 + x5) + (x6 + x7)), ..."""
+    level = [np.float32(v) for v in values]
+    while len(level) > 1:
+        level = [np.float32(level[i] + level[i + 1]) for i in range(0, len(level), 2)]
+    return level[0]
+
+
+def _fold(values: list[float]) -> np.float32:
+    total = np.float32(values[0])
+    for v in values[1:]:
+        total = np.float32(total + np.float32(v))
+    return total
+
+
+def test_sum_tree_order_with_cancellation() -> None:
+    # Every order of these eight fp32 additions loses different small terms
+    # next to 1e8: only neighbours first, level by level, gives 16.
+    x = [5.0, 5.0, -1e8, 3.0, 1e8, 3.0, 1.0, 5.0]
+    halves = [x[i] + x[i + 4] for i in range(4)]  # first half + second half
+    others = {
+        "left fold": _fold(x),
+        "right fold": _fold(x[::-1]),
+        "halves": _tree_sum([np.float32(h) for h in halves]),
+    }
+    expected = _tree_sum(x)
+    assert expected == 16.0 and all(v != expected for v in others.values()), others
+    s, _, _ = _run_row_stats(np.array([x, x[::-1]], np.float32))
+    assert s[0] == expected, f"got {s[0]}; the other orders give {others}"
+    assert s[1] == _tree_sum(x[::-1])

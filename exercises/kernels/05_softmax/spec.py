@@ -15,6 +15,9 @@ BLOCK = 128
 CASE_HINTS = {
     "5 x 100": 2,
     "3 x 64": 1,
+    "4 x 120 logits spread": 1,
+    "3 x 80 logits around -200": 1,
+    "3 x 128, one logit": 1,
 }
 
 
@@ -51,4 +54,29 @@ def cases() -> list[Case]:
             atol=1e-6,
         ),
         Case("6 x 90 view of a 6 x 300 array", (wide[:, 7:97],), atol=1e-6),
+        *unsafe_shift_cases(rng),
+    ]
+
+
+def unsafe_shift_cases(rng: np.random.Generator) -> list[Case]:
+    """Rows that only the max shift survives: fp32 exp overflows past 88.7, underflows below -103.
+
+    Subtracting the row's mean (or 0) leaves an exponent past 88 in a spread
+    row or a row with one huge value (inf / inf = NaN), and every exponent
+    below -103 in a row of very negative logits (0 / 0 = NaN).
+    """
+    huge = rng.standard_normal((3, 128), dtype=np.float32)
+    huge[np.arange(3), [5, 64, 127]] = 1e4
+    return [
+        Case(
+            "4 x 120 logits spread over +-300: exp overflows unless the row max is subtracted",
+            (100 * rng.standard_normal((4, 120), dtype=np.float32),),
+            atol=1e-6,
+        ),
+        Case(
+            "3 x 80 logits around -200: every exp underflows to 0 unless the max is subtracted",
+            (-200 + 3 * rng.standard_normal((3, 80), dtype=np.float32),),
+            atol=1e-6,
+        ),
+        Case("3 x 128, one logit 1e4 per row: the rest must come out 0", (huge,), atol=1e-6),
     ]

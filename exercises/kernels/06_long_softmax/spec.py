@@ -15,6 +15,9 @@ BLOCK = 128
 CASE_HINTS = {
     "4 x 256": 2,
     "2 x 1000": 2,
+    "3 x 700 logits spread": 2,
+    "3 x 500 logits around -200": 2,
+    "3 x 600, one logit": 2,
 }
 
 
@@ -65,4 +68,30 @@ def cases() -> list[Case]:
             (rng.standard_normal((3, 400), dtype=np.float32)[:, 100:357],),
             atol=1e-6,
         ),
+        *unsafe_shift_cases(rng),
+    ]
+
+
+def unsafe_shift_cases(rng: np.random.Generator) -> list[Case]:
+    """Rows that only a running max started at -inf survives (fp32 exp: 88.7 up, -103 down).
+
+    A shift by the row's mean, or a running max started at 0, leaves an
+    exponent past 88 in a spread row or a row with one huge value (inf / inf
+    = NaN), and every exponent below -103 in a row of very negative logits:
+    the sum is 0, and 0 / 0 = NaN.
+    """
+    huge = rng.standard_normal((3, 600), dtype=np.float32)
+    huge[np.arange(3), [0, 300, 599]] = 1e4
+    return [
+        Case(
+            "3 x 700 logits spread over +-300: exp overflows unless shifted by the max",
+            (100 * rng.standard_normal((3, 700), dtype=np.float32),),
+            atol=1e-6,
+        ),
+        Case(
+            "3 x 500 logits around -200: the running max must start at -inf, not 0",
+            (-200 + 3 * rng.standard_normal((3, 500), dtype=np.float32),),
+            atol=1e-6,
+        ),
+        Case("3 x 600, one logit 1e4 per row: the rest must come out 0", (huge,), atol=1e-6),
     ]

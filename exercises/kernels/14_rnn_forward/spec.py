@@ -3,7 +3,13 @@
 import numpy as np
 
 import minitriton as triton
-from minitriton.course import TF32_TOLERANCE, Case
+from minitriton.course import (
+    TF32_TOLERANCE,
+    Case,
+    accumulation_tolerance,
+    fp16_exact,
+    fp32_matmul,
+)
 
 TITLE = "RNN forward"
 KERNELS = ("rnn_forward_kernel",)
@@ -16,6 +22,7 @@ BLOCK_B = 16
 CASE_HINTS = {
     "B = 20": 1,
     "x stored time-major": 1,
+    "D = 512": 4,
 }
 
 
@@ -67,4 +74,31 @@ def cases() -> list[Case]:
             problem(12, 4, 16, 16, time_major=True),
             **TF32_TOLERANCE,
         ),
+        long_k_case(),
     ]
+
+
+def long_k_case() -> Case:
+    """D = 512: x @ wx sums 512 products; the tolerance is the fp32 reference's own error.
+
+    x and wx are exact in fp16 and TF32 and wh is 0, so a right kernel
+    differs from the exact states only by fp32 additions and tanh; a dot
+    whose result is kept in fp16 (11 significant bits) is 40 times further off.
+    """
+    B, T, D, H = 16, 2, 512, 16
+    x = fp16_exact((B, T, D), seed=140)
+    h0 = fp16_exact((B, H), seed=141, scale=0.5)
+    wx = fp16_exact((D, H), seed=142, scale=1 / 32)
+    wh = np.zeros((H, H), np.float32)
+    b = fp16_exact((H,), seed=143, scale=0.125)
+    exact = reference(x, h0, wx, wh, b).astype(np.float64)
+    fp32 = np.stack(
+        [np.tanh(fp32_matmul(x[:, t], wx) + b) for t in range(T)], axis=1
+    )  # wh = 0: each step is x_t @ wx + b
+    # A floor of a few fp32 ulps of tanh: GPUs compute exp (and so tanh) approximately.
+    tolerance = accumulation_tolerance(fp32, exact, floor=2e-5)
+    return Case(
+        "D = 512: x @ wx sums 512 products, exact to within 64 times fp32's rounding",
+        (x, h0, wx, wh, b),
+        **tolerance,
+    )

@@ -3,7 +3,7 @@
 import numpy as np
 
 import minitriton as triton
-from minitriton.course import TF32_TOLERANCE, Case
+from minitriton.course import TF32_TOLERANCE, Case, fp16_exact
 
 TITLE = "Flash attention"
 KERNELS = ("flash_attention_kernel",)
@@ -17,6 +17,9 @@ CASE_HINTS = {
     "2 heads": 3,
     "S = 50": 1,
     "scores around 100": 2,
+    "scores spread": 2,
+    "scores around -256": 2,
+    "one key scores": 2,
     "causal": 1,
 }
 
@@ -78,4 +81,43 @@ def cases() -> list[Case]:
             rtol=5e-2,
         ),
         Case("causal, S = 40", qkv(2, 40, causal=True), **TF32_TOLERANCE),
+        *unsafe_shift_cases(),
+    ]
+
+
+def unsafe_shift_cases() -> list[Case]:
+    """Scores that only a running max started at -inf survives (fp32 exp: 88.7 up, -103 down).
+
+    q and k hold values fp16 holds exactly, so the scores are exact in TF32
+    and the tolerance stays TF32's. A running max started at 0 (or a shift
+    by the mean) gives 0 / 0 on rows whose scores are all below -103, and
+    inf / inf on rows whose scores spread past 88.
+    """
+    S, d = 40, 16
+    v = fp16_exact((1, S, d), seed=150)
+    # Every key near 8 * ones, every query -8 * ones: scores around -256, spread about 8.
+    k_near = 8 + fp16_exact((1, S, d), seed=151, scale=0.5)
+    q_neg = np.full((1, S, d), -8.0, np.float32)
+    # Scores spread with a standard deviation of about 100.
+    q_wide, k_wide = fp16_exact((1, S, d), seed=152, scale=64), fp16_exact((1, S, d), seed=153)
+    # One key whose score is about 1e3 for every query, the others about +-1.
+    q_pos = np.abs(fp16_exact((1, S, d), seed=154))
+    k_one = fp16_exact((1, S, d), seed=155, scale=0.25)
+    k_one[0, 17] = 256.0
+    return [
+        Case(
+            "scores spread over +-300: exp overflows unless shifted by the row max",
+            (q_wide, k_wide, v, False),
+            **TF32_TOLERANCE,
+        ),
+        Case(
+            "scores around -256: the running max must start at -inf, not 0",
+            (q_neg, k_near, v, False),
+            **TF32_TOLERANCE,
+        ),
+        Case(
+            "one key scores about 1e3 for every query: the others must weigh 0",
+            (q_pos, k_one, v, False),
+            **TF32_TOLERANCE,
+        ),
     ]

@@ -5,7 +5,7 @@ import re
 import numpy as np
 
 import minitriton as triton
-from minitriton.course import Case
+from minitriton.course import Case, accumulation_tolerance, fp16_exact, fp32_matmul
 
 TITLE = "Tensor-core matmul"
 KERNELS = ("matmul_kernel", "BLOCK_M", "BLOCK_N", "BLOCK_K")
@@ -27,20 +27,23 @@ SPEED = {"shape": (4096, 4096, 4096), "floor": 0.5}
 TOLERANCE = {"atol": 1e-3, "rtol": 1e-3}
 
 #: The hint (1-based, in hints.md) that each case teaches, by the start of its name.
-CASE_HINTS = {"K = 72": 2}
+CASE_HINTS = {"K = 72": 2, "K = 1024": 2}
 #: The same for the checks of the compiled kernel (:func:`check_compiled`).
 COMPILED_HINTS = {"tensor cores: the dot's operands": 3, "tensor cores": 1}
 
 
-def reference(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+def reference(a: np.ndarray, b: np.ndarray, c_columns: bool = False) -> np.ndarray:
     """``a @ b`` in float64, rounded to fp32."""
     return (a.astype(np.float64) @ b.astype(np.float64)).astype(np.float32)
 
 
-def launch(kernels, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """A 2D grid of tiles of C, with the block sizes of the student's file."""
+def launch(kernels, a: np.ndarray, b: np.ndarray, c_columns: bool = False) -> np.ndarray:
+    """A 2D grid of tiles of C, with the block sizes of the student's file.
+
+    ``c_columns``: C is column-major (stride_cm = 1).
+    """
     (M, K), (_, N) = a.shape, b.shape
-    c = np.full((M, N), np.nan, np.float32)
+    c = np.full((N, M), np.nan, np.float32).T if c_columns else np.full((M, N), np.nan, np.float32)
     bm, bn, bk = kernels.BLOCK_M, kernels.BLOCK_N, kernels.BLOCK_K
     grid = (triton.cdiv(M, bm), triton.cdiv(N, bn))
     strides = [s // arr.itemsize for arr in (a, b, c) for s in arr.strides]
@@ -51,7 +54,7 @@ def launch(kernels, a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 
 def cases() -> list[Case]:
-    """Full tiles, ragged M, N and K, and a transposed B; all fp16."""
+    """Full tiles, ragged M, N and K, strided A and B, a long K; all fp16."""
     rng = np.random.default_rng(18)
 
     def mats(m: int, k: int, n: int, b_transposed: bool = False) -> tuple:
@@ -59,6 +62,8 @@ def cases() -> list[Case]:
         b = rng.standard_normal((n, k) if b_transposed else (k, n)).astype(np.float16)
         return a, b.T if b_transposed else b
 
+    a, b = mats(64, 48, 64)
+    wide_a, wide_b = mats(128, 96, 128)
     return [
         Case("64 x 64 x 64: full tiles", mats(64, 64, 64), **TOLERANCE),
         Case("M = 80, N = 72: ragged M and N, K = 64", mats(80, 64, 72), **TOLERANCE),
@@ -66,7 +71,33 @@ def cases() -> list[Case]:
         Case(
             "B = transpose of a 64 x 48 array: stride_bk = 1", mats(64, 48, 64, True), **TOLERANCE
         ),
+        Case(
+            "A column-major: stride_am = 1, stride_ak = 64", (np.asfortranarray(a), b), **TOLERANCE
+        ),
+        Case(
+            "A and B = every other row and column of 128 x 96 and 96 x 128 arrays",
+            (wide_a[::2, ::2], wide_b[::2, ::2]),
+            **TOLERANCE,
+        ),
+        Case(
+            "C column-major: stride_cm = 1, stride_cn = 80", (*mats(80, 32, 64), True), **TOLERANCE
+        ),
+        long_k_case(),
     ]
+
+
+def long_k_case() -> Case:
+    """K = 1024: the tolerance is the fp32 reference's own error (fp16 products are exact).
+
+    An accumulator kept in fp16 (11 significant bits) drifts 40 times further.
+    """
+    a, b = fp16_exact((64, 1024), seed=180), fp16_exact((1024, 64), seed=181)
+    exact = a.astype(np.float64) @ b.astype(np.float64)
+    return Case(
+        "K = 1024: an fp32 accumulator is exact to within 64 times fp32's own rounding",
+        (a.astype(np.float16), b.astype(np.float16)),
+        **accumulation_tolerance(fp32_matmul(a, b), exact),
+    )
 
 
 # ---------------------------------------------------------------- the compiled kernel
