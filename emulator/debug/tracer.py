@@ -200,15 +200,20 @@ class Trace:
         """Write ``<kernel>-<buffer>.png`` for every buffer the launch touched."""
         from minitriton.emulator.debug.trace_plot import plot_buffer
 
+        from matplotlib.figure import Figure
+
         folder = Path(directory)
         folder.mkdir(parents=True, exist_ok=True)
         paths = []
         touched = {a.buffer for a in self.accesses}
+        figure = Figure()  # one figure for all: its renderer keeps the text metrics
         for name in self.buffers:
             if name not in touched:
                 continue
             path = folder / f"{self.kernel}-{name}.png"
-            plot_buffer(self, name).savefig(path, dpi=110, bbox_inches="tight")
+            # Fast PNG compression: the pictures are flat colours, and level 6
+            # would spend more time than the drawing.
+            plot_buffer(self, name, figure).savefig(path, dpi=100, pil_kwargs={"compress_level": 1})
             paths.append(path)
         return paths
 
