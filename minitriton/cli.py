@@ -22,9 +22,9 @@ docstring is the command's help. List the module in :data:`COMMAND_MODULES`.
 from __future__ import annotations
 
 import argparse
+import ast
 import contextlib
 import importlib
-import importlib.util
 import inspect
 import re
 import shutil
@@ -344,26 +344,58 @@ def split_target(target: str) -> tuple[str, str | None]:
 
 
 def import_user_file(path: str) -> ModuleType:
-    """Import a Python file under a private name, so its ``__main__`` block does not run.
+    """Import a Python file's definitions under a private name, without its script work.
 
-    What the file prints while it is imported goes to stderr.
+    Imports, ``def``/``class`` statements and assignments run; what a script
+    does at its top level (expression statements such as ``main()`` or
+    ``benchmark.run(...)``, loops, ``with`` blocks, ``if __name__ == "__main__"``)
+    does not, so compiling a tutorial neither launches nor benchmarks it. An
+    assignment that fails (it needed a GPU, or work that was skipped) is left
+    out; what the file still prints goes to stderr, away from the IR.
     """
     file = Path(path)
     if not file.is_file():
         raise CliError(f"{path}: no such file")
     name = "_minitriton_user_" + re.sub(r"\W", "_", file.stem)
-    spec = importlib.util.spec_from_file_location(name, file)
-    if spec is None or spec.loader is None:
-        raise CliError(f"{path}: cannot import this file")
-    module = importlib.util.module_from_spec(spec)
+    try:
+        tree = ast.parse(file.read_text(encoding="utf-8"), str(file))
+    except SyntaxError as e:
+        raise CliError(f"importing {path} failed:\n{user_traceback(e, file).rstrip()}") from None
+    module = ModuleType(name)
+    module.__file__ = str(file)
     sys.modules[name] = module
     sys.path.insert(0, str(file.resolve().parent))  # its sibling imports work
-    try:
-        with contextlib.redirect_stdout(sys.stderr):  # its prints stay out of --emit output
-            spec.loader.exec_module(module)
-    except Exception as e:
-        raise CliError(f"importing {path} failed:\n{user_traceback(e, file).rstrip()}") from None
+    with contextlib.redirect_stdout(sys.stderr):  # its prints stay out of --emit output
+        for stmt in tree.body:
+            _run_definition(stmt, module, file, path)
     return module
+
+
+#: Top-level statements that are a script's work, not definitions: never run.
+_SCRIPT_WORK = (ast.Expr, ast.For, ast.AsyncFor, ast.While, ast.With, ast.AsyncWith)
+
+
+def _run_definition(stmt: ast.stmt, module: ModuleType, file: Path, path: str) -> None:
+    if isinstance(stmt, _SCRIPT_WORK) or _is_main_guard(stmt):
+        return
+    code = compile(ast.Module(body=[stmt], type_ignores=[]), str(file), "exec")
+    try:
+        exec(code, module.__dict__)  # noqa: S102 - the user's own file, as ``import`` would
+    except Exception as e:
+        if isinstance(stmt, ast.Assign | ast.AnnAssign | ast.AugAssign):
+            return  # script state the kernels do not need (x = torch.rand(..., device="cuda"))
+        raise CliError(f"importing {path} failed:\n{user_traceback(e, file).rstrip()}") from None
+
+
+def _is_main_guard(stmt: ast.stmt) -> bool:
+    """``if __name__ == "__main__":``."""
+    test = stmt.test if isinstance(stmt, ast.If) else None
+    return (
+        isinstance(test, ast.Compare)
+        and isinstance(test.left, ast.Name)
+        and test.left.id == "__name__"
+        and any(isinstance(c, ast.Constant) and c.value == "__main__" for c in test.comparators)
+    )
 
 
 def kernel_jit(kernel: Any) -> Any:
