@@ -173,6 +173,8 @@ signature specializations (as Triton's launcher makes them):
              allocation is); lets loads and stores use 16-byte vector accesses
   i32:16     an integer divisible by 16 (a size or stride such as 1024)
   i32:1      an integer equal to 1 (a unit stride); Triton folds it to a constant
+  1          in place of an integer argument: its value, compiled in as a constant
+             (Triton's AOT compiler writes equal-to-1 arguments this way)
   1024       a constexpr's value (BLOCK_SIZE: tl.constexpr)
 A real launch specializes every argument that qualifies, so write the marks that
 your data would get: without them the GPU code assumes the worst (scalar

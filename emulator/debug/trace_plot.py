@@ -240,7 +240,7 @@ def _note_marks(data: dict[str, np.ndarray], size: int, grid: Grid, extra: int,
     """Legend entries for the marks this panel shows."""
     if (data["count"] > 1).any():
         _mark(marks, "several", "accessed by several programs (colour: the last)", dot=True)
-    if (data["owner"] < 0).any() and not data["masked"].all():
+    if ((data["owner"] < 0) & ~data["masked"]).any():
         _mark(marks, "empty", "not accessed", colour=_EMPTY)
     if data["masked"].any():
         _mark(marks, "masked", "masked-off lanes only", colour=_MASKED)
@@ -248,7 +248,8 @@ def _note_marks(data: dict[str, np.ndarray], size: int, grid: Grid, extra: int,
     oob = data["oob"]
     if ((oob >= size) & (oob < cells)).any() or (oob < 0).any():
         _mark(marks, "oob", "out-of-bounds attempt (past the end)", colour=_OOB)
-    if cells > size:
+    tried = np.unique(oob[(oob >= size) & (oob < cells)]).size
+    if cells - size > tried:  # pale cells remain
         _mark(marks, "past", "past the end of the buffer", colour=_PAST_END)
 
 

@@ -90,6 +90,7 @@ def test_help_explains_specializations(capsys: pytest.CaptureFixture[str]) -> No
     out = capsys.readouterr().out
     assert "*fp16:16   a pointer whose address is divisible by 16 bytes" in out
     assert "i32:1      an integer equal to 1" in out
+    assert "1          in place of an integer argument: its value" in out
     assert "minitriton compile matmul.py:matmul_kernel --emit ttgir" in out
 
 
