@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -55,14 +56,30 @@ class Grid:
     cell_pt: float  # the side of one cell, in points
 
 
-def plot_buffer(trace: Trace, buffer: str, figure: Any = None) -> Any:
-    """A matplotlib figure of how the programs of ``trace`` touched ``buffer``.
+DPI = 100
 
-    ``figure``: a figure to clear and draw into, instead of a new one (drawing
-    several pictures into one figure reuses its renderer's text metrics).
-    """
-    from matplotlib.figure import Figure
 
+@dataclass
+class _Picture:
+    """What one picture shows, worked out before anything is drawn."""
+
+    trace: Trace
+    buffer: str
+    grid: Grid
+    extra: int  # rows past the buffer that show out-of-bounds attempts
+    panels: list[tuple[str, dict[str, np.ndarray]]]  # (kind, element_owners) per panel
+    colours: np.ndarray
+    marks: dict[str, Any]
+    box: _Box
+
+    def frame_key(self) -> tuple[Any, ...]:
+        """Everything the frame (axes, ticks, colour bar, legend) depends on."""
+        grid = self.grid
+        return (grid.rows, grid.cols, grid.folded, self.extra, tuple(k for k, _ in self.panels),
+                len(self.colours), self.trace.grid, tuple(self.marks))  # fmt: skip
+
+
+def _picture(trace: Trace, buffer: str) -> _Picture:
     info = trace.buffers[buffer]
     kinds = [k for k in ("load", "store") if any(a.buffer == buffer and a.kind in (k, "atomic")
                                                  for a in trace.accesses)]  # fmt: skip
@@ -74,34 +91,102 @@ def plot_buffer(trace: Trace, buffer: str, figure: Any = None) -> Any:
     for _, data in panels:
         _note_marks(data, info.size, grid, extra, marks)
     _program_marks(colours, trace.grid, marks)
-    # Placed by hand, in inches: a layout engine would draw the figure twice.
     box = _Box(grid, extra, len(panels), len(colours) > DISCRETE_PROGRAMS, len(marks))
-    fig = Figure() if figure is None else figure
-    fig.clear()
-    fig.set_size_inches(box.width, box.height)
+    return _Picture(trace, buffer, grid, extra, panels, colours, marks, box)
+
+
+def plot_buffer(trace: Trace, buffer: str) -> Any:
+    """A matplotlib figure of how the programs of ``trace`` touched ``buffer``."""
+    from matplotlib.figure import Figure
+
+    picture = _picture(trace, buffer)
+    fig = Figure(figsize=(picture.box.width, picture.box.height), dpi=DPI)
+    axes = _draw_frame(fig, picture)
+    _draw_content(fig, axes, picture, animated=False)
+    return fig
+
+
+class PictureWriter:
+    """Writes pictures as PNG files, drawing a frame that several share only once.
+
+    Placed by hand, a picture has a frame (axes, ticks, colour bar, legend)
+    and a content (the cells, dots, labels and titles). The buffers of a
+    launch often share a frame (vector add's three have the same size and
+    programs), so the writer keeps the drawn frame and only draws the next
+    content over it, as matplotlib's animations do (blitting).
+    """
+
+    def __init__(self) -> None:
+        self._key: tuple[Any, ...] | None = None
+        self._fig: Any = None
+        self._axes: list[Any] = []
+        self._background: Any = None
+
+    def save(self, trace: Trace, buffer: str, path: Path) -> Path:
+        """Write the picture of ``buffer`` to ``path``."""
+        from matplotlib.backends.backend_agg import FigureCanvasAgg
+        from matplotlib.figure import Figure
+        from PIL import Image
+
+        picture = _picture(trace, buffer)
+        if picture.frame_key() != self._key:
+            self._key = picture.frame_key()
+            self._fig = Figure(figsize=(picture.box.width, picture.box.height), dpi=DPI)
+            FigureCanvasAgg(self._fig)
+            self._axes = _draw_frame(self._fig, picture)
+            self._fig.canvas.draw()
+            self._background = self._fig.canvas.copy_from_bbox(self._fig.bbox)
+        fig = self._fig
+        fig.canvas.restore_region(self._background)
+        artists = _draw_content(fig, self._axes, picture, animated=True)
+        for artist in artists:
+            fig.draw_artist(artist)
+        # Fast compression: flat colours compress well anyway.
+        Image.fromarray(np.asarray(fig.canvas.buffer_rgba())).save(path, compress_level=1)
+        for artist in artists:
+            if artist not in (fig._suptitle, *(ax.title for ax in self._axes)):
+                artist.remove()
+        return path
+
+
+def _draw_frame(fig: Any, picture: _Picture) -> list[Any]:
+    """The axes with their ticks and labels, the colour bar and the legend."""
+    grid, box = picture.grid, picture.box
     axes = []
-    for i, (kind, data) in enumerate(panels):
+    for i in range(len(picture.panels)):
         ax = fig.add_axes(box.panel(i))
-        ax.imshow(_image(data, info.size, grid, extra, colours), interpolation="nearest",
-                  aspect="auto")  # fmt: skip
         ax.set_xlim(-0.5, grid.cols - 0.5)
-        ax.set_ylim(grid.rows + extra - 0.5, -0.5)
-        _axes(ax, grid, grid.rows + extra)
-        _several(ax, data, grid)
-        _region_labels(ax, data, grid, colours)
-        verb = "loads from" if kind == "load" else "stores to"
-        ax.set_title(f"{verb} {buffer}", fontsize=9)
+        ax.set_ylim(grid.rows + picture.extra - 0.5, -0.5)
+        _axes(ax, grid, grid.rows + picture.extra)
         axes.append(ax)
-    if len(colours) > DISCRETE_PROGRAMS:
-        _colour_bar(fig, box, colours, trace.grid)
-    if marks:
-        fig.legend(handles=list(marks.values()), loc="lower center", bbox_to_anchor=(0.5, 0.0),
-                   ncol=box.legend_cols, fontsize=8, frameon=False)  # fmt: skip
+    if len(picture.colours) > DISCRETE_PROGRAMS:
+        _colour_bar(fig, box, picture.colours, picture.trace.grid)
+    if picture.marks:
+        fig.legend(handles=list(picture.marks.values()), loc="lower center",
+                   bbox_to_anchor=(0.5, 0.0), ncol=box.legend_cols, fontsize=8,
+                   frameon=False)  # fmt: skip
+    return axes
+
+
+def _draw_content(fig: Any, axes: list[Any], picture: _Picture, animated: bool) -> list[Any]:
+    """The cells, dots, program labels and titles; returns the artists drawn."""
+    trace, buffer, grid = picture.trace, picture.buffer, picture.grid
+    info = trace.buffers[buffer]
+    artists: list[Any] = []
+    for ax, (kind, data) in zip(axes, picture.panels):
+        image = _image(data, info.size, grid, picture.extra, picture.colours)
+        artists.append(ax.imshow(image, interpolation="nearest", aspect="auto"))
+        artists += _several(ax, data, grid)
+        artists += _region_labels(ax, data, grid, picture.colours)
+        verb = "loads from" if kind == "load" else "stores to"
+        artists.append(ax.set_title(f"{verb} {buffer}", fontsize=9))
     title = (
         f"{trace.kernel}: '{buffer}' ({info.size} x {info.dtype}), grid {format_pid(trace.grid)}"
     )
-    fig.suptitle(title, fontsize=10, y=1 - 0.08 / box.height)
-    return fig
+    artists.append(fig.suptitle(title, fontsize=10, y=1 - 0.08 / picture.box.height))
+    for artist in artists:
+        artist.set_animated(animated)
+    return artists
 
 
 class _Box:
@@ -227,12 +312,13 @@ def _ticks(last: int, room: int, most: int) -> list[int]:
     return [int(t) for t in locator.tick_values(0, max(last, 1)) if 0 <= t <= last]
 
 
-def _several(ax: Any, data: dict[str, np.ndarray], grid: Grid) -> None:
+def _several(ax: Any, data: dict[str, np.ndarray], grid: Grid) -> list[Any]:
     several = np.flatnonzero(data["count"] > 1)
     if several.size == 0:
-        return
+        return []
     size = max(1.0, 0.35 * grid.cell_pt)
-    ax.plot(several % grid.cols, several // grid.cols, "k.", markersize=size, linestyle="none")
+    return list(ax.plot(several % grid.cols, several // grid.cols, "k.", markersize=size,
+                        linestyle="none"))  # fmt: skip
 
 
 def _note_marks(data: dict[str, np.ndarray], size: int, grid: Grid, extra: int,
@@ -298,7 +384,9 @@ def _colour_bar(fig: Any, box: _Box, colours: np.ndarray, grid: tuple[int, int, 
 # ---------------------------------------------------------------- region labels
 
 
-def _region_labels(ax: Any, data: dict[str, np.ndarray], grid: Grid, colours: np.ndarray) -> None:
+def _region_labels(
+    ax: Any, data: dict[str, np.ndarray], grid: Grid, colours: np.ndarray
+) -> list[Any]:
     """Write each program's number on its region where it fits, overlapping no other label.
 
     Where no region of a folded 1-D buffer has room, the programs label their
@@ -307,7 +395,7 @@ def _region_labels(ax: Any, data: dict[str, np.ndarray], grid: Grid, colours: np
     owner = data["owner"]
     touched = np.flatnonzero(owner >= 0)
     if touched.size == 0:
-        return
+        return []
     order = touched[np.argsort(owner[touched], kind="stable")]
     ids, starts = np.unique(owner[order], return_index=True)
     rows, cols = order // grid.cols, order % grid.cols
@@ -317,6 +405,7 @@ def _region_labels(ax: Any, data: dict[str, np.ndarray], grid: Grid, colours: np
     middle = order[starts + counts // 2]  # a cell the program owns
     centre_r, centre_c = (extent[0] + extent[1]) / 2, (extent[2] + extent[3]) / 2
     placed: list[tuple[float, float, float, float]] = []
+    labels: list[Any] = []
     for i, pid in enumerate(ids.tolist()):
         text = str(pid)
         width_pt = (extent[3][i] - extent[2][i] + 1) * grid.cell_pt
@@ -336,24 +425,27 @@ def _region_labels(ax: Any, data: dict[str, np.ndarray], grid: Grid, colours: np
         placed.append(box)
         r, g, b, _ = colours[min(pid, len(colours) - 1)]
         ink = "white" if 0.299 * r + 0.587 * g + 0.114 * b < 0.5 else "black"
-        ax.text(x, y, text, ha="center", va="center", fontsize=font, color=ink, gid="program-label")
+        labels.append(ax.text(x, y, text, ha="center", va="center", fontsize=font, color=ink,
+                              gid="program-label"))  # fmt: skip
     if not placed and grid.folded:
-        _band_labels(ax, ids, (extent[0] + extent[1]) / 2, grid)
+        labels += _band_labels(ax, ids, (extent[0] + extent[1]) / 2, grid)
+    return labels
 
 
-def _band_labels(ax: Any, ids: np.ndarray, centres: np.ndarray, grid: Grid) -> None:
-    """Right-hand ticks naming the program of each band of rows, thinned so they never touch."""
+def _band_labels(ax: Any, ids: np.ndarray, centres: np.ndarray, grid: Grid) -> list[Any]:
+    """Labels right of the axes naming the program of each band of rows, never touching."""
     gap = 3.0 * _FONT_PT / grid.cell_pt  # rows between two labels
-    ticks: list[float] = []
-    labels: list[str] = []
+    shown: list[float] = []
+    labels = []
     for pid, centre in zip(ids.tolist(), centres.tolist()):
-        if ticks and centre - ticks[-1] < gap:
+        if shown and centre - shown[-1] < gap:
             continue
-        ticks.append(centre)
-        labels.append(f"program {pid}")
-    right = ax.secondary_yaxis("right")
-    right.set_yticks(ticks, labels)
-    right.tick_params(labelsize=_FONT_PT, length=2)
+        shown.append(centre)
+        # x in axes fractions, y in rows: just right of the panel, at the band's middle.
+        labels.append(ax.text(1.02, centre, f"program {pid}", transform=ax.get_yaxis_transform(),
+                              ha="left", va="center", fontsize=_FONT_PT, clip_on=False,
+                              gid="band-label"))  # fmt: skip
+    return labels
 
 
 def _overlap(a: tuple[float, float, float, float], b: tuple[float, float, float, float]) -> bool:

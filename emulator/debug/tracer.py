@@ -202,24 +202,14 @@ class Trace:
 
     def save_pngs(self, directory: str | Path) -> list[Path]:
         """Write ``<kernel>-<buffer>.png`` for every buffer the launch touched."""
-        from matplotlib.figure import Figure
-
-        from minitriton.emulator.debug.trace_plot import plot_buffer
+        from minitriton.emulator.debug.trace_plot import PictureWriter
 
         folder = Path(directory)
         folder.mkdir(parents=True, exist_ok=True)
-        paths = []
+        writer = PictureWriter()  # buffers that share a frame draw it once
         touched = {a.buffer for a in self.accesses}
-        figure = Figure()  # one figure for all: its renderer keeps the text metrics
-        for name in self.buffers:
-            if name not in touched:
-                continue
-            path = folder / f"{self.kernel}-{name}.png"
-            # Fast PNG compression: the pictures are flat colours, and level 6
-            # would spend more time than the drawing.
-            plot_buffer(self, name, figure).savefig(path, dpi=100, pil_kwargs={"compress_level": 1})
-            paths.append(path)
-        return paths
+        return [writer.save(self, name, folder / f"{self.kernel}-{name}.png")
+                for name in self.buffers if name in touched]  # fmt: skip
 
     def save_html(self, path: str | Path) -> Path:
         """Write the interactive view (one self-contained HTML file) to ``path``."""
