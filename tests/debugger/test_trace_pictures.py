@@ -101,6 +101,7 @@ def legend_labels(fig: Any) -> list[str]:
 
 
 SIZES = [
+    ("8 elements, 1 program", lambda: traced_add(8, 8), "output_ptr"),
     ("8 elements, 2 programs", lambda: traced_add(8, 4), "output_ptr"),
     ("1,000 elements, 8 programs", lambda: traced_add(1000, 128), "x_ptr"),
     ("98,432 elements, 97 programs", lambda: traced_add(98432, 1024), "output_ptr"),
