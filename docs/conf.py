@@ -56,7 +56,31 @@ exclude_patterns = [
 ]
 
 # -- MyST ---------------------------------------------------------------------
-myst_enable_extensions = ["colon_fence", "deflist"]
+
+#: The packages of the reading path on the index page, in reading order.
+READING_PATH = {
+    "grammar": "grammar",
+    "frontend": "minitriton/frontend",
+    "ir": "minitriton/ir",
+    "passes": "minitriton/passes",
+    "emulator": "emulator",
+    "backend": "minitriton/backend",
+}
+
+
+def _code_lines(folder: str) -> int:
+    """Non-blank lines of the ``.py`` and ``.lark`` files under ``folder``."""
+    files = [f for f in (_DOCS.parent / folder).rglob("*") if f.suffix in (".py", ".lark")]
+    return sum(1 for f in files for line in f.read_text(encoding="utf-8").splitlines()
+               if line.strip())  # fmt: skip
+
+
+# The index page's line counts are counted at build time, so they stay true.
+_LINES = {name: _code_lines(folder) for name, folder in READING_PATH.items()}
+_CORE = sum(_LINES[k] for k in ("grammar", "frontend", "ir", "passes"))
+myst_substitutions = {f"lines_{k}": f"{v:,}" for k, v in _LINES.items()}
+myst_substitutions["lines_core"] = f"{_CORE:,}"
+myst_enable_extensions = ["colon_fence", "deflist", "substitution"]
 myst_heading_anchors = 3
 
 # -- autodoc ------------------------------------------------------------------
@@ -74,6 +98,10 @@ sphinx_gallery_conf = {
     "abort_on_example_error": True,
     "download_all_examples": False,
     "remove_config_comments": True,
+    # Course order, vector add first (docs/_ext/gallery_order.py).
+    "within_subsection_order": "gallery_order.CourseOrder",
+    # Scripts that draw no figure name a picture of their trace as thumbnail
+    # (a ``sphinx_gallery_thumbnail_path`` comment), so none shows a placeholder.
 }
 
 # -- HTML -----------------------------------------------------------------------

@@ -15,19 +15,28 @@ the same verdict on a fast machine and a loaded one.
 A ``KeyboardInterrupt`` during a launch becomes a :class:`KernelInterrupt`
 (still a ``KeyboardInterrupt``) whose message names the kernel, the program
 and the source line that was running, without an internal traceback.
+
+A launch without a budget that runs long says so: when standard error is a
+terminal, a one-line :class:`LongRunNotice` comes after 10 s and again every
+30 s, with the kernel, the program and the line, and how to stop it or set a
+budget. The interpreter looks for it where it looks at the budget's clock.
 """
 
 from __future__ import annotations
 
 import os
+import sys
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import TypeVar
+from typing import TextIO, TypeVar
 
 from minitriton.diagnostics import Diagnostic, Location, UserError
 
 TIMEOUT_ENV = "MINITRITON_TIMEOUT"
+#: Seconds before the first "still running" notice, and between two.
+NOTICE_AFTER = 10.0
+NOTICE_EVERY = 30.0
 STEPS_ENV = "MINITRITON_MAX_STEPS"
 #: Ops executed between two looks at the clock.
 CHECK_EVERY = 256
@@ -127,3 +136,42 @@ def _innermost(stack: list[_B], budget: _B | None) -> Iterator[None]:
 def max_steps() -> int | None:
     """The innermost step budget, or None (an interpreter reads it when it starts)."""
     return _max_steps[-1] if _max_steps else None
+
+
+class LongRunNotice:
+    """Tells a person at a terminal that a launch is still running, and where."""
+
+    def __init__(self, kernel: str, stream: TextIO, clock: Callable[[], float] = time.monotonic):
+        self.kernel = kernel
+        self.stream = stream
+        self.clock = clock
+        self.start = clock()
+        self.due = self.start + NOTICE_AFTER
+
+    def poll(self, loc: Location | None, pid: tuple[int, int, int]) -> None:
+        """Print the notice if it is due (the interpreter calls this every few ops)."""
+        now = self.clock()
+        if now < self.due:
+            return
+        self.due = now + NOTICE_EVERY
+        where = f"{loc.file}:{loc.line}" if loc is not None else "?"
+        pid_text = "(" + ", ".join(str(p) for p in pid) + ")"
+        print(f"minitriton: kernel '{self.kernel}' still running after {now - self.start:.0f} s, "
+              f"program {pid_text} at {where}; Ctrl-C stops it (and says where), "
+              f"{TIMEOUT_ENV}=SECONDS or timeout= sets a time budget", file=self.stream,
+              flush=True)  # fmt: skip
+
+
+def long_run_notice(kernel: str) -> LongRunNotice | None:
+    """A notice for a launch, when standard error is a terminal and no budget is set."""
+    stream = sys.stderr
+    if has_budget() or max_steps() is not None or not _is_terminal(stream):
+        return None
+    return LongRunNotice(kernel, stream)
+
+
+def _is_terminal(stream: TextIO | None) -> bool:
+    try:
+        return stream is not None and stream.isatty()
+    except (AttributeError, ValueError):  # replaced by an object without isatty, or closed
+        return False

@@ -161,6 +161,9 @@ class Interpreter:
         self.program_steps = 0  # ops executed, times the programs each ran for
         self.max_steps = budget.max_steps()  # None: no step budget
         self.current: tuple[Operation, ProgramState] | None = None  # for Ctrl-C
+        # A plain launch that runs long says so on a terminal (tools with
+        # listeners, such as the debugger, pause on purpose).
+        self.notice = None if self.listeners else budget.long_run_notice(self.kernel.sym_name)
 
     # -- entry points -----------------------------------------------------
     def run_program(self, pid: Sequence[int]) -> ProgramState:
@@ -231,7 +234,7 @@ class Interpreter:
             raise self.error(op, state, f"the emulator cannot execute {op.name}")
         self.current = (op, state)
         self.steps += 1
-        if self.steps % budget.CHECK_EVERY == 0 and budget.has_budget():
+        if self.steps % budget.CHECK_EVERY == 0 and (budget.has_budget() or self.notice):
             self._check_budget(op, state)
         if self.max_steps is not None:
             self._count_steps(op, state)
@@ -252,6 +255,8 @@ class Interpreter:
         return results
 
     def _check_budget(self, op: Operation, state: ProgramState) -> None:
+        if self.notice is not None:
+            self.notice.poll(op.loc, state.pid(0))
         seconds = budget.over_budget()
         if seconds is not None:
             raise self.error(

@@ -9,6 +9,8 @@ the keys and values in blocks of ``BLOCK_N``, keeping a running maximum
 full ``seq x seq`` score matrix never exists.
 """
 
+# sphinx_gallery_thumbnail_path = "_static/thumbs/plot_attention.png"
+
 import numpy as np
 
 import minitriton as triton

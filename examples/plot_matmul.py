@@ -13,6 +13,8 @@ are multiplied, so the check against NumPy's exact product below needs a
 tolerance of about 1e-2 (``input_precision="ieee"`` computes exactly).
 """
 
+# sphinx_gallery_thumbnail_path = "_static/thumbs/plot_matmul.png"
+
 import numpy as np
 
 import minitriton as triton

@@ -17,6 +17,8 @@ gates), as in PyTorch. Triton has no ``tl.tanh``, so ``tanh`` is a ``@jit``
 helper built on ``tl.sigmoid``.
 """
 
+# sphinx_gallery_thumbnail_path = "_static/thumbs/plot_rnn.png"
+
 import numpy as np
 
 import minitriton as triton

@@ -11,6 +11,8 @@ It runs on the GPU when one is present and on the NumPy emulator otherwise;
 ``--backend emulator`` or ``MINITRITON_BACKEND=emulator`` chooses explicitly.
 """
 
+# sphinx_gallery_thumbnail_path = "_static/thumbs/vector_add.png"
+
 import numpy as np
 
 import minitriton as triton

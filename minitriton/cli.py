@@ -22,9 +22,9 @@ docstring is the command's help. List the module in :data:`COMMAND_MODULES`.
 from __future__ import annotations
 
 import argparse
+import ast
 import contextlib
 import importlib
-import importlib.util
 import inspect
 import re
 import shutil
@@ -140,10 +140,13 @@ def add_command(
 def add_compile_parser(subparsers: Any) -> None:
     """Register ``minitriton compile``."""
     p = add_command(subparsers, "compile", run_compile)
+    p.formatter_class = argparse.RawDescriptionHelpFormatter
+    p.epilog = SIGNATURE_HELP
     p.add_argument("target", metavar="FILE.py[:KERNEL]", help="the kernel (default: the only one)")
     p.add_argument(
         "-s", "--signature", metavar="SIG",
-        help='argument types, e.g. "*fp32, *fp32, *fp32, i32, 1024" (constexprs as values)',
+        help='argument types, e.g. "*fp32:16, *fp32:16, *fp32:16, i32:16, 1024" (constexprs as '
+             "values; :16 and :1 as below)",
     )  # fmt: skip
     p.add_argument("--emit", choices=list(EMIT_STAGES), default="ir-opt", help="default: ir-opt")
     p.add_argument(
@@ -158,6 +161,31 @@ def add_compile_parser(subparsers: Any) -> None:
         "--num-stages", type=int, default=None, help="software-pipelining depth (default: 3)"
     )
     p.add_argument("-o", "--output", metavar="OUT", help="write to OUT instead of stdout")
+    p.add_argument(
+        "--loc", action="store_true", help="with --emit ir-opt or ttgir: source locations"
+    )
+
+
+#: The end of ``minitriton compile --help``: what the signature's specializations mean.
+SIGNATURE_HELP = """\
+signature specializations (as Triton's launcher makes them):
+  *fp16:16   a pointer whose address is divisible by 16 bytes (every torch/NumPy
+             allocation is); lets loads and stores use 16-byte vector accesses
+  i32:16     an integer divisible by 16 (a size or stride such as 1024)
+  i32:1      an integer equal to 1 (a unit stride); Triton folds it to a constant
+  1          in place of an integer argument: its value, compiled in as a constant
+             (Triton's AOT compiler writes equal-to-1 arguments this way)
+  1024       a constexpr's value (BLOCK_SIZE: tl.constexpr)
+A real launch specializes every argument that qualifies, so write the marks that
+your data would get: without them the GPU code assumes the worst (scalar
+accesses; the tutorial matmul's loop is not software-pipelined).
+
+example (Triton's tutorial matmul, fp16; its constexprs come from the first
+autotune config; look for ttg.async_copy_global_to_local in the loop):
+  minitriton compile matmul.py:matmul_kernel --emit ttgir --arch sm_80 --signature \\
+    "*fp16:16, *fp16:16, *fp16:16, i32:16, i32:16, i32:16, i32:16, i32:1, i32:16, i32:1, \\
+     i32:16, i32:1"
+"""
 
 
 def run_compile(args: argparse.Namespace) -> int:
@@ -173,12 +201,52 @@ def run_compile(args: argparse.Namespace) -> int:
     stage = EMIT_STAGES[args.emit]
     options = _compile_options(args, kernel, stage)
     specs = _arg_specs(args, kernel, stage)
+    if args.loc and args.emit not in ("ir-opt", "ttgir"):
+        raise CliError("--loc needs --emit ir-opt or ttgir")
+    _note_unspecialized(args.signature, stage)
     compiled = compile_kernel(kernel_jit(kernel).source, specs, options, stop_after=stage)
     if args.emit == "cubin":
         ptx = compiled.asm["ptx"]
         return _write_cubin(ptx, _ptx_target(ptx, options.arch), args.output, compiled.name)
-    _write_text(compiled.asm[EMIT_ASM_KEYS[args.emit]], args.output)
+    _write_text(_stage_text(compiled, args.emit, args.loc), args.output)
     return 0
+
+
+def _stage_text(compiled: Any, emit: str, loc: bool) -> str:
+    """The text ``--emit`` prints: ttgir with its layouts as aliases, locations on request."""
+    from minitriton.ir.printer import print_module
+    from minitriton.ir.ttgir_text import readable
+
+    if emit == "ir-opt" and loc:
+        return print_module(compiled.module, with_locs=True)
+    if emit != "ttgir":
+        return str(compiled.asm[EMIT_ASM_KEYS[emit]])
+    if not loc:
+        return readable(compiled.asm["ttgir"])
+    from minitriton.backend.prepare import prepare_kernel
+    from minitriton.backend.tma import tma_enabled
+
+    options = compiled.options
+    copy, *_ = prepare_kernel(compiled.module, options.num_warps, options.arch,
+                              options.num_stages, tma_enabled())  # fmt: skip
+    return readable(print_module(copy, with_locs=True))
+
+
+def _note_unspecialized(signature: str | None, stage: str) -> None:
+    """A note when no pointer or integer of the signature carries ``:16`` or ``:1``."""
+    if signature is None or stage != "ptx" or ":" in signature:
+        return
+    entries = [e.strip() for e in re.split(r",(?![^<\[]*[>\]])", signature)]
+    marked = [e + ":16" if re.fullmatch(r"\*\w+|[iu](8|16|32|64)", e) else e for e in entries]
+    if marked == entries:
+        return
+    print(
+        "note: Triton's launcher would specialize this kernel's pointers (16-byte aligned) and\n"
+        "      integers (divisible by 16, or equal to 1); this signature has no :16 or :1, so the\n"
+        "      GPU code assumes neither. What a launch with aligned data and sizes gets:\n"
+        f'      --signature "{", ".join(marked)}"  (write :1 for an integer equal to 1)',
+        file=sys.stderr,
+    )
 
 
 def _compile_options(args: argparse.Namespace, kernel: Any, stage: str) -> Any:
@@ -278,26 +346,58 @@ def split_target(target: str) -> tuple[str, str | None]:
 
 
 def import_user_file(path: str) -> ModuleType:
-    """Import a Python file under a private name, so its ``__main__`` block does not run.
+    """Import a Python file's definitions under a private name, without its script work.
 
-    What the file prints while it is imported goes to stderr.
+    Imports, ``def``/``class`` statements and assignments run; what a script
+    does at its top level (expression statements such as ``main()`` or
+    ``benchmark.run(...)``, loops, ``with`` blocks, ``if __name__ == "__main__"``)
+    does not, so compiling a tutorial neither launches nor benchmarks it. An
+    assignment that fails (it needed a GPU, or work that was skipped) is left
+    out; what the file still prints goes to stderr, away from the IR.
     """
     file = Path(path)
     if not file.is_file():
         raise CliError(f"{path}: no such file")
     name = "_minitriton_user_" + re.sub(r"\W", "_", file.stem)
-    spec = importlib.util.spec_from_file_location(name, file)
-    if spec is None or spec.loader is None:
-        raise CliError(f"{path}: cannot import this file")
-    module = importlib.util.module_from_spec(spec)
+    try:
+        tree = ast.parse(file.read_text(encoding="utf-8"), str(file))
+    except SyntaxError as e:
+        raise CliError(f"importing {path} failed:\n{user_traceback(e, file).rstrip()}") from None
+    module = ModuleType(name)
+    module.__file__ = str(file)
     sys.modules[name] = module
     sys.path.insert(0, str(file.resolve().parent))  # its sibling imports work
-    try:
-        with contextlib.redirect_stdout(sys.stderr):  # its prints stay out of --emit output
-            spec.loader.exec_module(module)
-    except Exception as e:
-        raise CliError(f"importing {path} failed:\n{user_traceback(e, file).rstrip()}") from None
+    with contextlib.redirect_stdout(sys.stderr):  # its prints stay out of --emit output
+        for stmt in tree.body:
+            _run_definition(stmt, module, file, path)
     return module
+
+
+#: Top-level statements that are a script's work, not definitions: never run.
+_SCRIPT_WORK = (ast.Expr, ast.For, ast.AsyncFor, ast.While, ast.With, ast.AsyncWith)
+
+
+def _run_definition(stmt: ast.stmt, module: ModuleType, file: Path, path: str) -> None:
+    if isinstance(stmt, _SCRIPT_WORK) or _is_main_guard(stmt):
+        return
+    code = compile(ast.Module(body=[stmt], type_ignores=[]), str(file), "exec")
+    try:
+        exec(code, module.__dict__)  # noqa: S102 - the user's own file, as ``import`` would
+    except Exception as e:
+        if isinstance(stmt, ast.Assign | ast.AnnAssign | ast.AugAssign):
+            return  # script state the kernels do not need (x = torch.rand(..., device="cuda"))
+        raise CliError(f"importing {path} failed:\n{user_traceback(e, file).rstrip()}") from None
+
+
+def _is_main_guard(stmt: ast.stmt) -> bool:
+    """``if __name__ == "__main__":``."""
+    test = stmt.test if isinstance(stmt, ast.If) else None
+    return (
+        isinstance(test, ast.Compare)
+        and isinstance(test.left, ast.Name)
+        and test.left.id == "__name__"
+        and any(isinstance(c, ast.Constant) and c.value == "__main__" for c in test.comparators)
+    )
 
 
 def kernel_jit(kernel: Any) -> Any:

@@ -29,12 +29,14 @@ starting memory and runs the programs before the new one.
 
 from __future__ import annotations
 
+import contextlib
 import html
 import linecache
 import os
 import queue
 import re
 import sys
+import textwrap
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -43,7 +45,7 @@ from typing import Any
 
 import numpy as np
 
-from minitriton.diagnostics import Location
+from minitriton.diagnostics import Location, UserError
 from minitriton.emulator.debug.debug_expr import ExprError, Pointer, Scope, check_syntax, evaluate
 from minitriton.emulator.debug.tools import Launch, Tool, using
 from minitriton.emulator.errors import EmulatorError, format_pid
@@ -185,7 +187,7 @@ class Frame:
 class Stop:
     """An event from the launch thread: a pause, an error, or the end."""
 
-    kind: str  # "line", "finished", "error", "done"
+    kind: str  # "line", "return", "finished", "error", "done"
     pid: Pid | None = None
     op: Operation | None = None
     frames: list[Frame] = field(default_factory=list)
@@ -193,6 +195,7 @@ class Stop:
     reason: str = ""  # "breakpoint 1", ...
     error: BaseException | None = None
     output: list[str] = field(default_factory=list)  # device prints since the last event
+    returned: list[Any] = field(default_factory=list)  # a helper's return values
 
     @property
     def loc(self) -> Location | None:
@@ -214,8 +217,9 @@ class Breakpoint:
 # Commands from the controller to the launch thread.
 @dataclass
 class _Resume:
-    mode: str  # "step", "next", "continue", "finish", "finish all"
+    mode: str  # "step", "next", "until", "continue", "finish", "finish all"
     depth: int = 0
+    line: int = 0  # until: stop at a line >= this one
 
 
 @dataclass
@@ -262,6 +266,7 @@ class Stepper(Listener):
         self.active = False
         self.mode = "step"
         self.depth = 0
+        self.until = 0  # 'until': the line to reach
         self.replay_to = -1
         self.frames: list[Frame] = []
         self.events = 0
@@ -314,6 +319,7 @@ class Stepper(Listener):
         if self.combining:
             return
         if isinstance(op, CallOp) and len(self.frames) > 1:
+            self._return_event(op, state, results)
             self.frames.pop()
             self.frames[-1].state = state
         if isinstance(op, PrintOp):
@@ -329,6 +335,24 @@ class Stepper(Listener):
         stop = Stop("line", self.pid, op, [_copy(f) for f in self.frames], index, reason)
         self.obey(self.session.pause(stop))
 
+    def _return_event(self, call: CallOp, state: ProgramState, results: list[RVal]) -> None:
+        """A helper returns: ``s``, or ``n``/``until`` inside it, stop there (pdb's --Return--)."""
+        index = self.events
+        self.events += 1  # counted always, so that 'back' replays to the same stops
+        if self.mode == "replay":
+            stop = index == self.replay_to
+        else:
+            stop = self.mode == "step" or (
+                self.mode in ("next", "until") and len(self.frames) <= self.depth
+            )
+        if not stop:
+            return
+        self.silent = False
+        frames = [_copy(f) for f in self.frames]
+        values = [_runtime_value(v, state) for v in call.results]
+        stop_ = Stop("return", self.pid, call, frames, index, "--Return--", returned=values)
+        self.obey(self.session.pause(stop_))
+
     def _stop_reason(self, op: Operation, index: int) -> str | None:
         if self.mode == "replay":
             return "" if index == self.replay_to else None
@@ -341,6 +365,10 @@ class Stepper(Listener):
             return ""
         if self.mode == "next" and len(self.frames) <= self.depth:
             return ""
+        if self.mode == "until" and len(self.frames) <= self.depth and op.loc.line >= self.until:
+            return ""
+        if self.mode == "until" and len(self.frames) < self.depth:
+            return ""  # the function returned before reaching the line
         return None
 
     def obey(self, command: Any) -> None:
@@ -351,6 +379,7 @@ class Stepper(Listener):
             raise _RestartSignal(command)
         assert isinstance(command, _Resume)
         self.mode, self.depth = command.mode, command.depth or len(self.frames)
+        self.until = command.line
 
 
 def _copy(frame: Frame) -> Frame:
@@ -384,6 +413,7 @@ class DebugSession:
     debugged: bool = False  # the chosen launch has been debugged
     output: list[str] = field(default_factory=list)
     shown: set[int] = field(default_factory=set)  # programs whose prints were shown
+    launched: dict[str, int] = field(default_factory=dict)  # launches seen, per kernel
     _bp_counter: int = 0
 
     # -- launch thread -------------------------------------------------------------
@@ -409,23 +439,76 @@ class DebugSession:
             return f"breakpoint {bp.number}"
         return None
 
+    def constants(self, frame: Frame, pid: Pid, caller: Frame | None) -> dict[str, Any]:
+        """The compile-time values a frame sees: the kernel's constexprs, or the
+        constant arguments of a helper's call (folded away in its IR, so they are
+        read again from the call's source in the caller)."""
+        assert self.launch is not None
+        if frame.func == self.kernel_name:
+            return dict(self.launch.constexprs())
+        if caller is None or caller.loc is None:
+            return {}
+        runtime = {v.name_hint for v in self.interp_func(frame.func).body.args if v.name_hint}
+        found: dict[str, Any] = {}
+        for name, text in helper_arguments(self.interp_func(frame.func), caller.loc).items():
+            if name in runtime:
+                continue
+            try:
+                found[name] = evaluate(text, self.scope(caller, pid))
+            except ExprError:
+                continue  # not an expression the debugger evaluates: leave it out
+        return found
+
+    def interp_func(self, name: str) -> Any:
+        """The ``tt.func`` called ``name``."""
+        assert self.interp is not None
+        return self.interp.module.lookup(name)
+
     def _condition(self, bp: Breakpoint, stepper: Stepper) -> bool:
+        caller = stepper.frames[-2] if len(stepper.frames) > 1 else None
         try:
-            value = evaluate(bp.cond or "True", self.scope(stepper.frames[-1], stepper.pid))
+            value = evaluate(bp.cond or "True", self.scope(stepper.frames[-1], stepper.pid, caller))
             return bool(np.all(value))
         except ExprError as err:
             self.output.append(f"*** breakpoint {bp.number}: condition {bp.cond!r} failed: {err}")
             return True
 
-    def scope(self, frame: Frame, pid: Pid) -> Scope:
-        """The names an expression sees in ``frame``."""
+    def scope(self, frame: Frame, pid: Pid, caller: Frame | None = None) -> Scope:
+        """The names an expression sees in ``frame`` (``caller``: the frame that called it)."""
         assert self.interp is not None and self.launch is not None
         values: dict[str, Any] = {}
-        if frame.func == self.kernel_name:
-            values.update(self.launch.constexprs())
+        values.update(self.constants(frame, pid, caller))
         for name, (value, state) in visible_values(frame.state).items():
             values[name] = _runtime_value(value, state)
         return Scope(values, pid, self.interp.grid, self.interp.memory)
+
+
+def helper_arguments(func: Any, call: Location) -> dict[str, str]:
+    """A helper's parameter -> the source text of its argument in the call at ``call``."""
+    import ast
+    import inspect
+
+    if func.loc is None:
+        return {}
+    lines = linecache.getlines(func.loc.file)
+    try:
+        fdef = ast.parse(textwrap.dedent("".join(inspect.getblock(lines[func.loc.line - 1 :]))))
+        line = _source_line(call.file, call.line).strip()
+        tree = ast.parse(line if not line.endswith(":") else line + " pass")
+    except (SyntaxError, IndexError):
+        return {}
+    defs = [n for n in fdef.body if isinstance(n, ast.FunctionDef)]
+    if not defs:
+        return {}
+    params = [a.arg for a in defs[0].args.args]
+    for node in ast.walk(tree):
+        callee = getattr(node, "func", None)
+        name = getattr(callee, "id", None) or getattr(callee, "attr", None)
+        if isinstance(node, ast.Call) and name == defs[0].name:
+            texts = dict(zip(params, (ast.unparse(a) for a in node.args)))
+            texts.update({k.arg: ast.unparse(k.value) for k in node.keywords if k.arg})
+            return texts
+    return {}
 
 
 def visible_values(state: ProgramState | None) -> dict[str, tuple[Value, ProgramState]]:
@@ -567,7 +650,9 @@ class DebugLaunch:
         self.ran = index + 1
         if command.mode == "continue" and not self.session.breakpoints:
             return "finish all"  # nothing can stop the rest of the launch but an error
-        return {"next": "step", "finish": "continue"}.get(command.mode, command.mode)
+        return {"next": "step", "until": "step", "finish": "continue"}.get(
+            command.mode, command.mode
+        )
 
     def _undo(self, index: int, saved: Any) -> None:
         """Back to the memory before program ``index`` (or before the launch)."""
@@ -596,6 +681,7 @@ class DebugTool(Tool):
     def run(self, launch: Launch, listeners: Sequence[Listener]) -> bool:
         """Debug this launch, or let it run normally."""
         s = self.session
+        s.launched[launch.name] = s.launched.get(launch.name, 0) + 1
         if s.kernel is not None and launch.name != s.kernel:
             return False
         self.counts[launch.name] = self.counts.get(launch.name, 0) + 1
@@ -649,12 +735,17 @@ commands (pdb names where pdb has one):
   s(tep)              run to the next source line, into @jit helpers
   n(ext)              run to the next source line of this function
   c(ont(inue))        run to a breakpoint (in this or a later program)
-  b(reak) [LINE [, COND]]  set a breakpoint (COND: a kernel expression), or list them
+  unt(il) [LINE]      run to a later line of this function (out of a loop), or to LINE
+  b(reak) [WHERE [, COND]]  set a breakpoint, or list them; WHERE: LINE, FILE:LINE or
+                      FUNCTION (its first line); COND: a kernel expression
   cl(ear) [N]         delete breakpoint N, or all
   p(rint) EXPR        evaluate a kernel expression: x, x.shape, offs[:8], tl.max(x, 0)
+  display [EXPR]      show EXPR at every stop where its value changed (no EXPR: list)
+  undisplay [EXPR]    stop displaying EXPR (no EXPR: all)
   locals              every variable: type, shape and a preview
   l(ist)              the source around the current line
   w(here)             kernel, helper stack, program id, line
+  u(p) / d(own) [N]   select the caller's / the callee's frame for p, locals and l
   ir                  the IR ops of the current line
   pid X[,Y,Z]         debug another program instead (memory as in grid order)
   back                step back to the previous stop
@@ -692,6 +783,8 @@ class Debugger:
         self._run = run
         self._last = ""
         self.intro = ""
+        self.displays: dict[str, str] = {}  # 'display' expressions -> their last text
+        self.frame_index = -1  # the frame 'up' and 'down' selected (-1: the innermost)
         if start:
             self.intro = self._start()
 
@@ -727,11 +820,19 @@ class Debugger:
     def _event(self, stop: Stop) -> str:
         lines = list(stop.output)
         self.stop = stop
+        self.frame_index = len(stop.frames) - 1
         if stop.kind == "done":
             self.finished, self.result = True, stop.error
             lines.append(self._done_text(stop.error))
         elif stop.kind == "line":
             lines += self._header(stop)
+            lines += self._display_changes()
+        elif stop.kind == "return":
+            lines.append("--Return--")
+            lines += self._header(stop)
+            shown = [repr(as_debug_value(v)) for v in stop.returned]
+            lines.append("returns " + (", ".join(shown) if shown else "nothing"))
+            lines += self._display_changes()
         elif stop.kind == "finished":
             lines.append(
                 f"program {format_pid(stop.pid or (0, 0, 0))} finished ('c' runs the rest of the "
@@ -748,21 +849,55 @@ class Debugger:
 
     def _done_text(self, error: BaseException | None) -> str:
         if error is None:
-            return "the script finished"
+            missed = self.missed_launch()
+            return "the script finished" + (f"\n*** {missed}" if missed else "")
         if isinstance(error, DebuggerQuit):
             return "quit"
         if isinstance(error, EmulatorError):
             return error.render()
+        if isinstance(error, UserError):
+            return str(error)  # a located diagnostic: it says it all
         return f"the script raised {type(error).__name__}: {error}"
 
-    def _header(self, stop: Stop) -> list[str]:
-        loc = stop.loc
+    def _header(self, stop: Stop, index: int = -1) -> list[str]:
+        frame = stop.frames[index]
+        loc = frame.loc
         assert loc is not None
         pid = format_pid(stop.pid or (0, 0, 0))
-        head = f"> {_short(loc.file)}:{loc.line} {stop.frames[-1].name}, program {pid}"
-        if stop.reason:
+        head = f"> {_short(loc.file)}:{loc.line} {frame.name}, program {pid}"
+        if stop.reason and index == -1 and stop.kind == "line":
             head += f" ({stop.reason})"
         return [head, f"-> {_source_line(loc.file, loc.line).strip()}"]
+
+    def _display_changes(self) -> list[str]:
+        """pdb's ``display``: each expression whose value changed since the last stop."""
+        lines = []
+        for expr, old in self.displays.items():
+            new = self._display_text(expr)
+            if new != old:
+                self.displays[expr] = new
+                lines.append(f"display {expr}: {new}" + (f"  [old: {old}]" if old else ""))
+        return lines
+
+    def _display_text(self, expr: str) -> str:
+        try:
+            return repr(self.print(expr))
+        except ExprError as err:
+            return f"** {err} **"
+
+    def missed_launch(self) -> str | None:
+        """Why nothing was debugged, when the chosen kernel or launch never came."""
+        s = self.session
+        if s.debugged:
+            return None
+        launched = ", ".join(f"{k} ({n}x)" for k, n in s.launched.items()) or "no kernel"
+        if s.kernel is not None and s.kernel not in s.launched:
+            return f"no kernel named '{s.kernel}' was launched (the script launched: {launched})"
+        if s.launched:
+            name = s.kernel or next(iter(s.launched))
+            return (f"{name} was launched {s.launched[name]} time(s): there is no launch "
+                    f"number {s.launch_number} to debug")  # fmt: skip
+        return None
 
     # -- the command line -----------------------------------------------------------
     def command(self, line: str) -> str:
@@ -788,10 +923,19 @@ class Debugger:
         if self.intro:
             print(self.intro, file=stdout)
         echo = not stdin.isatty()
+        terminal = not echo and stdin is sys.stdin and stdout is sys.stdout
+        if terminal:
+            _enable_line_editing()
         while not self.finished:
-            stdout.write(self.prompt)
-            stdout.flush()
-            line = stdin.readline()
+            if terminal:  # input() edits the line and keeps history (the Up arrow)
+                try:
+                    line = input(self.prompt) + "\n"
+                except EOFError:
+                    line = ""
+            else:
+                stdout.write(self.prompt)
+                stdout.flush()
+                line = stdin.readline()
             if not line:  # end of input: let the script run to its end
                 stdout.write("\n" if not echo else "(end of input: finishing)\n")
                 print(self._send(_Resume("finish all")), file=stdout)
@@ -825,8 +969,41 @@ class Debugger:
         assert self.stop is not None
         if self.stop.kind == "error" and mode in ("step", "next"):
             return "*** the program stopped with an error: use 'back', 'pid' or 'c'"
-        depth = len(self.stop.frames) if mode == "next" else 0
+        depth = len(self.stop.frames) if mode in ("next", "until") else 0
         return self._send(_Resume(mode, depth))
+
+    def until(self, line: int | None = None) -> str:
+        """pdb's ``until``: run to a line greater than this one (or to ``line`` or later).
+
+        Like ``n`` it stays in this function, and it also stops when the function
+        returns. Without a line it runs a loop to its end.
+        """
+        if self.finished:
+            return "the script has finished"
+        assert self.stop is not None
+        if self.stop.kind == "error":
+            return "*** the program stopped with an error: use 'back', 'pid' or 'c'"
+        here = self.stop.loc.line if self.stop.loc is not None else 0
+        if line is not None and line <= here:
+            return f'*** "until" line number is smaller than current line number ({here})'
+        target = here + 1 if line is None else line
+        return self._send(_Resume("until", len(self.stop.frames), target))
+
+    def up(self, count: int = 1) -> str:
+        """Select the caller's frame (``p`` and ``locals`` then read its variables)."""
+        return self._select(self.frame_index - count, "Oldest frame")
+
+    def down(self, count: int = 1) -> str:
+        """Select the frame of the function that the current one called."""
+        return self._select(self.frame_index + count, "Newest frame")
+
+    def _select(self, index: int, limit: str) -> str:
+        if self.stop is None or not self.stop.frames or self.finished:
+            return "*** the program is not running"
+        if not 0 <= index < len(self.stop.frames):
+            return f"*** {limit}"
+        self.frame_index = index
+        return "\n".join(self._header(self.stop, index))
 
     def back(self) -> str:
         """Step back one source line (memory and variables as they were then).
@@ -860,7 +1037,8 @@ class Debugger:
     def eval(self, expr: str) -> Any:
         """The value of a kernel expression in the current program (NumPy / Pointer)."""
         frame = self._frame()
-        return evaluate(expr, self.session.scope(frame, self.stop.pid or (0, 0, 0)))  # type: ignore[union-attr]
+        pid = self.stop.pid or (0, 0, 0)  # type: ignore[union-attr]
+        return evaluate(expr, self.session.scope(frame, pid, self._caller()))
 
     def print(self, expr: str) -> DebugValue:
         """A kernel expression's value as a :class:`DebugValue`."""
@@ -871,9 +1049,9 @@ class Debugger:
         frame = self._frame()
         session = self.session
         out: dict[str, DebugValue] = {}
-        if frame.func == session.kernel_name and session.launch is not None:
-            for name, value in session.launch.constexprs().items():
-                out[name] = DebugValue(value, "constexpr", None, name)
+        pid = self.stop.pid or (0, 0, 0)  # type: ignore[union-attr]
+        for name, value in session.constants(frame, pid, self._caller()).items():
+            out[name] = DebugValue(value, "constexpr", None, name)
         for name, (value, state) in sorted(visible_values(frame.state).items()):
             data = _runtime_value(value, state)
             block = as_debug_value(data, name)
@@ -881,8 +1059,16 @@ class Debugger:
             out[name] = block
         return out
 
-    def break_(self, line: int, cond: str | None = None, file: str | None = None) -> Breakpoint:
-        """Set a breakpoint at ``line`` of the kernel's file (or ``file``)."""
+    def break_(
+        self, line: int | str, cond: str | None = None, file: str | None = None
+    ) -> Breakpoint:
+        """Set a breakpoint at ``line`` of the kernel's file (or ``file``).
+
+        ``line`` may be a ``@jit`` function's name: the breakpoint goes on its
+        first line of code, as pdb's ``break FUNCTION`` does.
+        """
+        if isinstance(line, str):
+            file, line = self._function_line(line)
         file = file or self._current_file()
         if cond is not None:
             check_syntax(cond)
@@ -897,7 +1083,13 @@ class Debugger:
     def _frame(self) -> Frame:
         if self.stop is None or not self.stop.frames:
             raise ExprError("the program is not running (no variables)")
-        return self.stop.frames[-1]
+        return self.stop.frames[min(self.frame_index, len(self.stop.frames) - 1)]
+
+    def _caller(self) -> Frame | None:
+        """The frame that called the selected one (None for the kernel's)."""
+        assert self.stop is not None
+        index = min(self.frame_index, len(self.stop.frames) - 1)
+        return self.stop.frames[index - 1] if index > 0 else None
 
     def _grid(self) -> tuple[int, int, int]:
         assert self.session.interp is not None
@@ -913,9 +1105,31 @@ class Debugger:
         assert self.session.interp is not None
         return self.session.interp.module
 
+    def _function_line(self, name: str) -> tuple[str, int]:
+        """The file and first line of code of the ``@jit`` function ``name``."""
+        funcs = self._module().funcs
+        for func in funcs:
+            if source_name(func) != name:
+                continue
+            lines = [op.loc for op in func.walk() if op.loc is not None and op.loc.line > 0
+                     and op is not func]  # fmt: skip
+            if lines:
+                first = min(lines, key=lambda loc: loc.line)
+                return first.file, first.line
+        known = ", ".join(sorted({source_name(f) for f in funcs}))
+        raise ValueError(f"no @jit function named '{name}' in this launch (functions: {known})")
+
     def _has_code(self, file: str, line: int) -> bool:
         return any(op.loc is not None and op.loc.line == line and _same_file(op.loc.file, file)
                    for op in self._module().walk())  # fmt: skip
+
+
+def _enable_line_editing() -> None:
+    """Line editing and history for the prompt, where Python has ``readline``."""
+    # Importing it is what makes input() edit lines; without it (Windows),
+    # input() still works.
+    with contextlib.suppress(ImportError):
+        import readline  # noqa: F401
 
 
 def _pid3(pid: int | Sequence[int]) -> Pid:
@@ -962,7 +1176,8 @@ def _cmd_list(dbg: Debugger, arg: str) -> str:
     stop = dbg.stop
     if stop is None or stop.loc is None:
         return "*** no current line"
-    file, line = stop.loc.file, stop.loc.line
+    loc = stop.frames[dbg.frame_index].loc or stop.loc
+    file, line = loc.file, loc.line
     marks = {bp.line for bp in dbg.session.breakpoints if _same_file(bp.file, file)}
     lines = []
     for n in range(max(1, line - 5), line + 6):
@@ -981,7 +1196,7 @@ def _cmd_where(dbg: Debugger, arg: str) -> str:
     pid = format_pid(stop.pid or (0, 0, 0))
     out = [f"program {pid} of grid {format_pid(dbg._grid())}"]
     for depth, frame in enumerate(stop.frames):
-        arrow = ">" if depth == len(stop.frames) - 1 else " "
+        arrow = ">" if depth == dbg.frame_index else " "
         where = f"{_short(frame.loc.file)}:{frame.loc.line}" if frame.loc else "?"
         source = _source_line(frame.loc.file, frame.loc.line).strip() if frame.loc else ""
         out.append(f"{arrow} {'  ' * depth}{frame.name}  {where}  {source}")
@@ -1031,8 +1246,13 @@ def _cmd_break(dbg: Debugger, arg: str) -> str:
         )  # fmt: skip
     where, _, cond = arg.partition(",")
     file, _, line_text = where.strip().rpartition(":")
+    target: int | str = line_text
+    if line_text.isdigit():
+        target = int(line_text)
+    elif file or not line_text.isidentifier():
+        return f"*** bad breakpoint {where.strip()!r}: expected LINE, FILE:LINE or FUNCTION"
     try:
-        bp = dbg.break_(int(line_text), cond.strip() or None, file or None)
+        bp = dbg.break_(target, cond.strip() or None, file or None)
     except (ValueError, ExprError) as err:
         return f"*** {err}"
     text = f"Breakpoint {bp.number} at {_short(bp.file)}:{bp.line}"
@@ -1065,6 +1285,43 @@ def _cmd_finish(dbg: Debugger, arg: str) -> str:
     return dbg.finish(all=arg == "all")
 
 
+def _cmd_until(dbg: Debugger, arg: str) -> str:
+    if arg and not arg.isdigit():
+        return "*** usage: until [LINE]"
+    return dbg.until(int(arg) if arg else None)
+
+
+def _cmd_display(dbg: Debugger, arg: str) -> str:
+    if not arg:
+        lines = [f"{expr}: {dbg._display_text(expr)}" for expr in dbg.displays]
+        return "\n".join(["Currently displaying:", *lines])
+    try:
+        check_syntax(arg)
+    except ExprError as err:
+        return f"*** {err}"
+    dbg.displays[arg] = dbg._display_text(arg)
+    return f"display {arg}: {dbg.displays[arg]}"
+
+
+def _cmd_undisplay(dbg: Debugger, arg: str) -> str:
+    if not arg:
+        dbg.displays.clear()
+        return ""
+    if dbg.displays.pop(arg, None) is None:
+        return f"** {arg} not in the display list **"
+    return ""
+
+
+def _cmd_up_down(step: int) -> Callable[[Debugger, str], str]:
+    def command(dbg: Debugger, arg: str) -> str:
+        if arg and not arg.isdigit():
+            return "*** usage: up [COUNT] / down [COUNT]"
+        count = int(arg) if arg else 1
+        return dbg.up(count) if step < 0 else dbg.down(count)
+
+    return command
+
+
 _COMMANDS: dict[str, Callable[[Debugger, str], str]] = {}
 for _names, _fn in [
     (("s", "step"), lambda d, a: d.step()),
@@ -1080,6 +1337,11 @@ for _names, _fn in [
     (("pid",), _cmd_pid),
     (("back",), lambda d, a: d.back()),
     (("finish",), _cmd_finish),
+    (("unt", "until"), _cmd_until),
+    (("display",), _cmd_display),
+    (("undisplay",), _cmd_undisplay),
+    (("u", "up"), _cmd_up_down(-1)),
+    (("d", "down"), _cmd_up_down(1)),
     (("q", "quit", "exit"), lambda d, a: d.quit()),
     (("h", "help"), lambda d, a: _HELP),
 ]:

@@ -11,7 +11,10 @@ GPU profiler would, on the emulator:
   (coalescing);
 * :meth:`Trace.save_pngs`: one picture per buffer showing which program
   touched which element, reads and writes side by side, masked-off lanes and
-  out-of-bounds attempts.
+  out-of-bounds attempts;
+* :meth:`Trace.save_html`: the same in one interactive HTML file, where
+  hovering a cell names its program, lane, offset and source line, and a
+  program's accesses can be stepped through.
 
 From Python::
 
@@ -65,6 +68,7 @@ class Access:
     lanes: int  # lanes of the op
     itemsize: int
     base: int  # made-up byte address of the buffer's element 0
+    lane_ids: np.ndarray | None = None  # the lane of each of ``offsets``
 
     @property
     def nbytes(self) -> int:
@@ -198,19 +202,20 @@ class Trace:
 
     def save_pngs(self, directory: str | Path) -> list[Path]:
         """Write ``<kernel>-<buffer>.png`` for every buffer the launch touched."""
-        from minitriton.emulator.debug.trace_plot import plot_buffer
+        from minitriton.emulator.debug.trace_plot import PictureWriter
 
         folder = Path(directory)
         folder.mkdir(parents=True, exist_ok=True)
-        paths = []
+        writer = PictureWriter()  # buffers that share a frame draw it once
         touched = {a.buffer for a in self.accesses}
-        for name in self.buffers:
-            if name not in touched:
-                continue
-            path = folder / f"{self.kernel}-{name}.png"
-            plot_buffer(self, name).savefig(path, dpi=110, bbox_inches="tight")
-            paths.append(path)
-        return paths
+        return [writer.save(self, name, folder / f"{self.kernel}-{name}.png")
+                for name in self.buffers if name in touched]  # fmt: skip
+
+    def save_html(self, path: str | Path) -> Path:
+        """Write the interactive view (one self-contained HTML file) to ``path``."""
+        from minitriton.emulator.debug.trace_html import save_html
+
+        return save_html(self, path)
 
 
 def _pct(part: int, whole: int) -> str:
@@ -279,7 +284,7 @@ def _accesses(op: Operation, state: ProgramState, kind: str) -> list[Access]:
         out.append(Access(
             state.pid(row), int(linear), kind, op.loc, root.name,
             offs[on & inside], offs[~on], offs[on & ~inside], offs.size,
-            root.flat.dtype.itemsize, root.base_address,
+            root.flat.dtype.itemsize, root.base_address, np.flatnonzero(on & inside),
         ))  # fmt: skip
     return out
 

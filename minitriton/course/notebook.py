@@ -21,6 +21,7 @@ grade the copy.
 from __future__ import annotations
 
 import ast
+import html
 import inspect
 import io
 import tempfile
@@ -122,6 +123,16 @@ def _display_png(path: Path) -> None:
     except ImportError:
         return
     display(Image(filename=str(path)))
+
+
+def _display_view(path: Path) -> None:
+    """The trace's interactive view (hover a cell), framed so its script keeps to itself."""
+    try:
+        from IPython.display import HTML, display
+    except ImportError:
+        return
+    page = html.escape(path.read_text(encoding="utf-8"), quote=True)
+    display(HTML(f'<iframe srcdoc="{page}" style="width:100%;height:640px;border:0"></iframe>'))
 
 
 # ---------------------------------------------------------------- kernels
@@ -242,5 +253,8 @@ def trace_picture(exercise: int | str, *kernels: Any, case: int = 0) -> None:
     import matplotlib.pyplot as plt
 
     plt.close(figure)
+    view = result.save_html(path.with_name("trace.html"))
     print(f"(picture saved to {path})")
+    print(f"(interactive view, hover a cell: {view})")
     _display_png(path)
+    _display_view(view)

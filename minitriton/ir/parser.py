@@ -311,5 +311,14 @@ def _remember_source(text: str, filename: str) -> None:
 
 
 def parse_module(text: str, filename: str = "<ir>") -> Module:
-    """Parse a whole module of IR text."""
+    """Parse a whole module of IR text.
+
+    A ``ttgir`` dump that declares its layouts as aliases (``#blocked = ...``,
+    :mod:`minitriton.ir.ttgir_text`) parses too: its layouts become the ops'
+    ``layout`` attributes again.
+    """
+    from minitriton.ir import ttgir_text
+
+    if ttgir_text.has_aliases(text):
+        text = ttgir_text.attribute_form(text)  # line for line: locations stay right
     return Parser(text, filename).parse_module()

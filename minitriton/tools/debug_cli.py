@@ -95,6 +95,7 @@ def run_debug(args: argparse.Namespace) -> int:
     Run FILE.py on the emulator and stop at the first line of one program of a kernel launch;
     then read debugger commands ('help' lists them).
     """
+    from minitriton.diagnostics import UserError
     from minitriton.emulator.debug.debugger import Debugger, DebuggerQuit
     from minitriton.emulator.errors import EmulatorError
     from minitriton.tools.run_status import prepare_script, script_runner
@@ -111,11 +112,13 @@ def run_debug(args: argparse.Namespace) -> int:
         print(dbg.command(command))
     dbg.interact()
     error = dbg.result
+    if error is None and dbg.missed_launch() is not None:
+        return 1  # '--kernel NAME' or '--launch N' matched nothing: said above
     if error is None or isinstance(error, DebuggerQuit):
         return 0
     if isinstance(error, SystemExit):
         return error.code if isinstance(error.code, int) else 1
-    if not isinstance(error, EmulatorError):
+    if not isinstance(error, EmulatorError | UserError):  # diagnostics were printed
         from minitriton.cli import user_traceback
 
         print(user_traceback(error, path), file=sys.stderr, end="")

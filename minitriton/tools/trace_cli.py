@@ -2,7 +2,8 @@
 
 For each launch (or those of ``--kernel``) it prints a summary table (bytes
 per program, mask efficiency, 128-byte segments per access) and writes one
-PNG per buffer to ``DIR``, showing which program touched which element.
+PNG per buffer to ``DIR``, showing which program touched which element
+(``--html``: also an interactive view, one self-contained HTML file).
 """
 
 from __future__ import annotations
@@ -21,6 +22,9 @@ def add_parser(subparsers: Any) -> None:
                        help="folder for the PNGs (default: trace)")  # fmt: skip
         p.add_argument("--kernel", help="trace only this kernel")
         p.add_argument("--no-png", action="store_true", help="print the summary only")
+        p.add_argument(
+            "--html", action="store_true", help="also write DIR/KERNEL.html, an interactive view"
+        )
 
 
 def run_trace(args: argparse.Namespace) -> int:
@@ -44,9 +48,11 @@ def run_trace(args: argparse.Namespace) -> int:
     for number, trace in enumerate(tool.traces, 1):
         print(f"== launch {number} ==")
         print(trace.summary())
+        folder = Path(args.out) if len(tool.traces) == 1 else Path(args.out) / f"launch{number}"
+        if args.html:
+            print(f"wrote {trace.save_html(folder / f'{trace.kernel}.html')}")
         if args.no_png:
             continue
-        folder = Path(args.out) if len(tool.traces) == 1 else Path(args.out) / f"launch{number}"
         for png in trace.save_pngs(folder):
             print(f"wrote {png}")
     return status

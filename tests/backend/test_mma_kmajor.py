@@ -29,6 +29,7 @@ from minitriton.backend.lower.mma import Staged, _tile_counts, staged_fragments
 from minitriton.backend.mma_plan import MmaDot
 from minitriton.backend.shared_layout import MmaTile, ring_tile
 from minitriton.compiler import CompileOptions, compile_kernel
+from minitriton.ir.ttgir_text import readable
 from minitriton.signature import kernel_params, parse_signature
 from tests.backend.test_mma_lowering import assemble, build
 from tests.backend.test_mma_pipeline import loop_lines
@@ -263,7 +264,7 @@ def test_masked_attention_on_sm80_pipelines_k_and_v(stage):
 
 
 def test_attention_sm80_ttgir_golden(golden):
-    golden(_attention(1).asm["ttgir"], "fused_attention_64_sm80_pipelined.ttgir")
+    golden(readable(_attention(1).asm["ttgir"]), "fused_attention_64_sm80_pipelined.ttgir")
 
 
 def test_k_major_b_reads_no_trans_matrices():

@@ -12,6 +12,7 @@ import re
 
 import pytest
 
+from minitriton.ir.ttgir_text import readable
 from tests.backend.test_mma_lowering import assemble, build, dot
 from tests.kernels import dot_kernels
 
@@ -29,7 +30,7 @@ def loop_lines(ttgir: str) -> list[str]:
 
 
 def test_pipelined_ttgir_golden(golden):
-    golden(dot("fp16").ttgir, "dot_fp16_64x64x32_sm80_pipelined.ttgir")
+    golden(readable(dot("fp16").ttgir), "dot_fp16_64x64x32_sm80_pipelined.ttgir")
 
 
 def test_the_loop_waits_refills_then_reads_the_slot():

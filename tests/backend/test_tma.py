@@ -16,6 +16,7 @@ from minitriton.backend import tensormap as TMAP
 from minitriton.backend.build import PTXModule
 from minitriton.backend.tma import mark_grid_constants
 from minitriton.compiler import CompileOptions, compile_kernel
+from minitriton.ir.ttgir_text import readable
 from minitriton.signature import parse_signature
 from tests.kernels.tma_matmul import block_ptr_matmul, block_ptr_matmul_rows_unchecked, desc_matmul
 
@@ -52,7 +53,8 @@ def _tma_lines(ttgir: str) -> str:
 
 
 def test_descriptor_matmul_golden(golden) -> None:  # noqa: ANN001
-    golden(_tma_lines(_compile(desc_matmul, DESC_SIG).ttgir), "tma_descriptor_matmul.ttgir")
+    lines = _tma_lines(_compile(desc_matmul, DESC_SIG).ttgir)
+    golden(readable(lines), "tma_descriptor_matmul.ttgir")
 
 
 def test_descriptor_tiles_are_copied_by_tma() -> None:

@@ -70,6 +70,10 @@ def test_the_kernel_notebook_shows_grade_picture_and_hint(workspace: Path) -> No
     assert "Score: 1/7 (14%)" in text and "Hint 2 of 3 (the hint for the case that failed" in text
     assert _has_image(checked), "the wrong-elements picture is shown inline"
     assert _has_image(_cell(cells, "trace_picture")), "the trace picture is shown inline"
+    views = [
+        o.get("data", {}).get("text/html", "") for o in _cell(cells, "trace_picture")["outputs"]
+    ]
+    assert any("<iframe srcdoc=" in v and "trace-data" in v for v in views), "the HTML view too"
     block = _cell(cells, "from minitriton.emulator import Debugger")
     assert any("<table" in o.get("data", {}).get("text/html", "") for o in block.outputs)
     assert not any("ERROR" in _text(c) for c in cells if c.cell_type == "code")

@@ -78,11 +78,134 @@ def test_cli_quit_stops_the_script() -> None:
     assert "result" not in result.stdout  # the script stopped at the launch
 
 
-def test_cli_unknown_kernel_runs_the_script_without_stopping() -> None:
+def test_cli_unknown_kernel_is_an_error_after_the_script_ran() -> None:
     result = run_cli(["debug", "debug_kernels.py", "--kernel", "nope"], "")
-    assert result.returncode == 0
+    assert result.returncode == 1
     assert "result [ 1.  3." in result.stdout
-    assert result.stdout.rstrip().endswith("the script finished")
+    assert result.stdout.rstrip().endswith(
+        "the script finished\n"
+        "*** no kernel named 'nope' was launched (the script launched: scale_kernel (1x))"
+    )
+    result = run_cli(["debug", "debug_kernels.py", "--launch", "2"], "")
+    assert result.returncode == 1
+    assert result.stdout.rstrip().endswith(
+        "*** scale_kernel was launched 1 time(s): there is no launch number 2 to debug"
+    )
+
+
+COMPILE_ERROR = """\
+import numpy as np
+import minitriton as triton
+import minitriton.language as tl
+
+
+@triton.jit
+def bad(x_ptr, BLOCK: tl.constexpr):
+    tl.store(x_ptr + tl.arange(0, BLOCK), undefined_name)
+
+
+bad[(1,)](np.zeros(8, np.float32), BLOCK=8)
+"""
+
+
+def test_cli_compile_error_is_printed_once_without_traceback(tmp_path: Path) -> None:
+    script = tmp_path / "bad.py"
+    script.write_text(COMPILE_ERROR)
+    result = run_cli(["debug", str(script)], "")
+    assert result.returncode == 1
+    both = result.stdout + result.stderr
+    assert both.count("error: name 'undefined_name' is not defined") == 1
+    assert f"{script}:8:43: error: name 'undefined_name' is not defined" in result.stdout
+    assert "Traceback" not in both and "raised" not in both
+
+
+NEW_COMMANDS = """\
+b _scale
+b nosuch
+b debug_kernels.py:oops
+b debug_kernels.py:24
+c
+p factor
+locals
+w
+up
+w
+p BLOCK
+p factor
+down
+down
+display y
+n
+n
+display
+n
+undisplay y
+display
+b
+c
+"""
+
+
+def test_cli_functions_frames_displays_and_returns(golden: Callable[[str, str], None]) -> None:
+    """b FUNCTION and FILE:LINE, a helper's constant argument, up/down, display, --Return--."""
+    result = run_cli(["debug", "debug_kernels.py", "--pid", "1"], NEW_COMMANDS)
+    assert (result.returncode, result.stderr) == (0, "")
+    golden(result.stdout, "new_commands_session.txt")
+    out = result.stdout
+    assert "Breakpoint 1 at debug_kernels.py:12" in out  # _scale's first line
+    assert "(mtdb) p factor\n2.0\n" in out  # the folded constant argument
+    assert "--Return--\n> debug_kernels.py:13 _scale" in out
+
+
+def test_until_leaves_a_loop(in_test_dir: Path) -> None:
+    x = np.arange(24, dtype=np.float32).reshape(3, 8)
+    dbg = Debugger.launch(sum_rows_kernel, (3,), x, np.zeros(3, np.float32), 8, BLOCK=2)
+    dbg.command("until 33")  # into the loop's body
+    assert dbg.stop is not None and dbg.stop.loc is not None and dbg.stop.loc.line == 33
+    dbg.command("n")
+    assert dbg.stop.loc.line == 33  # 'n' runs one iteration at a time
+    np.testing.assert_array_equal(dbg.eval("start"), 2)
+    out = dbg.command("until")
+    assert out.splitlines()[0].startswith("> debug_kernels.py:34 sum_rows_kernel")
+    np.testing.assert_array_equal(dbg.eval("acc"), [0 + 2 + 4 + 6, 1 + 3 + 5 + 7])
+    assert dbg.command("until 20").startswith('*** "until" line number is smaller')
+    dbg.quit()
+
+
+def test_terminal_prompt_has_history() -> None:
+    """On a terminal the prompt edits lines with readline: the Up arrow repeats a command."""
+    pty = pytest.importorskip("pty")
+    pytest.importorskip("readline")
+    import select
+    import time
+
+    child, fd = pty.fork()
+    if child == 0:  # the child: the debugger on a pseudo-terminal
+        os.chdir(HERE)
+        os.environ["PYTHONPATH"] = str(REPO_ROOT)
+        os.execv(sys.executable, [sys.executable, "-m", "minitriton", "debug", "debug_kernels.py"])
+    seen = b""
+
+    def until_prompt(count: int) -> None:
+        nonlocal seen
+        deadline = time.monotonic() + 60
+        while seen.count(b"(mtdb) ") < count and time.monotonic() < deadline:
+            if select.select([fd], [], [], 0.2)[0]:
+                try:
+                    seen += os.read(fd, 4096)
+                except OSError:
+                    return
+
+    until_prompt(1)
+    os.write(fd, b"p BLOCK\r")
+    until_prompt(2)
+    os.write(fd, b"\x1b[A\r")  # the Up arrow, then Enter
+    until_prompt(3)
+    os.write(fd, b"q\r")
+    os.waitpid(child, 0)
+    text = seen.decode().replace("\r", "")
+    assert "\\x1b" not in text and "^[[A" not in text
+    assert text.count("(mtdb) p BLOCK\n4\n") == 2
 
 
 def test_api_returns_values(in_test_dir: Path) -> None:
