@@ -63,8 +63,8 @@ mapfile -t TARGETS < <(
         grep -l "mark.gpu" tests/*.py tests/*/test_*.py 2>/dev/null |
         grep -v -e '^tests/gpu/' -e '^tests/e2e/'; } | sort -u | sed "s|^|$REPO/|")
 echo "targets: ${TARGETS[*]#"$REPO/"}"
-timeout 330 python3 -m pytest -c "$REPO/pyproject.toml" --rootdir="$REPO" -p no:cacheprovider \
-    -m gpu -rA -q --durations=10 --junitxml="$OUT/gpu_tests.xml" "${TARGETS[@]}" \
+timeout 500 python3 -m pytest -c "$REPO/pyproject.toml" --rootdir="$REPO" -p no:cacheprovider \
+    -m gpu -q --durations=15 --junitxml="$OUT/gpu_tests.xml" "${TARGETS[@]}" \
     2>&1 | tee "$OUT/gpu_tests.log"
 TEST_RC=${PIPESTATUS[0]}
 
