@@ -66,8 +66,12 @@ def _kernel_name(module: Any) -> str:
     return kernels[0].__name__
 
 
-def check(path: Path) -> dict[str, Any]:
-    """Run one file's kernel; compare every output with torch's."""
+def check(path: Path, backend: str) -> dict[str, Any]:
+    """Run one file's kernel; compare every output with torch's.
+
+    On the GPU backend the arguments that ``get_args()`` made on the CPU
+    (files written for Inductor's CPU Triton backend) move to the GPU first.
+    """
     import torch
 
     spec = importlib.util.spec_from_file_location(path.stem, path)
@@ -76,11 +80,13 @@ def check(path: Path) -> dict[str, Any]:
     spec.loader.exec_module(module)
     torch.manual_seed(0)
     args = list(module.get_args())
+    if backend == "gpu":
+        args = [a.cuda() if isinstance(a, torch.Tensor) else a for a in args]
     inputs = [a.clone() if isinstance(a, torch.Tensor) else a for a in args]
     expected = _reference(_kernel_name(module))(inputs)
     module.call(args)
     for index, want in expected.items():
-        got = args[index].reshape(want.shape).to(want.dtype)
+        got = args[index].reshape(want.shape).to(want.dtype).to(want.device)
         # Sums of thousands of float32 values: rounding differs with the order of the additions.
         if not torch.allclose(got, want, rtol=1e-4, atol=1e-4):
             worst = (got.double() - want.double()).abs().max().item()
@@ -95,7 +101,7 @@ def main(argv: list[str]) -> int:
     for name in argv[1:]:
         path = Path(name)
         try:
-            result = check(path)
+            result = check(path, argv[0])
         except Exception:
             result = {"ok": False, "detail": traceback.format_exc(limit=-3)}
         print(json.dumps({"file": path.name, **result}), flush=True)

@@ -25,13 +25,8 @@ pytestmark = [pytest.mark.torch, pytest.mark.slow]
 
 HERE = Path(__file__).resolve().parent
 FILES = sorted([*(HERE / "files").glob("*.py"), *(HERE / "handwritten").glob("*.py")])
-# Kernels that need what the language lacks so far (issue 32); each flips to a pass with it.
-MISSING = {
-    "triton_red_fused_amax_argmax_0.py": "internal emulator error in tt.splat (max_with_index)",
-    "triton_red_fused_cumsum_0.py": "tl.core.get_int_dtype, dtype.primitive_bitwidth (select_one)",
-    "triton_spl_fused_cumsum_0.py": "tl.pointer_type casts (split scans)",
-    "triton_tem_fused_mm_0.py": "tl.assume (matmul templates)",
-}
+# Kernels that need what the language lacks; each entry is a strict xfail (none today).
+MISSING: dict[str, str] = {}
 
 
 def run_files(backend: str, files: list[Path]) -> dict[str, dict[str, object]]:
