@@ -48,10 +48,21 @@ STAGES = ("ast", "ir", "ir-opt", "ptx", "gpu")
 StageHook = Callable[[str, str], None]
 
 
-def _f32_default() -> str:
-    from minitriton.frontend.builtins import default_input_precision
+#: Triton's variable for the default ``input_precision`` of fp32 dots.
+F32_DEFAULT_ENV = "TRITON_F32_DEFAULT"
+#: The values ``input_precision`` (and so ``TRITON_F32_DEFAULT``) may take.
+F32_PRECISIONS = ("tf32", "tf32x3", "ieee")
 
-    return default_input_precision()
+
+def _f32_default() -> str:
+    """``TRITON_F32_DEFAULT``, else ``"tf32"``: read here, not in the frontend, so that
+    a launch whose kernel comes from the disk cache imports no frontend module."""
+    value = os.environ.get(F32_DEFAULT_ENV, "").strip() or "tf32"
+    if value not in F32_PRECISIONS:
+        raise ValueError(
+            f"{F32_DEFAULT_ENV} must be one of {', '.join(F32_PRECISIONS)}, got {value!r}"
+        )
+    return value
 
 
 @dataclass(frozen=True)

@@ -22,6 +22,11 @@ import minitriton.language as tl
 torch = pytest.importorskip("torch")
 pytestmark = pytest.mark.torch
 
+#: torch 2.14 (what CI installs) gives the graph counts asserted here; torch 2.11
+#: (seen on the H200 machine) breaks the graph once more around the launches
+#: that cannot be captured, and its strict export traces into the launcher.
+TORCH_2_14 = tuple(int(p) for p in torch.__version__.split(".")[:2]) >= (2, 14)
+
 from minitriton import torch_ops  # noqa: E402  (imports torch)
 
 
@@ -130,7 +135,7 @@ def test_launches_that_cannot_be_captured_break_the_graph(device: str) -> None:
     torch._dynamo.reset()
     x = torch.randn(200, device=device)
     explained = torch._dynamo.explain(uncapturable)(x)
-    assert explained.graph_break_count == 2
+    assert explained.graph_break_count == 2 if TORCH_2_14 else explained.graph_break_count >= 2
     assert all("MiniTriton kernel launch" in str(b.reason) for b in explained.break_reasons)
     torch.testing.assert_close(torch.compile(uncapturable, backend="aot_eager")(x), x * 5)
     torch._dynamo.reset()
@@ -144,7 +149,7 @@ def test_autotune_and_heuristics_kernels_compile(device: str) -> None:
     counter = GraphCounter()
     got = torch.compile(decorated_kernels, backend=counter)(x, y)
     torch.testing.assert_close(got, ((x + y) * 3.0).sin())
-    assert counter.graphs == 3
+    assert counter.graphs == 3 if TORCH_2_14 else counter.graphs >= 3
 
 
 @pytest.mark.slow  # Inductor compiles C++: 10-40 s on a CPU
@@ -375,6 +380,7 @@ class TwoKernels(torch.nn.Module):
         return two_kernels(x, y)
 
 
+@pytest.mark.skipif(not TORCH_2_14, reason="torch < 2.14's strict export traces into the launcher")
 def test_strict_export_captures_plain_launches_and_non_strict_says_why_not(device: str) -> None:
     x, y = torch.randn(200, device=device), torch.randn(200, device=device)
     exported = torch.export.export(TwoKernels(), (x, y), strict=True)
