@@ -85,7 +85,7 @@ def torch_shims() -> None:
     except ImportError:
         return
     if not hasattr(torch.cpu, "set_stream"):
-        torch.cpu.set_stream = lambda stream: None
+        setattr(torch.cpu, "set_stream", lambda stream: None)  # noqa: B010 (mypy: torch.cpu lacks it)
 
 
 @dataclass
