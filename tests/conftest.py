@@ -74,7 +74,17 @@ def _torch_installed() -> bool:
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Skip tests marked ``gpu`` without a usable GPU, and ``torch`` without PyTorch."""
+    """Skip tests marked ``gpu`` without a usable GPU, and ``torch`` without PyTorch.
+
+    Tests marked ``heavy`` (long fuzzing, whole-suite sweeps) run only when the
+    marker expression names them (``pytest -m heavy``, a step of its own in CI),
+    so that a plain ``pytest`` stays within a few minutes on two cores.
+    """
+    if "heavy" not in (config.getoption("markexpr") or ""):
+        skip_heavy = pytest.mark.skip(reason="a heavy check: it runs with `pytest -m heavy`")
+        for item in items:
+            if item.get_closest_marker("heavy") is not None:
+                item.add_marker(skip_heavy)
     torch_items = [item for item in items if item.get_closest_marker("torch") is not None]
     if torch_items and not _torch_installed():
         skip_torch = pytest.mark.skip(reason="needs PyTorch (pip install -e '.[compat]')")

@@ -198,6 +198,7 @@ CHECK_MESSAGES = (
 )
 
 
+@pytest.mark.heavy
 def test_end_to_end_suite_is_silent_under_checks_and_pass_checking() -> None:
     """Every e2e kernel (tests/e2e, kernels of tests/kernels) runs with all checks on and
     the pass checker after every launch: none may report anything."""

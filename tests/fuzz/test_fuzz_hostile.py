@@ -22,6 +22,7 @@ SETTINGS = settings(
 )
 
 
+@pytest.mark.heavy
 @SETTINGS
 @given(st.integers(0, 2**63))
 def test_mutants_compile_or_give_a_diagnostic_in_time(seed: int) -> None:
