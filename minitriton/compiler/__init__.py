@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from minitriton.compiled_api import CompiledKernelAPI
-from minitriton.frontend.source import ArgSpec, KernelSource
+from minitriton.frontend.source import ArgSpec, KernelSource, f32_default_precision
 
 DEFAULT_ARCH = "sm_90"
 DUMP_DIR_ENV = "MINITRITON_DUMP_DIR"
@@ -46,23 +46,6 @@ STAGES = ("ast", "ir", "ir-opt", "ptx", "gpu")
 
 #: Called with (stage name, text) for every stage and every pass.
 StageHook = Callable[[str, str], None]
-
-
-#: Triton's variable for the default ``input_precision`` of fp32 dots.
-F32_DEFAULT_ENV = "TRITON_F32_DEFAULT"
-#: The values ``input_precision`` (and so ``TRITON_F32_DEFAULT``) may take.
-F32_PRECISIONS = ("tf32", "tf32x3", "ieee")
-
-
-def _f32_default() -> str:
-    """``TRITON_F32_DEFAULT``, else ``"tf32"``: read here, not in the frontend, so that
-    a launch whose kernel comes from the disk cache imports no frontend module."""
-    value = os.environ.get(F32_DEFAULT_ENV, "").strip() or "tf32"
-    if value not in F32_PRECISIONS:
-        raise ValueError(
-            f"{F32_DEFAULT_ENV} must be one of {', '.join(F32_PRECISIONS)}, got {value!r}"
-        )
-    return value
 
 
 @dataclass(frozen=True)
@@ -84,7 +67,7 @@ class CompileOptions:
     print_after: tuple[str, ...] = ()  # pass names, or ("all",)
     #: The ``input_precision`` of fp32 dots that name none: ``TRITON_F32_DEFAULT``
     #: when the options are made (at each launch), else ``"tf32"``.
-    default_dot_input_precision: str = field(default_factory=_f32_default)
+    default_dot_input_precision: str = field(default_factory=f32_default_precision)
 
     def key(self) -> tuple[Any, ...]:
         """The part of the specialization key these options contribute."""

@@ -15,7 +15,6 @@ the GPU backend need no special op for them.
 from __future__ import annotations
 
 import math
-import os
 import sys
 from collections.abc import Callable
 from contextvars import ContextVar
@@ -28,6 +27,7 @@ from minitriton.frontend import semantic as S
 from minitriton.frontend import tensordesc as TD
 from minitriton.frontend.builder import new_region
 from minitriton.frontend.semantic import Tensor
+from minitriton.frontend.source import F32_PRECISIONS, f32_default_precision
 from minitriton.ir import ops
 from minitriton.ir.core import OP_REGISTRY
 from minitriton.ir.types import (
@@ -654,9 +654,7 @@ def _atomic_cas(ctx: Any, pointer: Any, cmp: Any, val: Any, sem: Any, scope: Any
 
 # ---------------------------------------------------------------- dot
 
-_PRECISIONS = ("tf32", "tf32x3", "ieee")
-#: Triton's environment variable for the default ``input_precision`` of fp32 dots.
-F32_DEFAULT_ENV = "TRITON_F32_DEFAULT"
+_PRECISIONS = F32_PRECISIONS
 
 
 #: The compile options' ``default_dot_input_precision`` while a kernel is lowered.
@@ -670,12 +668,7 @@ def default_input_precision() -> str:
     (:data:`COMPILING_PRECISION`); otherwise ``TRITON_F32_DEFAULT``, else
     ``"tf32"``, which is how the options get their default at each launch.
     """
-    value = COMPILING_PRECISION.get() or os.environ.get(F32_DEFAULT_ENV, "").strip() or "tf32"
-    if value not in _PRECISIONS:
-        raise ValueError(
-            f"{F32_DEFAULT_ENV} must be one of {', '.join(_PRECISIONS)}, got {value!r}"
-        )
-    return value
+    return COMPILING_PRECISION.get() or f32_default_precision()
 
 
 @impl("dot")

@@ -10,6 +10,7 @@ actual arguments) and the frontend (which compiles for them).
 from __future__ import annotations
 
 import inspect
+import os
 import textwrap
 from dataclasses import dataclass, field
 from typing import Any
@@ -121,3 +122,23 @@ class ArgSpec:
             for i, (n, f) in enumerate(zip(names, flags))
         ]
         return [ArgSpec(self.name, "pointer", self.type, divisible_by_16=True), *fields]
+
+
+#: Triton's variable for the default ``input_precision`` of fp32 dots.
+F32_DEFAULT_ENV = "TRITON_F32_DEFAULT"
+#: The values ``input_precision`` (and so ``TRITON_F32_DEFAULT``) may take.
+F32_PRECISIONS = ("tf32", "tf32x3", "ieee")
+
+
+def f32_default_precision() -> str:
+    """``TRITON_F32_DEFAULT``, else ``"tf32"``; a value Triton does not know is a ValueError.
+
+    It lives here, beside the other inputs of a compile, so that making a
+    launch's options imports no other frontend module.
+    """
+    value = os.environ.get(F32_DEFAULT_ENV, "").strip() or "tf32"
+    if value not in F32_PRECISIONS:
+        raise ValueError(
+            f"{F32_DEFAULT_ENV} must be one of {', '.join(F32_PRECISIONS)}, got {value!r}"
+        )
+    return value
