@@ -17,7 +17,9 @@ Each kernel's IR is compiled to PTX for each target and assembled with
 dot path), the others for sm_75, sm_80 and sm_90a. A dumped kernel keeps the warps it
 was compiled with (read from its PTX's ``.maxntid``). The exit status is
 non-zero if any compilation or assembly fails; a summary table is printed
-last. Without ``ptxas`` on ``PATH`` (or ``$PTXAS``) the check is skipped
+last. ``--keep DIR`` keeps every kernel's PTX and ttgir (``NAME.ARCH.ptx``,
+``NAME.ARCH.ttgir``) in ``DIR``: ``diff -r`` of two such folders shows what a
+change to the compiler changed. Without ``ptxas`` on ``PATH`` (or ``$PTXAS``) the check is skipped
 (status 0).
 """
 
@@ -134,6 +136,7 @@ def check_one(kernel: Kernel, arch: str, ptxas: str, workdir: str) -> tuple[bool
         ms = (time.perf_counter() - start) * 1e3
     ptx_file = os.path.join(workdir, f"{kernel.name}.{arch}.ptx")
     Path(ptx_file).write_text(compiled.ptx)
+    Path(workdir, f"{kernel.name}.{arch}.ttgir").write_text(compiled.ttgir)
     # A kernel using wgmma targets the arch-specific sm_90a.
     cmd = [ptxas, f"-arch={compiled.arch}", ptx_file, "-o", os.devnull]
     proc = subprocess.run(cmd, capture_output=True, text=True)
@@ -170,6 +173,13 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("paths", nargs="*", type=Path, help="extra .ir files or directories")
     parser.add_argument("--no-e2e", action="store_true", help="skip the end-to-end suite's kernels")
+    parser.add_argument(
+        "--keep",
+        type=Path,
+        metavar="DIR",
+        help="keep each kernel's PTX and ttgir in DIR (diff two such folders to see what "
+        "a change to the compiler changed)",
+    )
     args = parser.parse_args(argv)
     ptxas = os.environ.get("PTXAS") or shutil.which("ptxas")
     if not ptxas:
@@ -187,7 +197,11 @@ def main(argv: list[str] | None = None) -> int:
         if not kernels:
             print("ptxas_check: no kernels found", file=sys.stderr)
             return 1
-        rows = check_all(kernels, ptxas, workdir)
+        out = workdir
+        if args.keep:
+            args.keep.mkdir(parents=True, exist_ok=True)
+            out = str(args.keep)
+        rows = check_all(kernels, ptxas, out)
     return report(rows)
 
 
