@@ -627,5 +627,24 @@ def static_range(arg1, arg2=None, step=None):
 
 
 @builtin
-def range(arg1, arg2=None, step=None, num_stages=None, loop_unroll_factor=None):
-    """A loop range, like Python's ``range`` (``num_stages`` is accepted and ignored)."""
+def range(
+    arg1,
+    arg2=None,
+    step=None,
+    num_stages=None,
+    loop_unroll_factor=None,
+    disallow_acc_multi_buffer=False,
+    flatten=False,
+    warp_specialize=False,
+    disable_licm=False,
+):
+    """A loop range, like Python's ``range``, with Triton's scheduling hints.
+
+    The hints change how the GPU backend schedules the loop, never what it
+    computes, so the emulator ignores them: ``num_stages`` (software-pipelining
+    depth of this loop), ``loop_unroll_factor``, ``disallow_acc_multi_buffer``,
+    ``flatten`` (fuse this loop with the loop nested in it, as persistent
+    kernels' tile loops ask), ``warp_specialize`` (split the loop between
+    producer and consumer warps) and ``disable_licm``. The docs' differences
+    page says which of them the GPU backend acts on.
+    """
