@@ -5,6 +5,9 @@ Run alone with ``python benchmarks/gpu_bench_tc.py`` (or through
 kernel source (:data:`TC_SOURCE`: tutorial 03's matmul, tutorial 06's
 attention forward; :data:`DESC_SOURCE`: tutorial 09's matmul through host-side
 tensor descriptors, ``python benchmarks/gpu_bench_tc.py descriptor`` alone;
+:data:`PERSISTENT_SOURCE`: tutorial 09's persistent matmuls, through pointers
+and through descriptors with epilogue subtiling and ``warp_specialize``,
+``python benchmarks/gpu_bench_tc.py persistent`` alone;
 ``python benchmarks/gpu_bench_tc.py tma``: the descriptor and block-pointer
 matmuls with TMA on and off, :mod:`gpu_bench_tma`) is
 imported under ``import triton`` and under
@@ -68,14 +71,56 @@ def descriptor_matmul(a, b, c, bm, bn, bk, warps, stages):
 """
 )
 
+#: Persistent matmuls in tutorial 09's style (one program per SM looping over tiles),
+#: through pointers and through host-side descriptors, with their host code.
+PERSISTENT_SOURCE = (
+    kernel_text("persistent_matmul", "tile_coords", "persistent_matmul", "persistent_desc_matmul")
+    + """
+
+
+def persistent_ptr_matmul(a, b, c, sms, bm, bn, bk, warps, stages):
+    M, K = a.shape
+    N = b.shape[1]
+    grid = (min(sms, triton.cdiv(M, bm) * triton.cdiv(N, bn)),)
+    return lambda: persistent_matmul[grid](
+        a, b, c, M, N, K, a.stride(0), a.stride(1), b.stride(0), b.stride(1), c.stride(0),
+        c.stride(1), BLOCK_SIZE_M=bm, BLOCK_SIZE_N=bn, BLOCK_SIZE_K=bk, GROUP_SIZE_M=8,
+        NUM_SMS=sms, num_warps=warps, num_stages=stages)
+
+
+def persistent_descriptor_matmul(a, b, c, sms, bm, bn, bk, warps, stages, subtile, ws):
+    M, K = a.shape
+    N = b.shape[0]
+    a_desc = TensorDescriptor.from_tensor(a, [bm, bk])
+    b_desc = TensorDescriptor.from_tensor(b, [bn, bk])
+    c_desc = TensorDescriptor.from_tensor(c, [bm, bn // 2 if subtile else bn])
+    grid = (min(sms, triton.cdiv(M, bm) * triton.cdiv(N, bn)),)
+    return lambda: persistent_desc_matmul[grid](
+        a_desc, b_desc, c_desc, M, N, K, BLOCK_SIZE_M=bm, BLOCK_SIZE_N=bn, BLOCK_SIZE_K=bk,
+        GROUP_SIZE_M=8, EPILOGUE_SUBTILE=subtile, NUM_SMS=sms, WARP_SPECIALIZE=ws,
+        num_warps=warps, num_stages=stages)
+"""
+)
+
 #: (BLOCK_M, BLOCK_N, BLOCK_K, warps, stages); both compilers get the best of these.
 MATMUL_CONFIGS = {
     "fp16": [(128, 256, 64, 8, 3), (128, 128, 64, 4, 4), (128, 128, 64, 8, 3), (64, 128, 64, 4, 4)],
     "fp32": [(128, 128, 32, 8, 3), (128, 64, 32, 4, 3), (64, 128, 32, 4, 4)],
+    "fp8": [(128, 256, 128, 8, 3), (128, 128, 128, 4, 4), (128, 128, 128, 8, 3)],
 }
+#: The persistent descriptor matmul's configs: the fp16 ones with and without
+#: epilogue subtiling and warp specialization.
+PERSISTENT_DESC_CONFIGS = [
+    (*cfg, subtile, ws)
+    for cfg in MATMUL_CONFIGS["fp16"][:3]
+    for subtile in (False, True)
+    for ws in (False, True)
+]
 #: (BLOCK_M, BLOCK_N, warps, stages) per head dim.
 ATTN_CONFIGS = {64: [(128, 64, 4, 3), (128, 128, 8, 3)], 128: [(128, 64, 8, 3), (128, 128, 8, 3)]}
-MATMUL_ROWS = [("fp16", 1024), ("fp16", 4096), ("fp16", 8192), ("bf16", 4096), ("fp32", 4096)]
+MATMUL_ROWS = [("fp16", 1024), ("fp16", 4096), ("fp16", 8192), ("bf16", 4096), ("bf16", 8192),
+               ("fp32", 4096), ("fp8", 4096)]  # fmt: skip
+PERSISTENT_ROWS = [4096]
 DESC_ROWS = [4096]
 ATTN_ROWS = [(64, False), (64, True), (128, False), (128, True)]
 #: MiniTriton-only launch options (``--arch``, ``--stages``), set by the command line.
@@ -87,7 +132,7 @@ FLOORS = {"matmul fp16 1024": 0.6, "matmul fp16 4096": 0.7, "matmul fp16 8192": 
 
 def load(flavor: str, folder: Path) -> ModuleType:
     """Import :data:`TC_SOURCE` under ``flavor``'s two import lines."""
-    source = HEADERS[flavor] + TC_SOURCE + DESC_SOURCE
+    source = HEADERS[flavor] + TC_SOURCE + DESC_SOURCE + PERSISTENT_SOURCE
     return import_source(f"gpu_bench_tc_{flavor}", source, folder)
 
 
@@ -120,16 +165,20 @@ def matmul_row(mods: dict[str, ModuleType], dtype_name: str, n: int) -> dict[str
     """One matmul row: n x n x n, fp32 (TF32) accumulation, output in the input type."""
     import torch
 
-    dtype = {"fp16": torch.float16, "bf16": torch.bfloat16, "fp32": torch.float32}[dtype_name]
+    dtype = {"fp16": torch.float16, "bf16": torch.bfloat16, "fp32": torch.float32,
+             "fp8": torch.float8_e4m3fn}[dtype_name]  # fmt: skip
     a = torch.randn((n, n), device="cuda").to(dtype)
+    # fp8 (e4m3) takes B column-major, as tutorial 03 does: wgmma reads fp8 K-major only.
     b = torch.randn((n, n), device="cuda").to(dtype)
+    b = b.T.contiguous().T if dtype_name == "fp8" else b
     ref = (a.double() @ b.double()).float()
-    tol = {"fp16": 1e-2, "bf16": 2e-2, "fp32": 5e-3}[dtype_name]
+    tol = {"fp16": 1e-2, "bf16": 2e-2, "fp32": 5e-3, "fp8": 2e-2}[dtype_name]
     flops = 2.0 * n**3
     out: dict[str, Any] = {"kernel": f"matmul {dtype_name} {n}", "tflops": {}, "config": {}}
-    configs = MATMUL_CONFIGS["fp32" if dtype_name == "fp32" else "fp16"]
+    configs = MATMUL_CONFIGS[dtype_name if dtype_name in ("fp32", "fp8") else "fp16"]
+    out_dtype = torch.float16 if dtype_name == "fp8" else dtype
     for name, mod in mods.items():
-        c = torch.full((n, n), float("nan"), device="cuda", dtype=dtype)
+        c = torch.full((n, n), float("nan"), device="cuda", dtype=out_dtype)
 
         def launch(cfg, mod=mod, c=c, name=name):
             bm, bn, bk, warps, stages = cfg
@@ -152,7 +201,51 @@ def matmul_row(mods: dict[str, ModuleType], dtype_name: str, n: int) -> dict[str
         out["tflops"][name] = flops / (ms * 1e-3) / 1e12 if cfg else 0.0
         out["config"][name] = cfg
     torch.backends.cuda.matmul.allow_tf32 = True
-    out["tflops"]["torch"] = flops / (median_ms(lambda: a @ b) * 1e-3) / 1e12
+    out["tflops"]["torch"] = flops / (median_ms(_torch_matmul(a, b, dtype_name)) * 1e-3) / 1e12
+    return out
+
+
+def _torch_matmul(a: Any, b: Any, dtype_name: str) -> Callable[[], Any]:
+    """torch's matmul of ``a`` and ``b`` (cuBLAS; for fp8, ``torch._scaled_mm`` to fp16)."""
+    import torch
+
+    if dtype_name != "fp8":
+        return lambda: a @ b
+    one = torch.ones((), device="cuda", dtype=torch.float32)
+    return lambda: torch._scaled_mm(a, b, scale_a=one, scale_b=one, out_dtype=torch.float16)
+
+
+def persistent_matmul_row(mods: dict[str, ModuleType], n: int, descriptors: bool) -> dict[str, Any]:
+    """A persistent matmul in tutorial 09's style, fp16, n x n x n (one program per SM)."""
+    import torch
+
+    sms = torch.cuda.get_device_properties(0).multi_processor_count
+    a = torch.randn((n, n), device="cuda").to(torch.float16)
+    b = torch.randn((n, n), device="cuda").to(torch.float16)  # K x N, or N x K (descriptors)
+    ref = (a.double() @ (b.double().T if descriptors else b.double())).float()
+    flops = 2.0 * n**3
+    kind = "persistent descriptor matmul" if descriptors else "persistent matmul"
+    out: dict[str, Any] = {"kernel": f"{kind} fp16 {n}", "tflops": {}, "config": {}}
+    configs = PERSISTENT_DESC_CONFIGS if descriptors else MATMUL_CONFIGS["fp16"]
+    for name, mod in mods.items():
+        c = torch.full((n, n), float("nan"), device="cuda", dtype=torch.float16)
+        host = mod.persistent_descriptor_matmul if descriptors else mod.persistent_ptr_matmul
+
+        def launch(cfg, c=c, host=host):
+            return host(a, b, c, sms, *cfg)
+
+        def check(c=c) -> bool:
+            torch.cuda.synchronize()
+            err = (torch.linalg.norm(c.float() - ref) / torch.linalg.norm(ref)).item()
+            return err < 1e-2
+
+        print(f"  {out['kernel']} [{name}]", flush=True)
+        ms, cfg, _ = best(configs, launch, check)
+        out["tflops"][name] = flops / (ms * 1e-3) / 1e12 if cfg else 0.0
+        out["config"][name] = cfg
+    out["tflops"]["torch"] = (
+        flops / (median_ms(lambda: a @ (b.T if descriptors else b)) * 1e-3) / 1e12
+    )
     return out
 
 
@@ -251,6 +344,12 @@ def run_all(which: str = "all", rows_wanted: list[str] | None = None) -> list[di
     if which in ("all", "matmul", "descriptor"):
         descs = [n for n in DESC_ROWS if not rows_wanted or f"descriptor {n}" in rows_wanted]
         rows += [_attempt(lambda n=n: descriptor_matmul_row(mods, n)) for n in descs]
+    if which in ("all", "matmul", "persistent"):
+        for n in PERSISTENT_ROWS:
+            for desc in (False, True):
+                label = f"persistent{' descriptor' if desc else ''} {n}"
+                if not rows_wanted or label in rows_wanted:
+                    rows.append(_attempt(lambda n=n, d=desc: persistent_matmul_row(mods, n, d)))
     if which in ("all", "attention"):
         rows += [_attempt(lambda d=d, c=c: attention_row(mods, d, c)) for d, c in ATTN_ROWS]
     return [r for r in rows if r is not None]
@@ -285,7 +384,7 @@ def print_table(rows: list[dict[str, Any]]) -> list[str]:
 def main() -> None:
     """The command line (see the module docstring)."""
     parser = argparse.ArgumentParser(description="tensor-core rows: MiniTriton against Triton")
-    kinds = ["all", "matmul", "descriptor", "attention", "tma"]
+    kinds = ["all", "matmul", "descriptor", "persistent", "attention", "tma"]
     parser.add_argument("which", nargs="?", default="all", choices=kinds)
     parser.add_argument("--arch", help="compile MiniTriton's kernels for this arch (sm_80, ...)")
     parser.add_argument("--stages", type=int, help="MiniTriton's num_stages for every config")
