@@ -21,14 +21,16 @@ of ``mma.sync`` dots, from :func:`~minitriton.backend.dot_seeds.seed_dot_layouts
 * a B operand loaded from memory that is contiguous along K (attention's
   ``K`` block, read through a transposed block pointer) gets a K-major
   blocked layout, so its loads are coalesced 16-byte vectors and it is
-  staged K-major (``wgmma`` without ``tnspB``).
+  staged K-major (``wgmma`` without ``tnspB``); a K-major ring copy of the
+  software pipeliner gets it too, with the pointers its addresses are offset
+  from, up to the loop's carried pointers (no conversion in the loop).
 """
 
 from __future__ import annotations
 
 from minitriton.backend.accelerate_matmul import dot_result_layout
 from minitriton.backend.axis import AxisAnalysis
-from minitriton.backend.irutil import terminator
+from minitriton.backend.irutil import producer, terminator
 from minitriton.backend.layouts import BlockedParams, Layout, blocked, default_params, slice_layout
 from minitriton.backend.lltypes import pointee_of
 from minitriton.backend.mma_v3 import accumulator_layout, shape_of_async_dot
@@ -66,7 +68,7 @@ def accumulator_seeds(func: FuncOp, num_warps: int, arch: str) -> dict[int, Layo
                 _seed_k_major_operand(op.operands[1], axis, num_warps, seeds)
         if op.name == "ttg.async_copy_global_to_local" and op.attrs.get("contig") == 0:
             layout = k_major_layout(op.operands[0].shape, num_warps, element_bytes(op.operands[0]))
-            for v in op.operands[:1] + op.operands[3:]:
+            for v in _address_chain(op.operands[0]) + op.operands[3:]:
                 seeds[id(v)] = layout
         if op.name == "ttng.warp_group_dot":
             seeds[id(op.result)] = accumulator_layout(shape_of_async_dot(op, num_warps))
@@ -78,6 +80,23 @@ def accumulator_seeds(func: FuncOp, num_warps: int, arch: str) -> dict[int, Layo
         for op in func.walk():
             changed |= _seed_op(op, seeds)
     return seeds
+
+
+def _address_chain(ptr: Value) -> list[Value]:
+    """``ptr`` and the pointer blocks it is offset from (``tt.addptr``'s first operand).
+
+    A K-major ring copy's addresses are recomputed from the loop's carried
+    pointers (``b_ptrs + (S - 1) * step``): seeding the whole chain, up to the
+    loop's region argument, gives the carried pointers the copy's K-major
+    layout too, where the default row-major one would be converted through
+    shared memory in every iteration.
+    """
+    chain = [ptr]
+    op = producer(ptr)
+    while isinstance(op, AddPtrOp) and op.operands[0].shape == ptr.shape:
+        chain.append(op.operands[0])
+        op = producer(op.operands[0])
+    return chain
 
 
 def loads_k_major(axis: AxisAnalysis, ptr: Value) -> bool:
@@ -133,9 +152,10 @@ def _seed_loop(op: Operation, seeds: dict[int, Layout]) -> bool:
     body = op.regions[0]
     changed = False
     for i, v in enumerate(terminator(body.block).operands):
-        layout = seeds.get(id(v))
+        # A seeded yield operand (an accumulator) or region argument (carried pointers).
+        layout = seeds.get(id(v)) or seeds.get(id(body.args[1 + i]))
         if layout is None:
             continue
-        for related in (op.results[i], op.operands[3 + i], body.args[1 + i]):
+        for related in (v, op.results[i], op.operands[3 + i], body.args[1 + i]):
             changed |= _seed(seeds, related, layout)
     return changed

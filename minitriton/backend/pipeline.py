@@ -12,8 +12,9 @@ descriptors.
 whose body holds one or more ``tt.dot`` (none nested deeper), all on one
 tensor-core path. Three forms:
 
-* ``wgmma`` with fp16 or bf16 operands (below): the dots read the rings
-  through descriptors;
+* ``wgmma`` with fp16 or bf16 operands, or fp8 ones whose B is K-major in
+  memory and whose A is loaded row-major in the loop (below): the dots read
+  the rings through descriptors;
 * ``mma.sync`` (sm_80..sm_89, sm_120, or ``arch="sm_80"`` on Hopper): the
   rings are swizzled row-major tiles (:class:`~minitriton.backend.shared_layout.MmaTile`,
   printed ``swizzled_shared``), or for a K-major B (attention's ``k``) a
@@ -22,7 +23,7 @@ tensor-core path. Three forms:
   layout, which the code generator turns into ``ldmatrix`` (``.trans`` for
   a row-major 16-bit B, none for a K-major one) straight from the slot being
   consumed, one k step at a time (see *mma.sync* below);
-* ``wgmma`` with tf32, int8 or fp8 operands, whose B must be K-major and
+* ``wgmma`` with tf32, int8 or other fp8 operands, whose B must be K-major and
   whose fp32 inputs must be rounded to TF32: the same rings and
   ``ttg.local_load`` as ``mma.sync``, in a blocked layout (registers), then
   the dot stages them K-major (rounded) for ``wgmma``. The copies from
@@ -217,15 +218,17 @@ def pipeline_loops(
     for op in list(func.walk()):
         if op.name == "scf.for":
             path = _loop_path(op, arch, num_warps)
+            plan = None
             if tma and path is DotPath.WGMMA and forward_unchanged_loop_args(op):
                 axis = AxisAnalysis(func)  # the forwarded values' facts are known now
-            plan = None
-            if path is DotPath.WGMMA and _wgmma_kinds(op, num_warps) <= {"f16", "bf16"}:
+            kinds = _wgmma_kinds(op, num_warps) if path is DotPath.WGMMA else set()
+            if kinds and (kinds <= {"f16", "bf16"} or kinds <= _K_MAJOR_KINDS):
                 use_tma = tma and int(arch[3:].rstrip("a")) == 90
                 plan = _match(op, func, axis, num_warps, use_tma)
                 if plan is not None and use_tma and not _tma_form_enabled(plan):
                     plan = _match(op, func, axis, num_warps, False)
-            elif path in (DotPath.WGMMA, DotPath.MMA_V2):  # wgmma: tf32, int8, fp8
+            restage = path is DotPath.MMA_V2 or (kinds and not kinds <= {"f16", "bf16"})
+            if plan is None and restage:  # wgmma: tf32, int8, and fp8 not in the form above
                 plan = _match_mma(op, func, axis, k_major_b=path is DotPath.MMA_V2)
             stages = _fitting_stages(plan, num_stages, arch) if plan is not None else 0
             if plan is not None and stages >= 2:
@@ -237,6 +240,12 @@ def pipeline_loops(
 
 #: Shared memory one block may use (bytes), by arch number; others get the smallest.
 _SHARED_LIMIT = {80: 163 << 10, 87: 163 << 10, 90: 227 << 10, 100: 227 << 10}
+
+
+#: Operand kinds whose ``wgmma`` reads both tiles K-major only (no transpose bits): fp8.
+#: Loops feeding them take the descriptor form when B is K-major in memory and A is
+#: loaded row-major in the loop, else the restaging form.
+_K_MAJOR_KINDS = frozenset({"e4m3", "e5m2"})
 
 
 def _tma_form_enabled(plan: _Plan) -> bool:
@@ -428,11 +437,12 @@ def _match(
     planned, loads = [], []
     for dot in dots:
         shape = wgmma_shape(dot, num_warps)
-        if shape is None or shape.kind not in ("f16", "bf16"):
+        if shape is None or shape.kind not in ("f16", "bf16", *_K_MAJOR_KINDS):
             return None
+        k_major_only = shape.kind in _K_MAJOR_KINDS
         tma_func = func if tma else None
         b = _match_load(dot.operands[1], body, axis, uses, advancing, tma_func)
-        if b is None:
+        if b is None or (k_major_only and b.contig != 0):
             return None
         a_value = dot.operands[0]
         a = _match_load(a_value, body, axis, uses, advancing, tma_func)
@@ -440,6 +450,8 @@ def _match(
             planned.append(_Dot(dot, a, "ring", b))
             loads += [a, b]
             continue
+        if k_major_only:  # wgmma reads 8-bit A only from a K-major tile or registers of 4
+            return None
         kind = "regs" if _inside(a_value, body) else "const"
         planned.append(_Dot(dot, a_value, kind, b))
         loads.append(b)
