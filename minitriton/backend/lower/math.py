@@ -1,7 +1,11 @@
 """The ``math`` family: ``math.*`` ops, with fast PTX instructions, libdevice, or fallbacks.
 
-Like Triton, fp32 ``exp``/``exp2`` use ``ex2.approx.f32`` and ``rsqrt`` uses
-``rsqrt.approx.f32`` (fast approximations); ``sqrt`` is IEEE ``sqrt.rn``.
+Like Triton, fp32 ``exp`` uses ``ex2.approx.f32``, ``exp2`` uses
+``ex2.approx.ftz.f32`` and ``rsqrt`` uses ``rsqrt.approx.ftz.f32`` (fast
+approximations; ``.ftz`` flushes subnormal inputs and results to zero, which
+saves the range fix-up that ptxas puts around the plain forms: a third of
+attention's floating-point instructions); ``sqrt`` is IEEE ``sqrt.rn``
+(Triton's ``tl.sqrt`` is ``sqrt.approx.ftz.f32``, its ``tl.sqrt_rn`` is ours).
 The other functions (``log``, ``sin``, ``erf``, ``pow``, all of fp64 ...)
 call NVIDIA's libdevice, as Triton does, when libdevice is found
 (``MINITRITON_LIBDEVICE``, Triton's copy, or a CUDA toolkit). Without it,
@@ -187,8 +191,8 @@ def _simple_math(ctx: LoweringContext, name: str, st: ScalarType, x: ir.Value) -
     if name == "exp":
         scaled = ctx.b.fmul(x, ir.Constant(F32_T, LOG2E))
         return approx(ctx, "ex2.approx.f32", scaled)
-    if name in ("exp2", "rsqrt"):
-        return approx(ctx, _APPROX[name], x)
+    if name in ("exp2", "rsqrt"):  # as Triton: .ftz, so no subnormal fix-up around them
+        return approx(ctx, _APPROX[name].replace(".approx.", ".approx.ftz."), x)
     return None
 
 

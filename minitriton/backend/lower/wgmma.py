@@ -348,28 +348,32 @@ def wgmma(
     ``b`` and a shared ``a`` are (tile, byte base); a register ``a`` is
     (:class:`RegisterA`, its registers).
     """
-    asm(ctx, "wgmma.fence.sync.aligned;", "", T.VOID, [])
     g = ctx.b.lshr(ctx.warp, _i32(ctx, 2))
     g_m = ctx.b.and_(g, _i32(ctx, shape.wg_m - 1))
     g_n = ctx.b.lshr(g, _i32(ctx, shape.wg_m.bit_length() - 1))
-    out = list(acc)
+    b_k_major = b[0].contig == 0
+    # Every operand (A's registers, both descriptors) is computed before the fence:
+    # ptxas would otherwise fence again ("warpgroup.arrive is injected") before each
+    # wgmma whose registers were written after the last fence, serializing them.
+    issues = []
     per = shape.instr_n // 2
     for mi in range(shape.m_reps):
         row0 = ctx.b.mul(ctx.b.add(g_m, _i32(ctx, shape.wg_m * mi)), _i32(ctx, 64))
         for ni in range(shape.n_reps):
             n0 = ctx.b.add(ctx.b.mul(g_n, _i32(ctx, shape.n_per_wg)), _i32(ctx, shape.instr_n * ni))
             lo = per * (ni + shape.n_reps * mi)
-            chunk = out[lo : lo + per]
             for kk in range(shape.k // shape.k_step):
                 k0 = _i32(ctx, kk * shape.k_step)
                 if isinstance(a[0], RegisterA):
                     da = _pack_a(ctx, a[0], a[1], mi, kk)
                 else:
                     da = [_descriptor(ctx, a, row0, k0)]
-                b_k_major = b[0].contig == 0
                 db = _descriptor(ctx, b, n0, k0) if b_k_major else _descriptor(ctx, b, k0, n0)
-                chunk = _wgmma_instr(ctx, shape, chunk, da, db, b_k_major)
-            out[lo : lo + per] = chunk
+                issues.append((lo, da, db))
+    asm(ctx, "wgmma.fence.sync.aligned;", "", T.VOID, [])
+    out = list(acc)
+    for lo, da, db in issues:
+        out[lo : lo + per] = _wgmma_instr(ctx, shape, out[lo : lo + per], da, db, b_k_major)
     asm(ctx, "wgmma.commit_group.sync.aligned;", "", T.VOID, [])
     return out
 
