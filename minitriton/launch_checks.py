@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from minitriton.diagnostics import UserError
+from minitriton.diagnostics import Diagnostic, UserError, call_location, user_frame
 from minitriton.ir import ops
 from minitriton.ir.core import Block, BlockArgument, OpResult, Value
 from minitriton.ir.traits import UnknownEffects, WritesMemory
@@ -42,6 +42,35 @@ class LaunchError(UserError, ValueError):
 
 class LaunchTypeError(LaunchError, TypeError):
     """A launch given a value of the wrong kind (a list for an array, a float grid)."""
+
+
+# ---------------------------------------------------------------- arguments bound
+
+
+def argument_error(kernel: str, params: Sequence[Param], problem: str) -> LaunchTypeError:
+    """A missing or extra launch argument, located at the user's ``kernel[grid](...)`` line.
+
+    The location is the innermost frame outside MiniTriton (the launch
+    itself, or the user's call into an autotuner); the help line shows the
+    kernel's signature, which says what the launch should pass.
+    """
+    frame = user_frame()
+    message = f"kernel '{kernel}': {problem}"
+    if frame is None:
+        return LaunchTypeError(f"{message}; the kernel is {signature_text(kernel, params)}")
+    diagnostic = Diagnostic(call_location(frame), message, help=signature_text(kernel, params))
+    return LaunchTypeError(diagnostic.render())
+
+
+def signature_text(kernel: str, params: Sequence[Param]) -> str:
+    """``add_kernel(x_ptr, n_elements, BLOCK_SIZE: tl.constexpr)``, defaults included."""
+    parts = []
+    for p in params:
+        text = p.name + (": tl.constexpr" if p.is_constexpr else "")
+        if p.has_default:
+            text += f" = {p.default!r}" if p.is_constexpr else f"={p.default!r}"
+        parts.append(text)
+    return f"{kernel}({', '.join(parts)})"
 
 
 # ---------------------------------------------------------------- options
