@@ -211,8 +211,9 @@ def user_frame() -> FrameType | None:
 def call_location(frame: FrameType) -> Location:
     """Where ``frame`` is: its file, line, and the column of the call it is making."""
     line, col = frame.f_lineno, 1
-    positions = list(frame.f_code.co_positions())
-    index = frame.f_lasti // 2
+    co_positions = getattr(frame.f_code, "co_positions", None)  # Python 3.11 and later
+    positions = list(co_positions()) if co_positions is not None else []
+    index = frame.f_lasti // 2  # one position per 2-byte code unit
     if 0 <= index < len(positions):
         start_line, _, start_col, _ = positions[index]
         if start_line is not None and start_col is not None:

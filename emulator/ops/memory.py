@@ -22,7 +22,7 @@ from functools import partial
 
 import numpy as np
 
-from minitriton.emulator.errors import EmulatorError, oob_report
+from minitriton.emulator.errors import EmulatorError, format_lanes, oob_report
 from minitriton.emulator.interpreter import ProgramState
 from minitriton.emulator.lanes import (
     LoadedRuns,
@@ -31,6 +31,7 @@ from minitriton.emulator.lanes import (
     runs_access,
     store_rows,
 )
+from minitriton.emulator.mask_hint import mask_help
 from minitriton.emulator.memory import Buffer
 from minitriton.emulator.registry import semantics
 from minitriton.emulator.rows import Rows, complete_despite_interrupt, find_rows
@@ -53,7 +54,7 @@ def check_bounds(
     if mask is not None:
         bad = bad & mask.data
     if bad.any():
-        raise _oob_error(op, state, buf, ptr, bad, verb)
+        raise _oob_error(op, state, buf, ptr, bad, verb, masked=mask is not None)
     return buf
 
 
@@ -86,8 +87,9 @@ def _outside(offsets: np.ndarray, size: int) -> np.ndarray:
 
 
 def _oob_error(
-    op: Operation, state: ProgramState, buf: Buffer, ptr: RVal, bad: np.ndarray, verb: str
-) -> EmulatorError:
+    op: Operation, state: ProgramState, buf: Buffer, ptr: RVal, bad: np.ndarray, verb: str,
+    masked: bool = False,
+) -> EmulatorError:  # fmt: skip
     shape = op.operands[0].shape
     offsets = np.broadcast_to(ptr.data, bad.shape)
     row = 0
@@ -95,11 +97,15 @@ def _oob_error(
         row = int(np.argmax(bad.reshape(bad.shape[0], -1).any(axis=1)))
         bad, offsets = bad[row], offsets[row]
     lanes = np.flatnonzero(bad)
-    offsets = offsets.reshape(-1)[lanes[:3]]
+    outside = offsets.reshape(-1)[lanes]
     message, details = oob_report(
-        op.name, verb, buf.name, buf.size, repr(buf.dtype), shape, lanes, offsets
+        op.name, verb, buf.name, buf.size, repr(buf.dtype), shape, lanes, outside[:3]
     )
-    return state.interp.error(op, state, message, details, row)
+    interp = state.interp
+    params = [(p, v.data) for p, v in zip(interp.kernel.body.args, interp.args)]
+    lane = format_lanes(lanes[:1], tuple(shape))[0] if shape else "0"
+    help = mask_help(op, params, buf.name, buf.size, outside, masked, lane)
+    return interp.error(op, state, message, details, row, help=help)
 
 
 # ---------------------------------------------------------------- pointers
