@@ -860,6 +860,7 @@ def launch(
     if any(getattr(streams.tensor_of(v), "is_cuda", False) is True for _, v in args):
         streams.check_emulator_capture(compiled.name)  # before the copies to the host
     from minitriton.emulator import launch as emulate
+    from minitriton.emulator.memory import watching_reads
     from minitriton.emulator.schedule import fails_before_writing
 
     pending: list[tuple[Any, Any]] = []  # CUDA tensors and their host copies
@@ -874,11 +875,14 @@ def launch(
         saved = launch_checks.save_outputs(compiled, names, values, only=views)
     else:
         saved = launch_checks.save_outputs(compiled, names, values)
+    # Strided views: which of their elements loads read, for the warning below.
+    strided = [n for (_, v), n in zip(args, names) if launch_checks.strided_layout(v)]
     try:
-        if hook is not None:
-            hook(compiled, grid, values)
-        else:
-            emulate(compiled.module, grid, values, debug=compiled.options.debug)
+        with watching_reads(strided) as reads:
+            if hook is not None:
+                hook(compiled, grid, values)
+            else:
+                emulate(compiled.module, grid, values, debug=compiled.options.debug)
     except BaseException as e:  # interrupts too: the arrays are as before the launch
         launch_checks.restore_outputs(saved)
         if is_user_error(e):
@@ -886,7 +890,9 @@ def launch(
         raise
     finally:
         torch_interop.copy_back(pending)
-    launch_checks.warn_stores_outside_views(compiled.name, {s.name: v for s, v in args}, saved)
+    given = {s.name: v for s, v in args}
+    launch_checks.warn_stores_outside_views(compiled.name, given, saved)
+    launch_checks.warn_loads_outside_views(compiled.name, given, reads)
 
 
 def _launch_gpu(

@@ -288,6 +288,53 @@ def warn_stores_outside_views(kernel: str, given: dict[str, Any], saved: Saved) 
             )
 
 
+def strided_layout(value: Any) -> tuple[tuple[int, ...], tuple[int, ...]] | None:
+    """The shape and element strides of a non-contiguous NumPy array or torch tensor, else None."""
+    if isinstance(value, np.ndarray):
+        if value.flags.c_contiguous or not value.itemsize:
+            return None
+        return value.shape, tuple(s // value.itemsize for s in value.strides)
+    stride, contiguous = getattr(value, "stride", None), getattr(value, "is_contiguous", None)
+    if not callable(stride) or not callable(contiguous) or contiguous():
+        return None
+    return tuple(value.shape), tuple(stride())
+
+
+#: (kernel, parameter) pairs already warned about for their loads.
+_WARNED_LOADS: set[tuple[str, str]] = set()
+
+
+def warn_loads_outside_views(
+    kernel: str, given: dict[str, Any], reads: dict[str, np.ndarray | None]
+) -> None:
+    """Warn once when a launch read memory between the elements of a strided view.
+
+    ``reads`` marks the elements of each strided argument's memory (from its
+    first element through its last) that the kernel's loads read
+    (:func:`minitriton.emulator.memory.watching_reads`). A kernel that
+    indexes a non-contiguous view (``x[:, ::2]``, a transposed slice) as
+    contiguous memory reads the gaps between its elements: values that are
+    not the view's, rarely what was meant. A view whose elements fill its
+    memory (a transpose) has no gaps, and a wrong order of reads there goes
+    unnoticed.
+    """
+    for name, read in reads.items():
+        layout = strided_layout(given.get(name))
+        if read is None or layout is None or (kernel, name) in _WARNED_LOADS:
+            continue
+        inside = np.zeros(read.size, dtype=bool)
+        np.lib.stride_tricks.as_strided(inside, shape=layout[0], strides=layout[1])[...] = True
+        if (read & ~inside).any():
+            _WARNED_LOADS.add((kernel, name))
+            warnings.warn(
+                f"kernel '{kernel}': loads through argument '{name}' read memory between the "
+                "elements of the strided view it was given (a pointer is raw memory, as in "
+                "Triton); pass a contiguous array, or index with the view's strides",
+                RuntimeWarning,
+                stacklevel=5,  # the kernel[grid](...) call
+            )
+
+
 # ---------------------------------------------------------------- what a kernel writes
 
 

@@ -32,7 +32,7 @@ from minitriton.emulator.lanes import (
     store_rows,
 )
 from minitriton.emulator.mask_hint import mask_help
-from minitriton.emulator.memory import Buffer
+from minitriton.emulator.memory import Buffer, note_reads
 from minitriton.emulator.registry import semantics
 from minitriton.emulator.rows import Rows, complete_despite_interrupt, find_rows
 from minitriton.emulator.values import RVal, from_compute, to_compute
@@ -161,6 +161,8 @@ def _load(
     """Gather; disabled lanes take ``other`` (0 without it) and are never read."""
     batched = any(v is not None and v.batched for v in (ptr, mask, other))
     buf = state.interp.memory[ptr.buffer or 0]
+    if buf.reads is not None:  # a watched argument (a strided view): note what is read
+        note_reads(buf, ptr.data, None if mask is None else mask.data)
     access = runs_access(ptr, mask, buf.size, store=False)
     if access is not None and (ptr.batched or not batched):
         loaded = LoadedRuns(buf.flat, access, other, batched)
