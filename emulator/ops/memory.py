@@ -22,7 +22,7 @@ from functools import partial
 
 import numpy as np
 
-from minitriton.emulator.errors import EmulatorError, format_lanes, oob_report
+from minitriton.emulator.errors import EmulatorError, oob_report
 from minitriton.emulator.interpreter import ProgramState
 from minitriton.emulator.lanes import (
     LoadedRuns,
@@ -101,11 +101,8 @@ def _oob_error(
     message, details = oob_report(
         op.name, verb, buf.name, buf.size, repr(buf.dtype), shape, lanes, outside[:3]
     )
-    interp = state.interp
-    params = [(p, v.data) for p, v in zip(interp.kernel.body.args, interp.args)]
-    lane = format_lanes(lanes[:1], tuple(shape))[0] if shape else "0"
-    help = mask_help(op, params, buf.name, buf.size, outside, masked, lane)
-    return interp.error(op, state, message, details, row, help=help)
+    help = mask_help(op, state, row, buf.name, buf.size, lanes, outside, masked)
+    return state.interp.error(op, state, message, details, row, help=help)
 
 
 # ---------------------------------------------------------------- pointers

@@ -73,3 +73,34 @@ def test_an_unnamed_offset_gets_a_generic_name() -> None:
     x, out = np.ones(100, np.float32), np.zeros(100, np.float32)
     line = help_line(lambda: copy_expression[(1,)](x, out, 100, BLOCK=128, backend="emulator"))
     assert line == "help: mask=offsets < n"
+
+
+@triton.jit
+def rows_kernel(out_ptr, in_ptr, in_row_stride, out_row_stride, n_cols, BLOCK: tl.constexpr):
+    row = tl.program_id(0)
+    cols = tl.arange(0, BLOCK)
+    x = tl.load(in_ptr + row * in_row_stride + cols)
+    tl.store(out_ptr + row * in_row_stride + cols, x, mask=cols < n_cols)
+
+
+def test_the_mask_of_a_row_is_on_its_columns() -> None:
+    """``cols`` is out of bounds from 6 on: ``n_cols`` (6) fits, the strides (8, 6) are no bound."""
+    wide = np.zeros((4, 8), np.float32)
+    out = np.zeros((4, 6), np.float32)
+    x = wide[:, :6]
+    launch = lambda: rows_kernel[(4,)](out, x, 8, 6, 6, BLOCK=8, backend="emulator")  # noqa: E731
+    assert help_line(launch) == "help: mask=cols < n_cols"
+
+
+def test_a_mask_over_an_offset_of_unknown_values_gets_no_suggestion() -> None:
+    """The store's pointer uses the wrong stride: no mask is the fix, and none is suggested.
+
+    (Its ``cols`` is gone by then, freed after its last use, so only the
+    pointer's offsets are known.)
+    """
+    wide = np.zeros((4, 8), np.float32)  # every load in bounds
+    out = np.zeros((4, 6), np.float32)
+    launch = lambda: rows_kernel[(4,)](out, wide, 8, 6, 6, BLOCK=8, backend="emulator")  # noqa: E731
+    assert help_line(launch) == (
+        "help: the mask did not cover lane 0 (offset 24; 'out_ptr' has 24 elements)"
+    )
