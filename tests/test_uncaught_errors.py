@@ -111,6 +111,14 @@ def test_minitriton_traceback_shows_our_frames(tmp_path: Path, mask: str, op: st
     assert short.stderr.splitlines()[-3:] == full.stderr.splitlines()[-3:]
 
 
+def test_minitriton_run_honours_minitriton_traceback(tmp_path: Path) -> None:
+    done = run_script(tmp_path, ", mask=offs < n", "//", hook="", cli=True, full=True)
+    assert done.returncode == 1
+    assert done.stderr.startswith("Traceback (most recent call last):")
+    assert any("minitriton/jit.py" in line for line in our_lines(done.stderr, tmp_path))
+    assert "error: floor division '//'" in done.stderr
+
+
 def test_compile_error_prints_only_user_frames(tmp_path: Path) -> None:
     done = run_script(tmp_path, ", mask=offs < n", "//")
     script = tmp_path / "user_script.py"
