@@ -58,16 +58,15 @@ def mask_help(
         elif named[2]:  # the whole offset into the array: its values are the offsets
             name, derived = named[0], True
     if masked:
-        lane = _lane_text(lanes[0], op.operands[0].shape)
-        where = f"lane {lane} (offset {int(offsets[0])})"
+        where = f"lane {_lane_text(lanes[0], op.operands[0].shape)} (offset {int(offsets[0])}"
         if not derived:  # the mask is the user's, and nothing says what it should be
-            return f"the mask did not cover {where[:-1]}; '{buf_name}' has {size} elements)"
+            return f"the mask did not cover {where}; '{buf_name}' has {size} elements)"
     params = [(p, v.data) for p, v in zip(state.interp.kernel.body.args, state.interp.args)]
     bound = None
     if (values >= 0).any():
         bound = bound_name(params, values, size if whole else None, derived)
     mask = _mask_text(name, values, bound, whole, buf_name, size)
-    return f"the mask did not cover {where}; use {mask}" if masked else mask
+    return f"the mask did not cover {where}); use {mask}" if masked else mask
 
 
 def _mask_text(
