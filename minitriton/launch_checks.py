@@ -7,6 +7,8 @@ kind. Each check here turns a value that cannot work into a
 a bare error from NumPy or the emulator's internals, a silently changed
 value, or wrong results:
 
+* binding: a missing or extra argument is located at the user's
+  ``kernel[grid](...)`` line and shows the kernel's signature;
 * launch options: ``num_warps`` a power of two in 1..32, ``debug`` a bool;
 * the grid: 1 to 3 non-negative ints within CUDA's limits (x below 2^31,
   y and z at most 65535);
@@ -14,6 +16,9 @@ value, or wrong results:
   without negative strides, not ``np.matrix``; no Python lists where an
   array belongs;
 * outputs: an array the kernel stores to (found in its IR) must be writable.
+
+After an emulator launch, a strided view whose gaps the kernel wrote or read
+(it indexed the view as contiguous memory) is warned about once.
 """
 
 from __future__ import annotations
