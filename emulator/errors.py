@@ -30,11 +30,17 @@ class EmulatorError(UserError, Exception):
     """A located error raised while a kernel runs in the emulator."""
 
     def __init__(
-        self, loc: Location, message: str, details: Sequence[str] = (), pid: Pid | None = None
+        self,
+        loc: Location,
+        message: str,
+        details: Sequence[str] = (),
+        pid: Pid | None = None,
+        help: str | None = None,
     ) -> None:
         self.diagnostic = Diagnostic(loc, message)
         self.details = list(details)
         self.pid = pid
+        self.help = help  # what to write instead, shown last
         super().__init__(self.render())
 
     @property
@@ -43,8 +49,9 @@ class EmulatorError(UserError, Exception):
         return [self.diagnostic]
 
     def render(self) -> str:
-        """The full text: the diagnostic, then one line per detail."""
-        return "\n".join([self.diagnostic.render(), *(f"  {d}" for d in self.details)])
+        """The full text: the diagnostic, one line per detail, then the help line."""
+        helps = [f"help: {self.help}"] if self.help else []
+        return "\n".join([self.diagnostic.render(), *(f"  {d}" for d in self.details), *helps])
 
 
 def format_pid(pid: Sequence[int]) -> str:

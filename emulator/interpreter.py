@@ -300,10 +300,12 @@ class Interpreter:
         message: str,
         details: Sequence[str] = (),
         row: int = 0,
+        help: str | None = None,
     ) -> EmulatorError:
         """A located error at ``op`` in the program at ``row`` of ``state``."""
         pid = state.pid(row)
-        return EmulatorError(op.loc, f"{message} in program {format_pid(pid)}", details, pid)
+        text = f"{message} in program {format_pid(pid)}"
+        return EmulatorError(op.loc, text, details, pid, help=help)
 
 
 def _as_list(out: Any) -> list[RVal]:

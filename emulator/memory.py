@@ -22,6 +22,9 @@ that holds it.
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 
 import numpy as np
@@ -30,6 +33,39 @@ from minitriton.emulator.hostmem import find_array
 from minitriton.ir.types import U8, ScalarType
 
 ADDRESS_SPACING = 1 << 40
+
+#: The arguments whose reads the launches of this context record (see :func:`watching_reads`).
+_WATCHED_READS: ContextVar[dict[str, np.ndarray | None] | None] = ContextVar(
+    "watched_reads", default=None
+)
+
+
+@contextmanager
+def watching_reads(names: Sequence[str]) -> Iterator[dict[str, np.ndarray | None]]:
+    """Record which elements loads read from the arguments ``names``, for launches inside.
+
+    Yields a dict that maps each name to a bool array over the argument's
+    buffer once a launch has bound it (None before). Only these buffers pay
+    for the bookkeeping: the launcher watches strided views, whose gaps a
+    kernel indexing them as contiguous memory would read.
+    """
+    watched: dict[str, np.ndarray | None] = dict.fromkeys(names)
+    token = _WATCHED_READS.set(watched if names else None)
+    try:
+        yield watched
+    finally:
+        _WATCHED_READS.reset(token)
+
+
+def note_reads(buf: Buffer, offsets: np.ndarray, mask: np.ndarray | None) -> None:
+    """Mark in ``buf.reads`` the elements at the enabled ``offsets`` (those inside ``buf``)."""
+    if buf.reads is None:
+        return
+    if mask is not None:
+        shape = np.broadcast_shapes(offsets.shape, mask.shape)
+        offsets = np.broadcast_to(offsets, shape)[np.broadcast_to(mask, shape)]
+    flat = np.asarray(offsets).reshape(-1)
+    buf.reads[flat[(flat >= 0) & (flat < buf.size)]] = True
 
 
 @dataclass
@@ -40,6 +76,8 @@ class Buffer:
     flat: np.ndarray
     dtype: ScalarType
     root: int  # id of the argument buffer this is a view of (itself if none)
+    #: Which elements loads read, for an argument named in :func:`watching_reads`.
+    reads: np.ndarray | None = None
 
     @property
     def size(self) -> int:
@@ -64,7 +102,11 @@ class Memory:
     def add(self, name: str, array: np.ndarray, dtype: ScalarType) -> int:
         """Register the array of argument ``name``; returns its buffer id."""
         flat = array.ravel(order="A")  # a view: the array is contiguous (checked by the caller)
-        self.buffers.append(Buffer(name, flat, dtype, len(self.buffers)))
+        buffer = Buffer(name, flat, dtype, len(self.buffers))
+        watched = _WATCHED_READS.get()
+        if watched is not None and name in watched:
+            buffer.reads = watched[name] = np.zeros(flat.shape[0], dtype=bool)
+        self.buffers.append(buffer)
         return len(self.buffers) - 1
 
     def __getitem__(self, buffer_id: int) -> Buffer:

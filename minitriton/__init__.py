@@ -16,13 +16,17 @@ from __future__ import annotations
 from minitriton import language, runtime, testing
 from minitriton.autotune import Autotuner, Config, Heuristics, autotune, heuristics
 from minitriton.compiler import CompiledKernel
-from minitriton.diagnostics import CompileError, UserError
+from minitriton.diagnostics import CompileError, UserError, install_excepthook
 from minitriton.jit import JITFunction, KernelInterface, get_backend, jit, set_backend
 from minitriton.language.standard import constexpr_function
 from minitriton.launch_checks import LaunchError, LaunchTypeError, bfloat16_view
 from minitriton.torch_interop import TensorWrapper, reinterpret
 
 __version__ = "0.1.0"
+
+# An uncaught kernel error prints the user's frames and the diagnostic alone;
+# every other exception reaches the previous hook unchanged (see install_excepthook).
+install_excepthook()
 
 __all__ = [
     "Autotuner",

@@ -48,7 +48,7 @@ import time
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, TypedDict
 
-from minitriton.diagnostics import CompileError
+from minitriton.diagnostics import CompileError, trimmed
 from minitriton.jit import Grid, KernelInterface, base_jit_function, graph_break, resolve_backend
 from minitriton.runtime.errors import OutOfResources
 
@@ -212,7 +212,7 @@ class Autotuner(KernelInterface):
             _say(f"  config {i}/{len(configs)}: {config}: {shown}")
         best = min(timings, key=timings.__getitem__)
         if math.isinf(timings[best]) and failures:
-            raise failures[0].with_traceback(None) from None  # as a launch would raise it
+            raise trimmed(failures[0]) from None  # as a launch would raise it
         self.configs_timings = timings
         _say(f"  best: {best} ({timings[best]:.3f} ms)")
         self._to_disk(key, best, timings)

@@ -17,11 +17,30 @@ from __future__ import annotations
 import functools
 import importlib.util
 import linecache
+import os
 import sys
 import traceback
 from dataclasses import dataclass, field
 from pathlib import Path
-from types import TracebackType
+from types import FrameType, TracebackType
+
+#: Set to 1 to see MiniTriton's own frames in the traceback of a user error.
+TRACEBACK_ENV = "MINITRITON_TRACEBACK"
+
+
+def full_traceback() -> bool:
+    """True when ``MINITRITON_TRACEBACK`` asks for MiniTriton's own frames too."""
+    return os.environ.get(TRACEBACK_ENV, "") not in ("", "0")
+
+
+def trimmed(err: BaseException) -> BaseException:
+    """``err`` without the frames below the current one, unless ``MINITRITON_TRACEBACK`` is set.
+
+    ``raise trimmed(e) from None`` re-raises a user error so that its
+    traceback starts at the re-raising frame: the compiler's or emulator's
+    frames below it say nothing about the user's kernel.
+    """
+    return err if full_traceback() else err.with_traceback(None)
 
 
 @dataclass(frozen=True)
@@ -84,6 +103,18 @@ class UserError(BaseException):
     (a ``KeyboardInterrupt``) can be one too; every other user error also
     derives from :class:`Exception`, as :class:`CompileError` does.
     """
+
+    def _render_traceback_(self) -> list[str]:
+        """The short report IPython and Jupyter show for an uncaught user error.
+
+        IPython calls this method when an exception has it; raising makes it
+        fall back to its own full traceback, which ``MINITRITON_TRACEBACK=1``
+        asks for.
+        """
+        if full_traceback():
+            raise NotImplementedError("MINITRITON_TRACEBACK is set: the full traceback")
+        frames = [f for f in user_frames(self.__traceback__) if not _is_ipython(f.filename)]
+        return short_report(type(self), self, frames).rstrip("\n").split("\n")
 
 
 class CompileError(UserError, Exception):
@@ -158,10 +189,46 @@ def _is_ours(filename: str) -> bool:
     return any(path.startswith(d + "/") for d in internal_dirs())
 
 
+def _is_ipython(filename: str) -> bool:
+    """True for a frame of IPython's own code (its ``run_code``), which IPython hides too."""
+    return "/IPython/" in filename.replace("\\", "/")
+
+
 def user_frames(tb: TracebackType | None) -> traceback.StackSummary:
     """The frames of ``tb`` that are the user's code, not MiniTriton's."""
     frames = traceback.extract_tb(tb)
     return traceback.StackSummary.from_list([f for f in frames if not _is_ours(f.filename)])
+
+
+def user_frame() -> FrameType | None:
+    """The innermost frame of the running stack that is the user's code, not MiniTriton's."""
+    frame = sys._getframe(1)
+    while frame is not None and _is_ours(frame.f_code.co_filename):
+        frame = frame.f_back  # type: ignore[assignment]
+    return frame
+
+
+def call_location(frame: FrameType) -> Location:
+    """Where ``frame`` is: its file, line, and the column of the call it is making."""
+    line, col = frame.f_lineno, 1
+    co_positions = getattr(frame.f_code, "co_positions", None)  # Python 3.11 and later
+    positions = list(co_positions()) if co_positions is not None else []
+    index = frame.f_lasti // 2  # one position per 2-byte code unit
+    if 0 <= index < len(positions):
+        start_line, _, start_col, _ = positions[index]
+        if start_line is not None and start_col is not None:
+            line, col = start_line, start_col + 1
+    return Location(frame.f_code.co_filename, line, col)
+
+
+def short_report(
+    kind: type[BaseException], err: BaseException, frames: traceback.StackSummary | list
+) -> str:
+    """A traceback of ``frames`` only, then the error's full message."""
+    summary = traceback.StackSummary.from_list(list(frames))
+    lines = ["Traceback (most recent call last):\n", *summary.format()]
+    lines.append(f"{kind.__module__}.{kind.__qualname__}: {err}\n")
+    return "".join(lines)
 
 
 def excepthook(kind: type[BaseException], err: BaseException, tb: TracebackType | None) -> None:
@@ -170,14 +237,13 @@ def excepthook(kind: type[BaseException], err: BaseException, tb: TracebackType 
     A kernel error in a plain ``python script.py`` run then shows the user's
     call site and the located diagnostic (``file:line:col``, source line,
     caret), never a traceback through the compiler's internals. Every other
-    exception goes to the previous hook unchanged.
+    exception, and every exception under ``MINITRITON_TRACEBACK=1``, goes to
+    the previous hook unchanged.
     """
-    if not issubclass(kind, UserError):
+    if not issubclass(kind, UserError) or full_traceback():
         _previous_hook(kind, err, tb)
         return
-    lines = ["Traceback (most recent call last):\n", *user_frames(tb).format()]
-    lines.append(f"{kind.__module__}.{kind.__qualname__}: {err}\n")
-    sys.stderr.write("".join(lines))
+    sys.stderr.write(short_report(kind, err, user_frames(tb)))
 
 
 _previous_hook = sys.excepthook
@@ -186,9 +252,12 @@ _previous_hook = sys.excepthook
 def install_excepthook() -> None:
     """Make :func:`excepthook` the interpreter's hook (idempotent).
 
-    ``import minitriton`` leaves the interpreter's hook alone; the
-    ``minitriton`` command installs this one, and a script may call it to get
-    the same short reports.
+    ``import minitriton`` calls this: the hook handles :class:`UserError`
+    alone, whose message is already the whole story (a located diagnostic),
+    and hands every other exception to the hook it replaced, unchanged; so a
+    plain ``python script.py`` shows a kernel error as the ``minitriton``
+    command does, and nothing else changes. A hook installed later (a
+    debugger, IPython's) simply takes over.
     """
     if sys.excepthook is not excepthook:
         global _previous_hook

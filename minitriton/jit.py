@@ -40,7 +40,7 @@ import numpy as np
 from minitriton import ircache, launch_checks, resources, streams, torch_interop
 from minitriton.compiler import CompiledKernel, CompileOptions, compile_kernel
 from minitriton.compiler import preload as preload_components
-from minitriton.diagnostics import CompileError, UserError
+from minitriton.diagnostics import CompileError, UserError, trimmed
 from minitriton.frontend.source import ArgSpec, JITBase, KernelSource
 from minitriton.ir.types import BF16, PointerType, ScalarType
 from minitriton.language.core import constexpr
@@ -388,10 +388,10 @@ class JITFunction(KernelInterface, JITBase):
         try:
             compiled = self.compile(specs, options, backend)
         except CompileError as e:
-            raise e.with_traceback(None) from None  # the diagnostic says it all
+            raise trimmed(e) from None  # the diagnostic says it all
         except OutOfResources as e:  # found when the GPU loads it: add what was asked for
             e.config = e.config or resources.config_text(options, specs)
-            raise e.with_traceback(None) from None
+            raise trimmed(e) from None
         if warmup:
             return compiled
         meta = {k: v.value if isinstance(v, constexpr) else v for k, v in bound.items()}
@@ -434,23 +434,28 @@ class JITFunction(KernelInterface, JITBase):
     def bind(self, args: Sequence[Any], kwargs: dict[str, Any]) -> dict[str, Any]:
         """Map every parameter name to its value (defaults applied)."""
         if len(args) > len(self.params):
-            raise TypeError(
-                f"{self.__name__}: takes {len(self.params)} arguments, {len(args)} given"
-            )
+            given = f"{len(self.params)} arguments, {len(args)} were given"
+            raise self._bind_error(f"takes {given}") from None
         bound = dict(zip(self.arg_names, args))
         for name, value in kwargs.items():
             if name not in self.arg_names:
-                raise TypeError(f"{self.__name__}: unexpected keyword argument '{name}'")
+                raise self._bind_error(f"unexpected keyword argument '{name}'") from None
             if name in bound:
-                raise TypeError(f"{self.__name__}: got multiple values for argument '{name}'")
+                raise self._bind_error(f"got multiple values for argument '{name}'") from None
             bound[name] = value
         for p in self.params:
             if p.name not in bound and p.has_default:
                 bound[p.name] = p.default
         missing = [p.name for p in self.params if p.name not in bound]
         if missing:
-            raise TypeError(f"{self.__name__}: missing argument(s) {', '.join(missing)}")
+            names = ", ".join(f"'{n}'" for n in missing)
+            word = "argument" if len(missing) == 1 else "arguments"
+            raise self._bind_error(f"missing {word} {names}") from None
         return {name: bound[name] for name in self.arg_names}
+
+    def _bind_error(self, problem: str) -> launch_checks.LaunchTypeError:
+        """A located ``TypeError`` at the user's launch line, with the kernel's signature."""
+        return launch_checks.argument_error(self.__name__, self.params, problem)
 
     def specialize(self, bound: dict[str, Any]) -> list[ArgSpec]:
         """One :class:`ArgSpec` per parameter, by Triton's rules."""
@@ -718,7 +723,7 @@ class _FastEntry:
             self.launcher(grid3, args, stream)
         except Exception as e:
             if is_user_error(e):  # debug mode's located error: no internal frames
-                raise e.with_traceback(None) from None
+                raise trimmed(e) from None
             raise
         return True
 
@@ -855,6 +860,7 @@ def launch(
     if any(getattr(streams.tensor_of(v), "is_cuda", False) is True for _, v in args):
         streams.check_emulator_capture(compiled.name)  # before the copies to the host
     from minitriton.emulator import launch as emulate
+    from minitriton.emulator.memory import watching_reads
     from minitriton.emulator.schedule import fails_before_writing
 
     pending: list[tuple[Any, Any]] = []  # CUDA tensors and their host copies
@@ -869,19 +875,24 @@ def launch(
         saved = launch_checks.save_outputs(compiled, names, values, only=views)
     else:
         saved = launch_checks.save_outputs(compiled, names, values)
+    # Strided views: which of their elements loads read, for the warning below.
+    strided = [n for (_, v), n in zip(args, names) if launch_checks.strided_layout(v)]
     try:
-        if hook is not None:
-            hook(compiled, grid, values)
-        else:
-            emulate(compiled.module, grid, values, debug=compiled.options.debug)
+        with watching_reads(strided) as reads:
+            if hook is not None:
+                hook(compiled, grid, values)
+            else:
+                emulate(compiled.module, grid, values, debug=compiled.options.debug)
     except BaseException as e:  # interrupts too: the arrays are as before the launch
         launch_checks.restore_outputs(saved)
         if is_user_error(e):
-            raise e.with_traceback(None) from None  # located in the kernel: no internals
+            raise trimmed(e) from None  # located in the kernel: no internals
         raise
     finally:
         torch_interop.copy_back(pending)
-    launch_checks.warn_stores_outside_views(compiled.name, {s.name: v for s, v in args}, saved)
+    given = {s.name: v for s, v in args}
+    launch_checks.warn_stores_outside_views(compiled.name, given, saved)
+    launch_checks.warn_loads_outside_views(compiled.name, given, reads)
 
 
 def _launch_gpu(
@@ -896,7 +907,7 @@ def _launch_gpu(
         if isinstance(e, OutOfResources) and not e.config:
             e.config = resources.config_text(compiled.options, compiled.arg_specs)
         if is_user_error(e):  # debug mode's located error, OutOfResources: no internal frames
-            raise e.with_traceback(None) from None
+            raise trimmed(e) from None
         raise
 
 

@@ -7,6 +7,8 @@ kind. Each check here turns a value that cannot work into a
 a bare error from NumPy or the emulator's internals, a silently changed
 value, or wrong results:
 
+* binding: a missing or extra argument is located at the user's
+  ``kernel[grid](...)`` line and shows the kernel's signature;
 * launch options: ``num_warps`` a power of two in 1..32, ``debug`` a bool;
 * the grid: 1 to 3 non-negative ints within CUDA's limits (x below 2^31,
   y and z at most 65535);
@@ -14,6 +16,9 @@ value, or wrong results:
   without negative strides, not ``np.matrix``; no Python lists where an
   array belongs;
 * outputs: an array the kernel stores to (found in its IR) must be writable.
+
+After an emulator launch, a strided view whose gaps the kernel wrote or read
+(it indexed the view as contiguous memory) is warned about once.
 """
 
 from __future__ import annotations
@@ -24,7 +29,7 @@ from typing import Any
 
 import numpy as np
 
-from minitriton.diagnostics import UserError
+from minitriton.diagnostics import Diagnostic, UserError, call_location, user_frame
 from minitriton.ir import ops
 from minitriton.ir.core import Block, BlockArgument, OpResult, Value
 from minitriton.ir.traits import UnknownEffects, WritesMemory
@@ -42,6 +47,35 @@ class LaunchError(UserError, ValueError):
 
 class LaunchTypeError(LaunchError, TypeError):
     """A launch given a value of the wrong kind (a list for an array, a float grid)."""
+
+
+# ---------------------------------------------------------------- arguments bound
+
+
+def argument_error(kernel: str, params: Sequence[Param], problem: str) -> LaunchTypeError:
+    """A missing or extra launch argument, located at the user's ``kernel[grid](...)`` line.
+
+    The location is the innermost frame outside MiniTriton (the launch
+    itself, or the user's call into an autotuner); the help line shows the
+    kernel's signature, which says what the launch should pass.
+    """
+    frame = user_frame()
+    message = f"kernel '{kernel}': {problem}"
+    if frame is None:
+        return LaunchTypeError(f"{message}; the kernel is {signature_text(kernel, params)}")
+    diagnostic = Diagnostic(call_location(frame), message, help=signature_text(kernel, params))
+    return LaunchTypeError(diagnostic.render())
+
+
+def signature_text(kernel: str, params: Sequence[Param]) -> str:
+    """``add_kernel(x_ptr, n_elements, BLOCK_SIZE: tl.constexpr)``, defaults included."""
+    parts = []
+    for p in params:
+        text = p.name + (": tl.constexpr" if p.is_constexpr else "")
+        if p.has_default:
+            text += f" = {p.default!r}" if p.is_constexpr else f"={p.default!r}"
+        parts.append(text)
+    return f"{kernel}({', '.join(parts)})"
 
 
 # ---------------------------------------------------------------- options
@@ -252,6 +286,53 @@ def warn_stores_outside_views(kernel: str, given: dict[str, Any], saved: Saved) 
             _WARNED_VIEWS.add((kernel, name))
             warnings.warn(
                 f"kernel '{kernel}': stores through argument '{name}' changed memory between the "
+                "elements of the strided view it was given (a pointer is raw memory, as in "
+                "Triton); pass a contiguous array, or index with the view's strides",
+                RuntimeWarning,
+                stacklevel=5,  # the kernel[grid](...) call
+            )
+
+
+def strided_layout(value: Any) -> tuple[tuple[int, ...], tuple[int, ...]] | None:
+    """The shape and element strides of a non-contiguous NumPy array or torch tensor, else None."""
+    if isinstance(value, np.ndarray):
+        if value.flags.c_contiguous or not value.itemsize:
+            return None
+        return value.shape, tuple(s // value.itemsize for s in value.strides)
+    stride, contiguous = getattr(value, "stride", None), getattr(value, "is_contiguous", None)
+    if not callable(stride) or not callable(contiguous) or contiguous():
+        return None
+    return tuple(value.shape), tuple(stride())
+
+
+#: (kernel, parameter) pairs already warned about for their loads.
+_WARNED_LOADS: set[tuple[str, str]] = set()
+
+
+def warn_loads_outside_views(
+    kernel: str, given: dict[str, Any], reads: dict[str, np.ndarray | None]
+) -> None:
+    """Warn once when a launch read memory between the elements of a strided view.
+
+    ``reads`` marks the elements of each strided argument's memory (from its
+    first element through its last) that the kernel's loads read
+    (:func:`minitriton.emulator.memory.watching_reads`). A kernel that
+    indexes a non-contiguous view (``x[:, ::2]``, a transposed slice) as
+    contiguous memory reads the gaps between its elements: values that are
+    not the view's, rarely what was meant. A view whose elements fill its
+    memory (a transpose) has no gaps, and a wrong order of reads there goes
+    unnoticed.
+    """
+    for name, read in reads.items():
+        layout = strided_layout(given.get(name))
+        if read is None or layout is None or (kernel, name) in _WARNED_LOADS:
+            continue
+        inside = np.zeros(read.size, dtype=bool)
+        np.lib.stride_tricks.as_strided(inside, shape=layout[0], strides=layout[1])[...] = True
+        if (read & ~inside).any():
+            _WARNED_LOADS.add((kernel, name))
+            warnings.warn(
+                f"kernel '{kernel}': loads through argument '{name}' read memory between the "
                 "elements of the strided view it was given (a pointer is raw memory, as in "
                 "Triton); pass a contiguous array, or index with the view's strides",
                 RuntimeWarning,

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 import warnings
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -210,3 +214,74 @@ def test_stores_that_follow_the_view_do_not_warn() -> None:
         fill_with_stride[(1,)](base[::2], 2, BLOCK=8, backend="emulator")
     np.testing.assert_array_equal(base[::2], np.arange(1, 9))
     assert not base[1::2].any()
+
+
+@triton.jit
+def double_contiguously(x_ptr, out_ptr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    tl.store(out_ptr + offs, tl.load(x_ptr + offs) * 2)
+
+
+@triton.jit
+def double_with_stride(x_ptr, out_ptr, stride, n, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    tl.store(out_ptr + offs, tl.load(x_ptr + offs * stride, mask=offs < n) * 2, mask=offs < n)
+
+
+LOAD_WARNING = "loads through argument 'x_ptr' read memory between the elements of the strided"
+
+
+def test_loads_between_the_elements_of_a_view_warn_once() -> None:
+    base = np.arange(16, dtype=np.float32)
+    out = np.zeros(8, np.float32)
+    with pytest.warns(RuntimeWarning, match=LOAD_WARNING) as caught:
+        double_contiguously[(1,)](base[::2], out, BLOCK=8, backend="emulator")
+    assert [w.filename for w in caught] == [__file__]  # at the kernel[grid](...) line
+    np.testing.assert_array_equal(out, base[:8] * 2)  # raw-pointer semantics, as Triton
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        double_contiguously[(1,)](base[::2], out, BLOCK=8, backend="emulator")  # once
+
+
+def test_loads_that_follow_the_view_do_not_warn() -> None:
+    base = np.arange(16, dtype=np.float32)
+    out = np.zeros(8, np.float32)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        double_with_stride[(1,)](base[::2], out, 2, 8, BLOCK=8, backend="emulator")
+        # Masked-off lanes would have read the gaps: they are not reads.
+        double_with_stride[(1,)](base[::2], out, 1, 1, BLOCK=8, backend="emulator")
+    np.testing.assert_array_equal(out, [0, 4, 8, 12, 16, 20, 24, 28])
+    with pytest.warns(RuntimeWarning, match=LOAD_WARNING):  # the gap after element 0
+        double_with_stride[(1,)](base[::2], out, 1, 2, BLOCK=8, backend="emulator")
+
+
+@pytest.mark.torch
+def test_loads_through_a_strided_torch_tensor_warn() -> None:
+    torch = pytest.importorskip("torch")
+    from minitriton import launch_checks
+
+    launch_checks._WARNED_LOADS.discard(("double_contiguously", "x_ptr"))  # warned once already
+    base = torch.arange(16, dtype=torch.float32)
+    out = torch.zeros(8)
+    with pytest.warns(RuntimeWarning, match=LOAD_WARNING):
+        double_contiguously[(1,)](base.view(8, 2)[:, 0], out, BLOCK=8, backend="emulator")
+    np.testing.assert_array_equal(out.numpy(), np.arange(8) * 2)
+
+
+def test_minitriton_check_warns_about_loads_and_counts_it(tmp_path: Path) -> None:
+    script = tmp_path / "strided.py"
+    script.write_text(
+        "import numpy as np\n"
+        "from test_launch_checks import double_contiguously\n\n"
+        "base = np.arange(16, dtype=np.float32)\n"
+        "out = np.zeros(8, np.float32)\n"
+        'double_contiguously[(1,)](base[::2], out, BLOCK=8, backend="emulator")\n'
+    )
+    env = dict(os.environ, PYTHONPATH=str(Path(__file__).parent))
+    command = [sys.executable, "-m", "minitriton", "check", str(script)]
+    done = subprocess.run(command, capture_output=True, text=True, env=env)
+    assert done.returncode == 0, done.stderr
+    assert f"{script}:6: RuntimeWarning: kernel 'double_contiguously': " in done.stderr
+    assert LOAD_WARNING in done.stderr
+    assert done.stdout.endswith("no errors found; 1 warning (above)\n")

@@ -45,7 +45,7 @@ from typing import Any
 
 import numpy as np
 
-from minitriton.diagnostics import Location, UserError
+from minitriton.diagnostics import Location, UserError, trimmed
 from minitriton.emulator.debug.debug_expr import ExprError, Pointer, Scope, check_syntax, evaluate
 from minitriton.emulator.debug.tools import Launch, Tool, using
 from minitriton.emulator.errors import EmulatorError, format_pid
@@ -630,7 +630,7 @@ class DebugLaunch:
                 Stop("error", pid, None, frames, self.stepper.events, error=err)
             )
             if isinstance(command, _Resume):
-                raise err.with_traceback(None) from None
+                raise trimmed(err) from None
         return self._after_program(command, index, saved)
 
     def _at_end(self, pid: Pid) -> Any:

@@ -31,7 +31,8 @@ from minitriton.emulator.lanes import (
     runs_access,
     store_rows,
 )
-from minitriton.emulator.memory import Buffer
+from minitriton.emulator.mask_hint import mask_help
+from minitriton.emulator.memory import Buffer, note_reads
 from minitriton.emulator.registry import semantics
 from minitriton.emulator.rows import Rows, complete_despite_interrupt, find_rows
 from minitriton.emulator.values import RVal, from_compute, to_compute
@@ -53,7 +54,7 @@ def check_bounds(
     if mask is not None:
         bad = bad & mask.data
     if bad.any():
-        raise _oob_error(op, state, buf, ptr, bad, verb)
+        raise _oob_error(op, state, buf, ptr, bad, verb, masked=mask is not None)
     return buf
 
 
@@ -86,8 +87,9 @@ def _outside(offsets: np.ndarray, size: int) -> np.ndarray:
 
 
 def _oob_error(
-    op: Operation, state: ProgramState, buf: Buffer, ptr: RVal, bad: np.ndarray, verb: str
-) -> EmulatorError:
+    op: Operation, state: ProgramState, buf: Buffer, ptr: RVal, bad: np.ndarray, verb: str,
+    masked: bool = False,
+) -> EmulatorError:  # fmt: skip
     shape = op.operands[0].shape
     offsets = np.broadcast_to(ptr.data, bad.shape)
     row = 0
@@ -95,11 +97,12 @@ def _oob_error(
         row = int(np.argmax(bad.reshape(bad.shape[0], -1).any(axis=1)))
         bad, offsets = bad[row], offsets[row]
     lanes = np.flatnonzero(bad)
-    offsets = offsets.reshape(-1)[lanes[:3]]
+    outside = offsets.reshape(-1)[lanes]
     message, details = oob_report(
-        op.name, verb, buf.name, buf.size, repr(buf.dtype), shape, lanes, offsets
+        op.name, verb, buf.name, buf.size, repr(buf.dtype), shape, lanes, outside[:3]
     )
-    return state.interp.error(op, state, message, details, row)
+    help = mask_help(op, state, row, buf.name, buf.size, lanes, outside, masked)
+    return state.interp.error(op, state, message, details, row, help=help)
 
 
 # ---------------------------------------------------------------- pointers
@@ -155,6 +158,8 @@ def _load(
     """Gather; disabled lanes take ``other`` (0 without it) and are never read."""
     batched = any(v is not None and v.batched for v in (ptr, mask, other))
     buf = state.interp.memory[ptr.buffer or 0]
+    if buf.reads is not None:  # a watched argument (a strided view): note what is read
+        note_reads(buf, ptr.data, None if mask is None else mask.data)
     access = runs_access(ptr, mask, buf.size, store=False)
     if access is not None and (ptr.batched or not batched):
         loaded = LoadedRuns(buf.flat, access, other, batched)

@@ -12,6 +12,9 @@ it stands for (an H200: shared memory, threads) is reported as a warning
 from __future__ import annotations
 
 import argparse
+import contextlib
+import warnings
+from collections.abc import Iterator
 from typing import Any
 
 from minitriton.tools.debug_cli import script_command
@@ -47,7 +50,7 @@ def run_check(args: argparse.Namespace) -> int:
     options = replace(options, poison=tuple(args.poison))
     path = prepare_script(args.script, script_args)
     checks = Checks(options, fits=True)
-    with using(checks):
+    with using(checks), _counting_view_warnings(checks.warnings):
         status = run_reporting_errors(script_runner(path), path)
     if status == 0 and checks.warnings:
         count = len(checks.warnings)
@@ -55,3 +58,20 @@ def run_check(args: argparse.Namespace) -> int:
     elif status == 0:
         print("no problems found")
     return status
+
+
+@contextlib.contextmanager
+def _counting_view_warnings(found: list[str]) -> Iterator[None]:
+    """Add the launcher's strided-view warnings (loads and stores) to ``found``, shown as ever."""
+    show = warnings.showwarning
+
+    def counting(message: Any, category: Any, *args: Any, **kwargs: Any) -> None:
+        if issubclass(category, RuntimeWarning) and "of the strided view" in str(message):
+            found.append(str(message))
+        show(message, category, *args, **kwargs)
+
+    warnings.showwarning = counting
+    try:
+        yield
+    finally:
+        warnings.showwarning = show

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import runpy
 import sys
+import traceback
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -47,6 +48,7 @@ def script_runner(path: Path) -> Callable[[], Any]:
 def run_reporting_errors(run: Callable[[], Any], script: Path) -> int:
     """Call ``run()``; kernel errors print as diagnostics, others as the user's traceback."""
     from minitriton.cli import user_traceback
+    from minitriton.diagnostics import full_traceback
     from minitriton.jit import is_user_error
 
     try:
@@ -58,7 +60,9 @@ def run_reporting_errors(run: Callable[[], Any], script: Path) -> int:
             print(e, file=sys.stderr)
         return 130
     except Exception as e:
-        if is_user_error(e):
+        if is_user_error(e) and full_traceback():  # MINITRITON_TRACEBACK=1: our frames too
+            traceback.print_exception(type(e), e, e.__traceback__, file=sys.stderr)
+        elif is_user_error(e):
             print(e, file=sys.stderr)
         else:
             print(user_traceback(e, script), file=sys.stderr, end="")

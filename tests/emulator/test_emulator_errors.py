@@ -35,7 +35,8 @@ OOB_LOAD_TEXT = """\
 kernel.py:14:9: error: out-of-bounds tt.load from 'x_ptr' (98432 elements of fp32) in program (96, 0, 0)
         x = tl.load(x_ptr + offsets, mask=mask)
             ^
-  offsets 98432, 98433, ... at lanes 128, 129, ... (896 lanes out of bounds)"""  # noqa: E501
+  offsets 98432, 98433, ... at lanes 128, 129, ... (896 lanes out of bounds)
+help: the mask did not cover lane 128 (offset 98432); use mask=offsets < N, N at most 98432 (the length of 'x_ptr')"""  # noqa: E501
 
 
 @pytest.mark.parametrize("serial", [False, True])
@@ -62,7 +63,9 @@ def test_out_of_bounds_store_names_the_store_buffer() -> None:
         "in program (1, 0, 0)\n"
         "        tl.store(out_ptr + offsets, x + y, mask=mask)\n"
         "        ^\n"
-        "  offsets 1030, 1031, ... at lanes 6, 7, ... (1018 lanes out of bounds)"
+        "  offsets 1030, 1031, ... at lanes 6, 7, ... (1018 lanes out of bounds)\n"
+        "help: the mask did not cover lane 6 (offset 1030); "
+        "use mask=offsets < N, N at most 1030 (the length of 'out_ptr')"
     )
 
 
@@ -88,7 +91,7 @@ def test_negative_scalar_offset_is_out_of_bounds() -> None:
         run(SCALAR_LOAD, (1,), [np.zeros(4, np.int32), np.zeros(1, np.int32), -1])
     text = str(info.value)
     assert "out-of-bounds tt.load from 'x_ptr' (4 elements of int32) in program (0, 0, 0)" in text
-    assert text.endswith("  offset -1")
+    assert text.endswith("  offset -1\nhelp: mask=i >= 0")
 
 
 def test_argument_dtype_mismatch_is_located() -> None:
