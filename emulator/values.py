@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from minitriton.ir.types import BlockType, PointerType, ScalarType, Type, element_type, shape_of
+from minitriton.ir.types import PointerType, ScalarType, Type, element_type
 
 
 @dataclass(frozen=True)
@@ -71,11 +71,6 @@ def storage_dtype(t: Type) -> np.dtype:
     if isinstance(elem, PointerType):
         return np.dtype(np.int64)
     return elem.numpy
-
-
-def ir_shape(t: Type) -> tuple[int, ...]:
-    """The IR shape of ``t`` (``()`` for scalars)."""
-    return t.shape if isinstance(t, BlockType) else shape_of(t)
 
 
 # ---------------------------------------------------------------- bf16
