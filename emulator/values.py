@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from minitriton.ir.types import PointerType, ScalarType, Type, element_type
+from minitriton.ir.types import PointerType, ScalarType, Type, element_type, wrap_int
 
 
 @dataclass(frozen=True)
@@ -170,21 +170,10 @@ def to_float64(data: np.ndarray, t: ScalarType) -> np.ndarray:
 # ---------------------------------------------------------------- casts
 
 
-def wrap_int(value: int, t: ScalarType) -> np.ndarray:
-    """A Python int wrapped into integer type ``t`` (two's complement)."""
-    if t.is_bool():
-        return np.array(bool(value))
-    bits = t.bitwidth
-    value &= (1 << bits) - 1
-    if t.is_signed() and value >= 1 << (bits - 1):
-        value -= 1 << bits
-    return np.array(value, dtype=t.numpy)
-
-
 def scalar_constant(value: int | float | bool, t: ScalarType) -> np.ndarray:
     """A 0-d array holding ``value`` converted to ``t``."""
     if t.is_int():
-        return wrap_int(int(value), t)
+        return np.array(wrap_int(int(value), t), dtype=t.numpy)
     if t.name == "bf16":
         return f32_to_bf16(np.float32(value))
     if t.name in FP8_FORMATS:
