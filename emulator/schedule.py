@@ -139,7 +139,7 @@ def _run_grid(interp: Interpreter, total: int, serial: bool | None) -> None:
 
 
 def run_batched(interp: Interpreter, total: int) -> None:
-    """Run the programs in chunks of :func:`batch_size`, in grid order."""
+    """Run the programs in grid order, in chunks small enough that memory use stays bounded."""
     size = _chunk_programs(_facts(interp.module).largest_block)
     for start in range(0, total, size):
         interp.run_batch(program_ids(interp.grid, start, min(start + size, total)))
@@ -170,11 +170,6 @@ def program_ids(grid: tuple[int, int, int], start: int, stop: int) -> np.ndarray
         pids[:, 1] = (linear // gx) % gy
         pids[:, 2] = linear // (gx * gy)
     return pids
-
-
-def batch_size(module: Module) -> int:
-    """Programs per chunk: the largest block of the module bounds memory use."""
-    return _chunk_programs(_facts(module).largest_block)
 
 
 def _chunk_programs(largest_block: int) -> int:

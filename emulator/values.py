@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from minitriton.ir.types import BlockType, PointerType, ScalarType, Type, element_type, shape_of
+from minitriton.ir.types import PointerType, ScalarType, Type, element_type, wrap_int
 
 
 @dataclass(frozen=True)
@@ -71,11 +71,6 @@ def storage_dtype(t: Type) -> np.dtype:
     if isinstance(elem, PointerType):
         return np.dtype(np.int64)
     return elem.numpy
-
-
-def ir_shape(t: Type) -> tuple[int, ...]:
-    """The IR shape of ``t`` (``()`` for scalars)."""
-    return t.shape if isinstance(t, BlockType) else shape_of(t)
 
 
 # ---------------------------------------------------------------- bf16
@@ -175,21 +170,10 @@ def to_float64(data: np.ndarray, t: ScalarType) -> np.ndarray:
 # ---------------------------------------------------------------- casts
 
 
-def wrap_int(value: int, t: ScalarType) -> np.ndarray:
-    """A Python int wrapped into integer type ``t`` (two's complement)."""
-    if t.is_bool():
-        return np.array(bool(value))
-    bits = t.bitwidth
-    value &= (1 << bits) - 1
-    if t.is_signed() and value >= 1 << (bits - 1):
-        value -= 1 << bits
-    return np.array(value, dtype=t.numpy)
-
-
 def scalar_constant(value: int | float | bool, t: ScalarType) -> np.ndarray:
     """A 0-d array holding ``value`` converted to ``t``."""
     if t.is_int():
-        return wrap_int(int(value), t)
+        return np.array(wrap_int(int(value), t), dtype=t.numpy)
     if t.name == "bf16":
         return f32_to_bf16(np.float32(value))
     if t.name in FP8_FORMATS:

@@ -250,11 +250,6 @@ def _with_dim(shape: tuple[int, ...], dim: int, size: int) -> tuple[int, ...]:
     return shape[:dim] + (size,) + shape[dim + 1 :]
 
 
-def fits_shape(layout: Layout, shape: tuple[int, ...]) -> bool:
-    """True when ``layout`` was made for ``shape``."""
-    return layout.shape == tuple(shape)
-
-
 # ------------------------------------------------------------------ mma_v2, dot_operand
 #
 # The tensor-core layouts of ``mma.sync`` (sm_80 and later). One warp computes

@@ -277,11 +277,6 @@ def parse(src: KernelSource) -> Any:
     return src.parsed()
 
 
-def ast_text(src: KernelSource) -> str:
-    """The AST of ``src`` as text (``--emit ast``)."""
-    return ast_dump(parse(src))
-
-
 def ast_dump(fdef: Any) -> str:
     """An AST ``FunctionDef`` as text, ending with a newline."""
     from minitriton.diagnostics import error
@@ -353,13 +348,6 @@ def pass_names() -> list[str]:
     from minitriton.passes import PASSES
 
     return list(PASSES)
-
-
-def default_pipeline() -> list[str]:
-    """The names of the default pass pipeline, in order."""
-    from minitriton.passes.pipeline import DEFAULT_PIPELINE
-
-    return list(DEFAULT_PIPELINE)
 
 
 def check_pass_names(names: Sequence[str]) -> None:

@@ -253,8 +253,8 @@ class Return(Node):
     value: Expr | None
 
 
-class Pass(Node):
-    """``pass``."""
+class PassStmt(Node):
+    """``pass`` (named apart from :class:`minitriton.passes.Pass`, the IR pass base class)."""
 
 
 class Assert(Node):
@@ -270,7 +270,7 @@ class ExprStmt(Node):
     value: Expr
 
 
-Stmt = Assign | AugAssign | AnnAssign | If | For | While | Return | Pass | Assert | ExprStmt
+Stmt = Assign | AugAssign | AnnAssign | If | For | While | Return | PassStmt | Assert | ExprStmt
 
 # ---------------------------------------------------------------------------
 # Functions

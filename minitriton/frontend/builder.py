@@ -14,7 +14,7 @@ from contextlib import contextmanager
 from minitriton.diagnostics import UNKNOWN, Location
 from minitriton.ir.core import Attr, Block, Operation, Region, Value
 from minitriton.ir.ops import ConstantOp
-from minitriton.ir.types import ScalarType, Type, element_type
+from minitriton.ir.types import ScalarType, Type, element_type, wrap_int
 
 
 class Builder:
@@ -51,10 +51,7 @@ class Builder:
         """An ``arith.constant`` of type ``t`` (a block constant is a splat)."""
         elem = element_type(t)
         assert isinstance(elem, ScalarType), t  # pointers have no constants
-        if elem.is_float():
-            value = float(value)
-        else:
-            value = wrap_int(int(value), elem.bitwidth, elem.is_signed())
+        value = float(value) if elem.is_float() else wrap_int(int(value), elem)
         return self.value(ConstantOp, [], t, {"value": value})
 
     @contextmanager
@@ -95,13 +92,3 @@ class _Located:
 def new_region(arg_types: Sequence[Type] = (), arg_names: Sequence[str | None] = ()) -> Region:
     """A region with one empty block taking ``arg_types``."""
     return Region(Block(arg_types, arg_names))
-
-
-def wrap_int(value: int, bits: int, signed: bool) -> int:
-    """``value`` wrapped into a ``bits``-wide integer (two's complement)."""
-    if bits == 1:
-        return value & 1
-    value &= (1 << bits) - 1
-    if signed and value >= 1 << (bits - 1):
-        value -= 1 << bits
-    return value

@@ -18,7 +18,7 @@ import math
 import sys
 from collections.abc import Callable
 from contextvars import ContextVar
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from minitriton.diagnostics import error
 from minitriton.frontend import blockptr as BP
@@ -45,6 +45,10 @@ from minitriton.ir.types import (
 )
 from minitriton.language.core import PropagateNan
 
+if TYPE_CHECKING:
+    # Only for annotations: lower.py imports this module when it lowers a call.
+    from minitriton.frontend.lower import FunctionLowerer
+
 Impl = Callable[..., Any]
 IMPLS: dict[str, Impl] = {}
 
@@ -63,7 +67,7 @@ def impl(*names: str) -> Callable[[Impl], Impl]:
 # ---------------------------------------------------------------- argument checks
 
 
-def _tensor(ctx: Any, x: Any, what: str) -> Tensor:
+def _tensor(ctx: FunctionLowerer, x: Any, what: str) -> Tensor:
     """A run-time value for argument ``what`` (Python scalars become constants)."""
     if isinstance(x, Tensor):
         return x
@@ -72,14 +76,14 @@ def _tensor(ctx: Any, x: Any, what: str) -> Tensor:
     raise error(ctx.b.loc, f"{what} must be a block or scalar value, got {S.describe(x)}")
 
 
-def _block(ctx: Any, x: Any, what: str) -> Tensor:
+def _block(ctx: FunctionLowerer, x: Any, what: str) -> Tensor:
     t = _tensor(ctx, x, what)
     if not t.is_block:
         raise error(ctx.b.loc, f"{what} must be a block, got {t.type}")
     return t
 
 
-def _values(ctx: Any, x: Any, what: str) -> Tensor:
+def _values(ctx: FunctionLowerer, x: Any, what: str) -> Tensor:
     """A block of values (reductions, scans and sorts do not apply to pointers)."""
     t = _block(ctx, x, what)
     if t.dtype.is_ptr():
@@ -88,28 +92,28 @@ def _values(ctx: Any, x: Any, what: str) -> Tensor:
     return t
 
 
-def _compile_time(ctx: Any, x: Any, ok: bool, what: str, expected: str) -> Any:
+def _compile_time(ctx: FunctionLowerer, x: Any, ok: bool, what: str, expected: str) -> Any:
     """``x`` if ``ok``; otherwise the error "WHAT must be EXPECTED, got ..." about it."""
     if not ok:
         raise error(ctx.b.loc, f"{what} must be {expected}, got {S.describe(x)}")
     return x
 
 
-def _const_int(ctx: Any, x: Any, what: str) -> int:
+def _const_int(ctx: FunctionLowerer, x: Any, what: str) -> int:
     ok = isinstance(x, int) and not isinstance(x, bool)
     return _compile_time(ctx, x, ok, what, "a compile-time integer")
 
 
-def _const_str(ctx: Any, x: Any, what: str) -> str:
+def _const_str(ctx: FunctionLowerer, x: Any, what: str) -> str:
     return _compile_time(ctx, x, isinstance(x, str), what, "a compile-time string")
 
 
-def _dtype(ctx: Any, x: Any, what: str = "dtype") -> ScalarType:
+def _dtype(ctx: FunctionLowerer, x: Any, what: str = "dtype") -> ScalarType:
     ok = isinstance(x, ScalarType)
     return _compile_time(ctx, x, ok, what, "a tl dtype such as tl.float32")
 
 
-def _shape(ctx: Any, shape: Any) -> tuple[int, ...]:
+def _shape(ctx: FunctionLowerer, shape: Any) -> tuple[int, ...]:
     """A compile-time shape from an int, a tuple or a list (each dim checked)."""
     if isinstance(shape, (list, tuple)) and len(shape) == 1 and isinstance(shape[0], (list, tuple)):
         shape = shape[0]
@@ -119,7 +123,7 @@ def _shape(ctx: Any, shape: Any) -> tuple[int, ...]:
     return out
 
 
-def _axis(ctx: Any, axis: Any, rank: int) -> int:
+def _axis(ctx: FunctionLowerer, axis: Any, rank: int) -> int:
     axis = _const_int(ctx, axis, "axis")
     if not -rank <= axis < rank:
         raise error(ctx.b.loc, f"axis {axis} is out of range for a block of rank {rank}")
@@ -133,14 +137,16 @@ def _dims(args: tuple[Any, ...]) -> tuple[Any, ...]:
     return tuple(args)
 
 
-def _runtime_x(ctx: Any, x: Any, y: Any) -> Any:
+def _runtime_x(ctx: FunctionLowerer, x: Any, y: Any) -> Any:
     """``x``, made a run-time value when ``y`` is compile-time, so the pair has one."""
     if isinstance(y, Tensor):
         return x
     return _tensor(ctx, x, "x")
 
 
-def _float_input(ctx: Any, x: Any, name: str, allowed: tuple[ScalarType, ...]) -> Tensor:
+def _float_input(
+    ctx: FunctionLowerer, x: Any, name: str, allowed: tuple[ScalarType, ...]
+) -> Tensor:
     t = _tensor(ctx, x, "x")
     if t.dtype not in allowed:
         names = " or ".join(repr(a) for a in allowed)
@@ -152,7 +158,7 @@ def _float_input(ctx: Any, x: Any, name: str, allowed: tuple[ScalarType, ...]) -
 # ---------------------------------------------------------------- creation
 
 
-def _axis_op(ctx: Any, axis: Any, op: type) -> Tensor:
+def _axis_op(ctx: FunctionLowerer, axis: Any, op: type) -> Tensor:
     axis = _const_int(ctx, axis, "axis")
     if axis not in (0, 1, 2):
         raise error(ctx.b.loc, f"axis must be 0, 1 or 2, got {axis}")
@@ -160,17 +166,17 @@ def _axis_op(ctx: Any, axis: Any, op: type) -> Tensor:
 
 
 @impl("program_id")
-def _program_id(ctx: Any, axis: Any) -> Tensor:
+def _program_id(ctx: FunctionLowerer, axis: Any) -> Tensor:
     return _axis_op(ctx, axis, ops.ProgramIdOp)
 
 
 @impl("num_programs")
-def _num_programs(ctx: Any, axis: Any) -> Tensor:
+def _num_programs(ctx: FunctionLowerer, axis: Any) -> Tensor:
     return _axis_op(ctx, axis, ops.NumProgramsOp)
 
 
 @impl("arange")
-def _arange(ctx: Any, start: Any, end: Any) -> Tensor:
+def _arange(ctx: FunctionLowerer, start: Any, end: Any) -> Tensor:
     if isinstance(start, Tensor) or isinstance(end, Tensor):
         raise error(ctx.b.loc, "arange's arguments must be compile-time constants (tl.constexpr)")
     start = _const_int(ctx, start, "start")
@@ -187,7 +193,7 @@ def _arange(ctx: Any, start: Any, end: Any) -> Tensor:
     return Tensor(ctx.b.value(ops.MakeRangeOp, [], t, {"start": start, "end": end}))
 
 
-def _full(ctx: Any, shape: tuple[int, ...], value: Any, dtype: ScalarType) -> Tensor:
+def _full(ctx: FunctionLowerer, shape: tuple[int, ...], value: Any, dtype: ScalarType) -> Tensor:
     if isinstance(value, Tensor):
         if value.is_block:
             raise error(ctx.b.loc, f"the fill value must be a scalar, got {value.type}")
@@ -198,23 +204,23 @@ def _full(ctx: Any, shape: tuple[int, ...], value: Any, dtype: ScalarType) -> Te
 
 
 @impl("zeros")
-def _zeros(ctx: Any, shape: Any, dtype: Any) -> Tensor:
+def _zeros(ctx: FunctionLowerer, shape: Any, dtype: Any) -> Tensor:
     return _full(ctx, _shape(ctx, shape), 0, _dtype(ctx, dtype))
 
 
 @impl("full")
-def _full_builtin(ctx: Any, shape: Any, value: Any, dtype: Any) -> Tensor:
+def _full_builtin(ctx: FunctionLowerer, shape: Any, value: Any, dtype: Any) -> Tensor:
     return _full(ctx, _shape(ctx, shape), value, _dtype(ctx, dtype))
 
 
 @impl("zeros_like")
-def _zeros_like(ctx: Any, input: Any) -> Tensor:
+def _zeros_like(ctx: FunctionLowerer, input: Any) -> Tensor:
     t = _tensor(ctx, input, "input")
     return _full(ctx, t.shape, 0, _dtype(ctx, t.dtype, "input's dtype"))
 
 
 @impl("full_like")
-def _full_like(ctx: Any, input: Any, value: Any, dtype: Any) -> Tensor:
+def _full_like(ctx: FunctionLowerer, input: Any, value: Any, dtype: Any) -> Tensor:
     t = _tensor(ctx, input, "input")
     dtype = t.dtype if dtype is None else dtype
     return _full(ctx, t.shape, value, _dtype(ctx, dtype))
@@ -224,7 +230,9 @@ def _full_like(ctx: Any, input: Any, value: Any, dtype: Any) -> Tensor:
 
 
 @impl("cast")
-def _cast(ctx: Any, input: Any, dtype: Any, fp_downcast_rounding: Any, bitcast: Any) -> Tensor:
+def _cast(
+    ctx: FunctionLowerer, input: Any, dtype: Any, fp_downcast_rounding: Any, bitcast: Any
+) -> Tensor:
     if isinstance(dtype, BlockType):
         dtype = dtype.element  # Triton casts to a block type's element type
     if not isinstance(dtype, (ScalarType, PointerType)):
@@ -244,7 +252,7 @@ def _cast(ctx: Any, input: Any, dtype: Any, fp_downcast_rounding: Any, bitcast: 
 
 
 @impl("trans")
-def _trans(ctx: Any, input: Any, dims: tuple[Any, ...]) -> Tensor:
+def _trans(ctx: FunctionLowerer, input: Any, dims: tuple[Any, ...]) -> Tensor:
     x = _block(ctx, input, "input")
     order = _dims(dims)
     if not order:
@@ -255,20 +263,22 @@ def _trans(ctx: Any, input: Any, dims: tuple[Any, ...]) -> Tensor:
 
 
 @impl("permute")
-def _permute(ctx: Any, input: Any, dims: tuple[Any, ...]) -> Tensor:
+def _permute(ctx: FunctionLowerer, input: Any, dims: tuple[Any, ...]) -> Tensor:
     x = _block(ctx, input, "input")
     order = tuple(_const_int(ctx, d, "a dimension") for d in _dims(dims))
     return S.permute(ctx.b, x, order)
 
 
 @impl("reshape", "view")
-def _reshape(ctx: Any, input: Any, shape: tuple[Any, ...], can_reorder: Any = False) -> Tensor:
+def _reshape(
+    ctx: FunctionLowerer, input: Any, shape: tuple[Any, ...], can_reorder: Any = False
+) -> Tensor:
     x = _tensor(ctx, input, "input")
     return S.reshape(ctx.b, x, _shape(ctx, _dims(shape)))
 
 
 @impl("expand_dims")
-def _expand_dims(ctx: Any, input: Any, axis: Any) -> Tensor:
+def _expand_dims(ctx: FunctionLowerer, input: Any, axis: Any) -> Tensor:
     x = _tensor(ctx, input, "input")
     axes = list(axis) if isinstance(axis, (list, tuple)) else [axis]
     rank = len(x.shape) + len(axes)
@@ -278,7 +288,7 @@ def _expand_dims(ctx: Any, input: Any, axis: Any) -> Tensor:
     return x
 
 
-def _pair_index(ctx: Any, shape: tuple[int, ...]) -> Tensor:
+def _pair_index(ctx: FunctionLowerer, shape: tuple[int, ...]) -> Tensor:
     """A block of ``shape + (2,)`` holding the index 0 or 1 along the last dimension."""
     index = IMPLS["arange"](ctx, 0, 2)
     for axis in range(len(shape)):
@@ -287,7 +297,7 @@ def _pair_index(ctx: Any, shape: tuple[int, ...]) -> Tensor:
 
 
 @impl("join")
-def _join(ctx: Any, a: Any, b: Any) -> Tensor:
+def _join(ctx: FunctionLowerer, a: Any, b: Any) -> Tensor:
     x, y = S.promote_pair(ctx.b, _tensor(ctx, a, "a"), _tensor(ctx, b, "b"))
     shape = (*x.shape, 2)
     wide = [S.broadcast_to(ctx.b, S.expand_dims(ctx.b, t, len(t.shape)), shape) for t in (x, y)]
@@ -296,7 +306,7 @@ def _join(ctx: Any, a: Any, b: Any) -> Tensor:
 
 
 @impl("split")
-def _split(ctx: Any, a: Any) -> tuple[Tensor, Tensor]:
+def _split(ctx: FunctionLowerer, a: Any) -> tuple[Tensor, Tensor]:
     x = _block(ctx, a, "a")
     if x.shape[-1] != 2:
         raise error(ctx.b.loc, f"tl.split needs a last dimension of size 2, got {x.type}")
@@ -310,27 +320,27 @@ def _split(ctx: Any, a: Any) -> tuple[Tensor, Tensor]:
 
 
 @impl("interleave")
-def _interleave(ctx: Any, a: Any, b: Any) -> Tensor:
+def _interleave(ctx: FunctionLowerer, a: Any, b: Any) -> Tensor:
     joined = _join(ctx, a, b)
     *outer, n, _ = joined.shape
     return S.reshape(ctx.b, joined, (*outer, 2 * n))
 
 
 @impl("broadcast_to")
-def _broadcast_to(ctx: Any, input: Any, shape: tuple[Any, ...]) -> Tensor:
+def _broadcast_to(ctx: FunctionLowerer, input: Any, shape: tuple[Any, ...]) -> Tensor:
     x = _tensor(ctx, input, "input")
     return S.broadcast_to(ctx.b, x, _shape(ctx, _dims(shape)))
 
 
 @impl("broadcast")
-def _broadcast(ctx: Any, input: Any, other: Any) -> tuple[Tensor, Tensor]:
+def _broadcast(ctx: FunctionLowerer, input: Any, other: Any) -> tuple[Tensor, Tensor]:
     return S.broadcast_pair(ctx.b, _tensor(ctx, input, "input"), _tensor(ctx, other, "other"))
 
 
 # ---------------------------------------------------------------- memory
 
 
-def _pointer(ctx: Any, pointer: Any) -> Tensor:
+def _pointer(ctx: FunctionLowerer, pointer: Any) -> Tensor:
     if not isinstance(pointer, Tensor) or not isinstance(pointer.dtype, PointerType):
         is_int = isinstance(pointer, Tensor) and pointer.dtype.is_int()
         raise error(
@@ -346,14 +356,14 @@ def _pointer(ctx: Any, pointer: Any) -> Tensor:
     return pointer
 
 
-def _mask(ctx: Any, mask: Any, shape: tuple[int, ...]) -> Tensor:
+def _mask(ctx: FunctionLowerer, mask: Any, shape: tuple[int, ...]) -> Tensor:
     m = _tensor(ctx, mask, "mask")
     if m.dtype != I1:
         raise error(ctx.b.loc, f"mask must be a boolean (int1) value, got {m.type}")
     return S.broadcast_to(ctx.b, m, shape)
 
 
-def _value_for(ctx: Any, value: Any, ptr: Tensor, what: str) -> Tensor:
+def _value_for(ctx: FunctionLowerer, value: Any, ptr: Tensor, what: str) -> Tensor:
     """``value`` cast to the pointee type and broadcast to the pointer's shape."""
     pointee = S.pointee_of(ptr)
     if isinstance(value, Tensor):
@@ -377,7 +387,7 @@ _FLOAT_MAX = {
 }
 
 
-def _check_fits(ctx: Any, value: int | float, pointee: ScalarType, what: str) -> None:
+def _check_fits(ctx: FunctionLowerer, value: int | float, pointee: ScalarType, what: str) -> None:
     """A Python scalar stored or padded into ``pointee`` memory must be a value of that type."""
     if isinstance(value, bool) or pointee.is_bool():
         return
@@ -414,7 +424,7 @@ def _scalar_text(value: int | float) -> str:
     return str(value)
 
 
-def _ptr_and_mask(ctx: Any, pointer: Any, mask: Any) -> tuple[Tensor, Tensor | None]:
+def _ptr_and_mask(ctx: FunctionLowerer, pointer: Any, mask: Any) -> tuple[Tensor, Tensor | None]:
     ptr = _pointer(ctx, pointer)
     if mask is None:
         return ptr, None
@@ -424,7 +434,7 @@ def _ptr_and_mask(ctx: Any, pointer: Any, mask: Any) -> tuple[Tensor, Tensor | N
 
 
 def _widen_to_value(
-    ctx: Any, ptr: Tensor, m: Tensor | None, value: Any
+    ctx: FunctionLowerer, ptr: Tensor, m: Tensor | None, value: Any
 ) -> tuple[Tensor, Tensor | None]:
     """A scalar pointer (and its mask) broadcast to the shape of a block ``value``."""
     if not (isinstance(value, Tensor) and value.is_block and not ptr.is_block):
@@ -433,7 +443,9 @@ def _widen_to_value(
     return ptr, _mask(ctx, m, ptr.shape) if m is not None else None
 
 
-def _no_block_pointer_options(ctx: Any, boundary_check: Any, padding_option: Any) -> None:
+def _no_block_pointer_options(
+    ctx: FunctionLowerer, boundary_check: Any, padding_option: Any
+) -> None:
     if boundary_check not in ((), None):
         raise error(
             ctx.b.loc,
@@ -450,7 +462,7 @@ def _no_block_pointer_options(ctx: Any, boundary_check: Any, padding_option: Any
 
 @impl("load")
 def _load(
-    ctx: Any,
+    ctx: FunctionLowerer,
     pointer: Any,
     mask: Any,
     other: Any,
@@ -473,7 +485,7 @@ def _load(
     return _emit_load(ctx, ptr, m, other)
 
 
-def _emit_load(ctx: Any, ptr: Tensor, m: Tensor | None, other: Any) -> Tensor:
+def _emit_load(ctx: FunctionLowerer, ptr: Tensor, m: Tensor | None, other: Any) -> Tensor:
     operands = [ptr.handle]
     if m is not None:
         operands.append(m.handle)
@@ -484,7 +496,7 @@ def _emit_load(ctx: Any, ptr: Tensor, m: Tensor | None, other: Any) -> Tensor:
 
 
 def _load_block(
-    ctx: Any, bp: Any, mask: Any, other: Any, boundary_check: Any, padding_option: Any
+    ctx: FunctionLowerer, bp: Any, mask: Any, other: Any, boundary_check: Any, padding_option: Any
 ) -> Tensor:
     """A load through a block pointer: pointer arithmetic and a bounds mask (blockptr.py)."""
     if mask is not None or other is not None:
@@ -500,7 +512,7 @@ def _load_block(
 
 @impl("store")
 def _store(
-    ctx: Any,
+    ctx: FunctionLowerer,
     pointer: Any,
     value: Any,
     mask: Any,
@@ -517,14 +529,14 @@ def _store(
     return None
 
 
-def _emit_store(ctx: Any, ptr: Tensor, value: Any, m: Tensor | None) -> None:
+def _emit_store(ctx: FunctionLowerer, ptr: Tensor, value: Any, m: Tensor | None) -> None:
     operands = [ptr.handle, _value_for(ctx, value, ptr, "value").handle]
     if m is not None:
         operands.append(m.handle)
     ctx.b.create(ops.StoreOp, operands)
 
 
-def _store_block(ctx: Any, bp: Any, value: Any, mask: Any, boundary_check: Any) -> None:
+def _store_block(ctx: FunctionLowerer, bp: Any, value: Any, mask: Any, boundary_check: Any) -> None:
     """A store through a block pointer: pointer arithmetic and a bounds mask (blockptr.py)."""
     if mask is not None:
         raise error(
@@ -544,19 +556,25 @@ def _store_block(ctx: Any, bp: Any, value: Any, mask: Any, boundary_check: Any) 
 
 @impl("make_block_ptr")
 def _make_block_ptr(
-    ctx: Any, base: Any, shape: Any, strides: Any, offsets: Any, block_shape: Any, order: Any
+    ctx: FunctionLowerer,
+    base: Any,
+    shape: Any,
+    strides: Any,
+    offsets: Any,
+    block_shape: Any,
+    order: Any,
 ) -> Any:
     return BP.make_block_ptr(ctx.b, base, shape, strides, offsets, block_shape, order)
 
 
 @impl("advance")
-def _advance(ctx: Any, base: Any, offsets: Any) -> Any:
+def _advance(ctx: FunctionLowerer, base: Any, offsets: Any) -> Any:
     return BP.advance(ctx.b, base, offsets)
 
 
 @impl("make_tensor_descriptor")
 def _make_tensor_descriptor(
-    ctx: Any, base: Any, shape: Any, strides: Any, block_shape: Any, padding_option: Any
+    ctx: FunctionLowerer, base: Any, shape: Any, strides: Any, block_shape: Any, padding_option: Any
 ) -> Any:
     if padding_option not in ("zero", None):
         raise error(ctx.b.loc, f"padding_option={padding_option!r} is not supported (only 'zero')")
@@ -564,13 +582,13 @@ def _make_tensor_descriptor(
 
 
 @impl("load_tensor_descriptor")
-def _load_tensor_descriptor(ctx: Any, desc: Any, offsets: Any) -> Tensor:
+def _load_tensor_descriptor(ctx: FunctionLowerer, desc: Any, offsets: Any) -> Tensor:
     ptrs, m = TD.tile_pointers(ctx.b, desc, offsets, "desc.load")
     return _emit_load(ctx, ptrs, m, TD.padding_value(desc))
 
 
 @impl("store_tensor_descriptor")
-def _store_tensor_descriptor(ctx: Any, desc: Any, offsets: Any, value: Any) -> None:
+def _store_tensor_descriptor(ctx: FunctionLowerer, desc: Any, offsets: Any, value: Any) -> None:
     ptrs, m = TD.tile_pointers(ctx.b, desc, offsets, "desc.store")
     if isinstance(value, Tensor) and value.is_block and value.shape != ptrs.shape:
         raise error(
@@ -582,7 +600,7 @@ def _store_tensor_descriptor(ctx: Any, desc: Any, offsets: Any, value: Any) -> N
 
 
 @impl("where")
-def _where(ctx: Any, condition: Any, x: Any, y: Any) -> Any:
+def _where(ctx: FunctionLowerer, condition: Any, x: Any, y: Any) -> Any:
     return S.where(ctx.b, condition, x, y)
 
 
@@ -590,7 +608,7 @@ _SEMANTICS = ("relaxed", "acquire", "release", "acq_rel")
 _SCOPES = ("gpu", "cta", "sys")
 
 
-def _sem_scope(ctx: Any, sem: Any, scope: Any) -> dict[str, str]:
+def _sem_scope(ctx: FunctionLowerer, sem: Any, scope: Any) -> dict[str, str]:
     sem = "acq_rel" if sem is None else _const_str(ctx, sem, "sem")
     scope = "gpu" if scope is None else _const_str(ctx, scope, "scope")
     if sem not in _SEMANTICS:
@@ -601,7 +619,7 @@ def _sem_scope(ctx: Any, sem: Any, scope: Any) -> dict[str, str]:
 
 
 def _atomic_rmw(
-    ctx: Any, kind: str, pointer: Any, val: Any, mask: Any, sem: Any, scope: Any
+    ctx: FunctionLowerer, kind: str, pointer: Any, val: Any, mask: Any, sem: Any, scope: Any
 ) -> Tensor:
     _check_atomic_mask(ctx, kind, mask)
     ptr, m = _ptr_and_mask(ctx, pointer, mask)
@@ -616,7 +634,9 @@ def _atomic_rmw(
 
 
 def _make_atomic(kind: str) -> Impl:
-    def lower(ctx: Any, pointer: Any, val: Any, mask: Any, sem: Any, scope: Any) -> Tensor:
+    def lower(
+        ctx: FunctionLowerer, pointer: Any, val: Any, mask: Any, sem: Any, scope: Any
+    ) -> Tensor:
         return _atomic_rmw(ctx, kind, pointer, val, mask, sem, scope)
 
     return lower
@@ -626,7 +646,7 @@ for _kind in ("add", "max", "min", "and", "or", "xor", "xchg"):
     IMPLS[f"atomic_{_kind}"] = _make_atomic(_kind)
 
 
-def _check_atomic_mask(ctx: Any, kind: str, mask: Any) -> None:
+def _check_atomic_mask(ctx: FunctionLowerer, kind: str, mask: Any) -> None:
     """``tl.atomic_add(w, i, v)`` (NumPy's ``np.add.at`` order) passes ``v`` as the mask."""
     if mask is None or isinstance(mask, bool):
         return
@@ -641,7 +661,9 @@ def _check_atomic_mask(ctx: Any, kind: str, mask: Any) -> None:
 
 
 @impl("atomic_cas")
-def _atomic_cas(ctx: Any, pointer: Any, cmp: Any, val: Any, sem: Any, scope: Any) -> Tensor:
+def _atomic_cas(
+    ctx: FunctionLowerer, pointer: Any, cmp: Any, val: Any, sem: Any, scope: Any
+) -> Tensor:
     ptr = _pointer(ctx, pointer)
     for v in (cmp, val):
         if isinstance(v, Tensor) and v.is_block and not ptr.is_block:
@@ -673,7 +695,7 @@ def default_input_precision() -> str:
 
 @impl("dot")
 def _dot(
-    ctx: Any,
+    ctx: FunctionLowerer,
     input: Any,
     other: Any,
     acc: Any,
@@ -709,7 +731,7 @@ def _dot(
     return Tensor(ctx.b.value(ops.DotOp, operands, result, {"input_precision": precision}))
 
 
-def _dot_acc(ctx: Any, acc: Any, result: BlockType) -> Tensor:
+def _dot_acc(ctx: FunctionLowerer, acc: Any, result: BlockType) -> Tensor:
     """The accumulator: ``acc`` checked against the result type, or zeros."""
     if acc is None:
         return S.constant(ctx.b, 0, result)
@@ -719,7 +741,7 @@ def _dot_acc(ctx: Any, acc: Any, result: BlockType) -> Tensor:
     return acc_t
 
 
-def _precision(ctx: Any, input_precision: Any, allow_tf32: Any) -> str:
+def _precision(ctx: FunctionLowerer, input_precision: Any, allow_tf32: Any) -> str:
     if input_precision is not None and allow_tf32 is not None:
         raise error(ctx.b.loc, "only one of input_precision and allow_tf32 can be given")
     if allow_tf32 is not None:
@@ -737,7 +759,9 @@ def _precision(ctx: Any, input_precision: Any, allow_tf32: Any) -> str:
 Combine = Callable[[list[Tensor], list[Tensor]], list[Any]]
 
 
-def _prepare_axis(ctx: Any, inputs: list[Tensor], axis: Any) -> tuple[list[Tensor], int]:
+def _prepare_axis(
+    ctx: FunctionLowerer, inputs: list[Tensor], axis: Any
+) -> tuple[list[Tensor], int]:
     """Axis ``None`` flattens the inputs; other axes are normalized."""
     for t in inputs:
         if not t.is_block:
@@ -750,7 +774,7 @@ def _prepare_axis(ctx: Any, inputs: list[Tensor], axis: Any) -> tuple[list[Tenso
     return inputs, _axis(ctx, axis, len(inputs[0].shape))
 
 
-def _combiner_region(ctx: Any, elems: list[Any], combine: Combine, ret: type) -> Any:
+def _combiner_region(ctx: FunctionLowerer, elems: list[Any], combine: Combine, ret: type) -> Any:
     region = new_region(elems + elems)
     n = len(elems)
     with ctx.b.at(region.block):
@@ -766,7 +790,7 @@ def _combiner_region(ctx: Any, elems: list[Any], combine: Combine, ret: type) ->
 
 
 def reduce_blocks(
-    ctx: Any, inputs: list[Tensor], axis: Any, combine: Combine, keep_dims: bool
+    ctx: FunctionLowerer, inputs: list[Tensor], axis: Any, combine: Combine, keep_dims: bool
 ) -> list[Tensor]:
     """``tt.reduce`` of ``inputs`` along ``axis`` with ``combine`` as the combiner."""
     original_rank = len(inputs[0].shape) if inputs and inputs[0].is_block else 0
@@ -787,7 +811,7 @@ def reduce_blocks(
     return results
 
 
-def _combine_with(ctx: Any, op: str) -> Combine:
+def _combine_with(ctx: FunctionLowerer, op: str) -> Combine:
     def combine(lhs: list[Tensor], rhs: list[Tensor]) -> list[Any]:
         if op in ("max", "min"):
             return [S.minmax(ctx.b, op, lhs[0], rhs[0])]
@@ -804,7 +828,7 @@ def _sum_dtype(t: ScalarType) -> ScalarType | None:
 
 
 @impl("sum")
-def _sum(ctx: Any, input: Any, axis: Any, keep_dims: Any, dtype: Any) -> Tensor:
+def _sum(ctx: FunctionLowerer, input: Any, axis: Any, keep_dims: Any, dtype: Any) -> Tensor:
     x = _values(ctx, input, "input")
     target = _dtype(ctx, dtype) if dtype is not None else _sum_dtype(S.scalar_dtype(x))
     if target is not None:
@@ -813,14 +837,14 @@ def _sum(ctx: Any, input: Any, axis: Any, keep_dims: Any, dtype: Any) -> Tensor:
 
 
 @impl("xor_sum")
-def _xor_sum(ctx: Any, input: Any, axis: Any, keep_dims: Any) -> Tensor:
+def _xor_sum(ctx: FunctionLowerer, input: Any, axis: Any, keep_dims: Any) -> Tensor:
     x = _values(ctx, input, "input")
     if not x.dtype.is_int():
         raise error(ctx.b.loc, f"tl.xor_sum needs integers, got {x.dtype!r}")
     return reduce_blocks(ctx, [x], axis, _combine_with(ctx, "^"), bool(keep_dims))[0]
 
 
-def _upcast_for_minmax(ctx: Any, x: Tensor) -> Tensor:
+def _upcast_for_minmax(ctx: FunctionLowerer, x: Tensor) -> Tensor:
     """Triton's max/min reduce in at least 32 bits (bf16/fp16 -> fp32, small ints -> int32)."""
     if S.scalar_dtype(x).bitwidth >= 32 or x.dtype == I1:
         return x
@@ -828,7 +852,7 @@ def _upcast_for_minmax(ctx: Any, x: Tensor) -> Tensor:
 
 
 def _minmax_reduce(
-    ctx: Any,
+    ctx: FunctionLowerer,
     kind: str,
     input: Any,
     axis: Any,
@@ -847,7 +871,7 @@ def _make_minmax(kind: str) -> Impl:
     """``tl.max`` or ``tl.min``: the argument names are the stub's (Triton's)."""
 
     def lower(
-        ctx: Any,
+        ctx: FunctionLowerer,
         input: Any,
         axis: Any,
         return_indices: Any,
@@ -866,19 +890,23 @@ for _kind in ("max", "min"):
 
 
 @impl("argmax")
-def _argmax(ctx: Any, input: Any, axis: Any, tie_break_left: Any, keep_dims: Any) -> Tensor:
+def _argmax(
+    ctx: FunctionLowerer, input: Any, axis: Any, tie_break_left: Any, keep_dims: Any
+) -> Tensor:
     x = _values(ctx, input, "input")
     return _reduce_with_indices(ctx, "max", x, axis, bool(tie_break_left), bool(keep_dims))[1]
 
 
 @impl("argmin")
-def _argmin(ctx: Any, input: Any, axis: Any, tie_break_left: Any, keep_dims: Any) -> Tensor:
+def _argmin(
+    ctx: FunctionLowerer, input: Any, axis: Any, tie_break_left: Any, keep_dims: Any
+) -> Tensor:
     x = _values(ctx, input, "input")
     return _reduce_with_indices(ctx, "min", x, axis, bool(tie_break_left), bool(keep_dims))[1]
 
 
 def _reduce_with_indices(
-    ctx: Any, kind: str, x: Tensor, axis: Any, tie_break_left: bool, keep_dims: bool
+    ctx: FunctionLowerer, kind: str, x: Tensor, axis: Any, tie_break_left: bool, keep_dims: bool
 ) -> tuple[Tensor, Tensor]:
     """Reduce (value, index) pairs; on ties the first index wins (semantics item 20)."""
     if x.dtype == ScalarType("bf16"):
@@ -908,13 +936,13 @@ def _reduce_with_indices(
     return values, indices
 
 
-def _inputs_tuple(ctx: Any, input: Any) -> tuple[list[Tensor], bool]:
+def _inputs_tuple(ctx: FunctionLowerer, input: Any) -> tuple[list[Tensor], bool]:
     if isinstance(input, (tuple, list)):
         return [_values(ctx, t, "input") for t in input], True
     return [_values(ctx, input, "input")], False
 
 
-def _user_combine(ctx: Any, combine_fn: Any) -> Combine:
+def _user_combine(ctx: FunctionLowerer, combine_fn: Any) -> Combine:
     def combine(lhs: list[Tensor], rhs: list[Tensor]) -> list[Any]:
         out = ctx.call_combine(combine_fn, [*lhs, *rhs])
         return list(out) if isinstance(out, tuple) else [out]
@@ -923,14 +951,14 @@ def _user_combine(ctx: Any, combine_fn: Any) -> Combine:
 
 
 @impl("reduce")
-def _reduce(ctx: Any, input: Any, axis: Any, combine_fn: Any, keep_dims: Any) -> Any:
+def _reduce(ctx: FunctionLowerer, input: Any, axis: Any, combine_fn: Any, keep_dims: Any) -> Any:
     inputs, is_tuple = _inputs_tuple(ctx, input)
     results = reduce_blocks(ctx, inputs, axis, _user_combine(ctx, combine_fn), bool(keep_dims))
     return tuple(results) if is_tuple else results[0]
 
 
 def scan_blocks(
-    ctx: Any, inputs: list[Tensor], axis: Any, combine: Combine, reverse: bool
+    ctx: FunctionLowerer, inputs: list[Tensor], axis: Any, combine: Combine, reverse: bool
 ) -> list[Tensor]:
     """``tt.scan`` (inclusive) of ``inputs`` along ``axis``."""
     for t in inputs:
@@ -947,13 +975,15 @@ def scan_blocks(
 
 
 @impl("associative_scan")
-def _associative_scan(ctx: Any, input: Any, axis: Any, combine_fn: Any, reverse: Any) -> Any:
+def _associative_scan(
+    ctx: FunctionLowerer, input: Any, axis: Any, combine_fn: Any, reverse: Any
+) -> Any:
     inputs, is_tuple = _inputs_tuple(ctx, input)
     results = scan_blocks(ctx, inputs, axis, _user_combine(ctx, combine_fn), bool(reverse))
     return tuple(results) if is_tuple else results[0]
 
 
-def _scan_input(ctx: Any, input: Any, small_ints: bool) -> Tensor:
+def _scan_input(ctx: FunctionLowerer, input: Any, small_ints: bool) -> Tensor:
     x = _values(ctx, input, "input")
     if x.dtype == ScalarType("bf16"):
         x = S.cast(ctx.b, x, F32)
@@ -962,19 +992,19 @@ def _scan_input(ctx: Any, input: Any, small_ints: bool) -> Tensor:
 
 
 @impl("cumsum")
-def _cumsum(ctx: Any, input: Any, axis: Any, reverse: Any) -> Tensor:
+def _cumsum(ctx: FunctionLowerer, input: Any, axis: Any, reverse: Any) -> Tensor:
     x = _scan_input(ctx, input, small_ints=True)
     return scan_blocks(ctx, [x], axis, _combine_with(ctx, "+"), bool(reverse))[0]
 
 
 @impl("cumprod")
-def _cumprod(ctx: Any, input: Any, axis: Any, reverse: Any) -> Tensor:
+def _cumprod(ctx: FunctionLowerer, input: Any, axis: Any, reverse: Any) -> Tensor:
     x = _scan_input(ctx, input, small_ints=False)
     return scan_blocks(ctx, [x], axis, _combine_with(ctx, "*"), bool(reverse))[0]
 
 
 @impl("sort")
-def _sort(ctx: Any, x: Any, dim: Any, descending: Any) -> Tensor:
+def _sort(ctx: FunctionLowerer, x: Any, dim: Any, descending: Any) -> Tensor:
     t = _values(ctx, x, "x")
     rank = len(t.shape)
     d = rank - 1 if dim is None else _axis(ctx, dim, rank)
@@ -1008,7 +1038,7 @@ def _math(b: Any, op_name: str, t: Tensor) -> Tensor:
 
 
 def _make_math(name: str, op_name: str) -> Impl:
-    def lower(ctx: Any, x: Any) -> Tensor:
+    def lower(ctx: FunctionLowerer, x: Any) -> Tensor:
         return _math(ctx.b, op_name, _float_input(ctx, x, name, _FP32_64))
 
     return lower
@@ -1019,7 +1049,7 @@ for _name, _op in _MATH.items():
 
 
 @impl("abs")
-def _abs(ctx: Any, x: Any) -> Tensor:
+def _abs(ctx: FunctionLowerer, x: Any) -> Tensor:
     t = _tensor(ctx, x, "x")
     S.computation_type(ctx.b, t, t, P.ARITH)
     if S.scalar_dtype(t).kind in ("uint", "bool"):
@@ -1028,7 +1058,7 @@ def _abs(ctx: Any, x: Any) -> Tensor:
 
 
 @impl("fma")
-def _fma(ctx: Any, x: Any, y: Any, z: Any) -> Tensor:
+def _fma(ctx: FunctionLowerer, x: Any, y: Any, z: Any) -> Tensor:
     a, c = S.promote_pair(ctx.b, x, y)
     a, d = S.promote_pair(ctx.b, a, z)
     a, c = S.promote_pair(ctx.b, a, c)
@@ -1037,7 +1067,7 @@ def _fma(ctx: Any, x: Any, y: Any, z: Any) -> Tensor:
     return Tensor(ctx.b.value(ops.FmaOp, [a.handle, c.handle, d.handle], a.type))
 
 
-def _nan_minmax(ctx: Any, kind: str, x: Any, y: Any, propagate_nan: Any) -> Tensor:
+def _nan_minmax(ctx: FunctionLowerer, kind: str, x: Any, y: Any, propagate_nan: Any) -> Tensor:
     """``maximum``/``minimum``; with ``PropagateNan.ALL`` a NaN operand gives NaN."""
     a, c = S.promote_pair(ctx.b, _runtime_x(ctx, x, y), y)
     result = S.minmax(ctx.b, kind, a, c)
@@ -1049,28 +1079,28 @@ def _nan_minmax(ctx: Any, kind: str, x: Any, y: Any, propagate_nan: Any) -> Tens
 
 
 @impl("maximum")
-def _maximum(ctx: Any, x: Any, y: Any, propagate_nan: Any) -> Tensor:
+def _maximum(ctx: FunctionLowerer, x: Any, y: Any, propagate_nan: Any) -> Tensor:
     return _nan_minmax(ctx, "max", x, y, propagate_nan)
 
 
 @impl("minimum")
-def _minimum(ctx: Any, x: Any, y: Any, propagate_nan: Any) -> Tensor:
+def _minimum(ctx: FunctionLowerer, x: Any, y: Any, propagate_nan: Any) -> Tensor:
     return _nan_minmax(ctx, "min", x, y, propagate_nan)
 
 
 @impl("clamp")
-def _clamp(ctx: Any, x: Any, min: Any, max: Any, propagate_nan: Any) -> Tensor:  # noqa: A002
+def _clamp(ctx: FunctionLowerer, x: Any, min: Any, max: Any, propagate_nan: Any) -> Tensor:  # noqa: A002
     low = _nan_minmax(ctx, "max", _tensor(ctx, x, "x"), min, propagate_nan)
     return _nan_minmax(ctx, "min", low, max, propagate_nan)
 
 
 @impl("umulhi")
-def _umulhi(ctx: Any, x: Any, y: Any) -> Tensor:
+def _umulhi(ctx: FunctionLowerer, x: Any, y: Any) -> Tensor:
     a, c = S.promote_pair(ctx.b, _runtime_x(ctx, x, y), y, P.BITWISE)
     return Tensor(ctx.b.value(ops.UmulhiOp, [a.handle, c.handle], a.type))
 
 
-def _float_pair(ctx: Any, x: Any, y: Any, name: str) -> tuple[Tensor, Tensor]:
+def _float_pair(ctx: FunctionLowerer, x: Any, y: Any, name: str) -> tuple[Tensor, Tensor]:
     a, c = S.promote_pair(ctx.b, _runtime_x(ctx, x, y), y)
     if not a.dtype.is_float():
         raise error(ctx.b.loc, f"tl.{name} needs floating-point values, got {a.dtype!r}")
@@ -1078,33 +1108,33 @@ def _float_pair(ctx: Any, x: Any, y: Any, name: str) -> tuple[Tensor, Tensor]:
 
 
 @impl("div_rn")
-def _div_rn(ctx: Any, x: Any, y: Any) -> Tensor:
+def _div_rn(ctx: FunctionLowerer, x: Any, y: Any) -> Tensor:
     a, c = _float_pair(ctx, x, y, "div_rn")
     return Tensor(ctx.b.value(ops.DivRnOp, [a.handle, c.handle], a.type))
 
 
 @impl("fdiv")
-def _fdiv(ctx: Any, x: Any, y: Any, ieee_rounding: Any) -> Tensor:
+def _fdiv(ctx: FunctionLowerer, x: Any, y: Any, ieee_rounding: Any) -> Tensor:
     a, c = _float_pair(ctx, x, y, "fdiv")
     op = ops.DivRnOp if ieee_rounding else ops.DivOp
     return Tensor(ctx.b.value(op, [a.handle, c.handle], a.type))
 
 
 @impl("cdiv")
-def _cdiv(ctx: Any, x: Any, div: Any) -> Any:
+def _cdiv(ctx: FunctionLowerer, x: Any, div: Any) -> Any:
     loc = ctx.b.loc
     return ctx.binop("//", ctx.binop("-", ctx.binop("+", x, div, loc), 1, loc), div, loc)
 
 
 @impl("sigmoid")
-def _sigmoid(ctx: Any, x: Any) -> Tensor:
+def _sigmoid(ctx: FunctionLowerer, x: Any) -> Tensor:
     t = _float_input(ctx, x, "sigmoid", _FP32_64)
     e = IMPLS["exp"](ctx, S.negate(ctx.b, t))
     return S.truediv(ctx.b, 1, S.binary(ctx.b, "+", 1, e))
 
 
 @impl("softmax")
-def _softmax(ctx: Any, x: Any, dim: Any, keep_dims: Any, ieee_rounding: Any) -> Tensor:
+def _softmax(ctx: FunctionLowerer, x: Any, dim: Any, keep_dims: Any, ieee_rounding: Any) -> Tensor:
     t = _values(ctx, x, "x")
     axis = 0 if dim is None else dim  # Triton's default
     m = IMPLS["max"](ctx, t, axis, False, True, True)
@@ -1122,7 +1152,7 @@ PHILOX_ROUND_A = 0xD2511F53
 PHILOX_ROUND_B = 0xCD9E8D57
 
 
-def _philox(ctx: Any, seed: Any, offset: Any, n_rounds: Any) -> tuple[Tensor, ...]:
+def _philox(ctx: FunctionLowerer, seed: Any, offset: Any, n_rounds: Any) -> tuple[Tensor, ...]:
     """Triton's ``randint4x``: Philox-4x32 with counter (offset_lo, offset_hi, 0, 0).
 
     As in ``triton/language/random.py``: ``offset_lo = offset.to(tl.uint32)``
@@ -1159,7 +1189,7 @@ def _philox(ctx: Any, seed: Any, offset: Any, n_rounds: Any) -> tuple[Tensor, ..
     return c0, c1, c2, c3
 
 
-def _uniform(ctx: Any, x: Tensor) -> Tensor:
+def _uniform(ctx: FunctionLowerer, x: Tensor) -> Tensor:
     """Triton's ``uint_to_uniform_float`` for 32-bit values."""
     b = ctx.b
     i = S.bitcast(b, x, I32)
@@ -1169,22 +1199,22 @@ def _uniform(ctx: Any, x: Tensor) -> Tensor:
 
 
 @impl("randint")
-def _randint(ctx: Any, seed: Any, offset: Any, n_rounds: Any) -> Tensor:
+def _randint(ctx: FunctionLowerer, seed: Any, offset: Any, n_rounds: Any) -> Tensor:
     return _philox(ctx, seed, offset, n_rounds)[0]
 
 
 @impl("randint4x")
-def _randint4x(ctx: Any, seed: Any, offset: Any, n_rounds: Any) -> tuple[Tensor, ...]:
+def _randint4x(ctx: FunctionLowerer, seed: Any, offset: Any, n_rounds: Any) -> tuple[Tensor, ...]:
     return _philox(ctx, seed, offset, n_rounds)
 
 
 @impl("rand")
-def _rand(ctx: Any, seed: Any, offset: Any, n_rounds: Any) -> Tensor:
+def _rand(ctx: FunctionLowerer, seed: Any, offset: Any, n_rounds: Any) -> Tensor:
     return _uniform(ctx, _philox(ctx, seed, offset, n_rounds)[0])
 
 
 @impl("randn")
-def _randn(ctx: Any, seed: Any, offset: Any, n_rounds: Any) -> Tensor:
+def _randn(ctx: FunctionLowerer, seed: Any, offset: Any, n_rounds: Any) -> Tensor:
     """Box-Muller on the first two Philox outputs, as Triton's ``randn``."""
     b = ctx.b
     i1, i2, _, _ = _philox(ctx, seed, offset, n_rounds)
@@ -1200,7 +1230,7 @@ def _randn(ctx: Any, seed: Any, offset: Any, n_rounds: Any) -> Tensor:
 
 
 def _make_hint(attr: str) -> Impl:
-    def lower(ctx: Any, input: Any, values: Any) -> Any:
+    def lower(ctx: FunctionLowerer, input: Any, values: Any) -> Any:
         vals = list(values) if isinstance(values, (list, tuple)) else [values]
         vals = [_const_int(ctx, v, "values") for v in vals]
         if not isinstance(input, Tensor):
@@ -1217,7 +1247,7 @@ for _hint in ("multiple_of", "max_contiguous", "max_constancy"):
 
 
 @impl("static_assert")
-def _static_assert(ctx: Any, cond: Any, msg: Any) -> None:
+def _static_assert(ctx: FunctionLowerer, cond: Any, msg: Any) -> None:
     if isinstance(cond, Tensor):
         raise error(
             ctx.b.loc,
@@ -1229,7 +1259,9 @@ def _static_assert(ctx: Any, cond: Any, msg: Any) -> None:
 
 
 @impl("static_print")
-def _static_print(ctx: Any, values: Any, sep: Any, end: Any, file: Any, flush: Any) -> None:
+def _static_print(
+    ctx: FunctionLowerer, values: Any, sep: Any, end: Any, file: Any, flush: Any
+) -> None:
     text = sep.join(str(v.type) if isinstance(v, Tensor) else str(v) for v in values)
     sys.stdout.write(text + end)
     if flush:
@@ -1237,7 +1269,7 @@ def _static_print(ctx: Any, values: Any, sep: Any, end: Any, file: Any, flush: A
 
 
 @impl("device_print")
-def _device_print(ctx: Any, prefix: Any, args: Any, hex: Any) -> None:  # noqa: A002
+def _device_print(ctx: FunctionLowerer, prefix: Any, args: Any, hex: Any) -> None:  # noqa: A002
     prefix = _const_str(ctx, prefix, "prefix")
     values = [_tensor(ctx, a, "a printed value") for a in args]
     attrs = {"prefix": prefix, "hex": bool(hex)}
@@ -1245,14 +1277,14 @@ def _device_print(ctx: Any, prefix: Any, args: Any, hex: Any) -> None:  # noqa: 
 
 
 @impl("device_assert")
-def _device_assert(ctx: Any, cond: Any, msg: Any) -> None:
+def _device_assert(ctx: FunctionLowerer, cond: Any, msg: Any) -> None:
     flag = S.to_bool(ctx.b, _tensor(ctx, cond, "cond"))
     msg = _const_str(ctx, msg, "msg")
     ctx.b.create(ops.AssertOp, [flag.handle], [], {"message": msg})
 
 
 @impl("assume")
-def _assume(ctx: Any, cond: Any) -> None:
+def _assume(ctx: FunctionLowerer, cond: Any) -> None:
     # A compile-time condition needs no op: true is no information, false is
     # a mistake Triton would only notice as undefined behaviour.
     if not isinstance(cond, Tensor):
@@ -1265,12 +1297,12 @@ def _assume(ctx: Any, cond: Any) -> None:
 
 
 @impl("debug_barrier")
-def _debug_barrier(ctx: Any) -> None:
+def _debug_barrier(ctx: FunctionLowerer) -> None:
     ctx.b.create(ops.BarrierOp)
 
 
 @impl("range", "static_range")
-def _range(ctx: Any, arg1: Any, arg2: Any, step: Any, **_: Any) -> None:
+def _range(ctx: FunctionLowerer, arg1: Any, arg2: Any, step: Any, **_: Any) -> None:
     raise error(ctx.b.loc, "tl.range and tl.static_range can only be the iterable of a for loop")
 
 

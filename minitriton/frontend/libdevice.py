@@ -10,7 +10,7 @@ need no new semantics: ``isnan(x)`` is ``x != x``, ``fdim`` is
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from minitriton.frontend import semantic as S
 from minitriton.frontend.builtins import _FP32_64, IMPLS, _float_input, _math, _runtime_x, impl
@@ -19,6 +19,9 @@ from minitriton.ir import ops
 from minitriton.ir.core import OP_REGISTRY, Operation
 from minitriton.ir.ops import MATH_BINARY, MATH_UNARY
 from minitriton.ir.types import I32
+
+if TYPE_CHECKING:
+    from minitriton.frontend.lower import FunctionLowerer
 
 # libdevice names that are one math.* op of another name.
 _RENAMED = {"nearbyint": "rint", "fast_expf": "exp", "fast_logf": "log"}
@@ -32,7 +35,7 @@ _BINARY_AS: dict[str, type[Operation]] = {
 
 
 def _unary_op(name: str, op_name: str) -> Any:
-    def lower(ctx: Any, arg0: Any) -> Tensor:
+    def lower(ctx: FunctionLowerer, arg0: Any) -> Tensor:
         x = _float_input(ctx, arg0, f"libdevice.{name}", _FP32_64)
         if op_name == "math.abs":
             return Tensor(ctx.b.value(ops.AbsOp, [x.handle], x.type))
@@ -42,14 +45,14 @@ def _unary_op(name: str, op_name: str) -> Any:
 
 
 def _binary_op(name: str, op: type[Operation]) -> Any:
-    def lower(ctx: Any, arg0: Any, arg1: Any) -> Tensor:
+    def lower(ctx: FunctionLowerer, arg0: Any, arg1: Any) -> Tensor:
         a, c = _float_args(ctx, arg0, arg1, name)
         return Tensor(ctx.b.value(op, [a.handle, c.handle], a.type))
 
     return lower
 
 
-def _float_args(ctx: Any, arg0: Any, arg1: Any, name: str) -> tuple[Tensor, Tensor]:
+def _float_args(ctx: FunctionLowerer, arg0: Any, arg1: Any, name: str) -> tuple[Tensor, Tensor]:
     """Both arguments as one fp32 or fp64 type (a Python scalar takes the other's type)."""
     a, c = S.promote_pair(ctx.b, _runtime_x(ctx, arg0, arg1), arg1)
     _float_input(ctx, a, f"libdevice.{name}", _FP32_64)
@@ -67,13 +70,13 @@ for _name, _op in _BINARY_AS.items():
 
 
 @impl("libdevice.fdim")
-def _fdim(ctx: Any, arg0: Any, arg1: Any) -> Tensor:
+def _fdim(ctx: FunctionLowerer, arg0: Any, arg1: Any) -> Tensor:
     a, c = _float_args(ctx, arg0, arg1, "fdim")
     return S.minmax(ctx.b, "max", S.binary(ctx.b, "-", a, c), 0.0)
 
 
 @impl("libdevice.rcp_rn")
-def _rcp_rn(ctx: Any, arg0: Any) -> Tensor:
+def _rcp_rn(ctx: FunctionLowerer, arg0: Any) -> Tensor:
     x = _float_input(ctx, arg0, "libdevice.rcp_rn", _FP32_64)
     one = S.to_tensor(ctx.b, 1.0)
     one = S.cast(ctx.b, one, x.dtype)
@@ -81,7 +84,7 @@ def _rcp_rn(ctx: Any, arg0: Any) -> Tensor:
 
 
 @impl("libdevice.saturatef")
-def _saturatef(ctx: Any, arg0: Any) -> Tensor:
+def _saturatef(ctx: FunctionLowerer, arg0: Any) -> Tensor:
     x = _float_input(ctx, arg0, "libdevice.saturatef", _FP32_64)
     return S.minmax(ctx.b, "min", S.minmax(ctx.b, "max", x, 0.0), 1.0)
 
@@ -91,7 +94,7 @@ def _saturatef(ctx: Any, arg0: Any) -> Tensor:
 
 def _predicate(name: str, build: Any) -> None:
     @impl(f"libdevice.{name}")
-    def lower(ctx: Any, arg0: Any) -> Tensor:
+    def lower(ctx: FunctionLowerer, arg0: Any) -> Tensor:
         x = _float_input(ctx, arg0, f"libdevice.{name}", _FP32_64)
         return S.cast(ctx.b, build(ctx.b, x), I32)
 

@@ -583,7 +583,7 @@ class FunctionLowerer:
             method = getattr(self, "stmt_" + type(stmt).__name__)
             method(stmt)
 
-    def stmt_Pass(self, node: ast.Pass) -> None:  # noqa: N802
+    def stmt_PassStmt(self, node: ast.PassStmt) -> None:  # noqa: N802
         """``pass``: nothing to lower."""
 
     def stmt_ExprStmt(self, node: ast.ExprStmt) -> None:  # noqa: N802

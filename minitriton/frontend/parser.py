@@ -670,8 +670,8 @@ class _Builder:
             raise error(target.loc, "only a plain name can have an annotation")
         return ast.AnnAssign(target, self.expr(annotation), self._opt(value), loc=self.loc(tree))
 
-    def s_pass_stmt(self, tree: Tree) -> ast.Pass:
-        return ast.Pass(loc=self.loc(tree))
+    def s_pass_stmt(self, tree: Tree) -> ast.PassStmt:
+        return ast.PassStmt(loc=self.loc(tree))
 
     def s_return_stmt(self, tree: Tree) -> ast.Return:
         return ast.Return(self._opt(tree.children[0]), loc=self.loc(tree))

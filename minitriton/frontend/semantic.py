@@ -107,11 +107,6 @@ class Aggregate:
         return self.kind
 
 
-def is_runtime(x: object) -> bool:
-    """True for run-time values."""
-    return isinstance(x, Tensor)
-
-
 def describe(x: object) -> str:
     """How a value reads in a diagnostic: in the kernel's terms, never a Python repr."""
     if isinstance(x, Tensor):

@@ -213,6 +213,18 @@ def from_numpy(dtype: np.dtype) -> ScalarType:
     raise ValueError(f"no MiniTriton type for NumPy dtype {dtype}")
 
 
+def wrap_int(value: int, t: ScalarType) -> int:
+    """``value`` wrapped around to the range of integer type ``t`` (two's complement).
+
+    ``i1`` counts as unsigned: it keeps the low bit, 0 or 1.
+    """
+    bits = t.bitwidth
+    value = int(value) & ((1 << bits) - 1)
+    if t.is_signed() and value >= 1 << (bits - 1):
+        value -= 1 << bits
+    return value
+
+
 def element_type(t: Type) -> ElementType:
     """The element type of a block, or the type itself for scalars."""
     return t.element if isinstance(t, BlockType) else t

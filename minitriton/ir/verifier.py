@@ -19,7 +19,7 @@ at the offending op. In the tests the verifier runs after every pass.
 
 from __future__ import annotations
 
-from minitriton.diagnostics import CompileError, DiagnosticBag
+from minitriton.diagnostics import DiagnosticBag
 from minitriton.ir.core import Block, Operation, VerifyError
 from minitriton.ir.ops import CallOp, FuncOp, Module, ReturnOp
 from minitriton.ir.traits import HasRegions, Terminator
@@ -76,12 +76,3 @@ def _check_call(op: Operation, funcs: dict[str, FuncOp]) -> None:
         raise op.fail(f"argument types do not match @{callee.sym_name}")
     if [r.type for r in op.results] != list(callee.attrs.get("result_types") or []):
         raise op.fail(f"result types do not match @{callee.sym_name}")
-
-
-def is_valid(module: Module) -> bool:
-    """True if :func:`verify_module` finds nothing."""
-    try:
-        verify_module(module)
-    except CompileError:
-        return False
-    return True

@@ -26,7 +26,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from minitriton.ir import ops
+from minitriton.ir import ops, types
 from minitriton.ir.core import Operation
 from minitriton.ir.types import PointerType, ScalarType, Type
 
@@ -39,14 +39,12 @@ Number = int | float | bool
 
 
 def wrap_int(value: int, t: ScalarType) -> int | bool:
-    """``value`` wrapped around to the range of integer type ``t``."""
-    bits = t.bitwidth
-    value = int(value) & ((1 << bits) - 1)
-    if t.is_bool():
-        return bool(value)
-    if t.is_signed() and value >= 1 << (bits - 1):
-        value -= 1 << bits
-    return value
+    """``value`` wrapped around to the range of integer type ``t``; an ``i1`` is a bool.
+
+    A folded ``i1`` stays a bool so that its constant prints ``true``/``false``.
+    """
+    wrapped = types.wrap_int(value, t)
+    return bool(wrapped) if t.is_bool() else wrapped
 
 
 def _compute_dtype(t: ScalarType) -> type[np.floating]:

@@ -109,8 +109,3 @@ def check_block_shape(desc: TensorDescriptor) -> str:
         if not isinstance(size, (int, np.integer)) or size < 1 or size & (size - 1):
             return f"block sizes must be powers of two, got block_shape {block}"
     return ""
-
-
-def is_descriptor(value: Any) -> bool:
-    """True for a host-side tensor descriptor (ours, or Triton's own class)."""
-    return type(value).__name__ == "TensorDescriptor" and hasattr(value, "block_shape")

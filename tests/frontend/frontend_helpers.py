@@ -127,7 +127,7 @@ def stmt(n: pyast.stmt) -> ast.Stmt:
     if isinstance(n, pyast.Return):
         return ast.Return(_opt(n.value), loc=loc)
     if isinstance(n, pyast.Pass):
-        return ast.Pass(loc=loc)
+        return ast.PassStmt(loc=loc)
     if isinstance(n, pyast.Assert):
         return ast.Assert(expr(n.test), _opt(n.msg), loc=loc)
     if isinstance(n, pyast.Expr):

@@ -127,7 +127,7 @@ def test_layer_norm_spin_lock() -> None:
     (loop,) = loops
     assert isinstance(loop.test, ast.Compare) and loop.test.ops == ["=="]
     assert isinstance(loop.test.left, ast.Call)
-    assert loop.body == [ast.Pass(loc=UNKNOWN)]
+    assert loop.body == [ast.PassStmt(loc=UNKNOWN)]
 
 
 def test_attention_stage_if_elif_else() -> None:
@@ -162,7 +162,7 @@ def test_params_annotations_defaults_and_docstring() -> None:
     assert fn.params[2].annotation == parse_expression("tl.constexpr")
     assert fn.params[3].default == ast.Constant("", loc=UNKNOWN)
     assert fn.docstring == "Docs."
-    assert fn.body == [ast.Pass(loc=UNKNOWN)]
+    assert fn.body == [ast.PassStmt(loc=UNKNOWN)]
     assert fn.loc == Location("k.py", 3, 1)
 
 
