@@ -1332,9 +1332,11 @@ class FunctionLowerer:
         if not isinstance(cond, Tensor):
             return self.eval(node.body if _truth(node.test.loc, cond) else node.orelse)
         if cond.is_block:
+            parts = (_source_text(n, d) for n, d in zip(_where_parts(node), ("cond", "a", "b")))
             raise error(
                 node.test.loc,
                 "a conditional expression needs a scalar condition; use tl.where for blocks",
+                help="choose per element with tl.where({}, {}, {})".format(*parts),
             )
         body, orelse = self.eval(node.body), self.eval(node.orelse)
         return S.where(self.b, cond, body, orelse)
@@ -1908,6 +1910,11 @@ def _keyword_loc(node: ast.Call, key: str) -> Location:
     return node.loc
 
 
+def _where_parts(node: ast.IfExp) -> tuple[ast.Expr, ast.Expr, ast.Expr]:
+    """``a if cond else b`` as (cond, a, b), in ``tl.where``'s order."""
+    return node.test, node.body, node.orelse
+
+
 def _source_text(node: ast.Expr, default: str) -> str:
     """Simple expressions as the user wrote them (``x > 0``), for a help's example."""
     if isinstance(node, ast.Name):
@@ -1917,8 +1924,14 @@ def _source_text(node: ast.Expr, default: str) -> str:
     if isinstance(node, ast.Attribute):
         return f"{_source_text(node.value, default)}.{node.attr}"
     if isinstance(node, ast.BinOp):
-        left, right = (_source_text(n, default) for n in (node.left, node.right))
+        left = _operand_text(node.left, node.op, False, default)
+        right = _operand_text(node.right, node.op, True, default)
         return f"{left} {node.op} {right}"
+    if isinstance(node, ast.UnaryOp):
+        operand = _source_text(node.operand, default)
+        if isinstance(node.operand, (ast.BinOp, ast.Compare)):
+            operand = f"({operand})"
+        return f"not {operand}" if node.op == "not" else f"{node.op}{operand}"
     if isinstance(node, ast.Compare) and len(node.ops) == 1:
         left, right = (_source_text(n, default) for n in (node.left, node.comparators[0]))
         return f"{left} {node.ops[0]} {right}"
@@ -1926,6 +1939,23 @@ def _source_text(node: ast.Expr, default: str) -> str:
         args = ", ".join(_source_text(a, default) for a in node.args)
         return f"{_source_text(node.func, default)}({args})"
     return default
+
+
+#: Binding strength of the binary operators, for the parentheses of :func:`_source_text`.
+_PRECEDENCE = {"|": 1, "^": 2, "&": 3, "<<": 4, ">>": 4, "+": 5, "-": 5, "**": 7}
+_PRECEDENCE |= {op: 6 for op in ("*", "/", "//", "%", "@")}
+
+
+def _operand_text(node: ast.Expr, op: str, right: bool, default: str) -> str:
+    """An operand of ``op`` as text, in parentheses where it binds less tightly."""
+    text = _source_text(node, default)
+    if isinstance(node, ast.Compare) or (isinstance(node, ast.UnaryOp) and op == "**"):
+        return f"({text})"
+    if isinstance(node, ast.BinOp):
+        inner, outer = _PRECEDENCE.get(node.op, 0), _PRECEDENCE.get(op, 0)
+        if inner < outer or (inner == outer and right):
+            return f"({text})"
+    return text
 
 
 def _expr_text(node: ast.Expr) -> str:

@@ -225,6 +225,20 @@ def test_while_on_a_block_suggests_a_reduced_condition() -> None:
 
 
 @triton.jit
+def conditional_expression_on_a_block(x_ptr):
+    offs = tl.arange(0, 16)
+    x = tl.load(x_ptr + offs)
+    tl.store(x_ptr + offs, x * 2 if x > 0 else -x)  # <- ifexp-block
+
+
+def test_a_conditional_expression_on_a_block_suggests_where() -> None:
+    d = diagnostic(conditional_expression_on_a_block, X)
+    assert (d.loc.line, d.loc.col) == (marked_line("ifexp-block"), 37)
+    assert d.message.startswith("a conditional expression needs a scalar condition")
+    assert d.help == "choose per element with tl.where(x > 0, x * 2, -x)"
+
+
+@triton.jit
 def while_as_the_help_says(x_ptr):
     offs = tl.arange(0, 16)
     x = tl.load(x_ptr + offs)
@@ -388,3 +402,23 @@ def test_a_single_mistake_is_a_single_diagnostic() -> None:
     assert [(d.loc.line, d.message) for d in info.value.diagnostics] == [
         (marked_line("only"), "name 'scale' is not defined")
     ]
+
+
+@pytest.mark.parametrize(
+    ("written", "shown"),
+    [
+        ("(a + b) * c", "(a + b) * c"),
+        ("a * b + c", "a * b + c"),
+        ("a - (b - c)", "a - (b - c)"),
+        ("(-x) ** 2", "(-x) ** 2"),
+        ("-x ** 2", "-(x ** 2)"),
+        ("(a < b) + 1", "(a < b) + 1"),
+        ("tl.sum(g * g, 0)", "tl.sum(g * g, 0)"),
+        ("a if c else b", "cond"),  # too complex for an example: the placeholder
+    ],
+)
+def test_helps_quote_expressions_with_the_parentheses_they_need(written: str, shown: str) -> None:
+    from minitriton.frontend.lower import _source_text
+    from minitriton.frontend.parser import parse_expression
+
+    assert _source_text(parse_expression(written, "<test>"), "cond") == shown
