@@ -90,16 +90,17 @@ def _assert(op: Operation, state: ProgramState, cond: RVal) -> None:
     sides = []
     compare = op.operands[0]
     if isinstance(compare, OpResult) and isinstance(compare.owner, CmpOp):
-        for side, operand in zip(("lhs", "rhs"), compare.owner.operands):
-            sides.append(_operand_values(side, operand, state, row, lanes))
+        names = op.compared_names() if isinstance(op, AssertOp) else ["", ""]
+        for side, operand, name in zip(("lhs", "rhs"), compare.owner.operands, names):
+            sides.append(_operand_values(side, name, operand, state, row, lanes))
     message, details = assert_report(str(op.attrs.get("message") or ""), shape, lanes, sides)
     raise state.interp.error(op, state, message, details, row)
 
 
 def _operand_values(
-    side: str, operand: Value, state: ProgramState, row: int, lanes: np.ndarray
+    side: str, name: str, operand: Value, state: ProgramState, row: int, lanes: np.ndarray
 ) -> Side:
     data = np.asarray(state.value_of(operand, row))
     picked = data.reshape(-1)[lanes[:3]] if data.ndim else data.reshape(1)
     items = [str(v.item()) for v in picked]
-    return side, operand.name_hint or "", items, bool(data.ndim and len(lanes) > 3)
+    return side, name, items, bool(data.ndim and len(lanes) > 3)

@@ -20,7 +20,7 @@ from collections.abc import Callable
 from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any
 
-from minitriton.diagnostics import error
+from minitriton.diagnostics import CompileError, Location, error
 from minitriton.frontend import blockptr as BP
 from minitriton.frontend import promotion as P
 from minitriton.frontend import semantic as S
@@ -187,10 +187,25 @@ def _arange(ctx: FunctionLowerer, start: Any, end: Any) -> Tensor:
         raise error(ctx.b.loc, f"arange's end ({end}) must be greater than its start ({start})")
     n = end - start
     if n & (n - 1):
-        raise error(ctx.b.loc, f"arange's range must be a power of 2, got {n} ({start}..{end})")
+        raise _arange_not_power_of_2(ctx.b.loc, start, end)
     S.check_block_shape(ctx.b, (n,))
     t = BlockType((n,), I32)
     return Tensor(ctx.b.value(ops.MakeRangeOp, [], t, {"start": start, "end": end}))
+
+
+def _arange_not_power_of_2(loc: Location, start: int, end: int) -> CompileError:
+    """A block's length must be a power of 2: round it up and mask the extra lanes."""
+    n = end - start
+    p = 1 << (n - 1).bit_length()
+    end_p2 = f"triton.next_power_of_2({n})" if start == 0 else f"{start} + {p}"
+    message = f"tl.arange's length must be a power of 2, got {n} (tl.arange({start}, {end}))"
+    return error(
+        loc,
+        message,
+        help=f"use tl.arange({start}, {end_p2}), i.e. tl.arange({start}, {start + p}), and "
+        f"mask the {p - n} extra lanes: offs = tl.arange({start}, {start + p}); "
+        f"mask = offs < {end}; tl.load(ptr + offs, mask=mask)",
+    )
 
 
 def _full(ctx: FunctionLowerer, shape: tuple[int, ...], value: Any, dtype: ScalarType) -> Tensor:
@@ -1280,7 +1295,14 @@ def _device_print(ctx: FunctionLowerer, prefix: Any, args: Any, hex: Any) -> Non
 def _device_assert(ctx: FunctionLowerer, cond: Any, msg: Any) -> None:
     flag = S.to_bool(ctx.b, _tensor(ctx, cond, "cond"))
     msg = _const_str(ctx, msg, "msg")
-    ctx.b.create(ops.AssertOp, [flag.handle], [], {"message": msg})
+    attrs: dict[str, Any] = {"message": msg}
+    owner = getattr(flag.handle, "owner", None)
+    if isinstance(owner, ops.CmpOp):
+        # The names now, while they are the user's: passes may merge values (see AssertOp).
+        names = [v.name_hint or "" for v in owner.operands]
+        if any(names):
+            attrs["compared"] = names
+    ctx.b.create(ops.AssertOp, [flag.handle], [], attrs)
 
 
 @impl("assume")

@@ -37,7 +37,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from minitriton import language as tl_module
-from minitriton.diagnostics import UNKNOWN, CompileError, Location, error, internal_error
+from minitriton.diagnostics import (
+    UNKNOWN,
+    CompileError,
+    DiagnosticBag,
+    Location,
+    error,
+    internal_error,
+)
 from minitriton.frontend import ast
 from minitriton.frontend import promotion as P
 from minitriton.frontend import semantic as S
@@ -59,6 +66,7 @@ from minitriton.ir import ops
 from minitriton.ir.core import Block, BlockArgument, Region
 from minitriton.ir.ops import FuncOp, Module
 from minitriton.ir.types import BlockType, PointerType, ScalarType, Type
+from minitriton.ir.types import scalar as scalar_type_named
 from minitriton.language.core import BUILTINS, builtin_name, constexpr
 from minitriton.language.libdevice import LIBDEVICE
 from minitriton.language.standard import ConstexprFunction
@@ -74,12 +82,18 @@ def lower_kernel(src: KernelSource, args: list[ArgSpec]) -> Module:
     compiler = Compiler()
     try:
         kernel = compiler.lower_kernel(src, args)
-    except CompileError:
-        raise
+    except CompileError as e:
+        if not compiler.bag.items:
+            raise
+        compiler.record(e)
     except RecursionError:
-        raise error(compiler.loc, "expression or call chain is nested too deeply") from None
+        compiler.record(error(compiler.loc, "expression or call chain is nested too deeply"))
     except Exception as e:  # last resort: never show our traceback to users
-        raise internal_error(compiler.loc, "the frontend", e) from e
+        if not compiler.bag.items:
+            raise internal_error(compiler.loc, "the frontend", e) from e
+        # After a reported error the frontend went on with poisoned values (see
+        # FunctionLowerer.lower_stmt); a failure of ours there is a consequence of it.
+    compiler.bag.raise_if_any()
     return Module([kernel, *compiler.helpers])
 
 
@@ -97,6 +111,27 @@ class Undefined:
     def describe(self) -> str:
         """How a diagnostic names it."""
         return "an undefined variable"
+
+
+class Poison:
+    """The value of a variable whose statement failed with a reported error.
+
+    Lowering goes on after an error (the kernel's independent mistakes are
+    reported together); a statement that uses a poisoned variable is
+    skipped without a diagnostic of its own, since its error would only be
+    a consequence of the first one.
+    """
+
+    def describe(self) -> str:
+        """How a diagnostic names it."""
+        return "a value whose definition failed"
+
+
+class PoisonUse(CompileError):
+    """Raised by a use of a :class:`Poison` value: no diagnostic, the statement is skipped."""
+
+    def __init__(self) -> None:
+        super().__init__([])
 
 
 @dataclass(frozen=True)
@@ -265,6 +300,18 @@ class Compiler:
         self.loc: Location = UNKNOWN
         self._returns: dict[str, Structure] = {}
         self.unrolled = 0  # statements lowered by tl.static_range iterations so far
+        self.bag = DiagnosticBag()  # the errors of the statements lowering went past
+
+    def record(self, err: CompileError) -> None:
+        """Keep ``err``'s diagnostics for the one error raised at the end (no duplicates).
+
+        A helper that fails is lowered again at its next call, with the same error.
+        """
+        seen = {(d.loc, d.message) for d in self.bag.items}
+        for d in err.diagnostics:
+            if (d.loc, d.message) not in seen:
+                self.bag.items.append(d)
+                seen.add((d.loc, d.message))
 
     def spend_unroll(self, loc: Location, statements: int, trips: str) -> None:
         """Count one static_range iteration of ``statements``; over the budget, an error."""
@@ -361,6 +408,21 @@ class Compiler:
             raise error(self.loc, f"recursive call of @jit function '{fdef.name}' is not supported")
         self.in_progress.add(name)
         saved_loc = self.loc
+        try:
+            self._lower_helper_body(name, src, fdef, bound, structures)
+        finally:
+            # A helper that failed is no recursion at its next call.
+            self.in_progress.discard(name)
+            self.loc = saved_loc
+
+    def _lower_helper_body(
+        self,
+        name: str,
+        src: KernelSource,
+        fdef: ast.FunctionDef,
+        bound: dict[str, Any],
+        structures: dict[str, Structure],
+    ) -> None:
         block = Block()
         env: dict[str, Any] = {}
         for pname, value in bound.items():
@@ -382,8 +444,6 @@ class Compiler:
         func = FuncOp(attrs=attrs, regions=[Region(block)], loc=fdef.loc)
         self.helpers.append(func)
         self.signatures[name] = result_types
-        self.in_progress.discard(name)
-        self.loc = saved_loc
 
     def inline_helper(self, caller: FunctionLowerer, fn: JITBase, args: list[Any]) -> Any:
         """Lower ``fn``'s body in place (a ``tt.reduce``/``tt.scan`` combiner)."""
@@ -508,6 +568,15 @@ def _reads_outside_loops(fdef: ast.FunctionDef) -> set[str]:
 # The function lowerer
 # ---------------------------------------------------------------------------
 
+#: The help for an ``if`` / ``while`` on a block: ``{cond}`` is the condition as written.
+_BLOCK_CONDITION_HELP = {
+    "if": "choose per element with tl.where({cond}, a, b) (a where it holds, b elsewhere); "
+    "or test one scalar, e.g. if tl.max(({cond}).to(tl.int32)) > 0: (any element)",
+    "while": "a loop runs for the whole block: loop while any element holds with "
+    "while tl.max(({cond}).to(tl.int32)) > 0:, and update only those elements with "
+    "tl.where({cond}, new, old)",
+}
+
 # The environment entry that carries a branch's returned value to the merge
 # of a run-time if (not a valid Python name, so it cannot clash).
 _RETURN = "<return>"
@@ -577,11 +646,28 @@ class FunctionLowerer:
             self.lower_stmt(stmt)
 
     def lower_stmt(self, stmt: ast.Stmt) -> None:
-        """Dispatch one statement."""
+        """Dispatch one statement.
+
+        In the kernel's own body, a statement that fails is recorded and
+        skipped: the variables it assigns are poisoned (:class:`Poison`) and
+        lowering goes on with the next statement, so that independent
+        mistakes are reported together, each once. (A ``@jit`` helper stops
+        at its first error; the kernel's statement that calls it fails.)
+        """
         self.compiler.loc = stmt.loc
-        with self.b.located(stmt.loc):
-            method = getattr(self, "stmt_" + type(stmt).__name__)
-            method(stmt)
+        saved = (self.env, self.depth, self.loop_depth)
+        try:
+            with self.b.located(stmt.loc):
+                method = getattr(self, "stmt_" + type(stmt).__name__)
+                method(stmt)
+        except CompileError as err:
+            if not self.is_kernel:
+                raise
+            self.env, self.depth, self.loop_depth = saved
+            self.compiler.record(err)
+            for node in ast.walk(stmt):
+                for name in _target_names(node):
+                    self.env[name] = Poison()
 
     def stmt_PassStmt(self, node: ast.PassStmt) -> None:  # noqa: N802
         """``pass``: nothing to lower."""
@@ -643,12 +729,17 @@ class FunctionLowerer:
             self.lower_stmts(node.body if _truth(self.b.loc, cond) else node.orelse)
             return
         with self.b.located(node.test.loc):
-            flag = self._scalar_condition(cond, "if")
+            flag = self._scalar_condition(cond, "if", node.test)
         self._lower_runtime_if(node, flag)
 
-    def _scalar_condition(self, cond: Tensor, what: str) -> Tensor:
+    def _scalar_condition(self, cond: Tensor, what: str, test: ast.Expr) -> Tensor:
         if cond.is_block:
-            raise error(self.b.loc, f"the condition of {what} must be a scalar, got {cond.type}")
+            raise error(
+                self.b.loc,
+                f"the condition of {what} must be a scalar, got a block ({cond.type}): "
+                "it has one truth value per element",
+                help=_BLOCK_CONDITION_HELP[what].format(cond=_source_text(test, "cond")),
+            )
         return S.to_bool(self.b, cond)
 
     def _lower_runtime_if(self, node: ast.If, flag: Tensor) -> None:
@@ -730,6 +821,9 @@ class FunctionLowerer:
             a, c = then_env.get(name), else_env.get(name)
             if a is before.get(name) and c is before.get(name):
                 continue
+            if isinstance(a, Poison) or isinstance(c, Poison):
+                self.env[name] = Poison()  # a branch's statement failed: reported there
+                continue
             missing = [w for w, v in (("then", a), ("else", c)) if v is None or _undef(v)]
             if missing:
                 where = "else" if missing == ["then"] else "then"
@@ -777,7 +871,7 @@ class FunctionLowerer:
                 _check_static_while(node, cond)
                 return
             with self.b.located(node.test.loc):
-                flag = self._scalar_condition(cond, "while")
+                flag = self._scalar_condition(cond, "while", node.test)
             self.b.create(ops.ConditionOp, [flag.handle, *before.args], loc=node.loc)
         self.env = dict(outer_env)
         self.env.update(carry.rebuilt(after.args))
@@ -1020,6 +1114,8 @@ class FunctionLowerer:
         for name, init in zip(carry.names, carry.structures):
             value = self.env.get(name)
             loc = assigned.get(name, self.b.loc)  # a hidden variable is assigned nowhere
+            if isinstance(value, Poison):
+                raise PoisonUse()  # the body's statement that failed was reported
             if value is None or _undef(value):
                 raise error(
                     loc,
@@ -1057,6 +1153,9 @@ class FunctionLowerer:
             if name in carry.names:
                 continue
             before = self.env.get(name)
+            if isinstance(before, Poison) or isinstance(body_env.get(name), Poison):
+                self.env[name] = Poison()
+                continue
             if before is None or _undef(before):
                 self.env[name] = Undefined(
                     f"it is only defined inside the {what} loop at line {node.loc.line}"
@@ -1115,6 +1214,8 @@ class FunctionLowerer:
         name = node.id
         if name in self.env:
             value = self.env[name]
+            if isinstance(value, Poison):
+                raise PoisonUse()
             if isinstance(value, Undefined):
                 raise error(
                     node.loc,
@@ -1231,9 +1332,11 @@ class FunctionLowerer:
         if not isinstance(cond, Tensor):
             return self.eval(node.body if _truth(node.test.loc, cond) else node.orelse)
         if cond.is_block:
+            parts = (_source_text(n, d) for n, d in zip(_where_parts(node), ("cond", "a", "b")))
             raise error(
                 node.test.loc,
                 "a conditional expression needs a scalar condition; use tl.where for blocks",
+                help="choose per element with tl.where({}, {}, {})".format(*parts),
             )
         body, orelse = self.eval(node.body), self.eval(node.orelse)
         return S.where(self.b, cond, body, orelse)
@@ -1392,6 +1495,8 @@ class FunctionLowerer:
             raise error(node.loc, f"{S.describe(fn)} is not callable")
         if fn is PointerType:
             return _pointer_type(node.loc, args, kwargs)
+        if fn is ScalarType:
+            return _scalar_type(node.loc, args, kwargs)
         if getattr(fn, "__triton_builtin__", False):
             return self._call_triton_builtin(fn, fname, args, kwargs, node)
         runtime = _first_runtime(fn, args, kwargs)
@@ -1399,6 +1504,9 @@ class FunctionLowerer:
             if fname == "cdiv":
                 return self.call_builtin("cdiv", args, kwargs, node.loc, node)
             which, value = runtime
+            if getattr(fn, "__module__", None) == "math":
+                shown = ", ".join(_source_text(a, "x") for a in node.args)
+                raise _math_on_runtime(node.loc, fname, value, shown)
             raise error(
                 node.loc,
                 f"the Python function '{fname}' runs at compile time, so its arguments must be "
@@ -1645,6 +1753,35 @@ def _callable_at_compile_time(fn: Any) -> bool:
     return fn is BlockType or fn is ScalarType
 
 
+#: Functions of Python's ``math`` module whose ``tl`` equivalent has another name.
+_MATH_RENAMED = {"fabs": "abs"}
+
+
+def _tl_equivalent(name: str) -> str | None:
+    """The ``tl`` function that does what ``math.<name>`` does, elementwise, if there is one."""
+    name = _MATH_RENAMED.get(name, name)
+    if name in BUILTINS and _is_tl_public(name, tl_module):
+        return f"tl.{name}"
+    if hasattr(tl_module.math, name):
+        return f"tl.math.{name}"
+    return None
+
+
+def _math_on_runtime(loc: Location, name: str, value: Any, args: str) -> CompileError:
+    """``math.exp(x)`` of a run-time ``x``: Python's math runs at compile time, on numbers.
+
+    ``args``: the call's arguments as written, for the help's example.
+    """
+    tl_name = _tl_equivalent(name)
+    message = (
+        f"math.{name} runs at compile time on Python numbers, "
+        f"but its argument is a run-time {S.describe(value)}"
+    )
+    if tl_name is None:
+        return error(loc, message, help=f"tl has no math.{name}: compute it from tl functions")
+    return error(loc, message, help=f"write {tl_name}({args}), which computes it elementwise")
+
+
 _POSITIONAL = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
 
 
@@ -1686,6 +1823,20 @@ def _pointer_type(loc: Location, args: list[Any], kwargs: dict[str, Any]) -> Poi
             loc, f"tl.pointer_type(): only global memory (address_space=1) exists, got {space!r}"
         )
     return PointerType(element)
+
+
+def _scalar_type(loc: Location, args: list[Any], kwargs: dict[str, Any]) -> ScalarType:
+    """``tl.dtype("fp32")``: a dtype by its name (Triton's or the IR's)."""
+    name = args[0] if len(args) == 1 and not kwargs else None
+    try:
+        return scalar_type_named(name) if isinstance(name, str) else scalar_type_named("")
+    except ValueError:
+        shown = ", ".join(S.describe(a) for a in [*args, *kwargs.values()])
+        raise error(
+            loc,
+            f"tl.dtype() needs the name of a type, got {shown or 'no arguments'}",
+            help='write tl.dtype("fp32"), or use the dtype itself: tl.float32',
+        ) from None
 
 
 #: ``tl`` names that are neither builtins nor dtypes but part of Triton's surface.
@@ -1757,6 +1908,54 @@ def _keyword_loc(node: ast.Call, key: str) -> Location:
         if kw.name == key:
             return kw.loc
     return node.loc
+
+
+def _where_parts(node: ast.IfExp) -> tuple[ast.Expr, ast.Expr, ast.Expr]:
+    """``a if cond else b`` as (cond, a, b), in ``tl.where``'s order."""
+    return node.test, node.body, node.orelse
+
+
+def _source_text(node: ast.Expr, default: str) -> str:
+    """Simple expressions as the user wrote them (``x > 0``), for a help's example."""
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)):
+        return repr(node.value)
+    if isinstance(node, ast.Attribute):
+        return f"{_source_text(node.value, default)}.{node.attr}"
+    if isinstance(node, ast.BinOp):
+        left = _operand_text(node.left, node.op, False, default)
+        right = _operand_text(node.right, node.op, True, default)
+        return f"{left} {node.op} {right}"
+    if isinstance(node, ast.UnaryOp):
+        operand = _source_text(node.operand, default)
+        if isinstance(node.operand, (ast.BinOp, ast.Compare)):
+            operand = f"({operand})"
+        return f"not {operand}" if node.op == "not" else f"{node.op}{operand}"
+    if isinstance(node, ast.Compare) and len(node.ops) == 1:
+        left, right = (_source_text(n, default) for n in (node.left, node.comparators[0]))
+        return f"{left} {node.ops[0]} {right}"
+    if isinstance(node, ast.Call) and not node.keywords:
+        args = ", ".join(_source_text(a, default) for a in node.args)
+        return f"{_source_text(node.func, default)}({args})"
+    return default
+
+
+#: Binding strength of the binary operators, for the parentheses of :func:`_source_text`.
+_PRECEDENCE = {"|": 1, "^": 2, "&": 3, "<<": 4, ">>": 4, "+": 5, "-": 5, "**": 7}
+_PRECEDENCE |= {op: 6 for op in ("*", "/", "//", "%", "@")}
+
+
+def _operand_text(node: ast.Expr, op: str, right: bool, default: str) -> str:
+    """An operand of ``op`` as text, in parentheses where it binds less tightly."""
+    text = _source_text(node, default)
+    if isinstance(node, ast.Compare) or (isinstance(node, ast.UnaryOp) and op == "**"):
+        return f"({text})"
+    if isinstance(node, ast.BinOp):
+        inner, outer = _PRECEDENCE.get(node.op, 0), _PRECEDENCE.get(op, 0)
+        if inner < outer or (inner == outer and right):
+            return f"({text})"
+    return text
 
 
 def _expr_text(node: ast.Expr) -> str:

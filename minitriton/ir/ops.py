@@ -778,6 +778,12 @@ class AssertOp(Operation):
 
     ``tl.assume`` makes one with the attribute ``assume = true``: checked in
     debug mode like any assert, otherwise a hint (``llvm.assume`` on the GPU).
+
+    When ``cond`` is an ``arith.cmp``, the frontend records the source names
+    of its two operands in ``compared = ["b", ""]`` (``""``: no variable).
+    A failure report names the sides with them, not with the operands'
+    ``name_hint``: after CSE merges ``a = x + 1`` and ``b = x + 1``, the
+    value compared in ``b > 5`` is ``%a``, but the user compared ``b``.
     """
 
     traits = trait_set(SideEffects)
@@ -785,6 +791,17 @@ class AssertOp(Operation):
     name = "tt.assert"
     operand_counts = (1,)
     required_attrs = ("message",)
+
+    def compared_names(self) -> list[str]:
+        """The names of the lhs and rhs its condition compares ([] if it is no comparison)."""
+        cond = self.operands[0]
+        owner = getattr(cond, "owner", None)
+        if not isinstance(owner, CmpOp):
+            return []
+        recorded = self.attrs.get("compared")
+        if isinstance(recorded, (list, tuple)) and len(recorded) == 2:
+            return [str(n) for n in recorded]
+        return [v.name_hint or "" for v in owner.operands]  # hand-written IR
 
 
 class BarrierOp(Operation):

@@ -9,6 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 
 import minitriton as triton
@@ -56,7 +57,10 @@ def arange_not_pow2(p):
 
 def test_arange_not_power_of_two() -> None:
     err = compile_error(arange_not_pow2, "ptr<i32>")
-    check(err, "arange", 9, "arange's range must be a power of 2, got 100 (0..100)")
+    message = "tl.arange's length must be a power of 2, got 100 (tl.arange(0, 100))"
+    check(err, "arange", 9, message)
+    assert "tl.arange(0, triton.next_power_of_2(100)), i.e. tl.arange(0, 128)" in err.first.help
+    assert "mask = offs < 100" in err.first.help
 
 
 @triton.jit
@@ -306,3 +310,23 @@ def test_function_as_range_step_is_a_located_error() -> None:
     d = err.first
     assert (d.loc.line, d.loc.col) == (marked_line("fnstep"), 14)
     assert d.message.startswith("range bounds must be integers")
+
+
+@triton.jit
+def dtype_of_a_number(p):
+    t = tl.dtype(0)  # <- dtype-number
+    tl.store(p, tl.zeros((1,), t))
+
+
+@triton.jit
+def dtype_by_name(p):
+    tl.store(p + tl.arange(0, 2), tl.zeros((2,), tl.dtype("int32")) + 7)
+
+
+def test_tl_dtype_needs_a_type_name() -> None:
+    err = compile_error(dtype_of_a_number, "ptr<i32>")
+    check(err, "dtype-number", 9, "tl.dtype() needs the name of a type, got int 0")
+    assert len(err.diagnostics) == 1
+    out = np.zeros(2, dtype=np.int32)
+    dtype_by_name[(1,)](out, backend="emulator")
+    np.testing.assert_array_equal(out, [7, 7])

@@ -71,7 +71,7 @@ from minitriton.backend.lower.smem import counted_loop, row_major, smem_load, wr
 from minitriton.backend.provenance import UNKNOWN, Provenance
 from minitriton.backend.registry import lowering
 from minitriton.diagnostics import Location
-from minitriton.ir.core import Operation, OpResult, Value
+from minitriton.ir.core import Operation, OpResult
 from minitriton.ir.ops import AssertOp, FuncOp, PrintOp
 from minitriton.ir.types import BlockType, PointerType, ScalarType, element_type
 
@@ -423,7 +423,7 @@ def lower_assert(ctx: LoweringContext, op: Operation) -> None:
     cond = ctx.get(cond_v)
     vals = cond.vals if isinstance(cond, RegTile) else [cond]
     layout = cond.layout if isinstance(cond, RegTile) else None
-    cmp, sides = _compared(ctx, cond_v, layout)
+    cmp, sides = _compared(ctx, op, layout)
     site = ctx.checks.site(
         op,
         lambda: Site("assert", op.name, op.loc, cond_v.shape,
@@ -444,9 +444,13 @@ def lower_assert(ctx: LoweringContext, op: Operation) -> None:
 
 
 def _compared(
-    ctx: LoweringContext, cond_v: Value, layout: Layout | None
+    ctx: LoweringContext, op: Operation, layout: Layout | None
 ) -> tuple[list[Any], list[tuple[str, str, str]]]:
-    """The lowered lhs and rhs of the ``arith.cmp`` an assert tests, when they line up."""
+    """The lowered lhs and rhs of the ``arith.cmp`` an assert tests, when they line up.
+
+    The sides are named as the emulator names them (``AssertOp.compared_names``).
+    """
+    cond_v = op.operands[0]
     owner = cond_v.owner if isinstance(cond_v, OpResult) else None
     if owner is None or owner.name != "arith.cmp":
         return [], []
@@ -454,9 +458,10 @@ def _compared(
     for v in lowered:
         if isinstance(v, RegTile) and (layout is None or v.layout != layout):
             return [], []
+    names = op.compared_names() if isinstance(op, AssertOp) else ["", ""]
     sides = [
-        (side, v.name_hint or "", _type_name(element_type(v.type)))
-        for side, v in zip(("lhs", "rhs"), owner.operands)
+        (side, name, _type_name(element_type(v.type)))
+        for side, name, v in zip(("lhs", "rhs"), names, owner.operands)
     ]
     return lowered, sides
 
