@@ -8,6 +8,7 @@ The layers, lowest first (a module belongs to the longest prefix in
 0. ``util``: leaf modules that import no other part of the package:
    ``minitriton.diagnostics`` (located errors), ``minitriton.env`` (the
    environment variables' names and the debug flag), ``minitriton.version``,
+   ``minitriton.lazy`` (names a package imports on first use),
    ``minitriton.cachefile``, ``minitriton.runtime.errors`` (Triton's error
    classes) and ``minitriton.grammar`` (the Lark grammar, a data package).
 1. ``ir``: ``minitriton.ir``.
@@ -62,6 +63,7 @@ LAYERS = {
     "minitriton.diagnostics": "util",
     "minitriton.env": "util",
     "minitriton.version": "util",
+    "minitriton.lazy": "util",
     "minitriton.cachefile": "util",
     "minitriton.runtime.errors": "util",
     "minitriton.grammar": "util",
