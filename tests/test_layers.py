@@ -105,7 +105,8 @@ class Violation:
     why: str
 
     def __str__(self) -> str:
-        return f"{self.path}:{self.line}: {self.importer} imports {self.imported} ({self.why})"
+        path = self.path.relative_to(ROOT) if self.path.is_relative_to(ROOT) else self.path
+        return f"{path}:{self.line}: {self.importer} imports {self.imported} ({self.why})"
 
 
 def module_files(sources: dict[str, Path]) -> dict[str, Path]:
