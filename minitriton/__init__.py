@@ -13,16 +13,24 @@ or ``"emulator"``) and :class:`CompileError`.
 
 from __future__ import annotations
 
-from minitriton import language, runtime, testing
+from typing import TYPE_CHECKING
+
+# The launcher, always: it is what `@triton.jit` needs, and it plugs the launch of
+# a compiled kernel into the compiler (minitriton.compiled_api.RUN_COMPILED). A
+# function named as its module (jit, autotune) is bound here, after its module:
+# a lazy one would be shadowed by the module once anything imported that.
 from minitriton.autotune import Autotuner, Config, Heuristics, autotune, heuristics
-from minitriton.compiler import CompiledKernel
 from minitriton.diagnostics import CompileError, UserError, install_excepthook
 from minitriton.jit import JITFunction, KernelInterface, get_backend, jit, set_backend
-from minitriton.language.standard import constexpr_function
-from minitriton.launch_checks import LaunchError, LaunchTypeError, bfloat16_view
-from minitriton.torch_interop import TensorWrapper, reinterpret
+from minitriton.lazy import lazy_attributes
+from minitriton.version import __version__
 
-__version__ = "0.1.0"
+if TYPE_CHECKING:
+    from minitriton import language, runtime, testing
+    from minitriton.compiler import CompiledKernel
+    from minitriton.language.standard import constexpr_function
+    from minitriton.launch_checks import LaunchError, LaunchTypeError, bfloat16_view
+    from minitriton.torch_interop import TensorWrapper, reinterpret
 
 # An uncaught kernel error prints the user's frames and the diagnostic alone;
 # every other exception reaches the previous hook unchanged (see install_excepthook).
@@ -56,6 +64,26 @@ __all__ = [
     "testing",
     "set_backend",
 ]
+
+
+# Everything else on first use (PEP 562): `import minitriton` stays cheap.
+_LAUNCH_CHECKS = "minitriton.launch_checks"
+_TORCH = "minitriton.torch_interop"
+__getattr__ = lazy_attributes(
+    __name__,
+    {
+        "CompiledKernel": "minitriton.compiler",
+        "constexpr_function": "minitriton.language.standard",
+        "LaunchError": _LAUNCH_CHECKS,
+        "LaunchTypeError": _LAUNCH_CHECKS,
+        "bfloat16_view": _LAUNCH_CHECKS,
+        "TensorWrapper": _TORCH,
+        "reinterpret": _TORCH,
+        "language": "minitriton.language",
+        "runtime": "minitriton.runtime",
+        "testing": "minitriton.testing",
+    },
+)
 
 
 def cdiv(x: int, y: int) -> int:

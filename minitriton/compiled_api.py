@@ -16,6 +16,7 @@ chosen so that such occupancy arithmetic gives sensible grids.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from types import SimpleNamespace
 from typing import Any
 
@@ -23,6 +24,11 @@ from typing import Any
 EMULATOR_N_REGS = 32
 #: Bytes of shared memory it reports: not 0, since occupancy formulas divide by it.
 EMULATOR_SHARED = 1024
+
+#: Runs a compiled kernel: ``RUN_COMPILED(kernel, grid, bound)``, ``bound`` mapping
+#: every parameter to its value. :mod:`minitriton.jit` (the launcher, a higher layer
+#: that ``import minitriton`` always loads) sets it, so the compiler never imports it.
+RUN_COMPILED: Callable[[Any, Any, dict[str, Any]], None] | None = None
 
 
 class CompiledKernelAPI:
@@ -86,13 +92,8 @@ class CompiledKernelAPI:
         """
 
         def launcher(*args: Any, **kwargs: Any) -> None:
-            from minitriton.compiler import CompiledKernel
-            from minitriton.jit import kernel_args, launch, resolve_grid
-
-            assert isinstance(self, CompiledKernel)  # the one class this is mixed into
-            bound = self._bind(args, kwargs)
-            backend = "gpu" if self._on_gpu else "emulator"
-            launch(self, resolve_grid(grid, bound), kernel_args(self, bound), backend)
+            assert RUN_COMPILED is not None, "minitriton.jit sets it when it is imported"
+            RUN_COMPILED(self, grid, self._bind(args, kwargs))
 
         return launcher
 

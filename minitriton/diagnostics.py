@@ -24,8 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from types import FrameType, TracebackType
 
-#: Set to 1 to see MiniTriton's own frames in the traceback of a user error.
-TRACEBACK_ENV = "MINITRITON_TRACEBACK"
+from minitriton.env import TRACEBACK_ENV
 
 
 def full_traceback() -> bool:

@@ -339,10 +339,10 @@ def _is_plain(value: Any) -> bool:
 @cache
 def compiler_fingerprint() -> str:
     """MiniTriton's version and the size and mtime of every compiler source file."""
-    import minitriton
+    from minitriton.version import __version__
 
-    root = Path(minitriton.__file__).resolve().parent
-    stamps = [getattr(minitriton, "__version__", "?")]
+    root = Path(__file__).resolve().parent
+    stamps = [__version__]
     for name in COMPILER_SOURCES:
         stamps += _stamps(root / name)
     stamps += _stamps(_grammar_path(root))

@@ -37,10 +37,11 @@ from typing import Any
 
 import numpy as np
 
-from minitriton import ircache, launch_checks, resources, streams, torch_interop
+from minitriton import compiled_api, ircache, launch_checks, resources, streams, torch_interop
 from minitriton.compiler import CompiledKernel, CompileOptions, compile_kernel
 from minitriton.compiler import preload as preload_components
 from minitriton.diagnostics import CompileError, UserError, trimmed
+from minitriton.env import BACKEND_ENV, CHECKS_ENV, DEBUG_ENV, debug_enabled
 from minitriton.frontend.source import ArgSpec, JITBase, KernelSource
 from minitriton.ir.types import BF16, PointerType, ScalarType
 from minitriton.language.core import constexpr
@@ -52,10 +53,6 @@ from minitriton.signature import Param, kernel_params, spec_for_value
 # ---------------------------------------------------------------------------
 
 BACKENDS = ("emulator", "gpu")
-BACKEND_ENV = "MINITRITON_BACKEND"
-DEBUG_ENV = "MINITRITON_DEBUG"
-#: Turns the emulator's checks on for every launch (see minitriton.emulator.debug.tools).
-CHECKS_ENV = "MINITRITON_CHECKS"
 
 #: Set by the debugging tools (:func:`minitriton.emulator.debug.tools.using`): emulator
 #: launches then call ``EMULATOR_HOOK(compiled, grid, values)`` instead.
@@ -429,7 +426,7 @@ class JITFunction(KernelInterface, JITBase):
     def _default_debug(self) -> bool:
         if self.debug is not None:
             return bool(self.debug)
-        return os.environ.get(DEBUG_ENV, "") not in ("", "0")
+        return debug_enabled()
 
     def bind(self, args: Sequence[Any], kwargs: dict[str, Any]) -> dict[str, Any]:
         """Map every parameter name to its value (defaults applied)."""
@@ -841,6 +838,15 @@ def _param_values(spec: ArgSpec, value: Any) -> list[tuple[ArgSpec, Any]]:
         raise TypeError(f"argument '{spec.name}': {problem}")
     values = [value.base, *value.shape, *value.strides[:-1]]
     return list(zip(spec.kernel_params(), values))
+
+
+def run_compiled(compiled: CompiledKernel, grid: Grid, bound: dict[str, Any]) -> None:
+    """``compiled[grid](*args)``: launch a compiled kernel on the backend it was built for."""
+    backend = "gpu" if compiled._on_gpu else "emulator"
+    launch(compiled, resolve_grid(grid, bound), kernel_args(compiled, bound), backend)
+
+
+compiled_api.RUN_COMPILED = run_compiled
 
 
 def launch(

@@ -27,8 +27,18 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from minitriton.runtime.driver import EMULATED_PROPERTIES
 from minitriton.runtime.errors import OutOfResources
+
+#: What ``utils.get_device_properties`` answers on the emulator (an H200).
+EMULATED_PROPERTIES = {
+    "max_shared_mem": 232448,
+    "max_num_regs": 65536,
+    "multiprocessor_count": 132,
+    "warpSize": 32,
+    "sm_clock_rate": 1980000,
+    "mem_clock_rate": 3201000,
+    "mem_bus_width": 6144,
+}
 
 
 @dataclass(frozen=True)

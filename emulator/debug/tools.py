@@ -36,9 +36,8 @@ import numpy as np
 
 from minitriton.emulator.interpreter import Interpreter, Listener
 from minitriton.emulator.schedule import run_grid
+from minitriton.env import CHECKS_ENV
 from minitriton.ir.ops import Module
-
-CHECKS_ENV = "MINITRITON_CHECKS"
 
 
 @dataclass

@@ -69,7 +69,7 @@ from minitriton.backend.driver import (
     synchronize,
 )
 from minitriton.backend.lower.debug import HEADER_WORDS, SITE_BITS, SLOT_WORDS, CheckTable, Site
-from minitriton.jit import DEBUG_ENV
+from minitriton.env import DEBUG_ENV
 
 #: The extent of a raw address: the whole 64-bit address space (no check).
 _UNKNOWN = (0, (1 << 64) - 1)

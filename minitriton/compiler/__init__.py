@@ -423,10 +423,7 @@ def preload(frontend: bool = True) -> None:
     import minitriton.ir.parser  # noqa: F401
 
     if frontend:
-        # The builtins' implementations (and libdevice's) are imported by the
-        # first call of a `tl` function in a kernel, unless imported here.
-        import minitriton.frontend.builtins  # noqa: F401
-        import minitriton.frontend.lower  # noqa: F401
+        import minitriton.frontend.lower  # noqa: F401 - with the builtins and libdevice
         import minitriton.passes.pipeline  # noqa: F401
         from minitriton.frontend.parser import warm_up
 

@@ -21,6 +21,7 @@ from typing import Any
 from minitriton.frontend import promotion as P
 from minitriton.frontend import semantic as S
 from minitriton.frontend.builder import Builder
+from minitriton.frontend.mangle import mangle_type
 from minitriton.frontend.semantic import Aggregate, Tensor
 
 
@@ -60,8 +61,6 @@ class Structure:
 
     def mangle(self) -> str:
         """The structure in a specialized helper's name."""
-        from minitriton.frontend.lower import mangle_type
-
         if self.kind == "value":
             return mangle_type(self.key)
         if self.kind == "const":

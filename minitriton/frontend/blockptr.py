@@ -36,6 +36,7 @@ from typing import Any
 from minitriton.diagnostics import error
 from minitriton.frontend import semantic as S
 from minitriton.frontend.builder import Builder
+from minitriton.frontend.mangle import mangle_type
 from minitriton.frontend.semantic import Aggregate, Tensor
 from minitriton.ir import ops
 from minitriton.ir.types import I1, I8, I32, I64, BlockType, PointerType, ScalarType
@@ -109,8 +110,6 @@ class BlockPointer(Aggregate):
 
     def mangle(self) -> str:
         """``Pfp16S16_32So10``: Triton's block-pointer mangling, plus the order."""
-        from minitriton.frontend.lower import mangle_type
-
         return f"P{mangle_type(self.block_type)}o{''.join(map(str, self.order))}"
 
     def describe(self) -> str:

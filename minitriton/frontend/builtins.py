@@ -1326,7 +1326,3 @@ def _debug_barrier(ctx: FunctionLowerer) -> None:
 @impl("range", "static_range")
 def _range(ctx: FunctionLowerer, arg1: Any, arg2: Any, step: Any, **_: Any) -> None:
     raise error(ctx.b.loc, "tl.range and tl.static_range can only be the iterable of a for loop")
-
-
-# libdevice's functions register their implementations on import.
-from minitriton.frontend import libdevice as _libdevice  # noqa: E402, F401

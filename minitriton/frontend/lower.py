@@ -46,6 +46,7 @@ from minitriton.diagnostics import (
     internal_error,
 )
 from minitriton.frontend import ast
+from minitriton.frontend import libdevice as _libdevice  # noqa: F401 - registers its IMPLS
 from minitriton.frontend import promotion as P
 from minitriton.frontend import semantic as S
 from minitriton.frontend.aggregate import (
@@ -57,7 +58,9 @@ from minitriton.frontend.aggregate import (
     rebuild,
 )
 from minitriton.frontend.builder import Builder
+from minitriton.frontend.builtins import IMPLS
 from minitriton.frontend.early_return import contains_return, with_continuation
+from minitriton.frontend.mangle import mangle_name
 from minitriton.frontend.purecalls import PureCallMemo
 from minitriton.frontend.semantic import Tensor
 from minitriton.frontend.source import ArgSpec, JITBase, KernelSource
@@ -492,24 +495,6 @@ def _bind_helper(
         raise error(loc, f"wrong arguments for @jit function '{name}': {e}") from None
     bound.apply_defaults()
     return {k: unwrap(v) for k, v in bound.arguments.items()}
-
-
-def mangle_type(t: Type) -> str:
-    """Triton's mangling of a type in a specialized function's name."""
-    if isinstance(t, BlockType):
-        return f"{mangle_type(t.element)}S{'_'.join(map(str, t.shape))}S"
-    if isinstance(t, PointerType):
-        return "P" + mangle_type(t.pointee)
-    return t.triton_name
-
-
-def mangle_name(name: str, arg_types: list[str], constants: list[str]) -> str:
-    """``helper__fp32_fp32`` (+ ``__1c2`` per compile-time argument)."""
-    text = f"{name}__{'_'.join(arg_types)}"
-    if constants:
-        text += "__" + "_".join(constants)
-    text = text.replace(".", "_d_").replace("'", "_sq_").replace("-", "_m_")
-    return "".join(c if c.isalnum() or c == "_" else "_" for c in text)
 
 
 # ---------------------------------------------------------------------------
@@ -1631,8 +1616,6 @@ class FunctionLowerer:
         node: ast.Call | None = None,
     ) -> Any:
         """Bind and lower a call of the ``tl`` builtin ``name``."""
-        from minitriton.frontend.builtins import IMPLS
-
         stub = BUILTINS.get(name) or LIBDEVICE.get(name)
         if stub is None:
             raise error(loc, f"unknown function 'tl.{name}'")

@@ -1,9 +1,19 @@
-"""``triton.runtime``: the driver, the kernel classes and the errors under Triton's names."""
+"""``triton.runtime``: the driver, the kernel classes and the errors under Triton's names.
 
-from minitriton.autotune import Autotuner, Config, Heuristics
-from minitriton.jit import JITFunction, KernelInterface
-from minitriton.runtime import driver, errors
+The kernel classes and the driver are imported on first use, so that the
+launcher may import :mod:`minitriton.runtime.errors` without the autotuner.
+"""
+
+from typing import TYPE_CHECKING
+
+from minitriton.lazy import lazy_attributes
+from minitriton.runtime import errors
 from minitriton.runtime.errors import OutOfResources
+
+if TYPE_CHECKING:
+    from minitriton.autotune import Autotuner, Config, Heuristics
+    from minitriton.jit import JITFunction, KernelInterface
+    from minitriton.runtime import driver
 
 __all__ = [
     "Autotuner",
@@ -15,3 +25,15 @@ __all__ = [
     "driver",
     "errors",
 ]
+
+__getattr__ = lazy_attributes(
+    __name__,
+    {
+        "Autotuner": "minitriton.autotune",
+        "Config": "minitriton.autotune",
+        "Heuristics": "minitriton.autotune",
+        "JITFunction": "minitriton.jit",
+        "KernelInterface": "minitriton.jit",
+        "driver": "minitriton.runtime.driver",
+    },
+)

@@ -4,7 +4,7 @@ With the GPU backend and a GPU, every answer is the device's own (read
 through the CUDA driver). On the emulator the answers are documented
 stand-ins for the GPU being emulated, an NVIDIA H200 (Hopper, ``sm_90``), so
 that host code which sizes grids from them keeps working:
-:data:`EMULATED_PROPERTIES` and target ``GPUTarget("cuda", 90, 32)``. The
+:data:`~minitriton.resources.EMULATED_PROPERTIES` and target ``GPUTarget("cuda", 90, 32)``. The
 active torch device is CUDA whenever torch sees a GPU (the emulator copies
 CUDA tensors to the host and back), else the CPU.
 """
@@ -15,16 +15,7 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-#: What ``utils.get_device_properties`` answers on the emulator (an H200).
-EMULATED_PROPERTIES = {
-    "max_shared_mem": 232448,
-    "max_num_regs": 65536,
-    "multiprocessor_count": 132,
-    "warpSize": 32,
-    "sm_clock_rate": 1980000,
-    "mem_clock_rate": 3201000,
-    "mem_bus_width": 6144,
-}
+from minitriton.resources import EMULATED_PROPERTIES
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,24 @@
+"""The environment variables that choose how kernels run, read by every layer.
+
+This module imports nothing from the rest of the package, so that the GPU
+backend, the emulator's tools and the launcher can all read one setting
+without importing each other.
+"""
+
+from __future__ import annotations
+
+import os
+
+#: ``emulator`` or ``gpu``: the backend a launch runs on when nothing else names one.
+BACKEND_ENV = "MINITRITON_BACKEND"
+#: Turns debug mode on for every launch (``async`` defers the GPU's reports).
+DEBUG_ENV = "MINITRITON_DEBUG"
+#: Turns the emulator's checks on for every launch (see minitriton.emulator.debug.tools).
+CHECKS_ENV = "MINITRITON_CHECKS"
+#: Set to 1 to see MiniTriton's own frames in the traceback of a user error.
+TRACEBACK_ENV = "MINITRITON_TRACEBACK"
+
+
+def debug_enabled() -> bool:
+    """Whether ``MINITRITON_DEBUG`` turns debug mode on (set, and not ``0``)."""
+    return os.environ.get(DEBUG_ENV, "") not in ("", "0")

@@ -1,0 +1,136 @@
+"""``import minitriton`` imports what a first launch needs, and nothing more.
+
+A timing test would flake on a shared machine (``benchmarks/import_time.py``
+measures the time); these tests read which modules a fresh process has
+loaded after ``import minitriton``. The parser and its grammar (a kernel
+found in the disk cache never parses), the GPU backend and llvmlite (the
+emulator needs neither), the course, the tools, torch and the autotuner's
+benchmarks are all loaded on first use, through module ``__getattr__``
+(PEP 562) for the public names, so ``minitriton.X`` works unchanged.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import minitriton
+
+ROOT = Path(__file__).resolve().parents[1]
+
+#: Modules that ``import minitriton`` must not load (a prefix covers its submodules).
+HEAVY = (
+    "lark",
+    "llvmlite",
+    "torch",
+    "triton",
+    "cuda",
+    "matplotlib",
+    "minitriton.backend",
+    "minitriton.backends",
+    "minitriton.cli",
+    "minitriton.compat",
+    "minitriton.course",
+    "minitriton.emulator",
+    "minitriton.frontend.ast",
+    "minitriton.frontend.lower",
+    "minitriton.frontend.parser",
+    "minitriton.inductor",
+    "minitriton.passes",
+    "minitriton.testing",
+    "minitriton.tools",
+    "minitriton.torch_ops",
+)
+
+CHILD = "import json, sys, minitriton; print(json.dumps(sorted(sys.modules)))"
+
+
+def fresh_import() -> tuple[list[str], str]:
+    """The modules loaded by ``import minitriton`` in a fresh process, and its ``-X importtime``."""
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    proc = subprocess.run(
+        [sys.executable, "-X", "importtime", "-c", CHILD],
+        capture_output=True, text=True, env=env, cwd=ROOT,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    return json.loads(proc.stdout.strip().splitlines()[-1]), proc.stderr
+
+
+def importers(importtime: str, module: str) -> list[str]:
+    """The chain that imported ``module``, innermost first, read from ``-X importtime``.
+
+    The report lists a module after the ones it imported, one level deeper.
+    """
+    rows = []
+    for line in importtime.splitlines():
+        if line.startswith("import time:") and "|" in line and "self [us]" not in line:
+            name = line.rsplit("|", 1)[1]
+            rows.append((len(name) - len(name.lstrip()), name.strip()))
+    for i, (depth, name) in enumerate(rows):
+        if name == module:
+            chain = [name]
+            for outer_depth, outer in rows[i + 1 :]:
+                if outer_depth < depth:
+                    chain.append(outer)
+                    depth = outer_depth
+            return chain
+    return []
+
+
+def heavy(modules: list[str]) -> list[str]:
+    """The modules of ``modules`` that :data:`HEAVY` lists."""
+    return [m for m in modules if any(m == h or m.startswith(h + ".") for h in HEAVY)]
+
+
+def test_import_minitriton_loads_no_heavy_module() -> None:
+    modules, importtime = fresh_import()
+    assert "minitriton.jit" in modules  # the launcher, which @jit needs, is there
+    found = heavy(modules)
+    chains = "\n".join(" <- ".join(importers(importtime, m)) for m in found)
+    assert found == [], f"imported by `import minitriton`:\n{chains}"
+
+
+def test_the_check_names_what_imported_a_heavy_module() -> None:
+    report = (
+        "import time: self [us] | cumulative | imported package\n"
+        "import time:       5 |          5 |       lark.utils\n"
+        "import time:      10 |         15 |     lark\n"
+        "import time:      20 |         35 |   minitriton.frontend.parser\n"
+        "import time:       1 |          1 |   minitriton.env\n"
+        "import time:      30 |         66 | minitriton\n"
+    )
+    assert importers(report, "lark") == ["lark", "minitriton.frontend.parser", "minitriton"]
+    assert heavy(["minitriton.jit", "lark.utils", "minitriton.backendish", "torch"]) == [
+        "lark.utils",
+        "torch",
+    ]
+
+
+@pytest.mark.parametrize("package", ["minitriton", "minitriton.runtime", "minitriton.frontend"])
+def test_every_public_name_is_there(package: str) -> None:
+    module = sys.modules.get(package) or __import__(package, fromlist=["_"])
+    for name in module.__all__:
+        assert getattr(module, name) is not None, f"{package}.{name}"
+    with pytest.raises(AttributeError, match="has no attribute 'no_such_name'"):
+        getattr(module, "no_such_name")  # noqa: B009
+
+
+def test_lazy_names_are_the_modules_objects() -> None:
+    from minitriton import launch_checks, torch_interop
+    from minitriton.compiler import CompiledKernel
+
+    assert minitriton.CompiledKernel is CompiledKernel
+    assert minitriton.LaunchError is launch_checks.LaunchError
+    assert minitriton.reinterpret is torch_interop.reinterpret
+    autotune_module = importlib.import_module("minitriton.autotune")
+    assert minitriton.runtime.Autotuner is autotune_module.Autotuner
+    assert minitriton.testing.__name__ == "minitriton.testing"
+    # functions named as a submodule stay the functions once the submodules are loaded
+    assert callable(minitriton.autotune) and minitriton.autotune.__name__ == "autotune"
+    assert minitriton.jit.__name__ == "jit"
