@@ -72,7 +72,7 @@ from minitriton.backend.provenance import UNKNOWN, Provenance
 from minitriton.backend.registry import lowering
 from minitriton.diagnostics import Location
 from minitriton.ir.core import Operation, OpResult, Value
-from minitriton.ir.ops import AssertOp, FuncOp, PrintOp
+from minitriton.ir.ops import AssertOp, CmpOp, FuncOp, PrintOp
 from minitriton.ir.types import BlockType, PointerType, ScalarType, element_type
 
 if TYPE_CHECKING:
@@ -448,7 +448,7 @@ def _compared(
 ) -> tuple[list[Any], list[tuple[str, str, str]]]:
     """The lowered lhs and rhs of the ``arith.cmp`` an assert tests, when they line up."""
     owner = cond_v.owner if isinstance(cond_v, OpResult) else None
-    if owner is None or owner.name != "arith.cmp":
+    if not isinstance(owner, CmpOp):
         return [], []
     lowered = [ctx.get(v) for v in owner.operands]
     for v in lowered:
