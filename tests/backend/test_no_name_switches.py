@@ -33,23 +33,23 @@ def _op_names(node: ast.expr) -> bool:
     return False
 
 
+def _is_switch(node: ast.expr) -> bool:
+    """Whether ``node`` compares with, prefix-tests, keys by or slices op names."""
+    if isinstance(node, ast.Compare):
+        return any(_op_names(x) for x in (node.left, *node.comparators))
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+        return node.func.attr in ("startswith", "endswith") and any(map(_op_names, node.args))
+    if isinstance(node, ast.Dict):
+        return any(k is not None and _op_names(k) for k in node.keys)
+    if isinstance(node, ast.Subscript):
+        return isinstance(node.value, ast.Attribute) and node.value.attr == "name"
+    return False
+
+
 def name_switches(source: str) -> list[int]:
     """The line of every comparison, prefix test, dict or slice keyed by op names."""
-    lines = []
-    for node in ast.walk(ast.parse(source)):
-        if isinstance(node, ast.Compare):
-            hit = any(_op_names(x) for x in (node.left, *node.comparators))
-        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
-            hit = node.func.attr in ("startswith", "endswith") and any(map(_op_names, node.args))
-        elif isinstance(node, ast.Dict):
-            hit = any(k is not None and _op_names(k) for k in node.keys)
-        elif isinstance(node, ast.Subscript):
-            hit = isinstance(node.value, ast.Attribute) and node.value.attr == "name"
-        else:
-            hit = False
-        if hit:
-            lines.append(node.lineno)
-    return sorted(lines)
+    nodes = ast.walk(ast.parse(source))
+    return sorted(n.lineno for n in nodes if isinstance(n, ast.expr) and _is_switch(n))
 
 
 def _explained(lines: list[str], lineno: int) -> bool:
