@@ -34,8 +34,9 @@ from minitriton.backend.irutil import producer, terminator
 from minitriton.backend.layouts import BlockedParams, Layout, blocked, default_params, slice_layout
 from minitriton.backend.lltypes import pointee_of
 from minitriton.backend.mma_v3 import accumulator_layout, shape_of_async_dot
+from minitriton.backend.ops import AsyncCopyOp, WarpGroupDotOp, WarpGroupDotWaitOp
 from minitriton.ir.core import Operation, Value
-from minitriton.ir.ops import AddPtrOp, FuncOp, HintOp
+from minitriton.ir.ops import AddPtrOp, DotOp, ForOp, FuncOp, HintOp, LoadOp, ReduceOp
 from minitriton.ir.traits import Elementwise, Pure
 from minitriton.ir.types import BlockType
 
@@ -52,7 +53,7 @@ def _propagates(op: Operation) -> bool:
     if isinstance(op, (AddPtrOp, HintOp)):
         return False
     pure_lanes = op.has_trait(Elementwise) and op.has_trait(Pure)
-    return pure_lanes or op.name == "ttng.warp_group_dot_wait"
+    return pure_lanes or isinstance(op, WarpGroupDotWaitOp)
 
 
 def accumulator_seeds(func: FuncOp, num_warps: int, arch: str) -> dict[int, Layout]:
@@ -60,17 +61,17 @@ def accumulator_seeds(func: FuncOp, num_warps: int, arch: str) -> dict[int, Layo
     seeds: dict[int, Layout] = {}
     axis: AxisAnalysis | None = None
     for op in func.walk():
-        if op.name == "tt.dot":
+        if isinstance(op, DotOp):
             layout = dot_result_layout(op, arch, num_warps)
             if layout is not None:
                 seeds[id(op.result)] = layout
                 axis = axis or AxisAnalysis(func)
                 _seed_k_major_operand(op.operands[1], axis, num_warps, seeds)
-        if op.name == "ttg.async_copy_global_to_local" and op.attrs.get("contig") == 0:
+        if isinstance(op, AsyncCopyOp) and op.attrs.get("contig") == 0:
             layout = k_major_layout(op.operands[0].shape, num_warps, element_bytes(op.operands[0]))
             for v in _address_chain(op.operands[0]) + op.operands[3:]:
                 seeds[id(v)] = layout
-        if op.name == "ttng.warp_group_dot":
+        if isinstance(op, WarpGroupDotOp):
             seeds[id(op.result)] = accumulator_layout(shape_of_async_dot(op, num_warps))
     if not seeds:
         return seeds
@@ -120,7 +121,7 @@ def k_major_layout(shape: tuple[int, ...], num_warps: int, eb: int) -> Layout:
 def _seed_k_major_operand(b: Value, axis: AxisAnalysis, num_warps: int, seeds: dict) -> None:
     # B loaded from K-major memory: load it K-major (coalesced), stage it K-major.
     load = getattr(b, "owner", None)
-    if load is None or load.name != "tt.load" or not loads_k_major(axis, load.operands[0]):
+    if not isinstance(load, LoadOp) or not loads_k_major(axis, load.operands[0]):
         return
     layout = k_major_layout(b.shape, num_warps, element_bytes(load.operands[0]))
     seeds[id(b)] = layout
@@ -134,9 +135,9 @@ def _seed(seeds: dict[int, Layout], v: Value, layout: Layout) -> bool:
 
 
 def _seed_op(op: Operation, seeds: dict[int, Layout]) -> bool:
-    if op.name == "scf.for":
+    if isinstance(op, ForOp):
         return _seed_loop(op, seeds)
-    if op.name == "tt.reduce" and id(op.operands[0]) in seeds:
+    if isinstance(op, ReduceOp) and id(op.operands[0]) in seeds:
         layout = slice_layout(seeds[id(op.operands[0])], op.attrs["axis"])
         return any([_seed(seeds, r, layout) for r in op.results])
     if not _propagates(op) or len(op.results) != 1:

@@ -22,7 +22,7 @@ from minitriton.backend.lower.math import find_libdevice
 from minitriton.backend.prepare import prepare_kernel
 from minitriton.backend.tma import mark_grid_constants, tma_enabled
 from minitriton.diagnostics import CompileError, error, internal_error
-from minitriton.ir.ops import Module
+from minitriton.ir.ops import CastOp, Module
 from minitriton.ir.printer import print_module
 from minitriton.ir.types import PointerType, ScalarType, element_type
 from minitriton.ir.verifier import verify_module
@@ -136,7 +136,7 @@ def _reject_emulator_only(module: Module, arch: str) -> None:
     brought.
     """
     for op in module.walk():
-        if op.name != "arith.cast" or arch_number(arch) >= 89:
+        if not isinstance(op, CastOp) or arch_number(arch) >= 89:
             continue
         elem = element_type(op.result.type)
         if isinstance(elem, ScalarType) and elem.is_fp8():

@@ -70,6 +70,7 @@ from minitriton.backend.driver import (
 )
 from minitriton.backend.lower.debug import HEADER_WORDS, SITE_BITS, SLOT_WORDS, CheckTable, Site
 from minitriton.env import DEBUG_ENV
+from minitriton.ir.ops import LoadOp, StoreOp
 
 #: The extent of a raw address: the whole 64-bit address space (no check).
 _UNKNOWN = (0, (1 << 64) - 1)
@@ -84,7 +85,9 @@ DEFERRED_NOTE = (
 )
 #: What a page-locked key word holds until its copy lands (no key is all ones).
 _PENDING = (1 << 64) - 1
-_VERBS = {"tt.load": "from", "tt.store": "to"}
+#: How a report names an access's buffer, by the checked op; a site names its op
+#: as the IR spells it, which is also what the report prints.
+_VERBS = {LoadOp.name: "from", StoreOp.name: "to"}
 
 
 def extent(arg: Any, ptr: int) -> tuple[int, int]:

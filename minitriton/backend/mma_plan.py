@@ -56,7 +56,7 @@ from minitriton.backend.layouts import (
 )
 from minitriton.backend.lltypes import scalar_of
 from minitriton.ir.core import Block, Operation, Value
-from minitriton.ir.ops import FuncOp
+from minitriton.ir.ops import ExpandDimsOp, ForOp, FuncOp, IfOp, ReduceOp
 from minitriton.ir.traits import Elementwise, ReadsMemory, WritesMemory
 from minitriton.ir.types import BF16, F8E4NV, F8E5, F16, F32, I8, I32, BlockType, shape_of
 
@@ -169,9 +169,9 @@ class _Flow(Generic[P]):
         seeded = self.seed(op)
         if seeded is not None:
             self.put(op.result, seeded)
-        elif op.name == "scf.for":
+        elif isinstance(op, ForOp):
             self._loop(op, op.operands[3:], op.regions[0].args[1:])
-        elif op.name == "scf.if":
+        elif isinstance(op, IfOp):
             self._if(op)
         elif op.results and _elementwise(op):
             shape = op.results[0].shape if isinstance(op.results[0].type, BlockType) else None
@@ -208,10 +208,10 @@ class _LayoutFlow(_Flow[Layout]):
         src = self.get(op.operands[0]) if op.operands else None
         if src is None:
             return
-        if op.name == "tt.reduce":
+        if isinstance(op, ReduceOp):
             for r in op.results:
                 self.put(r, slice_layout(src, op.attrs["axis"]))
-        elif op.name == "tt.expand_dims":
+        elif isinstance(op, ExpandDimsOp):
             self.put(op.result, expand_layout(src, op.attrs["axis"]))
 
 

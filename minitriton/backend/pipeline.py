@@ -184,20 +184,33 @@ from minitriton.ir.core import (
     replace_all_uses,
     use_counts,
 )
-from minitriton.ir.ops import FuncOp
+from minitriton.ir.ops import (
+    AddOp,
+    AddPtrOp,
+    BroadcastOp,
+    ConstantOp,
+    DotOp,
+    ExpandDimsOp,
+    ForOp,
+    FuncOp,
+    LoadOp,
+    MakeRangeOp,
+    SplatOp,
+    TransOp,
+)
+from minitriton.ir.traits import Elementwise, Pure
 from minitriton.ir.types import I1, I32, BlockType, ScalarType, element_type
 
-#: Ops a mask may be recomputed with.
+#: Ops a mask may be recomputed with, besides the pure elementwise ones (which
+#: include ``tt.addptr`` and ``tt.hint``: tl.multiple_of(start_n, BLOCK_N) is
+#: true of every iteration's value).
 _CLONABLE = (
-    "arith.",
-    "math.",
-    "tt.splat",
-    "tt.broadcast",
-    "tt.expand_dims",
-    "tt.make_range",
-    "tt.addptr",
-    "tt.trans",  # a transposed B (see transpose_loads)
-    "tt.hint",  # tl.multiple_of(start_n, BLOCK_N): true of every iteration's value
+    ConstantOp,
+    SplatOp,
+    BroadcastOp,
+    ExpandDimsOp,
+    MakeRangeOp,
+    TransOp,  # a transposed B (see transpose_loads)
 )
 
 
@@ -216,7 +229,7 @@ def pipeline_loops(
     count = 0
     buffers = 0
     for op in list(func.walk()):
-        if op.name == "scf.for":
+        if isinstance(op, ForOp):
             path = _loop_path(op, arch, num_warps)
             plan = None
             if tma and path is DotPath.WGMMA and forward_unchanged_loop_args(op):
@@ -340,7 +353,7 @@ class _Plan:
     ) -> None:  # fmt: skip
         self.dots = dots
         self.loads = loads
-        #: Carried index -> (op name, loop-invariant increment).
+        #: Carried index -> (the step's op class or None, loop-invariant increment).
         self.advancing = advancing
         #: The accumulator's carried index for a lone accumulating dot, else -1.
         self.acc_index = acc_index
@@ -351,13 +364,13 @@ class _Plan:
 def _loop_path(loop: Operation, arch: str, num_warps: int) -> DotPath | None:
     """The one dot path of every ``tt.dot`` directly in ``loop``'s body, else None."""
     paths = {dot_path(op, arch, num_warps) for op in loop.regions[0].block.ops
-             if op.name == "tt.dot"}  # fmt: skip
+             if isinstance(op, DotOp)}  # fmt: skip
     return paths.pop() if len(paths) == 1 else None
 
 
 def _wgmma_kinds(loop: Operation, num_warps: int) -> set[str]:
     return {_wgmma_kind(op, num_warps) for op in loop.regions[0].block.ops
-            if op.name == "tt.dot"}  # fmt: skip
+            if isinstance(op, DotOp)}  # fmt: skip
 
 
 def _wgmma_kind(dot: Operation, num_warps: int) -> str:
@@ -378,12 +391,12 @@ def _match_mma(
     the path of registers staged through shared memory.
     """
     body = loop.regions[0].block
-    if any(op.name == "tt.dot" for op in _nested(body)):
+    if any(isinstance(op, DotOp) for op in _nested(body)):
         return None
     uses = use_counts(func)
     advancing = _advancing(body)
     planned, loads = [], []
-    for dot in (op for op in body.ops if op.name == "tt.dot"):
+    for dot in (op for op in body.ops if isinstance(op, DotOp)):
         ring = []
         for i, v in enumerate(dot.operands[:2]):
             ld = _match_load(v, body, axis, uses, advancing)
@@ -410,18 +423,22 @@ def _inside(v: Value, block: Block) -> bool:
     return False
 
 
-def _advancing(body: Block) -> dict[int, tuple[str, Value]]:
-    """Carried values that move by a loop-invariant step: ``p = p + inc``."""
-    out: dict[int, tuple[str, Value]] = {}
+def _advancing(body: Block) -> dict[int, tuple[type[Operation] | None, Value]]:
+    """Carried values that move by a loop-invariant step: ``p = p + inc``.
+
+    Each maps to the op class of its step (``tt.addptr`` or ``arith.add``;
+    None for a value carried unchanged) and the increment.
+    """
+    out: dict[int, tuple[type[Operation] | None, Value]] = {}
     for j, y in enumerate(terminator(body).operands):
         if y is body.args[1 + j]:  # carried unchanged (a block pointer's base, strides)
-            out[j] = ("same", y)
+            out[j] = (None, y)
             continue
         op = producer(y)
-        if op is None or op.name not in ("tt.addptr", "arith.add") or op.parent is not body:
+        if not isinstance(op, (AddPtrOp, AddOp)) or op.parent is not body:
             continue
         if op.operands[0] is body.args[1 + j] and not _inside(op.operands[1], body):
-            out[j] = (op.name, op.operands[1])
+            out[j] = (type(op), op.operands[1])
     return out
 
 
@@ -429,8 +446,8 @@ def _match(
     loop: Operation, func: FuncOp, axis: AxisAnalysis, num_warps: int, tma: bool = False
 ) -> _Plan | None:
     body = loop.regions[0].block
-    dots = [op for op in body.ops if op.name == "tt.dot"]
-    if not dots or any(op.name == "tt.dot" for op in _nested(body)):
+    dots = [op for op in body.ops if isinstance(op, DotOp)]
+    if not dots or any(isinstance(op, DotOp) for op in _nested(body)):
         return None
     uses = use_counts(func)
     advancing = _advancing(body)
@@ -479,7 +496,7 @@ def _match_load(
 ) -> _Load | None:
     """The ring load of ``v``, or None; with ``tma_func``, copied by TMA where it qualifies."""
     load = getattr(v, "owner", None)
-    if load is None or load.name != "tt.load" or load.parent is not body:
+    if not isinstance(load, LoadOp) or load.parent is not body:
         return None
     if uses.get(id(v)) != 1 or not isinstance(v.type, BlockType) or len(v.shape) != 2:
         return None
@@ -504,7 +521,7 @@ def _match_load(
 
 def _is_zero(v: Value) -> bool:
     owner = getattr(v, "owner", None)
-    return owner is not None and owner.name == "arith.constant" and owner.attrs["value"] == 0
+    return isinstance(owner, ConstantOp) and owner.attrs["value"] == 0
 
 
 def _recomputable(v: Value, body: Block, advancing: dict) -> bool:
@@ -514,9 +531,14 @@ def _recomputable(v: Value, body: Block, advancing: dict) -> bool:
         return v is body.args[0] or body.args.index(v) - 1 in advancing
     assert isinstance(v, OpResult), "a value is a block argument or an op's result"
     op = v.owner
-    if op.regions or not op.name.startswith(_CLONABLE) or op.parent is not body:
+    if op.regions or not _clonable(op) or op.parent is not body:
         return False
     return all(_recomputable(x, body, advancing) for x in op.operands)
+
+
+def _clonable(op: Operation) -> bool:
+    """Whether a mask may be recomputed with ``op`` (see :data:`_CLONABLE`)."""
+    return isinstance(op, _CLONABLE) or (op.has_trait(Pure) and op.has_trait(Elementwise))
 
 
 def _copy_bytes(axis: AxisAnalysis, ptr: Value, mask: Value | None, eb: int, dim: int) -> int:
@@ -694,10 +716,10 @@ class _Rewriter:
             j = self.body.args.index(v) - 1
             base = v if in_loop else self.loop.operands[3 + j]
             out = base
-            name, inc = self.plan.advancing[j]
-            if ahead and name != "same":
+            step, inc = self.plan.advancing[j]
+            if ahead and step is not None:
                 out = self.scalar(
-                    block, before, name, base, self._times(block, before, inc, ahead), v.type
+                    block, before, step.name, base, self._times(block, before, inc, ahead), v.type
                 )
             memo[id(v)] = out
             return out
@@ -705,7 +727,7 @@ class _Rewriter:
         op = v.owner
         operands = [self._recompute(x, where, memo) for x in op.operands]
         attrs = {k: a for k, a in op.attrs.items() if k != "layout"}
-        clone = _make(op.name, operands, [v.type], attrs, op.loc)
+        clone = type(op)(operands, [v.type], attrs, (), op.loc)
         block.insert(block.ops.index(before), clone)
         memo[id(v)] = clone.result
         return clone.result

@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from minitriton.ir.core import Block, Operation, Value
-from minitriton.ir.ops import FuncOp
+from minitriton.ir.ops import ForOp, FuncOp, IfOp, SelectOp, WhileOp
 from minitriton.ir.traits import ViewLike
 from minitriton.ir.types import PointerType, element_type
 
@@ -84,14 +84,14 @@ class Provenance:
         if op.has_trait(ViewLike) and op.operands:  # a view: its first operand's buffer
             for r in op.results:
                 self._set(r, self._get(op.operands[0]))
-        elif op.name == "arith.select":
+        elif isinstance(op, SelectOp):
             for r in op.results:
                 self._set(r, _join(self._get(op.operands[1]), self._get(op.operands[2])))
-        elif op.name == "scf.for":
+        elif isinstance(op, ForOp):
             self._for(op)
-        elif op.name == "scf.if":
+        elif isinstance(op, IfOp):
             self._if(op)
-        elif op.name == "scf.while":
+        elif isinstance(op, WhileOp):
             self._while(op)
         else:
             for r in op.results:

@@ -79,7 +79,20 @@ from typing import Any
 from minitriton.backend.irutil import terminator
 from minitriton.backend.shared_layout import SharedTile
 from minitriton.ir.core import BlockArgument, Operation, Value
-from minitriton.ir.ops import FuncOp
+from minitriton.ir.ops import (
+    AddOp,
+    AddPtrOp,
+    AndOp,
+    BroadcastOp,
+    CastOp,
+    CmpOp,
+    ConstantOp,
+    ExpandDimsOp,
+    FuncOp,
+    MakeRangeOp,
+    MulOp,
+    SplatOp,
+)
 from minitriton.ir.types import BlockType, PointerType, ScalarType, element_type
 
 #: ``MINITRITON_TMA=0`` keeps every pipelined load on ``cp.async``.
@@ -189,7 +202,7 @@ class _Ptr:
 
 def _scalar_pieces(v: Value) -> tuple:
     op = getattr(v, "owner", None)
-    if op is not None and op.name == "arith.constant" and type(op.attrs["value"]) is int:
+    if isinstance(op, ConstantOp) and type(op.attrs["value"]) is int:
         return (op.attrs["value"],)
     return (v,)
 
@@ -245,22 +258,21 @@ def _form(v: Value) -> Any:
         return _Uni(_scalar_pieces(v))
     if op is None:
         return None
-    name = op.name
-    if name == "tt.make_range":
+    if isinstance(op, MakeRangeOp):
         start = op.attrs.get("start", 0)
         return _Idx(0, (start,) if start else ())
-    if name == "tt.splat":
+    if isinstance(op, SplatOp):
         x = op.operands[0]
         return _Ptr(x, ()) if isinstance(x.type, PointerType) else _Uni(_scalar_pieces(x))
-    if name == "arith.constant":
+    if isinstance(op, ConstantOp):
         value = op.attrs.get("value")
         return _Uni((value,)) if type(value) is int else None
-    if name == "tt.expand_dims":
+    if isinstance(op, ExpandDimsOp):
         f = _form(op.operands[0])
         return None if f is None else _remap(f, op.attrs["axis"])
-    if name == "tt.broadcast":
+    if isinstance(op, BroadcastOp):
         return _form(op.operands[0])
-    if name == "arith.cast":
+    if isinstance(op, CastOp):
         src = element_type(op.operands[0].type)
         dst = element_type(v.type)
         ok = (  # an integer widening
@@ -268,12 +280,12 @@ def _form(v: Value) -> Any:
             and src.is_int() and dst.is_int() and src.bitwidth <= dst.bitwidth
         )  # fmt: skip
         return _form(op.operands[0]) if ok else None
-    if name in ("arith.add", "arith.mul"):
+    if isinstance(op, (AddOp, MulOp)):
         a, b = (_form(x) for x in op.operands)
         if a is None or b is None:
             return None
-        return _add(a, b) if name == "arith.add" else _mul(a, b)
-    if name == "tt.addptr":
+        return _add(a, b) if isinstance(op, AddOp) else _mul(a, b)
+    if isinstance(op, AddPtrOp):
         p, off = _form(op.operands[0]), _form(op.operands[1])
         terms = _terms(off) if off is not None else None
         if not isinstance(p, _Ptr) or terms is None:
@@ -287,18 +299,18 @@ def _bounds(v: Value, out: dict) -> bool:
     op = getattr(v, "owner", None)
     if op is None:
         return False
-    if op.name == "arith.and":
+    if isinstance(op, AndOp):
         return all(_bounds(x, out) for x in op.operands)
-    if op.name in ("tt.broadcast", "tt.expand_dims"):
+    if isinstance(op, (BroadcastOp, ExpandDimsOp)):
         inner: dict = {}
         if not _bounds(op.operands[0], inner):
             return False
-        axis = op.attrs.get("axis") if op.name == "tt.expand_dims" else None
+        axis = op.attrs.get("axis") if isinstance(op, ExpandDimsOp) else None
         for (pred, dim), (pieces, bound) in inner.items():
             d = dim + (1 if axis is not None and axis <= dim else 0)
             out[(pred, d)] = (pieces, bound)
         return True
-    if op.name != "arith.cmp" or op.attrs.get("pred") not in ("lt", "ge"):
+    if not isinstance(op, CmpOp) or op.attrs.get("pred") not in ("lt", "ge"):
         return False
     idx, rhs = _form(op.operands[0]), _form(op.operands[1])
     if not isinstance(idx, _Idx) or not isinstance(rhs, _Uni) or len(rhs.pieces) != 1:
@@ -324,14 +336,14 @@ def _host_value(piece: Any, func: FuncOp) -> list[Any] | None:
     if isinstance(piece, int):
         return ["const", piece]
     v = piece
-    while getattr(v, "owner", None) is not None and v.owner.name == "arith.cast":
+    while isinstance(getattr(v, "owner", None), CastOp):
         v = v.owner.operands[0]
     if isinstance(v, BlockArgument) and v in func.body.args:
         t = v.type
         if isinstance(t, ScalarType) and t.is_int() and not t.is_bool():
             return ["arg", func.body.args.index(v)]
     owner = getattr(v, "owner", None)
-    if owner is not None and owner.name == "arith.constant" and type(owner.attrs["value"]) is int:
+    if isinstance(owner, ConstantOp) and type(owner.attrs["value"]) is int:
         return ["const", owner.attrs["value"]]
     return None
 

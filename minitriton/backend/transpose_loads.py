@@ -41,9 +41,11 @@ from minitriton.ir.core import Block, Operation, Value, replace_all_uses, use_co
 from minitriton.ir.ops import (
     BroadcastOp,
     ConstantOp,
+    DotOp,
     ExpandDimsOp,
     FuncOp,
     HintOp,
+    LoadOp,
     SplatOp,
     TransOp,
 )
@@ -58,7 +60,7 @@ def sink_transposes_into_loads(func: FuncOp) -> int:
     count = 0
     for block in _blocks(func):
         for op in list(block.ops):
-            if op.name == "tt.trans" and id(op.result) in users and _sinkable(op, uses):
+            if isinstance(op, TransOp) and id(op.result) in users and _sinkable(op, uses):
                 _rewrite(block, op)
                 count += 1
     return count
@@ -80,14 +82,14 @@ def _blocks(func: FuncOp) -> list[Block]:
 
 def _dot_operands(func: FuncOp) -> set[int]:
     return {
-        id(v) for block in _blocks(func) for op in block.ops if op.name == "tt.dot"
+        id(v) for block in _blocks(func) for op in block.ops if isinstance(op, DotOp)
         for v in op.operands[:2]
     }  # fmt: skip
 
 
 def _sinkable(trans: Operation, uses: dict) -> bool:
     load = getattr(trans.operands[0], "owner", None)
-    if load is None or load.name != "tt.load" or uses.get(id(load.result), 0) != 1:
+    if not isinstance(load, LoadOp) or uses.get(id(load.result), 0) != 1:
         return False
     if load.attrs.get("is_volatile") or load.parent is not trans.parent:
         return False

@@ -53,3 +53,13 @@ def test_debug_mode_provenance_follows_the_view_like_ops() -> None:
     views = {"tt.addptr", "tt.splat", "tt.broadcast", "tt.expand_dims", "tt.reshape",
              "tt.trans", "ttg.convert_layout", "tt.hint", "arith.bitcast"}  # fmt: skip
     assert _covered(lambda op: op.has_trait(ViewLike)) == views
+
+
+def test_pipelined_masks_are_recomputed_with_pure_lane_by_lane_ops_and_index_views() -> None:
+    # A ring load's mask is recomputed stages ahead (backend/pipeline.py) from
+    # ops that compute nothing but it: constants, arithmetic, index views.
+    from minitriton.backend.pipeline import _clonable
+
+    views = {"tt.splat", "tt.broadcast", "tt.expand_dims", "tt.make_range", "tt.trans"}
+    expected = _arith_and_math() | {"arith.constant", "tt.addptr", "tt.hint"} | views
+    assert _covered(_clonable) == expected

@@ -494,8 +494,6 @@ _LOWER = """
 def _int_binary(self, name, st, a, b):
     bld = self.b
     signed = {signed}
-    if name in _INT_BINARY:
-        return getattr(bld, _INT_BINARY[name])(a, b)
     if name == "arith.div":
         return {div}
     if name == "arith.rem":

@@ -2,18 +2,23 @@
 
 Each op is unrolled over the registers of its result
 (:meth:`~minitriton.backend.lower.context.LoweringContext.elementwise`); the
-per-element meaning is :func:`binary`, :func:`unary`, :func:`compare` and
-:func:`cast`. bf16 lives in an ``i16`` and is computed in f32, then rounded
-back to nearest even (sm_75 has no ``cvt.rn.bf16.f32``: it rounds in
-software). Float compares are ordered except ``!=``, as in Python. The
-``math`` ops (``math.exp``, ``math.pow``, ``math.abs``, ``math.fma`` ...) are
-in :mod:`~minitriton.backend.lower.math`; ``tt.addptr`` and ``tt.hint`` are
+per-element meaning is :func:`binary`, :func:`negate`, :func:`compare` and
+:func:`cast`. A binary op's meaning is its row of :data:`BINARY_RULES`, keyed
+by its op class: the LLVM instruction or function for integers and for floats
+(those whose integer instruction depends on signedness go through
+:func:`_int_binary`); a new elementwise binary op is that one row. bf16 lives
+in an ``i16`` and is computed in f32, then rounded back to nearest even
+(sm_75 has no ``cvt.rn.bf16.f32``: it rounds in software). Float compares are
+ordered except ``!=``, as in Python. The ``math`` ops (``math.exp``,
+``math.pow``, ``math.abs``, ``math.fma`` ...) are in
+:mod:`~minitriton.backend.lower.math`; ``tt.addptr`` and ``tt.hint`` are
 here, being elementwise pointer arithmetic and a no-op.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from typing import TYPE_CHECKING, NamedTuple
 
 from llvmlite import ir
 
@@ -46,20 +51,7 @@ if TYPE_CHECKING:
 
 ElemLike = ScalarType | PointerType
 
-_INT_BINARY = {
-    "arith.add": "add",
-    "arith.sub": "sub",
-    "arith.mul": "mul",
-    "arith.and": "and_",
-    "arith.or": "or_",
-    "arith.xor": "xor",
-    "arith.shl": "shl",
-}
-_FLOAT_BINARY = {"arith.add": "fadd", "arith.sub": "fsub", "arith.mul": "fmul"}
 _ICMP = {"eq": "==", "ne": "!=", "lt": "<", "le": "<=", "gt": ">", "ge": ">="}
-_BINARY_OPS: tuple[type[Operation], ...] = (ops.AddOp, ops.SubOp, ops.MulOp, ops.DivOp, ops.RemOp)
-_BINARY_OPS += (ops.MaxOp, ops.MinOp, ops.AndOp, ops.OrOp, ops.XorOp, ops.ShlOp, ops.ShrOp)
-_BINARY_OPS += (ops.UmulhiOp, ops.DivRnOp)
 
 
 # ------------------------------------------------------------ constants, ids
@@ -75,18 +67,17 @@ def lower_constant(ctx: LoweringContext, op: Operation) -> Lowered:
 
 
 # ------------------------------------------------------------ elementwise
-@lowering(*_BINARY_OPS)
-def lower_binary(ctx: LoweringContext, op: Operation) -> Lowered:
-    """``arith`` binaries (and ``math.div_rn``), element by element (:func:`binary`)."""
+@lowering(ops.NegOp)
+def lower_neg(ctx: LoweringContext, op: Operation) -> Lowered:
+    """``arith.neg``, element by element (bf16: flip the sign bit)."""
     st = scalar_of(op.result.type)
-    return ctx.elementwise(op, lambda a, b: binary(ctx, op.name, st, a, b))
+    return ctx.elementwise(op, lambda a: negate(ctx, st, a))
 
 
-@lowering(ops.NegOp, ops.NotOp)
-def lower_unary(ctx: LoweringContext, op: Operation) -> Lowered:
-    """``arith.neg`` and ``arith.not``, element by element."""
-    st = scalar_of(op.result.type)
-    return ctx.elementwise(op, lambda a: unary(ctx, op.name, st, a))
+@lowering(ops.NotOp)
+def lower_not(ctx: LoweringContext, op: Operation) -> Lowered:
+    """``arith.not``: every bit flipped."""
+    return ctx.elementwise(op, lambda a: ctx.b.not_(a))
 
 
 @lowering(ops.CmpOp)
@@ -132,76 +123,136 @@ def lower_hint(ctx: LoweringContext, op: Operation) -> Lowered:
     return ctx.get(op.operands[0])
 
 
-# ------------------------------------------------------------ scalar semantics
-def binary(ctx: LoweringContext, name: str, st: ScalarType, a: ir.Value, b: ir.Value) -> ir.Value:
-    """``a <name> b`` on one element of type ``st``."""
-    if st == BF16:
-        r = binary(ctx, name, F32, to_f32(ctx, a, st), to_f32(ctx, b, st))
-        return from_f32(ctx, r, st)
-    if st.is_float():
-        return _float_binary(ctx, name, st, a, b)
-    return _int_binary(ctx, name, st, a, b)
+# ------------------------------------------------------------ binary ops
+#: One element of a binary op: ``fn(ctx, st, a, b)`` on operands of type ``st``.
+ScalarFn = Callable[["LoweringContext", ScalarType, ir.Value, ir.Value], ir.Value]
 
 
-def _float_binary(
-    ctx: LoweringContext, name: str, st: ScalarType, a: ir.Value, b: ir.Value
-) -> ir.Value:
-    bld = ctx.b
-    if name in _FLOAT_BINARY:
-        # 'contract' lets a mul followed by an add fuse into an FMA, as in Triton.
-        return getattr(bld, _FLOAT_BINARY[name])(a, b, flags=("contract",))
-    suffix = float_suffix(st)
-    if name == "arith.div" and st == F32:
+class BinaryRule(NamedTuple):
+    """What a binary op computes on one element of an integer type and of a float type.
+
+    ``None`` where the op does not apply (its verifier rejects the type).
+    """
+
+    on_int: ScalarFn | None
+    on_float: ScalarFn | None
+
+
+def _instr(method: str) -> ScalarFn:
+    """The LLVM instruction that ``IRBuilder.<method>`` emits."""
+    return lambda ctx, st, a, b: getattr(ctx.b, method)(a, b)
+
+
+def _contract(method: str) -> ScalarFn:
+    """A float instruction that may fuse: a mul followed by an add becomes an FMA, as in Triton."""
+    return lambda ctx, st, a, b: getattr(ctx.b, method)(a, b, flags=("contract",))
+
+
+def _signed_int(cls: type[Operation]) -> ScalarFn:
+    """The integer meaning of ``cls`` that depends on signedness (:func:`_int_binary`)."""
+    # _int_binary is looked up at each call: the course's grader swaps it for a proxy.
+    return lambda ctx, st, a, b: _int_binary(ctx, cls.name, st, a, b)
+
+
+def _float_div(ctx: LoweringContext, st: ScalarType, a: ir.Value, b: ir.Value) -> ir.Value:
+    """``a / b``: fp32 with ``div.full`` (approximate, as Triton), others exactly."""
+    if st == F32:
         fty = ir.FunctionType(F32_T, [F32_T, F32_T])
-        return bld.call(ir.InlineAsm(fty, "div.full.f32 $0, $1, $2;", "=f,f,f"), [a, b])
-    if name in ("arith.div", "math.div_rn"):
-        return bld.fdiv(a, b)
-    if name == "arith.rem":
-        return bld.frem(a, b)
-    if name in ("arith.max", "arith.min"):
-        fn = "maxnum" if name == "arith.max" else "minnum"
-        return ctx.call_intrinsic(f"llvm.{fn}.{suffix}", a.type, [a, b])
-    raise NotImplementedError(name)
+        return ctx.b.call(ir.InlineAsm(fty, "div.full.f32 $0, $1, $2;", "=f,f,f"), [a, b])
+    return ctx.b.fdiv(a, b)
+
+
+def _float_intrinsic(fn: str) -> ScalarFn:
+    """The LLVM intrinsic ``llvm.<fn>.<f16|f32|f64>``."""
+    return lambda ctx, st, a, b: ctx.call_intrinsic(f"llvm.{fn}.{float_suffix(st)}", a.type, [a, b])
+
+
+def _umulhi(ctx: LoweringContext, st: ScalarType, a: ir.Value, b: ir.Value) -> ir.Value:
+    """The high half of the double-width product."""
+    bld = ctx.b
+    wide = ir.IntType(2 * st.bitwidth)
+    prod = bld.mul(bld.zext(a, wide), bld.zext(b, wide))
+    return bld.trunc(bld.lshr(prod, ir.Constant(wide, st.bitwidth)), a.type)
+
+
+#: Each binary op's meaning on one element. A new elementwise binary op is one
+#: row here: :func:`lower_binary` is registered for every key.
+BINARY_RULES: dict[type[Operation], BinaryRule] = {
+    ops.AddOp: BinaryRule(_instr("add"), _contract("fadd")),
+    ops.SubOp: BinaryRule(_instr("sub"), _contract("fsub")),
+    ops.MulOp: BinaryRule(_instr("mul"), _contract("fmul")),
+    ops.DivOp: BinaryRule(_signed_int(ops.DivOp), _float_div),
+    ops.RemOp: BinaryRule(_signed_int(ops.RemOp), _instr("frem")),
+    ops.MaxOp: BinaryRule(_signed_int(ops.MaxOp), _float_intrinsic("maxnum")),
+    ops.MinOp: BinaryRule(_signed_int(ops.MinOp), _float_intrinsic("minnum")),
+    ops.AndOp: BinaryRule(_instr("and_"), None),
+    ops.OrOp: BinaryRule(_instr("or_"), None),
+    ops.XorOp: BinaryRule(_instr("xor"), None),
+    ops.ShlOp: BinaryRule(_instr("shl"), None),
+    ops.ShrOp: BinaryRule(_signed_int(ops.ShrOp), None),
+    ops.UmulhiOp: BinaryRule(_umulhi, None),
+    ops.DivRnOp: BinaryRule(None, _instr("fdiv")),
+}
+
+
+@lowering(*BINARY_RULES)
+def lower_binary(ctx: LoweringContext, op: Operation) -> Lowered:
+    """The binary ops of :data:`BINARY_RULES`, element by element (:func:`binary`)."""
+    st = scalar_of(op.result.type)
+    return ctx.elementwise(op, lambda a, b: binary(ctx, type(op), st, a, b))
+
+
+def binary(
+    ctx: LoweringContext, cls: type[Operation], st: ScalarType, a: ir.Value, b: ir.Value
+) -> ir.Value:
+    """``a <cls> b`` on one element of type ``st`` (bf16: computed in f32)."""
+    if st == BF16:
+        r = binary(ctx, cls, F32, to_f32(ctx, a, st), to_f32(ctx, b, st))
+        return from_f32(ctx, r, st)
+    rule = BINARY_RULES[cls]
+    fn = rule.on_float if st.is_float() else rule.on_int
+    if fn is None:
+        raise NotImplementedError(f"{cls.name} on {st}")
+    return fn(ctx, st, a, b)
 
 
 def _int_binary(
     ctx: LoweringContext, name: str, st: ScalarType, a: ir.Value, b: ir.Value
 ) -> ir.Value:
+    """``a <name> b`` on integers of type ``st``, where signedness picks the instruction.
+
+    The ops: ``arith.div``, ``arith.rem``, ``arith.shr``, ``arith.max`` and ``arith.min``.
+
+    ``name`` is the op's name as the IR text spells it, a string rather than
+    the op class because the course's exercise c6 is written, graded and
+    proxied against this signature.
+    """
     bld = ctx.b
     signed = st.is_signed()
-    if name in _INT_BINARY:
-        return getattr(bld, _INT_BINARY[name])(a, b)
     # BEGIN EXERCISE c6-lower
     # STUB: if name in ("arith.div", "arith.rem", "arith.shr", "arith.max", "arith.min"):
     # STUB:     raise NotImplementedError(f"c6-lower: lower {name} on {st!r} to LLVM IR")
-    if name == "arith.div":
+    if name == "arith.div":  # why: exercise c6 is written against the name
         return bld.sdiv(a, b) if signed else bld.udiv(a, b)
-    if name == "arith.rem":
+    if name == "arith.rem":  # why: exercise c6 is written against the name
         return bld.srem(a, b) if signed else bld.urem(a, b)
-    if name == "arith.shr":
+    if name == "arith.shr":  # why: exercise c6 is written against the name
         return bld.ashr(a, b) if signed else bld.lshr(a, b)
-    if name in ("arith.max", "arith.min"):
-        op = ">" if name == "arith.max" else "<"
+    if name in ("arith.max", "arith.min"):  # why: as above
+        op = ">" if name == "arith.max" else "<"  # why: as above
         cmp = bld.icmp_signed(op, a, b) if signed else bld.icmp_unsigned(op, a, b)
         return bld.select(cmp, a, b)
     # END EXERCISE
-    if name == "arith.umulhi":
-        wide = ir.IntType(2 * st.bitwidth)
-        prod = bld.mul(bld.zext(a, wide), bld.zext(b, wide))
-        return bld.trunc(bld.lshr(prod, ir.Constant(wide, st.bitwidth)), a.type)
     raise NotImplementedError(name)
 
 
-def unary(ctx: LoweringContext, name: str, st: ScalarType, a: ir.Value) -> ir.Value:
-    """``name(a)`` on one element of type ``st``."""
+# ------------------------------------------------------------ other scalar semantics
+def negate(ctx: LoweringContext, st: ScalarType, a: ir.Value) -> ir.Value:
+    """``-a`` on one element of type ``st``."""
     bld = ctx.b
-    if name == "arith.not":
-        return bld.not_(a)
-    if name == "arith.neg":
-        if st == BF16:
-            return bld.xor(a, ir.Constant(I16, 0x8000))
-        return bld.fneg(a) if st.is_float() else bld.neg(a)
-    raise NotImplementedError(name)
+    if st == BF16:
+        return bld.xor(a, ir.Constant(I16, 0x8000))
+    return bld.fneg(a) if st.is_float() else bld.neg(a)
 
 
 def compare(ctx: LoweringContext, pred: str, st: ElemLike, a: ir.Value, b: ir.Value) -> ir.Value:

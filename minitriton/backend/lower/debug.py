@@ -72,7 +72,7 @@ from minitriton.backend.provenance import UNKNOWN, Provenance
 from minitriton.backend.registry import lowering
 from minitriton.diagnostics import Location
 from minitriton.ir.core import Operation, OpResult
-from minitriton.ir.ops import AssertOp, FuncOp, PrintOp
+from minitriton.ir.ops import AssertOp, CmpOp, FuncOp, PrintOp
 from minitriton.ir.types import BlockType, PointerType, ScalarType, element_type
 
 if TYPE_CHECKING:
@@ -452,7 +452,7 @@ def _compared(
     """
     cond_v = op.operands[0]
     owner = cond_v.owner if isinstance(cond_v, OpResult) else None
-    if owner is None or owner.name != "arith.cmp":
+    if not isinstance(owner, CmpOp):
         return [], []
     lowered = [ctx.get(v) for v in owner.operands]
     for v in lowered:

@@ -28,17 +28,21 @@ from llvmlite import ir
 from minitriton.backend.lltypes import F32_T, F64_T, I16, Lowered, float_suffix, scalar_of
 from minitriton.backend.lower.arith import from_f32, to_f32
 from minitriton.backend.registry import lowering
-from minitriton.ir.core import OP_REGISTRY, Operation
-from minitriton.ir.ops import MATH_BINARY, MATH_UNARY, AbsOp, FmaOp, PowOp
+from minitriton.ir.core import Operation
+from minitriton.ir.ops import MATH_BINARY_OPS, MATH_UNARY_OPS, AbsOp, FmaOp, PowOp
 from minitriton.ir.types import BF16, F32, F64, ScalarType
 
 if TYPE_CHECKING:
     from minitriton.backend.lower.context import LoweringContext
 
 
-#: The one-operand libdevice-style ops (``math.exp`` ...) and the two-operand ones.
-_UNARY_OPS = tuple(OP_REGISTRY[f"math.{fn}"] for fn in MATH_UNARY)
-_BINARY_OPS = (PowOp, *(OP_REGISTRY[f"math.{fn}"] for fn in MATH_BINARY))
+#: The one-operand libdevice-style ops (``math.exp`` ...) and the two-operand
+#: ones, each with the name of its function (``exp``) in the tables below.
+_UNARY_FUNCTIONS: dict[type[Operation], str] = {cls: fn for fn, cls in MATH_UNARY_OPS.items()}
+_BINARY_FUNCTIONS: dict[type[Operation], str] = {
+    PowOp: "pow",
+    **{cls: fn for fn, cls in MATH_BINARY_OPS.items()},
+}
 
 _LIBDEVICE_F32 = {
     "log": "__nv_logf",
@@ -120,18 +124,20 @@ class LibdeviceMissing(Exception):
         )
 
 
-@lowering(*_UNARY_OPS)
+@lowering(*_UNARY_FUNCTIONS)
 def lower_math_unary(ctx: LoweringContext, op: Operation) -> Lowered:
     """``math.exp`` ... element by element (:func:`math`)."""
     st = scalar_of(op.result.type)
-    return ctx.elementwise(op, lambda a: math(ctx, op.name[5:], st, a))
+    fn = _UNARY_FUNCTIONS[type(op)]
+    return ctx.elementwise(op, lambda a: math(ctx, fn, st, a))
 
 
-@lowering(*_BINARY_OPS)
+@lowering(*_BINARY_FUNCTIONS)
 def lower_math_binary(ctx: LoweringContext, op: Operation) -> Lowered:
     """``math.pow``, ``math.atan2`` ... element by element (:func:`math`)."""
     st = scalar_of(op.result.type)
-    return ctx.elementwise(op, lambda a, b: math(ctx, op.name[5:], st, a, b))
+    fn = _BINARY_FUNCTIONS[type(op)]
+    return ctx.elementwise(op, lambda a, b: math(ctx, fn, st, a, b))
 
 
 @lowering(AbsOp)

@@ -263,7 +263,7 @@ def lower_atomic_cas(ctx: LoweringContext, op: Operation) -> object:
 
 def _atomic(ctx: LoweringContext, op: Operation, emit: Callable) -> object:
     ptr = op.operands[0]
-    n_vals = 2 if op.name == "tt.atomic_cas" else 1
+    n_vals = 2 if isinstance(op, AtomicCASOp) else 1
     vals_ir = op.operands[1 : 1 + n_vals]
     mask = op.operands[1 + n_vals] if len(op.operands) > 1 + n_vals else None
     st = element_type(op.result.type)

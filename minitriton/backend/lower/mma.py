@@ -58,6 +58,7 @@ from minitriton.backend.ops import LocalLoadOp
 from minitriton.backend.registry import lowering
 from minitriton.backend.shared_layout import MmaTile, align_tile, ring_tile
 from minitriton.ir.core import Operation, use_counts
+from minitriton.ir.ops import DotOp
 from minitriton.ir.types import BF16, F8E4NV, F8E5, F16, F32, ScalarType, element_type
 from minitriton.ir.types import I8 as S8
 
@@ -111,7 +112,7 @@ def _feeds_next_op_only(ctx: LoweringContext, op: Operation) -> bool:
         return False
     ops = parent_block(op).ops
     for later in ops[ops.index(op) + 1 :]:
-        if later.name == "tt.dot":
+        if isinstance(later, DotOp):
             return op.result in later.operands
         if not (later.results and id(later.results[0]) in ctx.plan.dot_operands):
             return False
