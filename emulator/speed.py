@@ -23,10 +23,11 @@ its time on fresh pages of memory, and these are the blocks it need not make.
 The rule for every fast path: its result equals the semantics' result, value
 for value and dtype for dtype, and its errors are the semantics' errors. So
 the layer can be switched off, and the whole test suite passes either way:
-``MINITRITON_EMULATOR_PLAIN=1`` (read once, at import) runs every op by its
-plain semantics alone, which is the way to tell a bug of the meaning from a
-bug of the speed machinery. :func:`fast_paths_enabled` switches it at run
-time (for tests).
+``MINITRITON_EMULATOR_PLAIN=1`` (read once, at import, by
+:mod:`minitriton.jit`, which also leaves its launch fast path then) runs
+every op by its plain semantics alone: the way to tell a bug of the meaning
+from a bug of the speed machinery. :func:`fast_paths_enabled` switches it
+at run time (for tests).
 
 A fast path applies only while its op's semantics is the function it was
 registered beside: a tool that puts another function in the registry
@@ -35,7 +36,7 @@ registered beside: a tool that puts another function in the registry
 
 from __future__ import annotations
 
-import os
+import importlib
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -43,8 +44,12 @@ from typing import Any
 from minitriton.emulator.registry import SEMANTICS, SemanticsFn
 from minitriton.ir.core import Operation
 
+#: The module ``minitriton.jit``, which holds the switch (on the package, that name is
+#: the ``@jit`` decorator).
+_jit: Any = importlib.import_module("minitriton.jit")
+
 #: Set to 1 to run every op by its plain semantics, without the fast paths.
-PLAIN_ENV = "MINITRITON_EMULATOR_PLAIN"
+PLAIN_ENV: str = _jit.EMULATOR_PLAIN_ENV
 
 #: What a fast path returns for a case it does not cover: the semantics then run.
 DECLINED: Any = NotImplemented
@@ -55,13 +60,6 @@ FastPathFn = Callable[..., Any]
 FAST_PATHS: dict[type[Operation], tuple[SemanticsFn, FastPathFn]] = {}
 
 _EMPTY: dict[type[Operation], tuple[SemanticsFn, FastPathFn]] = {}
-
-
-def _plain_from_env() -> bool:
-    return os.environ.get(PLAIN_ENV, "").strip() not in ("", "0")
-
-
-_enabled = not _plain_from_env()
 
 
 def fast_path(op_class: type[Operation]) -> Callable[[FastPathFn], FastPathFn]:
@@ -85,20 +83,23 @@ def fast_path(op_class: type[Operation]) -> Callable[[FastPathFn], FastPathFn]:
 
 def active() -> dict[type[Operation], tuple[SemanticsFn, FastPathFn]]:
     """The fast paths a new launch uses: all of them, or none in plain mode."""
-    return FAST_PATHS if _enabled else _EMPTY
+    return _EMPTY if _jit.EMULATOR_PLAIN else FAST_PATHS
 
 
 def is_enabled() -> bool:
     """True unless the emulator runs plain (``MINITRITON_EMULATOR_PLAIN=1``)."""
-    return _enabled
+    return not _jit.EMULATOR_PLAIN
 
 
 @contextmanager
 def fast_paths_enabled(enabled: bool) -> Iterator[None]:
-    """Within the block, launches run with (True) or without (False) the fast paths."""
-    global _enabled
-    saved, _enabled = _enabled, enabled
+    """Within the block, launches run with (True) or without (False) the fast paths.
+
+    This also switches the launch fast path of :mod:`minitriton.jit` (see
+    :func:`~minitriton.jit.fast_launch_binder`), which the same variable turns off.
+    """
+    saved, _jit.EMULATOR_PLAIN = _jit.EMULATOR_PLAIN, not enabled
     try:
         yield
     finally:
-        _enabled = saved
+        _jit.EMULATOR_PLAIN = saved
