@@ -1,4 +1,6 @@
-"""The fast paths of the ops: lazy lanes, row views and in-place results (see :mod:`..speed`).
+"""The fast paths of the ops: lazy lanes, row views and in-place results.
+
+They make the layer of :mod:`minitriton.emulator.speed`.
 
 Each function here is registered with ``@fast_path(OpClass)`` beside the
 op's semantics, which is its plain NumPy meaning. The interpreter tries the
@@ -82,7 +84,7 @@ def offsets_from_base(base: np.ndarray, offset: np.ndarray) -> np.ndarray | None
     serves as the pointer's data, without a new 64-bit block per pointer
     (which a first launch pays for in fresh pages). The numbers are the
     semantics' int64 sums, in the offsets' dtype: the code that scales
-    pointer offsets widens them first (see :mod:`..values`). Sharing the
+    pointer offsets widens them first (see :mod:`minitriton.emulator.values`). Sharing the
     array is safe, since :func:`dying_block` never writes into a block that
     another value refers to. An offset block smaller than the result (a
     broadcast) takes the semantics, and so do scalar pointers
