@@ -16,7 +16,9 @@ Speed: programs whose control flow agrees run together as one batch of
 NumPy operations over a leading program axis (see :mod:`.schedule`); kernels
 whose programs communicate through memory run one program at a time. The
 commonest offsets, masks and loads are kept in a lazy form and made into
-arrays only when an op needs them (:mod:`.lanes`). On glibc, freed buffers
+arrays only when an op needs them (:mod:`.lanes`). Such machinery lives in
+fast paths apart from the ops' plain semantics (:mod:`.speed`);
+``MINITRITON_EMULATOR_PLAIN=1`` switches it off. On glibc, freed buffers
 stay in the process for the next launch (:mod:`.malloc`).
 
 Where the emulator differs from Triton on a GPU (the GPU is the reference):

@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from minitriton.diagnostics import Location
-from minitriton.emulator import budget
+from minitriton.emulator import budget, speed
 from minitriton.emulator.errors import EmulatorError, format_pid
 from minitriton.emulator.liveness import dead_after
 from minitriton.emulator.memory import Memory
@@ -156,6 +156,8 @@ class Interpreter:
         #: Loads may read their buffer when used rather than at once (see lanes.py): set
         #: only where no write can come between (the kernel's one write is its last op).
         self.lazy_loads = False
+        #: The fast paths tried before each op's semantics (none in plain mode: see speed.py).
+        self.fast_paths = speed.active()
         self._funcs = {f.sym_name: f for f in module.funcs}
         self.steps = 0  # ops executed (the time budget looks at the clock every few)
         self.program_steps = 0  # ops executed, times the programs each ran for
@@ -228,8 +230,9 @@ class Interpreter:
         return self.run_region(func.body, scope, args)
 
     def execute_op(self, op: Operation, state: ProgramState) -> list[RVal]:
-        """Run one op: listeners, semantics, result binding."""
-        fn = SEMANTICS.get(type(op))
+        """Run one op: listeners, its fast path or else its semantics, result binding."""
+        cls = type(op)
+        fn = SEMANTICS.get(cls)
         if fn is None:
             raise self.error(op, state, f"the emulator cannot execute {op.name}")
         self.current = (op, state)
@@ -242,7 +245,12 @@ class Interpreter:
             listener.will_execute_op(op, state)
         operands = [state.lookup(v) for v in op.operands]
         try:
-            out = fn(op, state, *operands)
+            out = speed.DECLINED
+            fast = self.fast_paths.get(cls)
+            if fast is not None and fast[0] is fn:  # the semantics it stands in for
+                out = fast[1](op, state, *operands)
+            if out is speed.DECLINED:
+                out = fn(op, state, *operands)
         except (EmulatorError, NeedSerial):
             raise
         except Exception as exc:  # never show users a traceback from our internals

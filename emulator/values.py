@@ -13,8 +13,9 @@ Elementwise NumPy operations broadcast trailing dimensions, so an unbatched
 ``(128,)`` block combines with a batched ``(P, 128)`` block with no extra
 code. A pointer value is an integer array of *element offsets* into one
 buffer, plus that buffer's id (see :mod:`minitriton.emulator.memory`): ``int64``,
-except that ``x_ptr + offsets`` on an argument keeps the offsets block itself
-(often ``int32``), so code that scales offsets widens them first.
+except that the fast path of ``x_ptr + offsets`` on an argument keeps the
+offsets block itself (often ``int32``; see :mod:`minitriton.emulator.ops.speed`),
+so code that scales offsets widens them first.
 
 bf16 values are stored as their ``uint16`` bit patterns (the top half of an
 fp32); arithmetic decodes them to fp32 and rounds back after every op.

@@ -15,6 +15,9 @@ BACKEND_ENV = "MINITRITON_BACKEND"
 DEBUG_ENV = "MINITRITON_DEBUG"
 #: Turns the emulator's checks on for every launch (see minitriton.emulator.debug.tools).
 CHECKS_ENV = "MINITRITON_CHECKS"
+#: Set to 1, every op runs by its plain semantics (minitriton.emulator.speed) and every
+#: launch binds by the plain path (minitriton.jit.fast_launch_binder).
+EMULATOR_PLAIN_ENV = "MINITRITON_EMULATOR_PLAIN"
 #: Set to 1 to see MiniTriton's own frames in the traceback of a user error.
 TRACEBACK_ENV = "MINITRITON_TRACEBACK"
 
@@ -22,3 +25,10 @@ TRACEBACK_ENV = "MINITRITON_TRACEBACK"
 def debug_enabled() -> bool:
     """Whether ``MINITRITON_DEBUG`` turns debug mode on (set, and not ``0``)."""
     return os.environ.get(DEBUG_ENV, "") not in ("", "0")
+
+
+#: ``MINITRITON_EMULATOR_PLAIN=1``, read once, at import: then no launch takes the
+#: launcher's fast path (each binds, specializes and finds its kernel the plain way),
+#: and the emulator runs without its fast paths. Both read it here, at each launch;
+#: :func:`minitriton.emulator.speed.fast_paths_enabled` switches it at run time.
+EMULATOR_PLAIN = os.environ.get(EMULATOR_PLAIN_ENV, "").strip() not in ("", "0")

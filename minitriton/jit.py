@@ -37,7 +37,7 @@ from typing import Any
 
 import numpy as np
 
-from minitriton import compiled_api, ircache, launch_checks, resources, streams, torch_interop
+from minitriton import compiled_api, env, ircache, launch_checks, resources, streams, torch_interop
 from minitriton.compiler import CompiledKernel, CompileOptions, compile_kernel
 from minitriton.compiler import preload as preload_components
 from minitriton.diagnostics import CompileError, UserError, trimmed
@@ -547,8 +547,12 @@ def _env_state() -> tuple[Any, ...]:
     """The global settings a launch depends on (backend choice, debug default, and
     ``TRITON_F32_DEFAULT``, the default precision of fp32 dots).
 
-    ``os.environ.get`` costs about a microsecond for a missing name; the
-    environment's underlying dict answers in tens of nanoseconds.
+    Part of the fast path's key, so asked at every launch. The plain
+    equivalent is the ``os.environ.get`` of the names, below; but that
+    encodes each name and raises and catches a ``KeyError`` for a missing
+    one, about a microsecond a name, against tens of nanoseconds for the
+    environment's underlying dict of bytes (``os.environ._data``, which
+    ``os.environ`` itself reads and writes; there is no public way as fast).
     """
     data = getattr(os.environ, "_data", None)
     if isinstance(data, dict) and os.name == "posix":
@@ -558,13 +562,22 @@ def _env_state() -> tuple[Any, ...]:
             os.environ.get("TRITON_F32_DEFAULT"))  # fmt: skip
 
 
-def make_binder(params: Sequence[Param]) -> Callable[..., Any] | None:
-    """A function with the kernel's parameters returning ``(key, values)``.
+def fast_launch_binder(params: Sequence[Param]) -> Callable[..., Any] | None:
+    """The seam of the launch fast path: a function with the kernel's parameters
+    returning ``(key, values)``, generated for them.
 
-    Python's own call binds positional and keyword arguments and applies
-    defaults (Triton's launcher is generated the same way); the key is what
-    specialization depends on, the values are in parameter order. None when
-    a parameter name would clash with the binder's own names.
+    What it speeds up: a launch of a specialization already compiled for
+    the GPU (:class:`FastLaunchCache`). Python's own call binds positional
+    and keyword arguments and applies defaults (Triton's launcher is
+    generated the same way); the key is what specialization depends on,
+    the values are in parameter order, in about a microsecond.
+
+    The plain equivalent, which every first launch (and every emulator
+    launch) takes: :meth:`JITFunction.bind`, :meth:`JITFunction.specialize`
+    and the compile cache's key, tens of microseconds. With
+    ``MINITRITON_EMULATOR_PLAIN=1`` every launch takes it
+    (:data:`minitriton.env.EMULATOR_PLAIN`). None when a parameter name would clash with
+    the binder's own names.
     """
     names = [p.name for p in params]
     if any(n in _BINDER_NAMES or not n.isidentifier() for n in names):
@@ -592,7 +605,7 @@ class FastLaunchCache:
 
     The full path (binding, :func:`spec_for_value` per argument, the options,
     the cache key) costs tens of microseconds. Here a generated binder
-    (:func:`make_binder`) computes a key from the raw arguments: for constexpr
+    (:func:`fast_launch_binder`) computes a key from the raw arguments: for constexpr
     parameters and launch options the value itself, for the others
     :func:`_runtime_key`. An entry is made after a full-path GPU launch; it
     remembers which parameter fills each kernel argument's slot. Anything
@@ -604,7 +617,7 @@ class FastLaunchCache:
         self.fn = fn
         self.entries: dict[tuple[Any, ...], _FastEntry] = {}
         self.cache_size = -1  # len(fn.cache) when the entries were made
-        self.binder = make_binder(fn.params)
+        self.binder = fast_launch_binder(fn.params)
 
     def launch(self, args: tuple[Any, ...], kwargs: dict[str, Any], grid: Any) -> Any:
         """Launch through a cached entry and return its CompiledKernel, else None."""
@@ -647,6 +660,8 @@ class FastLaunchCache:
         option), so the entry keeps its handle; without one, the entry asks
         torch for its current stream at each launch.
         """
+        if env.EMULATOR_PLAIN:
+            return  # plain mode: no entry, so every launch takes the full path
         binary = getattr(compiled, "binary", None)
         if self.binder is None or binary is None or not hasattr(binary, "load"):
             return

@@ -3,11 +3,14 @@
 ``golden``: compare text with a file under ``goldens/`` next to the test
 module. Run ``pytest --update-goldens`` to (re)write the files instead; review
 the diff before committing.
+
+``fast_paths``: the emulator's fast paths are on for the test, even in a run
+with ``MINITRITON_EMULATOR_PLAIN=1`` (for tests of the fast paths themselves).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -32,6 +35,15 @@ def _own_cache_dir(
     may fake the compiler or change a pass).
     """
     monkeypatch.setenv("MINITRITON_CACHE_DIR", str(tmp_path_factory.mktemp("cache")))
+
+
+@pytest.fixture
+def fast_paths() -> Iterator[None]:
+    """The emulator's fast paths on for this test (see ``minitriton.emulator.speed``)."""
+    from minitriton.emulator.speed import fast_paths_enabled
+
+    with fast_paths_enabled(True):
+        yield
 
 
 @pytest.fixture

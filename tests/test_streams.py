@@ -240,8 +240,13 @@ class FakeBinary:
 
 
 @pytest.fixture
-def fake_gpu(monkeypatch: pytest.MonkeyPatch, torch_stream: list[int]) -> FakeBinary:
-    """``add_one`` compiles to a :class:`FakeBinary` on a GPU that is not there."""
+def fake_gpu(
+    monkeypatch: pytest.MonkeyPatch, torch_stream: list[int], fast_paths: None
+) -> FakeBinary:
+    """``add_one`` compiles to a :class:`FakeBinary` on a GPU that is not there.
+
+    The launch fast path is on, even in a run with ``MINITRITON_EMULATOR_PLAIN=1``.
+    """
     binary = FakeBinary()
 
     def compile_kernel(src: Any, specs: Any, options: Any, stop_after: str = "ir-opt") -> Any:

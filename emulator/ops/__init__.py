@@ -16,9 +16,23 @@ The families are the same as the GPU backend's (``backend/lower/<family>.py``):
 
 Each function is registered with ``@semantics(OpClass)``
 (:mod:`minitriton.emulator.registry`) when its module is imported; importing
-this package imports them all.
+this package imports them all. Each is the op's plain NumPy meaning; the
+fast paths that the interpreter tries first (lazy lanes, row views,
+in-place results) are apart, in :mod:`.speed` (see
+:mod:`minitriton.emulator.speed`).
 """
 
-from minitriton.emulator.ops import arith, control, debug, math, matrix, memory, reduce, shape
+# speed last: a fast path is registered beside its op's semantics, which must exist.
+from minitriton.emulator.ops import (
+    arith,
+    control,
+    debug,
+    math,
+    matrix,
+    memory,
+    reduce,
+    shape,
+    speed,
+)
 
-__all__ = ["arith", "control", "debug", "math", "matrix", "memory", "reduce", "shape"]
+__all__ = ["arith", "control", "debug", "math", "matrix", "memory", "reduce", "shape", "speed"]

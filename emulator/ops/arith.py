@@ -10,16 +10,14 @@ docstring.
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable
 
 import numpy as np
 
-from minitriton.emulator import lanes, rows
 from minitriton.emulator.interpreter import NeedSerial, ProgramState
 from minitriton.emulator.registry import semantics
 from minitriton.emulator.values import RVal, cast_values, from_compute, scalar_constant, to_compute
-from minitriton.ir.core import Operation, OpResult
+from minitriton.ir.core import Operation
 from minitriton.ir.ops import (
     AddOp,
     AndOp,
@@ -28,7 +26,6 @@ from minitriton.ir.ops import (
     CmpOp,
     ConstantOp,
     DivOp,
-    LoadOp,
     MaxOp,
     MinOp,
     MulOp,
@@ -49,9 +46,8 @@ ArrayFn = Callable[..., np.ndarray]
 
 
 def elementwise(
-    op_class: type[Operation], *, math_precision: bool = False, home: str = __name__,
-    ufunc: np.ufunc | None = None, lazy: Callable[[RVal, RVal], RVal | None] | None = None,
-) -> Callable[[ArrayFn], ArrayFn]:  # fmt: skip
+    op_class: type[Operation], *, math_precision: bool = False, home: str = __name__
+) -> Callable[[ArrayFn], ArrayFn]:
     """Register ``fn(*arrays)`` as the semantics of the elementwise op ``op_class``.
 
     ``home`` is the module that registers it, where the semantics table
@@ -59,30 +55,19 @@ def elementwise(
 
     The wrapper decodes bf16 operands to fp32 (and f16 too when
     ``math_precision``), calls ``fn`` on whole arrays and stores the result in
-    the op's result type. ``ufunc``, when given, computes what ``fn`` does
-    (except on bool and bf16), into the block of an operand that dies here
-    (see :func:`_dying_block`) instead of a new one, and reads loads that
-    :mod:`minitriton.emulator.lanes` left lazy straight from their buffers.
-    ``lazy``, when given, is tried first on two operands: it returns a value
-    in one of that module's lazy forms, or None to compute as usual.
+    the op's result type, always in a new array. (The fast paths of
+    :mod:`minitriton.emulator.ops.speed` compute some of these ops into an
+    operand's block, or lazily.)
     """
 
     def register(fn: ArrayFn) -> ArrayFn:
-        FRESH_RESULTS.add(op_class)
+        ELEMENTWISE.add(op_class)
 
         @semantics(op_class)
         def run(op: Operation, state: ProgramState, *args: RVal) -> RVal:
             batched = any(a.batched for a in args)
             out_type = element_type(op.results[0].type)
             assert isinstance(out_type, ScalarType)
-            if lazy is not None and len(args) == 2:
-                kept = lazy(*args)
-                if kept is not None:
-                    return kept
-            if ufunc is not None and out_type.name not in ("i1", "bf16"):
-                result = _with_ufunc(ufunc, op, state, args, out_type, batched)
-                if result is not None:
-                    return result
             arrays = [
                 _decode(a.data, element_type(v.type), math_precision)
                 for a, v in zip(args, op.operands)
@@ -97,66 +82,8 @@ def elementwise(
     return register
 
 
-def _with_ufunc(
-    ufunc: np.ufunc, op: Operation, state: ProgramState, args: tuple[RVal, ...],
-    out_type: ScalarType, batched: bool,
-) -> RVal | None:  # fmt: skip
-    """``ufunc(*args)`` into a dying operand's block, or over lazy loads; else None."""
-    target = _dying_block(op, state, args, out_type) if state.dying else None
-    if target is not None:
-        rows.forget(target)  # its contents change: what rows.py knew of it goes
-    result = lanes.elementwise(ufunc, args, out_type.numpy, target)
-    if result is None and target is not None:
-        result = RVal(ufunc(*(a.data for a in args), out=target), batched)
-    return result
-
-
-#: Ops whose semantics always return a new value in a new block: those registered by
-#: :func:`elementwise`, and ``tt.load`` (ops/memory.py).
-FRESH_RESULTS: set[type[Operation]] = {LoadOp}
-
-#: References to an operand's array that :func:`_dying_block` itself accounts for: the
-#: operand's RVal, the local name, and ``sys.getrefcount``'s own argument.
-_OWN_REFERENCES = 3
-
-
-def _dying_block(
-    op: Operation, state: ProgramState, args: tuple[RVal, ...], out_type: ScalarType
-) -> np.ndarray | None:
-    """An operand's array that the result may be written into, or None.
-
-    A batched value is a fresh block per op; writing the result into the
-    block of an operand that dies at this op (its last use in this scope)
-    saves a new block, whose fresh pages are much of a first launch's time,
-    and keeps the working set in cache. Only a block that nothing else can
-    see qualifies:
-
-    * the operand is the result of an op of this scope that makes a new
-      value (:data:`FRESH_RESULTS`), not a block argument (a loop's carried
-      value may be another value's block) nor an op that may pass a value on;
-    * no other value of this scope is bound to the same runtime value;
-    * no other runtime value refers to the array (a pointer made by
-      ``x_ptr + offsets`` shares its offsets), nor a view of it, nor a cache.
-    """
-    if out_type.name in ("i1", "bf16"):
-        return None
-    for i in range(len(args)):
-        value, rval = op.operands[i], args[i]
-        if value not in state.dying or state.env.get(value) is not rval or lanes.is_lazy(rval):
-            continue
-        if not isinstance(value, OpResult) or type(value.owner) not in FRESH_RESULTS:
-            continue
-        block = rval.data
-        if (
-            block.base is None and block.flags.writeable and block.flags.c_contiguous
-            and block.dtype == out_type.numpy
-            and block.shape == np.broadcast_shapes(*(a.shape for a in args))
-            and all(a.dtype == block.dtype for a in args)
-            and sys.getrefcount(block) <= _OWN_REFERENCES
-            and sum(v is rval for v in state.env.values()) == 1
-        ):  # fmt: skip
-            return block
-    return None
+#: The ops registered by :func:`elementwise`: their results are new arrays.
+ELEMENTWISE: set[type[Operation]] = set()
 
 
 def _decode(data: np.ndarray, t: object, math_precision: bool) -> np.ndarray:
@@ -185,21 +112,21 @@ def _bool_safe(fn: ArrayFn) -> ArrayFn:
 # ---------------------------------------------------------------- arithmetic
 
 
-@elementwise(AddOp, ufunc=np.add, lazy=lanes.add_runs)
+@elementwise(AddOp)
 @_bool_safe
 def _add(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """a + b (integers wrap)."""
     return a + b
 
 
-@elementwise(SubOp, ufunc=np.subtract)
+@elementwise(SubOp)
 @_bool_safe
 def _sub(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """a - b (integers wrap)."""
     return a - b
 
 
-@elementwise(MulOp, ufunc=np.multiply)
+@elementwise(MulOp)
 @_bool_safe
 def _mul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """a * b (integers wrap)."""
@@ -336,9 +263,6 @@ def _cmp(op: Operation, state: ProgramState, a: RVal, b: RVal) -> RVal:
     fn = _CMP[op.attrs["pred"]]
     batched = a.batched or b.batched
     if isinstance(t, ScalarType):
-        prefix = lanes.compare_runs(op.attrs["pred"], a, b)  # offsets < n: a lazy mask
-        if prefix is not None:
-            return prefix
         return RVal(np.asarray(fn(to_compute(a.data, t), to_compute(b.data, t))), batched)
     # pointers: order within one buffer; pointers into different buffers are unequal
     if a.buffer == b.buffer:

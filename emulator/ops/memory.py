@@ -24,17 +24,10 @@ import numpy as np
 
 from minitriton.emulator.errors import EmulatorError, oob_report
 from minitriton.emulator.interpreter import ProgramState
-from minitriton.emulator.lanes import (
-    LoadedRuns,
-    RunsAccess,
-    addptr_runs,
-    runs_access,
-    store_rows,
-)
 from minitriton.emulator.mask_hint import mask_help
 from minitriton.emulator.memory import Buffer, note_reads
 from minitriton.emulator.registry import semantics
-from minitriton.emulator.rows import Rows, complete_despite_interrupt, find_rows
+from minitriton.emulator.rows import complete_despite_interrupt
 from minitriton.emulator.values import RVal, from_compute, to_compute
 from minitriton.ir.core import Operation
 from minitriton.ir.ops import AddPtrOp, AtomicCASOp, AtomicRMWOp, LoadOp, StoreOp
@@ -111,37 +104,8 @@ def _oob_error(
 @semantics(AddPtrOp)
 def _addptr(op: Operation, state: ProgramState, ptr: RVal, offset: RVal) -> RVal:
     """Pointer plus an element offset (computed in 64 bits; the offset already wrapped)."""
-    runs = addptr_runs(ptr, offset)  # a splat pointer plus lane runs stays lazy
-    if runs is not None:
-        return runs
-    data = _offsets_from_base(ptr.data, offset.data) if op.results[0].shape else None
-    if data is None:
-        data = np.add(ptr.data, offset.data, dtype=np.int64)  # one pass, no temporary
+    data = np.add(ptr.data, offset.data, dtype=np.int64)  # one pass, no temporary
     return RVal(data, ptr.batched or offset.batched, ptr.buffer)
-
-
-def _offsets_from_base(base: np.ndarray, offset: np.ndarray) -> np.ndarray | None:
-    """``offset`` itself when ``base`` is element 0 of its buffer everywhere, else None.
-
-    ``x_ptr + offsets`` on an argument's pointer is the commonest ``tt.addptr``:
-    the sum is the offsets themselves, so the block of (often 32-bit) offsets
-    serves as the pointer's data, without a new 64-bit block per pointer
-    (which a first launch pays for in fresh pages). Values are never written
-    in place, so sharing the array is safe; an offset block smaller than the
-    result (a broadcast) takes the general path, and so do scalar pointers
-    (``x_ptr + row * stride``): small, and cheaper to add to in 64 bits.
-    """
-    if offset.dtype not in _OFFSET_DTYPES or not base.size or any(base.strides):
-        return None
-    if base.item(0) != 0:
-        return None
-    if np.broadcast_shapes(base.shape, offset.shape) != offset.shape:
-        return None
-    return offset
-
-
-#: Offset dtypes a pointer's data may keep as they are (signed, so never huge).
-_OFFSET_DTYPES = (np.dtype(np.int32), np.dtype(np.int64))
 
 
 # ---------------------------------------------------------------- load, store
@@ -157,19 +121,9 @@ def _load(
 ) -> RVal:
     """Gather; disabled lanes take ``other`` (0 without it) and are never read."""
     batched = any(v is not None and v.batched for v in (ptr, mask, other))
-    buf = state.interp.memory[ptr.buffer or 0]
+    buf = check_bounds(op, state, ptr, mask, "from")
     if buf.reads is not None:  # a watched argument (a strided view): note what is read
         note_reads(buf, ptr.data, None if mask is None else mask.data)
-    access = runs_access(ptr, mask, buf.size, store=False)
-    if access is not None and (ptr.batched or not batched):
-        loaded = LoadedRuns(buf.flat, access, other, batched)
-        return loaded if state.interp.lazy_loads else RVal(loaded.data, batched)
-    shape = np.broadcast_shapes(*(v.data.shape for v in (ptr, mask, other) if v is not None))
-    rows = find_rows(ptr.data, buf.size) if shape == ptr.data.shape else None
-    if rows is None or not edge_rows_in_bounds(buf, ptr.data, mask, rows):
-        check_bounds(op, state, ptr, mask, "from")  # with rows: raises, naming the first bad lane
-    if rows is not None:
-        return RVal(_load_rows(buf.flat, ptr.data, rows, mask, other), batched)
     if mask is None:
         return RVal(np.asarray(buf.flat[ptr.data]), batched)
     fill = other.data if other is not None else np.zeros((), dtype=buf.flat.dtype)
@@ -180,48 +134,6 @@ def _load(
     values = _take_clipped(buf.flat, ptr.data, shape)
     np.copyto(values, fill, where=np.logical_not(mask.data))
     return RVal(values, batched)
-
-
-def _load_rows(
-    flat: np.ndarray, offsets: np.ndarray, rows: Rows, mask: RVal | None, other: RVal | None
-) -> np.ndarray:
-    """A load whose offsets are :class:`Rows`: a copy of the view, the edge rows gathered.
-
-    The enabled lanes were checked already. The disabled lanes of the rows
-    inside the buffer are read with the rest (they are inside it too), then
-    overwritten, which is cheaper than a masked copy.
-    """
-    shape = (rows.count, rows.width)
-    values = np.empty(offsets.shape, dtype=flat.dtype)
-    grid, inside = values.reshape(shape), slice(rows.first, rows.stop)
-    grid[inside] = rows.view(flat)
-    if mask is None:
-        return values
-    on = np.broadcast_to(mask.data, offsets.shape).reshape(shape)
-    fill = np.zeros((), flat.dtype)
-    if other is not None:
-        fill = np.broadcast_to(other.data, offsets.shape).reshape(shape)
-    if not on[inside].all():
-        np.copyto(grid[inside], fill if fill.ndim == 0 else fill[inside], where=~on[inside])
-    lanes = offsets.reshape(shape)
-    for row in rows.edge():  # disabled lanes there may point anywhere: clipped, then overwritten
-        grid[row] = fill if fill.ndim == 0 else fill[row]
-        if flat.size:
-            np.copyto(grid[row], np.take(flat, lanes[row], mode="clip"), where=on[row])
-    return values
-
-
-def edge_rows_in_bounds(buf: Buffer, offsets: np.ndarray, mask: RVal | None, rows: Rows) -> bool:
-    """True when the enabled lanes of the rows not wholly inside ``buf`` are inside it."""
-    edge = rows.edge()
-    if not edge:
-        return True
-    if mask is None:
-        return False  # every lane of an edge row is enabled, and some lane is outside
-    shape = (rows.count, rows.width)
-    lanes = offsets.reshape(shape)[edge]
-    on = np.broadcast_to(mask.data, offsets.shape).reshape(shape)[edge]
-    return not (_outside(lanes, buf.size) & on).any()
 
 
 #: Most lanes one ``np.take`` gets when NumPy would copy the offsets (see below).
@@ -266,50 +178,15 @@ def _store(
     """
     buf = state.interp.memory[ptr.buffer or 0]
     check_writable(op, state, buf)
-    access = runs_access(ptr, mask, buf.size, store=True)
-    if access is not None and (ptr.batched or not value.batched):
-        complete_despite_interrupt(_runs_writes(buf.flat, access, value))
-        return
+    check_bounds(op, state, ptr, mask, "to")
     parts = [ptr.data, value.data] + ([mask.data] if mask is not None else [])
     shape = np.broadcast_shapes(*(p.shape for p in parts))
-    rows = find_rows(ptr.data, buf.size) if ptr.data.shape == shape else None
-    if rows is not None and not rows.no_overlap():
-        rows = None  # overlapping rows: the lane order decides, so scatter in that order
-    if rows is None or not edge_rows_in_bounds(buf, ptr.data, mask, rows):
-        check_bounds(op, state, ptr, mask, "to")  # with rows: raises, naming the first bad lane
     values = np.broadcast_to(value.data, shape)
     enabled = None if mask is None else np.broadcast_to(mask.data, shape)
-    if rows is not None:
-        complete_despite_interrupt(_row_writes(buf.flat, ptr.data, values, enabled, rows))
-        return
     offsets = np.broadcast_to(ptr.data, shape)
     if enabled is not None and enabled.all():
         enabled = None
     complete_despite_interrupt(_scatters(buf.flat, offsets, values, enabled))
-
-
-def _runs_writes(flat: np.ndarray, access: RunsAccess, value: RVal) -> list[Callable[[], None]]:
-    """The writes of a store through lane runs (checked already, no two rows overlapping).
-
-    A lazy value of the store's layout is written piece by piece, its full
-    rows computed straight into the buffer (:func:`~minitriton.emulator.lanes.store_rows`).
-    """
-    first, stop = access.first, access.stop
-    pieces = store_rows(value, access, flat)
-    if pieces is None:
-        grid = np.broadcast_to(value.data, (access.counts.size, access.runs.width))
-        write_full: Callable[[np.ndarray], None] = partial(_copy_rows, grid[first:stop])
-        row_values: Callable[[int], np.ndarray] = grid.__getitem__
-    else:
-        rest, index = pieces.rest(), pieces.rest_index
-        write_full, row_values = pieces.write_full, lambda row: rest[index(row)]
-    steps: list[Callable[[], None]] = []
-    if stop > first:
-        steps.append(partial(write_full, access.view(flat, writeable=True)))
-    for row in access.partial:
-        lanes = access.lanes(row)
-        steps.append(partial(_copy_lanes, flat, lanes, row_values(row)[: lanes.stop - lanes.start]))
-    return steps
 
 
 def _copy_rows(rows: np.ndarray, view: np.ndarray) -> None:
@@ -318,27 +195,6 @@ def _copy_rows(rows: np.ndarray, view: np.ndarray) -> None:
 
 def _copy_lanes(flat: np.ndarray, lanes: slice, values: np.ndarray) -> None:
     np.copyto(flat[lanes], values, casting="unsafe")
-
-
-def _row_writes(
-    flat: np.ndarray, offsets: np.ndarray, values: np.ndarray, enabled: np.ndarray | None,
-    rows: Rows,
-) -> list[Callable[[], None]]:  # fmt: skip
-    """The writes of a store whose offsets are non-overlapping :class:`Rows`."""
-    shape = (rows.count, rows.width)
-    grid, lanes = values.reshape(shape), offsets.reshape(shape)
-    view, inside = rows.view(flat, writeable=True), slice(rows.first, rows.stop)
-    if enabled is None:
-        return [partial(_copy_rows, grid[inside], view)]
-    on = enabled.reshape(shape)
-    steps: list[Callable[[], None]] = []
-    if on[inside].all():  # a plain copy is several times faster than a masked one
-        steps.append(partial(_copy_rows, grid[inside], view))
-    else:
-        steps.append(lambda: np.copyto(view, grid[inside], casting="unsafe", where=on[inside]))
-    for row in rows.edge():
-        steps.append(partial(_scatter_lanes, flat, lanes[row], grid[row], on[row]))
-    return steps
 
 
 def _scatters(

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from minitriton.emulator import lanes
 from minitriton.emulator.interpreter import ProgramState
 from minitriton.emulator.registry import semantics
 from minitriton.emulator.values import RVal
@@ -38,8 +37,8 @@ def _full_shape(x: RVal, shape: tuple[int, ...]) -> tuple[int, ...]:
 
 @semantics(MakeRangeOp)
 def _make_range(op: Operation, state: ProgramState) -> RVal:
-    """``[start, end)`` as int32 (lazy: see :mod:`minitriton.emulator.lanes`)."""
-    return lanes.make_range(op.attrs["start"], op.attrs["end"])
+    """``[start, end)`` as int32."""
+    return RVal(np.arange(op.attrs["start"], op.attrs["end"], dtype=np.int32), False)
 
 
 # ---------------------------------------------------------------- shapes

@@ -141,8 +141,11 @@ def test_a_last_store_completes_through_ctrl_c(monkeypatch: pytest.MonkeyPatch) 
         real([first, *steps[1:]])
 
     import minitriton.emulator.ops.memory as memory
+    import minitriton.emulator.ops.speed as speed
 
+    # The store's semantics, and its fast path (unless the emulator runs plain).
     monkeypatch.setattr(memory, "complete_despite_interrupt", interrupt_first_step)
+    monkeypatch.setattr(speed, "complete_despite_interrupt", interrupt_first_step)
     x = np.arange(40, dtype=np.float32)
     out = np.full(40, 4.0, np.float32)
     with pytest.raises(KeyboardInterrupt):

@@ -186,13 +186,14 @@ def test_an_unmasked_lane_past_the_end_is_still_a_located_error() -> None:
         _copy_rows[(2,)](x, np.zeros_like(x), 64, 64, BLOCK=64, FLIP=False, backend="emulator")
 
 
+@pytest.mark.usefixtures("fast_paths")
 def test_the_vector_add_takes_the_runs_and_never_looks_for_rows(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     def no_rows(*args: object) -> None:
         raise AssertionError("the general path ran")
 
-    monkeypatch.setattr("minitriton.emulator.ops.memory.find_rows", no_rows)
+    monkeypatch.setattr("minitriton.emulator.ops.speed.find_rows", no_rows)
     monkeypatch.setattr("minitriton.emulator.ops.memory.check_bounds", no_rows)
     n = 1000
     x, y = np.ones(n, np.float32), np.full(n, 2.0, np.float32)
@@ -217,6 +218,7 @@ def peak_of_vector_add(n: int) -> int:
     return peak
 
 
+@pytest.mark.usefixtures("fast_paths")
 def test_lazy_loads_and_a_deferred_sum_make_no_block(monkeypatch: pytest.MonkeyPatch) -> None:
     n = (1 << 16) + 100  # a partial last row too
     lazy = peak_of_vector_add(n)

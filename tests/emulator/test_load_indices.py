@@ -27,7 +27,8 @@ import pytest
 import minitriton as mt
 import minitriton.language as tl
 from minitriton.emulator.memory import Memory
-from minitriton.emulator.ops.memory import TAKE_CHUNK, _offsets_from_base, _outside, _take_clipped
+from minitriton.emulator.ops.memory import TAKE_CHUNK, _outside, _take_clipped
+from minitriton.emulator.ops.speed import offsets_from_base
 from minitriton.emulator.registry import SEMANTICS
 from minitriton.emulator.values import RVal
 from minitriton.ir.ops import StoreOp
@@ -99,7 +100,7 @@ def test_outside_widens_32_bit_offsets_for_huge_buffers() -> None:
 def test_argument_pointer_plus_offsets_shares_the_offsets() -> None:
     offsets = np.arange(ROWS * LANES, dtype=np.int32).reshape(ROWS, LANES)
     base = np.broadcast_to(np.zeros((1,), dtype=np.int64), (LANES,))
-    assert _offsets_from_base(base, offsets) is offsets
+    assert offsets_from_base(base, offsets) is offsets
 
 
 @pytest.mark.parametrize(
@@ -114,7 +115,7 @@ def test_argument_pointer_plus_offsets_shares_the_offsets() -> None:
     ],
 )
 def test_other_pointer_sums_are_computed(base: np.ndarray, offset: np.ndarray) -> None:
-    assert _offsets_from_base(base, offset) is None
+    assert offsets_from_base(base, offset) is None
 
 
 @mt.jit
