@@ -248,7 +248,8 @@ def pass_listing() -> str:
     lines.append("GPU backend passes (ttgir), in the order they run:")
     for n in gpu:
         condition = getattr(PASSES[n], "condition", "every arch")
-        lines.append(f"  {n:<{width}}  {_summary(PASSES[n])}\n  {'':<{width}}  runs on: {condition}")
+        lines.append(f"  {n:<{width}}  {_summary(PASSES[n])}")
+        lines.append(f"  {'':<{width}}  runs on: {condition}")
     return "\n".join(lines) + "\n"
 
 

@@ -197,11 +197,34 @@ def _report(watch: GpuWatch, name: str, module: Module) -> None:
         watch.on_ir(name, text)
 
 
+def gpu_snapshots(
+    module: Module, num_warps: int = 4, arch: str = "sm_90a", num_stages: int = 3,
+    tma: bool = False,
+) -> list[tuple[str, str]]:  # fmt: skip
+    """``[("input", ir), (pass, ir), ...]``: the IR text before and after each GPU pass.
+
+    Runs the backend's passes on a copy of ``module`` (the optimized IR) as
+    the compiler does, with the verifier after each; passes that do not
+    apply to the options are left out. The texts are the ``ttgir`` printer's
+    attribute form (:func:`~minitriton.ir.ttgir_text.readable` gives the aliases).
+    """
+    from minitriton.backend.prepare import copy_module
+
+    state = GpuState(copy_module(module), num_warps, arch, num_stages, tma)
+    result = [("input", print_module(state.module))]
+    for name in GPU_PIPELINE:
+        if _gpu_pass(name).applies(state):
+            run_gpu_passes(state, [name], verify=True)
+            result.append((name, print_module(state.module)))
+    return result
+
+
 __all__ = [
     "GPU_PIPELINE",
     "GpuPass",
     "GpuState",
     "gpu_pass_names",
+    "gpu_snapshots",
     "run_gpu_passes",
     "watched",
     "watching",
