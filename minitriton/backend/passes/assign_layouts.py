@@ -31,6 +31,10 @@ three steps:
 
 The plan stays in ``GpuState.plan`` for the code generator, which reads
 each value's layout from it.
+
+Precondition: verified IR of one kernel without calls, software-pipelined
+where it applies. Postcondition: verified IR; every op with block results has
+a ``layout`` attribute, and each operand arrives in the layout its op needs.
 """
 
 from __future__ import annotations

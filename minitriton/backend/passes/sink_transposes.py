@@ -32,6 +32,10 @@ The rewrite applies where the load's only user is the transpose and the
 transpose feeds a ``tt.dot`` (elsewhere the plain layouts already handle a
 transpose well). It runs on the GPU path before pipelining; the values are
 unchanged, so the emulator never needs it.
+
+Precondition: verified IR without calls. Postcondition: verified IR that
+computes the same values; no ``tt.trans`` of a load feeds a ``tt.dot``
+where the load could be transposed instead.
 """
 
 from __future__ import annotations
