@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, ClassVar, Literal, TextIO
 
 from minitriton.backend.accelerate_matmul import arch_number
 from minitriton.diagnostics import Location
+from minitriton.ir.core import Operation
 from minitriton.ir.ops import FuncOp, Module
 from minitriton.ir.printer import print_module
 from minitriton.passes.base import PASSES, Pass, get_pass
@@ -61,6 +62,9 @@ class GpuState:
     tma: bool = False
     #: ``id(op)`` -> (callee name, call location) of every inlined op (``.loc`` info).
     inlined_at: dict[int, tuple[str, Location]] = field(default_factory=dict)
+    #: The inlined ops themselves, kept alive while the state lives: an op a later
+    #: pass deletes must not free its ``id`` for a new op, which would inherit its call site.
+    inlined_ops: list[Operation] = field(default_factory=list, repr=False)
     #: The layout of every block value, once ``assign-layouts`` has run.
     plan: LayoutPlan | None = None
 

@@ -38,3 +38,4 @@ class InlineCallsPass(GpuPass):
         kernel, inlined_at = inline_calls(state.module)
         state.module.funcs = [kernel]
         state.inlined_at.update(inlined_at)
+        state.inlined_ops += [op for op in kernel.walk() if id(op) in inlined_at]
