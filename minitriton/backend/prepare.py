@@ -657,4 +657,4 @@ def prepare_kernel(
     state = GpuState(copy_module(module), num_warps, arch, num_stages, tma)
     run_gpu_passes(state)
     assert state.plan is not None, "assign-layouts ran last"
-    return state.module, state.kernel, state.plan, state.inlined_at
+    return state.module, state.kernel, state.plan, state.live_inlined_at()

@@ -78,6 +78,15 @@ class GpuState:
         """The arch's number: ``sm_90a`` -> 90."""
         return arch_number(self.arch)
 
+    def live_inlined_at(self) -> dict[int, tuple[str, Location]]:
+        """``inlined_at`` for the ops still in the module only.
+
+        What the code generator reads: once the state (and the ops the passes
+        deleted) is gone, a new object may reuse a deleted op's ``id``.
+        """
+        return {id(op): self.inlined_at[id(op)] for op in self.module.walk()
+                if id(op) in self.inlined_at}  # fmt: skip
+
 
 @dataclass(frozen=True)
 class GpuPass(Pass):
