@@ -106,6 +106,6 @@ def empty(shape: int | tuple[int, ...], dtype: object = "float32") -> object:
     the emulator's checks are on (see the debugging guide); otherwise it is
     an ordinary ``np.empty`` array.
     """
-    from minitriton.emulator import empty as emulator_empty
+    from minitriton.emulator.debug.checks import empty as emulator_empty
 
     return emulator_empty(shape, dtype)

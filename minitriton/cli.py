@@ -142,7 +142,10 @@ def add_compile_parser(subparsers: Any) -> None:
     p = add_command(subparsers, "compile", run_compile)
     p.formatter_class = argparse.RawDescriptionHelpFormatter
     p.epilog = SIGNATURE_HELP
-    p.add_argument("target", metavar="FILE.py[:KERNEL]", help="the kernel (default: the only one)")
+    p.add_argument(
+        "target", metavar="FILE.py[:KERNEL]", nargs="?",
+        help="the kernel (default: the only one)",
+    )  # fmt: skip
     p.add_argument(
         "-s", "--signature", metavar="SIG",
         help='argument types, e.g. "*fp32:16, *fp32:16, *fp32:16, i32:16, 1024" (constexprs as '
@@ -155,6 +158,10 @@ def add_compile_parser(subparsers: Any) -> None:
     )  # fmt: skip
     p.add_argument("--print-after-all", action="store_true", help="print the IR after every pass")
     p.add_argument("--passes", metavar="P,Q", help="run these passes instead of the pipeline")
+    p.add_argument(
+        "--list-passes", action="store_true",
+        help="list the passes, the optimization pipeline's and the GPU backend's, and exit",
+    )  # fmt: skip
     p.add_argument("--arch", default=None, help="GPU architecture (default: sm_90)")
     p.add_argument("--num-warps", type=int, default=None, help="warps per program (default: 4)")
     p.add_argument(
@@ -194,8 +201,13 @@ def run_compile(args: argparse.Namespace) -> int:
     Compile one @jit kernel of FILE.py for the argument types of a Triton AOT
     signature, and print the chosen stage.
     """
-    from minitriton.compiler import compile_kernel
+    from minitriton.compiler import compile_kernel, gpu_passes_printed
 
+    if args.list_passes:
+        _write_text(pass_listing(), args.output)
+        return 0
+    if args.target is None:
+        raise CliError("compile needs FILE.py[:KERNEL] (or --list-passes)")
     path, kernel_name = split_target(args.target)
     kernel = find_kernel(import_user_file(path), path, kernel_name)
     stage = EMIT_STAGES[args.emit]
@@ -204,12 +216,47 @@ def run_compile(args: argparse.Namespace) -> int:
     if args.loc and args.emit not in ("ir-opt", "ttgir"):
         raise CliError("--loc needs --emit ir-opt or ttgir")
     _note_unspecialized(args.signature, stage)
+    if stage == "ir-opt" and gpu_passes_printed(options):
+        stage = "ptx"  # the GPU passes run in the backend; --emit still prints ir-opt
     compiled = compile_kernel(kernel_jit(kernel).source, specs, options, stop_after=stage)
     if args.emit == "cubin":
         ptx = compiled.asm["ptx"]
         return _write_cubin(ptx, _ptx_target(ptx, options.arch), args.output, compiled.name)
     _write_text(_stage_text(compiled, args.emit, args.loc), args.output)
     return 0
+
+
+def pass_listing() -> str:
+    """``--list-passes``: every pass in the order it runs, with a line on what it does.
+
+    The optimization passes of the default pipeline first (then those run only
+    through ``--passes``), then the GPU backend's, with when each runs.
+    """
+    from minitriton.backend.passes import gpu_pass_names
+    from minitriton.compiler import default_pipeline, pass_names
+    from minitriton.passes import PASSES
+
+    ir = default_pipeline()
+    extra = sorted(n for n in pass_names("ir") if n not in ir)
+    gpu = gpu_pass_names()
+    width = max(len(n) for n in [*ir, *extra, *gpu])
+    lines = ["optimization passes (the block IR), in the default pipeline's order:"]
+    lines += [f"  {n:<{width}}  {_summary(PASSES[n])}" for n in ir]
+    if extra:
+        lines.append("optimization passes outside the default pipeline (--passes):")
+        lines += [f"  {n:<{width}}  {_summary(PASSES[n])}" for n in extra]
+    lines.append("GPU backend passes (ttgir), in the order they run:")
+    for n in gpu:
+        condition = getattr(PASSES[n], "condition", "every arch")
+        lines.append(f"  {n:<{width}}  {_summary(PASSES[n])}")
+        lines.append(f"  {'':<{width}}  runs on: {condition}")
+    return "\n".join(lines) + "\n"
+
+
+def _summary(cls: type) -> str:
+    """The first line of the pass module's docstring."""
+    doc = sys.modules[cls.__module__].__doc__ or ""
+    return doc.strip().split("\n", 1)[0].rstrip(".").replace("``", "")
 
 
 def _stage_text(compiled: Any, emit: str, loc: bool) -> str:
@@ -260,7 +307,8 @@ def _compile_options(args: argparse.Namespace, kernel: Any, stage: str) -> Any:
         raise CliError("--print-after needs --emit ir-opt, llvm, ptx or cubin (passes must run)")
     passes = tuple(n.strip() for n in args.passes.split(",") if n.strip()) if args.passes else None
     try:
-        check_pass_names(list(passes or ()) + [n for n in print_after if n != "all"])
+        check_pass_names(list(passes or ()), stage="ir")  # --passes: the optimization passes
+        check_pass_names([n for n in print_after if n != "all"])
     except ValueError as e:
         raise CliError(str(e)) from None
     arch = args.arch or DEFAULT_ARCH

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from minitriton import cli
+from minitriton.backend.passes import GPU_PIPELINE
 from minitriton.cli import main
 from minitriton.ir import parse_module, print_module
 from minitriton.passes import DEFAULT_PIPELINE
@@ -20,6 +21,8 @@ from minitriton.passes import DEFAULT_PIPELINE
 ROOT = Path(__file__).resolve().parents[1]
 VECTOR_ADD = str(ROOT / "tests" / "kernels" / "vector_add.py")
 ADD_SIG = "*fp32:16, *fp32:16, *fp32:16, i32:16, 1024"
+TC_MATMUL_SIG = ("*fp16:16, *fp16:16, *fp16:16, i32:16, i32:16, i32:16, i32:16, i32:1, i32:16, "
+              "i32:1, i32:16, i32:1, 128, 128, 64, 8")  # fmt: skip
 
 
 def run_cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
@@ -67,9 +70,52 @@ def test_print_after_all_dumps_each_pass(capsys: pytest.CaptureFixture[str]):
     status, out, err = run_cli(capsys, "compile", VECTOR_ADD, "-s", ADD_SIG, "--print-after-all")
     assert status == 0
     banners = [line for line in err.splitlines() if line.startswith("// -----// IR Dump")]
-    assert banners == [f"// -----// IR Dump After {p} //----- //" for p in DEFAULT_PIPELINE]
-    last_dump = err.split(banners[-1] + "\n")[1]
-    assert last_dump == out  # the IR after the last pass is the output
+    passes = [*DEFAULT_PIPELINE, *GPU_PIPELINE]  # the GPU backend's passes run too
+    assert banners == [f"// -----// IR Dump After {p} //----- //" for p in passes]
+    last_dump = err.split(banners[len(DEFAULT_PIPELINE) - 1] + "\n")[1]
+    assert last_dump.split(banners[len(DEFAULT_PIPELINE)])[0] == out  # ir-opt is the output
+    assert "#blocked = #ttg.blocked<" in err.split(banners[-1])[1]  # ttgir, with its aliases
+
+
+def test_print_after_all_names_every_gpu_pass_of_the_tutorial_matmul(
+    capsys: pytest.CaptureFixture[str],
+):
+    matmul = str(ROOT / "tests" / "kernels" / "tc_kernels.py") + ":matmul_kernel"
+    status, _, err = run_cli(
+        capsys, "compile", matmul, "-s", TC_MATMUL_SIG, "--print-after-all", "--arch", "sm_90a"
+    )
+    assert status == 0, err
+    for name in GPU_PIPELINE:
+        assert err.count(f"// -----// IR Dump After {name} //----- //\n") == 1
+    pipelined = err.split("IR Dump After software-pipeline")[1].split("IR Dump After")[0]
+    assert "ttg.async_copy_global_to_local" in pipelined and "ttng.warp_group_dot" in pipelined
+
+
+def test_print_after_a_gpu_pass_prints_that_one(capsys: pytest.CaptureFixture[str]):
+    status, out, err = run_cli(
+        capsys, "compile", VECTOR_ADD, "-s", ADD_SIG, "--print-after", "assign-layouts"
+    )
+    assert status == 0 and out.startswith("tt.func @add_kernel(")
+    assert err.startswith("// -----// IR Dump After assign-layouts //----- //\n#blocked = ")
+    assert err.count("IR Dump After") == 1
+
+
+def test_list_passes(capsys: pytest.CaptureFixture[str]):
+    status, out, err = run_cli(capsys, "compile", "--list-passes")
+    assert (status, err) == (0, "")
+    names = [line.split()[0] for line in out.splitlines() if line.startswith("  ") and
+             not line.strip().startswith("runs on:")]  # fmt: skip
+    assert names == [*DEFAULT_PIPELINE, "inline", *GPU_PIPELINE]
+    assert "software-pipeline  Software pipelining of K loops" in out
+    assert "runs on: sm_80 and newer, num_stages >= 2" in out
+
+
+def test_passes_option_takes_no_gpu_pass(capsys: pytest.CaptureFixture[str]):
+    status, _, err = run_cli(
+        capsys, "compile", VECTOR_ADD, "-s", ADD_SIG, "--passes", "dce,inline-calls"
+    )
+    assert status == 1
+    assert err.startswith("minitriton: error: unknown pass 'inline-calls'; known passes: canon")
 
 
 def test_print_after_one_pass(capsys: pytest.CaptureFixture[str], tmp_path: Path):
@@ -88,7 +134,8 @@ def test_passes_option_runs_only_those(capsys: pytest.CaptureFixture[str]):
         capsys, "compile", VECTOR_ADD, "-s", ADD_SIG, "--passes", "dce", "--print-after-all"
     )
     assert status == 0
-    assert err.count("IR Dump After") == 1 and "IR Dump After dce" in err
+    assert err.count("IR Dump After") == 1 + len(GPU_PIPELINE) and "IR Dump After dce" in err
+    assert "IR Dump After cse" not in err
 
 
 def test_unknown_pass(capsys: pytest.CaptureFixture[str]):

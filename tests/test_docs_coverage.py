@@ -16,9 +16,15 @@ from pathlib import Path
 
 import pytest
 
+import minitriton.backend.passes  # noqa: F401 - registers the GPU passes
+from minitriton.backend.passes import GPU_PIPELINE
 from minitriton.ir import parse_module, print_module, verify_module
 from minitriton.language import BUILTINS
 from minitriton.passes import PASSES
+
+#: The optimization passes (the GPU backend's have no hand-written examples: their
+#: pages run real kernels).
+IR_PASSES = sorted(n for n, cls in PASSES.items() if cls.stage == "ir")
 
 DOCS = Path(__file__).resolve().parents[1] / "docs"
 sys.path.insert(0, str(DOCS / "_ext"))
@@ -33,7 +39,7 @@ def _pass_doc(name: str) -> str:
 # ---------------------------------------------------------------- passes
 
 
-@pytest.mark.parametrize("name", sorted(PASSES))
+@pytest.mark.parametrize("name", IR_PASSES)
 def test_pass_docstring_has_summary_and_examples(name: str) -> None:
     doc = _pass_doc(name)
     assert len(doc.splitlines()[0].split()) >= 3, f"pass {name!r}: no one-line summary"
@@ -43,7 +49,7 @@ def test_pass_docstring_has_summary_and_examples(name: str) -> None:
     assert "after" in examples, f"pass {name!r}: its module docstring has no 'After::' IR block"
 
 
-@pytest.mark.parametrize("name", sorted(PASSES))
+@pytest.mark.parametrize("name", IR_PASSES)
 def test_pass_docstring_examples_are_what_the_pass_does(name: str) -> None:
     examples = minitriton_docs.pass_examples(_pass_doc(name))
     after = parse_module(examples["after"], f"{name}-after.ir")
@@ -54,8 +60,35 @@ def test_pass_docstring_examples_are_what_the_pass_does(name: str) -> None:
 
 def test_every_pass_gets_a_page() -> None:
     assert sorted(minitriton_docs.pipeline_order()) == sorted(PASSES)
+    assert minitriton_docs.pipeline_order("gpu") == list(GPU_PIPELINE)
     index = (DOCS / "internals" / "passes" / "index.md").read_text()
     assert "{minitriton-pass-toctree}" in index
+    assert ":stage: ir" in index and ":stage: gpu" in index
+
+
+@pytest.mark.parametrize("name", GPU_PIPELINE)
+def test_gpu_pass_docstring_has_summary_and_conditions(name: str) -> None:
+    doc = _pass_doc(name)
+    assert len(doc.splitlines()[0].split()) >= 3, f"pass {name!r}: no one-line summary"
+    assert "Precondition" in doc and "Postcondition" in doc, f"pass {name!r}: no conditions"
+
+
+@pytest.mark.parametrize("name", GPU_PIPELINE)
+def test_gpu_pass_page_shows_what_it_does_to_real_kernels(name: str) -> None:
+    examples = minitriton_docs.gpu_examples(name)
+    titles = [e.title for e in examples]
+    assert any("matmul" in t and "sm_90a" in t for t in titles)
+    assert any("attention" in t for t in titles)
+    changed = [e for e in examples if e.language != "text"]  # a diff or the loop after it
+    assert changed, f"pass {name!r} changes none of its page's kernels"
+    assert all(f"--print-after {name}" in e.command for e in examples)
+
+
+def test_gpu_pass_page_shows_the_pipelined_loop() -> None:
+    (matmul, *_) = minitriton_docs.gpu_examples("software-pipeline")
+    assert "sm_90a" in matmul.title
+    assert "ttg.async_copy_global_to_local" in matmul.text and "ttng.warp_group_dot" in matmul.text
+    assert "#blocked" not in matmul.text  # before assign-layouts: no layouts yet
 
 
 # ---------------------------------------------------------------- builtins

@@ -40,6 +40,7 @@ import os
 import re
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -324,21 +325,33 @@ def pass_examples(doc: str) -> dict[str, str]:
 
 
 def registered_passes() -> dict[str, type]:
-    """``minitriton.passes.PASSES``, or ``{}`` while the package does not exist."""
+    """``minitriton.passes.PASSES`` (the GPU backend's included), or ``{}`` before it exists."""
     if not module_exists("minitriton.passes"):
         return {}
+    if module_exists("minitriton.backend.passes"):
+        importlib.import_module("minitriton.backend.passes")  # registers the GPU passes
     return dict(importlib.import_module("minitriton.passes").PASSES)
 
 
-def pipeline_order() -> list[str]:
-    """Registered pass names, those of the default pipeline first, in order."""
+def pass_stage(cls: type) -> str:
+    """``"ir"`` for an optimization pass, ``"gpu"`` for a GPU backend pass."""
+    return str(getattr(cls, "stage", "ir"))
+
+
+def pipeline_order(stage: str | None = None) -> list[str]:
+    """Registered pass names in pipeline order: the default pipeline's, the other
+    optimization passes, then the GPU backend's (or only those of ``stage``)."""
     passes = registered_passes()
     order: list[str] = []
     if module_exists("minitriton.passes.pipeline"):
         pipeline = importlib.import_module("minitriton.passes.pipeline")
         order = [_pass_name(p) for p in getattr(pipeline, "DEFAULT_PIPELINE", [])]
-    order = [n for n in order if n in passes]
-    return order + sorted(n for n in passes if n not in order)
+    ir = [n for n in passes if pass_stage(passes[n]) == "ir"]
+    order = [n for n in order if n in ir]
+    order += sorted(n for n in ir if n not in order)
+    if module_exists("minitriton.backend.passes"):
+        order += importlib.import_module("minitriton.backend.passes").gpu_pass_names()
+    return [n for n in order if stage is None or pass_stage(passes[n]) == stage]
 
 
 def _pass_name(entry: Any) -> str:
@@ -381,10 +394,39 @@ class PassDirective(GeneratingDirective):
         self.env.note_dependency(inspect.getsourcefile(cls) or "")
         doc = docstring_of(cls.__module__)
         body = doc.split("\n", 1)[1] if "\n" in doc else ""
-        out = [self._facts(name, cls)]
+        gpu = pass_stage(cls) == "gpu"
+        out = [self._gpu_facts(name, cls) if gpu else self._facts(name, cls)]
         out += parse_rst(self, body.splitlines(), titles=True)
-        out.append(self._example(name, doc))
+        out.append(self._gpu_examples(name) if gpu else self._example(name, doc))
         return out
+
+    def _gpu_facts(self, name: str, cls: type) -> nodes.Node:
+        from minitriton.backend.passes import GPU_PIPELINE
+
+        step = GPU_PIPELINE.index(name) + 1 if name in GPU_PIPELINE else None
+        where = f"step {step} of {len(GPU_PIPELINE)}" if step else "not in the pipeline"
+        lines = [
+            f'| **Name:** ``{name}`` (``minitriton.passes.PASSES[{name!r}]``, ``stage = "gpu"``)',
+            f"| **Module:** ``{cls.__module__}``",
+            f"| **In the GPU backend's pipeline** (``GPU_PIPELINE``): {where}",
+            f"| **Runs on:** {getattr(cls, 'condition', 'every arch')}",
+            "",
+        ]
+        return nodes.container("", *parse_rst(self, lines), classes=["pass-facts"])
+
+    def _gpu_examples(self, name: str) -> nodes.Node:
+        section = make_section(self, "Run at build time on real kernels", f"pass-{name}-run")
+        intro = (
+            "When this page was built, each kernel below was compiled to the optimized IR and "
+            f"run through the GPU passes up to ``{name}``, with the verifier after each. "
+            "What changed is shown in the ``ttgir`` form that ``--emit ttgir`` prints; where the "
+            "change is too long to read whole, the loop after the pass stands for it."
+        )
+        section += parse_rst(self, [intro])
+        for example in gpu_examples(name):
+            section += parse_rst(self, [f"**{example.title}**"])
+            section += literal(example.text, example.language, example.caption, example.command)
+        return section
 
     def _facts(self, name: str, cls: type) -> nodes.Node:
         lines = [
@@ -439,13 +481,146 @@ def _default_names() -> set[str]:
 
 
 class PassToctree(TocTree):
-    """``.. minitriton-pass-toctree::``: one entry per registered pass."""
+    """``.. minitriton-pass-toctree::``: one entry per registered pass.
+
+    ``:stage: ir`` or ``:stage: gpu`` lists the passes of that stage only.
+    """
+
+    option_spec = {**TocTree.option_spec, "stage": directives.unchanged}
 
     def run(self) -> list[nodes.Node]:
-        self.content = StringList([f"{PASS_PAGE_PREFIX}{name}" for name in pipeline_order()])
+        names = pipeline_order(self.options.get("stage"))
+        self.content = StringList([f"{PASS_PAGE_PREFIX}{name}" for name in names])
         if not self.content:
             return [nodes.paragraph(text="No pass is registered yet.")]
         return super().run()
+
+
+# ---------------------------------------------------------------- GPU passes
+
+#: The kernels every GPU pass page runs: (title, FILE.py:KERNEL, signature).
+_TC = "tests/kernels/tc_kernels.py"
+GPU_EXAMPLE_KERNELS = {
+    "matmul": (
+        "Tutorial 03's matmul (fp16, 128x128x64 tiles)",
+        f"{_TC}:matmul_kernel",
+        "*fp16:16, *fp16:16, *fp16:16, i32:16, i32:16, i32:16, i32:16, i32:1, i32:16, i32:1, "
+        "i32:16, i32:1, 128, 128, 64, 8",
+    ),
+    "attention": (
+        "Tutorial 06's attention forward (fp16, HEAD_DIM 64)",
+        f"{_TC}:_attn_fwd",
+        "*fp16:16, *fp16:16, *fp16:16, fp32, *fp32:16, *fp16:16, "
+        + ", ".join(["i32:16, i32:16, i32:16, i32:1"] * 4)
+        + ", i32, i32, 1024, 64, 128, 64, 3",
+    ),
+    "descriptor-matmul": (
+        "Tutorial 09's descriptor matmul (A @ B.T)",
+        f"{_TC}:matmul_kernel_tma",
+        "tensordesc<fp16[128, 64]>:16, tensordesc<fp16[128, 64]>:16, "
+        "tensordesc<fp16[128, 128]>:16, i32:16, i32:16, i32:16, 128, 128, 64, 8",
+    ),
+    "argmax": (
+        "Inductor's argmax (a reduction whose combiner calls helpers)",
+        "tests/kernels/inductor_reductions.py:argmax_kernel",
+        "*fp32:16, *fp32:16, *i32:16, i32:16, i32:16, 4, 64",
+    ),
+}
+#: Kernels beyond the matmul and the attention that show what a pass does.
+GPU_EXTRA_KERNELS = {"sink-transposes": ["descriptor-matmul"], "scalar-combiners": ["argmax"]}
+#: The archs each pass page compiles for: sm_90a (wgmma), and sm_80 (mma.sync) where it differs.
+GPU_EXAMPLE_ARCHS = {
+    "software-pipeline": ("sm_90a", "sm_80"),
+    "assign-layouts": ("sm_90a", "sm_80"),
+}
+#: A change longer than this (lines of diff) is shown as the loop after the pass.
+GPU_DIFF_LINES = 160
+
+
+@dataclass(frozen=True)
+class GpuExample:
+    """One generated block of a GPU pass page."""
+
+    title: str
+    text: str
+    language: str
+    caption: str
+    command: str
+
+
+def gpu_examples(name: str) -> list[GpuExample]:
+    """What pass ``name`` does to each example kernel, for each arch of its page."""
+    keys = ["matmul", "attention", *GPU_EXTRA_KERNELS.get(name, [])]
+    return [
+        _gpu_example(name, key, arch)
+        for key in keys
+        for arch in GPU_EXAMPLE_ARCHS.get(name, ("sm_90a",))
+    ]
+
+
+def _gpu_example(name: str, key: str, arch: str) -> GpuExample:
+    from minitriton.ir.ttgir_text import readable
+
+    title, target, signature = GPU_EXAMPLE_KERNELS[key]
+    command = f'$ minitriton compile {target} --arch {arch} --signature "{signature}" ' + (
+        f"--print-after {name}"
+    )
+    snapshots = gpu_pass_snapshots(target, signature, arch)
+    names = [n for n, _ in snapshots]
+    heading = f"{title}, {arch}"
+    if name not in names:
+        return GpuExample(heading, "(the pass does not run for this arch)\n", "text",
+                          "(generated)", command)  # fmt: skip
+    index = names.index(name)
+    before, after = readable(snapshots[index - 1][1]), readable(snapshots[index][1])
+    diff = "".join(
+        difflib.unified_diff(
+            before.splitlines(True), after.splitlines(True), f"before {name}", f"after {name}", n=2
+        )
+    )
+    if not diff:
+        return GpuExample(heading, "(no change on this kernel)\n", "text", "(generated)", command)
+    if diff.count("\n") <= GPU_DIFF_LINES:
+        return GpuExample(heading, diff, "diff", f"what {name} changed (generated)", command)
+    loop = loop_excerpt(after)
+    caption = f"the loop after {name} (an excerpt, generated)"
+    return GpuExample(heading, loop, "mtir", caption, command)
+
+
+_SNAPSHOTS: dict[tuple[str, str, str], list[tuple[str, str]]] = {}
+
+
+def gpu_pass_snapshots(target: str, signature: str, arch: str) -> list[tuple[str, str]]:
+    """``minitriton.backend.passes.gpu_snapshots`` of a kernel (``FILE.py:KERNEL``), kept."""
+    key = (target, signature, arch)
+    if key not in _SNAPSHOTS:
+        from minitriton.backend.passes import gpu_snapshots
+        from minitriton.cli import find_kernel, import_user_file, kernel_jit, split_target
+        from minitriton.compiler import CompileOptions, compile_kernel
+        from minitriton.signature import kernel_params, parse_signature
+
+        path, kernel_name = split_target(str(REPO / target))
+        jit = kernel_jit(find_kernel(import_user_file(path), path, kernel_name))
+        specs = parse_signature(signature, kernel_params(jit.fn))
+        options = CompileOptions(arch=arch)
+        module = compile_kernel(jit.source, specs, options, stop_after="ir-opt").module
+        _SNAPSHOTS[key] = gpu_snapshots(module, arch=arch)
+    return _SNAPSHOTS[key]
+
+
+def loop_excerpt(text: str, limit: int = GPU_DIFF_LINES) -> str:
+    """The first ``scf.for`` of ``text`` with its body (at most ``limit`` lines)."""
+    lines = text.splitlines()
+    start = next((i for i, line in enumerate(lines) if "scf.for" in line), 0)
+    indent = len(lines[start]) - len(lines[start].lstrip())
+    end = next(
+        (i for i in range(start + 1, len(lines)) if lines[i].startswith(" " * indent + "}")),
+        len(lines) - 1,
+    )
+    excerpt = lines[start : end + 1]
+    if len(excerpt) > limit:
+        excerpt = [*excerpt[:limit], f"{' ' * indent}  ... ({len(excerpt) - limit} more lines)"]
+    return "\n".join(excerpt) + "\n"
 
 
 def _pass_title(name: str, cls: type) -> str:

@@ -12,6 +12,13 @@ the IR it produced::
 
 ``minitriton check-passes FILE.py`` does this for every launch a script
 makes, and ``MINITRITON_CHECKS=passes`` for every launch of a test run.
+
+With ``gpu=True`` (``check-passes`` does it) the GPU backend's passes
+(:mod:`minitriton.backend.passes`) follow, on the optimized IR, for the
+launch's arch and warps: the IR after each one runs too as long as it has
+emulator semantics. Once a pass leaves ops that only the GPU has (the
+``ttg.`` and ``ttng.`` ops of software pipelining and layouts), the report
+says so for that pass and the ones after it instead of running them.
 """
 
 from __future__ import annotations
@@ -51,6 +58,8 @@ class PassReport:
     bad_pass: str | None = None
     differences: list[str] = field(default_factory=list)
     ir_diff: str = ""
+    #: One line per GPU pass whose IR was not run (GPU-only ops), in order.
+    not_emulated: list[str] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -59,8 +68,10 @@ class PassReport:
 
     def __str__(self) -> str:
         if self.ok:
-            names = ", ".join(self.passes) or "no passes"
-            return f"{self.kernel}: the results agree after every pass ({names})"
+            skipped = {line.split(":", 1)[0].removeprefix("pass ") for line in self.not_emulated}
+            names = ", ".join(n for n in self.passes if n not in skipped) or "no passes"
+            text = f"{self.kernel}: the results agree after every pass ({names})"
+            return "\n".join([text, *(f"  {line}" for line in self.not_emulated)])
         lines = [f"{self.kernel}: pass '{self.bad_pass}' changes the kernel's results"]
         lines += [f"  {d}" for d in self.differences]
         if self.ir_diff:
@@ -81,8 +92,12 @@ def check_module(
     debug: bool = False,
     kernel: str | None = None,
     listeners: Sequence[Listener] = (),
+    gpu: GpuOptions | None = None,
 ) -> PassReport:
-    """Run ``module`` (the IR before passes) after each pass of ``passes`` and compare."""
+    """Run ``module`` (the IR before passes) after each pass of ``passes`` and compare.
+
+    ``gpu``: the GPU passes follow, with these options (see the module docstring).
+    """
     from minitriton.passes.pipeline import DEFAULT_PIPELINE, snapshots
 
     names = list(DEFAULT_PIPELINE if passes is None else passes)
@@ -91,6 +106,8 @@ def check_module(
     )
     report = PassReport(kernel or module.kernel.sym_name, names)
     stages = snapshots(module, names)
+    if gpu is not None:
+        stages += _gpu_stages(stages[-1][1], gpu, report)
     reference = _run(stages[0], grid, args, debug, listeners)
     before = stages[0][1]
     for stage in stages[1:]:
@@ -103,6 +120,46 @@ def check_module(
             return report
         before = stage[1]
     return report
+
+
+@dataclass(frozen=True)
+class GpuOptions:
+    """The compile options the GPU passes depend on."""
+
+    arch: str = "sm_90a"
+    num_warps: int = 4
+    num_stages: int = 3
+
+
+def _gpu_stages(
+    module: Module, options: GpuOptions, report: PassReport
+) -> list[tuple[str, Module]]:
+    """The IR after each GPU pass that the emulator can run; the others noted in ``report``."""
+    from minitriton.backend.passes import GpuState, gpu_pass_names, run_gpu_passes
+    from minitriton.backend.prepare import copy_module
+    from minitriton.diagnostics import CompileError
+    from minitriton.ir.clone import clone_module
+
+    state = GpuState(copy_module(module), options.num_warps, options.arch, options.num_stages)
+    stages: list[tuple[str, Module]] = []
+    for name in gpu_pass_names():
+        report.passes.append(name)
+        try:
+            run_gpu_passes(state, [name], verify=True)
+        except CompileError as err:
+            report.not_emulated.append(f"pass {name}: the GPU backend rejects the kernel: {err}")
+            break
+        gpu_only = sorted({op.name for op in state.module.walk() if _gpu_only(op.name)})
+        if gpu_only:
+            ops = ", ".join(gpu_only[:3]) + (", ..." if len(gpu_only) > 3 else "")
+            report.not_emulated.append(f"pass {name}: IR has GPU-only ops ({ops}), not emulated")
+        else:
+            stages.append((name, clone_module(state.module)))
+    return stages
+
+
+def _gpu_only(op_name: str) -> bool:
+    return op_name.startswith(("ttg.", "ttng."))
 
 
 def _run(
@@ -180,23 +237,30 @@ def _ir_diff(before: Module, after: Module, limit: int = 40) -> str:
 
 
 def check_passes(
-    kernel: Any, grid: Any, *args: Any, passes: Sequence[str] | None = None, **kwargs: Any
-) -> PassReport:
+    kernel: Any, grid: Any, *args: Any, passes: Sequence[str] | None = None, gpu: bool = False,
+    **kwargs: Any,
+) -> PassReport:  # fmt: skip
     """Check a ``@jit`` kernel launched as ``kernel[grid](*args, **kwargs)``.
 
     Nothing is launched for real: the arguments are copied for every run.
+    ``gpu``: the GPU backend's passes too (see the module docstring).
     """
     launch = capture_launch(kernel, grid, *args, **kwargs)
-    return check_launch(launch, passes)
+    return check_launch(launch, passes, gpu)
 
 
-def check_launch(launch: Launch, passes: Sequence[str] | None = None) -> PassReport:
-    """Check one captured launch (see :class:`PassChecker`)."""
-    if passes is None and launch.compiled.options.passes is not None:
-        passes = launch.compiled.options.passes
+def check_launch(
+    launch: Launch, passes: Sequence[str] | None = None, gpu: bool = False
+) -> PassReport:
+    """Check one captured launch (see :class:`PassChecker`); ``gpu``: the GPU passes too."""
+    options = launch.compiled.options
+    if passes is None and options.passes is not None:
+        passes = options.passes
+    gpu_options = GpuOptions(options.arch, options.num_warps, options.num_stages) if gpu else None
     return check_module(
         launch.frontend_module(), launch.grid, launch.args, passes=passes,
         param_names=launch.param_names(), debug=launch.debug, kernel=launch.name,
+        gpu=gpu_options,
     )  # fmt: skip
 
 
@@ -227,14 +291,18 @@ class PassCheckFailed(AssertionError):
 class PassChecker(Tool):
     """Checks the passes on every launch, then lets the launch run normally."""
 
-    def __init__(self, passes: Sequence[str] | None = None, raise_on_difference: bool = False):
+    def __init__(
+        self, passes: Sequence[str] | None = None, raise_on_difference: bool = False,
+        gpu: bool = False,
+    ) -> None:  # fmt: skip
         self.passes = passes
         self.raise_on_difference = raise_on_difference
+        self.gpu = gpu  # the GPU backend's passes too
         self.reports: list[tuple[Launch, PassReport]] = []
 
     def run(self, launch: Launch, listeners: Sequence[Listener]) -> bool:
         """Check first (on copies); the real launch follows."""
-        report = check_launch(launch, self.passes)
+        report = check_launch(launch, self.passes, self.gpu)
         self.reports.append((launch, report))
         if self.raise_on_difference and not report.ok:
             raise PassCheckFailed(str(report))

@@ -122,8 +122,15 @@ def compile_module(
     """Compile ``module``'s kernel (cached in memory and on disk); no GPU is needed.
 
     ``debug=True`` compiles the checked variant (:mod:`~minitriton.backend.lower.debug`);
-    it is cached in memory only.
+    it is cached in memory only. While the GPU passes are watched
+    (:func:`~minitriton.backend.passes.watching`) no cache answers: the passes run.
     """
+    from minitriton.backend.passes import watched
+
+    if watched():
+        if debug:
+            return GPUKernel.of(*compile_ir_debug(module, arch, num_warps, num_stages))
+        return GPUKernel.of(compile_ir(module, arch, num_warps, num_stages))
     key = cache_key(module_text(module), arch, num_warps, num_stages)
     if debug:
         return _debug_kernel(module, key, arch, num_warps, num_stages)

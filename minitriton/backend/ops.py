@@ -3,7 +3,7 @@
 The passes of :mod:`minitriton.backend` create them after the optimizer, so
 the emulator never sees them: layout conversions
 (:mod:`~minitriton.backend.prepare`), the rings of shared tiles, asynchronous
-copies and ``wgmma`` of a pipelined loop (:mod:`~minitriton.backend.pipeline`)
+copies and ``wgmma`` of a pipelined loop (:mod:`~minitriton.backend.passes.software_pipeline`)
 and the barriers and bulk copies of TMA (:mod:`~minitriton.backend.tma`).
 Their lowerings are in ``minitriton/backend/lower/``; like the kernel IR's
 ops (:mod:`minitriton.ir.ops`) they are registered by name at the end of this

@@ -1,26 +1,28 @@
 """Turn the pipeline's IR into the GPU form the code generator reads.
 
-Three steps, all on a private copy (the caller's module is never changed):
+:func:`prepare_kernel` makes a private copy of the module (the caller's is
+never changed) with :func:`copy_module` — a deep copy
+(:mod:`minitriton.ir.clone`), with the value names the printer gives — and
+runs the GPU passes of :data:`~minitriton.backend.passes.GPU_PIPELINE` on it
+(:mod:`minitriton.backend.passes`, one module and one docs page each):
+``inline-calls``, ``scalar-combiners``, ``sink-transposes``,
+``software-pipeline`` and ``assign-layouts``.
 
-1. :func:`copy_module` — a deep copy (:mod:`minitriton.ir.clone`), with the
-   value names the printer gives;
-2. :func:`inline_calls` — every ``tt.call`` is replaced by the callee's body
-   (:func:`minitriton.passes.inline.inline_call`),
-   remembering each inlined op's call site for the ``.loc`` line info;
-   then loops feeding ``wgmma`` are software-pipelined
-   (:mod:`~minitriton.backend.pipeline`);
-3. :func:`assign_layouts` (``layout_plan``) — every block value gets a
-   distributed layout, and a ``ttg.convert_layout`` op is inserted wherever an
-   op needs its operand in another layout. Each op with block results gets a
-   ``layout`` attribute, so ``print_module`` of the result (the ``ttgir``
-   dump of a compiled kernel) shows the layout of every value.
+This module holds the functions the first and the last of them call:
+:func:`inline_calls` (every ``tt.call`` replaced by the callee's body,
+remembering each inlined op's call site for the ``.loc`` line info),
+:func:`scalar_combiners`, and :func:`assign_layouts` (``layout_plan``):
+every block value gets a distributed layout, and a ``ttg.convert_layout``
+op is inserted wherever an op needs its operand in another layout. Each op
+with block results gets a ``layout`` attribute, so ``print_module`` of the
+result (the ``ttgir`` dump of a compiled kernel) shows the layout of every
+value.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
-from minitriton.backend.accelerate_matmul import arch_number
 from minitriton.backend.dot_seeds import seed_dot_layouts
 from minitriton.backend.irutil import parent_block, producer, terminator
 from minitriton.backend.layouts import (
@@ -41,14 +43,12 @@ from minitriton.backend.ops import (
     WarpGroupDotOp,
     WarpGroupDotWaitOp,
 )
-from minitriton.backend.pipeline import pipeline_loops
 from minitriton.backend.registry import (
     BACKWARD_RULES,
     FORWARD_RULES,
     OpTable,
     layout_rule,
 )
-from minitriton.backend.transpose_loads import sink_transposes_into_loads
 from minitriton.diagnostics import Location, error
 from minitriton.ir.clone import clone_module
 from minitriton.ir.core import Block, Operation, Region, Value, use_counts
@@ -647,16 +647,14 @@ def assign_layouts(func: FuncOp, num_warps: int, arch: str = "sm_90") -> LayoutP
 def prepare_kernel(
     module: Module, num_warps: int, arch: str = "sm_90", num_stages: int = 3, tma: bool = False
 ) -> tuple[Module, FuncOp, LayoutPlan, dict]:
-    """Copy, inline, pipeline and lay out ``module``'s kernel; see the module docstring.
+    """Copy ``module`` and run the GPU passes on the copy; see the module docstring.
 
     ``tma`` lets the pipeliner copy descriptor tiles with TMA on sm_90.
+    Returns the copy, its kernel, the layout plan and the inlined ops' call sites.
     """
-    copy = copy_module(module)
-    kernel, inlined_at = inline_calls(copy)
-    copy.funcs = [kernel]
-    scalar_combiners(kernel)
-    if arch_number(arch) >= 80:  # where the pipeliner runs (wgmma and mma.sync)
-        sink_transposes_into_loads(kernel)
-    pipeline_loops(kernel, num_warps, arch, num_stages, tma=tma)
-    plan = assign_layouts(kernel, num_warps, arch)
-    return copy, kernel, plan, inlined_at
+    from minitriton.backend.passes import GpuState, run_gpu_passes
+
+    state = GpuState(copy_module(module), num_warps, arch, num_stages, tma)
+    run_gpu_passes(state)
+    assert state.plan is not None, "assign-layouts ran last"
+    return state.module, state.kernel, state.plan, state.live_inlined_at()

@@ -1,6 +1,6 @@
 """Bulk tensor copies (TMA) for pipelined loops on Hopper: ``cp.async.bulk.tensor`` + ``mbarrier``.
 
-On sm_90a the software pipeliner (:mod:`~minitriton.backend.pipeline`) copies
+On sm_90a the software pipeliner (:mod:`~minitriton.backend.passes.software_pipeline`) copies
 a ring operand of a ``wgmma`` loop with the *Tensor Memory Accelerator*
 instead of per-thread ``cp.async`` where the tile is a box of a 2-D tensor
 that the host can describe: one thread issues
@@ -33,7 +33,7 @@ and mask are those of a descriptor or block-pointer load:
 This covers host ``TensorDescriptor`` arguments (flattened into base, shape
 and strides), in-kernel ``tl.make_tensor_descriptor`` and ``tl.make_block_ptr``
 with ``boundary_check`` on both dimensions, over kernel arguments, and
-``b.T`` of a descriptor load (:mod:`~minitriton.backend.transpose_loads`
+``b.T`` of a descriptor load (:mod:`~minitriton.backend.passes.sink_transposes`
 turns it into a K-major load). By default a loop gets TMA only where every
 ring load qualifies and the loop has the *accumulating* schedule (one dot
 ``acc = tl.dot(a, b, acc)`` over two rings: the form measured on the H200);

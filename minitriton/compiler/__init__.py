@@ -184,15 +184,21 @@ def _run_steps(
     out.module = optimize(out.module, options, per_pass)  # 3. the pass pipeline
     module = out.module
     _stage(out, record, eager, "ir-opt", lambda: ir_text(module))
-    finish_backend(out, stop_after, record)
+    finish_backend(out, stop_after, record, per_pass)
 
 
-def finish_backend(out: CompiledKernel, stop_after: str, record: StageHook | None = None) -> None:
-    """Steps 4 and 5 on ``out.module`` (the optimized IR), as far as ``stop_after``."""
+def finish_backend(
+    out: CompiledKernel, stop_after: str, record: StageHook | None = None,
+    per_pass: StageHook | None = None,
+) -> None:  # fmt: skip
+    """Steps 4 and 5 on ``out.module`` (the optimized IR), as far as ``stop_after``.
+
+    ``per_pass("after:<pass>", ir)`` sees the IR after every GPU pass.
+    """
     last = STAGES.index(stop_after)
     if last < STAGES.index("ptx"):
         return
-    out.binary = codegen(out.module, out.options)  # 4. layouts -> LLVM IR -> PTX
+    out.binary = codegen(out.module, out.options, per_pass)  # 4. layouts -> LLVM IR -> PTX
     for stage in ("ttgir", "llir", "ptx"):
         if record is None:
             out.asm[stage] = out.binary.asm[stage]
@@ -317,6 +323,8 @@ def optimize(module: Any, options: CompileOptions, record: StageHook | None = No
 
     names = list(options.passes) if options.passes is not None else list(passes.DEFAULT_PIPELINE)
     print_after: Any = "all" if "all" in options.print_after else options.print_after
+    if print_after != "all":  # the GPU passes' names print in codegen
+        print_after = [n for n in print_after if n not in pass_names("gpu")]
     on_ir = None if record is None else (lambda name, text: record(f"after:{name}", text))
     result = passes.run_pipeline(
         module, names, print_after=print_after, verify=options.debug, on_ir=on_ir, out=sys.stderr
@@ -324,18 +332,25 @@ def optimize(module: Any, options: CompileOptions, record: StageHook | None = No
     return module if result is None else result
 
 
-def codegen(module: Any, options: CompileOptions) -> Any:
+def codegen(module: Any, options: CompileOptions, record: StageHook | None = None) -> Any:
     """Step 4: optimized IR -> a ``GPUKernel`` holding ``ttgir``, ``llir`` and ``ptx``.
 
-    Needs llvmlite only, no GPU; the backend caches the result on disk.
+    Needs llvmlite only, no GPU; the backend caches the result on disk. The
+    GPU passes (:mod:`minitriton.backend.passes`) print their IR as
+    ``options.print_after`` asks, and ``record("after:<pass>", ir)`` sees
+    every one; the caches are skipped then, so that the passes run.
     """
     from minitriton.backend import compile_module
+    from minitriton.backend.passes import watching
 
     extra = {"debug": True} if options.debug else {}
-    return compile_module(
-        module, arch=options.arch, num_warps=options.num_warps, num_stages=options.num_stages,
-        **extra,
-    )  # fmt: skip
+    print_after: Any = "all" if "all" in options.print_after else options.print_after
+    on_ir = None if record is None else (lambda name, text: record(f"after:{name}", text))
+    with watching(print_after, on_ir, verify=options.debug, out=sys.stderr):
+        return compile_module(
+            module, arch=options.arch, num_warps=options.num_warps,
+            num_stages=options.num_stages, **extra,
+        )  # fmt: skip
 
 
 # ---------------------------------------------------------------------------
@@ -343,19 +358,36 @@ def codegen(module: Any, options: CompileOptions) -> Any:
 # ---------------------------------------------------------------------------
 
 
-def pass_names() -> list[str]:
-    """Every registered pass name."""
+def pass_names(stage: str | None = None) -> list[str]:
+    """Every registered pass name, the GPU backend's included; or those of ``stage``."""
+    import minitriton.backend.passes  # noqa: F401 - registers the GPU passes
     from minitriton.passes import PASSES
 
-    return list(PASSES)
+    return [n for n, cls in PASSES.items() if stage is None or cls.stage == stage]
 
 
-def check_pass_names(names: Sequence[str]) -> None:
-    """Raise ``ValueError`` naming any unknown pass (before any work is done)."""
-    known = pass_names()
+def default_pipeline() -> list[str]:
+    """The names of the default pass pipeline, in order."""
+    from minitriton.passes.pipeline import DEFAULT_PIPELINE
+
+    return list(DEFAULT_PIPELINE)
+
+
+def check_pass_names(names: Sequence[str], stage: str | None = None) -> None:
+    """Raise ``ValueError`` naming any unknown pass (before any work is done).
+
+    With ``stage`` (``"ir"``), only the passes of that stage are known.
+    """
+    known = pass_names(stage)
     unknown = [n for n in names if n not in known]
     if unknown:
         raise ValueError(f"unknown pass {unknown[0]!r}; known passes: {', '.join(known)}")
+
+
+def gpu_passes_printed(options: CompileOptions) -> bool:
+    """Whether ``options.print_after`` asks for the IR after a GPU pass (or after all)."""
+    names = set(options.print_after)
+    return "all" in names or bool(names & set(pass_names("gpu")))
 
 
 def _with_env_print_after(options: CompileOptions) -> CompileOptions:

@@ -17,6 +17,10 @@ Every pass must leave the IR verifiable (:func:`minitriton.ir.verify_module`);
 the tests run the verifier after every pass. A pass that treats each function
 on its own derives from :class:`FunctionPass` and defines
 ``apply_to_function(func)`` instead.
+
+The GPU backend's steps are registered here too, with ``stage = "gpu"``
+(:class:`minitriton.backend.passes.GpuPass`): one registry knows every pass
+by name, and ``stage`` tells the optimization passes from the backend's.
 """
 
 from __future__ import annotations
@@ -32,6 +36,9 @@ class Pass:
     """One named rewrite of a whole module (in place)."""
 
     name: ClassVar[str] = "<pass>"
+    #: ``"ir"``: a pass of the optimization pipeline, on the block IR;
+    #: ``"gpu"``: a step of the GPU backend (:mod:`minitriton.backend.passes`).
+    stage: ClassVar[str] = "ir"
 
     def apply(self, module: Module) -> None:
         """Rewrite ``module`` in place."""

@@ -23,7 +23,7 @@ last a multiple of 16 bytes, the last stride 1, positive sizes, block sizes
 that are powers of two. They are the Tensor Memory Accelerator's rules, which
 Triton's TMA copies need; MiniTriton does not use the TMA engine yet (on
 sm_90a, descriptor tiles feeding ``tl.dot`` are copied with ``cp.async``, see
-:mod:`minitriton.backend.transpose_loads`). NumPy arrays are accepted as well
+:mod:`minitriton.backend.passes.sink_transposes`). NumPy arrays are accepted as well
 as tensors.
 """
 

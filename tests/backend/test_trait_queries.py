@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-import minitriton.backend.pipeline  # noqa: F401 - registers the ttng ops
+import minitriton.backend.passes.software_pipeline  # noqa: F401 - registers the ttng ops
 from minitriton.backend.accumulators import _propagates
-from minitriton.backend.transpose_loads import _lane_by_lane
+from minitriton.backend.passes.sink_transposes import _lane_by_lane
 from minitriton.ir.core import OP_REGISTRY, Operation
 
 

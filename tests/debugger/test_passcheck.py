@@ -94,3 +94,47 @@ def test_cli_reports_the_broken_pass(
     assert main(["check-passes", script, "--passes", f"canonicalize,{broken_pass}"]) == 1
     out = capsys.readouterr().out
     assert f"launch 1 (scale_kernel, grid (3, 1, 1)): scale_kernel: pass '{broken_pass}'" in out
+
+
+# ---------------------------------------------------------------- the GPU passes
+
+
+def test_gpu_passes_are_checked_while_the_emulator_can_run_them() -> None:
+    x = np.arange(100, dtype=np.float32)
+    report = check_passes(add_kernel, (4,), x, x, np.empty_like(x), 100, BLOCK_SIZE=32, gpu=True)
+    assert report.ok, report
+    assert str(report) == (
+        "add_kernel: the results agree after every pass (canonicalize, licm, cse, dce, "
+        "inline-calls, scalar-combiners, sink-transposes, software-pipeline, assign-layouts)"
+    )
+
+
+def test_gpu_only_ir_is_reported_not_emulated() -> None:
+    from tests.kernels.tc_kernels import matmul_kernel
+
+    a, b = np.ones((128, 64), np.float16), np.ones((64, 128), np.float16)
+    c = np.zeros((128, 128), np.float16)
+    report = check_passes(matmul_kernel, (1,), a, b, c, 128, 128, 64, 64, 1, 128, 1, 128, 1,
+                          BLOCK_SIZE_M=128, BLOCK_SIZE_N=128, BLOCK_SIZE_K=64, GROUP_SIZE_M=8,
+                          gpu=True)  # fmt: skip
+    assert report.ok, report
+    lines = str(report).splitlines()
+    assert lines[0].endswith("(canonicalize, licm, cse, dce, inline-calls, scalar-combiners, "
+                             "sink-transposes)")  # fmt: skip
+    assert lines[1].startswith("  pass software-pipeline: IR has GPU-only ops (ttg.async_comm")
+    assert lines[1].endswith(", ...), not emulated")
+    assert lines[2].startswith("  pass assign-layouts: IR has GPU-only ops")
+
+
+def test_a_broken_gpu_pass_is_reported(monkeypatch: pytest.MonkeyPatch) -> None:
+    def add_to_itself(self: Pass, state: object) -> None:
+        AddToItself().apply(state.module)  # type: ignore[attr-defined]
+
+    import minitriton.backend.passes  # noqa: F401 - registers the GPU passes
+
+    monkeypatch.setattr(PASSES["scalar-combiners"], "run", add_to_itself)
+    x = np.arange(8, dtype=np.float32)
+    report = check_passes(add_kernel, (2,), x, 2 * x, np.zeros(8, np.float32), 8, BLOCK_SIZE=4,
+                          gpu=True)  # fmt: skip
+    assert not report.ok and report.bad_pass == "scalar-combiners"
+    assert "pass 'scalar-combiners' changes the kernel's results" in str(report)

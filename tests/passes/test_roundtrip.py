@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+import minitriton.backend.ops  # noqa: F401 - registers the ttg/ttng ops of the GPU passes' goldens
 from minitriton.ir import parse_module, print_module
 
 TESTS = Path(__file__).parents[1]

@@ -23,7 +23,7 @@ values (registers) is lowered in five steps:
 5. ``wgmma.wait_group 0``, which returns the accumulator registers (they go
    through the wait as tied operands, so nothing reads them too early).
 
-A dot in a pipelined loop (:mod:`~minitriton.backend.pipeline`) skips steps 1
+A dot in a pipelined loop (:mod:`~minitriton.backend.passes.software_pipeline`) skips steps 1
 and 2 (its operands are already in shared memory, or A in registers) and
 may wait with one group left in flight.
 

@@ -156,7 +156,9 @@ for LLVM to drop).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from math import gcd
+from typing import ClassVar
 
 import minitriton.backend.ops  # noqa: F401  (registers the ttg. and ttng. ops emit() makes by name)
 from minitriton.backend.accelerate_matmul import DotPath, dot_path
@@ -164,6 +166,7 @@ from minitriton.backend.accumulators import loads_k_major
 from minitriton.backend.axis import AxisAnalysis, AxisInfo
 from minitriton.backend.irutil import parent_block, producer, terminator
 from minitriton.backend.mma_v3 import wgmma_shape
+from minitriton.backend.passes.gpu_pipeline import GpuPass, GpuState
 from minitriton.backend.shared_layout import SharedTile, align_tile, ring_tile
 from minitriton.backend.tma import (
     BARRIER_BYTES,
@@ -200,6 +203,7 @@ from minitriton.ir.ops import (
 )
 from minitriton.ir.traits import Elementwise, Pure
 from minitriton.ir.types import I1, I32, BlockType, ScalarType, element_type
+from minitriton.passes.base import register_pass
 
 #: Ops a mask may be recomputed with, besides the pure elementwise ones (which
 #: include ``tt.addptr`` and ``tt.hint``: tl.multiple_of(start_n, BLOCK_N) is
@@ -844,4 +848,24 @@ class _Rewriter:
         self.emit(parent, after, "ttg.local_dealloc", [])
 
 
-__all__ = ["pipeline_loops"]
+# ------------------------------------------------------------------ the pass
+
+
+@register_pass
+@dataclass(frozen=True)
+class SoftwarePipelinePass(GpuPass):
+    """Pipeline the loops feeding tensor cores (see the module docstring)."""
+
+    name: ClassVar[str] = "software-pipeline"
+    condition: ClassVar[str] = (
+        "sm_80 and newer, num_stages >= 2; TMA copies on sm_90a (MINITRITON_TMA)"
+    )
+
+    def applies(self, state: GpuState) -> bool:
+        return state.arch_number >= 80 and state.num_stages >= 2
+
+    def run(self, state: GpuState) -> None:
+        pipeline_loops(state.kernel, state.num_warps, state.arch, state.num_stages, tma=state.tma)
+
+
+__all__ = ["SoftwarePipelinePass", "pipeline_loops"]

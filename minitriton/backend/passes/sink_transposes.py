@@ -3,7 +3,7 @@
 Tutorial 09's descriptor matmul computes ``A @ B.T`` from a B stored N x K
 (``b = b_desc.load([offs_bn, offs_k])``, then ``tl.dot(a, b.T, acc)``). The
 dot's B operand is then a transpose of a load, which the software pipeliner
-(:mod:`~minitriton.backend.pipeline`) does not recognise. Loading the
+(:mod:`~minitriton.backend.passes.software_pipeline`) does not recognise. Loading the
 transposed pointers under the transposed mask instead gives the same block
 loaded straight in K x N order from K-major memory (contiguous along dim 0),
 a shape the pipeliner copies with ``cp.async`` into its shared-memory ring
@@ -32,11 +32,19 @@ The rewrite applies where the load's only user is the transpose and the
 transpose feeds a ``tt.dot`` (elsewhere the plain layouts already handle a
 transpose well). It runs on the GPU path before pipelining; the values are
 unchanged, so the emulator never needs it.
+
+Precondition: verified IR without calls. Postcondition: verified IR that
+computes the same values; no ``tt.trans`` of a load feeds a ``tt.dot``
+where the load could be transposed instead.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import ClassVar
+
 from minitriton.backend.irutil import producer
+from minitriton.backend.passes.gpu_pipeline import GpuPass, GpuState
 from minitriton.ir.core import Block, Operation, Value, replace_all_uses, use_counts
 from minitriton.ir.ops import (
     BroadcastOp,
@@ -51,6 +59,7 @@ from minitriton.ir.ops import (
 )
 from minitriton.ir.traits import Elementwise, Pure
 from minitriton.ir.types import BlockType, shape_of
+from minitriton.passes.base import register_pass
 
 
 def sink_transposes_into_loads(func: FuncOp) -> int:
@@ -174,3 +183,21 @@ def func_of(block: Block) -> Operation:
         op = op.parent.parent
     assert op is not None
     return op
+
+
+# ------------------------------------------------------------------ the pass
+
+
+@register_pass
+@dataclass(frozen=True)
+class SinkTransposesPass(GpuPass):
+    """Load transposed dot operands in transposed order (see the module docstring)."""
+
+    name: ClassVar[str] = "sink-transposes"
+    condition: ClassVar[str] = "sm_80 and newer (where loops are software-pipelined)"
+
+    def applies(self, state: GpuState) -> bool:
+        return state.arch_number >= 80
+
+    def run(self, state: GpuState) -> None:
+        sink_transposes_into_loads(state.kernel)
