@@ -1,7 +1,7 @@
 """The backend's op sets that come from the IR traits: which ops each one covers.
 
 ``accumulators`` lets an accumulator layout flow through an op, and
-``transpose_loads`` remakes an op on transposed operands, by asking the op's
+``sink-transposes`` remakes an op on transposed operands, by asking the op's
 traits; these tests pin the ops each covers, including the exceptions.
 """
 
@@ -56,9 +56,9 @@ def test_debug_mode_provenance_follows_the_view_like_ops() -> None:
 
 
 def test_pipelined_masks_are_recomputed_with_pure_lane_by_lane_ops_and_index_views() -> None:
-    # A ring load's mask is recomputed stages ahead (backend/pipeline.py) from
+    # A ring load's mask is recomputed stages ahead (backend/passes/software_pipeline.py) from
     # ops that compute nothing but it: constants, arithmetic, index views.
-    from minitriton.backend.pipeline import _clonable
+    from minitriton.backend.passes.software_pipeline import _clonable
 
     views = {"tt.splat", "tt.broadcast", "tt.expand_dims", "tt.make_range", "tt.trans"}
     expected = _arith_and_math() | {"arith.constant", "tt.addptr", "tt.hint"} | views

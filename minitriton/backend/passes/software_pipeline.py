@@ -214,7 +214,7 @@ _CLONABLE = (
     BroadcastOp,
     ExpandDimsOp,
     MakeRangeOp,
-    TransOp,  # a transposed B (see transpose_loads)
+    TransOp,  # a transposed B (see sink_transposes)
 )
 
 
