@@ -19,8 +19,11 @@ fp32 (tutorial 05). Bandwidth counts bytes read plus bytes written once;
 times are medians of ``triton.testing.do_bench``.
 
 Tensor-core rows (``benchmarks/gpu_bench_tc.py``, also runnable alone):
-tutorial 03's matmul (fp16 1024^3, 4096^3, 8192^3; bf16 4096^3; fp32 with
-TF32 4096^3) and a FlashAttention-2 forward after tutorial 06 (fp16,
+tutorial 03's matmul (fp16 1024^3, 4096^3, 8192^3; bf16 4096^3 and 8192^3;
+fp32 with TF32 4096^3; fp8 e4m3 4096^3 with B column-major, against
+``torch._scaled_mm``), tutorial 09's descriptor matmul and its persistent
+matmuls (through pointers; through descriptors, with epilogue subtiling and
+``warp_specialize`` among the configs), and a FlashAttention-2 forward after tutorial 06 (fp16,
 Z*H = 32, N = 4096, D = 64 and 128, causal and not), in TFLOP/s, with the
 ratio to Triton; ``--only tc`` runs just these, ``--only bandwidth`` skips them.
 
