@@ -19,6 +19,7 @@ import pytest
 
 import minitriton as triton
 import minitriton.language as tl
+from minitriton.backend.passes.gpu_pipeline import GPU_PIPELINE
 from minitriton.compiler import CompiledKernel, CompileOptions
 from minitriton.frontend.source import ArgSpec
 from minitriton.ir import types as t
@@ -476,9 +477,11 @@ def test_dump_dir_writes_every_stage(emulator: None, monkeypatch: pytest.MonkeyP
     names = sorted(p.name for p in folder.iterdir())
     expected = ["00-ast.txt", "01-ir.txt"]
     expected += [f"{i + 2:02d}-after-{n}.txt" for i, n in enumerate(DEFAULT_PIPELINE)]
+    expected.append(f"{len(expected):02d}-ir-opt.txt")
+    # One file after each GPU pass, then the code generator's stages.
+    expected += [f"{len(expected) + i:02d}-after-{n}.txt" for i, n in enumerate(GPU_PIPELINE)]
     k = len(expected)
-    expected += [f"{k + i:02d}-{stage}.txt" for i, stage in enumerate(["ir-opt", "ttgir"])]
-    expected += [f"{k + 2:02d}-llir.txt", f"{k + 3:02d}-ptx.txt"]
+    expected += [f"{k + i:02d}-{stage}.txt" for i, stage in enumerate(["ttgir", "llir", "ptx"])]
     assert names == expected
     assert ".entry dumped" in (folder / expected[-1]).read_text()
     assert "tt.func @dumped(" in (folder / "01-ir.txt").read_text()
