@@ -271,18 +271,12 @@ def warn_stores_outside_views(kernel: str, given: dict[str, Any], saved: Saved) 
     """
     for name, span, before in saved:
         view = given.get(name)
-        if (
-            not isinstance(view, np.ndarray)
-            or view.flags.c_contiguous
-            or (kernel, name) in _WARNED_VIEWS
-        ):
+        layout = strided_layout(view) if isinstance(view, np.ndarray) else None
+        if layout is None or (kernel, name) in _WARNED_VIEWS:
             continue
-        inside = np.zeros(span.size, dtype=bool)
-        steps = tuple(s // view.itemsize for s in view.strides)
-        np.lib.stride_tricks.as_strided(inside, shape=view.shape, strides=steps)[...] = True
         bits = f"u{span.itemsize}"
         changed = np.ascontiguousarray(span).view(bits) != before.view(bits)
-        if (changed & ~inside).any():
+        if (changed & ~_view_elements(span.size, layout)).any():
             _WARNED_VIEWS.add((kernel, name))
             warnings.warn(
                 f"kernel '{kernel}': stores through argument '{name}' changed memory between the "
@@ -303,6 +297,13 @@ def strided_layout(value: Any) -> tuple[tuple[int, ...], tuple[int, ...]] | None
     if not callable(stride) or not callable(contiguous) or contiguous():
         return None
     return tuple(value.shape), tuple(stride())
+
+
+def _view_elements(size: int, layout: tuple[tuple[int, ...], tuple[int, ...]]) -> np.ndarray:
+    """Which of ``size`` elements of memory (first through last) a view with ``layout`` holds."""
+    inside = np.zeros(size, dtype=bool)
+    np.lib.stride_tricks.as_strided(inside, shape=layout[0], strides=layout[1])[...] = True
+    return inside
 
 
 #: (kernel, parameter) pairs already warned about for their loads.
@@ -327,9 +328,7 @@ def warn_loads_outside_views(
         layout = strided_layout(given.get(name))
         if read is None or layout is None or (kernel, name) in _WARNED_LOADS:
             continue
-        inside = np.zeros(read.size, dtype=bool)
-        np.lib.stride_tricks.as_strided(inside, shape=layout[0], strides=layout[1])[...] = True
-        if (read & ~inside).any():
+        if (read & ~_view_elements(read.size, layout)).any():
             _WARNED_LOADS.add((kernel, name))
             warnings.warn(
                 f"kernel '{kernel}': loads through argument '{name}' read memory between the "
