@@ -75,7 +75,9 @@ class _Picture:
     def frame_key(self) -> tuple[Any, ...]:
         """Everything the frame (axes, ticks, colour bar, legend) depends on."""
         grid = self.grid
-        return (grid.rows, grid.cols, grid.folded, self.extra, tuple(k for k, _ in self.panels),
+        # The panels' titles are content, so a load-only and a store-only
+        # buffer of the same shape share one frame.
+        return (grid.rows, grid.cols, grid.folded, self.extra, len(self.panels),
                 len(self.colours), self.trace.grid, tuple(self.marks))  # fmt: skip
 
 
