@@ -114,6 +114,17 @@ class SharedTile:
         return o ^ (((o >> 7) & self.mask) << 4)
         # END EXERCISE
 
+    def splits_at(self, col_step: int) -> bool:
+        """Whether :meth:`linear` adds up over column offsets that are multiples of ``col_step``.
+
+        ``linear(r1 + r2, c1 + c2) == linear(r1, c1) + linear(r2, c2)`` for every
+        ``c1`` that is a multiple of ``col_step``: rows always add up, columns do
+        when ``c1`` never moves ``c2`` across a swizzled row (or the tile's
+        columns fit in one). A ``wgmma``'s descriptors are then one run-time
+        descriptor plus constants.
+        """
+        return col_step % self.row_elems == 0 or self.shape[self.contig] <= self.row_elems
+
     def descriptor_bits(self) -> int:
         """The descriptor without its start address."""
         lbo = self.rows * self.swizzle

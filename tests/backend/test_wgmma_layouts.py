@@ -69,6 +69,21 @@ def test_swizzled_tile_is_a_permutation_without_bank_conflicts(shape, contig, eb
         assert len(groups) == 8
 
 
+@pytest.mark.parametrize(("shape", "contig", "eb"), [*TILES, ((64, 128), 1, 1), ((256, 64), 0, 2), ((64, 256), 1, 2)])
+def test_linear_offsets_split_into_a_run_time_part_and_constants(shape, contig, eb):
+    """The wgmma lowering's descriptor arithmetic: one run-time descriptor plus constants."""
+    tile = SharedTile.make(shape, contig, eb)
+    cols = shape[contig]
+    for step in (8, 16, 32, 64, 128):
+        adds_up = all(
+            tile.linear(r1 + r2, c1 + c2) == tile.linear(r1, c1) + tile.linear(r2, c2)
+            for r1 in (0, 8, 64) for r2 in (0, 1, 24)
+            for c1 in range(0, cols, step) for c2 in range(0, cols - c1)
+        )  # fmt: skip
+        # Where the tile says the offsets split, they do; where it says not, a case shows why.
+        assert adds_up == tile.splits_at(step), (step, tile)
+
+
 def test_descriptor_fields():
     tile = SharedTile.make((128, 64), 1, 2)  # 128 rows of 128 bytes
     bits = tile.descriptor_bits()

@@ -357,18 +357,33 @@ def wgmma(
     # wgmma whose registers were written after the last fence, serializing them.
     issues = []
     per = shape.instr_n // 2
+    row_g = ctx.b.mul(g_m, _i32(ctx, 64))
+    col_g = ctx.b.mul(g_n, _i32(ctx, shape.n_per_wg))
+    # One descriptor per operand for the warpgroup; each instruction's is that one
+    # plus a constant (as Triton does), where the tile's offsets are additive.
+    a_desc = None if isinstance(a[0], RegisterA) else _descriptor(ctx, a, row_g, _i32(ctx, 0))
+    b_split = b_k_major or shape.wg_n == 1 or b[0].splits_at(shape.n_per_wg)
+    b_desc = None
+    if b_split:
+        b_desc = _descriptor(ctx, b, col_g, _i32(ctx, 0)) if b_k_major else \
+            _descriptor(ctx, b, _i32(ctx, 0), col_g)  # fmt: skip
     for mi in range(shape.m_reps):
-        row0 = ctx.b.mul(ctx.b.add(g_m, _i32(ctx, shape.wg_m * mi)), _i32(ctx, 64))
+        row_c = shape.wg_m * 64 * mi
         for ni in range(shape.n_reps):
-            n0 = ctx.b.add(ctx.b.mul(g_n, _i32(ctx, shape.n_per_wg)), _i32(ctx, shape.instr_n * ni))
+            col_c = shape.instr_n * ni
             lo = per * (ni + shape.n_reps * mi)
             for kk in range(shape.k // shape.k_step):
-                k0 = _i32(ctx, kk * shape.k_step)
+                k_c = kk * shape.k_step
                 if isinstance(a[0], RegisterA):
                     da = _pack_a(ctx, a[0], a[1], mi, kk)
                 else:
-                    da = [_descriptor(ctx, a, row0, k0)]
-                db = _descriptor(ctx, b, n0, k0) if b_k_major else _descriptor(ctx, b, k0, n0)
+                    da = [_step(ctx, a_desc, a[0].linear(row_c, k_c))]
+                if b_desc is not None:
+                    step = b[0].linear(col_c, k_c) if b_k_major else b[0].linear(k_c, col_c)
+                    db = _step(ctx, b_desc, step)
+                else:
+                    n0 = ctx.b.add(col_g, _i32(ctx, col_c))
+                    db = _descriptor(ctx, b, _i32(ctx, k_c), n0)
                 issues.append((lo, da, db))
     asm(ctx, "wgmma.fence.sync.aligned;", "", T.VOID, [])
     out = list(acc)
@@ -387,6 +402,16 @@ def _descriptor(
     addr = b.add(b.add(smem_addr(ctx), base_v), tile_linear(ctx, tile, row, col))
     start = b.and_(b.lshr(addr, _i32(ctx, 4)), _i32(ctx, 0x3FFF))
     return b.or_(b.zext(start, T.I64), ir.Constant(T.I64, tile.descriptor_bits()))
+
+
+def _step(ctx: LoweringContext, desc: ir.Value | None, offset: int) -> ir.Value:
+    """``desc`` moved on by ``offset`` bytes (a multiple of 16 inside shared memory).
+
+    The start address is the descriptor's low 14 bits, in 16-byte units; shared
+    memory is under 256 KB, so the sum never carries out of that field.
+    """
+    assert desc is not None and offset % 16 == 0
+    return desc if offset == 0 else ctx.b.add(desc, ir.Constant(T.I64, offset >> 4))
 
 
 def _wgmma_instr(
