@@ -69,7 +69,10 @@ def test_swizzled_tile_is_a_permutation_without_bank_conflicts(shape, contig, eb
         assert len(groups) == 8
 
 
-@pytest.mark.parametrize(("shape", "contig", "eb"), [*TILES, ((64, 128), 1, 1), ((256, 64), 0, 2), ((64, 256), 1, 2)])
+SPLIT_TILES = [*TILES, ((64, 128), 1, 1), ((256, 64), 0, 2), ((64, 256), 1, 2)]
+
+
+@pytest.mark.parametrize(("shape", "contig", "eb"), SPLIT_TILES)
 def test_linear_offsets_split_into_a_run_time_part_and_constants(shape, contig, eb):
     """The wgmma lowering's descriptor arithmetic: one run-time descriptor plus constants."""
     tile = SharedTile.make(shape, contig, eb)
