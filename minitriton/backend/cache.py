@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from minitriton.backend.build import PTXModule, version_tag
+from minitriton.backend.passes.software_pipeline import schedule_tag
 from minitriton.backend.tma import tma_tag
 from minitriton.cachefile import HEADER, cache_dir, disk_cache_enabled, read_entry, write_entry
 from minitriton.ir.ops import Module
@@ -57,7 +58,15 @@ def module_text(module: Module) -> str:
 def cache_key(ir_text: str, arch: str, num_warps: int, num_stages: int = 3) -> str:
     """The sha256 key of one compilation."""
     h = hashlib.sha256()
-    for part in (ir_text, arch, str(num_warps), str(num_stages), version_tag(), tma_tag()):
+    for part in (
+        ir_text,
+        arch,
+        str(num_warps),
+        str(num_stages),
+        version_tag(),
+        tma_tag(),
+        schedule_tag(),
+    ):
         h.update(part.encode())
         h.update(b"\0")
     return h.hexdigest()

@@ -48,3 +48,35 @@ def test_no_fence_is_injected_into_wgmma_groups(tmp_path, head_dim: int, stage: 
     report = assemble(k, tmp_path)
     assert "C7519" not in report and "warpgroup.arrive is injected" not in report
     assert " 0 bytes spill stores" in report
+
+
+def _loop_body(ttgir: str) -> str:
+    """The text of the first ``scf.for`` body, up to its ``scf.yield``."""
+    start = ttgir.index("scf.for(")
+    return ttgir[start : ttgir.index("scf.yield", start)]
+
+
+def test_the_second_dot_stays_in_flight_across_the_back_edge() -> None:
+    """``acc = tl.dot(p, v, acc)`` is waited for in the next iteration, as in Triton."""
+    body = _loop_body(attention(64, 1).ttgir)
+    dots = [line for line in body.splitlines() if "ttng.warp_group_dot(" in line]
+    waits = [line for line in body.splitlines() if "ttng.warp_group_dot_wait(" in line]
+    assert len(dots) == 2 and len(waits) == 2
+    # One wait follows Q @ K; the other waits for the carried accumulator; none follows P @ V.
+    pv = body.index(dots[1])
+    assert all(body.index(w) < pv for w in waits)
+    # The refill comes after P @ V and a barrier, at the end of the body.
+    assert body.rindex("tt.barrier()") > pv and body.index("async_copy_global_to_local") > pv
+
+
+def test_waiting_for_every_dot_at_once_is_still_there(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``MINITRITON_DEFER_LAST_DOT=0`` gives the synchronous schedule: each dot waited at once."""
+    monkeypatch.setenv("MINITRITON_DEFER_LAST_DOT", "0")
+    sig = (f"*fp16:16, *fp16:16, *fp16:16, fp32, *fp32:16, *fp16:16, {STRIDES}, i32, i32, "
+           "4096, 64, 128, 64, 1")  # fmt: skip
+    body = _loop_body(build(tc_kernels._attn_fwd, sig, arch="sm_90a", num_warps=4).ttgir)
+    lines = body.splitlines()
+    dots = [i for i, line in enumerate(lines) if "ttng.warp_group_dot(" in line]
+    assert len(dots) == 2
+    assert all("warp_group_dot_wait" in lines[i + 1] for i in dots)
+    assert body.index("async_copy_global_to_local") < body.index("ttng.warp_group_dot(")

@@ -71,6 +71,17 @@ K-major B leaves the loop unpipelined.
   used at once): every dot is waited for at once (``pendings = 0``), so all
   reads of the previous iteration's slot are over at the top-of-loop
   barrier, and the refill is issued right after it: one barrier per iteration.
+  Where the last of two or more dots only feeds the next iteration
+  (attention's ``acc = tl.dot(p, v, acc)``, yielded and read nowhere else),
+  its group is left in flight across the back edge, as Triton does: the next
+  iteration waits for it (``warp_group_dot_wait(%acc) {pendings = 0}``) just
+  before it first reads the carried value, by when its first dot's wait has
+  ended the group anyway. The ``P @ V`` product then runs while the iteration
+  ends and the next one waits for its tiles and issues ``Q @ K``. The refill
+  moves to the end of the body, after a second barrier, since the group
+  left in flight reads the slot that the top of the next iteration would
+  refill. ``MINITRITON_DEFER_LAST_DOT=0`` waits for every dot at once, for
+  comparing the two.
 
 **Before** (tutorial 03's loop)::
 
@@ -156,6 +167,7 @@ for LLVM to drop).
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from math import gcd
 from typing import ClassVar
@@ -216,6 +228,21 @@ _CLONABLE = (
     MakeRangeOp,
     TransOp,  # a transposed B (see sink_transposes)
 )
+
+
+#: Set to ``0`` to wait for every dot of the synchronous schedule at once, the
+#: last one included (see *Two schedules*): for comparing the schedules.
+DEFER_ENV = "MINITRITON_DEFER_LAST_DOT"
+
+
+def defer_enabled() -> bool:
+    """Whether the synchronous schedule may leave its last dot in flight (the default)."""
+    return os.environ.get(DEFER_ENV, "1").strip().lower() not in ("0", "off", "false", "no")
+
+
+def schedule_tag() -> str:
+    """The schedule setting, for cache keys: it changes the generated code."""
+    return "defer" if defer_enabled() else "no-defer"
 
 
 def pipeline_loops(
@@ -575,6 +602,8 @@ class _Rewriter:
         self.next_buffer = first_buffer
         self.loc = plan.dots[0].op.loc
         self.body = loop.regions[0].block
+        #: The carried value still in flight when the loop ends (waited for after it), or -1.
+        self.in_flight = plan.acc_index
 
     # -- helpers
     def emit(self, block: Block, before: Operation, name, operands, types=(), attrs=None):
@@ -756,7 +785,8 @@ class _Rewriter:
         )
         self._issue(body, before, nxt, ub, s - 1, nxt_slot, in_loop=True)
 
-    def _async_dot(self, dot: _Dot, slot: Value, pendings: int) -> Value:
+    def _async_dot(self, dot: _Dot, slot: Value, pendings: int | None) -> Value:
+        """Issue ``dot`` as a ``wgmma`` group; wait for it unless ``pendings`` is None."""
         op = dot.op
         operands = [op.operands[2], slot]
         a_buffer = dot.buffer_a if dot.a_kind == "const" else -1
@@ -773,6 +803,8 @@ class _Rewriter:
         }
         acc_t = op.result.type
         d = self.emit(self.body, op, "ttng.warp_group_dot", operands, [acc_t], attrs)
+        if pendings is None:
+            return d
         return self.emit(
             self.body, op, "ttng.warp_group_dot_wait", [d], [acc_t], {"pendings": pendings}
         )
@@ -808,14 +840,59 @@ class _Rewriter:
         first = self.body.ops[self.body.ops.index(slot_op) + 1]
         self._wait_landed(first, k_i, slot)
         self.emit(self.body, first, "tt.barrier", [])
-        self._prefetch(first, k_i, ub, step)
+        deferred = None if self.plan.mma else self._deferred()
+        if deferred is None:
+            self._prefetch(first, k_i, ub, step)
         if self.plan.mma:
             self._local_loads(slot)
             return
         for dot in self.plan.dots:
-            result = self._async_dot(dot, slot, 0)
+            result = self._async_dot(dot, slot, None if dot is deferred else 0)
             replace_all_uses(self.loop, dot.op.result, result)
         self._remove_originals()
+        if deferred is not None:
+            self._wait_carried(self.in_flight)
+            # The previous iteration's deferred group read the slot refilled now: the
+            # first dot's wait ended it in this warpgroup, the barrier in all of them.
+            end = terminator(self.body)
+            self.emit(self.body, end, "tt.barrier", [])
+            self._prefetch(end, k_i, ub, step)
+
+    def _deferred(self) -> _Dot | None:
+        """The last dot, left in flight across the back edge when only the next iteration reads it.
+
+        Attention's ``acc = tl.dot(p, v, acc)``: its result is yielded and
+        used nowhere else, so its ``wgmma`` group runs on while this iteration
+        ends and the next one refills its slot and issues its first dot.
+        """
+        if len(self.plan.dots) < 2 or not defer_enabled():  # the first dot's wait ends it
+            return None
+        dot = self.plan.dots[-1].op
+        yields = terminator(self.body).operands
+        uses = sum(op.operands.count(dot.result) for op in self.body.ops for op in op.walk())
+        if uses != 1 or dot.result not in yields:
+            return None
+        index = yields.index(dot.result)
+        if self._first_use(self.body.args[1 + index]) is None:
+            return None
+        self.in_flight = index
+        return self.plan.dots[-1]
+
+    def _first_use(self, v: Value) -> Operation | None:
+        """The first op of the body that reads ``v``, itself or in its regions."""
+        return next((op for op in self.body.ops if any(v in o.operands for o in op.walk())), None)
+
+    def _wait_carried(self, index: int) -> None:
+        """Wait for the carried in-flight value just before the body first reads it."""
+        arg = self.body.args[1 + index]
+        first = self._first_use(arg)
+        assert first is not None, "_deferred checked that the body reads it"
+        waited = self.emit(self.body, first, "ttng.warp_group_dot_wait", [arg], [arg.type],
+                           {"pendings": 0})  # fmt: skip
+        start = self.body.ops.index(first)
+        for op in self.body.ops[start:]:
+            for inner in op.walk():
+                inner.operands = [waited if v is arg else v for v in inner.operands]
 
     def _local_loads(self, slot: Value) -> None:
         """``mma.sync``: each ring operand is read from this iteration's slot by its dot."""
@@ -834,8 +911,8 @@ class _Rewriter:
     def _after_loop(self) -> None:
         parent = parent_block(self.loop)
         after = parent.ops[parent.ops.index(self.loop) + 1]
-        if self.plan.acc_index >= 0:
-            result = self.loop.results[self.plan.acc_index]
+        if self.in_flight >= 0:
+            result = self.loop.results[self.in_flight]
             acc_t = result.type
             final = _make("ttng.warp_group_dot_wait", [result], [acc_t], {"pendings": 0}, self.loc)
             parent.insert(parent.ops.index(after), final)
@@ -868,4 +945,4 @@ class SoftwarePipelinePass(GpuPass):
         pipeline_loops(state.kernel, state.num_warps, state.arch, state.num_stages, tma=state.tma)
 
 
-__all__ = ["SoftwarePipelinePass", "pipeline_loops"]
+__all__ = ["DEFER_ENV", "SoftwarePipelinePass", "defer_enabled", "pipeline_loops", "schedule_tag"]
