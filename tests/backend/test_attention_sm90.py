@@ -56,9 +56,18 @@ def _loop_body(ttgir: str) -> str:
     return ttgir[start : ttgir.index("scf.yield", start)]
 
 
-def test_the_second_dot_stays_in_flight_across_the_back_edge() -> None:
+def _attention_64(monkeypatch: pytest.MonkeyPatch, defer: str) -> str:
+    monkeypatch.setenv("MINITRITON_DEFER_LAST_DOT", defer)
+    sig = (f"*fp16:16, *fp16:16, *fp16:16, fp32, *fp32:16, *fp16:16, {STRIDES}, i32, i32, "
+           "4096, 64, 128, 64, 1")  # fmt: skip
+    return _loop_body(build(tc_kernels._attn_fwd, sig, arch="sm_90a", num_warps=4).ttgir)
+
+
+def test_the_second_dot_stays_in_flight_across_the_back_edge(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     """``acc = tl.dot(p, v, acc)`` is waited for in the next iteration, as in Triton."""
-    body = _loop_body(attention(64, 1).ttgir)
+    body = _attention_64(monkeypatch, "1")
     dots = [line for line in body.splitlines() if "ttng.warp_group_dot(" in line]
     waits = [line for line in body.splitlines() if "ttng.warp_group_dot_wait(" in line]
     assert len(dots) == 2 and len(waits) == 2
@@ -69,12 +78,9 @@ def test_the_second_dot_stays_in_flight_across_the_back_edge() -> None:
     assert body.rindex("tt.barrier()") > pv and body.index("async_copy_global_to_local") > pv
 
 
-def test_waiting_for_every_dot_at_once_is_still_there(monkeypatch: pytest.MonkeyPatch) -> None:
-    """``MINITRITON_DEFER_LAST_DOT=0`` gives the synchronous schedule: each dot waited at once."""
-    monkeypatch.setenv("MINITRITON_DEFER_LAST_DOT", "0")
-    sig = (f"*fp16:16, *fp16:16, *fp16:16, fp32, *fp32:16, *fp16:16, {STRIDES}, i32, i32, "
-           "4096, 64, 128, 64, 1")  # fmt: skip
-    body = _loop_body(build(tc_kernels._attn_fwd, sig, arch="sm_90a", num_warps=4).ttgir)
+def test_by_default_every_dot_is_waited_for_at_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without ``MINITRITON_DEFER_LAST_DOT=1``, the synchronous schedule waits for each dot."""
+    body = _attention_64(monkeypatch, "0")
     lines = body.splitlines()
     dots = [i for i, line in enumerate(lines) if "ttng.warp_group_dot(" in line]
     assert len(dots) == 2

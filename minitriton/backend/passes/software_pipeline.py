@@ -80,8 +80,9 @@ K-major B leaves the loop unpipelined.
   ends and the next one waits for its tiles and issues ``Q @ K``. The refill
   moves to the end of the body, after a second barrier, since the group
   left in flight reads the slot that the top of the next iteration would
-  refill. ``MINITRITON_DEFER_LAST_DOT=0`` waits for every dot at once, for
-  comparing the two.
+  refill. This form is chosen with ``MINITRITON_DEFER_LAST_DOT=1``: it
+  compiles and assembles, and waits to be timed on a GPU before it becomes
+  the default.
 
 **Before** (tutorial 03's loop)::
 
@@ -230,14 +231,14 @@ _CLONABLE = (
 )
 
 
-#: Set to ``0`` to wait for every dot of the synchronous schedule at once, the
-#: last one included (see *Two schedules*): for comparing the schedules.
+#: Set to ``1`` to let the synchronous schedule leave its last dot in flight across
+#: the back edge (see *Two schedules*). Off by default until timed on a GPU.
 DEFER_ENV = "MINITRITON_DEFER_LAST_DOT"
 
 
 def defer_enabled() -> bool:
-    """Whether the synchronous schedule may leave its last dot in flight (the default)."""
-    return os.environ.get(DEFER_ENV, "1").strip().lower() not in ("0", "off", "false", "no")
+    """Whether the synchronous schedule may leave its last dot in flight."""
+    return os.environ.get(DEFER_ENV, "0").strip().lower() in ("1", "on", "true", "yes")
 
 
 def schedule_tag() -> str:
