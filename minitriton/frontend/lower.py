@@ -438,6 +438,7 @@ class Compiler:
             env[pname] = rebuild(structure, [Tensor(a) for a in args])
         lowerer = FunctionLowerer(self, src, Builder(block, fdef.loc), env, is_kernel=False)
         returned = lowerer.lower_body(fdef)
+        lowerer.raise_if_failed()
         end = lowerer.return_loc or lowerer.end_loc(fdef)
         with lowerer.b.located(end):
             tensors, self._returns[name] = flatten(lowerer.b, returned, scalars=True)
@@ -458,6 +459,7 @@ class Compiler:
         saved = self.loc
         returned = lowerer.lower_body(fdef)
         self.loc = saved
+        lowerer.raise_if_failed()
         return returned
 
 
@@ -595,6 +597,7 @@ class FunctionLowerer:
         self.b = builder
         self.env = env
         self.is_kernel = is_kernel
+        self.failed = False  # a statement of this function failed (and was recorded)
         self.depth = 0  # run-time regions (scf.if/for/while bodies) we are inside
         self.loop_depth = 0  # loops (run-time or unrolled) we are inside
         self.returned = False
@@ -633,11 +636,12 @@ class FunctionLowerer:
     def lower_stmt(self, stmt: ast.Stmt) -> None:
         """Dispatch one statement.
 
-        In the kernel's own body, a statement that fails is recorded and
-        skipped: the variables it assigns are poisoned (:class:`Poison`) and
-        lowering goes on with the next statement, so that independent
-        mistakes are reported together, each once. (A ``@jit`` helper stops
-        at its first error; the kernel's statement that calls it fails.)
+        A statement that fails is recorded and skipped: the variables it
+        assigns are poisoned (:class:`Poison`) and lowering goes on with the
+        next statement, so that independent mistakes are reported together,
+        each once. In a ``@jit`` helper too: once its body is done, the
+        caller's statement fails with no diagnostic of its own
+        (:meth:`raise_if_failed`).
         """
         self.compiler.loc = stmt.loc
         saved = (self.env, self.depth, self.loop_depth)
@@ -646,13 +650,17 @@ class FunctionLowerer:
                 method = getattr(self, "stmt_" + type(stmt).__name__)
                 method(stmt)
         except CompileError as err:
-            if not self.is_kernel:
-                raise
             self.env, self.depth, self.loop_depth = saved
+            self.failed = True
             self.compiler.record(err)
             for node in ast.walk(stmt):
                 for name in _target_names(node):
                     self.env[name] = Poison()
+
+    def raise_if_failed(self) -> None:
+        """After a helper's body: make the caller's statement fail if one of ours did."""
+        if self.failed:
+            raise PoisonUse()  # each failing statement was recorded where it failed
 
     def stmt_PassStmt(self, node: ast.PassStmt) -> None:  # noqa: N802
         """``pass``: nothing to lower."""

@@ -358,7 +358,8 @@ def test_the_sgd_kernel_reports_its_four_mistakes_in_one_error() -> None:
 
 @triton.jit
 def broken_helper(x):
-    return x + undefined_in_helper  # noqa: F821  # <- helper-undefined
+    y = x * tl.sum(x, dim=0)  # <- helper-keyword
+    return x + undefined_in_helper + y  # noqa: F821  # <- helper-undefined
 
 
 @triton.jit
@@ -383,6 +384,7 @@ def test_independent_mistakes_are_reported_together_each_once() -> None:
         (marked_line("undefined"), "name 'scale' is not defined"),
         (marked_line("keyword"), "tl.sum() got an unexpected keyword argument 'dim'"),
         (marked_line("types"), found[2][1]),
+        (marked_line("helper-keyword"), "tl.sum() got an unexpected keyword argument 'dim'"),
         (marked_line("helper-undefined"), "name 'undefined_in_helper' is not defined"),
     ]
     assert found[2][1] == "cannot use tuple (1, 2) in an arithmetic expression"
