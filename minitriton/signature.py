@@ -43,8 +43,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
-
 from minitriton.diagnostics import Location, error
 from minitriton.frontend.source import ArgSpec
 from minitriton.ir import types as t
@@ -141,6 +139,8 @@ def _dtype_type(dtype: Any) -> t.ScalarType:
 
 def is_pointer_arg(value: Any) -> bool:
     """True for arrays and tensors (anything passed to the kernel by pointer)."""
+    import numpy as np  # here: the launcher imports this module, and NumPy only on launching
+
     if isinstance(value, np.ndarray):
         return True
     return hasattr(value, "data_ptr") or hasattr(value, "__cuda_array_interface__")
@@ -168,6 +168,8 @@ def int_type(value: int) -> t.ScalarType:
 
 def spec_for_value(name: str, value: Any, is_constexpr: bool = False) -> ArgSpec:
     """The :class:`ArgSpec` of one actual argument, by Triton's rules (see module doc)."""
+    import numpy as np
+
     if isinstance(value, constexpr):
         return ArgSpec(name, "constexpr", value=value.value)
     if is_constexpr or value is None:
