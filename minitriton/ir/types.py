@@ -251,12 +251,13 @@ def with_shape(element: ElementType, shape: tuple[int, ...]) -> Type:
     return BlockType(tuple(shape), element) if shape else element
 
 
-_TYPE_RE = re.compile(r"tensor<((?:\d+x)+)(.+)>|ptr<(\w+)>|(\w+)")
+#: Compiled (and cached) by `re` on first use: the IR parser's, not the launcher's.
+_TYPE_RE = r"tensor<((?:\d+x)+)(.+)>|ptr<(\w+)>|(\w+)"
 
 
 def parse_type(text: str) -> Type:
     """Parse the text form of a type; raises ``ValueError`` on bad input."""
-    m = _TYPE_RE.fullmatch(text.strip())
+    m = re.fullmatch(_TYPE_RE, text.strip())
     if not m:
         raise ValueError(f"bad type {text!r}")
     if m.group(1):
