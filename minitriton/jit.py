@@ -777,11 +777,12 @@ def preload(source: KernelSource) -> None:
     """Import, once per process, what the first launch of ``source`` will need.
 
     Every ``@jit`` definition calls this, so that the first launch costs no
-    import (:func:`minitriton.compiler.preload`): the emulator, the IR parser
-    and the launch's checks, and the frontend, its grammar and the passes unless the disk
-    cache already knows this function (:func:`minitriton.ircache.has_entries`).
-    Always, it takes the compiler's fingerprint and asks whether cuda-python
-    is installed, which choosing the default backend asks first.
+    import (:func:`minitriton.compiler.preload`): the emulator, the IR
+    parser and the launch's checks, and the frontend, its grammar and the
+    passes unless the disk cache already knows this function
+    (:func:`minitriton.ircache.has_entries`). Always, it takes the
+    compiler's fingerprint and asks whether cuda-python is installed, which
+    choosing the default backend asks first.
 
     The emulator and the passes need NumPy, which neither ``import
     minitriton`` nor a definition imports: until the program has imported
