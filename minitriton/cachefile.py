@@ -20,7 +20,6 @@ import contextlib
 import functools
 import hashlib
 import os
-import tempfile
 from pathlib import Path
 
 HEADER = "MINITRITON-CACHE 1"
@@ -58,6 +57,8 @@ def read_entry(path: Path) -> str | None:
 
 def write_entry(path: Path, body: str) -> None:
     """Write ``body`` as the entry at ``path`` atomically (errors are ignored: it is a cache)."""
+    import tempfile  # only a compile writes: a launch of a cached kernel never loads it
+
     text = f"{HEADER} {hashlib.sha256(body.encode()).hexdigest()}\n{body}"
     try:
         path.parent.mkdir(parents=True, exist_ok=True)

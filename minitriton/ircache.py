@@ -190,6 +190,8 @@ def _registered(cls: type) -> bool:
 
 def _op_class(name: str) -> type:
     """The op class registered as ``name`` (what :class:`_IRPickler` stores)."""
+    import minitriton.ir.ops  # noqa: F401 - registers the op classes (``minitriton.ir`` is lazy)
+
     return OP_REGISTRY[name]
 
 

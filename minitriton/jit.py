@@ -20,12 +20,15 @@ A launch does what Triton's launcher does:
 The backend is, in order of precedence: a launch's ``backend=`` keyword,
 :func:`set_backend`, the ``MINITRITON_BACKEND`` environment variable
 (``emulator`` or ``gpu``), and otherwise the GPU when one is available.
+
+``import minitriton`` imports this module, and a ``@jit`` definition runs
+it, without NumPy: the modules that need NumPy (the argument checks, the
+host copies, the streams) are imported by the functions that launch.
 """
 
 from __future__ import annotations
 
 import contextlib
-import ctypes
 import functools
 import importlib.util
 import os
@@ -33,11 +36,9 @@ import sys
 import threading
 import weakref
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
-
-from minitriton import compiled_api, env, ircache, launch_checks, resources, streams, torch_interop
+from minitriton import compiled_api, env, ircache
 from minitriton.compiler import CompiledKernel, CompileOptions, compile_kernel
 from minitriton.compiler import preload as preload_components
 from minitriton.diagnostics import CompileError, UserError, trimmed
@@ -47,6 +48,11 @@ from minitriton.ir.types import BF16, PointerType, ScalarType
 from minitriton.language.core import constexpr
 from minitriton.runtime.errors import OutOfResources
 from minitriton.signature import Param, kernel_params, spec_for_value
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from minitriton.launch_checks import LaunchTypeError
 
 # ---------------------------------------------------------------------------
 # Backend selection
@@ -123,6 +129,8 @@ DRIVER_LIBRARY = "nvcuda.dll" if os.name == "nt" else "libcuda.so.1"
 
 
 def _driver_library_loads() -> bool:
+    import ctypes
+
     try:
         ctypes.CDLL(DRIVER_LIBRARY)  # loading it initializes nothing
     except OSError:  # no NVIDIA driver on this machine
@@ -378,6 +386,8 @@ class JITFunction(KernelInterface, JITBase):
         if "stream" in kwargs and "stream" not in self.arg_names:
             kwargs = dict(kwargs)
             stream = kwargs.pop("stream")
+        from minitriton import launch_checks, resources
+
         options, backend, kwargs = self._split_options(kwargs)
         bound = self.bind(args, kwargs)
         launch_checks.check_arguments(self.__name__, self.params, bound)
@@ -408,6 +418,8 @@ class JITFunction(KernelInterface, JITBase):
         return self.run(*args, grid=grid, warmup=True, **kwargs)
 
     def _split_options(self, kwargs: dict[str, Any]) -> tuple[CompileOptions, str, dict]:
+        from minitriton import launch_checks
+
         launch_opts = {k: kwargs[k] for k in LAUNCH_OPTIONS if k in kwargs}
         launch_checks.check_options(self.__name__, launch_opts)
         # As in Triton, a kernel parameter may share an option's name (the softmax
@@ -450,8 +462,10 @@ class JITFunction(KernelInterface, JITBase):
             raise self._bind_error(f"missing {word} {names}") from None
         return {name: bound[name] for name in self.arg_names}
 
-    def _bind_error(self, problem: str) -> launch_checks.LaunchTypeError:
+    def _bind_error(self, problem: str) -> LaunchTypeError:
         """A located ``TypeError`` at the user's launch line, with the kernel's signature."""
+        from minitriton import launch_checks
+
         return launch_checks.argument_error(self.__name__, self.params, problem)
 
     def specialize(self, bound: dict[str, Any]) -> list[ArgSpec]:
@@ -532,7 +546,7 @@ def _runtime_key(value: Any) -> Any:
         raise _FullPath
     if tp is float:
         return float
-    if tp is np.ndarray or not hasattr(value, "data_ptr"):
+    if not hasattr(value, "data_ptr"):  # NumPy arrays among them
         raise _FullPath
     return (tp, value.dtype, value.data_ptr() % 16 == 0)
 
@@ -673,6 +687,8 @@ class FastLaunchCache:
         except (_FullPath, TypeError, KeyError):  # unusual arguments or kernel
             return
         if stream is not None:
+            from minitriton import streams
+
             entry.stream, entry.current = streams.stream_handle(stream), None
         self.entries[key] = entry
         self.cache_size = len(self.fn.cache)
@@ -694,6 +710,8 @@ class _FastEntry:
     __slots__ = ("compiled", "current", "launcher", "plan", "stream", "take")
 
     def __init__(self, compiled: CompiledKernel, launcher: Any, take: list[int]) -> None:
+        from minitriton import streams
+
         self.compiled = compiled
         self.launcher = launcher
         kinds = launcher.kinds
@@ -728,6 +746,8 @@ class _FastEntry:
         for (_, _, is_ptr), value in zip(self.plan, args):
             if is_ptr and getattr(value, "get_device", _no_device)() != 0:
                 return False
+        from minitriton import streams
+
         stream = self.stream if self.current is None else self.current(0)
         if streams.capturing(stream):
             return False  # the full path refuses it, and says why
@@ -749,7 +769,7 @@ def _device_arch() -> str | None:
     return device_arch()
 
 
-#: What :func:`preload` has imported in this process ("emulator", "frontend").
+#: What :func:`preload` has done in this process ("digest", "emulator", "frontend").
 _PRELOADED: set[str] = set()
 
 
@@ -757,18 +777,30 @@ def preload(source: KernelSource) -> None:
     """Import, once per process, what the first launch of ``source`` will need.
 
     Every ``@jit`` definition calls this, so that the first launch costs no
-    import (:func:`minitriton.compiler.preload`): the emulator, the IR parser
-    and the compiler's fingerprint always, and the frontend, its grammar and
-    the passes unless the disk cache already knows this function
-    (:func:`minitriton.ircache.has_entries`); and whether cuda-python is
-    installed, which choosing the default backend asks first.
-    ``import minitriton`` itself does none of this.
+    import (:func:`minitriton.compiler.preload`): the emulator, the IR
+    parser and the launch's checks, and the frontend, its grammar and the
+    passes unless the disk cache already knows this function
+    (:func:`minitriton.ircache.has_entries`). Always, it takes the
+    compiler's fingerprint and asks whether cuda-python is installed, which
+    choosing the default backend asks first.
+
+    The emulator and the passes need NumPy, which neither ``import
+    minitriton`` nor a definition imports: until the program has imported
+    NumPy itself (its arrays need it, so a script imports it first), only
+    the fingerprint and the question are done here, and the first launch
+    imports the rest.
     """
-    if not _PRELOADED:
-        _PRELOADED.add("emulator")
-        preload_components(frontend=False)
+    if "digest" not in _PRELOADED:
+        _PRELOADED.add("digest")
         ircache.compiler_digest()  # part of every disk-cache key: stat the sources once
         _cuda_python_installed()  # the default backend's first question: a search of sys.path
+    if "numpy" not in sys.modules:
+        return
+    if "emulator" not in _PRELOADED:
+        _PRELOADED.add("emulator")
+        preload_components(frontend=False)
+        # The launch's own modules, which the functions that launch import.
+        from minitriton import launch_checks, resources, streams, torch_interop  # noqa: F401
     if "frontend" not in _PRELOADED and not ircache.has_entries(source):
         _PRELOADED.add("frontend")
         preload_components(frontend=True)
@@ -805,6 +837,8 @@ def jit(fn: Callable[..., Any] | None = None, **options: Any) -> Any:
 
 def resolve_grid(grid: Grid | None, meta: dict[str, Any]) -> tuple[int, int, int]:
     """A 3-D grid from a tuple of 1-3 ints or a callable of the meta dict."""
+    import numpy as np
+
     if grid is None:
         raise TypeError("launch a kernel with kernel[grid](...): the grid is missing")
     if callable(grid):
@@ -878,6 +912,8 @@ def launch(
     if backend == "gpu":
         _launch_gpu(compiled, grid, args, stream)
         return
+    from minitriton import launch_checks, streams, torch_interop
+
     if any(getattr(streams.tensor_of(v), "is_cuda", False) is True for _, v in args):
         streams.check_emulator_capture(compiled.name)  # before the copies to the host
     from minitriton.emulator import launch as emulate
@@ -920,6 +956,8 @@ def _launch_gpu(
     compiled: CompiledKernel, grid: tuple[int, int, int], args: list[tuple[ArgSpec, Any]],
     stream: Any,
 ) -> None:  # fmt: skip
+    from minitriton import resources, streams
+
     handle = streams.launch_stream(compiled.name, args, stream)
     streams.check_capturable(compiled.name, args, compiled.options.debug, handle)
     try:
@@ -936,6 +974,7 @@ def _time_budget(kernel: str, timeout: Any, backend: str) -> Any:
     """The emulator's time budget for one launch: ``timeout=`` or ``MINITRITON_TIMEOUT``."""
     if backend != "emulator":
         return contextlib.nullcontext()
+    from minitriton import launch_checks
     from minitriton.emulator import budget
 
     if timeout is not None and (isinstance(timeout, bool) or not isinstance(timeout, (int, float))
@@ -954,6 +993,7 @@ def _step_budget(kernel: str, max_steps: Any, backend: str) -> Any:
     """The emulator's step budget for one launch: ``max_steps=`` or ``MINITRITON_MAX_STEPS``."""
     if backend != "emulator":
         return contextlib.nullcontext()
+    from minitriton import launch_checks
     from minitriton.emulator import budget
 
     if max_steps is not None and (isinstance(max_steps, bool) or not isinstance(max_steps, int)
@@ -980,6 +1020,10 @@ def _scalar_value(spec: ArgSpec, value: Any) -> Any:
 
 
 def _host_value(spec: ArgSpec, value: Any, pending: list[tuple[Any, Any]]) -> Any:
+    import numpy as np
+
+    from minitriton import torch_interop
+
     if spec.kind == "scalar":
         return _scalar_value(spec, value)
     view = torch_interop.host_view(value, pending)
@@ -991,9 +1035,13 @@ def _host_value(spec: ArgSpec, value: Any, pending: list[tuple[Any, Any]]) -> An
 
 
 def _gpu_value(spec: ArgSpec, value: Any) -> Any:
+    import numpy as np
+
+    from minitriton.launch_checks import BF16View
+
     if spec.kind == "scalar":
         return _scalar_value(spec, value)
-    if isinstance(value, (np.ndarray, launch_checks.BF16View)):
+    if isinstance(value, (np.ndarray, BF16View)):
         return flat_host_array(value)  # copied to the device and back, views included
     return value
 
@@ -1004,6 +1052,8 @@ def flat_host_array(value: Any) -> np.ndarray:
     The kernel indexes memory with its own strides, so a strided view must
     stay a view of the same memory (a copy would lose the kernel's stores).
     """
+    import numpy as np
+
     arr = _as_numpy(value)
     if arr.flags.c_contiguous:
         return arr.reshape(-1)
@@ -1016,9 +1066,13 @@ def flat_host_array(value: Any) -> np.ndarray:
 
 
 def _as_numpy(value: Any) -> np.ndarray:
+    import numpy as np
+
+    from minitriton.launch_checks import BF16View
+
     if isinstance(value, np.ndarray):
         return value
-    if isinstance(value, launch_checks.BF16View):
+    if isinstance(value, BF16View):
         return value.bits
     device = getattr(getattr(value, "device", None), "type", None)
     if device == "cpu" and hasattr(value, "numpy"):

@@ -43,8 +43,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
-
 from minitriton.diagnostics import Location, error
 from minitriton.frontend.source import ArgSpec
 from minitriton.ir import types as t
@@ -141,6 +139,8 @@ def _dtype_type(dtype: Any) -> t.ScalarType:
 
 def is_pointer_arg(value: Any) -> bool:
     """True for arrays and tensors (anything passed to the kernel by pointer)."""
+    import numpy as np  # here: the launcher imports this module, and NumPy only on launching
+
     if isinstance(value, np.ndarray):
         return True
     return hasattr(value, "data_ptr") or hasattr(value, "__cuda_array_interface__")
@@ -168,6 +168,8 @@ def int_type(value: int) -> t.ScalarType:
 
 def spec_for_value(name: str, value: Any, is_constexpr: bool = False) -> ArgSpec:
     """The :class:`ArgSpec` of one actual argument, by Triton's rules (see module doc)."""
+    import numpy as np
+
     if isinstance(value, constexpr):
         return ArgSpec(name, "constexpr", value=value.value)
     if is_constexpr or value is None:
@@ -217,7 +219,9 @@ def _int_spec(name: str, value: int, type_: t.ScalarType) -> ArgSpec:
 SIGNATURE_FILE = "<signature>"
 
 _HINTS = {"16": "divisible_by_16", "1": "equal_to_1"}
-_TYPE_NAME = re.compile(r"\*?k?[A-Za-z][A-Za-z0-9]*")
+# Patterns as text, compiled (and cached) by `re` on first use: only an AOT
+# signature needs them, and compiling them at import would cost every launcher.
+_TYPE_NAME = r"\*?k?[A-Za-z][A-Za-z0-9]*"
 
 
 @dataclass(frozen=True)
@@ -286,13 +290,13 @@ def _entry(signature: str, start: int, end: int) -> _Entry:
     return _Entry(stripped.rstrip(), start + len(raw) - len(stripped) + 1)
 
 
-_DESCRIPTOR = re.compile(r"tensordesc<\s*(\w+)\s*\[(\s*\d+\s*(?:,\s*\d+\s*)*)\]\s*>(:16)?")
+_DESCRIPTOR = r"tensordesc<\s*(\w+)\s*\[(\s*\d+\s*(?:,\s*\d+\s*)*)\]\s*>(:16)?"
 
 
 def _descriptor_entry(entry: _Entry, param: Param) -> ArgSpec:
     """``tensordesc<fp16[64, 64]>``: a host-side descriptor (``:16``: sizes and strides
     divisible by 16)."""
-    m = _DESCRIPTOR.fullmatch(entry.text)
+    m = re.fullmatch(_DESCRIPTOR, entry.text)
     if m is None:
         raise _err(entry, f"expected a descriptor such as 'tensordesc<fp16[64, 64]>', got "
                           f"'{entry.text}'")  # fmt: skip
@@ -328,7 +332,7 @@ def _split_hint(entry: _Entry) -> tuple[str, str | None]:
 
 def _literal(text: str) -> tuple[Any, bool]:
     """(value, True) if ``text`` is a Python literal, else (None, False)."""
-    if _TYPE_NAME.fullmatch(text) and text not in ("True", "False", "None"):
+    if re.fullmatch(_TYPE_NAME, text) and text not in ("True", "False", "None"):
         return None, False
     try:
         return pyast.literal_eval(text), True

@@ -4,7 +4,8 @@ A timing test would flake on a shared machine; these tests guard the work
 instead. In a fresh process (``CHILD``), the first launch of a kernel:
 
 * imports no module: the first ``@jit`` definition imported what it needs
-  (:func:`minitriton.jit.preload`);
+  (:func:`minitriton.jit.preload`; the child imports NumPy first, as a
+  script does, since a definition never imports NumPy itself);
 * with an empty cache, parses the kernel and its helper once each, all with
   the fast LALR driver (Lark's own loop never runs on valid input);
 * with a warm cache, parses nothing, neither the kernel's source nor the

@@ -3,10 +3,13 @@
 A timing test would flake on a shared machine (``benchmarks/import_time.py``
 measures the time); these tests read which modules a fresh process has
 loaded after ``import minitriton``. The parser and its grammar (a kernel
-found in the disk cache never parses), the GPU backend and llvmlite (the
-emulator needs neither), the course, the tools, torch and the autotuner's
-benchmarks are all loaded on first use, through module ``__getattr__``
-(PEP 562) for the public names, so ``minitriton.X`` works unchanged.
+found in the disk cache never parses), the IR's text form, the GPU backend
+and llvmlite (the emulator needs neither), the course, the tools, torch and
+the autotuner's benchmarks are all loaded on first use, through module
+``__getattr__`` (PEP 562) for the public names, so ``minitriton.X`` works
+unchanged. NumPy, which a launch needs, is loaded neither by the import
+nor by a kernel's definition: the first launch imports it, unless the
+program did.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 import minitriton
@@ -32,6 +36,7 @@ HEAVY = (
     "triton",
     "cuda",
     "matplotlib",
+    "numpy",
     "minitriton.backend",
     "minitriton.backends",
     "minitriton.cli",
@@ -42,6 +47,8 @@ HEAVY = (
     "minitriton.frontend.lower",
     "minitriton.frontend.parser",
     "minitriton.inductor",
+    "minitriton.ir.parser",
+    "minitriton.ir.printer",
     "minitriton.passes",
     "minitriton.testing",
     "minitriton.tools",
@@ -51,11 +58,12 @@ HEAVY = (
 CHILD = "import json, sys, minitriton; print(json.dumps(sorted(sys.modules)))"
 
 
-def fresh_import() -> tuple[list[str], str]:
-    """The modules loaded by ``import minitriton`` in a fresh process, and its ``-X importtime``."""
-    env = dict(os.environ, PYTHONPATH=str(ROOT))
+def fresh_import(child: str = CHILD, path: str = "") -> tuple[list[str], str]:
+    """What ``child`` prints last (``sys.modules``, for :data:`CHILD`) in a fresh process,
+    and its ``-X importtime``; ``path`` goes on ``PYTHONPATH`` too."""
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in (str(ROOT), path) if p))
     proc = subprocess.run(
-        [sys.executable, "-X", "importtime", "-c", CHILD],
+        [sys.executable, "-X", "importtime", "-c", child],
         capture_output=True, text=True, env=env, cwd=ROOT,
     )  # fmt: skip
     assert proc.returncode == 0, proc.stderr
@@ -134,3 +142,59 @@ def test_lazy_names_are_the_modules_objects() -> None:
     # functions named as a submodule stay the functions once the submodules are loaded
     assert callable(minitriton.autotune) and minitriton.autotune.__name__ == "autotune"
     assert minitriton.jit.__name__ == "jit"
+
+
+#: A module of kernels: ``@jit``, ``@autotune`` over ``@heuristics``, ``Config``, ``cdiv``.
+KERNELS = """
+import minitriton as triton
+import minitriton.language as tl
+
+
+@triton.jit
+def add(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask)
+    tl.store(out_ptr + offs, x + tl.load(y_ptr + offs, mask=mask), mask=mask)
+
+
+@triton.autotune([triton.Config({"BLOCK": 32}), triton.Config({"BLOCK": 64})], key=["n"])
+@triton.heuristics({"EVEN": lambda args: args["n"] % args["BLOCK"] == 0})
+@triton.jit
+def scale(x_ptr, out_ptr, n, BLOCK: tl.constexpr, EVEN: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=mask) * 2, mask=mask)
+
+
+GRID = (triton.cdiv(100, 32),)
+BLOCK = triton.next_power_of_2(20)
+"""
+
+#: Defines the kernels, then (NumPy imported only now) launches them on the emulator.
+LAUNCH = """
+import json, sys
+import import_cost_kernels as k
+defined = sorted(sys.modules)
+import numpy as np
+x, y = np.arange(100, dtype=np.float32), np.full(100, 0.5, dtype=np.float32)
+added, scaled = np.zeros_like(x), np.zeros_like(x)
+k.add[k.GRID](x, y, added, 100, BLOCK=k.BLOCK)
+k.scale[lambda meta: (k.triton.cdiv(100, meta["BLOCK"]),)](x, scaled, 100)
+print(json.dumps([added.tolist(), scaled.tolist(), defined]))
+"""
+
+
+def test_a_kernels_definition_loads_no_numpy_and_its_first_launch_runs(tmp_path: Path) -> None:
+    (tmp_path / "import_cost_kernels.py").write_text(KERNELS)
+    cache = tmp_path / "cache"
+    child = f"import os\nos.environ.update(MINITRITON_CACHE_DIR={str(cache)!r}, "
+    child += "MINITRITON_BACKEND='emulator')\n" + LAUNCH
+    (added, scaled, defined), _ = fresh_import(child, path=str(tmp_path))
+    assert "minitriton.jit" in defined and "import_cost_kernels" in defined
+    # NumPy among them: the definitions preloaded nothing that needs it. The namespace
+    # package `cuda` is there when cuda-python is: a definition asks whether it is installed.
+    assert [m for m in heavy(defined) if m != "cuda"] == []
+    x = np.arange(100, dtype=np.float32)
+    np.testing.assert_array_equal(added, x + 0.5)
+    np.testing.assert_array_equal(scaled, x * 2)

@@ -18,8 +18,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import reduce
+from typing import TYPE_CHECKING
 
-import numpy as np
+if TYPE_CHECKING:
+    import numpy as np
 
 
 def _bitwidth(name: str) -> int:
@@ -89,6 +91,8 @@ class ScalarType:
     @property
     def numpy(self) -> np.dtype:
         """The NumPy dtype that stores this type (bf16 is stored as uint16)."""
+        import numpy as np  # here, not at the top: the launcher imports this module early
+
         return np.dtype(_NUMPY_NAMES[self.name])
 
     @property
@@ -207,6 +211,8 @@ def scalar(name: str) -> ScalarType:
 
 def from_numpy(dtype: np.dtype) -> ScalarType:
     """The scalar type that matches a NumPy dtype (``uint16`` maps to u16)."""
+    import numpy as np
+
     for ir_name, np_name in _NUMPY_NAMES.items():
         if ir_name not in ("bf16", "f8e5", "f8e4nv") and np.dtype(np_name) == dtype:
             return ScalarType(ir_name)
@@ -245,12 +251,13 @@ def with_shape(element: ElementType, shape: tuple[int, ...]) -> Type:
     return BlockType(tuple(shape), element) if shape else element
 
 
-_TYPE_RE = re.compile(r"tensor<((?:\d+x)+)(.+)>|ptr<(\w+)>|(\w+)")
+#: Compiled (and cached) by `re` on first use: the IR parser's, not the launcher's.
+_TYPE_RE = r"tensor<((?:\d+x)+)(.+)>|ptr<(\w+)>|(\w+)"
 
 
 def parse_type(text: str) -> Type:
     """Parse the text form of a type; raises ``ValueError`` on bad input."""
-    m = _TYPE_RE.fullmatch(text.strip())
+    m = re.fullmatch(_TYPE_RE, text.strip())
     if not m:
         raise ValueError(f"bad type {text!r}")
     if m.group(1):
