@@ -46,6 +46,7 @@ GPU_PIPELINE: tuple[str, ...] = (
     "scalar-combiners",
     "sink-transposes",
     "software-pipeline",
+    "tma-stores",
     "assign-layouts",
 )
 
