@@ -40,8 +40,8 @@ from minitriton.backend.ops import (
     TmaStoreWaitOp,
     WaitBarrierOp,
 )
-from minitriton.backend.shared_layout import SharedTile
 from minitriton.backend.registry import lowering
+from minitriton.backend.shared_layout import SharedTile
 from minitriton.backend.tma import _MAP_PARAM, BARRIER_BYTES
 from minitriton.ir.core import Operation
 from minitriton.ir.types import element_type

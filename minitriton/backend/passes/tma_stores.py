@@ -18,7 +18,8 @@ loads use it too): pointers ``base + (o0 + i0) * s0 + (o1 + i1)`` with a
 or a constant whose bytes are a multiple of 16, and the mask exactly the
 in-bounds test ``o_d + i_d < n_d`` (optionally ``>= 0``) of both dimensions,
 ``n_d`` kernel arguments or constants. The element type is fp16, bf16 or
-fp32, and a tile row is at least 32 bytes wide (the narrowest swizzle).
+fp32, a tile row is at least 32 bytes wide (the narrowest swizzle) and the
+tile has a multiple of 8 rows (the swizzle's period).
 The tiles of all TMA stores must fit in shared memory next to what the
 kernel already uses (its rings and barriers, or its largest block for
 layout conversions, whichever is larger; 227 KB per block on Hopper):
@@ -83,11 +84,8 @@ import minitriton.backend.ops  # noqa: F401  (registers the ttng. ops made by na
 from minitriton.backend.irutil import parent_block, terminator
 from minitriton.backend.ops import (
     AsyncTmaCopyOp,
-    AsyncTmaStoreOp,
     InitBarrierOp,
     LocalAllocOp,
-    TmaStoreBuffersOp,
-    TmaStoreWaitOp,
 )
 from minitriton.backend.passes.gpu_pipeline import GpuPass, GpuState
 from minitriton.backend.shared_layout import SharedTile, align_tile
@@ -129,7 +127,9 @@ def _match(op: Operation, func: FuncOp) -> _Store | None:
     if dtype not in _DTYPES or len(value.shape) != 2:
         return None
     tile = SharedTile.make((value.shape[0], value.shape[1]), 1, _DTYPES[dtype])
-    if tile is None:  # rows narrower than 32 bytes
+    # Rows narrower than 32 bytes have no swizzle; a column block of fewer than 8 rows
+    # would start the next one off the 1024-byte pattern the copy engine swizzles by.
+    if tile is None or tile.rows % 8:
         return None
     box = match_box(op.operands[0], op.operands[2], tile, func)
     return None if box is None else _Store(op, tile, box, dtype)
