@@ -123,21 +123,23 @@ def tma_enabled() -> bool:
     return os.environ.get(TMA_ENV, "1").strip().lower() not in ("0", "off", "false", "no")
 
 
-#: ``MINITRITON_TMA_STORES=0`` keeps every store on ``st.global`` (see
-#: :mod:`~minitriton.backend.passes.tma_stores`), to compare with TMA stores.
+#: ``MINITRITON_TMA_STORES=1`` lets tile stores become TMA stores (see
+#: :mod:`~minitriton.backend.passes.tma_stores`); off by default until the
+#: stores have been measured on a GPU, every store stays an ``st.global``.
 TMA_STORES_ENV = "MINITRITON_TMA_STORES"
 
 
 def tma_stores_enabled() -> bool:
-    """Whether stores may become TMA stores (``MINITRITON_TMA_STORES`` is not ``0``)."""
-    return os.environ.get(TMA_STORES_ENV, "1").strip().lower() not in ("0", "off", "false", "no")
+    """Whether stores may become TMA stores (``MINITRITON_TMA_STORES`` is set, not ``0``)."""
+    value = os.environ.get(TMA_STORES_ENV, "0").strip().lower()
+    return value not in ("", "0", "off", "false", "no")
 
 
 def tma_tag() -> str:
     """The TMA settings, for cache keys: they change the generated code."""
     if not tma_enabled():
         return "no-tma"
-    return f"tma-{tma_forms()}" + ("" if tma_stores_enabled() else "-no-stores")
+    return f"tma-{tma_forms()}" + ("-stores" if tma_stores_enabled() else "")
 
 
 # ------------------------------------------------------------------ the recipe

@@ -62,7 +62,7 @@ KERNELS: dict[str, tuple[Any, str, str]] = {
     "persistent-subtile-sm90a-tma": (persistent_matmul.persistent_desc_matmul,
                                      PERSISTENT_SIG.format(n=64, subtile=True), "sm_90a"),
 }  # fmt: skip
-#: The cases compiled with TMA allowed (as a launch without debug mode compiles them).
+#: The cases compiled with TMA copies and stores allowed (``MINITRITON_TMA_STORES=1``).
 TMA_CASES = {"persistent-sm90a-tma", "persistent-subtile-sm90a-tma"}
 #: pass -> the cases its goldens cover (each one a kernel the pass changes)
 GOLDEN_CASES: dict[str, list[str]] = {
@@ -85,8 +85,9 @@ def _optimized(case: str) -> Any:
 
 
 def _state(module: Any, case: str) -> GpuState:
+    tma = case in TMA_CASES
     return GpuState(module, num_warps=4, arch=KERNELS[case][2], num_stages=3,
-                    tma=case in TMA_CASES)  # fmt: skip
+                    tma=tma, tma_stores=tma)  # fmt: skip
 
 
 # ------------------------------------------------------------------ registry
@@ -125,7 +126,9 @@ def test_run_gpu_passes_rejects_an_ir_pass() -> None:
 @pytest.mark.parametrize(("name", "case"), PAIRS, ids=[f"{n}/{c}" for n, c in PAIRS])
 def test_golden_input(name: str, case: str, golden: Callable[[str, str], None]) -> None:
     """The ``.ir`` is what the passes before ``name`` make of the kernel."""
-    snapshots = dict(gpu_snapshots(_optimized(case), arch=KERNELS[case][2], tma=case in TMA_CASES))
+    tma = case in TMA_CASES
+    snapshots = dict(gpu_snapshots(_optimized(case), arch=KERNELS[case][2], tma=tma,
+                                   tma_stores=tma))  # fmt: skip
     before = list(snapshots)[list(snapshots).index(name) - 1]
     golden(snapshots[before], f"gpu_passes/{name}/{case}.ir")
 
@@ -176,7 +179,7 @@ def test_watching_prints_the_named_passes_and_hands_on_every_one() -> None:
     out = io.StringIO()
     seen: list[str] = []
     with watching(["software-pipeline", "cse"], lambda n, _: seen.append(n), out=out):
-        run_gpu_passes(GpuState(module, arch="sm_90a", tma=True))
+        run_gpu_passes(GpuState(module, arch="sm_90a", tma=True, tma_stores=True))
     assert seen == list(GPU_PIPELINE)
     text = out.getvalue()
     assert text.count("// -----// IR Dump After") == 1
@@ -192,7 +195,7 @@ def test_dump_dir_has_one_file_per_gpu_pass(tmp_path: Path, monkeypatch) -> None
     (folder,) = tmp_path.iterdir()
     files = sorted(p.name for p in folder.iterdir())
     stages = [f.split("-", 1)[1].removesuffix(".txt") for f in files]
-    gpu = [f"after-{n}" for n in GPU_PIPELINE if n != "tma-stores"]  # sm_80: no TMA stores
+    gpu = [f"after-{n}" for n in GPU_PIPELINE if n != "tma-stores"]  # sm_80 has no TMA
     assert stages[stages.index("ir-opt") + 1 :] == [*gpu, "ttgir", "llir", "ptx"]
     last = (folder / files[stages.index("after-assign-layouts")]).read_text()
     assert last == (folder / files[stages.index("ttgir")]).read_text()

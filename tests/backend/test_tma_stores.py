@@ -38,8 +38,9 @@ def _persistent_sig(dtype: str, subtile: bool, bn: int = 128) -> str:
 @pytest.fixture(autouse=True)
 def _no_disk_cache(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("MINITRITON_CACHE", "0")
-    for name in ("MINITRITON_TMA", "MINITRITON_TMA_FORMS", "MINITRITON_TMA_STORES"):
+    for name in ("MINITRITON_TMA", "MINITRITON_TMA_FORMS"):
         monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("MINITRITON_TMA_STORES", "1")  # off by default
 
 
 def _compile(kernel: Any, sig: str, arch: str = "sm_90a", debug: bool = False) -> PTXModule:
@@ -125,7 +126,7 @@ def test_stores_that_stay_plain(case: str) -> None:
     assert "cp.async.bulk.wait_group" not in k.ptx and "st.global" in k.ptx
 
 
-def test_switches_other_arches_and_debug_mode_keep_plain_stores(
+def test_the_default_switches_other_arches_and_debug_mode_keep_plain_stores(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     sig = TILE_SIG.format(t="fp32", bn=64)
@@ -133,10 +134,12 @@ def test_switches_other_arches_and_debug_mode_keep_plain_stores(
     # Debug mode checks every tt.store's addresses, so the pass does not run there.
     debug = _compile(K.tile_scale, sig, debug=True)
     assert _store_ops(debug) == [] and "cp.async.bulk" not in debug.ptx
+    monkeypatch.setenv("MINITRITON_TMA", "0")
+    assert _store_ops(_compile(K.tile_scale, sig)) == []
+    monkeypatch.delenv("MINITRITON_TMA")
     monkeypatch.setenv("MINITRITON_TMA_STORES", "0")
     assert _store_ops(_compile(K.tile_scale, sig)) == []
-    monkeypatch.setenv("MINITRITON_TMA_STORES", "1")
-    monkeypatch.setenv("MINITRITON_TMA", "0")
+    monkeypatch.delenv("MINITRITON_TMA_STORES")  # the default
     assert _store_ops(_compile(K.tile_scale, sig)) == []
 
 
@@ -144,7 +147,7 @@ def test_switch_is_part_of_the_cache_key(monkeypatch: pytest.MonkeyPatch) -> Non
     from minitriton.backend.cache import cache_key
 
     on = cache_key("ir", "sm_90a", 4, 3)
-    monkeypatch.setenv("MINITRITON_TMA_STORES", "0")
+    monkeypatch.delenv("MINITRITON_TMA_STORES")
     assert cache_key("ir", "sm_90a", 4, 3) != on
 
 

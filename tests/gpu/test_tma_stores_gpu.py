@@ -3,13 +3,16 @@
 Tutorial 09's persistent descriptor matmul stores its tile whole or in two
 halves (``EPILOGUE_SUBTILE``), in fp16, bf16 or fp32; M and N are not
 multiples of the tile, so the copy engine must clip the boxes at the
-edges. Three programs compute every tile, so each program's next tile is
+edges. TMA stores are off by default: each test turns them on
+(``MINITRITON_TMA_STORES=1``). Three programs compute every tile, so each program's next tile is
 written into the shared tiles that its previous stores read. Each test
 checks in the PTX that the stores were TMA stores (or, in debug mode, that
 they were not).
 """
 
 from __future__ import annotations
+
+from collections.abc import Iterator
 
 import numpy as np
 import pytest
@@ -19,6 +22,21 @@ from tests.kernels.persistent_matmul import persistent_desc_matmul, persistent_m
 from tests.kernels.tma_matmul import block_ptr_matmul
 
 pytestmark = pytest.mark.gpu
+KERNELS = (persistent_desc_matmul, persistent_matmul, block_ptr_matmul)
+
+
+@pytest.fixture(autouse=True)
+def _tma_stores(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """TMA stores on (they are off by default), in kernels compiled afresh."""
+    monkeypatch.setenv("MINITRITON_TMA_STORES", "1")
+    monkeypatch.setenv("MINITRITON_CACHE", "0")
+    # The launcher keeps compiled kernels by specialization and options, not by switch.
+    for k in KERNELS:
+        k.cache.clear()
+    yield
+    for k in KERNELS:
+        k.cache.clear()
+
 
 M, N, K = 300, 208, 200  # 3 x 2 tiles of 128 x 128, ragged in M, N and K
 BM, BN, BK = 128, 128, 64

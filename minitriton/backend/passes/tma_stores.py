@@ -23,10 +23,13 @@ tile has a multiple of 8 rows (the swizzle's period).
 The tiles of all TMA stores must fit in shared memory next to what the
 kernel already uses (its rings and barriers, or its largest block for
 layout conversions, whichever is larger; 227 KB per block on Hopper):
-stores that would not fit stay ordinary stores, as does everything on other
-arches, everything with ``MINITRITON_TMA=0`` or ``MINITRITON_TMA_STORES=0``,
-and everything in debug mode (``MINITRITON_DEBUG=1``). The pass does not run
-there, so debug mode's out-of-bounds checks still see every ``tt.store``.
+stores that would not fit stay ordinary stores.
+
+**Switch.** The pass runs only with ``MINITRITON_TMA_STORES=1``: TMA stores
+are off by default until they have been measured on a GPU. It never runs on
+other arches, with ``MINITRITON_TMA=0``, or in debug mode
+(``MINITRITON_DEBUG=1``): the rewrite is skipped there, so debug mode's
+out-of-bounds checks still see every ``tt.store``.
 
 **Shared memory.** Each TMA store has its own tile, 1024-byte aligned, at the
 start of shared memory for the whole kernel (``ttng.tma_store_buffers``, the
@@ -40,34 +43,48 @@ consecutive stores of one block (an epilogue stored in subtiles: each half
 has its own tile), and one before ``tt.return`` keeps the shared memory
 alive until the last store has read it.
 
-**Before** (tutorial 09's persistent epilogue, ``EPILOGUE_SUBTILE``; the
-address and mask arithmetic is left out)::
+**Before** (tutorial 09's persistent epilogue with ``EPILOGUE_SUBTILE``,
+128 x 128 tiles; most of the address and mask arithmetic is left out)::
 
     scf.for(%start_pid, %num_tiles, %17) {
       ...
-      tt.store(%175, %158, %174)           // acc0: columns offs_bn ..
-      tt.store(%190, %178, %189)           // acc1: columns offs_bn + BN / 2 ..
+      %148 = arith.cast(%acc0) : tensor<128x64xf16>
+      ...
+      %165 = tt.addptr(%43, %158) : tensor<128x64xptr<f16>>
+      tt.store(%165, %148, %164)           // acc0: columns offs_bn ..
+      %166 = arith.add(%offs_bn, %13) : i32
+      %167 = arith.cast(%acc1) : tensor<128x64xf16>
+      ...
+      tt.store(%179, %167, %178)           // acc1: columns offs_bn + 64 ..
       scf.yield()
     }
     tt.return()
 
-**After**::
+**After** (the golden ``tests/backend/goldens/gpu_passes/tma-stores``)::
 
-    ttng.tma_store_buffers() {bytes = 32768}
+    ttng.tma_store_buffers() {bytes = 32768}    // two 16 KB tiles
     ...
     scf.for(%start_pid, %num_tiles, %17) {
       ...
-      ttng.async_tma_store_wait() {pendings = 0}     // the last tile's stores have read
-      ttng.async_tma_copy_local_to_global(%offs_bn, %offs_am, %158) {map = 3, offset = 0}
-      ttng.async_tma_copy_local_to_global(%176, %offs_am, %178) {map = 4, offset = 16384}
+      ttng.async_tma_store_wait() {pendings = 0}   // the last tile's stores have read
+      ttng.async_tma_copy_local_to_global(%offs_bn, %offs_am, %148) {map = 2, offset = 0}
+      %166 = arith.add(%offs_bn, %13) : i32
+      %167 = arith.cast(%acc1) : tensor<128x64xf16>
+      ...
+      ttng.async_tma_copy_local_to_global(%166, %offs_am, %167) {map = 3, offset = 16384}
       scf.yield()
     }
     ttng.async_tma_store_wait() {pendings = 0}
     tt.return()
 
-Each store's tensor map (its recipe) joins the kernel's list after the
-pipelined loads' maps; the launcher builds it as it builds theirs
-(:mod:`~minitriton.backend.tensormap`).
+The coordinates are the box's column and row (innermost first). Each
+store's tensor map (its recipe) joins the kernel's list after the pipelined
+loads' maps; the launcher builds it as it builds theirs
+(:mod:`~minitriton.backend.tensormap`). The code generator
+(:mod:`~minitriton.backend.lower.tma`) writes the block into its tile from
+whatever layout it has (the accumulator's own ``wgmma`` layout for a whole
+epilogue: no layout conversion), one 16-byte ``st.shared`` per run where the
+layout allows, swizzled as the map says.
 
 Preconditions: inlined kernel after ``software-pipeline``, before the layout
 plan. Postconditions: verified IR; each rewritten ``tt.store`` is gone (its
@@ -94,7 +111,6 @@ from minitriton.backend.tma import (
     Box,
     TmaMap,
     match_box,
-    tma_stores_enabled,
 )
 from minitriton.ir.core import OP_REGISTRY, Block, Operation, Value
 from minitriton.ir.ops import FuncOp, StoreOp
@@ -243,10 +259,10 @@ class TmaStoresPass(GpuPass):
     """Make tile stores TMA stores through shared memory (see the module docstring)."""
 
     name: ClassVar[str] = "tma-stores"
-    condition: ClassVar[str] = "sm_90a with TMA (MINITRITON_TMA, MINITRITON_TMA_STORES), not debug"
+    condition: ClassVar[str] = "sm_90a, MINITRITON_TMA_STORES=1 (and TMA on), not debug mode"
 
     def applies(self, state: GpuState) -> bool:
-        return state.tma and state.arch_number == 90 and tma_stores_enabled()
+        return state.tma and state.tma_stores and state.arch_number == 90
 
     def run(self, state: GpuState) -> None:
         rewrite_tma_stores(state.kernel)
