@@ -102,6 +102,14 @@ def test_persistent_epilogue_stores(subtile: bool) -> None:
     assert k.shared > 32768 + 3 * 32768
 
 
+@pytest.mark.parametrize("subtile", [False, True], ids=["whole", "subtiled"])
+def test_tutorial_09s_largest_tile_fits(subtile: bool) -> None:
+    # 128 x 256 x 64 fp16, 3 stages: 64 KB of store tiles beside 144 KB of rings.
+    k = _compile(persistent_desc_matmul, _persistent_sig("fp16", subtile, bn=256))
+    assert _store_ops(k)[0] == "ttng.tma_store_buffers() {bytes = 65536}"
+    assert len(TMA_STORE.findall(k.ptx)) == 4 and 65536 + 3 * 49152 < k.shared <= 227 << 10
+
+
 # ------------------------------------------------------------------ what is not
 
 

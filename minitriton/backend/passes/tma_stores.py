@@ -21,9 +21,9 @@ in-bounds test ``o_d + i_d < n_d`` (optionally ``>= 0``) of both dimensions,
 fp32, a tile row is at least 32 bytes wide (the narrowest swizzle) and the
 tile has a multiple of 8 rows (the swizzle's period).
 The tiles of all TMA stores must fit in shared memory next to what the
-kernel already uses (its rings and barriers, or its largest block for
-layout conversions, whichever is larger; 227 KB per block on Hopper):
-stores that would not fit stay ordinary stores.
+kernel already uses (its rings and barriers, or its largest floating-point
+block for layout conversions, whichever is larger; 227 KB per block on
+Hopper): stores that would not fit stay ordinary stores.
 
 **Switch.** The pass runs only with ``MINITRITON_TMA_STORES=1``: TMA stores
 are off by default until they have been measured on a GPU. It never runs on
@@ -114,7 +114,7 @@ from minitriton.backend.tma import (
 )
 from minitriton.ir.core import OP_REGISTRY, Block, Operation, Value
 from minitriton.ir.ops import FuncOp, StoreOp
-from minitriton.ir.types import I32, BlockType, PointerType, ScalarType, element_type
+from minitriton.ir.types import I32, BlockType, ScalarType, element_type
 from minitriton.passes.base import register_pass
 
 #: Element types a TMA store is made for, and their bytes.
@@ -155,7 +155,10 @@ def _used_shared(func: FuncOp) -> int:
     """Shared memory the kernel needs besides the stores' tiles (an upper estimate).
 
     Every ring and barrier of its pipelined loops, or its largest block of
-    numbers (a layout conversion's scratch), whichever is larger.
+    floating-point values (a layout conversion's scratch), whichever is
+    larger. Index and mask blocks are left out: the layout plan recomputes
+    them in the layout wanted rather than moving them, and the rewritten
+    stores' own addresses and masks go dead.
     """
     rings = 0
     largest = 0
@@ -167,9 +170,8 @@ def _used_shared(func: FuncOp) -> int:
             rings += align_tile(BARRIER_BYTES * op.attrs["count"])
         for r in op.results:
             st = element_type(r.type)
-            if isinstance(r.type, BlockType) and not isinstance(st, PointerType):
-                assert isinstance(st, ScalarType)
-                largest = max(largest, prod(r.shape) * max(1, st.bitwidth // 8))
+            if isinstance(r.type, BlockType) and isinstance(st, ScalarType) and st.is_float():
+                largest = max(largest, prod(r.shape) * st.bitwidth // 8)
     return max(rings, largest)
 
 
