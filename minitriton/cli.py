@@ -271,11 +271,12 @@ def _stage_text(compiled: Any, emit: str, loc: bool) -> str:
     if not loc:
         return readable(compiled.asm["ttgir"])
     from minitriton.backend.prepare import prepare_kernel
-    from minitriton.backend.tma import tma_enabled
+    from minitriton.backend.tma import tma_enabled, tma_stores_enabled
 
     options = compiled.options
+    tma = tma_enabled() and not options.debug
     copy, *_ = prepare_kernel(compiled.module, options.num_warps, options.arch,
-                              options.num_stages, tma_enabled())  # fmt: skip
+                              options.num_stages, tma, tma and tma_stores_enabled())  # fmt: skip
     return readable(print_module(copy, with_locs=True))
 
 

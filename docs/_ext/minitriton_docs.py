@@ -525,9 +525,21 @@ GPU_EXAMPLE_KERNELS = {
         "tests/kernels/inductor_reductions.py:argmax_kernel",
         "*fp32:16, *fp32:16, *i32:16, i32:16, i32:16, 4, 64",
     ),
+    "persistent-matmul": (
+        "Tutorial 09's persistent descriptor matmul, its epilogue in two halves",
+        "tests/kernels/persistent_matmul.py:persistent_desc_matmul",
+        "tensordesc<fp16[128, 64]>:16, tensordesc<fp16[128, 64]>:16, "
+        "tensordesc<fp16[128, 64]>:16, i32:16, i32:16, i32:16, 128, 128, 64, 8, True, 132, False",
+    ),
 }
 #: Kernels beyond the matmul and the attention that show what a pass does.
-GPU_EXTRA_KERNELS = {"sink-transposes": ["descriptor-matmul"], "scalar-combiners": ["argmax"]}
+GPU_EXTRA_KERNELS = {
+    "sink-transposes": ["descriptor-matmul"],
+    "scalar-combiners": ["argmax"],
+    "tma-stores": ["persistent-matmul"],
+}
+#: Passes whose pages compile with TMA copies and stores allowed (``MINITRITON_TMA_STORES=1``).
+GPU_EXAMPLE_TMA = {"tma-stores"}
 #: The archs each pass page compiles for: sm_90a (wgmma), and sm_80 (mma.sync) where it differs.
 GPU_EXAMPLE_ARCHS = {
     "software-pipeline": ("sm_90a", "sm_80"),
@@ -562,10 +574,13 @@ def _gpu_example(name: str, key: str, arch: str) -> GpuExample:
     from minitriton.ir.ttgir_text import readable
 
     title, target, signature = GPU_EXAMPLE_KERNELS[key]
+    tma = name in GPU_EXAMPLE_TMA
     command = f'$ minitriton compile {target} --arch {arch} --signature "{signature}" ' + (
         f"--print-after {name}"
     )
-    snapshots = gpu_pass_snapshots(target, signature, arch)
+    if tma:
+        command = "$ MINITRITON_TMA_STORES=1 " + command.removeprefix("$ ")
+    snapshots = gpu_pass_snapshots(target, signature, arch, tma)
     names = [n for n, _ in snapshots]
     heading = f"{title}, {arch}"
     if name not in names:
@@ -587,12 +602,17 @@ def _gpu_example(name: str, key: str, arch: str) -> GpuExample:
     return GpuExample(heading, loop, "mtir", caption, command)
 
 
-_SNAPSHOTS: dict[tuple[str, str, str], list[tuple[str, str]]] = {}
+_SNAPSHOTS: dict[tuple[str, str, str, bool], list[tuple[str, str]]] = {}
 
 
-def gpu_pass_snapshots(target: str, signature: str, arch: str) -> list[tuple[str, str]]:
-    """``minitriton.backend.passes.gpu_snapshots`` of a kernel (``FILE.py:KERNEL``), kept."""
-    key = (target, signature, arch)
+def gpu_pass_snapshots(
+    target: str, signature: str, arch: str, tma: bool = False
+) -> list[tuple[str, str]]:
+    """``minitriton.backend.passes.gpu_snapshots`` of a kernel (``FILE.py:KERNEL``), kept.
+
+    ``tma``: with TMA copies and stores allowed, as ``MINITRITON_TMA_STORES=1`` compiles.
+    """
+    key = (target, signature, arch, tma)
     if key not in _SNAPSHOTS:
         from minitriton.backend.passes import gpu_snapshots
         from minitriton.cli import find_kernel, import_user_file, kernel_jit, split_target
@@ -604,7 +624,7 @@ def gpu_pass_snapshots(target: str, signature: str, arch: str) -> list[tuple[str
         specs = parse_signature(signature, kernel_params(jit.fn))
         options = CompileOptions(arch=arch)
         module = compile_kernel(jit.source, specs, options, stop_after="ir-opt").module
-        _SNAPSHOTS[key] = gpu_snapshots(module, arch=arch)
+        _SNAPSHOTS[key] = gpu_snapshots(module, arch=arch, tma=tma, tma_stores=tma)
     return _SNAPSHOTS[key]
 
 

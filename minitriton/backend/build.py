@@ -20,7 +20,7 @@ from minitriton.backend.lower import LoweringContext
 from minitriton.backend.lower.debug import CheckTable
 from minitriton.backend.lower.math import find_libdevice
 from minitriton.backend.prepare import prepare_kernel
-from minitriton.backend.tma import mark_grid_constants, tma_enabled
+from minitriton.backend.tma import mark_grid_constants, tma_enabled, tma_stores_enabled
 from minitriton.diagnostics import CompileError, error, internal_error
 from minitriton.ir.ops import CastOp, Module
 from minitriton.ir.printer import print_module
@@ -152,8 +152,11 @@ def _reject_emulator_only(module: Module, arch: str) -> None:
 def _compile(
     module: Module, arch: str, num_warps: int, num_stages: int, debug: bool
 ) -> tuple[PTXModule, CheckTable | None]:
-    use_tma = tma_enabled() and not debug  # debug mode checks the cp.async path
-    copy, kernel, plan, inlined_at = prepare_kernel(module, num_warps, arch, num_stages, use_tma)
+    use_tma = tma_enabled() and not debug  # debug mode checks the cp.async path and every store
+    stores = use_tma and tma_stores_enabled()
+    copy, kernel, plan, inlined_at = prepare_kernel(
+        module, num_warps, arch, num_stages, use_tma, stores
+    )
     maps = getattr(kernel, "tma_maps", [])
     gen = LoweringContext(kernel, plan, inlined_at, arch=arch, num_warps=num_warps, debug=debug)
     ll_module = gen.generate()

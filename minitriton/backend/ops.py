@@ -182,9 +182,47 @@ class WaitBarrierOp(_Effect):
     operand_counts = (2,)
 
 
+class TmaStoreBuffersOp(_Effect):
+    """``ttng.tma_store_buffers() {bytes}``: the TMA stores' tiles, at the start of shared memory.
+
+    The kernel's first op: the ``bytes`` stay the stores' for the whole kernel
+    (rings and scratch space start after them), so a store in flight keeps
+    its tile while the next tile's loop runs.
+    """
+
+    name = "ttng.tma_store_buffers"
+    required_attrs = ("bytes",)
+
+
+class AsyncTmaStoreOp(_Effect):
+    """``ttng.async_tma_copy_local_to_global(%x, %y, %v) {map, offset}``: a TMA store.
+
+    Writes the block ``%v`` into its swizzled tile at byte ``offset`` of
+    shared memory, then one thread copies the tile to the box at
+    coordinates (``%x`` innermost, ``%y``) of tensor map ``map`` (one bulk
+    group); the copy engine leaves out what lies outside the tensor.
+    """
+
+    name = "ttng.async_tma_copy_local_to_global"
+    required_attrs = ("map", "offset")
+    operand_counts = (3,)
+
+
+class TmaStoreWaitOp(_Effect):
+    """``ttng.async_tma_store_wait() {pendings}``: earlier TMA stores have read their tiles.
+
+    At most ``pendings`` bulk groups may still be reading shared memory; a
+    barrier follows, so no thread writes a tile before its store has read it.
+    """
+
+    name = "ttng.async_tma_store_wait"
+    required_attrs = ("pendings",)
+
+
 # The GPU backend's ops, by name, for the IR parser (see minitriton.ir.ops).
 register_ops(
     ConvertLayoutOp, LocalAllocOp, LocalDeallocOp, AsyncCopyOp, AsyncCommitGroupOp, AsyncWaitOp,
     WarpGroupDotOp, WarpGroupDotWaitOp, LocalLoadOp, LocalStoreOp, InitBarrierOp,
-    InvalBarrierOp, BarrierExpectOp, AsyncTmaCopyOp, WaitBarrierOp,
+    InvalBarrierOp, BarrierExpectOp, AsyncTmaCopyOp, WaitBarrierOp, TmaStoreBuffersOp,
+    AsyncTmaStoreOp, TmaStoreWaitOp,
 )  # fmt: skip

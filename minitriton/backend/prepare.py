@@ -645,16 +645,22 @@ def assign_layouts(func: FuncOp, num_warps: int, arch: str = "sm_90") -> LayoutP
 
 
 def prepare_kernel(
-    module: Module, num_warps: int, arch: str = "sm_90", num_stages: int = 3, tma: bool = False
+    module: Module,
+    num_warps: int,
+    arch: str = "sm_90",
+    num_stages: int = 3,
+    tma: bool = False,
+    tma_stores: bool = False,
 ) -> tuple[Module, FuncOp, LayoutPlan, dict]:
     """Copy ``module`` and run the GPU passes on the copy; see the module docstring.
 
-    ``tma`` lets the pipeliner copy descriptor tiles with TMA on sm_90.
+    ``tma`` lets the pipeliner copy descriptor tiles with TMA on sm_90;
+    ``tma_stores`` lets ``tma-stores`` make tile stores TMA stores there.
     Returns the copy, its kernel, the layout plan and the inlined ops' call sites.
     """
     from minitriton.backend.passes import GpuState, run_gpu_passes
 
-    state = GpuState(copy_module(module), num_warps, arch, num_stages, tma)
+    state = GpuState(copy_module(module), num_warps, arch, num_stages, tma, tma_stores)
     run_gpu_passes(state)
     assert state.plan is not None, "assign-layouts ran last"
     return state.module, state.kernel, state.plan, state.live_inlined_at()

@@ -25,6 +25,8 @@ from minitriton.backend.driver import CUDAError, _cu, _error
 #: Bytes of one tensor map (``CUtensorMap``) and its alignment.
 MAP_BYTES = 128
 MAP_ALIGN = 64
+#: Bytes per element of each map element type (loads: fp16/bf16; TMA stores also fp32).
+_BYTES = {"f16": 2, "bf16": 2, "f32": 4}
 #: Encoded maps of this process, by recipe and values (a map is 128 bytes).
 _ENCODED: dict[tuple, bytes] = {}
 _ENCODED_LIMIT = 4096
@@ -91,10 +93,11 @@ def encode_tiled(recipe: dict, base: int, dims: tuple, stride: int, name: str | 
     An empty dimension is encoded as 1: the kernel's loop over it never runs.
     """
     cu = _cu()
-    eb = 2
+    eb = _BYTES[recipe["dtype"]]
     dtypes = {
         "f16": cu.CUtensorMapDataType.CU_TENSOR_MAP_DATA_TYPE_FLOAT16,
         "bf16": cu.CUtensorMapDataType.CU_TENSOR_MAP_DATA_TYPE_BFLOAT16,
+        "f32": cu.CUtensorMapDataType.CU_TENSOR_MAP_DATA_TYPE_FLOAT32,
     }
     swizzles = {
         128: cu.CUtensorMapSwizzle.CU_TENSOR_MAP_SWIZZLE_128B,

@@ -123,9 +123,23 @@ def tma_enabled() -> bool:
     return os.environ.get(TMA_ENV, "1").strip().lower() not in ("0", "off", "false", "no")
 
 
+#: ``MINITRITON_TMA_STORES=1`` lets tile stores become TMA stores (see
+#: :mod:`~minitriton.backend.passes.tma_stores`); off by default until the
+#: stores have been measured on a GPU, every store stays an ``st.global``.
+TMA_STORES_ENV = "MINITRITON_TMA_STORES"
+
+
+def tma_stores_enabled() -> bool:
+    """Whether stores may become TMA stores (``MINITRITON_TMA_STORES`` is set, not ``0``)."""
+    value = os.environ.get(TMA_STORES_ENV, "0").strip().lower()
+    return value not in ("", "0", "off", "false", "no")
+
+
 def tma_tag() -> str:
     """The TMA settings, for cache keys: they change the generated code."""
-    return f"tma-{tma_forms()}" if tma_enabled() else "no-tma"
+    if not tma_enabled():
+        return "no-tma"
+    return f"tma-{tma_forms()}" + ("-stores" if tma_stores_enabled() else "")
 
 
 # ------------------------------------------------------------------ the recipe
@@ -360,12 +374,43 @@ def match_tma_load(load: Operation, contig: int, func: FuncOp) -> TmaLoad | None
     dtype = str(element_type(v.type))
     if dtype not in _DTYPES or len(v.shape) != 2 or len(load.operands) < 2:
         return None
-    eb = 2
     rows, cols = v.shape
-    tile = SharedTile.make((rows, cols), contig, eb)
-    if tile is None or tile.rows > _BOX_LIMIT or tile.row_elems > _BOX_LIMIT:
+    tile = SharedTile.make((rows, cols), contig, 2)
+    if tile is None:
         return None
-    ptr = _form(load.operands[0])
+    box = match_box(load.operands[0], load.operands[1], tile, func)
+    if box is None:
+        return None
+    tmap = TmaMap(box.base, dtype, box.dims, box.stride, [tile.row_elems, tile.rows], tile.swizzle)
+    blocks = v.shape[contig] // tile.row_elems
+    return TmaLoad(tmap, box.coords, blocks, tile.row_elems, tile.nbytes, tile)
+
+
+@dataclass
+class Box:
+    """A tile of a 2-D tensor the host can describe: what :func:`match_box` finds.
+
+    ``base`` is the base pointer's argument number; ``dims`` (innermost first)
+    and ``stride`` are recipe entries (see :class:`TmaMap`); ``coords``
+    (innermost first) are lists of scalar pieces whose sum is the coordinate.
+    """
+
+    base: int
+    dims: list[list[Any]]
+    stride: list[Any]
+    coords: list[list[Any]]
+
+
+def match_box(ptrs: Value, mask: Value, tile: SharedTile, func: FuncOp) -> Box | None:
+    """The :class:`Box` that pointers ``ptrs`` under bounds mask ``mask`` address, or None.
+
+    ``tile`` is the shared tile the box is copied to or from: its
+    ``contig`` dimension must have unit stride, and its swizzled rows must
+    fit the hardware's box (256 elements a side).
+    """
+    if tile.rows > _BOX_LIMIT or tile.row_elems > _BOX_LIMIT:
+        return None
+    ptr = _form(ptrs)
     if not isinstance(ptr, _Ptr) or not isinstance(ptr.base, BlockArgument):
         return None
     if ptr.base not in func.body.args or not _divisible_16(func, func.body.args.index(ptr.base)):
@@ -378,13 +423,13 @@ def match_tma_load(load: Operation, contig: int, func: FuncOp) -> TmaLoad | None
     if set(by_dim) != {0, 1}:
         return None
     bounds: dict = {}
-    if not _bounds(load.operands[1], bounds):
+    if not _bounds(mask, bounds):
         return None
-    inner, outer = contig, 1 - contig
+    inner, outer = tile.contig, 1 - tile.contig
     if by_dim[inner][1] != 1:
         return None
     stride = _host_value(by_dim[outer][1], func)
-    if stride is None or not _stride_ok(stride, func, eb):
+    if stride is None or not _stride_ok(stride, func, tile.eb):
         return None
     dims = []
     for d in (inner, outer):
@@ -398,11 +443,8 @@ def match_tma_load(load: Operation, contig: int, func: FuncOp) -> TmaLoad | None
             return None
         dims.append(dim)
     base = func.body.args.index(ptr.base)
-    box = [tile.row_elems, tile.rows]
-    tmap = TmaMap(base, dtype, dims, stride, box, tile.swizzle)
     coords = [list(by_dim[inner][0].pieces), list(by_dim[outer][0].pieces)]
-    blocks = v.shape[contig] // tile.row_elems
-    return TmaLoad(tmap, coords, blocks, tile.row_elems, tile.nbytes, tile)
+    return Box(base, dims, stride, coords)
 
 
 def forward_unchanged_loop_args(loop: Operation) -> int:
@@ -459,12 +501,16 @@ def mark_grid_constants(text: str, name: str) -> str:
 
 __all__ = [
     "TMA_ENV",
+    "TMA_STORES_ENV",
+    "Box",
     "TmaLoad",
     "TmaMap",
     "forward_unchanged_loop_args",
+    "match_box",
     "match_tma_load",
     "mark_grid_constants",
     "tma_enabled",
     "tma_forms",
+    "tma_stores_enabled",
     "tma_tag",
 ]

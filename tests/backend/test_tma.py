@@ -31,6 +31,8 @@ def _no_disk_cache(monkeypatch) -> None:  # noqa: ANN001
     monkeypatch.setenv("MINITRITON_CACHE", "0")
     monkeypatch.delenv("MINITRITON_TMA", raising=False)
     monkeypatch.delenv("MINITRITON_TMA_FORMS", raising=False)
+    # The loads alone (the default): TMA stores (test_tma_stores.py) add maps and copies.
+    monkeypatch.delenv("MINITRITON_TMA_STORES", raising=False)
 
 
 def _compile(kernel, sig: str, arch: str = "sm_90a", warps: int = 8) -> PTXModule:  # noqa: ANN001

@@ -213,7 +213,7 @@ def test_prepared_kernels_verify():
         assert "ttng.warp_group_dot" in {op.name for op in copy.kernel.walk()}
 
 
-def test_dumped_ttgir_parses_back_and_verifies_every_backend_op():
+def test_dumped_ttgir_parses_back_and_verifies_every_backend_op(monkeypatch):
     from minitriton.ir import parse_module, verify_module
     from minitriton.ir.core import OP_REGISTRY
     from tests.kernels.tma_matmul import desc_matmul
@@ -222,7 +222,10 @@ def test_dumped_ttgir_parses_back_and_verifies_every_backend_op():
     sig += "tensordesc<fp16[128, 128]>:16, i32:16, i32:16, i32:16, 128, 128, 64"
     specs = parse_signature(sig, desc_matmul.params)
     options = CompileOptions(num_warps=8, num_stages=3)
+    monkeypatch.setenv("MINITRITON_TMA_STORES", "1")  # its epilogue's TMA store too
+    monkeypatch.setenv("MINITRITON_CACHE", "0")
     tma = compile_kernel(desc_matmul.source, specs, options, stop_after="ptx")
+    monkeypatch.delenv("MINITRITON_TMA_STORES")
     kernels = [_compile("fp16", 128, 128, 64, 4, 3), _compile("fp16", 128, 128, 32, 4, 3, "sm_80")]
     seen = set()
     for k in (*kernels, _attention(3), tma):

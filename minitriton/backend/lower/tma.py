@@ -3,7 +3,10 @@
 The ``ttng`` ops the pipeliner makes for bulk tensor copies
 (:mod:`minitriton.backend.tma` says when and how): ``mbarrier`` setup and
 teardown, the expected bytes of a stage, the ``cp.async.bulk.tensor`` copies
-(one per 128-byte column block of the swizzled tile) and the waits. The
+(one per 128-byte column block of the swizzled tile) and the waits; and
+those of TMA stores (:mod:`~minitriton.backend.passes.tma_stores`): their
+tiles at the start of shared memory, the store (registers into the tile,
+then one thread's bulk copies out of it) and the wait for its reads. The
 tensor maps arrive as kernel parameters after the arguments (and debug
 mode's hidden ones), made ``byval`` grid constants by
 :func:`~minitriton.backend.tma.mark_grid_constants`.
@@ -15,24 +18,33 @@ from typing import TYPE_CHECKING
 
 from llvmlite import ir
 
+from minitriton.backend import lltypes as T
 from minitriton.backend.lltypes import I32, I64, VOID
 from minitriton.backend.lower.wgmma import (
     _i32,
     _slot_base,
     asm,
+    fence_proxy_async,
     scratch_after_rings,
     smem_addr,
+    smem_global,
+    stage_tile,
 )
 from minitriton.backend.ops import (
     AsyncTmaCopyOp,
+    AsyncTmaStoreOp,
     BarrierExpectOp,
     InitBarrierOp,
     InvalBarrierOp,
+    TmaStoreBuffersOp,
+    TmaStoreWaitOp,
     WaitBarrierOp,
 )
 from minitriton.backend.registry import lowering
+from minitriton.backend.shared_layout import SharedTile
 from minitriton.backend.tma import _MAP_PARAM, BARRIER_BYTES
 from minitriton.ir.core import Operation
+from minitriton.ir.types import element_type
 
 if TYPE_CHECKING:
     from minitriton.backend.lower.context import LoweringContext
@@ -57,7 +69,7 @@ def _guarded(
     n = len(args)
     body = text.replace("$P", "p")
     guarded = "{\n.reg .pred p;\nsetp.ne.b32 p, $" + str(n) + ", 0;\n" + body + "\n}"
-    asm(ctx, guarded, cons + ",r", VOID, [*args, ctx.b.zext(pred, I32)])
+    asm(ctx, guarded, (cons + "," if cons else "") + "r", VOID, [*args, ctx.b.zext(pred, I32)])
 
 
 def _barrier_addr(ctx: LoweringContext, slot: ir.Value) -> ir.Value:
@@ -131,3 +143,47 @@ def lower_wait_barrier(ctx: LoweringContext, op: Operation) -> None:
         "@!done bra wait_tma;\n}"
     )
     asm(ctx, text, "r,r", VOID, [bar, phase])
+
+
+# ------------------------------------------------------------------ TMA stores
+
+
+@lowering(TmaStoreBuffersOp)
+def lower_tma_store_buffers(ctx: LoweringContext, op: Operation) -> None:
+    """Keep the stores' tiles: rings and scratch space start after them from now on."""
+    ctx.store_floor = ctx.ring_end = op.attrs["bytes"]
+    scratch_after_rings(ctx)
+
+
+@lowering(AsyncTmaStoreOp)
+def lower_async_tma_store(ctx: LoweringContext, op: Operation) -> None:
+    """Registers into the swizzled tile, fence and barrier, then thread 0's bulk copies."""
+    t = ctx.tensor(op.operands[2])
+    st = element_type(op.operands[2].type)
+    rows, cols = op.operands[2].shape
+    tile = SharedTile.make((rows, cols), 1, T.byte_size(st))
+    assert tile is not None, "tma-stores made a store of a tile too narrow to swizzle"
+    offset = op.attrs["offset"]
+    scratch, ctx.smem = ctx.smem, smem_global(ctx)
+    stage_tile(ctx, t, st, tile, offset)
+    ctx.smem = scratch
+    fence_proxy_async(ctx)  # the copy engine reads through the async proxy
+    ctx.barrier()  # every thread's part of the tile is written
+    x, y = (ctx.get(v) for v in op.operands[:2])
+    x, y = (ctx.b.trunc(c, I32) if c.type == I64 else c for c in (x, y))
+    src = ctx.b.add(smem_addr(ctx), _i32(ctx, offset))
+    tmap = ctx.tma_params[op.attrs["map"]]
+    text = "@$P cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [$0, {$1, $2}], [$3];"
+    for j in range(cols // tile.row_elems):
+        xj = ctx.b.add(x, _i32(ctx, j * tile.row_elems))
+        sj = ctx.b.add(src, _i32(ctx, j * tile.rows * tile.swizzle))
+        _guarded(ctx, text, "l,r,r,r", [tmap, xj, y, sj], ctx.is_thread0())
+    _guarded(ctx, "@$P cp.async.bulk.commit_group;", "", [], ctx.is_thread0())
+
+
+@lowering(TmaStoreWaitOp)
+def lower_tma_store_wait(ctx: LoweringContext, op: Operation) -> None:
+    """The issuing thread waits for the stores' reads of shared memory; then a barrier."""
+    text = f"@$P cp.async.bulk.wait_group.read {op.attrs['pendings']};"
+    _guarded(ctx, text, "", [], ctx.is_thread0())
+    ctx.barrier()

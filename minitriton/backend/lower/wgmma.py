@@ -226,8 +226,16 @@ def scratch_after_rings(ctx: LoweringContext) -> None:
 
 @lowering(LocalDeallocOp)
 def lower_local_dealloc(ctx: LoweringContext, op: Operation) -> None:
+    release_rings(ctx)
+
+
+def release_rings(ctx: LoweringContext) -> None:
+    """The rings are free: scratch space starts after the TMA stores' tiles again (if any)."""
+    ctx.ring_end = ctx.store_floor
+    if ctx.store_floor:
+        scratch_after_rings(ctx)
+        return
     ctx.scratch_base = 0
-    ctx.ring_end = 0
     ctx.smem = smem_global(ctx)
 
 

@@ -46,6 +46,7 @@ GPU_PIPELINE: tuple[str, ...] = (
     "scalar-combiners",
     "sink-transposes",
     "software-pipeline",
+    "tma-stores",
     "assign-layouts",
 )
 
@@ -60,6 +61,8 @@ class GpuState:
     num_stages: int = 3
     #: TMA copies allowed in pipelined loops (sm_90 only; ``MINITRITON_TMA``).
     tma: bool = False
+    #: Tile stores made TMA stores (sm_90 only; ``MINITRITON_TMA_STORES``).
+    tma_stores: bool = False
     #: ``id(op)`` -> (callee name, call location) of every inlined op (``.loc`` info).
     inlined_at: dict[int, tuple[str, Location]] = field(default_factory=dict)
     #: The inlined ops themselves, kept alive while the state lives: an op a later
@@ -212,7 +215,7 @@ def _report(watch: GpuWatch, name: str, module: Module) -> None:
 
 def gpu_snapshots(
     module: Module, num_warps: int = 4, arch: str = "sm_90a", num_stages: int = 3,
-    tma: bool = False,
+    tma: bool = False, tma_stores: bool = False,
 ) -> list[tuple[str, str]]:  # fmt: skip
     """``[("input", ir), (pass, ir), ...]``: the IR text before and after each GPU pass.
 
@@ -223,7 +226,7 @@ def gpu_snapshots(
     """
     from minitriton.backend.prepare import copy_module
 
-    state = GpuState(copy_module(module), num_warps, arch, num_stages, tma)
+    state = GpuState(copy_module(module), num_warps, arch, num_stages, tma, tma_stores)
     result = [("input", print_module(state.module))]
     for name in GPU_PIPELINE:
         if _gpu_pass(name).applies(state):
