@@ -123,9 +123,22 @@ def tma_enabled() -> bool:
     return os.environ.get(TMA_ENV, "1").strip().lower() not in ("0", "off", "false", "no")
 
 
+#: ``MINITRITON_WARP_SPECIALIZE=1`` lets the ``warp-specialize`` pass split the TMA loops
+#: that ask for it (``tl.range(..., warp_specialize=True)``); off by default until the
+#: form has run on a GPU (:mod:`~minitriton.backend.passes.warp_specialize`).
+WARP_SPECIALIZE_ENV = "MINITRITON_WARP_SPECIALIZE"
+
+
+def warp_specialize_enabled() -> bool:
+    """Whether ``MINITRITON_WARP_SPECIALIZE`` is set, and not ``0``."""
+    value = os.environ.get(WARP_SPECIALIZE_ENV, "").strip().lower()
+    return value not in ("", "0", "off", "false", "no")
+
+
 def tma_tag() -> str:
-    """The TMA settings, for cache keys: they change the generated code."""
-    return f"tma-{tma_forms()}" if tma_enabled() else "no-tma"
+    """The TMA settings (warp specialization's too), for cache keys: they change the code."""
+    tag = f"tma-{tma_forms()}" if tma_enabled() else "no-tma"
+    return tag + "-ws" if warp_specialize_enabled() else tag
 
 
 # ------------------------------------------------------------------ the recipe
@@ -467,4 +480,5 @@ __all__ = [
     "tma_enabled",
     "tma_forms",
     "tma_tag",
+    "warp_specialize_enabled",
 ]

@@ -34,7 +34,7 @@ from minitriton.diagnostics import CompileError
 from minitriton.ir import parse_module, print_module, verify_module
 from minitriton.passes import PASSES
 from minitriton.signature import kernel_params, parse_signature
-from tests.kernels import inductor_reductions, tc_kernels
+from tests.kernels import inductor_reductions, tc_kernels, tma_matmul
 
 MATMUL_SIG = ("*fp16:16, *fp16:16, *fp16:16, i32:16, i32:16, i32:16, i32:16, i32:1, i32:16, "
               "i32:1, i32:16, i32:1, 128, 128, 64, 8")  # fmt: skip
@@ -44,6 +44,8 @@ ATTN_SIG = ("*fp16:16, *fp16:16, *fp16:16, fp32, *fp32:16, *fp16:16, "
 DESC_SIG = ("tensordesc<fp16[128, 64]>:16, tensordesc<fp16[128, 64]>:16, "
             "tensordesc<fp16[128, 128]>:16, i32:16, i32:16, i32:16, 128, 128, 64, 8")  # fmt: skip
 ARGMAX_SIG = "*fp32:16, *fp32:16, *i32:16, i32:16, i32:16, 4, 64"
+WS_SIG = ("tensordesc<fp16[128, 64]>:16, tensordesc<fp16[128, 64]>:16, "
+          "tensordesc<fp16[128, 128]>:16, i32:16, i32:16, i32:16, 128, 128, 64, 1")  # fmt: skip
 
 #: case -> (kernel, signature, arch)
 KERNELS: dict[str, tuple[Any, str, str]] = {
@@ -53,13 +55,17 @@ KERNELS: dict[str, tuple[Any, str, str]] = {
     "attention-sm80": (tc_kernels._attn_fwd, ATTN_SIG, "sm_80"),
     "descriptor-matmul-sm90a": (tc_kernels.matmul_kernel_tma, DESC_SIG, "sm_90a"),
     "argmax-sm90a": (inductor_reductions.argmax_kernel, ARGMAX_SIG, "sm_90a"),
+    "ws-descriptor-matmul-sm90a": (tma_matmul.ws_desc_matmul, WS_SIG, "sm_90a"),
 }
+#: Cases compiled with TMA copies (and warp specialization) allowed.
+TMA_CASES = {"ws-descriptor-matmul-sm90a"}
 #: pass -> the cases its goldens cover (each one a kernel the pass changes)
 GOLDEN_CASES: dict[str, list[str]] = {
     "inline-calls": ["attention-sm90a", "argmax-sm90a"],
     "scalar-combiners": ["argmax-sm90a"],
     "sink-transposes": ["descriptor-matmul-sm90a"],
     "software-pipeline": ["matmul-sm90a", "matmul-sm80", "attention-sm90a", "attention-sm80"],
+    "warp-specialize": ["ws-descriptor-matmul-sm90a"],
     "assign-layouts": ["matmul-sm90a", "matmul-sm80", "attention-sm80"],
 }
 PAIRS = [(name, case) for name, cases in GOLDEN_CASES.items() for case in cases]
@@ -74,7 +80,15 @@ def _optimized(case: str) -> Any:
 
 
 def _state(module: Any, case: str) -> GpuState:
-    return GpuState(module, num_warps=4, arch=KERNELS[case][2], num_stages=3)
+    return GpuState(module, num_warps=4, arch=KERNELS[case][2], num_stages=3,
+                    tma=case in TMA_CASES)  # fmt: skip
+
+
+@pytest.fixture(autouse=True)
+def _warp_specialize(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("MINITRITON_WARP_SPECIALIZE", "1")
+    monkeypatch.delenv("MINITRITON_TMA", raising=False)
+    monkeypatch.delenv("MINITRITON_TMA_FORMS", raising=False)
 
 
 # ------------------------------------------------------------------ registry
@@ -113,7 +127,7 @@ def test_run_gpu_passes_rejects_an_ir_pass() -> None:
 @pytest.mark.parametrize(("name", "case"), PAIRS, ids=[f"{n}/{c}" for n, c in PAIRS])
 def test_golden_input(name: str, case: str, golden: Callable[[str, str], None]) -> None:
     """The ``.ir`` is what the passes before ``name`` make of the kernel."""
-    snapshots = dict(gpu_snapshots(_optimized(case), arch=KERNELS[case][2]))
+    snapshots = dict(gpu_snapshots(_optimized(case), arch=KERNELS[case][2], tma=case in TMA_CASES))
     before = list(snapshots)[list(snapshots).index(name) - 1]
     golden(snapshots[before], f"gpu_passes/{name}/{case}.ir")
 
@@ -158,6 +172,9 @@ def test_the_verifier_names_the_gpu_pass_that_broke_the_ir(monkeypatch) -> None:
 
 # ------------------------------------------------------------------ watching
 
+#: The passes that run without TMA (warp specialization splits TMA loops only).
+_WITHOUT_TMA = [n for n in GPU_PIPELINE if n != "warp-specialize"]
+
 
 def test_watching_prints_the_named_passes_and_hands_on_every_one() -> None:
     module = _optimized("matmul-sm90a")
@@ -165,7 +182,7 @@ def test_watching_prints_the_named_passes_and_hands_on_every_one() -> None:
     seen: list[str] = []
     with watching(["software-pipeline", "cse"], lambda n, _: seen.append(n), out=out):
         run_gpu_passes(GpuState(module, arch="sm_90a"))
-    assert seen == list(GPU_PIPELINE)
+    assert seen == _WITHOUT_TMA
     text = out.getvalue()
     assert text.count("// -----// IR Dump After") == 1
     assert text.startswith("// -----// IR Dump After software-pipeline //----- //\n")
@@ -180,7 +197,7 @@ def test_dump_dir_has_one_file_per_gpu_pass(tmp_path: Path, monkeypatch) -> None
     (folder,) = tmp_path.iterdir()
     files = sorted(p.name for p in folder.iterdir())
     stages = [f.split("-", 1)[1].removesuffix(".txt") for f in files]
-    gpu = [f"after-{n}" for n in GPU_PIPELINE]
+    gpu = [f"after-{n}" for n in _WITHOUT_TMA]
     assert stages[stages.index("ir-opt") + 1 :] == [*gpu, "ttgir", "llir", "ptx"]
     last = (folder / files[stages.index("after-assign-layouts")]).read_text()
     assert last == (folder / files[stages.index("ttgir")]).read_text()

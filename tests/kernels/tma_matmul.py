@@ -3,7 +3,8 @@
 ``desc_matmul`` is tutorial 09's kernel (host ``TensorDescriptor`` arguments,
 ``A @ B.T``); ``bp_matmul_kernel`` (``block_ptr_matmul`` to the tests) uses
 ``tl.make_block_ptr`` over kernel arguments with ``boundary_check`` on both
-dimensions and stores fp16; ``benchmarks/gpu_bench_tma.py`` times it.
+dimensions and stores fp16; ``ws_desc_matmul`` is ``desc_matmul`` whose K loop
+asks for warp specialization (``WARP_SPECIALIZE``); ``benchmarks/gpu_bench_tma.py`` times it.
 """
 
 import minitriton as triton
@@ -17,6 +18,20 @@ def desc_matmul(a_desc, b_desc, c_desc, M, N, K, BM: tl.constexpr, BN: tl.conste
     pid_n = tl.program_id(1)
     acc = tl.zeros((BM, BN), dtype=tl.float32)
     for k in tl.range(tl.cdiv(K, BK)):
+        a = a_desc.load([pid_m * BM, k * BK])
+        b = b_desc.load([pid_n * BN, k * BK])
+        acc = tl.dot(a, b.T, acc)
+    c_desc.store([pid_m * BM, pid_n * BN], acc.to(c_desc.dtype))
+
+
+@triton.jit
+def ws_desc_matmul(a_desc, b_desc, c_desc, M, N, K, BM: tl.constexpr, BN: tl.constexpr,
+                   BK: tl.constexpr, WARP_SPECIALIZE: tl.constexpr):
+    # desc_matmul whose K loop may be warp-specialized (a TMA producer warpgroup).
+    pid_m = tl.program_id(0)
+    pid_n = tl.program_id(1)
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for k in tl.range(tl.cdiv(K, BK), warp_specialize=WARP_SPECIALIZE):
         a = a_desc.load([pid_m * BM, k * BK])
         b = b_desc.load([pid_n * BN, k * BK])
         acc = tl.dot(a, b.T, acc)
