@@ -15,6 +15,7 @@ from __future__ import annotations
 from typing import ClassVar
 
 from minitriton.ir.core import Operation, register_ops
+from minitriton.ir.ops import YieldOp
 from minitriton.ir.traits import (
     HasRegions,
     Pure,
@@ -233,7 +234,7 @@ class WarpSpecializeOp(Operation):
         if len(self.regions) != 1:
             raise self.fail("needs one region: the producer's code")
         term = self.regions[0].block.terminator
-        if term is None or term.name != "scf.yield" or term.operands:
+        if not isinstance(term, YieldOp) or term.operands:
             raise self.fail("the producer's region must end with scf.yield()")
         for key in ("producer_regs", "consumer_regs"):
             regs = self.attrs[key]

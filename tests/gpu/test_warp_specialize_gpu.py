@@ -5,7 +5,8 @@ must hold the producer warpgroup's ``setmaxnreg`` and the kernel must be
 launched with ``num_warps + 4`` warps; its result must equal NumPy's and,
 bit for bit, the same kernel's without the flag (the ``wgmma`` sequence is
 the same, only who issues the copies changes). Under ``MINITRITON_DEBUG=1``
-the checked variant keeps ``cp.async`` and runs unspecialized.
+the checked variant keeps ``cp.async`` and runs unspecialized. The pass is
+off by default: the tests turn it on (``MINITRITON_WARP_SPECIALIZE=1``).
 """
 
 from __future__ import annotations
@@ -20,7 +21,13 @@ pytestmark = pytest.mark.gpu
 
 BK = 64
 #: (M, N, K): ragged M, N and K; one K block; K shorter than the ring; a deep K loop.
-SHAPES = [(300, 176, 208), (129, 257, 72), (128, 128, 64), (64, 320, 96), (256, 384, 1024)]
+SHAPES = [(300, 176, 208), (129, 256, 72), (128, 128, 64), (64, 320, 96), (256, 384, 1024)]
+
+
+@pytest.fixture(autouse=True)
+def _warp_specialize(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("MINITRITON_WARP_SPECIALIZE", "1")
+    monkeypatch.delenv("MINITRITON_TMA", raising=False)
 
 
 def _inputs(m: int, n: int, k: int, dtype: str, seed: int = 7) -> tuple:
@@ -33,8 +40,16 @@ def _inputs(m: int, n: int, k: int, dtype: str, seed: int = 7) -> tuple:
     return a, b, a.astype(np.float64) @ b.astype(np.float64)
 
 
-def _run(a: np.ndarray, b: np.ndarray, dtype: str, ws: bool, warps: int, bm: int = 128,
-         bn: int = 128, **options):  # noqa: ANN003, ANN202
+def _run(
+    a: np.ndarray,
+    b: np.ndarray,
+    dtype: str,
+    ws: bool,
+    warps: int,
+    bm: int = 128,
+    bn: int = 128,
+    **options,
+):  # noqa: ANN003, ANN202
     torch = pytest.importorskip("torch")
     tdtype = torch.float16 if dtype == "f16" else torch.bfloat16
     ta = torch.from_numpy(a).cuda().to(tdtype)

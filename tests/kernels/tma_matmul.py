@@ -57,6 +57,26 @@ def bp_matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K, sam, sak, sbk, sbn, scm, scn,
     tl.store(c_bp, acc.to(tl.float16), boundary_check=(0, 1))
 
 
+@triton.jit
+def ws_block_ptr_matmul(a_ptr, b_ptr, c_ptr, M, N, K, sam, sbk, scm,
+                        BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+    # Asks for warp specialization, but its TMA coordinates are loop-carried (tl.advance).
+    pid_m = tl.program_id(0)
+    pid_n = tl.program_id(1)
+    a_bp = tl.make_block_ptr(a_ptr, (M, K), (sam, 1), (pid_m * BM, 0), (BM, BK), (1, 0))
+    b_bp = tl.make_block_ptr(b_ptr, (K, N), (sbk, 1), (0, pid_n * BN), (BK, BN), (1, 0))
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for _ in tl.range(0, tl.cdiv(K, BK), warp_specialize=True):
+        a = tl.load(a_bp, boundary_check=(0, 1))
+        b = tl.load(b_bp, boundary_check=(0, 1))
+        acc = tl.dot(a, b, acc)
+        a_bp = tl.advance(a_bp, (0, BK))
+        b_bp = tl.advance(b_bp, (BK, 0))
+    c_bp = tl.make_block_ptr(c_ptr, (M, N), (scm, 1), (pid_m * BM, pid_n * BN), (BM, BN),
+                             (1, 0))
+    tl.store(c_bp, acc.to(tl.float16), boundary_check=(0, 1))
+
+
 #: The tests' name for it.
 block_ptr_matmul = bp_matmul_kernel
 

@@ -253,8 +253,8 @@ class LoweringContext:
         if self.consumer_threads is None:
             self.b.call(self.declare("llvm.nvvm.barrier0", VOID, []), [])
             return
-        text = f"bar.sync 1, {self.consumer_threads};"
-        self.b.call(ir.InlineAsm(ir.FunctionType(VOID, []), text, "~{memory}", side_effect=True), [])
+        count = self.declare("llvm.nvvm.barrier.sync.cnt", VOID, [I32, I32])
+        self.b.call(count, [ir.Constant(I32, 1), ir.Constant(I32, self.consumer_threads)])
 
     def reserve(self, nbytes: int) -> None:
         """Make the dynamic shared memory hold ``nbytes`` of scratch after any ring buffers."""

@@ -31,6 +31,13 @@ every CTA barrier of the consumers' code (``tt.barrier``, layout
 conversions through shared memory) becomes the named barrier ``bar.sync 1,
 32 * num_warps``.
 
+**Switch.** The pass is off by default: ``MINITRITON_WARP_SPECIALIZE=1``
+turns it on (:data:`~minitriton.backend.tma.WARP_SPECIALIZE_ENV`; it is part
+of the compile cache's key). The form compiles and ``ptxas`` assembles it,
+but it is to stay off until its GPU tests (``tests/gpu/test_warp_specialize_gpu.py``)
+have passed on an H200; without the switch the flag is accepted and ignored,
+as before.
+
 **When.** On sm_90 (``sm_90a``), for a loop that asks for it and that
 
 * the pipeliner gave the TMA form with the *accumulating* schedule: one
@@ -344,8 +351,9 @@ class _Split:
         assert next_iv is not None
         mapping: dict[int, Value] = {id(next_iv): k}
         for op in slice_:
-            clone = self._make(op.name, [mapping.get(id(v), v) for v in op.operands],
-                               [r.type for r in op.results], dict(op.attrs), loc=op.loc)  # fmt: skip
+            operands = [mapping.get(id(v), v) for v in op.operands]
+            types = [r.type for r in op.results]
+            clone = self._make(op.name, operands, types, dict(op.attrs), loc=op.loc)
             body.append(clone)
             for old, new in zip(op.results, clone.results):
                 mapping[id(old)] = new
