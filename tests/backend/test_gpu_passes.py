@@ -172,9 +172,6 @@ def test_the_verifier_names_the_gpu_pass_that_broke_the_ir(monkeypatch) -> None:
 
 # ------------------------------------------------------------------ watching
 
-#: The passes that run without TMA (warp specialization splits TMA loops only).
-_WITHOUT_TMA = [n for n in GPU_PIPELINE if n != "warp-specialize"]
-
 
 def test_watching_prints_the_named_passes_and_hands_on_every_one() -> None:
     module = _optimized("matmul-sm90a")
@@ -182,7 +179,7 @@ def test_watching_prints_the_named_passes_and_hands_on_every_one() -> None:
     seen: list[str] = []
     with watching(["software-pipeline", "cse"], lambda n, _: seen.append(n), out=out):
         run_gpu_passes(GpuState(module, arch="sm_90a"))
-    assert seen == _WITHOUT_TMA
+    assert seen == list(GPU_PIPELINE)
     text = out.getvalue()
     assert text.count("// -----// IR Dump After") == 1
     assert text.startswith("// -----// IR Dump After software-pipeline //----- //\n")
@@ -197,7 +194,7 @@ def test_dump_dir_has_one_file_per_gpu_pass(tmp_path: Path, monkeypatch) -> None
     (folder,) = tmp_path.iterdir()
     files = sorted(p.name for p in folder.iterdir())
     stages = [f.split("-", 1)[1].removesuffix(".txt") for f in files]
-    gpu = [f"after-{n}" for n in _WITHOUT_TMA]
+    gpu = [f"after-{n}" for n in GPU_PIPELINE]
     assert stages[stages.index("ir-opt") + 1 :] == [*gpu, "ttgir", "llir", "ptx"]
     last = (folder / files[stages.index("after-assign-layouts")]).read_text()
     assert last == (folder / files[stages.index("ttgir")]).read_text()

@@ -431,15 +431,17 @@ class WarpSpecializePass(GpuPass):
 
     name: ClassVar[str] = "warp-specialize"
     condition: ClassVar[str] = (
-        "sm_90a with TMA and MINITRITON_WARP_SPECIALIZE=1; "
-        "loops with tl.range(..., warp_specialize=True)"
+        "after software-pipeline; splits sm_90a TMA loops with tl.range(..., "
+        "warp_specialize=True) when MINITRITON_WARP_SPECIALIZE=1"
     )
 
     def applies(self, state: GpuState) -> bool:
-        return state.arch_number == 90 and state.tma and warp_specialize_enabled()
+        # Wherever the pipeliner runs; it splits only sm_90's TMA loops, when switched on.
+        return state.arch_number >= 80 and state.num_stages >= 2
 
     def run(self, state: GpuState) -> None:
-        specialize(state.kernel, state.num_warps)
+        if state.arch_number == 90 and warp_specialize_enabled():
+            specialize(state.kernel, state.num_warps)
 
 
 __all__ = ["WarpSpecializePass", "specialize"]
