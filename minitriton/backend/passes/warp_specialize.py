@@ -306,9 +306,9 @@ class _Split:
             if isinstance(op, (BarrierExpectOp, AsyncTmaCopyOp)):
                 parent.remove(op)
         self._consumer()
-        for op in parent.ops:
-            if isinstance(op, InvalBarrierOp):
-                op.attrs["count"] = 2 * self.stages  # the full barriers, then the empty ones
+        after = parent.ops[parent.ops.index(self.loop) + 1 :]
+        inval = next(op for op in after if isinstance(op, InvalBarrierOp))
+        inval.attrs["count"] = 2 * self.stages  # the full barriers, then the empty ones
         _drop_dead(parent, self.found.prologue)
         _drop_dead(self.body, list(self.body.ops))
 
@@ -369,7 +369,8 @@ class _Split:
     def _consumer(self) -> None:
         """Drop the copies and the CTA barrier; release the previous stage once its dot is done."""
         body = self.body
-        slot_prev = self.found.expect.operands[1]  # the slot iteration k - 1 read
+        # The pipeliner refills the slot the previous iteration read: (k_i + S - 1) % S.
+        slot_prev = self.found.expect.operands[1]
         for op in [self.found.expect, *self.found.copies, self.found.barrier]:
             body.remove(op)
         lb = self.loop.operands[0]
