@@ -22,6 +22,7 @@ from minitriton.diagnostics import CompileError
 from minitriton.ir import parse_module, print_module, verify_module
 from minitriton.signature import parse_signature
 from minitriton.tools.tensor_descriptor import TensorDescriptor
+from tests.kernels.persistent_matmul import persistent_desc_matmul
 from tests.kernels.tma_matmul import ws_block_ptr_matmul, ws_desc_matmul
 
 GOLDEN = Path(__file__).parent / "goldens" / "gpu_passes" / "warp-specialize"
@@ -111,6 +112,15 @@ def test_declines_loop_carried_coordinates() -> None:
     binary = _compile(ws_block_ptr_matmul, sig)
     assert "cp.async.bulk.tensor" in binary.ptx  # a TMA loop, but tl.advance carries its tiles
     assert not _split(binary)
+
+
+def test_declines_a_flag_on_the_tile_loop() -> None:
+    # Tutorial 09's persistent kernel asks on its tile loop; the K loop inside is the TMA one.
+    descs = _sig(0).split(", i32:16")[0]
+    sig = descs + ", i32:16, i32:16, i32:16, 128, 128, 64, 8, 0, 132, 1"
+    binary = _compile(persistent_desc_matmul, sig)
+    assert "{warp_specialize = true}" in binary.ttgir  # the flag reached the IR
+    assert "cp.async.bulk.tensor" in binary.ptx and not _split(binary)
 
 
 def test_the_op_checks_its_register_counts() -> None:
