@@ -432,8 +432,8 @@ class WarpSpecializePass(GpuPass):
 
     name: ClassVar[str] = "warp-specialize"
     condition: ClassVar[str] = (
-        "after software-pipeline; splits sm_90a TMA loops with tl.range(..., "
-        "warp_specialize=True) when MINITRITON_WARP_SPECIALIZE=1"
+        "sm_80 and newer, num_stages >= 2 (as software-pipeline); splits only sm_90a TMA "
+        "loops with tl.range(..., warp_specialize=True), with MINITRITON_WARP_SPECIALIZE=1"
     )
 
     def applies(self, state: GpuState) -> bool:
