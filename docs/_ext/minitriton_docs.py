@@ -520,6 +520,12 @@ GPU_EXAMPLE_KERNELS = {
         "tensordesc<fp16[128, 64]>:16, tensordesc<fp16[128, 64]>:16, "
         "tensordesc<fp16[128, 128]>:16, i32:16, i32:16, i32:16, 128, 128, 64, 8",
     ),
+    "ws-descriptor-matmul": (
+        "Tutorial 09's descriptor matmul, warp_specialize=True, TMA copies",
+        "tests/kernels/tma_matmul.py:ws_desc_matmul",
+        "tensordesc<fp16[128, 64]>:16, tensordesc<fp16[128, 64]>:16, "
+        "tensordesc<fp16[128, 128]>:16, i32:16, i32:16, i32:16, 128, 128, 64, 1",
+    ),
     "argmax": (
         "Inductor's argmax (a reduction whose combiner calls helpers)",
         "tests/kernels/inductor_reductions.py:argmax_kernel",
@@ -537,9 +543,13 @@ GPU_EXTRA_KERNELS = {
     "sink-transposes": ["descriptor-matmul"],
     "scalar-combiners": ["argmax"],
     "tma-stores": ["persistent-matmul"],
+    "warp-specialize": ["ws-descriptor-matmul"],
 }
 #: Passes whose pages compile with TMA copies and stores allowed (``MINITRITON_TMA_STORES=1``).
 GPU_EXAMPLE_TMA = {"tma-stores"}
+#: Kernels compiled with TMA copies and warp specialization allowed (as on an H200 with
+#: ``MINITRITON_WARP_SPECIALIZE=1``); the others show the default ``cp.async`` pipeline.
+GPU_TMA_KERNELS = {"ws-descriptor-matmul"}
 #: The archs each pass page compiles for: sm_90a (wgmma), and sm_80 (mma.sync) where it differs.
 GPU_EXAMPLE_ARCHS = {
     "software-pipeline": ("sm_90a", "sm_80"),
@@ -574,12 +584,14 @@ def _gpu_example(name: str, key: str, arch: str) -> GpuExample:
     from minitriton.ir.ttgir_text import readable
 
     title, target, signature = GPU_EXAMPLE_KERNELS[key]
-    tma = name in GPU_EXAMPLE_TMA
+    tma = name in GPU_EXAMPLE_TMA or key in GPU_TMA_KERNELS
     command = f'$ minitriton compile {target} --arch {arch} --signature "{signature}" ' + (
         f"--print-after {name}"
     )
     if tma:
-        command = "$ MINITRITON_TMA_STORES=1 " + command.removeprefix("$ ")
+        stores = name in GPU_EXAMPLE_TMA
+        switch = "MINITRITON_TMA_STORES" if stores else "MINITRITON_WARP_SPECIALIZE"
+        command = f"$ {switch}=1 " + command.removeprefix("$ ")
     snapshots = gpu_pass_snapshots(target, signature, arch, tma)
     names = [n for n, _ in snapshots]
     heading = f"{title}, {arch}"
@@ -597,9 +609,26 @@ def _gpu_example(name: str, key: str, arch: str) -> GpuExample:
         return GpuExample(heading, "(no change on this kernel)\n", "text", "(generated)", command)
     if diff.count("\n") <= GPU_DIFF_LINES:
         return GpuExample(heading, diff, "diff", f"what {name} changed (generated)", command)
+    span = GPU_EXCERPTS.get(name)
+    if span is not None:
+        caption = f"the split after {name} (an excerpt, generated)"
+        return GpuExample(heading, span_excerpt(after, *span), "mtir", caption, command)
     loop = loop_excerpt(after)
     caption = f"the loop after {name} (an excerpt, generated)"
     return GpuExample(heading, loop, "mtir", caption, command)
+
+
+#: Passes whose long change is shown as the lines from one op to another, not one loop.
+GPU_EXCERPTS = {"warp-specialize": ("ttng.init_barrier", "ttng.inval_barrier")}
+
+
+def span_excerpt(text: str, first: str, last: str, limit: int = GPU_DIFF_LINES) -> str:
+    """The lines of ``text`` from the first holding ``first`` to the next holding ``last``."""
+    lines = text.splitlines()
+    start = next((i for i, line in enumerate(lines) if first in line), 0)
+    end = next((i for i in range(start, len(lines)) if last in lines[i]), len(lines) - 1)
+    indent = len(lines[start]) - len(lines[start].lstrip())
+    return "\n".join(line[indent:] for line in lines[start : min(end + 1, start + limit)]) + "\n"
 
 
 _SNAPSHOTS: dict[tuple[str, str, str, bool], list[tuple[str, str]]] = {}
@@ -610,11 +639,14 @@ def gpu_pass_snapshots(
 ) -> list[tuple[str, str]]:
     """``minitriton.backend.passes.gpu_snapshots`` of a kernel (``FILE.py:KERNEL``), kept.
 
-    ``tma``: with TMA copies and stores allowed, as ``MINITRITON_TMA_STORES=1`` compiles.
+    With ``tma``, the pipeliner may copy with TMA, stores may become TMA stores
+    and ``warp-specialize`` runs (``MINITRITON_TMA_STORES=1`` and
+    ``MINITRITON_WARP_SPECIALIZE=1``).
     """
     key = (target, signature, arch, tma)
     if key not in _SNAPSHOTS:
         from minitriton.backend.passes import gpu_snapshots
+        from minitriton.backend.tma import WARP_SPECIALIZE_ENV
         from minitriton.cli import find_kernel, import_user_file, kernel_jit, split_target
         from minitriton.compiler import CompileOptions, compile_kernel
         from minitriton.signature import kernel_params, parse_signature
@@ -624,7 +656,16 @@ def gpu_pass_snapshots(
         specs = parse_signature(signature, kernel_params(jit.fn))
         options = CompileOptions(arch=arch)
         module = compile_kernel(jit.source, specs, options, stop_after="ir-opt").module
-        _SNAPSHOTS[key] = gpu_snapshots(module, arch=arch, tma=tma, tma_stores=tma)
+        saved = os.environ.get(WARP_SPECIALIZE_ENV)
+        if tma:
+            os.environ[WARP_SPECIALIZE_ENV] = "1"
+        try:
+            _SNAPSHOTS[key] = gpu_snapshots(module, arch=arch, tma=tma, tma_stores=tma)
+        finally:
+            if saved is None:
+                os.environ.pop(WARP_SPECIALIZE_ENV, None)
+            else:
+                os.environ[WARP_SPECIALIZE_ENV] = saved
     return _SNAPSHOTS[key]
 
 

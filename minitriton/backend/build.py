@@ -28,7 +28,7 @@ from minitriton.ir.types import PointerType, ScalarType, element_type
 from minitriton.ir.verifier import verify_module
 
 #: Bump when the generated code changes: it is part of every cache key.
-COMPILER_VERSION = "minitriton-ptx-5"
+COMPILER_VERSION = "minitriton-ptx-6"
 TRIPLE = "nvptx64-nvidia-cuda"
 #: Targets that ``python -m minitriton.tools.ptxas_check`` assembles every kernel for; any
 #: ``sm_XY`` with XY >= 75 is accepted. sm_75 has no tensor-core path (FMA dots) and converts
@@ -46,6 +46,8 @@ class PTXModule:
     llir: str
     ptx: str
     shared: int
+    #: The warps it is launched with: the ``num_warps`` option, plus the producer
+    #: warpgroup of a warp-specialized kernel.
     num_warps: int
     arch: str
     #: One entry per kernel argument: ``"ptr"`` or a scalar type name (``"i32"``).
@@ -181,7 +183,7 @@ def _compile(
         llir=str(mod),
         ptx=ptx,
         shared=gen.smem_bytes,
-        num_warps=num_warps,
+        num_warps=gen.launch_warps,  # with a warp-specialized kernel's producer warps
         arch=target,
         params=params,
         tma=[m.to_json() for m in maps],

@@ -15,7 +15,15 @@ from __future__ import annotations
 from typing import ClassVar
 
 from minitriton.ir.core import Operation, register_ops
-from minitriton.ir.traits import Pure, SideEffects, ViewLike, trait_set
+from minitriton.ir.ops import YieldOp
+from minitriton.ir.traits import (
+    HasRegions,
+    Pure,
+    RecursiveEffects,
+    SideEffects,
+    ViewLike,
+    trait_set,
+)
 
 
 class ConvertLayoutOp(Operation):
@@ -142,14 +150,21 @@ class LocalStoreOp(_Effect):
 
 
 class InitBarrierOp(_Effect):
-    """``ttng.init_barrier() {count}``: one ``mbarrier`` per ring stage, after the rings."""
+    """``ttng.init_barrier() {count[, empty]}``: one ``mbarrier`` per ring stage, after the rings.
+
+    With ``empty = n`` (warp specialization) a second set of ``count`` barriers
+    follows, the stages' *empty* barriers, each completed by ``n`` arrivals.
+    """
 
     name = "ttng.init_barrier"
     required_attrs = ("count",)
 
 
 class InvalBarrierOp(_Effect):
-    """``ttng.inval_barrier() {count}``: the barriers' memory is free for other uses."""
+    """``ttng.inval_barrier() {count}``: the barriers' memory is free for other uses.
+
+    ``count`` barriers from the first: ``2 * stages`` where there are empty barriers.
+    """
 
     name = "ttng.inval_barrier"
     required_attrs = ("count",)
@@ -176,7 +191,12 @@ class AsyncTmaCopyOp(_Effect):
 
 
 class WaitBarrierOp(_Effect):
-    """``ttng.wait_barrier(%slot, %phase)``: wait for stage ``%slot``'s phase ``%phase``."""
+    """``ttng.wait_barrier(%slot, %phase)``: wait for stage ``%slot``'s phase ``%phase``.
+
+    With ``{empty = true}`` it waits on the stage's *empty* barrier (the consumers
+    have released the slot, see :mod:`~minitriton.backend.passes.warp_specialize`)
+    instead of its *full* one (the copies have landed).
+    """
 
     name = "ttng.wait_barrier"
     operand_counts = (2,)
@@ -219,10 +239,50 @@ class TmaStoreWaitOp(_Effect):
     required_attrs = ("pendings",)
 
 
+class ArriveBarrierOp(_Effect):
+    """``ttng.arrive_barrier(%pred, %slot)``: each consumer warp releases stage ``%slot``.
+
+    One arrive per warp (its lane 0), where ``%pred`` holds, on the stage's
+    *empty* barrier, whose arrival count is the consumer warps.
+    """
+
+    name = "ttng.arrive_barrier"
+    operand_counts = (2,)
+
+
+class WarpSpecializeOp(Operation):
+    """``ttng.warp_specialize() {consumer_warps, producer_warps, ...} { producer }``.
+
+    Splits the CTA: warps ``consumer_warps ..`` (the producer warpgroup) run the
+    region, with their register budget lowered to ``producer_regs``, and exit;
+    the first ``consumer_warps`` warps skip it, raise theirs to ``consumer_regs``
+    and run the rest of the kernel. The region holds scalar code and TMA issue
+    ops only; it ends with ``scf.yield()``.
+    """
+
+    name = "ttng.warp_specialize"
+    traits = trait_set(RecursiveEffects, HasRegions)
+    backend_only = True
+    required_attrs = ("consumer_warps", "producer_warps", "producer_regs", "consumer_regs")
+    operand_counts = (0,)
+    result_count = 0
+
+    def verify_(self) -> None:
+        if len(self.regions) != 1:
+            raise self.fail("needs one region: the producer's code")
+        term = self.regions[0].block.terminator
+        if not isinstance(term, YieldOp) or term.operands:
+            raise self.fail("the producer's region must end with scf.yield()")
+        for key in ("producer_regs", "consumer_regs"):
+            regs = self.attrs[key]
+            if not (isinstance(regs, int) and 24 <= regs <= 256 and regs % 8 == 0):
+                raise self.fail(f"{key} must be a multiple of 8 in 24..256 (setmaxnreg)")
+
+
 # The GPU backend's ops, by name, for the IR parser (see minitriton.ir.ops).
 register_ops(
     ConvertLayoutOp, LocalAllocOp, LocalDeallocOp, AsyncCopyOp, AsyncCommitGroupOp, AsyncWaitOp,
     WarpGroupDotOp, WarpGroupDotWaitOp, LocalLoadOp, LocalStoreOp, InitBarrierOp,
     InvalBarrierOp, BarrierExpectOp, AsyncTmaCopyOp, WaitBarrierOp, TmaStoreBuffersOp,
-    AsyncTmaStoreOp, TmaStoreWaitOp,
+    AsyncTmaStoreOp, TmaStoreWaitOp, ArriveBarrierOp, WarpSpecializeOp,
 )  # fmt: skip

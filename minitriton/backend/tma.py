@@ -135,11 +135,23 @@ def tma_stores_enabled() -> bool:
     return value not in ("", "0", "off", "false", "no")
 
 
+#: ``MINITRITON_WARP_SPECIALIZE=1`` lets the ``warp-specialize`` pass split the TMA loops
+#: that ask for it (``tl.range(..., warp_specialize=True)``); off by default until the
+#: form has run on a GPU (:mod:`~minitriton.backend.passes.warp_specialize`).
+WARP_SPECIALIZE_ENV = "MINITRITON_WARP_SPECIALIZE"
+
+
+def warp_specialize_enabled() -> bool:
+    """Whether ``MINITRITON_WARP_SPECIALIZE`` is set, and not ``0``."""
+    value = os.environ.get(WARP_SPECIALIZE_ENV, "").strip().lower()
+    return value not in ("", "0", "off", "false", "no")
+
+
 def tma_tag() -> str:
-    """The TMA settings, for cache keys: they change the generated code."""
-    if not tma_enabled():
-        return "no-tma"
-    return f"tma-{tma_forms()}" + ("-stores" if tma_stores_enabled() else "")
+    """The TMA settings (stores and warp specialization too), for cache keys."""
+    tag = f"tma-{tma_forms()}" if tma_enabled() else "no-tma"
+    tag += "-stores" if tma_enabled() and tma_stores_enabled() else ""
+    return tag + "-ws" if warp_specialize_enabled() else tag
 
 
 # ------------------------------------------------------------------ the recipe
@@ -513,4 +525,5 @@ __all__ = [
     "tma_forms",
     "tma_stores_enabled",
     "tma_tag",
+    "warp_specialize_enabled",
 ]

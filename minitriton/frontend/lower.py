@@ -66,7 +66,7 @@ from minitriton.frontend.semantic import Tensor
 from minitriton.frontend.source import ArgSpec, JITBase, KernelSource
 from minitriton.frontend.tensordesc import TensorDescriptor, from_kernel_args
 from minitriton.ir import ops
-from minitriton.ir.core import Block, BlockArgument, Region
+from minitriton.ir.core import Attr, Block, BlockArgument, Region
 from minitriton.ir.ops import FuncOp, Module
 from minitriton.ir.types import BlockType, PointerType, ScalarType, Type
 from minitriton.ir.types import scalar as scalar_type_named
@@ -889,7 +889,7 @@ class FunctionLowerer:
                 bounds = self._range_bounds(kind, fn, it)
                 if kind == "static_range":
                     return self._unroll(node, range(*bounds), it.loc)
-                return self._lower_scf_for(node, bounds)
+                return self._lower_scf_for(node, bounds, self._loop_hints(kind, it))
         value = self.eval(it)
         if isinstance(value, (tuple, list)):
             return self._unroll(node, value)
@@ -925,6 +925,22 @@ class FunctionLowerer:
             raise error(call.loc, "range() step must not be zero")
         return start, end, step
 
+    def _loop_hints(self, kind: str, call: ast.Call) -> dict[str, Attr]:
+        """The ``tl.range`` hints the GPU backend reads, as ``scf.for`` attributes.
+
+        Only ``warp_specialize=True`` travels today (the ``warp-specialize``
+        pass reads it); the other hints are accepted and ignored.
+        """
+        if kind != "range":
+            return {}
+        for k in call.keywords:
+            if k.name == "warp_specialize":
+                value = self.eval(k.value)
+                value = value.value if isinstance(value, constexpr) else value
+                if isinstance(value, (bool, int)) and value:  # a constexpr flag, 1 or True
+                    return {"warp_specialize": True}
+        return {}
+
     def _unroll(self, node: ast.For, values: Any, budget_loc: Location | None = None) -> None:
         """Lower the body once per value; ``budget_loc``: a static_range, counted in the budget."""
         self.depth += 1
@@ -939,7 +955,9 @@ class FunctionLowerer:
         self.depth -= 1
         self.loop_depth -= 1
 
-    def _lower_scf_for(self, node: ast.For, bounds: tuple[Any, Any, Any]) -> None:
+    def _lower_scf_for(
+        self, node: ast.For, bounds: tuple[Any, Any, Any], hints: dict[str, Attr] | None = None
+    ) -> None:
         if not isinstance(node.target, ast.Name):
             raise error(node.target.loc, "the target of a for loop over a range must be a name")
         start, step = bounds[0], bounds[2]
@@ -968,7 +986,9 @@ class FunctionLowerer:
         body_env = self._lower_loop_body(node, body, carry, assigned, last)
         self.env = outer_env
         operands = [lb.handle, ub.handle, step_t.handle, *(t.handle for t in carry.inits)]
-        op = self.b.create(ops.ForOp, operands, types_, loc=node.loc, regions=[Region(body)])
+        op = self.b.create(
+            ops.ForOp, operands, types_, hints or None, loc=node.loc, regions=[Region(body)]
+        )
         self._after_loop(op, carry, assigned, body_env, node, "for")
         if last is not None:
             self.env[target] = self.env.pop(last)

@@ -34,7 +34,7 @@ from minitriton.diagnostics import CompileError
 from minitriton.ir import parse_module, print_module, verify_module
 from minitriton.passes import PASSES
 from minitriton.signature import kernel_params, parse_signature
-from tests.kernels import inductor_reductions, persistent_matmul, tc_kernels
+from tests.kernels import inductor_reductions, persistent_matmul, tc_kernels, tma_matmul
 
 MATMUL_SIG = ("*fp16:16, *fp16:16, *fp16:16, i32:16, i32:16, i32:16, i32:16, i32:1, i32:16, "
               "i32:1, i32:16, i32:1, 128, 128, 64, 8")  # fmt: skip
@@ -48,6 +48,8 @@ ARGMAX_SIG = "*fp32:16, *fp32:16, *i32:16, i32:16, i32:16, 4, 64"
 PERSISTENT_SIG = ("tensordesc<fp16[128, 64]>:16, tensordesc<fp16[128, 64]>:16, "
                   "tensordesc<fp16[128, {n}]>:16, i32:16, i32:16, i32:16, 128, 128, 64, 8, "
                   "{subtile}, 132, False")  # fmt: skip
+WS_SIG = ("tensordesc<fp16[128, 64]>:16, tensordesc<fp16[128, 64]>:16, "
+          "tensordesc<fp16[128, 128]>:16, i32:16, i32:16, i32:16, 128, 128, 64, 1")  # fmt: skip
 
 #: case -> (kernel, signature, arch)
 KERNELS: dict[str, tuple[Any, str, str]] = {
@@ -61,9 +63,11 @@ KERNELS: dict[str, tuple[Any, str, str]] = {
                              PERSISTENT_SIG.format(n=128, subtile=False), "sm_90a"),
     "persistent-subtile-sm90a-tma": (persistent_matmul.persistent_desc_matmul,
                                      PERSISTENT_SIG.format(n=64, subtile=True), "sm_90a"),
+    "ws-descriptor-matmul-sm90a": (tma_matmul.ws_desc_matmul, WS_SIG, "sm_90a"),
 }  # fmt: skip
-#: The cases compiled with TMA copies and stores allowed (``MINITRITON_TMA_STORES=1``).
-TMA_CASES = {"persistent-sm90a-tma", "persistent-subtile-sm90a-tma"}
+#: The cases compiled with TMA copies, TMA stores and warp specialization allowed
+#: (``MINITRITON_TMA_STORES=1``, ``MINITRITON_WARP_SPECIALIZE=1``).
+TMA_CASES = {"persistent-sm90a-tma", "persistent-subtile-sm90a-tma", "ws-descriptor-matmul-sm90a"}
 #: pass -> the cases its goldens cover (each one a kernel the pass changes)
 GOLDEN_CASES: dict[str, list[str]] = {
     "inline-calls": ["attention-sm90a", "argmax-sm90a"],
@@ -71,6 +75,7 @@ GOLDEN_CASES: dict[str, list[str]] = {
     "sink-transposes": ["descriptor-matmul-sm90a"],
     "software-pipeline": ["matmul-sm90a", "matmul-sm80", "attention-sm90a", "attention-sm80"],
     "tma-stores": ["persistent-sm90a-tma", "persistent-subtile-sm90a-tma"],
+    "warp-specialize": ["ws-descriptor-matmul-sm90a"],
     "assign-layouts": ["matmul-sm90a", "matmul-sm80", "attention-sm80"],
 }
 PAIRS = [(name, case) for name, cases in GOLDEN_CASES.items() for case in cases]
@@ -88,6 +93,13 @@ def _state(module: Any, case: str) -> GpuState:
     tma = case in TMA_CASES
     return GpuState(module, num_warps=4, arch=KERNELS[case][2], num_stages=3,
                     tma=tma, tma_stores=tma)  # fmt: skip
+
+
+@pytest.fixture(autouse=True)
+def _warp_specialize(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("MINITRITON_WARP_SPECIALIZE", "1")
+    monkeypatch.delenv("MINITRITON_TMA", raising=False)
+    monkeypatch.delenv("MINITRITON_TMA_FORMS", raising=False)
 
 
 # ------------------------------------------------------------------ registry

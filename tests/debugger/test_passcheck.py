@@ -105,7 +105,8 @@ def test_gpu_passes_are_checked_while_the_emulator_can_run_them() -> None:
     assert report.ok, report
     assert str(report) == (
         "add_kernel: the results agree after every pass (canonicalize, licm, cse, dce, "
-        "inline-calls, scalar-combiners, sink-transposes, software-pipeline, tma-stores, "
+        "inline-calls, scalar-combiners, sink-transposes, software-pipeline, warp-specialize, "
+        "tma-stores, "
         "assign-layouts)"
     )
 
@@ -124,8 +125,9 @@ def test_gpu_only_ir_is_reported_not_emulated() -> None:
                              "sink-transposes)")  # fmt: skip
     assert lines[1].startswith("  pass software-pipeline: IR has GPU-only ops (ttg.async_comm")
     assert lines[1].endswith(", ...), not emulated")
-    assert lines[2].startswith("  pass tma-stores: IR has GPU-only ops")
-    assert lines[3].startswith("  pass assign-layouts: IR has GPU-only ops")
+    assert lines[2].startswith("  pass warp-specialize: IR has GPU-only ops")
+    assert lines[3].startswith("  pass tma-stores: IR has GPU-only ops")
+    assert lines[4].startswith("  pass assign-layouts: IR has GPU-only ops")
 
 
 def test_a_broken_gpu_pass_is_reported(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -216,7 +216,7 @@ def test_prepared_kernels_verify():
 def test_dumped_ttgir_parses_back_and_verifies_every_backend_op(monkeypatch):
     from minitriton.ir import parse_module, verify_module
     from minitriton.ir.core import OP_REGISTRY
-    from tests.kernels.tma_matmul import desc_matmul
+    from tests.kernels.tma_matmul import desc_matmul, ws_desc_matmul
 
     sig = "tensordesc<fp16[128, 64]>:16, tensordesc<fp16[128, 64]>:16, "
     sig += "tensordesc<fp16[128, 128]>:16, i32:16, i32:16, i32:16, 128, 128, 64"
@@ -226,9 +226,12 @@ def test_dumped_ttgir_parses_back_and_verifies_every_backend_op(monkeypatch):
     monkeypatch.setenv("MINITRITON_CACHE", "0")
     tma = compile_kernel(desc_matmul.source, specs, options, stop_after="ptx")
     monkeypatch.delenv("MINITRITON_TMA_STORES")
+    monkeypatch.setenv("MINITRITON_WARP_SPECIALIZE", "1")  # the split's ops too
+    specs = parse_signature(sig + ", 1", ws_desc_matmul.params)
+    ws = compile_kernel(ws_desc_matmul.source, specs, options, stop_after="ptx")
     kernels = [_compile("fp16", 128, 128, 64, 4, 3), _compile("fp16", 128, 128, 32, 4, 3, "sm_80")]
     seen = set()
-    for k in (*kernels, _attention(3), tma):
+    for k in (*kernels, _attention(3), tma, ws):
         module = parse_module(k.asm["ttgir"], "k.ttgir")
         verify_module(module)  # each op's declared signature and its own rules
         seen |= {op.name for op in module.kernel.walk()}

@@ -97,6 +97,18 @@ class LoweringContext:
     # -- TMA: the tensor-map parameters, and where the ring's mbarriers start
     tma_params: list[ir.Argument]
     tma_barriers: int
+    #: Ring stages of the barriers (the empty barriers follow the full ones).
+    tma_stages: int
+    #: The thread that issues TMA copies: None is thread 0 (the producer's first thread
+    #: inside a warp-specialized region).
+    tma_leader: ir.Value | None
+    # -- warp specialization (:mod:`~minitriton.backend.passes.warp_specialize`)
+    #: The warps the kernel is launched with: ``num_warps`` plus any producer warps.
+    launch_warps: int
+    #: Past the split, the consumer threads: their barriers are named (``bar.sync 1, N``).
+    consumer_threads: int | None
+    #: Registers per thread at entry (``.maxnreg``), where ``setmaxnreg`` moves them.
+    max_regs: int | None
     # -- mma.sync bookkeeping
     mma_uses: dict[int, int] | None
     mma_pending: bool
@@ -138,6 +150,11 @@ class LoweringContext:
         self.mma_pending = False
         self.tma_params = []
         self.tma_barriers = 0
+        self.tma_stages = 0
+        self.tma_leader = None
+        self.launch_warps = num_warps
+        self.consumer_threads = None
+        self.max_regs = None
 
     # ------------------------------------------------------------ driver
     def generate(self) -> ir.Module:
@@ -189,10 +206,12 @@ class LoweringContext:
     def _annotate_max_threads(self) -> None:
         # .maxntid lets ptxas budget registers for the real CTA size.
         md = self.module.add_named_metadata("nvvm.annotations")
-        threads = ir.Constant(I32, 32 * self.num_warps)
-        md.add(
-            self.module.add_metadata([self.fn, ir.MetaDataString(self.module, "maxntidx"), threads])
-        )
+        notes = [("maxntidx", 32 * self.launch_warps)]
+        if self.max_regs is not None:  # setmaxnreg needs the count at entry
+            notes.append(("maxnreg", self.max_regs))
+        for key, value in notes:
+            name = ir.MetaDataString(self.module, key)
+            md.add(self.module.add_metadata([self.fn, name, ir.Constant(I32, value)]))
 
     # ------------------------------------------------------------ values
     def bind(self, v: Value, lowered: Lowered) -> None:
@@ -229,8 +248,16 @@ class LoweringContext:
     call_function = call_intrinsic
 
     def barrier(self) -> None:
-        """``bar.sync 0``: all threads of the CTA."""
-        self.b.call(self.declare("llvm.nvvm.barrier0", VOID, []), [])
+        """``bar.sync 0``: all threads of the CTA; past a warp-specialized split, the consumers'.
+
+        The producer warps have exited there, so the consumers meet at named
+        barrier 1 with their own thread count.
+        """
+        if self.consumer_threads is None:
+            self.b.call(self.declare("llvm.nvvm.barrier0", VOID, []), [])
+            return
+        count = self.declare("llvm.nvvm.barrier.sync.cnt", VOID, [I32, I32])
+        self.b.call(count, [ir.Constant(I32, 1), ir.Constant(I32, self.consumer_threads)])
 
     def reserve(self, nbytes: int) -> None:
         """Make the dynamic shared memory hold ``nbytes`` of scratch after any ring buffers."""

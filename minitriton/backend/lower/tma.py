@@ -3,10 +3,13 @@
 The ``ttng`` ops the pipeliner makes for bulk tensor copies
 (:mod:`minitriton.backend.tma` says when and how): ``mbarrier`` setup and
 teardown, the expected bytes of a stage, the ``cp.async.bulk.tensor`` copies
-(one per 128-byte column block of the swizzled tile) and the waits; and
-those of TMA stores (:mod:`~minitriton.backend.passes.tma_stores`): their
-tiles at the start of shared memory, the store (registers into the tile,
-then one thread's bulk copies out of it) and the wait for its reads. The
+(one per 128-byte column block of the swizzled tile) and the waits; those
+of warp specialization (:mod:`~minitriton.backend.passes.warp_specialize`):
+the split into a producer warpgroup and the consumers, with ``setmaxnreg``,
+and the consumers' release of a stage on its *empty* barrier; and those of
+TMA stores (:mod:`~minitriton.backend.passes.tma_stores`): their tiles at
+the start of shared memory, the store (registers into the tile, then one
+thread's bulk copies out of it) and the wait for its reads. The
 tensor maps arrive as kernel parameters after the arguments (and debug
 mode's hidden ones), made ``byval`` grid constants by
 :func:`~minitriton.backend.tma.mark_grid_constants`.
@@ -31,6 +34,7 @@ from minitriton.backend.lower.wgmma import (
     stage_tile,
 )
 from minitriton.backend.ops import (
+    ArriveBarrierOp,
     AsyncTmaCopyOp,
     AsyncTmaStoreOp,
     BarrierExpectOp,
@@ -39,6 +43,7 @@ from minitriton.backend.ops import (
     TmaStoreBuffersOp,
     TmaStoreWaitOp,
     WaitBarrierOp,
+    WarpSpecializeOp,
 )
 from minitriton.backend.registry import lowering
 from minitriton.backend.shared_layout import SharedTile
@@ -72,23 +77,35 @@ def _guarded(
     asm(ctx, guarded, (cons + "," if cons else "") + "r", VOID, [*args, ctx.b.zext(pred, I32)])
 
 
-def _barrier_addr(ctx: LoweringContext, slot: ir.Value) -> ir.Value:
+def _barrier_addr(ctx: LoweringContext, slot: ir.Value, empty: bool = False) -> ir.Value:
+    """The stage's full barrier, or its empty one (``tma_stages`` barriers further)."""
     if slot.type != I32:
         slot = ctx.b.trunc(slot, I32)
-    off = ctx.b.add(_i32(ctx, ctx.tma_barriers), ctx.b.mul(slot, _i32(ctx, BARRIER_BYTES)))
+    first = ctx.tma_barriers + (BARRIER_BYTES * ctx.tma_stages if empty else 0)
+    off = ctx.b.add(_i32(ctx, first), ctx.b.mul(slot, _i32(ctx, BARRIER_BYTES)))
     return ctx.b.add(smem_addr(ctx), off)
+
+
+def _leader(ctx: LoweringContext) -> ir.Value:
+    """True in the thread that issues TMA copies (thread 0, or the producer's first)."""
+    return ctx.tma_leader if ctx.tma_leader is not None else ctx.is_thread0()
 
 
 @lowering(InitBarrierOp)
 def lower_init_barrier(ctx: LoweringContext, op: Operation) -> None:
     stages = op.attrs["count"]
+    empty = op.attrs.get("empty")
     ctx.tma_barriers = ctx.ring_end
-    ctx.ring_end += BARRIER_BYTES * stages
+    ctx.tma_stages = stages
+    ctx.ring_end += BARRIER_BYTES * stages * (2 if empty else 1)
     scratch_after_rings(ctx)
     for s in range(stages):
         addr = _barrier_addr(ctx, _i32(ctx, s))
         _guarded(ctx, "@$P mbarrier.init.shared::cta.b64 [$0], 1;", "r", [addr],
                       ctx.is_thread0())  # fmt: skip
+        if empty:  # completed by one arrival per consumer warp
+            text = f"@$P mbarrier.init.shared::cta.b64 [$0], {int(empty)};"
+            _guarded(ctx, text, "r", [_barrier_addr(ctx, _i32(ctx, s), True)], ctx.is_thread0())
     # The barriers' initialization must be visible to the copy engine and to every thread.
     asm(ctx, "fence.mbarrier_init.release.cluster;", "", VOID, [])
     ctx.barrier()
@@ -105,7 +122,7 @@ def lower_inval_barrier(ctx: LoweringContext, op: Operation) -> None:
 
 @lowering(BarrierExpectOp)
 def lower_barrier_expect(ctx: LoweringContext, op: Operation) -> None:
-    pred = ctx.b.and_(ctx.get(op.operands[0]), ctx.is_thread0())
+    pred = ctx.b.and_(ctx.get(op.operands[0]), _leader(ctx))
     addr = _barrier_addr(ctx, ctx.get(op.operands[1]))
     text = "@$P mbarrier.arrive.expect_tx.shared::cta.b64 _, [$0], $1;"
     _guarded(ctx, text, "r,r", [addr, _i32(ctx, op.attrs["bytes"])], pred)
@@ -114,7 +131,7 @@ def lower_barrier_expect(ctx: LoweringContext, op: Operation) -> None:
 @lowering(AsyncTmaCopyOp)
 def lower_async_tma_copy(ctx: LoweringContext, op: Operation) -> None:
     x, y, pred_v, slot = (ctx.get(v) for v in op.operands)
-    pred = ctx.b.and_(pred_v, ctx.is_thread0())
+    pred = ctx.b.and_(pred_v, _leader(ctx))
     tile, base = _slot_base(ctx, op.attrs["buffer"], slot)
     dst = ctx.b.add(smem_addr(ctx), base)
     bar = _barrier_addr(ctx, slot)
@@ -133,7 +150,7 @@ def lower_async_tma_copy(ctx: LoweringContext, op: Operation) -> None:
 
 @lowering(WaitBarrierOp)
 def lower_wait_barrier(ctx: LoweringContext, op: Operation) -> None:
-    bar = _barrier_addr(ctx, ctx.get(op.operands[0]))
+    bar = _barrier_addr(ctx, ctx.get(op.operands[0]), bool(op.attrs.get("empty")))
     phase = ctx.get(op.operands[1])
     if phase.type != I32:
         phase = ctx.b.trunc(phase, I32)
@@ -187,3 +204,41 @@ def lower_tma_store_wait(ctx: LoweringContext, op: Operation) -> None:
     text = f"@$P cp.async.bulk.wait_group.read {op.attrs['pendings']};"
     _guarded(ctx, text, "", [], ctx.is_thread0())
     ctx.barrier()
+
+
+@lowering(ArriveBarrierOp)
+def lower_arrive_barrier(ctx: LoweringContext, op: Operation) -> None:
+    """Lane 0 of each consumer warp arrives on the stage's empty barrier (release order)."""
+    lane0 = ctx.b.icmp_unsigned("==", ctx.lane, _i32(ctx, 0))
+    pred = ctx.b.and_(ctx.get(op.operands[0]), lane0)
+    addr = _barrier_addr(ctx, ctx.get(op.operands[1]), True)
+    _guarded(ctx, "@$P mbarrier.arrive.shared::cta.b64 _, [$0];", "r", [addr], pred)
+
+
+@lowering(WarpSpecializeOp)
+def lower_warp_specialize(ctx: LoweringContext, op: Operation) -> None:
+    """Branch on the warp: the producer warpgroup runs the region and exits.
+
+    The consumers keep thread ids ``0 .. 32 * consumer_warps``, so every layout
+    of the rest of the kernel reads as it would without the split.
+    """
+    threads = 32 * op.attrs["consumer_warps"]
+    ctx.launch_warps = op.attrs["consumer_warps"] + op.attrs["producer_warps"]
+    # At entry every thread gets an equal share of the 64K registers (at most what the
+    # consumers ask for, so that their setmaxnreg.inc raises it).
+    share = 65536 // (32 * ctx.launch_warps) // 8 * 8
+    ctx.max_regs = min(share, op.attrs["consumer_regs"])
+    b = ctx.b
+    is_producer = b.icmp_unsigned(">=", ctx.tid, _i32(ctx, threads))
+    producer = b.append_basic_block("ws.producer")
+    consumer = b.append_basic_block("ws.consumer")
+    b.cbranch(is_producer, producer, consumer)
+    b.position_at_end(producer)
+    asm(ctx, f"setmaxnreg.dec.sync.aligned.u32 {op.attrs['producer_regs']};", "", VOID, [])
+    ctx.tma_leader = b.icmp_unsigned("==", ctx.tid, _i32(ctx, threads))
+    ctx.lower_region(op.regions[0], [])
+    ctx.tma_leader = None
+    ctx.b.ret_void()
+    ctx.b.position_at_end(consumer)
+    asm(ctx, f"setmaxnreg.inc.sync.aligned.u32 {op.attrs['consumer_regs']};", "", VOID, [])
+    ctx.consumer_threads = threads

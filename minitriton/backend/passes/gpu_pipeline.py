@@ -4,7 +4,8 @@ The code generator reads a private copy of the optimized IR
 (:func:`~minitriton.backend.prepare.copy_module`) that the passes of
 :data:`GPU_PIPELINE` turn, one after the other, into the ``ttgir`` form:
 the kernel alone (helpers inlined), loops feeding tensor cores software
-pipelined, and a layout on every block value. Each is a :class:`GpuPass`
+pipelined (and, where asked, warp-specialized), and a layout on every block
+value. Each is a :class:`GpuPass`
 registered in the one pass registry (:data:`minitriton.passes.PASSES`) with
 ``stage = "gpu"``; its module docstring is its documentation page.
 
@@ -46,6 +47,7 @@ GPU_PIPELINE: tuple[str, ...] = (
     "scalar-combiners",
     "sink-transposes",
     "software-pipeline",
+    "warp-specialize",
     "tma-stores",
     "assign-layouts",
 )
