@@ -57,6 +57,11 @@ class Layout:
         """The compile-time coordinate part of every register, in index order."""
         return [_combine(self.reg_bases, r, self.rank) for r in range(self.num_regs)]
 
+    def thread_coords(self) -> list[Coord]:
+        """The run-time coordinate part of every thread of the CTA, in thread-id order."""
+        bases = self.lane_bases + self.warp_bases  # lane bits, then warp bits: the thread id's
+        return [_combine(bases, t, self.rank) for t in range(1 << len(bases))]
+
     def replicated_lane_mask(self) -> int:
         """Lane-id bits whose basis is zero (threads holding copies)."""
         return sum(1 << i for i, b in enumerate(self.lane_bases) if not any(b))

@@ -228,6 +228,9 @@ class _Ptr:
 
 def _scalar_pieces(v: Value) -> tuple:
     op = getattr(v, "owner", None)
+    while isinstance(op, CastOp) and _widens(op):  # a block pointer's offset, widened to i64
+        v = op.operands[0]
+        op = getattr(v, "owner", None)
     if isinstance(op, ConstantOp) and type(op.attrs["value"]) is int:
         return (op.attrs["value"],)
     return (v,)
@@ -299,13 +302,7 @@ def _form(v: Value) -> Any:
     if isinstance(op, BroadcastOp):
         return _form(op.operands[0])
     if isinstance(op, CastOp):
-        src = element_type(op.operands[0].type)
-        dst = element_type(v.type)
-        ok = (  # an integer widening
-            isinstance(src, ScalarType) and isinstance(dst, ScalarType)
-            and src.is_int() and dst.is_int() and src.bitwidth <= dst.bitwidth
-        )  # fmt: skip
-        return _form(op.operands[0]) if ok else None
+        return _form(op.operands[0]) if _widens(op) else None
     if isinstance(op, (AddOp, MulOp)):
         a, b = (_form(x) for x in op.operands)
         if a is None or b is None:
@@ -318,6 +315,35 @@ def _form(v: Value) -> Any:
             return None
         return _Ptr(p.base, p.terms + terms)
     return None
+
+
+def dim_strides(ptrs: Value) -> dict[int, Any] | None:
+    """Per dimension, the stride (an int or a scalar value) of a block of pointers, or None.
+
+    Where :func:`_form` reads ``ptrs`` as a base plus one ``(o_d + i_d) * s_d``
+    per dimension, the pointers one element apart along ``d`` are ``s_d``
+    elements apart: the copies of a thread are then its first one's pointer
+    plus steps (see :func:`~minitriton.backend.lower.wgmma.lower_async_copy`).
+    """
+    form = _form(ptrs)
+    if not isinstance(form, _Ptr) or not isinstance(ptrs.type, BlockType):
+        return None
+    strides: dict[int, Any] = {}
+    for idx, stride in form.terms:
+        if idx.dim in strides:
+            return None
+        strides[idx.dim] = stride
+    return strides if len(strides) == len(ptrs.type.shape) else None
+
+
+def _widens(op: Operation) -> bool:
+    """Whether cast ``op`` is an integer widening (it keeps every value)."""
+    src = element_type(op.operands[0].type)
+    dst = element_type(op.result.type)
+    return (
+        isinstance(src, ScalarType) and isinstance(dst, ScalarType)
+        and src.is_int() and dst.is_int() and src.bitwidth <= dst.bitwidth
+    )  # fmt: skip
 
 
 def _bounds(v: Value, out: dict) -> bool:
@@ -374,10 +400,15 @@ def _host_value(piece: Any, func: FuncOp) -> list[Any] | None:
     return None
 
 
-def _divisible_16(func: FuncOp, index: int) -> bool:
+def _divisibility(func: FuncOp, index: int) -> int:
+    """What kernel argument ``index`` is known to be a multiple of (1: nothing known)."""
     attrs = func.attrs.get("arg_attrs") or []
     a = attrs[index] if index < len(attrs) else {}
-    return isinstance(a, dict) and int(a.get("divisibility", 1)) % 16 == 0
+    return int(a.get("divisibility", 1)) if isinstance(a, dict) else 1
+
+
+def _divisible_16(func: FuncOp, index: int) -> bool:
+    return _divisibility(func, index) % 16 == 0
 
 
 def match_tma_load(load: Operation, contig: int, func: FuncOp) -> TmaLoad | None:
@@ -485,7 +516,8 @@ def forward_unchanged_loop_args(loop: Operation) -> int:
 def _stride_ok(stride: list[Any], func: FuncOp, eb: int) -> bool:
     if stride[0] == "const":
         return stride[1] > 0 and stride[1] * eb % 16 == 0
-    return _divisible_16(func, stride[1])
+    # In bytes: a host descriptor's fp16 stride is known to be a multiple of 8 elements.
+    return _divisibility(func, stride[1]) * eb % 16 == 0
 
 
 def _is_i32(piece: Any) -> bool:
@@ -519,6 +551,7 @@ __all__ = [
     "TmaMap",
     "forward_unchanged_loop_args",
     "match_box",
+    "dim_strides",
     "match_tma_load",
     "mark_grid_constants",
     "tma_enabled",

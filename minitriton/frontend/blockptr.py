@@ -247,7 +247,10 @@ def pointers_and_mask(b: Builder, bp: BlockPointer, checked: list[int]) -> tuple
         lane = Tensor(
             b.value(ops.MakeRangeOp, [], BlockType((size,), I32), {"start": 0, "end": size})
         )
-        idx = _along(b, S.binary(b, "+", bp.offsets[d], lane), d, bp.rank)
+        # The index in 64 bits, as Triton's block pointers keep their offsets: LLVM can
+        # then turn the next tile's address into this one's plus a step, in loops.
+        wide = S.binary(b, "+", S.cast(b, bp.offsets[d], I64), S.cast(b, lane, I64))
+        idx = _along(b, wide, d, bp.rank)
         term = S.binary(b, "*", idx, bp.strides[d])
         offset = term if offset is None else S.binary(b, "+", offset, term)
         if d in checked:

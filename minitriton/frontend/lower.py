@@ -351,7 +351,7 @@ class Compiler:
             if spec.kind == "descriptor":
                 fields = spec.kernel_params()
                 args_ = [Tensor(_add_block_arg(block, f.type, f.name)) for f in fields]
-                arg_attrs.extend({"divisibility": 16} if f.divisible_by_16 else {} for f in fields)
+                arg_attrs.extend(_descriptor_attrs(spec, fields))
                 block_shape, padding = spec.value[:2]
                 env[param.name] = from_kernel_args(
                     Builder(block, fdef.loc), args_, block_shape, padding
@@ -2014,3 +2014,23 @@ def _type_attribute(loc: Location, t: Any, attr: str) -> Any:
         except AttributeError:
             pass
     raise error(loc, f"type {t!r} has no attribute '{attr}'")
+
+
+def _descriptor_attrs(spec: ArgSpec, fields: list[ArgSpec]) -> list[dict[str, Any]]:
+    """The ``arg_attrs`` of a host descriptor's base, sizes and strides.
+
+    A host descriptor's strides are multiples of 16 bytes (the descriptor
+    checks it, as Triton's does), so a stride that is not a multiple of 16
+    elements is still one of ``16 / itemsize``: the TMA form needs no more.
+    """
+    rank = len(spec.value[0])
+    itemsize = max(1, spec.type.pointee.bitwidth // 8) if isinstance(spec.type, PointerType) else 1
+    attrs: list[dict[str, Any]] = []
+    for i, f in enumerate(fields):
+        if f.divisible_by_16:
+            attrs.append({"divisibility": 16})
+        elif i > rank and 16 // itemsize > 1:  # a stride (field 0 is the base)
+            attrs.append({"divisibility": 16 // itemsize})
+        else:
+            attrs.append({})
+    return attrs

@@ -14,9 +14,13 @@ has a check here:
 from __future__ import annotations
 
 import functools
+import re
 
 import pytest
 
+from minitriton.backend.layouts import BlockedParams, blocked
+from minitriton.backend.lower.wgmma import register_steps
+from minitriton.backend.shared_layout import SharedTile
 from tests.backend.test_mma_lowering import assemble, build
 from tests.kernels import tc_kernels
 
@@ -86,3 +90,55 @@ def test_by_default_every_dot_is_waited_for_at_once(monkeypatch: pytest.MonkeyPa
     assert len(dots) == 2
     assert all("warp_group_dot_wait" in lines[i + 1] for i in dots)
     assert body.index("async_copy_global_to_local") < body.index("ttng.warp_group_dot(")
+
+
+def _copy_bases(ptx: str) -> list[str]:
+    """For each ``cp.async`` into shared memory, the register its address adds a constant to."""
+    adds = dict(re.findall(r"add\.s32\s+(%r\d+), (%r\d+), -?\d+;", ptx))
+    dests = re.findall(r"cp\.async\.cg\.shared\.global \[(%r\d+)\]", ptx)
+    return [adds.get(d, d) for d in dests]
+
+
+@pytest.mark.parametrize(("head_dim", "stage"), CASES)
+def test_a_loads_copies_share_one_shared_address(head_dim: int, stage: int) -> None:
+    # Each thread copies K's (and V's) tile in 16-byte pieces whose swizzled addresses lie
+    # at fixed distances: one address register plus immediates, as in Triton's loop.
+    bases = _copy_bases(attention(head_dim, stage).ptx)
+    per_load = 4 if head_dim == 64 else 8  # 16-byte pieces per thread: K or V block / threads
+    assert len(bases) % per_load == 0
+    for i in range(0, len(bases), per_load):
+        assert len(set(bases[i : i + per_load])) == 1, bases[i : i + per_load]
+
+
+def test_register_steps_are_exact() -> None:
+    # The steps the copies use are checked over every thread against the swizzle itself.
+    tile = SharedTile.make((64, 64), 1, 2)
+    assert tile is not None
+    layout = blocked(BlockedParams((1, 8), (4, 8), (4, 1), (1, 0)), (64, 64))
+    steps = register_steps(tile, layout, 8, (0, 1))
+    assert [s for s in steps if s is not None] == [0, 2048, 4096, 6144]
+    # Rows 1 apart land in another swizzle phase: no single distance for every thread.
+    narrow = blocked(BlockedParams((2, 8), (4, 8), (4, 1), (1, 0)), (64, 64))
+    assert register_steps(tile, narrow, 8, (0, 1))[8] is None
+
+
+def test_block_pointer_tiles_step_in_64_bits() -> None:
+    # A thread copies K's and V's tiles in 8 or 16 pieces of 16 bytes: each piece's global
+    # address is the first one's plus a step, so a loop holds at most one 64-bit multiply
+    # per tile (none where LLVM strength-reduces it), not one per piece.
+    for head_dim, stage in CASES:
+        loops = _loops(attention(head_dim, stage).ptx)
+        wide = [len(re.findall(r"mul\.lo\.s64|mul\.wide\.s32", body)) for body in loops]
+        assert loops and max(wide) <= 2, wide
+
+
+def _loops(ptx: str) -> list[str]:
+    """The PTX of every loop: from a label to a branch back to it."""
+    lines = ptx.splitlines()
+    labels = {m.group(1): i for i, line in enumerate(lines) if (m := re.match(r"(\$L\w+):", line))}
+    bodies = []
+    for i, line in enumerate(lines):
+        m = re.search(r"\bbra(?:\.uni)?\s+(\$L\w+);", line)
+        if m and labels.get(m.group(1), i) < i:
+            bodies.append("\n".join(lines[labels[m.group(1)] : i]))
+    return bodies

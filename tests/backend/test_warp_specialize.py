@@ -20,7 +20,7 @@ from minitriton.backend.ops import WarpSpecializeOp
 from minitriton.compiler import CompileOptions, compile_kernel
 from minitriton.diagnostics import CompileError
 from minitriton.ir import parse_module, print_module, verify_module
-from minitriton.signature import parse_signature
+from minitriton.signature import descriptor_spec, parse_signature
 from minitriton.tools.tensor_descriptor import TensorDescriptor
 from tests.kernels.persistent_matmul import persistent_desc_matmul
 from tests.kernels.tma_matmul import ws_block_ptr_matmul, ws_desc_matmul
@@ -80,6 +80,22 @@ def test_ptxas_assembles_it(tmp_path: Path, warps: int) -> None:
                          capture_output=True, text=True)  # fmt: skip
     assert run.returncode == 0, run.stderr
     assert "setmaxnreg ignored" not in run.stderr  # ptxas knows the count at entry
+
+
+def test_a_row_stride_of_eight_halves_keeps_the_tma_loop() -> None:
+    # K = 72: the descriptors' row strides are not multiples of 16 elements, but a host
+    # descriptor's strides are multiples of 16 bytes, all that TMA needs.
+    m, n, k = 129, 256, 72
+    arrays = [np.zeros(shape, np.float16) for shape in ((m, k), (n, k), (m, n))]
+    blocks = [[128, 64], [128, 64], [128, 128]]
+    descs = [TensorDescriptor.from_tensor(x, blk) for x, blk in zip(arrays, blocks)]
+    names = [p.name for p in ws_desc_matmul.params]
+    specs = [descriptor_spec(name, d) for name, d in zip(names, descs)]
+    assert specs[0].value[2] == (False, False, False)  # M, K and the stride 72: not multiples of 16
+    specs += parse_signature("i32, i32:16, i32, 128, 128, 64, 1", ws_desc_matmul.params[3:])
+    options = CompileOptions(num_warps=4, num_stages=3, arch="sm_90a")
+    binary = compile_kernel(ws_desc_matmul.source, specs, options, stop_after="ptx").binary
+    assert "cp.async.bulk.tensor" in binary.ptx and _split(binary)
 
 
 def test_no_flag_no_split() -> None:

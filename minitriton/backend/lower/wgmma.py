@@ -64,8 +64,9 @@ from minitriton.backend.ops import (
     WarpGroupDotWaitOp,
 )
 from minitriton.backend.registry import lowering
-from minitriton.backend.shared_layout import SharedTile, align_tile
-from minitriton.ir.core import Operation
+from minitriton.backend.shared_layout import MmaTile, SharedTile, align_tile
+from minitriton.backend.tma import dim_strides
+from minitriton.ir.core import Operation, Value
 from minitriton.ir.types import ScalarType, element_type
 
 if TYPE_CHECKING:
@@ -77,6 +78,12 @@ def asm(ctx: LoweringContext, text: str, cons: str, ret: ir.Type, args: list[ir.
     """Inline PTX with side effects."""
     fnty = ir.FunctionType(ret, [a.type for a in args])
     return ctx.b.call(ir.InlineAsm(fnty, text, cons, side_effect=True), args)
+
+
+def opaque(ctx: LoweringContext, v: ir.Value) -> ir.Value:
+    """``v`` through a ``mov`` LLVM cannot see into (free once ``ptxas`` allocates registers)."""
+    fnty = ir.FunctionType(v.type, [v.type])
+    return ctx.b.call(ir.InlineAsm(fnty, "mov.b32 $0, $1;", "=r,r"), [v])
 
 
 def fence_proxy_async(ctx: LoweringContext) -> None:
@@ -268,15 +275,87 @@ def lower_async_copy(ctx: LoweringContext, op: Operation) -> None:
     coords = layout.reg_coords()
     contig = getattr(tile, "contig", 1)  # an mma.sync ring tile is row-major
     rd, cd = 1 - contig, contig
+    steps = register_steps(tile, layout, vec, (rd, cd))
+    sources = _register_pointers(ctx, ptr_v, ptrs.vals, layout, vec)
+    first = ctx.b.add(base, ring_offset(ctx, tile, toff[rd], toff[cd]))
+    if sum(s is not None for s in steps) > 1:
+        # Opaque to LLVM: otherwise it reassociates each ``first + step`` into a
+        # loop-invariant register of its own plus the slot, one add per copy.
+        first = opaque(ctx, first)
     for r in range(0, layout.num_regs, vec):
         c = coords[r]
-        row = ctx.b.add(toff[rd], _i32(ctx, c[rd]))
-        col = ctx.b.add(toff[cd], _i32(ctx, c[cd]))
-        dst = ctx.b.add(base, ring_offset(ctx, tile, row, col))
+        step = steps[r]
+        if step is not None:  # the first register's address plus a constant (an immediate)
+            dst = ctx.b.add(first, _i32(ctx, step))
+        else:
+            row = ctx.b.add(toff[rd], _i32(ctx, c[rd]))
+            col = ctx.b.add(toff[cd], _i32(ctx, c[cd]))
+            dst = ctx.b.add(base, ring_offset(ctx, tile, row, col))
         ok = pred if masks is None else ctx.b.and_(pred, masks[r])
         ok = check_access(ctx, op, layout, ptrs.vals, r, vec, ok)
         size = ctx.b.select(ok, _i32(ctx, nbytes), _i32(ctx, 0))
-        asm(ctx, text, "r,l,r", T.VOID, [dst, ptrs.vals[r], size])
+        asm(ctx, text, "r,l,r", T.VOID, [dst, sources[r], size])
+
+
+def _register_pointers(
+    ctx: LoweringContext, ptr_v: Value, vals: list[ir.Value], layout: Layout, vec: int
+) -> list[ir.Value]:
+    """Each copy's global pointer: the first one's plus a step, where the strides are known.
+
+    A tile at a run-time row offset would otherwise cost each copy its own
+    64-bit multiply in the loop (LLVM strength-reduces some loops, not all);
+    Triton's copies likewise step one pointer per thread.
+    """
+    strides = dim_strides(ptr_v)
+    if strides is None:
+        return vals
+    pointee = T.pointee_of(ptr_v.type)
+    ety = T.I8 if pointee.is_bool() else T.ll_type(pointee)
+    out = list(vals)
+    for r, c in enumerate(layout.reg_coords()):
+        if r % vec or r == 0:
+            continue
+        delta: ir.Value = ir.Constant(T.I64, 0)
+        for d, n in enumerate(c):
+            if n:
+                delta = ctx.b.add(delta, _times(ctx, strides[d], n))
+        out[r] = ctx.b.gep(vals[0], [delta], source_etype=ety)
+    return out
+
+
+def _times(ctx: LoweringContext, stride, n: int) -> ir.Value:  # noqa: ANN001
+    """``stride * n`` as i64 (``stride``: an int or a scalar IR value)."""
+    if isinstance(stride, int):
+        return ir.Constant(T.I64, stride * n)
+    v = ctx.get(stride)
+    if v.type != T.I64:
+        v = ctx.b.sext(v, T.I64)
+    return ctx.b.mul(v, ir.Constant(T.I64, n))
+
+
+def register_steps(
+    tile: SharedTile | MmaTile, layout: Layout, vec: int, dims: tuple[int, int]
+) -> list[int | None]:
+    """Per register (each ``vec``-th): how far its byte offset in ``tile`` is from register 0's.
+
+    An entry is that distance where it is one constant for every thread of
+    the CTA, else None. The swizzle XORs a row's phase into its 16-byte
+    units, so a register ``8`` rows further on (128-byte swizzle) lands at a
+    fixed distance, and the copies then share one address register plus
+    immediates, as Triton's do; checked here over every thread, exactly.
+    """
+    rd, cd = dims
+    where = tile.physical if isinstance(tile, SharedTile) else tile.offset
+    threads = layout.thread_coords()
+    coords = layout.reg_coords()
+    starts = [where(t[rd], t[cd]) for t in threads]
+    steps: list[int | None] = [None] * layout.num_regs
+    for r in range(0, layout.num_regs, vec):
+        c = coords[r]
+        moved = {where(t[rd] + c[rd], t[cd] + c[cd]) - s for t, s in zip(threads, starts)}
+        if len(moved) == 1:
+            steps[r] = moved.pop()
+    return steps
 
 
 def ring_offset(ctx: LoweringContext, tile, row: ir.Value, col: ir.Value) -> ir.Value:  # noqa: ANN001
@@ -304,12 +383,34 @@ def lower_warp_group_dot(ctx: LoweringContext, op: Operation) -> T.RegTile:
     acc = ctx.tensor(op.operands[0])
     slot = ctx.get(op.operands[1])
     shape = shape_of_async_dot(op, ctx.num_warps)
-    b = _slot_base(ctx, op.attrs["b"], slot)
+    # The descriptors of slot 0 do not change in the loop; a slot's are those plus
+    # slot * stage bytes / 16 (the start address field), one add per operand.
+    b_tile, b_offset, b_slot = _slot_parts(ctx, op.attrs["b"], slot)
+    deltas = {"b": b_slot}
+    a: tuple
     if op.attrs["a"] >= 0:
-        a = _slot_base(ctx, op.attrs["a"], slot)
+        a_tile, a_offset, deltas["a"] = _slot_parts(ctx, op.attrs["a"], slot)
+        a = (a_tile, a_offset)
     else:
         a = _a_from_registers(ctx, shape, op.operands[2])
-    return T.RegTile(acc.layout, wgmma(ctx, shape, acc.vals, a, b))
+    return T.RegTile(acc.layout, wgmma(ctx, shape, acc.vals, a, (b_tile, b_offset), deltas))
+
+
+def _slot_parts(
+    ctx: LoweringContext, buffer: int, slot: ir.Value
+) -> tuple[SharedTile, int, ir.Value | None]:
+    """A ring's tile, its first slot's byte offset, and what ``slot`` adds to a descriptor.
+
+    Shared memory is under 256 KB, so a descriptor's 14-bit start field (in
+    16-byte units) never carries: adding ``slot * stage_bytes / 16`` moves it.
+    """
+    offset, tile, stage_bytes = ctx.rings[buffer]
+    if stage_bytes == 0:  # a one-stage buffer
+        return tile, offset, None
+    if slot.type != T.I32:
+        slot = ctx.b.trunc(slot, T.I32)
+    units = ctx.b.mul(slot, _i32(ctx, stage_bytes // 16))
+    return tile, offset, ctx.b.zext(units, T.I64)
 
 
 def _a_from_registers(ctx: LoweringContext, shape: WgmmaShape, v) -> tuple:
@@ -350,12 +451,20 @@ def wgmma(
     acc: list[ir.Value],
     a: tuple[SharedTile, int | ir.Value] | tuple[RegisterA, list[ir.Value]],
     b: tuple[SharedTile, int | ir.Value],
+    deltas: dict[str, ir.Value | None] | None = None,
 ) -> list[ir.Value]:
     """Issue and commit the instructions of one dot.
 
     ``b`` and a shared ``a`` are (tile, byte base); a register ``a`` is
-    (:class:`RegisterA`, its registers).
+    (:class:`RegisterA`, its registers). ``deltas`` holds, per operand
+    (``"a"``, ``"b"``), an i64 to add to each of its descriptors (a ring slot's).
     """
+    moved = deltas or {}
+
+    def plus(desc: ir.Value, operand: str) -> ir.Value:
+        delta = moved.get(operand)
+        return desc if delta is None else ctx.b.add(desc, delta)
+
     g = ctx.b.lshr(ctx.warp, _i32(ctx, 2))
     g_m = ctx.b.and_(g, _i32(ctx, shape.wg_m - 1))
     g_n = ctx.b.lshr(g, _i32(ctx, shape.wg_m.bit_length() - 1))
@@ -369,12 +478,15 @@ def wgmma(
     col_g = ctx.b.mul(g_n, _i32(ctx, shape.n_per_wg))
     # One descriptor per operand for the warpgroup; each instruction's is that one
     # plus a constant (as Triton does), where the tile's offsets are additive.
-    a_desc = None if isinstance(a[0], RegisterA) else _descriptor(ctx, a, row_g, _i32(ctx, 0))
+    a_desc = None
+    if not isinstance(a[0], RegisterA):
+        a_desc = plus(_descriptor(ctx, a, row_g, _i32(ctx, 0)), "a")
     b_split = b_k_major or shape.wg_n == 1 or b[0].splits_at(shape.n_per_wg)
     b_desc = None
     if b_split:
         b_desc = _descriptor(ctx, b, col_g, _i32(ctx, 0)) if b_k_major else \
             _descriptor(ctx, b, _i32(ctx, 0), col_g)  # fmt: skip
+        b_desc = plus(b_desc, "b")
     for mi in range(shape.m_reps):
         row_c = shape.wg_m * 64 * mi
         for ni in range(shape.n_reps):
@@ -391,7 +503,7 @@ def wgmma(
                     db = _step(ctx, b_desc, step)
                 else:
                     n0 = ctx.b.add(col_g, _i32(ctx, col_c))
-                    db = _descriptor(ctx, b, _i32(ctx, k_c), n0)
+                    db = plus(_descriptor(ctx, b, _i32(ctx, k_c), n0), "b")
                 issues.append((lo, da, db))
     asm(ctx, "wgmma.fence.sync.aligned;", "", T.VOID, [])
     out = list(acc)

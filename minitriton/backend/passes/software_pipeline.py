@@ -98,7 +98,8 @@ K-major B leaves the loop unpipelined.
     }
 
 **After** (``S = 3``, accumulating; ``k_i`` is the iteration number,
-``slot`` = ``k_i % S``)::
+``slot`` = ``k_i % S``, and ``slot_n``, the slot before it, is a compare and a
+select on ``slot``)::
 
     tt.barrier()
     ttg.local_alloc() {buffer = 0, stages = 3, shape = [128, 64], ...}
@@ -776,14 +777,16 @@ class _Rewriter:
         slot = self.scalar(body, first, "arith.rem", k_i, self.const(body, first, s, it), it)
         return k_i, slot
 
-    def _prefetch(self, before: Operation, k_i: Value, ub: Value, step: Value) -> None:
+    def _prefetch(self, before: Operation, slot: Value, ub: Value, step: Value) -> None:
         body, s = self.body, self.stages
         iv, it = body.args[0], body.args[0].type
         nxt = self.scalar(body, before, "arith.add", iv, self._times(body, before, step, s - 1), it)
-        nxt_i = self.scalar(body, before, "arith.add", k_i, self.const(body, before, s - 1, it), it)
-        nxt_slot = self.scalar(
-            body, before, "arith.rem", nxt_i, self.const(body, before, s, it), it
-        )
+        # (k + S - 1) % S is the slot before this one: a compare and a select, not a modulo.
+        zero = self.const(body, before, 0, it)
+        first = self.scalar(body, before, "arith.cmp", slot, zero, I1, {"pred": "eq"})
+        back = self.scalar(body, before, "arith.sub", slot, self.const(body, before, 1, it), it)
+        last = self.const(body, before, s - 1, it)
+        nxt_slot = self.emit(body, before, "arith.select", [first, last, back], [it])
         self._issue(body, before, nxt, ub, s - 1, nxt_slot, in_loop=True)
 
     def _async_dot(self, dot: _Dot, slot: Value, pendings: int | None) -> Value:
@@ -825,7 +828,7 @@ class _Rewriter:
             self.emit(self.body, dot.op, "tt.barrier", [])
         acc = self._async_dot(dot, slot, 1)
         self.emit(self.body, dot.op, "tt.barrier", [])
-        self._prefetch(dot.op, k_i, ub, step)
+        self._prefetch(dot.op, slot, ub, step)
         replace_all_uses(self.loop, dot.op.result, acc)
         self._remove_originals()
 
@@ -843,7 +846,7 @@ class _Rewriter:
         self.emit(self.body, first, "tt.barrier", [])
         deferred = None if self.plan.mma else self._deferred()
         if deferred is None:
-            self._prefetch(first, k_i, ub, step)
+            self._prefetch(first, slot, ub, step)
         if self.plan.mma:
             self._local_loads(slot)
             return
@@ -857,7 +860,7 @@ class _Rewriter:
             # first dot's wait ended it in this warpgroup, the barrier in all of them.
             end = terminator(self.body)
             self.emit(self.body, end, "tt.barrier", [])
-            self._prefetch(end, k_i, ub, step)
+            self._prefetch(end, slot, ub, step)
 
     def _deferred(self) -> _Dot | None:
         """The last dot, left in flight across the back edge when only the next iteration reads it.
