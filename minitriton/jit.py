@@ -31,6 +31,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import importlib.util
+import operator
 import os
 import sys
 import threading
@@ -546,9 +547,33 @@ def _runtime_key(value: Any) -> Any:
         raise _FullPath
     if tp is float:
         return float
+    if getattr(tp, "fast_launch", False):  # a host TensorDescriptor
+        return descriptor_key(value)
     if not hasattr(value, "data_ptr"):  # NumPy arrays among them
         raise _FullPath
     return (tp, value.dtype, value.data_ptr() % 16 == 0)
+
+
+def descriptor_key(desc: Any) -> tuple[Any, ...]:
+    """What a host descriptor's specialization and its checks depend on.
+
+    :func:`~minitriton.signature.descriptor_spec` specializes on the element
+    type, the block shape, the padding and which sizes and strides are
+    multiples of 16; the full path's layout check looks at the rank, the
+    signs, the strides in bytes and the base's alignment. Two descriptors
+    with the same key get the same kernel and pass the same checks, so the
+    full path's check of the first one holds for the second.
+    """
+    base = desc.base
+    if not hasattr(base, "data_ptr") or not hasattr(base, "element_size"):
+        raise _FullPath  # a NumPy array (copied at each launch), or not a torch tensor
+    shape, strides = desc.shape, desc.strides
+    item = base.element_size()
+    return (
+        type(desc), base.dtype, base.data_ptr() % 16 == 0, tuple(desc.block_shape), desc.padding,
+        len(shape), tuple(s > 0 for s in shape), tuple(s * item % 16 == 0 for s in strides[:-1]),
+        tuple(v % 16 == 0 for v in (*shape, *strides[:-1])), tuple(strides[-1:]),
+    )  # fmt: skip
 
 
 def _constexpr_key(value: Any) -> Any:
@@ -681,9 +706,8 @@ class FastLaunchCache:
             return
         try:
             key, _ = self.binder(*args, **kwargs)
-            position = {name: i for i, name in enumerate(self.fn.arg_names)}
-            take = [position[spec.name] for spec, _ in kernel_args(compiled, bound)]
-            entry = _FastEntry(compiled, binary.load(), take)
+            take, fields = _slot_sources(compiled, bound, self.fn.arg_names)
+            entry = _FastEntry(compiled, binary.load(), take, fields)
         except (_FullPath, TypeError, KeyError):  # unusual arguments or kernel
             return
         if stream is not None:
@@ -692,6 +716,38 @@ class FastLaunchCache:
             entry.stream, entry.current = streams.stream_handle(stream), None
         self.entries[key] = entry
         self.cache_size = len(self.fn.cache)
+
+
+#: How a slot's value comes out of a host descriptor argument (None: the argument itself).
+Field = Callable[[Any], Any] | None
+
+
+def _slot_sources(
+    compiled: CompiledKernel, bound: dict[str, Any], arg_names: Sequence[str]
+) -> tuple[list[int], list[Field]]:
+    """For each kernel argument, the parameter it comes from and how (a descriptor's field)."""
+    position = {name: i for i, name in enumerate(arg_names)}
+    specs = getattr(compiled, "arg_specs", ())
+    descriptors = {s.name: s for s in specs if s.kind == "descriptor"}
+    fields: dict[str, tuple[str, Field]] = {}
+    for name, spec in descriptors.items():
+        rank = len(spec.value[0])
+        fields[name] = (name, operator.attrgetter("base"))
+        for d in range(rank):
+            fields[f"{name}_shape{d}"] = (name, _item("shape", d))
+        for d in range(rank - 1):
+            fields[f"{name}_stride{d}"] = (name, _item("strides", d))
+    take, how = [], []
+    for spec, _ in kernel_args(compiled, bound):
+        source, field = fields.get(spec.name, (spec.name, None))
+        take.append(position[source])
+        how.append(field)
+    return take, how
+
+
+def _item(attr: str, d: int) -> Callable[[Any], Any]:
+    """``lambda desc: desc.<attr>[d]``."""
+    return lambda desc: getattr(desc, attr)[d]
 
 
 def _no_device() -> int:
@@ -707,28 +763,41 @@ class _FastEntry:
     launch through torch's C function (Triton's launcher does the same).
     """
 
-    __slots__ = ("compiled", "current", "launcher", "plan", "stream", "take")
+    __slots__ = ("capturing", "compiled", "current", "launcher", "plan", "stream", "take")
 
-    def __init__(self, compiled: CompiledKernel, launcher: Any, take: list[int]) -> None:
+    def __init__(
+        self,
+        compiled: CompiledKernel,
+        launcher: Any,
+        take: list[int],
+        fields: Sequence[Field] | None = None,
+    ) -> None:
         from minitriton import streams
 
         self.compiled = compiled
         self.launcher = launcher
         kinds = launcher.kinds
-        self.plan = [(slot, i, kind == "ptr") for slot, i, kind in zip(launcher.slots, take, kinds)]
+        self.plan = [
+            (slot, i, kind == "ptr", field)
+            for slot, i, kind, field in zip(
+                launcher.slots, take, kinds, fields or [None] * len(take)
+            )
+        ]
         # A debug-mode kernel's launcher also fills the extents and reads the error record.
         self.take = take if getattr(compiled.binary, "checks", None) is not None else None
         self.stream: int | None = None
         # Pointer arguments here are CUDA tensors: torch's stream, as the full path chose.
-        has_pointers = any(is_ptr for _, _, is_ptr in self.plan)
+        has_pointers = any(is_ptr for _, _, is_ptr, _ in self.plan)
         self.current = streams.current_stream_function() if has_pointers else None
+        # Bound once: the checked launch asks it each time, and the import is not hot-path work.
+        self.capturing = streams.capturing
 
     def launch(self, grid3: tuple[int, int, int], values: tuple[Any, ...]) -> bool:
         """Fill the slots and launch; False (nothing launched) unless each tensor is on cuda:0."""
         if self.take is not None:
-            return self._launch_checked(grid3, values, self.take)
-        for slot, i, is_ptr in self.plan:
-            value = values[i]
+            return self._launch_checked(grid3, values)
+        for slot, i, is_ptr, field in self.plan:
+            value = values[i] if field is None else field(values[i])
             if is_ptr:
                 # -1 for CPU tensors, another index for another GPU: the full path says why.
                 if getattr(value, "get_device", _no_device)() != 0:
@@ -739,17 +808,13 @@ class _FastEntry:
         self.launcher.launch_raw(*grid3, self.stream if current is None else current(0))
         return True
 
-    def _launch_checked(
-        self, grid3: tuple[int, int, int], values: tuple[Any, ...], take: list[int]
-    ) -> bool:
-        args = [values[i] for i in take]
-        for (_, _, is_ptr), value in zip(self.plan, args):
+    def _launch_checked(self, grid3: tuple[int, int, int], values: tuple[Any, ...]) -> bool:
+        args = [values[i] if field is None else field(values[i]) for _, i, _, field in self.plan]
+        for (_, _, is_ptr, _), value in zip(self.plan, args):
             if is_ptr and getattr(value, "get_device", _no_device)() != 0:
                 return False
-        from minitriton import streams
-
         stream = self.stream if self.current is None else self.current(0)
-        if streams.capturing(stream):
+        if self.capturing(stream):
             return False  # the full path refuses it, and says why
         try:
             self.launcher(grid3, args, stream)

@@ -30,7 +30,7 @@ as tensors.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -46,6 +46,8 @@ class TensorDescriptor:
     strides: list[int]
     block_shape: list[int]
     padding: str = "zero"
+    #: Marks the class for the launch fast path (:func:`minitriton.jit.descriptor_key`).
+    fast_launch: ClassVar[bool] = True
 
     def __post_init__(self) -> None:
         self.shape = [int(s) for s in self.shape]

@@ -146,3 +146,40 @@ def test_both_ways_of_calling_cuLaunchKernel(impl: str):
         torch.testing.assert_close(out[:2048], 3.0 * x[:2048] + y[:2048])
     finally:
         launcher.use(before)
+
+
+@triton.jit
+def scale_tiles_kernel(in_desc, out_desc, factor, BM: tl.constexpr, BN: tl.constexpr):
+    # Each program scales one tile, read and written through host descriptors.
+    row = tl.program_id(0) * BM
+    col = tl.program_id(1) * BN
+    tile = in_desc.load([row, col])
+    out_desc.store([row, col], tile * factor)
+
+
+def _scale(x, factor: float) -> torch.Tensor:
+    from minitriton.tools.tensor_descriptor import TensorDescriptor
+
+    out = torch.full_like(x, float("nan"))
+    grid = (triton.cdiv(x.shape[0], 32), triton.cdiv(x.shape[1], 64))
+    descs = [TensorDescriptor.from_tensor(t, [32, 64]) for t in (x, out)]
+    scale_tiles_kernel[grid](*descs, factor, 32, 64, backend="gpu")
+    return out
+
+
+def test_descriptor_launches_take_the_fast_path_with_fresh_fields():
+    # The same layout with new tensors, sizes and factors: one compile, one fast entry, and
+    # each launch reads its own descriptors' base, sizes and strides.
+    scale_tiles_kernel.cache.clear()
+    scale_tiles_kernel.compile_count = 0
+    for rows, cols, factor in ((96, 128, 2.0), (64, 192, -1.5), (160, 64, 0.5)):
+        x = torch.randn(rows, cols, device="cuda")
+        out = _scale(x, factor)
+        torch.cuda.synchronize()
+        torch.testing.assert_close(out, x * factor)
+    assert scale_tiles_kernel.compile_count == 1
+    assert len(scale_tiles_kernel._fast.entries) == 1
+    # Sizes that are not multiples of 16 specialize anew (and are clipped at the edges).
+    x = torch.randn(50, 72, device="cuda")
+    torch.testing.assert_close(_scale(x, 3.0), x * 3.0)
+    assert scale_tiles_kernel.compile_count == 2
