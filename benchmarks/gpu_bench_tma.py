@@ -71,7 +71,7 @@ def rows(mods: dict) -> list[dict[str, Any]]:
                 return (torch.linalg.norm(c.float() - ref) / torch.linalg.norm(ref)).item() < 1e-2
 
             print(f"  {row['kernel']} [{name}]", flush=True)
-            ms, cfg, _ = TC.best(TC.MATMUL_CONFIGS["fp16"], launch, check)
+            ms, cfg, _, _ = TC.best(TC.MATMUL_CONFIGS["fp16"], launch, check)
             row["tflops"][name] = 2.0 * N**3 / (ms * 1e-3) / 1e12 if cfg else 0.0
             row["config"][name] = cfg
         mm = (lambda: a @ b.T) if bt else (lambda: a @ b)
