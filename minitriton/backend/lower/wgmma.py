@@ -328,8 +328,9 @@ def _times(ctx: LoweringContext, stride, n: int) -> ir.Value:  # noqa: ANN001
     if isinstance(stride, int):
         return ir.Constant(T.I64, stride * n)
     v = ctx.get(stride)
-    if v.type != T.I64:
-        v = ctx.b.sext(v, T.I64)
+    if v.type != T.I64:  # a narrower integer the analysis saw widened: widen it the same way
+        unsigned = isinstance(stride.type, ScalarType) and stride.type.is_unsigned()
+        v = ctx.b.zext(v, T.I64) if unsigned else ctx.b.sext(v, T.I64)
     return ctx.b.mul(v, ir.Constant(T.I64, n))
 
 
