@@ -732,11 +732,12 @@ def _slot_sources(
     fields: dict[str, tuple[str, Field]] = {}
     for name, spec in descriptors.items():
         rank = len(spec.value[0])
-        fields[name] = (name, operator.attrgetter("base"))
-        for d in range(rank):
-            fields[f"{name}_shape{d}"] = (name, _item("shape", d))
-        for d in range(rank - 1):
-            fields[f"{name}_stride{d}"] = (name, _item("strides", d))
+        # The order of ArgSpec.kernel_params (and of _param_values): base, sizes, strides.
+        getters: list[Field] = [operator.attrgetter("base")]
+        getters += [_item("shape", d) for d in range(rank)]
+        getters += [_item("strides", d) for d in range(rank - 1)]
+        for param, get in zip(spec.kernel_params(), getters):
+            fields[param.name] = (name, get)
     take, how = [], []
     for spec, _ in kernel_args(compiled, bound):
         source, field = fields.get(spec.name, (spec.name, None))
@@ -763,7 +764,7 @@ class _FastEntry:
     launch through torch's C function (Triton's launcher does the same).
     """
 
-    __slots__ = ("capturing", "compiled", "current", "launcher", "plan", "stream", "take")
+    __slots__ = ("capturing", "checked", "compiled", "current", "launcher", "plan", "stream")
 
     def __init__(
         self,
@@ -784,7 +785,7 @@ class _FastEntry:
             )
         ]
         # A debug-mode kernel's launcher also fills the extents and reads the error record.
-        self.take = take if getattr(compiled.binary, "checks", None) is not None else None
+        self.checked = getattr(compiled.binary, "checks", None) is not None
         self.stream: int | None = None
         # Pointer arguments here are CUDA tensors: torch's stream, as the full path chose.
         has_pointers = any(is_ptr for _, _, is_ptr, _ in self.plan)
@@ -794,7 +795,7 @@ class _FastEntry:
 
     def launch(self, grid3: tuple[int, int, int], values: tuple[Any, ...]) -> bool:
         """Fill the slots and launch; False (nothing launched) unless each tensor is on cuda:0."""
-        if self.take is not None:
+        if self.checked:
             return self._launch_checked(grid3, values)
         for slot, i, is_ptr, field in self.plan:
             value = values[i] if field is None else field(values[i])

@@ -328,12 +328,20 @@ def dim_strides(ptrs: Value) -> dict[int, Any] | None:
     form = _form(ptrs)
     if not isinstance(form, _Ptr) or not isinstance(ptrs.type, BlockType):
         return None
-    strides: dict[int, Any] = {}
-    for idx, stride in form.terms:
-        if idx.dim in strides:
+    by_dim = _by_dim(form)
+    if by_dim is None or len(by_dim) != len(ptrs.type.shape):
+        return None
+    return {d: stride for d, (_, stride) in by_dim.items()}
+
+
+def _by_dim(ptr: _Ptr) -> dict[int, tuple[_Idx, Any]] | None:
+    """``ptr``'s terms by dimension, ``{d: (index, stride)}``; None if a dimension has two."""
+    by_dim: dict[int, tuple[_Idx, Any]] = {}
+    for idx, stride in ptr.terms:
+        if idx.dim in by_dim:
             return None
-        strides[idx.dim] = stride
-    return strides if len(strides) == len(ptrs.type.shape) else None
+        by_dim[idx.dim] = (idx, stride)
+    return by_dim
 
 
 def _widens(op: Operation) -> bool:
@@ -458,12 +466,8 @@ def match_box(ptrs: Value, mask: Value, tile: SharedTile, func: FuncOp) -> Box |
         return None
     if ptr.base not in func.body.args or not _divisible_16(func, func.body.args.index(ptr.base)):
         return None
-    by_dim = {}
-    for idx, stride in ptr.terms:
-        if idx.dim in by_dim:
-            return None
-        by_dim[idx.dim] = (idx, stride)
-    if set(by_dim) != {0, 1}:
+    by_dim = _by_dim(ptr)
+    if by_dim is None or set(by_dim) != {0, 1}:
         return None
     bounds: dict = {}
     if not _bounds(mask, bounds):
