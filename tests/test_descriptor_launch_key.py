@@ -23,6 +23,8 @@ from minitriton.tools.tensor_descriptor import TensorDescriptor
 torch = pytest.importorskip("torch")
 jit_module = importlib.import_module("minitriton.jit")
 
+pytestmark = pytest.mark.torch  # CI runs these in its torch step
+
 
 def _desc(rows: int, cols: int, block: list[int], dtype=torch.float16, cut: int = 0):  # noqa: ANN001, ANN202
     base = torch.zeros(rows, cols + cut, dtype=dtype)[:, :cols]  # cut: a wider row stride
