@@ -179,15 +179,16 @@ class BarrierExpectOp(_Effect):
 
 
 class AsyncTmaCopyOp(_Effect):
-    """``ttng.async_tma_copy_global_to_local(%x, %y, %pred, %slot) {buffer, map}``.
+    """``ttng.async_tma_copy_global_to_local(%x, %y, ..., %pred, %slot) {buffer, map}``.
 
-    Copies the box at coordinates (``%x`` innermost, ``%y``) of tensor map
-    ``map`` into slot ``%slot`` of ring ``buffer``; completes on the slot's barrier.
+    Copies the box at coordinates (``%x`` innermost, ``%y``, then one per
+    batch dimension of the map: two to five in all) of tensor map ``map``
+    into slot ``%slot`` of ring ``buffer``; completes on the slot's barrier.
     """
 
     name = "ttng.async_tma_copy_global_to_local"
     required_attrs = ("buffer", "map")
-    operand_counts = (4,)
+    operand_counts = (4, 5, 6, 7)
 
 
 class WaitBarrierOp(_Effect):

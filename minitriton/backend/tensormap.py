@@ -3,12 +3,13 @@
 A kernel compiled with TMA copies (:mod:`~minitriton.backend.tma`) takes one
 128-byte tensor map per copied operand after its ordinary arguments. The
 compiled kernel carries a *recipe* per map: which argument is the base
-pointer, which arguments (or constants) are the two sizes and the row
-stride, and the box and swizzle, which equal the swizzled shared tile that
-``wgmma`` reads. :class:`TensorMaps` builds the maps at each launch from the
-launch's argument values with ``cuTensorMapEncodeTiled`` (cuda-python), and
-keeps them by the values that define them: a warm launch with the same
-tensors compares one key per map and encodes nothing.
+pointer, which arguments (or constants) are the sizes and the strides (the
+tile's two dimensions, then any batch ones), and the box and swizzle, which
+equal the swizzled shared tile that ``wgmma`` reads. :class:`TensorMaps`
+builds the maps at each launch from the launch's argument values with
+``cuTensorMapEncodeTiled`` (cuda-python), and keeps them by the values that
+define them: a warm launch with the same tensors compares one key per map and
+encodes nothing.
 
 Out-of-bounds elements of a box read as zeros (``OOB_FILL_NONE``), the value
 a descriptor load or a block-pointer load with ``boundary_check`` returns.
@@ -63,11 +64,11 @@ class TensorMaps:
         for recipe, slot in zip(self.recipes, self.slots):
             base = int(values[recipe["base"]].value)
             dims = tuple(_value(d, values) for d in recipe["dims"])
-            stride = _value(recipe["stride"], values)
-            key = (base, dims, stride)
+            strides = tuple(_value(s, values) for s in recipe["strides"])
+            key = (base, dims, strides)
             if key == slot.key:
                 continue
-            slot.write(encoded(recipe, base, dims, stride, self.name))
+            slot.write(encoded(recipe, base, dims, strides, self.name))
             slot.key = key
 
 
@@ -76,19 +77,19 @@ def _value(entry: list, values: Sequence[Any]) -> int:
     return int(values[v].value) if kind == "arg" else int(v)
 
 
-def encoded(recipe: dict, base: int, dims: tuple, stride: int, name: str | None = None) -> bytes:
+def encoded(recipe: dict, base: int, dims: tuple, strides: tuple, name: str | None = None) -> bytes:
     """The 128 bytes of the map of ``recipe`` for these values (cached per process)."""
-    key = (recipe["dtype"], tuple(recipe["box"]), recipe["swizzle"], base, dims, stride)
+    key = (recipe["dtype"], tuple(recipe["box"]), recipe["swizzle"], base, dims, strides)
     data = _ENCODED.get(key)
     if data is None:
         if len(_ENCODED) >= _ENCODED_LIMIT:
             _ENCODED.clear()
-        data = _ENCODED[key] = encode_tiled(recipe, base, dims, stride, name)
+        data = _ENCODED[key] = encode_tiled(recipe, base, dims, strides, name)
     return data
 
 
-def encode_tiled(recipe: dict, base: int, dims: tuple, stride: int, name: str | None) -> bytes:
-    """``cuTensorMapEncodeTiled`` for a 2-D map (``dims`` innermost first, ``stride`` in elements).
+def encode_tiled(recipe: dict, base: int, dims: tuple, strides: tuple, name: str | None) -> bytes:
+    """``cuTensorMapEncodeTiled`` (``dims`` innermost first; ``strides``, in elements, of the rest).
 
     An empty dimension is encoded as 1: the kernel's loop over it never runs.
     """
@@ -107,25 +108,26 @@ def encode_tiled(recipe: dict, base: int, dims: tuple, stride: int, name: str | 
     sizes = [max(1, int(d)) for d in dims]
     err, tmap = cu.cuTensorMapEncodeTiled(
         dtypes[recipe["dtype"]],
-        2,
+        len(sizes),
         base,
         [cu.cuuint64_t(d) for d in sizes],
-        [cu.cuuint64_t(int(stride) * eb)],
+        [cu.cuuint64_t(int(s) * eb) for s in strides],
         [cu.cuuint32_t(int(b)) for b in recipe["box"]],
-        [cu.cuuint32_t(1), cu.cuuint32_t(1)],
+        [cu.cuuint32_t(1)] * len(sizes),
         cu.CUtensorMapInterleave.CU_TENSOR_MAP_INTERLEAVE_NONE,
         swizzles[recipe["swizzle"]],
         cu.CUtensorMapL2promotion.CU_TENSOR_MAP_L2_PROMOTION_L2_128B,
         cu.CUtensorMapFloatOOBfill.CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE,
     )
     if int(err) != 0:
-        raise _with_values(_error(err, "cuTensorMapEncodeTiled", name), base, sizes, stride)
+        raise _with_values(_error(err, "cuTensorMapEncodeTiled", name), base, sizes, strides)
     return ctypes.string_at(int(tmap.getPtr()), MAP_BYTES)
 
 
-def _with_values(e: CUDAError, base: int, sizes: list[int], stride: int) -> CUDAError:
-    e.args = (f"{e.args[0]} (tensor map of base 0x{base:x}, sizes {sizes}, row stride "
-              f"{stride} elements: TMA needs a 16-byte aligned base and row stride)",)  # fmt: skip
+def _with_values(e: CUDAError, base: int, sizes: list[int], strides: tuple) -> CUDAError:
+    e.args = (f"{e.args[0]} (tensor map of base 0x{base:x}, sizes {sizes}, strides "
+              f"{list(strides)} elements: TMA needs a 16-byte aligned base and "
+              "strides)",)  # fmt: skip
     return e
 
 

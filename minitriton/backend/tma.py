@@ -21,10 +21,17 @@ and mask are those of a descriptor or block-pointer load:
   constant 1 and the other stride a kernel argument or a constant
   (``i0``, ``i1``: ``tl.arange`` along each dimension; ``o0``, ``o1``: scalars,
   the tile's coordinates);
-* the mask is ``(o_d + i_d < n_d)`` for both dimensions (and optionally
+* ``base`` may be moved on by scalar products ``b * s_b`` with ``s_b`` a
+  kernel argument or a constant (tutorial 06's ``Q + off_z * stride_qz +
+  off_h * stride_qh``): each becomes one more dimension of the map, of stride
+  ``s_b``, at coordinate ``b`` (an i32), up to TMA's five;
+* the mask, if any, is ``(o_d + i_d < n_d)`` for a dimension (and optionally
   ``o_d + i_d >= 0``), with ``n_d`` kernel arguments or constants, and the
   load has no ``other`` or a zero one: out-of-bounds elements of a TMA box
-  read as zeros, which is what such a load returns;
+  read as zeros, which is what such a load returns. A dimension that the
+  mask leaves unchecked (an unmasked block-pointer load's, or a batch one)
+  gets the size ``UNBOUNDED``, so that every copy the kernel makes lies
+  inside it;
 * the base and the byte stride are known multiples of 16 (the ``divisibility
   = 16`` specialization of pointers and integers, or the constant), and the
   box (the tile's swizzle width by its rows) is within the hardware's 256
@@ -32,15 +39,27 @@ and mask are those of a descriptor or block-pointer load:
 
 This covers host ``TensorDescriptor`` arguments (flattened into base, shape
 and strides), in-kernel ``tl.make_tensor_descriptor`` and ``tl.make_block_ptr``
-with ``boundary_check`` on both dimensions, over kernel arguments, and
-``b.T`` of a descriptor load (:mod:`~minitriton.backend.passes.sink_transposes`
-turns it into a K-major load). By default a loop gets TMA only where every
-ring load qualifies and the loop has the *accumulating* schedule (one dot
-``acc = tl.dot(a, b, acc)`` over two rings: the form measured on the H200);
-``MINITRITON_TMA_FORMS=all`` also lets loops mix TMA and ``cp.async`` rings
-and use the synchronous schedule. Any other load keeps ``cp.async``; so does
-every load in debug mode (the checked variant checks each ``cp.async``
-address), on other arches, and everywhere with ``MINITRITON_TMA=0``.
+over kernel arguments (with or without ``boundary_check``), tutorial 06's
+attention (``K`` and ``V`` through block pointers over one head of a
+``(Z, H, N, D)`` tensor: 4-D maps), and ``b.T`` of a descriptor load
+(:mod:`~minitriton.backend.passes.sink_transposes` turns it into a K-major
+load). By default a loop gets TMA only where every ring load qualifies
+(tutorial 09's matmul, attention's two rings);
+``MINITRITON_TMA_FORMS=all`` also lets loops mix TMA and ``cp.async`` rings.
+Any other load keeps ``cp.async``; so does every load in debug mode (the
+checked variant checks each ``cp.async`` address), on other arches, and
+everywhere with ``MINITRITON_TMA=0``.
+
+One difference from a load: TMA reads a negative coordinate as outside the
+tensor (zeros), where an unchecked load would read the memory before the
+tile's base. A block pointer or descriptor whose offsets stay non-negative,
+as every Triton tutorial's do, reads the same either way.
+
+**Who issues.** One elected lane (``elect.sync``) of warp 0 (of the
+producer's first warp under warp specialization) arrives on a stage's
+barrier and issues its copies: ``ptxas`` then gives the copies uniform
+operands directly, where a thread-index test made it loop over the lanes
+that might issue, around every copy.
 
 **Tensor maps.** The kernel gets one extra ``.param .align 64 .b8 [128]``
 parameter per map (LLVM's ``byval`` + ``"nvvm.grid_constant"``: the copy
@@ -103,19 +122,26 @@ _DTYPES = ("f16", "bf16")
 _BOX_LIMIT = 256
 #: Bytes of one ``mbarrier``.
 BARRIER_BYTES = 8
+#: The most dimensions a tensor map has.
+_RANK_LIMIT = 5
+#: The size of a dimension that no mask bounds (an unchecked block-pointer
+#: dimension, or a batch offset such as ``off_h * stride_h``): every
+#: non-negative coordinate a copy can name (a signed 32-bit integer) lies
+#: inside it. (2**32, which the encoder accepts, makes the H200's copies fault
+#: with an illegal instruction.)
+UNBOUNDED = ["const", 1 << 31]
 
 
-#: Which loops get TMA: ``"accumulating"`` (default) — a loop whose lone dot
-#: accumulates over two rings that TMA fills entirely (tutorial 09's, a
-#: block-pointer matmul's), the form run on the H200 —, or ``"all"``: also loops
-#: mixing TMA and ``cp.async`` rings and the synchronous schedule (attention's),
-#: which compile and assemble but have not run on a GPU yet.
+#: Which loops get TMA: ``"whole"`` (default) — a loop whose every ring TMA
+#: fills (tutorial 09's matmul, a block-pointer matmul's, attention's K and V),
+#: the forms run on the H200 —, or ``"all"``: also loops mixing TMA and
+#: ``cp.async`` rings, which compile and assemble but have not run on a GPU yet.
 TMA_FORMS_ENV = "MINITRITON_TMA_FORMS"
 
 
 def tma_forms() -> str:
-    """``"all"`` or ``"accumulating"`` (see :data:`TMA_FORMS_ENV`)."""
-    return "all" if os.environ.get(TMA_FORMS_ENV, "").strip().lower() == "all" else "accumulating"
+    """``"all"`` or ``"whole"`` (see :data:`TMA_FORMS_ENV`)."""
+    return "all" if os.environ.get(TMA_FORMS_ENV, "").strip().lower() == "all" else "whole"
 
 
 def tma_enabled() -> bool:
@@ -161,21 +187,22 @@ def tma_tag() -> str:
 class TmaMap:
     """How the launcher builds one tensor map (stored in the compiled kernel as JSON).
 
-    ``dims`` (innermost first) and ``stride`` are ``["arg", i]`` (kernel
-    argument ``i``) or ``["const", n]``; ``stride`` is in elements.
+    ``dims`` (innermost first) and ``strides`` (one per dimension after the
+    first, in elements) are ``["arg", i]`` (kernel argument ``i``) or
+    ``["const", n]``; ``box`` has one size per dimension (1 for a batch one).
     """
 
     base: int
     dtype: str
     dims: list[list[Any]]
-    stride: list[Any]
+    strides: list[list[Any]]
     box: list[int]
     swizzle: int
 
     def to_json(self) -> dict[str, Any]:
         """The recipe as a JSON object."""
         return {"base": self.base, "dtype": self.dtype, "dims": self.dims,
-                "stride": self.stride, "box": self.box, "swizzle": self.swizzle}  # fmt: skip
+                "strides": self.strides, "box": self.box, "swizzle": self.swizzle}  # fmt: skip
 
 
 @dataclass
@@ -224,6 +251,8 @@ class _Lin:
 class _Ptr:
     base: Value
     terms: tuple
+    #: Scalar offsets of the base, ``x * y`` each: ``((x, y), ...)`` (see :func:`_base`).
+    batch: tuple = ()
 
 
 def _scalar_pieces(v: Value) -> tuple:
@@ -243,7 +272,7 @@ def _remap(f: Any, axis: int) -> Any:
     if isinstance(f, _Lin):
         return _Lin(tuple((_remap(i, axis), s) for i, s in f.terms))
     if isinstance(f, _Ptr):
-        return _Ptr(f.base, tuple((_remap(i, axis), s) for i, s in f.terms))
+        return _Ptr(f.base, tuple((_remap(i, axis), s) for i, s in f.terms), f.batch)
     return f
 
 
@@ -292,7 +321,7 @@ def _form(v: Value) -> Any:
         return _Idx(0, (start,) if start else ())
     if isinstance(op, SplatOp):
         x = op.operands[0]
-        return _Ptr(x, ()) if isinstance(x.type, PointerType) else _Uni(_scalar_pieces(x))
+        return _base(x) if isinstance(x.type, PointerType) else _Uni(_scalar_pieces(x))
     if isinstance(op, ConstantOp):
         value = op.attrs.get("value")
         return _Uni((value,)) if type(value) is int else None
@@ -313,7 +342,40 @@ def _form(v: Value) -> Any:
         terms = _terms(off) if off is not None else None
         if not isinstance(p, _Ptr) or terms is None:
             return None
-        return _Ptr(p.base, p.terms + terms)
+        return _Ptr(p.base, p.terms + terms, p.batch)
+    return None
+
+
+def _base(ptr: Value) -> _Ptr:
+    """A scalar pointer as a kernel argument plus products ``x * y`` (tutorial 06's
+    ``Q + off_z * stride_qz + off_h * stride_qh``), or as itself where it is something else."""
+    batch: tuple = ()
+    p = ptr
+    while isinstance(op := getattr(p, "owner", None), AddPtrOp):
+        products = _products(op.operands[1])
+        if products is None:
+            return _Ptr(ptr, ())
+        batch += products
+        p = op.operands[0]
+    return _Ptr(p, (), batch)
+
+
+def _narrowest(v: Value) -> Value:
+    """``v`` before its integer widenings."""
+    while isinstance(op := getattr(v, "owner", None), CastOp) and _widens(op):
+        v = op.operands[0]
+    return v
+
+
+def _products(v: Value) -> tuple | None:
+    """A scalar integer as a sum of products of two values, ``((x, y), ...)``, or None."""
+    op = getattr(_narrowest(v), "owner", None)
+    if isinstance(op, AddOp):
+        a, b = (_products(x) for x in op.operands)
+        return None if a is None or b is None else a + b
+    if isinstance(op, MulOp):
+        x, y = (_narrowest(x) for x in op.operands)
+        return ((x, y),)
     return None
 
 
@@ -423,16 +485,18 @@ def match_tma_load(load: Operation, contig: int, func: FuncOp) -> TmaLoad | None
     """A :class:`TmaLoad` for the ring load ``load`` (``contig``: its tile's layout), or None."""
     v = load.result
     dtype = str(element_type(v.type))
-    if dtype not in _DTYPES or len(v.shape) != 2 or len(load.operands) < 2:
+    if dtype not in _DTYPES or len(v.shape) != 2:
         return None
     rows, cols = v.shape
     tile = SharedTile.make((rows, cols), contig, 2)
     if tile is None:
         return None
-    box = match_box(load.operands[0], load.operands[1], tile, func)
+    mask = load.operands[1] if len(load.operands) > 1 else None
+    box = match_box(load.operands[0], mask, tile, func)
     if box is None:
         return None
-    tmap = TmaMap(box.base, dtype, box.dims, box.stride, [tile.row_elems, tile.rows], tile.swizzle)
+    sizes = [tile.row_elems, tile.rows] + [1] * (len(box.dims) - 2)
+    tmap = TmaMap(box.base, dtype, box.dims, box.strides, sizes, tile.swizzle)
     blocks = v.shape[contig] // tile.row_elems
     return TmaLoad(tmap, box.coords, blocks, tile.row_elems, tile.nbytes, tile)
 
@@ -441,23 +505,26 @@ def match_tma_load(load: Operation, contig: int, func: FuncOp) -> TmaLoad | None
 class Box:
     """A tile of a 2-D tensor the host can describe: what :func:`match_box` finds.
 
-    ``base`` is the base pointer's argument number; ``dims`` (innermost first)
-    and ``stride`` are recipe entries (see :class:`TmaMap`); ``coords``
-    (innermost first) are lists of scalar pieces whose sum is the coordinate.
+    ``base`` is the base pointer's argument number; ``dims`` (innermost first:
+    the tile's two, then one per batch offset) and ``strides`` are recipe
+    entries (see :class:`TmaMap`); ``coords`` (innermost first) are lists of
+    scalar pieces whose sum is the coordinate.
     """
 
     base: int
     dims: list[list[Any]]
-    stride: list[Any]
+    strides: list[list[Any]]
     coords: list[list[Any]]
 
 
-def match_box(ptrs: Value, mask: Value, tile: SharedTile, func: FuncOp) -> Box | None:
+def match_box(ptrs: Value, mask: Value | None, tile: SharedTile, func: FuncOp) -> Box | None:
     """The :class:`Box` that pointers ``ptrs`` under bounds mask ``mask`` address, or None.
 
     ``tile`` is the shared tile the box is copied to or from: its
     ``contig`` dimension must have unit stride, and its swizzled rows must
-    fit the hardware's box (256 elements a side).
+    fit the hardware's box (256 elements a side). A tile dimension that
+    ``mask`` does not bound (or every one, without a mask) is
+    ``UNBOUNDED``; so is each batch offset of the base.
     """
     if tile.rows > _BOX_LIMIT or tile.row_elems > _BOX_LIMIT:
         return None
@@ -470,7 +537,7 @@ def match_box(ptrs: Value, mask: Value, tile: SharedTile, func: FuncOp) -> Box |
     if by_dim is None or set(by_dim) != {0, 1}:
         return None
     bounds: dict = {}
-    if not _bounds(mask, bounds):
+    if mask is not None and not _bounds(mask, bounds):
         return None
     inner, outer = tile.contig, 1 - tile.contig
     if by_dim[inner][1] != 1:
@@ -478,20 +545,49 @@ def match_box(ptrs: Value, mask: Value, tile: SharedTile, func: FuncOp) -> Box |
     stride = _host_value(by_dim[outer][1], func)
     if stride is None or not _stride_ok(stride, func, tile.eb):
         return None
-    dims = []
+    dims, coords = [], []
     for d in (inner, outer):
         idx = by_dim[d][0]
-        if ("lt", d) not in bounds or _key(bounds[("lt", d)][0]) != _key(idx.pieces):
-            return None
-        if ("ge", d) in bounds and _key(bounds[("ge", d)][0]) != _key(idx.pieces):
-            return None
-        dim = _host_value(bounds[("lt", d)][1], func)
+        dim = _tile_dim(idx, d, bounds, func)
         if dim is None or not all(_is_i32(p) for p in idx.pieces):
             return None
         dims.append(dim)
+        coords.append(list(idx.pieces))
+    batch = _batch_dims(ptr.batch, func, tile.eb)
+    if batch is None or len(dims) + len(batch) > _RANK_LIMIT:
+        return None
+    strides = [stride] + [s for s, _ in batch]
+    coords += [[x] for _, x in batch]
     base = func.body.args.index(ptr.base)
-    coords = [list(by_dim[inner][0].pieces), list(by_dim[outer][0].pieces)]
-    return Box(base, dims, stride, coords)
+    return Box(base, dims + [UNBOUNDED] * len(batch), strides, coords)
+
+
+def _tile_dim(idx: _Idx, d: int, bounds: dict, func: FuncOp) -> list[Any] | None:
+    """The size of tile dimension ``d`` (index ``idx``): its mask bound, or unbounded."""
+    for pred in ("lt", "ge"):
+        if (pred, d) in bounds and _key(bounds[(pred, d)][0]) != _key(idx.pieces):
+            return None  # the mask bounds another index than the pointers'
+    if ("lt", d) not in bounds:
+        return UNBOUNDED
+    return _host_value(bounds[("lt", d)][1], func)
+
+
+def _batch_dims(products: tuple, func: FuncOp, eb: int) -> list[tuple] | None:
+    """One ``(stride entry, coordinate)`` per product ``x * y`` of a base, or None.
+
+    The stride is the factor the host knows (a kernel argument or a constant,
+    a multiple of 16 bytes); the coordinate, the other factor, is an i32.
+    """
+    out = []
+    for pair in products:
+        for stride_v, coord in (pair[::-1], pair):
+            stride = _host_value(stride_v, func)
+            if stride is not None and _stride_ok(stride, func, eb) and _is_i32(coord):
+                out.append((stride, coord))
+                break
+        else:
+            return None
+    return out
 
 
 def forward_unchanged_loop_args(loop: Operation) -> int:

@@ -21,6 +21,7 @@ import pytest
 from minitriton.backend.layouts import BlockedParams, blocked
 from minitriton.backend.lower.wgmma import register_steps
 from minitriton.backend.shared_layout import SharedTile
+from minitriton.backend.tma import UNBOUNDED
 from tests.backend.test_mma_lowering import assemble, build
 from tests.kernels import tc_kernels
 
@@ -28,11 +29,14 @@ STRIDES = ", ".join(["i32:16, i32:16, i32:16, i32:1"] * 4)
 
 
 @functools.cache
-def attention(head_dim: int, stage: int):
+def attention(head_dim: int, stage: int, tma: bool = False):
+    """The kernel for sm_90a: K and V by ``cp.async`` (``MINITRITON_TMA=0``) or by TMA."""
     warps, block_n = (4, 64) if head_dim == 64 else (8, 128)
     sig = (f"*fp16:16, *fp16:16, *fp16:16, fp32, *fp32:16, *fp16:16, {STRIDES}, i32, i32, "
            f"4096, {head_dim}, 128, {block_n}, {stage}")  # fmt: skip
-    return build(tc_kernels._attn_fwd, sig, arch="sm_90a", num_warps=warps)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("MINITRITON_TMA", "1" if tma else "0")
+        return build(tc_kernels._attn_fwd, sig, arch="sm_90a", num_warps=warps)
 
 
 CASES = [(64, 1), (128, 3)]  # D=64 non-causal, D=128 causal (two loops)
@@ -45,9 +49,12 @@ def test_exp2_flushes_subnormals_as_triton(head_dim: int, stage: int) -> None:
     assert "ex2.approx.f32" not in ptx
 
 
+@pytest.mark.parametrize("tma", [False, True])
 @pytest.mark.parametrize(("head_dim", "stage"), CASES)
-def test_no_fence_is_injected_into_wgmma_groups(tmp_path, head_dim: int, stage: int) -> None:
-    k = attention(head_dim, stage)
+def test_no_fence_is_injected_into_wgmma_groups(
+    tmp_path, head_dim: int, stage: int, tma: bool
+) -> None:
+    k = attention(head_dim, stage, tma)
     assert "wgmma.mma_async" in k.ptx
     report = assemble(k, tmp_path)
     assert "C7519" not in report and "warpgroup.arrive is injected" not in report
@@ -62,6 +69,7 @@ def _loop_body(ttgir: str) -> str:
 
 def _attention_64(monkeypatch: pytest.MonkeyPatch, defer: str) -> str:
     monkeypatch.setenv("MINITRITON_DEFER_LAST_DOT", defer)
+    monkeypatch.setenv("MINITRITON_TMA", "0")  # the cp.async schedule
     sig = (f"*fp16:16, *fp16:16, *fp16:16, fp32, *fp32:16, *fp16:16, {STRIDES}, i32, i32, "
            "4096, 64, 128, 64, 1")  # fmt: skip
     return _loop_body(build(tc_kernels._attn_fwd, sig, arch="sm_90a", num_warps=4).ttgir)
@@ -142,3 +150,46 @@ def _loops(ptx: str) -> list[str]:
         if m and labels.get(m.group(1), i) < i:
             bodies.append("\n".join(lines[labels[m.group(1)] : i]))
     return bodies
+
+
+# ---------------------------------------------------------------- K and V by TMA (the default)
+
+#: Argument numbers of stride_qz, stride_qh, K's row stride stride_kn and V's stride_vk.
+_QZ, _QH, _KN, _VK = 6, 7, 12, 16
+
+
+@pytest.mark.parametrize(("head_dim", "stage"), CASES)
+def test_k_and_v_come_by_tma_through_4d_maps(head_dim: int, stage: int) -> None:
+    # Q + off_z * stride_qz + off_h * stride_qh is one head of a (Z, H, N, D) tensor: the
+    # two products are the maps' third and fourth dimensions. The loads are unmasked (no
+    # boundary_check), so every dimension is unbounded.
+    k = attention(head_dim, stage, tma=True)
+    block_n = 64 if head_dim == 64 else 128
+    loops = 2 if stage == 3 else 1  # causal: the off-band loop and the on-band one
+    assert [(m["base"], m["strides"]) for m in k.tma] == [
+        (1, [["arg", _KN], ["arg", _QZ], ["arg", _QH]]),
+        (2, [["arg", _VK], ["arg", _QZ], ["arg", _QH]]),
+    ] * loops
+    assert all(m["dims"] == [UNBOUNDED] * 4 for m in k.tma)
+    # K^T's tile is (D, BLOCK_N) with D contiguous, V's (BLOCK_N, D): boxes of 64 columns
+    # (128 bytes, the swizzle's width) by BLOCK_N rows, one head.
+    assert all(m["box"] == [64, block_n, 1, 1] for m in k.tma)
+    assert "cp.async.bulk.tensor.4d" in k.ptx and "cp.async.cg" not in k.ptx
+
+
+def test_one_elected_lane_issues_a_stage() -> None:
+    # Each stage: one elect.sync, whose lane (in warp 0) arrives on the barrier and copies.
+    ptx = attention(64, 1, tma=True).ptx
+    stages = ptx.count("mbarrier.arrive.expect_tx")
+    assert stages >= 2 and ptx.count("elect.sync") == stages
+    assert "%tid.x, 0;" not in ptx.replace("setp.eq.s32", "setp.eq.b32")
+
+
+@pytest.mark.parametrize("tma", [False, True])
+def test_the_first_product_does_not_read_the_accumulator(tma: bool) -> None:
+    # Q @ K starts from zero: its first wgmma of each 64-row block has scale-d 0, so its
+    # registers need no zeroing (ptxas did not always see the zeros: 64 moves a loop).
+    ptx = attention(64, 1, tma).ptx
+    first = re.findall(r"wgmma\.mma_async[^;]*, 0, 1, 1, 0, 0;", ptx)
+    accumulating = re.findall(r"wgmma\.mma_async[^;]*, 1, 1, 1, 0, 0;", ptx)
+    assert len(first) == 2 and len(accumulating) == 6  # prologue + loop; 4 K steps of 16

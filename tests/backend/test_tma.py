@@ -14,11 +14,16 @@ import pytest
 
 from minitriton.backend import tensormap as TMAP
 from minitriton.backend.build import PTXModule
-from minitriton.backend.tma import mark_grid_constants
+from minitriton.backend.tma import UNBOUNDED, mark_grid_constants
 from minitriton.compiler import CompileOptions, compile_kernel
 from minitriton.ir.ttgir_text import readable
 from minitriton.signature import parse_signature
-from tests.kernels.tma_matmul import block_ptr_matmul, block_ptr_matmul_rows_unchecked, desc_matmul
+from tests.kernels.tma_matmul import (
+    block_ptr_matmul,
+    block_ptr_matmul_rows_unchecked,
+    desc_matmul,
+    mixed_matmul,
+)
 
 DESC_SIG = ("tensordesc<fp16[128, 64]>:16, tensordesc<fp16[128, 64]>:16, "
             "tensordesc<fp16[128, 128]>:16, i32:16, i32:16, i32:16, 128, 128, 64")  # fmt: skip
@@ -86,9 +91,9 @@ def test_recipes_name_the_arguments_of_each_map() -> None:
     k = _compile(desc_matmul, DESC_SIG)
     # a_desc = (base 0, shape0 1, shape1 2, stride0 3); b_desc = 4..7; innermost (K) first.
     assert k.tma == [
-        {"base": 0, "dtype": "f16", "dims": [["arg", 2], ["arg", 1]], "stride": ["arg", 3],
+        {"base": 0, "dtype": "f16", "dims": [["arg", 2], ["arg", 1]], "strides": [["arg", 3]],
          "box": [64, 128], "swizzle": 128},
-        {"base": 4, "dtype": "f16", "dims": [["arg", 6], ["arg", 5]], "stride": ["arg", 7],
+        {"base": 4, "dtype": "f16", "dims": [["arg", 6], ["arg", 5]], "strides": [["arg", 7]],
          "box": [64, 128], "swizzle": 128},
     ]  # fmt: skip
 
@@ -99,22 +104,30 @@ def test_block_pointers_over_kernel_arguments() -> None:
     assert [m["box"] for m in k.tma] == [[64, 128], [64, 64]]
     # Sizes: K and M for A, N and K for B; strides sam and sbk (the unit strides are constants).
     assert [m["dims"] for m in k.tma] == [[["arg", 5], ["arg", 3]], [["arg", 4], ["arg", 5]]]
-    assert [m["stride"] for m in k.tma] == [["arg", 6], ["arg", 7]]
+    assert [m["strides"] for m in k.tma] == [[["arg", 6]], [["arg", 7]]]
     assert _loop(k.ttgir).count("ttng.async_tma_copy_global_to_local") == 2
     assert k.ptx.count("cp.async.bulk.tensor.2d") == 9  # 3 issues x (1 box of A + 2 of B)
 
 
 UNALIGNED_A = BP_SIG.replace("i32:16, i32:16, 1", "i32:16, i32, 1", 1)
 ROWS_UNCHECKED_SIG = "*fp16:16, *fp16:16, *fp16:16, i32, i32, i32:16, i32:16, i32:16, 128, 128, 64"
+MIXED_SIG = "*fp16:16, *fp16:16, *fp16:16, i32:16, i32:16, i32:16, i32:16, i32:16, 128, 128, 64"
 
 
-@pytest.mark.parametrize(
-    ("kernel", "sig"),
-    [(block_ptr_matmul, UNALIGNED_A), (block_ptr_matmul_rows_unchecked, ROWS_UNCHECKED_SIG)],
-)
-def test_by_default_a_loop_gets_tma_only_for_all_of_its_rings(kernel, sig: str) -> None:  # noqa: ANN001
-    k = _compile(kernel, sig)
+def test_by_default_a_loop_gets_tma_only_for_all_of_its_rings() -> None:
+    # A's ring is filled by cp.async (no map describes its mask): so is B's, by default.
+    k = _compile(mixed_matmul, MIXED_SIG)
     assert k.tma == [] and "ttng." not in k.ttgir.replace("ttng.warp_group_dot", "")
+    assert _loop(k.ttgir).count("ttg.async_copy_global_to_local") == 2
+
+
+def test_a_loop_whose_rings_all_qualify_gets_tma_beside_a_plain_load() -> None:
+    # A's rows are too unaligned for a ring (an ordinary load each iteration); B's ring, the
+    # loop's only one, is filled by TMA, under the synchronous schedule.
+    k = _compile(block_ptr_matmul, UNALIGNED_A)
+    assert [m["base"] for m in k.tma] == [1]
+    loop = _loop(k.ttgir)
+    assert loop.count("tt.load(") == 1 and loop.count("ttng.async_tma_copy_global_to_local") == 1
 
 
 def test_unaligned_stride_gives_no_map_for_that_operand(monkeypatch) -> None:  # noqa: ANN001
@@ -128,14 +141,25 @@ def test_unaligned_stride_gives_no_map_for_that_operand(monkeypatch) -> None:  #
     assert "ttng.wait_barrier" in loop
 
 
-def test_a_dimension_without_bounds_check_keeps_cp_async(monkeypatch) -> None:  # noqa: ANN001
-    monkeypatch.setenv("MINITRITON_TMA_FORMS", "all")
+def test_a_dimension_without_bounds_check_is_unbounded() -> None:
+    # A's rows are not checked: its map's row dimension is UNBOUNDED, so that TMA reads the
+    # rows past M as the pointer load does; K (checked) bounds its columns. B is checked.
     k = _compile(block_ptr_matmul_rows_unchecked, ROWS_UNCHECKED_SIG)
-    assert [m["base"] for m in k.tma] == [1]  # B only
+    assert [m["base"] for m in k.tma] == [0, 1]
+    assert k.tma[0]["dims"] == [["arg", 5], UNBOUNDED]
+    assert k.tma[1]["dims"] == [["arg", 4], ["arg", 5]]
+    assert _loop(k.ttgir).count("ttng.async_tma_copy_global_to_local") == 2
+    assert "cp.async.cg.shared.global" not in k.ptx
+
+
+def test_a_mixed_loop_waits_for_both_kinds_of_copy(monkeypatch) -> None:  # noqa: ANN001
+    # With MINITRITON_TMA_FORMS=all a loop may mix rings: A (a mask no map describes) by
+    # cp.async, B by TMA; each iteration waits for the cp.async group and the barrier.
+    monkeypatch.setenv("MINITRITON_TMA_FORMS", "all")
+    k = _compile(mixed_matmul, MIXED_SIG)
     loop = _loop(k.ttgir)
-    assert loop.count("ttg.async_copy_global_to_local") == 1  # A: cp.async into its ring
-    assert loop.count("ttng.async_tma_copy_global_to_local") == 1
-    # Both waits: the cp.async group and the stage's barrier, then a barrier for cp.async.
+    assert [m["base"] for m in k.tma] == [1]
+    assert loop.count("ttg.async_copy_global_to_local") == 1
     assert "ttg.async_wait() {num = 1}" in loop and "ttng.wait_barrier" in loop
     assert "cp.async.cg.shared.global" in k.ptx and "cp.async.bulk.tensor.2d" in k.ptx
 
@@ -186,26 +210,26 @@ class _Slot:
 def test_maps_are_encoded_once_per_set_of_values(monkeypatch) -> None:  # noqa: ANN001
     calls = []
 
-    def fake(recipe, base, dims, stride, name):  # noqa: ANN001, ANN202
-        calls.append((base, dims, stride))
+    def fake(recipe, base, dims, strides, name):  # noqa: ANN001, ANN202
+        calls.append((base, dims, strides))
         return bytes([len(calls)]) * TMAP.MAP_BYTES
 
     monkeypatch.setattr(TMAP, "encode_tiled", fake)
     monkeypatch.setattr(TMAP, "_ENCODED", {})
     recipe = {"base": 0, "dtype": "f16", "dims": [["arg", 2], ["const", 300]],
-              "stride": ["arg", 1], "box": [64, 128], "swizzle": 128}  # fmt: skip
+              "strides": [["arg", 1]], "box": [64, 128], "swizzle": 128}  # fmt: skip
     maps = TMAP.TensorMaps([recipe], "k")
     slots = [_Slot(0x1000), _Slot(208), _Slot(200)]
     maps.fill(slots)
     maps.fill(slots)  # a warm launch: same values, nothing encoded
-    assert calls == [(0x1000, (200, 300), 208)]
+    assert calls == [(0x1000, (200, 300), (208,))]
     import ctypes
 
     assert ctypes.string_at(maps.addresses[0], 4) == b"\x01" * 4
     assert maps.addresses[0] % 64 == 0
     slots[0].value = 0x2000  # another tensor: a new map
     maps.fill(slots)
-    assert calls[-1] == (0x2000, (200, 300), 208)
+    assert calls[-1] == (0x2000, (200, 300), (208,))
     assert ctypes.string_at(maps.addresses[0], 4) == b"\x02" * 4
     slots[0].value = 0x1000  # back to the first: from the process cache
     maps.fill(slots)

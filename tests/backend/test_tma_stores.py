@@ -70,7 +70,7 @@ def test_a_bounds_masked_tile_store_becomes_a_tma_store() -> None:
     # y (argument 1), N then M (innermost first), the row stride; 64 x 64 fp32 is two boxes of
     # 32 columns (128 bytes, the widest swizzle).
     assert k.tma == [{"base": 1, "dtype": "f32", "dims": [["arg", 3], ["arg", 2]],
-                      "stride": ["arg", 4], "box": [32, 64], "swizzle": 128}]  # fmt: skip
+                      "strides": [["arg", 4]], "box": [32, 64], "swizzle": 128}]  # fmt: skip
     assert len(TMA_STORE.findall(k.ptx)) == 2
     assert k.ptx.count("cp.async.bulk.commit_group;") == 1
     assert k.ptx.count("cp.async.bulk.wait_group.read 0;") == 2

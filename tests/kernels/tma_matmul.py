@@ -84,8 +84,9 @@ block_ptr_matmul = bp_matmul_kernel
 @triton.jit
 def block_ptr_matmul_rows_unchecked(a_ptr, b_ptr, c_ptr, M, N, K, sam, sbk,
                                     BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
-    # A's rows are not bounds-checked (boundary_check=(1,)): TMA would read zeros where the
-    # pointer load reads memory, so A must keep cp.async; B is checked on both dimensions.
+    # A's rows are not bounds-checked (boundary_check=(1,)): its tensor map's row dimension
+    # is unbounded, so TMA reads the rows past M as the pointer load does; B is checked on
+    # both dimensions.
     pid_m = tl.program_id(0)
     pid_n = tl.program_id(1)
     a_bp = tl.make_block_ptr(a_ptr, (M, K), (sam, 1), (pid_m * BM, 0), (BM, BK), (1, 0))
@@ -98,6 +99,29 @@ def block_ptr_matmul_rows_unchecked(a_ptr, b_ptr, c_ptr, M, N, K, sam, sbk,
         a_bp = tl.advance(a_bp, (0, BK))
         b_bp = tl.advance(b_bp, (BK, 0))
     offs_m = pid_m * BM + tl.arange(0, BM)
+    offs_n = pid_n * BN + tl.arange(0, BN)
+    mask = (offs_m[:, None] < M) & (offs_n[None, :] < N)
+    tl.store(c_ptr + offs_m[:, None] * N + offs_n[None, :], acc.to(tl.float16), mask=mask)
+
+
+@triton.jit
+def mixed_matmul(a_ptr, b_ptr, c_ptr, M, N, K, sam, sbk,
+                 BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+    # A through pointers masked as tutorial 03 does (offs_k < K - k * BK): no tensor map
+    # describes that mask, so A keeps cp.async; B, through a block pointer, qualifies for TMA.
+    pid_m = tl.program_id(0)
+    pid_n = tl.program_id(1)
+    offs_m = pid_m * BM + tl.arange(0, BM)
+    offs_k = tl.arange(0, BK)
+    a_ptrs = a_ptr + offs_m[:, None] * sam + offs_k[None, :]
+    b_bp = tl.make_block_ptr(b_ptr, (K, N), (sbk, 1), (0, pid_n * BN), (BK, BN), (1, 0))
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for k in range(0, tl.cdiv(K, BK)):
+        a = tl.load(a_ptrs, mask=offs_k[None, :] < K - k * BK, other=0.0)
+        b = tl.load(b_bp, boundary_check=(0, 1))
+        acc = tl.dot(a, b, acc)
+        a_ptrs += BK
+        b_bp = tl.advance(b_bp, (BK, 0))
     offs_n = pid_n * BN + tl.arange(0, BN)
     mask = (offs_m[:, None] < M) & (offs_n[None, :] < N)
     tl.store(c_ptr + offs_m[:, None] * N + offs_n[None, :], acc.to(tl.float16), mask=mask)

@@ -99,9 +99,11 @@ class LoweringContext:
     tma_barriers: int
     #: Ring stages of the barriers (the empty barriers follow the full ones).
     tma_stages: int
-    #: The thread that issues TMA copies: None is thread 0 (the producer's first thread
-    #: inside a warp-specialized region).
+    #: The warp one lane of which issues TMA copies: None is warp 0 (the producer's
+    #: first warp inside a warp-specialized region).
     tma_leader: ir.Value | None
+    #: The issuing thread of the stage being lowered: (LLVM block, predicate operand, i1).
+    tma_issuer: tuple | None
     # -- warp specialization (:mod:`~minitriton.backend.passes.warp_specialize`)
     #: The warps the kernel is launched with: ``num_warps`` plus any producer warps.
     launch_warps: int
@@ -152,6 +154,7 @@ class LoweringContext:
         self.tma_barriers = 0
         self.tma_stages = 0
         self.tma_leader = None
+        self.tma_issuer = None
         self.launch_warps = num_warps
         self.consumer_threads = None
         self.max_regs = None

@@ -48,7 +48,7 @@ from minitriton.backend.ops import (
 from minitriton.backend.registry import lowering
 from minitriton.backend.shared_layout import SharedTile
 from minitriton.backend.tma import _MAP_PARAM, BARRIER_BYTES
-from minitriton.ir.core import Operation
+from minitriton.ir.core import Operation, Value
 from minitriton.ir.types import element_type
 
 if TYPE_CHECKING:
@@ -86,9 +86,31 @@ def _barrier_addr(ctx: LoweringContext, slot: ir.Value, empty: bool = False) -> 
     return ctx.b.add(smem_addr(ctx), off)
 
 
-def _leader(ctx: LoweringContext) -> ir.Value:
-    """True in the thread that issues TMA copies (thread 0, or the producer's first)."""
-    return ctx.tma_leader if ctx.tma_leader is not None else ctx.is_thread0()
+def _leader_warp(ctx: LoweringContext) -> ir.Value:
+    """True in the warp one lane of which issues TMA copies (warp 0, or the producer's first)."""
+    if ctx.tma_leader is not None:
+        return ctx.tma_leader
+    return ctx.cached("w0", lambda b: b.icmp_unsigned("<", ctx.tid, ir.Constant(I32, 32)))
+
+
+def _issuer(ctx: LoweringContext, pred: Value) -> ir.Value:
+    """True in the one thread that issues a stage's TMA work where ``pred`` holds.
+
+    One lane of the leader warp, chosen by ``elect.sync``, once per stage (by
+    its ``barrier_expect``, which its copies follow in the same block): then
+    ``ptxas`` knows that a single thread issues the copies and gives them
+    uniform operands directly. A thread-index test instead makes it loop
+    over the lanes that might issue, around every copy.
+    """
+    block = ctx.b.block
+    held = ctx.tma_issuer
+    if held is not None and held[0] is block and held[1] is pred:
+        return held[2]
+    text = "{\n.reg .pred e;\nelect.sync _|e, -1;\nselp.u32 $0, 1, 0, e;\n}"
+    elected = ctx.b.icmp_unsigned("!=", asm(ctx, text, "=r", I32, []), _i32(ctx, 0))
+    issuer = ctx.b.and_(ctx.b.and_(ctx.get(pred), _leader_warp(ctx)), elected)
+    ctx.tma_issuer = (block, pred, issuer)
+    return issuer
 
 
 @lowering(InitBarrierOp)
@@ -122,7 +144,7 @@ def lower_inval_barrier(ctx: LoweringContext, op: Operation) -> None:
 
 @lowering(BarrierExpectOp)
 def lower_barrier_expect(ctx: LoweringContext, op: Operation) -> None:
-    pred = ctx.b.and_(ctx.get(op.operands[0]), _leader(ctx))
+    pred = _issuer(ctx, op.operands[0])
     addr = _barrier_addr(ctx, ctx.get(op.operands[1]))
     text = "@$P mbarrier.arrive.expect_tx.shared::cta.b64 _, [$0], $1;"
     _guarded(ctx, text, "r,r", [addr, _i32(ctx, op.attrs["bytes"])], pred)
@@ -130,22 +152,25 @@ def lower_barrier_expect(ctx: LoweringContext, op: Operation) -> None:
 
 @lowering(AsyncTmaCopyOp)
 def lower_async_tma_copy(ctx: LoweringContext, op: Operation) -> None:
-    x, y, pred_v, slot = (ctx.get(v) for v in op.operands)
-    pred = ctx.b.and_(pred_v, _leader(ctx))
+    *coords, slot = (ctx.get(v) for v in op.operands[:-2] + op.operands[-1:])
+    pred = _issuer(ctx, op.operands[-2])
     tile, base = _slot_base(ctx, op.attrs["buffer"], slot)
     dst = ctx.b.add(smem_addr(ctx), base)
     bar = _barrier_addr(ctx, slot)
     tmap = ctx.tma_params[op.attrs["map"]]
+    rank = len(coords)
+    places = ", ".join(f"${2 + i}" for i in range(rank))
     text = (
-        "@$P cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes"
-        " [$0], [$1, {$2, $3}], [$4];"
+        f"@$P cp.async.bulk.tensor.{rank}d.shared::cluster.global.mbarrier::complete_tx::bytes"
+        f" [$0], [$1, {{{places}}}], [${2 + rank}];"
     )
-    x, y = (ctx.b.trunc(c, I32) if c.type == I64 else c for c in (x, y))
+    coords = [ctx.b.trunc(c, I32) if c.type == I64 else c for c in coords]
     block_bytes = tile.rows * tile.swizzle
     for j in range(tile.shape[tile.contig] // tile.row_elems):
         d = ctx.b.add(dst, _i32(ctx, j * block_bytes))
-        xj = ctx.b.add(x, _i32(ctx, j * tile.row_elems))
-        _guarded(ctx, text, "r,l,r,r,r", [d, tmap, xj, y, bar], pred)
+        xj = ctx.b.add(coords[0], _i32(ctx, j * tile.row_elems))
+        args = [d, tmap, xj, *coords[1:], bar]
+        _guarded(ctx, text, "r,l," + "r," * rank + "r", args, pred)
 
 
 @lowering(WaitBarrierOp)
@@ -235,7 +260,8 @@ def lower_warp_specialize(ctx: LoweringContext, op: Operation) -> None:
     b.cbranch(is_producer, producer, consumer)
     b.position_at_end(producer)
     asm(ctx, f"setmaxnreg.dec.sync.aligned.u32 {op.attrs['producer_regs']};", "", VOID, [])
-    ctx.tma_leader = b.icmp_unsigned("==", ctx.tid, _i32(ctx, threads))
+    first_warp = b.icmp_unsigned("<", ctx.tid, _i32(ctx, threads + 32))
+    ctx.tma_leader = b.and_(is_producer, first_warp)
     ctx.lower_region(op.regions[0], [])
     ctx.tma_leader = None
     ctx.b.ret_void()

@@ -509,9 +509,15 @@ def wgmma(
     asm(ctx, "wgmma.fence.sync.aligned;", "", T.VOID, [])
     out = list(acc)
     for lo, da, db in issues:
-        out[lo : lo + per] = _wgmma_instr(ctx, shape, out[lo : lo + per], da, db, b_k_major)
+        chunk = out[lo : lo + per]
+        out[lo : lo + per] = _wgmma_instr(ctx, shape, chunk, da, db, b_k_major, _zeros(chunk))
     asm(ctx, "wgmma.commit_group.sync.aligned;", "", T.VOID, [])
     return out
+
+
+def _zeros(chunk: list[ir.Value]) -> bool:
+    """Whether an accumulator chunk is all constant zeros (a dot's first product)."""
+    return all(isinstance(v, ir.Constant) and not v.constant for v in chunk)
 
 
 def _descriptor(
@@ -542,30 +548,39 @@ def _wgmma_instr(
     da: list[ir.Value],
     db: ir.Value,
     b_k_major: bool,
+    first: bool = False,
 ) -> list[ir.Value]:
-    """One ``wgmma.mma_async``; ``da`` is A's descriptor, or its 4 registers."""
+    """One ``wgmma.mma_async``; ``da`` is A's descriptor, or its 4 registers.
+
+    ``first``: the accumulator is zero, so the instruction does not read it
+    (scale-d 0) and its registers need no zeroing; ``ptxas`` sees that only
+    when the zeros stay visible to it, which a busy loop body can hide.
+    """
     n = len(chunk)
     regs = ", ".join(f"${i}" for i in range(n))
-    nb = 2 * n + len(da)  # operand number of B's descriptor
+    # D's registers are operands 0..n-1, then (when read) their inputs, then A and B.
+    a0 = n if first else 2 * n
+    nb = a0 + len(da)  # operand number of B's descriptor
     if len(da) == 1:
-        a_text, a_cons = f"${2 * n}", ["l"]
+        a_text, a_cons = f"${a0}", ["l"]
     else:
-        a_text = "{" + ", ".join(f"${2 * n + i}" for i in range(len(da))) + "}"
+        a_text = "{" + ", ".join(f"${a0 + i}" for i in range(len(da))) + "}"
         a_cons = ["r"] * len(da)
     tnsp_b = "0" if b_k_major else "1"
     trans = ", 1, 1" + ("" if len(da) > 1 else ", 0") + f", {tnsp_b}"
     tail = {"f16": trans, "bf16": trans, "tf32": ", 1, 1", "s8": "", "e4m3": ", 1, 1"}
     tail["e5m2"] = tail["e4m3"]
+    scale_d = "0" if first else "1"  # 0: D = A * B, the registers are outputs only
     text = (
-        "{\n.reg .pred p;\n"
-        f"setp.ne.b32 p, ${nb + 1}, 0;\n"
         f"wgmma.mma_async.sync.aligned.m64n{shape.instr_n}k{shape.k_step}."
-        f"{shape.ptx_types()} {{{regs}}}, {a_text}, ${nb}, p{tail[shape.kind]};\n}}"
+        f"{shape.ptx_types()} {{{regs}}}, {a_text}, ${nb}, {scale_d}{tail[shape.kind]};"
     )
     con = "r" if shape.kind == "s8" else "f"
-    cons = ",".join([f"={con}"] * n + [str(i) for i in range(n)] + a_cons + ["l", "r"])
+    tied = [] if first else [str(i) for i in range(n)]
+    cons = ",".join([f"={con}"] * n + tied + a_cons + ["l"])
     ret = ir.LiteralStructType([chunk[0].type] * n)
-    res = asm(ctx, text, cons, ret, [*chunk, *da, db, _i32(ctx, 1)])
+    inputs = [] if first else chunk
+    res = asm(ctx, text, cons, ret, [*inputs, *da, db])
     return [ctx.b.extract_value(res, i) for i in range(n)]
 
 

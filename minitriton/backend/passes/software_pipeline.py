@@ -295,11 +295,9 @@ _K_MAJOR_KINDS = frozenset({"e4m3", "e5m2"})
 
 
 def _tma_form_enabled(plan: _Plan) -> bool:
-    """Whether the plan's TMA loads may stay: see :data:`~minitriton.backend.tma.TMA_FORMS`."""
+    """Whether the plan's TMA loads may stay: see :data:`~minitriton.backend.tma.TMA_FORMS_ENV`."""
     tma = [ld.tma is not None for ld in plan.loads]
-    if not any(tma) or tma_forms() == "all":
-        return True
-    return all(tma) and plan.acc_index >= 0
+    return not any(tma) or tma_forms() == "all" or all(tma)
 
 
 def _commit_maps(plan: _Plan, func: FuncOp) -> None:

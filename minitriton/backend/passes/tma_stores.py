@@ -148,7 +148,9 @@ def _match(op: Operation, func: FuncOp) -> _Store | None:
     if tile is None or tile.rows % 8:
         return None
     box = match_box(op.operands[0], op.operands[2], tile, func)
-    return None if box is None else _Store(op, tile, box, dtype)
+    if box is None or len(box.dims) != 2:  # the store is a 2-D copy
+        return None
+    return _Store(op, tile, box, dtype)
 
 
 def _used_shared(func: FuncOp) -> int:
@@ -234,7 +236,7 @@ def rewrite_tma_stores(func: FuncOp) -> int:
     first = _next_map(func)
     waits = [_needs_wait(s.op, stores[i - 1].op if i else None) for i, s in enumerate(stores)]
     for i, s in enumerate(stores):
-        tmap = TmaMap(s.box.base, s.dtype, s.box.dims, s.box.stride,
+        tmap = TmaMap(s.box.base, s.dtype, s.box.dims, s.box.strides,
                       [s.tile.row_elems, s.tile.rows], s.tile.swizzle)  # fmt: skip
         if len(maps) == first + i:  # (a module parsed from text has no recipes to extend)
             maps.append(tmap)
