@@ -33,6 +33,7 @@ from minitriton.backend.driver import (
     DeviceArray,
     Launcher,
     gpu_available,
+    load_fuller,
     load_kernel,
 )
 from minitriton.backend.driver import synchronize as _synchronize_context
@@ -89,7 +90,12 @@ class GPUKernel(PTXModule):
     def load(self) -> Launcher:
         """Load the PTX into the CUDA context (once)."""
         if self._launcher is None:
-            func = load_kernel(self.ptx, self.name, self.shared, self.num_warps)
+            shared = self.shared
+            if self.alt_ptx:  # two schedules: the one that fits more programs per SM
+                candidates = [(self.ptx, self.shared), (self.alt_ptx, self.alt_shared)]
+                func, shared = load_fuller(candidates, self.name, self.num_warps)
+            else:
+                func = load_kernel(self.ptx, self.name, self.shared, self.num_warps)
             if self.checks is not None:
                 from minitriton.backend.debug_mode import DebugLauncher
 
@@ -98,7 +104,7 @@ class GPUKernel(PTXModule):
                 )
             else:
                 self._launcher = Launcher(
-                    func, self.name, self.params, self.num_warps, self.shared, tma=self.tma
+                    func, self.name, self.params, self.num_warps, shared, tma=self.tma
                 )
         return self._launcher
 

@@ -19,6 +19,7 @@ from minitriton.backend.accelerate_matmul import arch_number, target_arch
 from minitriton.backend.lower import LoweringContext
 from minitriton.backend.lower.debug import CheckTable
 from minitriton.backend.lower.math import find_libdevice
+from minitriton.backend.passes.software_pipeline import defer_mode
 from minitriton.backend.prepare import prepare_kernel
 from minitriton.backend.tma import mark_grid_constants, tma_enabled, tma_stores_enabled
 from minitriton.diagnostics import CompileError, error, internal_error
@@ -55,6 +56,11 @@ class PTXModule:
     #: The recipes of the TMA tensor maps passed after the arguments
     #: (:class:`~minitriton.backend.tma.TmaMap` as JSON).
     tma: list[dict] = field(default_factory=list)
+    #: Where ``ptx`` leaves a loop's last dot in flight across the back edge, the
+    #: same kernel without (its PTX and shared bytes): the launcher keeps the one
+    #: that fits more programs per multiprocessor, ``ptx`` on a tie. Else empty.
+    alt_ptx: str = ""
+    alt_shared: int = 0
 
     @property
     def asm(self) -> dict[str, str]:
@@ -152,12 +158,23 @@ def _reject_emulator_only(module: Module, arch: str) -> None:
 
 
 def _compile(
-    module: Module, arch: str, num_warps: int, num_stages: int, debug: bool
-) -> tuple[PTXModule, CheckTable | None]:
+    module: Module, arch: str, num_warps: int, num_stages: int, debug: bool,
+    defer: bool | None = None,
+) -> tuple[PTXModule, CheckTable | None]:  # fmt: skip
+    """Compile once; with ``defer`` None, as ``MINITRITON_DEFER_LAST_DOT`` says.
+
+    Its ``auto`` setting (the default) compiles a kernel whose loop left a dot
+    in flight a second time without, as :attr:`PTXModule.alt_ptx`. Debug
+    mode keeps to one schedule: the deferred one only when asked for.
+    """
+    mode = defer_mode()
+    choose = defer is None and mode == "auto" and not debug
+    if defer is None:
+        defer = mode == "on" or choose
     use_tma = tma_enabled() and not debug  # debug mode checks the cp.async path and every store
     stores = use_tma and tma_stores_enabled()
     copy, kernel, plan, inlined_at = prepare_kernel(
-        module, num_warps, arch, num_stages, use_tma, stores
+        module, num_warps, arch, num_stages, use_tma, stores, defer
     )
     maps = getattr(kernel, "tma_maps", [])
     gen = LoweringContext(kernel, plan, inlined_at, arch=arch, num_warps=num_warps, debug=debug)
@@ -188,6 +205,9 @@ def _compile(
         params=params,
         tma=[m.to_json() for m in maps],
     )
+    if choose and getattr(kernel, "deferred_dots", False):
+        alt = _compile(module, arch, num_warps, num_stages, debug, defer=False)[0]
+        compiled.alt_ptx, compiled.alt_shared = alt.ptx, alt.shared
     return compiled, gen.checks.table if gen.checks is not None else None
 
 

@@ -84,7 +84,8 @@ def load(key: str) -> PTXModule | None:
 
 #: The JSON type of each field of a cache entry.
 _FIELD_TYPES = {"name": str, "ttgir": str, "llir": str, "ptx": str, "shared": int,
-                "num_warps": int, "arch": str, "params": list, "tma": list}  # fmt: skip
+                "num_warps": int, "arch": str, "params": list, "tma": list, "alt_ptx": str,
+                "alt_shared": int}  # fmt: skip
 
 
 def _well_typed(fields: object) -> bool:

@@ -600,6 +600,45 @@ def load_kernel(ptx: str, name: str, shared: int, num_warps: int | None = None) 
     return func
 
 
+def load_fuller(
+    candidates: Sequence[tuple[str, int]], name: str, num_warps: int
+) -> tuple[Any, int]:
+    """Load each ``(ptx, shared)`` of one kernel; keep the one that fits most programs per SM.
+
+    Two schedules of a loop can differ in registers enough that one fits
+    fewer programs on a multiprocessor (see ``MINITRITON_DEFER_LAST_DOT`` in
+    :mod:`~minitriton.backend.passes.software_pipeline`). The first wins a
+    tie; one over the device's limits is passed over while another loads.
+    Returns the ``CUfunction`` and its shared bytes.
+    """
+    from minitriton.runtime.errors import OutOfResources
+
+    loaded: list[tuple[Any, int]] = []
+    refused: OutOfResources | None = None
+    for ptx, shared in candidates:
+        try:
+            loaded.append((load_kernel(ptx, name, shared, num_warps), shared))
+        except OutOfResources as e:
+            refused = refused or e
+    if not loaded:
+        assert refused is not None, "a kernel has at least one candidate"
+        raise refused
+    counts = [_programs_per_sm(func, name, 32 * num_warps, shared) for func, shared in loaded]
+    return loaded[fullest(counts)]
+
+
+def fullest(counts: Sequence[int]) -> int:
+    """The index of the largest of ``counts``, the first one on a tie."""
+    return max(range(len(counts)), key=lambda i: (counts[i], -i))
+
+
+def _programs_per_sm(func: Any, name: str, threads: int, shared: int) -> int:
+    """How many programs of ``func`` one multiprocessor holds at once."""
+    cu = _cu()
+    result = cu.cuOccupancyMaxActiveBlocksPerMultiprocessor(func, threads, shared)
+    return int(check(result, "cuOccupancyMaxActiveBlocksPerMultiprocessor", name))
+
+
 def _loaded_usage(func: Any, name: str, shared: int, threads: int) -> Usage:
     """What a loaded function needs: its registers, static shared memory and thread limit."""
     cu = _cu()

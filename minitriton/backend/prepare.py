@@ -651,16 +651,19 @@ def prepare_kernel(
     num_stages: int = 3,
     tma: bool = False,
     tma_stores: bool = False,
+    defer_last_dot: bool = False,
 ) -> tuple[Module, FuncOp, LayoutPlan, dict]:
     """Copy ``module`` and run the GPU passes on the copy; see the module docstring.
 
     ``tma`` lets the pipeliner copy descriptor tiles with TMA on sm_90;
-    ``tma_stores`` lets ``tma-stores`` make tile stores TMA stores there.
+    ``tma_stores`` lets ``tma-stores`` make tile stores TMA stores there;
+    ``defer_last_dot`` lets it leave a loop's last dot in flight across the back edge.
     Returns the copy, its kernel, the layout plan and the inlined ops' call sites.
     """
     from minitriton.backend.passes import GpuState, run_gpu_passes
 
-    state = GpuState(copy_module(module), num_warps, arch, num_stages, tma, tma_stores)
+    state = GpuState(copy_module(module), num_warps, arch, num_stages, tma, tma_stores,
+                     defer_last_dot=defer_last_dot)  # fmt: skip
     run_gpu_passes(state)
     assert state.plan is not None, "assign-layouts ran last"
     return state.module, state.kernel, state.plan, state.live_inlined_at()

@@ -90,8 +90,8 @@ def test_the_second_dot_stays_in_flight_across_the_back_edge(
     assert body.rindex("tt.barrier()") > pv and body.index("async_copy_global_to_local") > pv
 
 
-def test_by_default_every_dot_is_waited_for_at_once(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Without ``MINITRITON_DEFER_LAST_DOT=1``, the synchronous schedule waits for each dot."""
+def test_switched_off_every_dot_is_waited_for_at_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """With ``MINITRITON_DEFER_LAST_DOT=0``, the synchronous schedule waits for each dot."""
     body = _attention_64(monkeypatch, "0")
     lines = body.splitlines()
     dots = [i for i, line in enumerate(lines) if "ttng.warp_group_dot(" in line]
@@ -165,11 +165,11 @@ def test_k_and_v_come_by_tma_through_4d_maps(head_dim: int, stage: int) -> None:
     # boundary_check), so every dimension is unbounded.
     k = attention(head_dim, stage, tma=True)
     block_n = 64 if head_dim == 64 else 128
-    loops = 2 if stage == 3 else 1  # causal: the off-band loop and the on-band one
+    # Causal attention's second loop reads K and V through the first loop's two maps.
     assert [(m["base"], m["strides"]) for m in k.tma] == [
         (1, [["arg", _KN], ["arg", _QZ], ["arg", _QH]]),
         (2, [["arg", _VK], ["arg", _QZ], ["arg", _QH]]),
-    ] * loops
+    ]
     assert all(m["dims"] == [UNBOUNDED] * 4 for m in k.tma)
     # K^T's tile is (D, BLOCK_N) with D contiguous, V's (BLOCK_N, D): boxes of 64 columns
     # (128 bytes, the swizzle's width) by BLOCK_N rows, one head.
@@ -193,3 +193,30 @@ def test_the_first_product_does_not_read_the_accumulator(tma: bool) -> None:
     first = re.findall(r"wgmma\.mma_async[^;]*, 0, 1, 1, 0, 0;", ptx)
     accumulating = re.findall(r"wgmma\.mma_async[^;]*, 1, 1, 1, 0, 0;", ptx)
     assert len(first) == 2 and len(accumulating) == 6  # prologue + loop; 4 K steps of 16
+
+
+def _attention_ptx(monkeypatch: pytest.MonkeyPatch, defer: str | None, block_n: int = 128):
+    if defer is None:
+        monkeypatch.delenv("MINITRITON_DEFER_LAST_DOT", raising=False)
+    else:
+        monkeypatch.setenv("MINITRITON_DEFER_LAST_DOT", defer)
+    sig = (f"*fp16:16, *fp16:16, *fp16:16, fp32, *fp32:16, *fp16:16, {STRIDES}, i32, i32, "
+           f"4096, 64, 128, {block_n}, 3")  # fmt: skip
+    return build(tc_kernels._attn_fwd, sig, arch="sm_90a", num_warps=8)
+
+
+def test_by_default_both_schedules_are_compiled(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Unset, the kernel leaves P @ V in flight and keeps the other schedule beside it, for
+    # the launcher to take where it fits more programs per multiprocessor.
+    auto = _attention_ptx(monkeypatch, None)
+    deferred, waited = _attention_ptx(monkeypatch, "1"), _attention_ptx(monkeypatch, "0")
+    assert deferred.ptx != waited.ptx
+    assert (auto.ptx, auto.alt_ptx, auto.alt_shared) == (deferred.ptx, waited.ptx, waited.shared)
+    assert deferred.alt_ptx == "" and waited.alt_ptx == ""
+
+
+def test_a_lone_accumulating_dot_has_one_schedule() -> None:
+    # Tutorial 03's loop keeps one group in flight anyway: nothing to choose.
+    sig = "*fp16:16, *fp16:16, *fp16:16, 4096, 4096, 4096, " + ", ".join(["i32:16, i32:1"] * 3)
+    k = build(tc_kernels.matmul_kernel, sig + ", 128, 128, 64, 8", arch="sm_90a")
+    assert "wgmma.mma_async" in k.ptx and k.alt_ptx == ""

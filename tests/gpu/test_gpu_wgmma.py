@@ -15,7 +15,8 @@ import pytest
 
 import minitriton as triton
 import minitriton.language as tl
-from minitriton.backend import gpu_available
+from minitriton.backend import GPUKernel, gpu_available, load_kernel
+from minitriton.backend.driver import _programs_per_sm, device_arch, fullest
 from minitriton.compiler import CompileOptions, compile_kernel
 from minitriton.signature import kernel_params, parse_signature
 
@@ -193,14 +194,57 @@ def test_attention_is_pipelined_with_p_in_registers(stage):
     k = _attention(stage)
     ttgir, ptx = k.asm["ttgir"], k.asm["ptx"]
     loops = 2 if stage == 3 else 1  # causal: the off-band and the on-band loop
-    assert ttgir.count("ttg.local_store(%q)") == loops  # q staged once per loop, not per step
-    assert ttgir.count("ttng.warp_group_dot_wait") == 2 * loops
+    # q is staged once, not per step; causal's on-band loop reads the off-band loop's copy.
+    assert ttgir.count("ttg.local_store(%q)") == 1
+    # Per loop: Q @ K waited for at once, P @ V waited for in the next iteration and
+    # after the loop (the deferred schedule, the default).
+    assert ttgir.count("ttng.warp_group_dot_wait") == 3 * loops
     assert "a = -1" in ttgir  # P feeds the second dot from registers
     assert "contig = 0" in ttgir  # K is read K-major (coalesced), staged without tnspB
     assert "tt.dot" not in ttgir and "tt.load(%q" not in ttgir.split("scf.for")[1]
     a_regs = re.compile(r"wgmma\.mma_async\S+ \{[^}]*\}, \{%r\d+, %r\d+, %r\d+, %r\d+\}")
     assert a_regs.search(ptx)
     assert re.search(r"wgmma\.mma_async\S+ \{[^}]*\}, %rd\d+, %rd\d+, 0, 1, 1, 0, 0;", ptx)  # Q @ K
+
+
+def test_the_fullest_candidate_wins_and_the_first_on_a_tie():
+    assert fullest([1, 2]) == 1
+    assert fullest([2, 1]) == 0
+    assert fullest([2, 2, 1]) == 0
+    assert fullest([1, 3, 3]) == 1
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(not gpu_available(), reason="needs an NVIDIA GPU and cuda-python")
+def test_the_launcher_keeps_the_schedule_that_fits_more_programs(monkeypatch):
+    # D=64 with 8 warps and BLOCK_N = 128: the schedule that leaves P @ V in flight needs
+    # more registers; where that costs programs per multiprocessor, the other one runs.
+    from tests.kernels.tc_kernels import _attn_fwd
+
+    monkeypatch.delenv("MINITRITON_DEFER_LAST_DOT", raising=False)
+    strides = ", ".join(["i32:16, i32:16, i32:16, i32:1"] * 4)
+    sig = f"*fp16:16, *fp16:16, *fp16:16, fp32, *fp32:16, *fp16:16, {strides}, i32, i32, "
+    specs = parse_signature(sig + "4096, 64, 128, 128, 1", kernel_params(_attn_fwd.fn))
+    options = CompileOptions(num_warps=8, num_stages=3)
+    compiled = compile_kernel(_attn_fwd.source, specs, options, stop_after="ptx").binary
+    assert compiled.alt_ptx
+    chosen = GPUKernel.of(compiled).load().func
+    name, warps = compiled.name, compiled.num_warps
+    candidates = [(compiled.ptx, compiled.shared), (compiled.alt_ptx, compiled.alt_shared)]
+    funcs = [load_kernel(ptx, name, shared, warps) for ptx, shared in candidates]
+    counts = [_programs_per_sm(f, name, 32 * warps, shared)
+              for f, (_, shared) in zip(funcs, candidates)]  # fmt: skip
+    assert _regs(chosen) == _regs(funcs[fullest(counts)])
+    if device_arch().startswith("sm_90"):  # an H200: 155 registers against 126
+        assert counts[1] > counts[0] and _regs(funcs[0]) > _regs(funcs[1])
+
+
+def _regs(func):
+    from minitriton.backend.driver import _cu, check
+
+    cu = _cu()
+    attr = cu.CUfunction_attribute.CU_FUNC_ATTRIBUTE_NUM_REGS
+    return int(check(cu.cuFuncGetAttribute(attr, func), "cuFuncGetAttribute"))
 
 
 def test_prepared_kernels_verify():

@@ -87,8 +87,9 @@ class LoweringContext:
     #: Bytes of ring buffers before the scratch area (while a pipelined loop runs).
     scratch_base: int
     ring_end: int
-    #: Bytes at the start of shared memory that TMA stores keep for the whole kernel.
-    store_floor: int
+    #: Bytes at the start of shared memory kept from then on: TMA stores' tiles, and
+    #: loop-invariant operands that several pipelined loops read (``keep``).
+    floor: int
     rings: dict[int, Ring]
     # -- what the kernel turned out to need
     uses_libdevice: bool
@@ -145,7 +146,7 @@ class LoweringContext:
         self.smem_base = None
         self.scratch_base = 0
         self.ring_end = 0
-        self.store_floor = 0
+        self.floor = 0
         self.rings = {}
         self.uses_wgmma = False
         self.mma_uses = None

@@ -193,7 +193,7 @@ def lower_wait_barrier(ctx: LoweringContext, op: Operation) -> None:
 @lowering(TmaStoreBuffersOp)
 def lower_tma_store_buffers(ctx: LoweringContext, op: Operation) -> None:
     """Keep the stores' tiles: rings and scratch space start after them from now on."""
-    ctx.store_floor = ctx.ring_end = op.attrs["bytes"]
+    ctx.floor = ctx.ring_end = op.attrs["bytes"]
     scratch_after_rings(ctx)
 
 

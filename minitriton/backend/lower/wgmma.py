@@ -217,6 +217,9 @@ def alloc_ring(ctx: LoweringContext, op: Operation) -> None:
     stages = op.attrs["stages"]
     rings[op.attrs["buffer"]] = (offset, tile, stage_bytes if stages > 1 else 0)
     ctx.ring_end = offset + stages * stage_bytes
+    if op.attrs.get("keep"):  # read by later loops too: their rings start after it
+        assert offset == ctx.floor, "a kept buffer is allocated before its loop's rings"
+        ctx.floor = ctx.ring_end
     scratch_after_rings(ctx)
 
 
@@ -237,9 +240,9 @@ def lower_local_dealloc(ctx: LoweringContext, op: Operation) -> None:
 
 
 def release_rings(ctx: LoweringContext) -> None:
-    """The rings are free: scratch space starts after the TMA stores' tiles again (if any)."""
-    ctx.ring_end = ctx.store_floor
-    if ctx.store_floor:
+    """The rings are free: scratch space starts after the kept tiles again (if any)."""
+    ctx.ring_end = ctx.floor
+    if ctx.floor:
         scratch_after_rings(ctx)
         return
     ctx.scratch_base = 0

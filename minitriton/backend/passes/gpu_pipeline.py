@@ -65,6 +65,9 @@ class GpuState:
     tma: bool = False
     #: Tile stores made TMA stores (sm_90 only; ``MINITRITON_TMA_STORES``).
     tma_stores: bool = False
+    #: Whether pipelined loops may leave their last dot in flight across the back edge
+    #: (``MINITRITON_DEFER_LAST_DOT``, see :mod:`.software_pipeline`).
+    defer_last_dot: bool = False
     #: ``id(op)`` -> (callee name, call location) of every inlined op (``.loc`` info).
     inlined_at: dict[int, tuple[str, Location]] = field(default_factory=dict)
     #: The inlined ops themselves, kept alive while the state lives: an op a later

@@ -51,7 +51,11 @@ The fp16/bf16 ``wgmma`` form needs:
 
 An A that is not loaded in the loop either is loop-invariant (attention's
 ``q``: stored once into a one-stage buffer before the loop,
-``ttg.local_store``) or is computed in the loop (attention's ``P``: fed to
+``ttg.local_store``; a later loop of the same block that reads the same
+value reads that buffer, which is then allocated with ``keep`` and stays
+below every later loop's rings: causal attention's on-band loop reads the
+off-band loop's ``q``, which need not stay in registers through the first
+loop) or is computed in the loop (attention's ``P``: fed to
 ``wgmma`` from registers, see :mod:`~minitriton.backend.lower.wgmma`).
 A loop that breaks a rule keeps step 1's path (operands loaded into
 registers, then staged into shared memory). The other two forms need B
@@ -80,9 +84,14 @@ K-major B leaves the loop unpipelined.
   ends and the next one waits for its tiles and issues ``Q @ K``. The refill
   moves to the end of the body, after a second barrier, since the group
   left in flight reads the slot that the top of the next iteration would
-  refill. This form is chosen with ``MINITRITON_DEFER_LAST_DOT=1``: it
-  compiles and assembles, and waits to be timed on a GPU before it becomes
-  the default.
+  refill. Its registers (``P``'s, read by the group in flight) can cost a
+  program per multiprocessor: tutorial 06 with D=64, ``BLOCK_N = 128`` and
+  8 warps needs 155 registers instead of 126 on an H200, so one program
+  fits where two did. So a kernel with such a loop is compiled both ways
+  (:attr:`~minitriton.backend.build.PTXModule.alt_ptx`), and the launcher
+  keeps the deferred one unless the other fits more programs per
+  multiprocessor (``cuOccupancyMaxActiveBlocksPerMultiprocessor``).
+  ``MINITRITON_DEFER_LAST_DOT=1`` always defers, ``0`` never does.
 
 **Before** (tutorial 03's loop)::
 
@@ -232,35 +241,43 @@ _CLONABLE = (
 )
 
 
-#: Set to ``1`` to let the synchronous schedule leave its last dot in flight across
-#: the back edge (see *Two schedules*). Off by default until timed on a GPU.
+#: ``1`` always leaves the synchronous schedule's last dot in flight across the back
+#: edge, ``0`` never; unset (``auto``), kernels are compiled both ways and the
+#: launcher keeps the deferred one unless it fits fewer programs per multiprocessor
+#: (see *Two schedules*).
 DEFER_ENV = "MINITRITON_DEFER_LAST_DOT"
 
 
-def defer_enabled() -> bool:
-    """Whether the synchronous schedule may leave its last dot in flight."""
-    return os.environ.get(DEFER_ENV, "0").strip().lower() in ("1", "on", "true", "yes")
+def defer_mode() -> str:
+    """``"on"``, ``"off"`` or ``"auto"``: the :data:`DEFER_ENV` setting."""
+    value = os.environ.get(DEFER_ENV, "auto").strip().lower()
+    if value in ("1", "on", "true", "yes"):
+        return "on"
+    return "off" if value in ("0", "off", "false", "no") else "auto"
 
 
 def schedule_tag() -> str:
     """The schedule setting, for cache keys: it changes the generated code."""
-    return "defer" if defer_enabled() else "no-defer"
+    return "defer-" + defer_mode()
 
 
 def pipeline_loops(
-    func: FuncOp, num_warps: int, arch: str, num_stages: int, tma: bool = False
-) -> int:
+    func: FuncOp, num_warps: int, arch: str, num_stages: int, tma: bool = False,
+    defer: bool = False,
+) -> int:  # fmt: skip
     """Pipeline every loop that qualifies (see the module docstring); returns how many.
 
     With ``tma`` (sm_90 only), ring loads that qualify are copied with TMA
     (:mod:`~minitriton.backend.tma`); their tensor maps are listed in
-    ``func.tma_maps``.
+    ``func.tma_maps``. With ``defer``, the synchronous schedule leaves its
+    last dot in flight where it can; ``func.deferred_dots`` says whether it did.
     """
     if num_stages < 2 or int(arch[3:].rstrip("a")) < 80:
         return 0
     axis = AxisAnalysis(func)
     count = 0
     buffers = 0
+    staged: dict[int, _Staged] = {}
     for op in list(func.walk()):
         if isinstance(op, ForOp):
             path = _loop_path(op, arch, num_warps)
@@ -279,7 +296,10 @@ def pipeline_loops(
             stages = _fitting_stages(plan, num_stages, arch) if plan is not None else 0
             if plan is not None and stages >= 2:
                 _commit_maps(plan, func)
-                buffers = _Rewriter(op, plan, stages, buffers, num_warps).run()
+                rewriter = _Rewriter(op, plan, stages, buffers, num_warps, staged, defer)
+                buffers = rewriter.run()
+                if rewriter.in_flight >= 0 and rewriter.plan.acc_index < 0:
+                    func.__dict__["deferred_dots"] = True
                 count += 1
     return count
 
@@ -301,12 +321,17 @@ def _tma_form_enabled(plan: _Plan) -> bool:
 
 
 def _commit_maps(plan: _Plan, func: FuncOp) -> None:
-    """Number the tensor maps of a loop being rewritten; they go to ``func.tma_maps``."""
+    """Number the tensor maps of a loop being rewritten; they go to ``func.tma_maps``.
+
+    Equal recipes share one map, so the launcher encodes each once.
+    """
     maps: list[TmaMap] = func.__dict__.setdefault("tma_maps", [])
     for ld in plan.loads:
-        if ld.tma is not None:
-            ld.tma.map_index = len(maps)
+        if ld.tma is None:
+            continue
+        if ld.tma.map not in maps:  # causal attention's two loops read K and V alike
             maps.append(ld.tma.map)
+        ld.tma.map_index = maps.index(ld.tma.map)
 
 
 def _fitting_stages(plan: _Plan, num_stages: int, arch: str) -> int:
@@ -589,13 +614,27 @@ def _make(name: str, operands: list[Value], types: list, attrs: dict, loc: Locat
     return OP_REGISTRY[name](operands, types, attrs, (), loc)
 
 
+@dataclass
+class _Staged:
+    """A loop-invariant A staged once before a loop: its buffer, that buffer's alloc, the loop."""
+
+    buffer: int
+    alloc: Operation
+    loop: Operation
+
+
 class _Rewriter:
     """Rewrites one matched loop (see the module docstring's *After*)."""
 
     def __init__(
-        self, loop: Operation, plan: _Plan, stages: int, first_buffer: int, num_warps: int
-    ) -> None:
+        self, loop: Operation, plan: _Plan, stages: int, first_buffer: int, num_warps: int,
+        staged: dict[int, _Staged], defer: bool = False,
+    ) -> None:  # fmt: skip
         self.num_warps = num_warps
+        #: Whether the synchronous schedule may leave its last dot in flight.
+        self.defer = defer
+        #: Loop-invariant A operands already staged, by value (shared with later loops).
+        self.staged = staged
         self.loop = loop
         self.plan = plan
         self.stages = stages
@@ -622,13 +661,11 @@ class _Rewriter:
         parent = parent_block(self.loop)
         lb, ub, step = self.loop.operands[:3]
         self.emit(parent, self.loop, "tt.barrier", [])
+        for dot in self.plan.dots:  # first: a buffer kept for later loops must precede rings
+            if dot.a_kind == "const":
+                dot.buffer_a = self._stage_once(dot.a_value())
         for ld in self.plan.loads:
             ld.buffer = self._alloc(ld.load.result, ld.contig, self.stages)
-        for dot in self.plan.dots:
-            if dot.a_kind == "const":
-                dot.buffer_a = self._alloc(dot.a_value(), 1, 1)
-                attrs = {"buffer": dot.buffer_a}
-                self.emit(parent, self.loop, "ttg.local_store", [dot.a], [], attrs)
         if self._tma_loads():
             self.emit(parent, self.loop, "ttng.init_barrier", [], [], {"count": self.stages})
         for p in range(self.stages - 1):
@@ -650,6 +687,26 @@ class _Rewriter:
 
     def _cp_loads(self) -> list[_Load]:
         return [ld for ld in self.plan.loads if ld.tma is None]
+
+    def _stage_once(self, a: Value) -> int:
+        """The one-stage buffer holding loop-invariant ``a``: staged here, or by an earlier loop.
+
+        Causal attention's two loops both read ``q``: the second reads the
+        buffer the first filled, which is then kept (``keep``) past the first
+        loop's ``local_dealloc``, so ``q`` need not stay in registers through
+        the first loop.
+        """
+        parent = parent_block(self.loop)
+        earlier = self.staged.get(id(a))
+        if earlier is not None and parent_block(earlier.loop) is parent:
+            if earlier.loop is not self.loop:
+                earlier.alloc.attrs["keep"] = True
+            return earlier.buffer
+        buffer = self._alloc(a, 1, 1)
+        alloc = parent.ops[parent.ops.index(self.loop) - 1]
+        self.staged[id(a)] = _Staged(buffer, alloc, self.loop)
+        self.emit(parent, self.loop, "ttg.local_store", [a], [], {"buffer": buffer})
+        return buffer
 
     def _alloc(self, v: Value, contig: int, stages: int) -> int:
         buffer = self.next_buffer
@@ -867,7 +924,7 @@ class _Rewriter:
         used nowhere else, so its ``wgmma`` group runs on while this iteration
         ends and the next one refills its slot and issues its first dot.
         """
-        if len(self.plan.dots) < 2 or not defer_enabled():  # the first dot's wait ends it
+        if len(self.plan.dots) < 2 or not self.defer:  # the first dot's wait ends it
             return None
         dot = self.plan.dots[-1].op
         yields = terminator(self.body).operands
@@ -944,7 +1001,8 @@ class SoftwarePipelinePass(GpuPass):
         return state.arch_number >= 80 and state.num_stages >= 2
 
     def run(self, state: GpuState) -> None:
-        pipeline_loops(state.kernel, state.num_warps, state.arch, state.num_stages, tma=state.tma)
+        pipeline_loops(state.kernel, state.num_warps, state.arch, state.num_stages,
+                       tma=state.tma, defer=state.defer_last_dot)  # fmt: skip
 
 
-__all__ = ["DEFER_ENV", "SoftwarePipelinePass", "defer_enabled", "pipeline_loops", "schedule_tag"]
+__all__ = ["DEFER_ENV", "SoftwarePipelinePass", "defer_mode", "pipeline_loops", "schedule_tag"]
