@@ -17,8 +17,10 @@ Each kernel's IR is compiled to PTX for each target and assembled with
 dot path), the others for sm_75, sm_80 and sm_90a. A dumped kernel keeps the warps it
 was compiled with (read from its PTX's ``.maxntid``). The exit status is
 non-zero if any compilation or assembly fails; a summary table is printed
-last. ``--keep DIR`` keeps every kernel's PTX and ttgir (``NAME.ARCH.ptx``,
-``NAME.ARCH.ttgir``) in ``DIR``: ``diff -r`` of two such folders shows what a
+last. A kernel compiled with two schedules (a loop of two dots, see
+``MINITRITON_DEFER_LAST_DOT``) has both assembled. ``--keep DIR`` keeps every
+kernel's PTX and ttgir (``NAME.ARCH.ptx``, ``NAME.ARCH.alt.ptx`` for the second
+schedule, ``NAME.ARCH.ttgir``) in ``DIR``: ``diff -r`` of two such folders shows what a
 change to the compiler changed. Without ``ptxas`` on ``PATH`` (or ``$PTXAS``) the check is skipped
 (status 0).
 """
@@ -134,16 +136,21 @@ def check_one(kernel: Kernel, arch: str, ptxas: str, workdir: str) -> tuple[bool
         except CompileError as e:
             return False, f"compile error:\n{e}"
         ms = (time.perf_counter() - start) * 1e3
-    ptx_file = os.path.join(workdir, f"{kernel.name}.{arch}.ptx")
-    Path(ptx_file).write_text(compiled.ptx)
     Path(workdir, f"{kernel.name}.{arch}.ttgir").write_text(compiled.ttgir)
-    # A kernel using wgmma targets the arch-specific sm_90a.
-    cmd = [ptxas, f"-arch={compiled.arch}", ptx_file, "-o", os.devnull]
-    proc = subprocess.run(cmd, capture_output=True, text=True)
-    if proc.returncode != 0:
-        return False, f"ptxas failed:\n{proc.stderr.strip()}"
+    # A kernel with a loop of two dots has a second schedule (PTXModule.alt_ptx): both run.
+    texts = {"ptx": compiled.ptx, "alt.ptx": compiled.alt_ptx}
+    for suffix, text in texts.items():
+        if not text:
+            continue
+        ptx_file = os.path.join(workdir, f"{kernel.name}.{arch}.{suffix}")
+        Path(ptx_file).write_text(text)
+        # A kernel using wgmma targets the arch-specific sm_90a.
+        cmd = [ptxas, f"-arch={compiled.arch}", ptx_file, "-o", os.devnull]
+        proc = subprocess.run(cmd, capture_output=True, text=True)
+        if proc.returncode != 0:
+            return False, f"ptxas failed ({suffix}):\n{proc.stderr.strip()}"
     detail = f"{ms:.0f} ms to PTX, {kernel.num_warps} warps, {compiled.shared} B shared"
-    return True, detail
+    return True, detail + (", two schedules" if compiled.alt_ptx else "")
 
 
 def archs_for(kernel: Kernel) -> tuple[str, ...]:

@@ -90,6 +90,17 @@ def test_fp16_dot_uses_pipelined_wgmma():
     assert "wgmma.wait_group.sync.aligned 1" in ptx
 
 
+def test_descriptors_come_from_a_warp_index_every_lane_shares():
+    # The warpgroup's row of tiles comes from the warp index read from lane 0: ptxas then
+    # keeps the descriptors in uniform registers instead of copying them there (R2UR) for
+    # every wgmma. The thread-index path (tid >> 5 alone) left them in ordinary registers.
+    ptx = _compile("fp16", 128, 128, 64, 8, 3).asm["ptx"]
+    shfl = re.search(r"shfl\.sync\.idx\.b32 (%r\d+), (%r\d+), 0, 31, -1;", ptx)
+    assert shfl is not None
+    uses = re.findall(rf"\b\w[\w.]*\s+%r\d+, [^;]*{shfl.group(1)}\b", ptx[shfl.end() :])
+    assert uses  # its warpgroup's offsets into the tiles
+
+
 def test_num_stages_sets_the_ring_depth():
     two = _compile("fp16", 128, 128, 64, 4, 2)
     four = _compile("fp16", 128, 128, 64, 4, 4)

@@ -293,6 +293,19 @@ class LoweringContext:
         """Warp index in the CTA."""
         return self.cached("warp", lambda b: b.lshr(self.tid, ir.Constant(I32, 5)))
 
+    @property
+    def uniform_warp(self) -> ir.Value:
+        """The warp index read from lane 0 (``shfl.sync``): ``ptxas`` then knows it is
+        the same in every lane and keeps what is computed from it (``wgmma``
+        descriptors) in uniform registers, as Triton's warp id does."""
+
+        def make(b: ir.IRBuilder) -> ir.Value:
+            fnty = ir.FunctionType(I32, [I32])
+            shfl = ir.InlineAsm(fnty, "shfl.sync.idx.b32 $0, $1, 0, 31, -1;", "=r,r")
+            return b.call(shfl, [self.warp])
+
+        return self.cached("uniform_warp", make)
+
     def thread_offsets(self, layout: Layout) -> list[ir.Value]:
         """Per dimension, this thread's coordinate offset in ``layout`` (i32)."""
         return [self._thread_offset(layout, d) for d in range(layout.rank)]

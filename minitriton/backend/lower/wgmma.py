@@ -469,7 +469,7 @@ def wgmma(
         delta = moved.get(operand)
         return desc if delta is None else ctx.b.add(desc, delta)
 
-    g = ctx.b.lshr(ctx.warp, _i32(ctx, 2))
+    g = ctx.b.lshr(ctx.uniform_warp, _i32(ctx, 2))
     g_m = ctx.b.and_(g, _i32(ctx, shape.wg_m - 1))
     g_n = ctx.b.lshr(g, _i32(ctx, shape.wg_m.bit_length() - 1))
     b_k_major = b[0].contig == 0
