@@ -220,3 +220,16 @@ def test_a_lone_accumulating_dot_has_one_schedule() -> None:
     sig = "*fp16:16, *fp16:16, *fp16:16, 4096, 4096, 4096, " + ", ".join(["i32:16, i32:1"] * 3)
     k = build(tc_kernels.matmul_kernel, sig + ", 128, 128, 64, 8", arch="sm_90a")
     assert "wgmma.mma_async" in k.ptx and k.alt_ptx == ""
+
+
+@pytest.mark.parametrize("tma", [False, True])
+def test_the_loop_carries_its_slot_and_phase(tma: bool) -> None:
+    # No division by S = 3 per iteration: the slot counts 0, 1, 2, 0, ... as an iter arg
+    # and, where TMA barriers are waited for, so does their phase.
+    ttgir = attention(64, 1, tma).ttgir
+    header = next(line for line in ttgir.splitlines() if line.strip().startswith("^(%start_n"))
+    assert "%slot: i32" in header and ("%phase: i32" in header) == tma
+    body = _loop_body(ttgir)
+    assert "arith.rem" not in body and "arith.div" not in body
+    if tma:
+        assert "ttng.wait_barrier(%slot, %phase)" in body

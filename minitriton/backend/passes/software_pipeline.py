@@ -106,9 +106,12 @@ K-major B leaves the loop unpipelined.
       scf.yield(%acc_3, %ap_3, %bp_3)
     }
 
-**After** (``S = 3``, accumulating; ``k_i`` is the iteration number,
-``slot`` = ``k_i % S``, and ``slot_n``, the slot before it, is a compare and a
-select on ``slot``)::
+**After** (``S = 3``, accumulating; ``slot``, the ring slot this iteration
+reads, is carried by the loop: 0, 1, 2, 0, ..., an add, a compare and a
+select per iteration where ``k % S`` would be a division by 3; ``slot_n``,
+the slot before it, is a compare and a select on ``slot``. A loop whose
+rings are copied by TMA also carries ``phase``, the parity its barriers wait
+for, flipped each time ``slot`` wraps)::
 
     tt.barrier()
     ttg.local_alloc() {buffer = 0, stages = 3, shape = [128, 64], ...}
@@ -118,8 +121,8 @@ select on ``slot``)::
     ttg.async_copy_global_to_local(%bp, %in0, %slot0, %mask_b0) {buffer = 1}
     ttg.async_commit_group()
     ... the same for iteration 1 (pointers advanced by %inc * 1) ...
-    %acc_1, %ap_1, %bp_1 = scf.for(...) {
-    ^(%k, %acc_2, %ap_2, %bp_2):
+    %acc_1, %ap_1, %bp_1, %slot_1 = scf.for(..., %c0) {
+    ^(%k, %acc_2, %ap_2, %bp_2, %slot):
       ttg.async_wait() {num = 1}         // this iteration's copies have landed
       tt.barrier()                       // ... in every thread
       %d = ttng.warp_group_dot(%acc_2, %slot) {a = 0, b = 1}
@@ -131,7 +134,8 @@ select on ``slot``)::
       ttg.async_commit_group()
       %ap_3 = tt.addptr(%ap_2, %inc_a)
       %bp_3 = tt.addptr(%bp_2, %inc_b)
-      scf.yield(%acc_3, %ap_3, %bp_3)
+      %slot_2 = arith.select(%slot + 1 == 3, 0, %slot + 1)
+      scf.yield(%acc_3, %ap_3, %bp_3, %slot_2)
     }
     %acc_4 = ttng.warp_group_dot_wait(%acc_1) {pendings = 0}
     ttg.async_wait() {num = 0}
@@ -781,16 +785,12 @@ class _Rewriter:
         assert out is not None
         return out
 
-    def _wait_landed(self, before: Operation, k_i: Value, slot: Value) -> None:
+    def _wait_landed(self, before: Operation, phase: Value | None, slot: Value) -> None:
         """Wait for this iteration's tiles: ``cp.async`` groups and/or the stage's barrier."""
         body, s = self.body, self.stages
         if self._cp_loads():
             self.emit(body, before, "ttg.async_wait", [], [], {"num": s - 2})
-        if self._tma_loads():
-            it = k_i.type
-            n_s, two = self.const(body, before, s, it), self.const(body, before, 2, it)
-            rounds = self.scalar(body, before, "arith.div", k_i, n_s, it)
-            phase = self.scalar(body, before, "arith.rem", rounds, two, it)
+        if phase is not None:
             self.emit(body, before, "ttng.wait_barrier", [slot, phase])
 
     def _recompute(self, v: Value, where: tuple, memo: dict) -> Value:
@@ -822,15 +822,46 @@ class _Rewriter:
         memo[id(v)] = clone.result
         return clone.result
 
-    def _slots(self, lb: Value, step: Value) -> tuple[Value, Value]:
-        body, s = self.body, self.stages
-        first = body.ops[0]
-        iv = body.args[0]
-        it = iv.type
-        diff = self.scalar(body, first, "arith.sub", iv, lb, it)
-        k_i = self.scalar(body, first, "arith.div", diff, step, it)
-        slot = self.scalar(body, first, "arith.rem", k_i, self.const(body, first, s, it), it)
-        return k_i, slot
+    def _slots(self) -> tuple[Value | None, Value]:
+        """This iteration's barrier phase (TMA loops only) and slot, carried by the loop.
+
+        ``slot`` counts 0, 1, .., S - 1, 0, ..; ``phase`` flips each time it wraps
+        (``k / S % 2``). Carried as iter args, each costs an add, a compare and a
+        select per iteration instead of a division and a remainder (by S, not a
+        power of two).
+        """
+        body, s, it = self.body, self.stages, self.body.args[0].type
+        parent = parent_block(self.loop)
+        zero = self.const(parent, self.loop, 0, it)
+        tma = bool(self._tma_loads())
+        args = self._carry([zero, zero] if tma else [zero], ["slot", "phase"])
+        slot, phase = args[0], (args[1] if tma else None)
+        end = terminator(body)
+        nxt = self.scalar(body, end, "arith.add", slot, self.const(body, end, 1, it), it)
+        wraps = self.scalar(body, end, "arith.cmp", nxt, self.const(body, end, s, it), I1,
+                            {"pred": "eq"})  # fmt: skip
+        yields = [self.emit(body, end, "arith.select", [wraps, self.const(body, end, 0, it), nxt],
+                            [it])]  # fmt: skip
+        if phase is not None:
+            flipped = self.scalar(body, end, "arith.xor", phase, self.const(body, end, 1, it), it)
+            yields.append(self.emit(body, end, "arith.select", [wraps, flipped, phase], [it]))
+        end.operands.extend(yields)
+        return phase, slot
+
+    def _carry(self, inits: list[Value], names: list[str]) -> list[BlockArgument]:
+        """Add loop-carried values starting at ``inits``; returns their block arguments.
+
+        The caller appends what each carries to the next iteration to the yield.
+        """
+        loop, body = self.loop, self.body
+        args = []
+        for v, name in zip(inits, names):
+            loop.operands.append(v)
+            loop.results.append(OpResult(v.type, loop, len(loop.results)))
+            arg = BlockArgument(v.type, len(body.args), name)
+            body.args.append(arg)
+            args.append(arg)
+        return args
 
     def _prefetch(self, before: Operation, slot: Value, ub: Value, step: Value) -> None:
         body, s = self.body, self.stages
@@ -877,8 +908,8 @@ class _Rewriter:
     def _rewrite_accumulating(self, lb: Value, ub: Value, step: Value) -> None:
         """One dot accumulating over two rings: one ``wgmma`` group stays in flight."""
         dot = self.plan.dots[0]
-        k_i, slot = self._slots(lb, step)
-        self._wait_landed(dot.op, k_i, slot)
+        phase, slot = self._slots()
+        self._wait_landed(dot.op, phase, slot)
         if self._cp_loads():  # other threads' cp.async bytes (a barrier wait covers TMA's)
             self.emit(self.body, dot.op, "tt.barrier", [])
         acc = self._async_dot(dot, slot, 1)
@@ -893,11 +924,9 @@ class _Rewriter:
         The slot the previous iteration read is refilled right after the
         barrier that ends it, so one barrier per iteration suffices.
         """
-        k_i, slot = self._slots(lb, step)
-        slot_op = producer(slot)
-        assert slot_op is not None, "the slot is computed in the body"
-        first = self.body.ops[self.body.ops.index(slot_op) + 1]
-        self._wait_landed(first, k_i, slot)
+        phase, slot = self._slots()
+        first = self.body.ops[0]
+        self._wait_landed(first, phase, slot)
         self.emit(self.body, first, "tt.barrier", [])
         deferred = None if self.plan.mma else self._deferred()
         if deferred is None:
