@@ -162,11 +162,18 @@ class Autotuner(KernelInterface):
     def _launch(
         self, config: Config, args: Sequence[Any], grid: Grid | None, warmup: bool, kwargs: dict
     ) -> Any:
-        clash = sorted(set(kwargs) & set(config.kwargs))
+        clash = sorted(set(kwargs) & set(config.all_kwargs()))
         if clash:
+            options = [name for name in clash if name not in config.kwargs]
+            hint = (
+                f" {', '.join(options)}: every triton.Config sets its launch options "
+                "(num_warps=4 and num_stages=3 unless it says otherwise); set them in the "
+                "configs, not at the launch."
+                if options else ""
+            )  # fmt: skip
             raise ValueError(
                 f"Conflicting meta-parameters: {', '.join(clash)}. "
-                "Make sure that you don't re-define auto-tuned symbols."
+                "Make sure that you don't re-define auto-tuned symbols." + hint
             )
         if config.pre_hook is not None and not warmup:
             config.pre_hook({**dict(zip(self.arg_names, args)), **kwargs, **config.kwargs})

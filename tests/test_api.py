@@ -382,6 +382,15 @@ def test_autotune_rejects_redefined_tuned_symbols(fake: Fake):
         _tuned(scale_kernel)[(1,)](x, 100, BLOCK=16)
 
 
+def test_autotune_rejects_launch_options_its_configs_set(fake: Fake):
+    # Every Config sets num_warps (4 unless it says otherwise): a launch keyword too would
+    # give the launch two values (Triton's TypeError); this says which and where to put it.
+    x = np.zeros(100, np.float32)
+    with pytest.raises(ValueError, match="Conflicting meta-parameters: num_warps.*configs"):
+        _tuned(scale_kernel)[(1,)](x, 100, num_warps=8)
+    assert not fake.launches
+
+
 def test_heuristics_compute_meta_parameters(fake: Fake):
     @triton.heuristics({"BLOCK": lambda args: triton.next_power_of_2(args["n"])})
     @triton.jit
