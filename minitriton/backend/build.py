@@ -58,7 +58,8 @@ class PTXModule:
     tma: list[dict] = field(default_factory=list)
     #: Where ``ptx`` leaves a loop's last dot in flight across the back edge, the
     #: same kernel without (its PTX and shared bytes): the launcher keeps the one
-    #: that fits more programs per multiprocessor, ``ptx`` on a tie. Else empty.
+    #: that fits more programs per multiprocessor, ``ptx`` on a tie. Empty where
+    #: shared memory or threads already allow one program per multiprocessor.
     alt_ptx: str = ""
     alt_shared: int = 0
 
@@ -205,10 +206,27 @@ def _compile(
         params=params,
         tma=[m.to_json() for m in maps],
     )
-    if choose and getattr(kernel, "deferred_dots", False):
+    if choose and getattr(kernel, "deferred_dots", False) and _registers_may_matter(compiled):
         alt = _compile(module, arch, num_warps, num_stages, debug, defer=False)[0]
         compiled.alt_ptx, compiled.alt_shared = alt.ptx, alt.shared
     return compiled, gen.checks.table if gen.checks is not None else None
+
+
+#: Shared memory per multiprocessor on sm_90 (where loops leave dots in flight), and
+#: what the driver keeps of it per block (bytes).
+SM90_SHARED, BLOCK_RESERVE = 228 << 10, 1 << 10
+
+
+def _registers_may_matter(kernel: PTXModule) -> bool:
+    """Whether fewer registers could fit more programs of ``kernel`` per multiprocessor.
+
+    Not where its shared memory (the same in both schedules) or its threads
+    already allow only one: then both schedules fit one, and the tie keeps
+    the deferred one, so the second compile is skipped.
+    """
+    by_shared = SM90_SHARED // (kernel.shared + BLOCK_RESERVE)
+    by_threads = 2048 // (32 * kernel.num_warps)
+    return min(by_shared, by_threads) >= 2
 
 
 #: Instructions that inlining libdevice may add to a kernel, per function. Past it,

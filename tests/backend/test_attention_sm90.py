@@ -233,3 +233,17 @@ def test_the_loop_carries_its_slot_and_phase(tma: bool) -> None:
     assert "arith.rem" not in body and "arith.div" not in body
     if tma:
         assert "ttng.wait_barrier(%slot, %phase)" in body
+
+
+def test_no_second_schedule_where_shared_memory_allows_one_program(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # D=128 with BLOCK_N = 64: the rings take 131 KB, so one program fits a multiprocessor
+    # whatever the registers: the in-flight schedule wins the tie, nothing else is compiled.
+    monkeypatch.delenv("MINITRITON_DEFER_LAST_DOT", raising=False)
+    sig = (f"*fp16:16, *fp16:16, *fp16:16, fp32, *fp32:16, *fp16:16, {STRIDES}, i32, i32, "
+           "4096, 128, 128, 64, 1")  # fmt: skip
+    k = build(tc_kernels._attn_fwd, sig, arch="sm_90a", num_warps=8)
+    assert k.shared > (228 << 10) // 2 and k.alt_ptx == ""
+    monkeypatch.setenv("MINITRITON_DEFER_LAST_DOT", "1")
+    assert build(tc_kernels._attn_fwd, sig, arch="sm_90a", num_warps=8).ptx == k.ptx

@@ -90,7 +90,9 @@ K-major B leaves the loop unpipelined.
   fits where two did. So a kernel with such a loop is compiled both ways
   (:attr:`~minitriton.backend.build.PTXModule.alt_ptx`), and the launcher
   keeps the deferred one unless the other fits more programs per
-  multiprocessor (``cuOccupancyMaxActiveBlocksPerMultiprocessor``).
+  multiprocessor (``cuOccupancyMaxActiveBlocksPerMultiprocessor``). Where
+  shared memory alone allows one program per multiprocessor (D=128 with its
+  rings of 64 or 128 rows), both fit one, and the second compile is skipped.
   ``MINITRITON_DEFER_LAST_DOT=1`` always defers, ``0`` never does.
 
 **Before** (tutorial 03's loop)::
