@@ -43,19 +43,24 @@ SOURCE = kernel_text("tc_kernels", "_attn_fwd_inner", "_attn_fwd")
 CONSTEXPRS = {"N_CTX": 4096, "HEAD_DIM": 64, "BLOCK_M": 128, "BLOCK_N": 128, "STAGE": 3}
 WARPS, STAGES = 8, 3
 
-MINITRITON_CHILD = r"""
-import json, sys, time
-t0 = time.perf_counter()
-import minitriton
+
+def _child(imports: str, compile_lines: str) -> str:
+    """A child process's script: time the imports, load the kernel, then compile it."""
+    return (
+        "import json, sys, time\nt0 = time.perf_counter()\n" + imports
+        + "t1 = time.perf_counter()\nimport importlib.util\n"
+        + 'spec = importlib.util.spec_from_file_location("_attn", sys.argv[1])\n'
+        + "module = importlib.util.module_from_spec(spec)\nspec.loader.exec_module(module)\n"
+        + "kernel = module._attn_fwd\n" + compile_lines
+    )  # fmt: skip
+
+
+MINITRITON_CHILD = _child(
+    """import minitriton
 from minitriton.compiler import CompileOptions, compile_kernel
 from minitriton.signature import kernel_params, parse_signature
-t1 = time.perf_counter()
-import importlib.util
-spec = importlib.util.spec_from_file_location("_attn", sys.argv[1])
-module = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(module)
-kernel = module._attn_fwd
-strides = ", ".join(["i32:16, i32:16, i32:16, 1"] * 4)
+""",
+    r"""strides = ", ".join(["i32:16, i32:16, i32:16, 1"] * 4)
 sig = (f"*fp16:16, *fp16:16, *fp16:16, fp32, *fp32:16, *fp16:16, {strides}, i32, i32, "
        + sys.argv[2])
 specs = parse_signature(sig, kernel_params(kernel.fn))
@@ -65,20 +70,14 @@ binary = compile_kernel(kernel.source, specs, options, stop_after="ptx").binary
 t3 = time.perf_counter()
 print(json.dumps({"import": (t1 - t0) * 1e3, "compile": (t3 - t2) * 1e3,
                   "ptx": [binary.ptx] + ([binary.alt_ptx] if binary.alt_ptx else [])}))
-"""
+""",
+)
 
-TRITON_CHILD = r"""
-import json, sys, time
-t0 = time.perf_counter()
-import triton
+TRITON_CHILD = _child(
+    """import triton
 from triton.backends.compiler import GPUTarget
-t1 = time.perf_counter()
-import importlib.util
-spec = importlib.util.spec_from_file_location("_attn", sys.argv[1])
-module = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(module)
-kernel = module._attn_fwd
-consts = json.loads(sys.argv[2])
+""",
+    r"""consts = json.loads(sys.argv[2])
 names = kernel.arg_names
 strides = [n for n in names if n.startswith("stride_")]
 unit = [strides[i] for i in (3, 7, 11, 15)]  # the innermost strides: 1, as specialized
@@ -103,7 +102,8 @@ triton.compile(src, target=GPUTarget("cuda", 90, 32),
                options={"num_warps": int(sys.argv[3]), "num_stages": int(sys.argv[4])})
 t3 = time.perf_counter()
 print(json.dumps({"import": (t1 - t0) * 1e3, "compile": (t3 - t2) * 1e3, "ptx": []}))
-"""
+""",
+)
 
 
 def one_run(flavor: str, env: dict[str, str], folder: Path) -> dict:
