@@ -682,9 +682,9 @@ class _Rewriter:
             slot = self.const(parent, self.loop, p, lb.type)
             self._issue(parent, self.loop, iv, ub, p, slot, in_loop=False)
         if self.plan.acc_index >= 0:
-            self._rewrite_accumulating(lb, ub, step)
+            self._rewrite_accumulating(ub, step)
         else:
-            self._rewrite_sync(lb, ub, step)
+            self._rewrite_sync(ub, step)
         self._after_loop()
         return self.next_buffer
 
@@ -907,7 +907,7 @@ class _Rewriter:
         for ld in self.plan.loads:
             self.body.remove(ld.load)
 
-    def _rewrite_accumulating(self, lb: Value, ub: Value, step: Value) -> None:
+    def _rewrite_accumulating(self, ub: Value, step: Value) -> None:
         """One dot accumulating over two rings: one ``wgmma`` group stays in flight."""
         dot = self.plan.dots[0]
         phase, slot = self._slots()
@@ -920,7 +920,7 @@ class _Rewriter:
         replace_all_uses(self.loop, dot.op.result, acc)
         self._remove_originals()
 
-    def _rewrite_sync(self, lb: Value, ub: Value, step: Value) -> None:
+    def _rewrite_sync(self, ub: Value, step: Value) -> None:
         """Several dots (or results used in the loop): each ``wgmma`` is waited for at once.
 
         The slot the previous iteration read is refilled right after the
