@@ -16,7 +16,7 @@ import pytest
 import minitriton as triton
 import minitriton.language as tl
 from minitriton.backend import GPUKernel, gpu_available, load_kernel
-from minitriton.backend.driver import _programs_per_sm, device_arch, fullest
+from minitriton.backend.driver import _loaded_usage, _programs_per_sm, device_arch, fullest
 from minitriton.compiler import CompileOptions, compile_kernel
 from minitriton.signature import kernel_params, parse_signature
 
@@ -251,11 +251,7 @@ def test_the_launcher_keeps_the_schedule_that_fits_more_programs(monkeypatch):
 
 
 def _regs(func):
-    from minitriton.backend.driver import _cu, check
-
-    cu = _cu()
-    attr = cu.CUfunction_attribute.CU_FUNC_ATTRIBUTE_NUM_REGS
-    return int(check(cu.cuFuncGetAttribute(attr, func), "cuFuncGetAttribute"))
+    return _loaded_usage(func, "_attn_fwd", 0, 256).registers
 
 
 def test_prepared_kernels_verify():

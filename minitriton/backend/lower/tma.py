@@ -152,8 +152,9 @@ def lower_barrier_expect(ctx: LoweringContext, op: Operation) -> None:
 
 @lowering(AsyncTmaCopyOp)
 def lower_async_tma_copy(ctx: LoweringContext, op: Operation) -> None:
-    *coords, slot = (ctx.get(v) for v in op.operands[:-2] + op.operands[-1:])
-    pred = _issuer(ctx, op.operands[-2])
+    *coord_vs, pred_v, slot_v = op.operands
+    coords, slot = [ctx.get(v) for v in coord_vs], ctx.get(slot_v)
+    pred = _issuer(ctx, pred_v)
     tile, base = _slot_base(ctx, op.attrs["buffer"], slot)
     dst = ctx.b.add(smem_addr(ctx), base)
     bar = _barrier_addr(ctx, slot)

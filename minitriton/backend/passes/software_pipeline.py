@@ -840,10 +840,10 @@ class _Rewriter:
         slot, phase = args[0], (args[1] if tma else None)
         end = terminator(body)
         nxt = self.scalar(body, end, "arith.add", slot, self.const(body, end, 1, it), it)
-        wraps = self.scalar(body, end, "arith.cmp", nxt, self.const(body, end, s, it), I1,
-                            {"pred": "eq"})  # fmt: skip
-        yields = [self.emit(body, end, "arith.select", [wraps, self.const(body, end, 0, it), nxt],
-                            [it])]  # fmt: skip
+        last = self.const(body, end, s, it)
+        wraps = self.scalar(body, end, "arith.cmp", nxt, last, I1, {"pred": "eq"})
+        restart = self.const(body, end, 0, it)
+        yields = [self.emit(body, end, "arith.select", [wraps, restart, nxt], [it])]
         if phase is not None:
             flipped = self.scalar(body, end, "arith.xor", phase, self.const(body, end, 1, it), it)
             yields.append(self.emit(body, end, "arith.select", [wraps, flipped, phase], [it]))
