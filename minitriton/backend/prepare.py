@@ -247,7 +247,7 @@ class LayoutPlan:
         self.want: dict[int, Layout] = {}
         self.carried: dict[int, list[Layout | None]] = {}
         self.layout_of: dict[int, Layout] = {}
-        self._defaults: dict[tuple[int, ...], Layout] = {}
+        self._defaults: dict[tuple[tuple[int, ...], int], Layout] = {}
         self._converts: dict[tuple[int, Layout, int], Value] = {}
         #: mma_v2 dots by ``id(op)``, and the conversions feeding them their operands
         #: (filled by :func:`~minitriton.backend.dot_seeds.seed_dot_layouts`).
@@ -255,12 +255,13 @@ class LayoutPlan:
         self.dot_operands: dict[int, tuple[MmaDot, int]] = {}
 
     # -- helpers --------------------------------------------------------
-    def default(self, shape: tuple[int, ...]) -> Layout:
-        """The default blocked layout of ``shape``."""
-        if shape not in self._defaults:
-            params = default_params(shape, self.num_warps, self.vec)
-            self._defaults[shape] = blocked(params, shape)
-        return self._defaults[shape]
+    def default(self, shape: tuple[int, ...], vec: int | None = None) -> Layout:
+        """The default blocked layout of ``shape``, ``vec`` (or the plan's) elements a thread."""
+        key = (shape, vec or self.vec)
+        if key not in self._defaults:
+            params = default_params(shape, self.num_warps, key[1])
+            self._defaults[key] = blocked(params, shape)
+        return self._defaults[key]
 
     def wanted(self, v: Value) -> Layout:
         """The layout users want for ``v`` (the default if none asked)."""
@@ -449,11 +450,26 @@ def _back_tt_store(plan: LayoutPlan, op: Operation) -> None:
     if not _is_block(ptr):
         return
     value_want = plan.want.get(id(value))
+    vec = None
     if is_mma_layout(value_want):  # accumulators are stored through the epilogue
-        value_want = None
-    layout = plan.want.get(id(ptr)) or value_want or plan.default(ptr.shape)
+        value_want, vec = None, _store_vec(ptr)
+    layout = plan.want.get(id(ptr)) or value_want or plan.default(ptr.shape, vec)
     for v in op.operands:
         plan.demand(v, layout)
+
+
+def _store_vec(ptr: Value) -> int:
+    """Elements in 16 bytes of the stored type: an accumulator's store, one vector a row.
+
+    The plan's width is 16 bytes of the kernel's *narrowest* accessed type. An
+    accumulator goes through shared memory to the stored layout anyway, so that
+    layout may as well suit the store: an fp16 result of an fp8 matmul stored
+    16 elements a thread would write each 32-byte sector in two halves, from
+    two instructions (twice the L2 write requests).
+    """
+    pointee = element_type(ptr.type)
+    assert isinstance(pointee, PointerType)
+    return max(1, 16 // max(1, pointee.pointee.bitwidth // 8))
 
 
 @layout_rule("back", BroadcastOp)

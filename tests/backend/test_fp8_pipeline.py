@@ -56,3 +56,15 @@ def test_assembles_without_spills(tmp_path) -> None:
     assert " 0 bytes spill stores" in report
     registers = int(re.search(r"Used (\d+) registers", report).group(1))
     assert registers < 200, report  # 237 with the pointers converted in the loop
+
+
+def test_fp16_result_is_stored_a_16_byte_vector_a_row() -> None:
+    # The plan's width is 16 fp8 elements; the fp16 result takes 8 a thread (16 bytes),
+    # so that each store instruction writes whole 32-byte sectors (Triton's coalescing).
+    k = fp8_matmul(True)
+    store_layout = re.search(r"convert_layout\(%c\) \{layout = \"([^\"]+)\"", k.ttgir).group(1)
+    assert store_layout.startswith("blocked<spt=[1, 8], tpw=[2, 16]"), store_layout
+    assert "blocked<spt=[1, 16]" in k.ttgir  # the fp8 loads keep 16 a thread
+    epilogue = k.ptx[k.ptx.rindex("wgmma.wait_group") :]
+    assert epilogue.count("st.global.v4.b32") == 8  # 128 x 128 fp16 over 256 threads
+    assert epilogue.count("ld.shared.v4.b32") == 8

@@ -20,7 +20,12 @@ three steps:
    get their dot-operand layout directly.
 2. **Backwards**: each value's users say which layout they want; the first
    demand wins (a store wants its pointers' default layout, an elementwise
-   op its result's, a loop-carried value its loop result's).
+   op its result's, a loop-carried value its loop result's). The default
+   gives each thread 16 bytes of the kernel's narrowest accessed type along
+   the fastest dimension; a store of an accumulator, which goes through
+   shared memory anyway, takes 16 bytes of *its own* type instead, so each
+   store instruction writes whole 32-byte sectors (an fp8 matmul's fp16
+   result: 8 a thread, not 16).
 3. **Forwards**: ops that may produce any layout (constants, ranges,
    splats, elementwise ops) produce the wanted one; reductions,
    ``expand_dims``, scans and sorts derive theirs from their operand.
