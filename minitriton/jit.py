@@ -547,11 +547,27 @@ def _runtime_key(value: Any) -> Any:
         raise _FullPath
     if tp is float:
         return float
-    if getattr(tp, "fast_launch", False):  # a host TensorDescriptor
+    kind = _ARG_KINDS.get(tp)
+    if kind is None:
+        kind = _ARG_KINDS[tp] = _arg_kind(tp)
+    if kind == "tensor" or (kind == "other" and hasattr(value, "data_ptr")):
+        return (tp, value.dtype, value.data_ptr() % 16 == 0)
+    if kind == "descriptor":
         return descriptor_key(value)
-    if not hasattr(value, "data_ptr"):  # NumPy arrays among them
-        raise _FullPath
-    return (tp, value.dtype, value.data_ptr() % 16 == 0)
+    raise _FullPath  # NumPy arrays among them
+
+
+#: :func:`_arg_kind` of each argument type seen. Asking the type itself costs
+#: more than the rest of the key: a missing class attribute of ``torch.Tensor``
+#: takes about 190 ns to look up; a launch with three tensors took 0.75 µs less.
+_ARG_KINDS: dict[type, str] = {}
+
+
+def _arg_kind(tp: type) -> str:
+    """``descriptor`` (a host TensorDescriptor), ``tensor`` (has ``data_ptr``), or ``other``."""
+    if getattr(tp, "fast_launch", False):
+        return "descriptor"
+    return "tensor" if callable(getattr(tp, "data_ptr", None)) else "other"
 
 
 def descriptor_key(desc: Any) -> tuple[Any, ...]:

@@ -300,3 +300,32 @@ def test_plain_mode_launches_take_the_plain_bind_path(monkeypatch: pytest.Monkey
     with speed.fast_paths_enabled(True):
         cache.remember(args, meta, bound, compiled)
         assert len(cache.entries) == 1
+
+
+class PointerLike:
+    """A tensor-like argument: its class has ``data_ptr`` and ``dtype``."""
+
+    dtype = "float32"
+
+    def __init__(self, address: int) -> None:
+        self.address = address
+
+    def data_ptr(self) -> int:
+        return self.address
+
+
+def test_the_launch_key_sorts_arguments_by_kind() -> None:
+    """The key tells apart what specialization does; each type's kind is looked up once."""
+    key = jit_module._runtime_key
+    assert key(PointerLike(64)) == (PointerLike, "float32", True)
+    assert key(PointerLike(72)) == (PointerLike, "float32", False)  # 16-byte alignment
+    assert jit_module._ARG_KINDS[PointerLike] == "tensor"
+    # An instance attribute counts too, asked of each value (the kind is the type's).
+    odd = SimpleNamespace(data_ptr=lambda: 32, dtype="int8")
+    assert key(odd) == (SimpleNamespace, "int8", True)
+    assert jit_module._ARG_KINDS[SimpleNamespace] == "other"
+    with pytest.raises(jit_module._FullPath):  # NumPy arrays are copied: the full path
+        key(np.zeros(4))
+    with pytest.raises(jit_module._FullPath):
+        key(SimpleNamespace(dtype="int8"))  # the same type, without data_ptr
+    assert key(7) == (False, False) and key(32) == (False, True) and key(1) == (True, False)
