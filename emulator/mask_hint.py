@@ -22,13 +22,20 @@ When the access had a mask already, the help says which enabled lane the
 mask did not cover, and suggests a mask only for a named offset (an offset
 of unknown origin under the user's own mask says nothing about what the mask
 should be; the pointer may be the bug).
+
+The GPU backend's debug mode gives the same help line
+(:func:`help_line`) where its record tells enough: the record holds the
+addresses of the lanes out of bounds, so the offsets into the array, and
+none of the kernel's other values. An unnamed offset, and a named one added
+to a parameter's pointer itself, get the emulator's words; a named part of
+an offset (``cols`` in ``x_ptr + rows * N + cols``) gets no help line there.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -40,6 +47,15 @@ from minitriton.ir.types import ScalarType
 _BOUND_NAME = re.compile(r"^(n|n_.*|n[A-Z0-9].*|num_.*|.*size.*|.*numel.*|.*len.*)$", re.I)
 
 
+class Offsets(NamedTuple):
+    """What a help line knows of an access's offsets at the lanes that fell outside."""
+
+    name: str  # the kernel's name for them, or the generic "offsets"
+    values: np.ndarray  # their values at those lanes
+    whole: bool  # they are the whole offset into the array (added to a parameter's pointer)
+    derived: bool  # the name and values come from the kernel, not from the addresses alone
+
+
 def mask_help(
     op: Operation, state: Any, row: int, buf_name: str, size: int, lanes: np.ndarray,
     offsets: np.ndarray, masked: bool,
@@ -49,24 +65,48 @@ def mask_help(
     ``state`` is the program state (its values, at the batch's ``row``);
     ``offsets`` are the offsets into the array of those lanes.
     """
-    name, values, whole, derived = "offsets", offsets, True, False
+    found = Offsets("offsets", offsets, True, False)
     named = named_offset(op.operands[0])
     if named is not None:
-        found = _lane_values(state, named[1], row, op.operands[0].shape, lanes)
-        if found is not None:
-            name, values, whole, derived = named[0], found, named[2], True
+        values = _lane_values(state, named[1], row, op.operands[0].shape, lanes)
+        if values is not None:
+            found = Offsets(named[0], values, named[2], True)
         elif named[2]:  # the whole offset into the array: its values are the offsets
-            name, derived = named[0], True
-    if masked:
-        where = f"lane {_lane_text(lanes[0], op.operands[0].shape)} (offset {int(offsets[0])}"
-        if not derived:  # the mask is the user's, and nothing says what it should be
-            return f"the mask did not cover {where}; '{buf_name}' has {size} elements)"
-    params = [(p, v.data) for p, v in zip(state.interp.kernel.body.args, state.interp.args)]
+            found = Offsets(named[0], offsets, True, True)
+    where = f"lane {lane_text(lanes[0], op.operands[0].shape)} (offset {int(offsets[0])}"
+    params = int_params(state.interp.kernel.body.args, [v.data for v in state.interp.args])
+    return help_line(found, masked, where, buf_name, size, params)
+
+
+def help_line(
+    found: Offsets, masked: bool, where: str, buf_name: str, size: int,
+    params: Sequence[tuple[str, int]],
+) -> str:  # fmt: skip
+    """The help line itself; the GPU's debug mode asks it too (``where``: the first lane's text).
+
+    ``params`` are the kernel's named integer parameters and their values at
+    this launch (:func:`int_params`); ``size`` is the array's length.
+    """
+    if masked and not found.derived:  # the mask is the user's, and nothing says what it should be
+        return f"the mask did not cover {where}; '{buf_name}' has {size} elements)"
     bound = None
-    if (values >= 0).any():
-        bound = bound_name(params, values, size if whole else None, derived)
-    mask = _mask_text(name, values, bound, whole, buf_name, size)
+    if (found.values >= 0).any():
+        length = size if found.whole else None
+        bound = bound_name(params, found.values, length, found.derived)
+    mask = _mask_text(found.name, found.values, bound, found.whole, buf_name, size)
     return f"the mask did not cover {where}); use {mask}" if masked else mask
+
+
+def int_params(args: Sequence[Value], values: Sequence[object]) -> list[tuple[str, int]]:
+    """The named integer parameters among a kernel's ``args``, with their ``values``."""
+    out = []
+    for param, value in zip(args, values):
+        hint = param.name_hint
+        if hint is None or not isinstance(param.type, ScalarType) or not param.type.is_int():
+            continue
+        data = np.asarray(value)
+        out.append((hint, int(data.reshape(-1)[0]) if data.size else 0))
+    return out
 
 
 def _mask_text(
@@ -84,29 +124,26 @@ def _mask_text(
     return text
 
 
-def _lane_text(lane: int, shape: Sequence[int]) -> str:
+def lane_text(lane: int, shape: Sequence[int]) -> str:
     if len(shape) <= 1:
         return str(int(lane))
     return "(" + ", ".join(str(int(c)) for c in np.unravel_index(int(lane), tuple(shape))) + ")"
 
 
 def bound_name(
-    params: Sequence[tuple[Value, object]], values: np.ndarray, length: int | None, named: bool
+    params: Sequence[tuple[str, int]], values: np.ndarray, length: int | None, named: bool
 ) -> str | None:
     """The integer parameter that reads as the bound of ``values`` (see the module), if any.
 
-    ``length`` is the array's length when ``values`` are offsets into it;
-    a parameter's name counts only for a ``named`` offset (offsets of an
-    unknown expression are bounded by the array's length alone).
+    ``params`` are the named integer parameters and their values
+    (:func:`int_params`); ``length`` is the array's length when ``values``
+    are offsets into it; a parameter's name counts only for a ``named``
+    offset (offsets of an unknown expression are bounded by the array's
+    length alone).
     """
     limit = int(values[values >= 0].min())
     best: tuple[int, str] | None = None
-    for param, value in params:
-        hint = param.name_hint
-        if hint is None or not isinstance(param.type, ScalarType) or not param.type.is_int():
-            continue
-        data = np.asarray(value)
-        number = int(data.reshape(-1)[0]) if data.size else 0
+    for hint, number in params:
         if not 0 < number <= limit:
             continue
         if number != length and not (named and _BOUND_NAME.match(hint)):
@@ -150,11 +187,18 @@ def _lane_values(
 
 
 def _through_views(value: Value, named_too: bool = False) -> Value:
-    """The value under splats, broadcasts and expand_dims (unnamed ones, or ``named_too``)."""
+    """The value under splats, broadcasts and expand_dims (unnamed ones, or ``named_too``).
+
+    Also under the GPU backend's layout conversions, for its debug mode's
+    reports: they move values between threads and change nothing else.
+    """
     while (
         (value.name_hint is None or named_too)
         and isinstance(value, OpResult)
-        and isinstance(value.owner, (SplatOp, BroadcastOp, ExpandDimsOp))
+        and (
+            isinstance(value.owner, (SplatOp, BroadcastOp, ExpandDimsOp))
+            or value.owner.name == "ttg.convert_layout"
+        )
     ):
         value = value.owner.operands[0]
     return value

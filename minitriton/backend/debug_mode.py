@@ -18,7 +18,9 @@ After the launch the host waits for the kernel's stream and reads the
 record's first word (copied into page-locked memory behind the kernel). If
 a check failed, the record is decoded into the located error the emulator
 raises (:class:`~minitriton.emulator.errors.DeviceCheckError`, formatted by
-:mod:`minitriton.emulator.errors`), the record is cleared for the next
+:mod:`minitriton.emulator.errors`; an out-of-bounds report ends with the
+emulator's suggested mask where the record tells enough for it,
+:func:`minitriton.emulator.mask_hint.help_line`), the record is cleared for the next
 launch, NumPy arguments are left as they were before the launch, and the
 error is raised. The CUDA context is untouched: the process goes on.
 
@@ -186,40 +188,46 @@ class DebugLauncher(Launcher):
             hidden += 2
         gx, gy, gz = (tuple(int(g) for g in grid) + (1, 1, 1))[:3]
         grid3 = (gx, gy, gz)
+        ints = int_values(self.table, args)  # a report's suggested mask may name one
         if not copies and os.environ.get(DEBUG_ENV) == DEFERRED:
-            self._launch_deferred(grid3, bases, stream)
+            self._launch_deferred(grid3, bases, stream, ints)
             return
         self.slots[-1].value = self.record.ptr
         self.launch_raw(gx, gy, gz, stream)
-        self._raise_recorded(grid3, bases, stream)
+        self._raise_recorded(grid3, bases, stream, ints)
         if copies:
             self._copy_back(copies)
 
-    def _raise_recorded(self, grid: tuple[int, int, int], bases: dict, stream: Any) -> None:
+    def _raise_recorded(
+        self, grid: tuple[int, int, int], bases: dict, stream: Any, ints: list[tuple[str, int]]
+    ) -> None:
         key = self.keys.read(0, self.record.ptr, stream, self.name)
         if key != 0:
-            raise self._take_error(0, grid, bases)
+            raise self._take_error(0, grid, bases, None, ints)
 
     def _take_error(
-        self, index: int, grid: tuple[int, int, int], bases: dict, note: str | None = None
-    ) -> Any:
+        self, index: int, grid: tuple[int, int, int], bases: dict, note: str | None = None,
+        ints: Sequence[tuple[str, int]] = (),
+    ) -> Any:  # fmt: skip
         """Decode record ``index`` into its error, and clear the record for its next launch."""
         record = self.records[index]
         words = np.zeros(self.table.record_words, np.uint64)
         check(_cu().cuMemcpyDtoH(words.ctypes.data, record.ptr, words.nbytes), "cuMemcpyDtoH")
         _clear(record, self.name)
-        return decode(self.table, words, grid, bases, note)
+        return decode(self.table, words, grid, bases, note, ints)
 
     # ------------------------------------------------------------ deferred reports
 
-    def _launch_deferred(self, grid: tuple[int, int, int], bases: dict, stream: Any) -> None:
+    def _launch_deferred(
+        self, grid: tuple[int, int, int], bases: dict, stream: Any, ints: list[tuple[str, int]]
+    ) -> None:
         index = self._free_record()
         record = self.records[index]
         self.slots[-1].value = record.ptr
         self.launch_raw(grid[0], grid[1], grid[2], stream)
         self.keys.copy_behind(index, record.ptr, stream, self.name)
         with _lock:
-            _in_flight.append(_InFlight(self, index, grid, bases, stream))
+            _in_flight.append(_InFlight(self, index, grid, bases, stream, ints))
         _arm_exit_report()
 
     def _free_record(self) -> int:
@@ -240,7 +248,9 @@ class DebugLauncher(Launcher):
         if key == 0:
             self._free.append(launch.number)
             return
-        error = self._take_error(launch.number, launch.grid, launch.bases, DEFERRED_NOTE)
+        error = self._take_error(
+            launch.number, launch.grid, launch.bases, DEFERRED_NOTE, launch.ints
+        )
         self._free.append(launch.number)
         raise error
 
@@ -253,6 +263,7 @@ class _InFlight(NamedTuple):
     grid: tuple[int, int, int]
     bases: dict
     stream: Any
+    ints: Sequence[tuple[str, int]] = ()  # the launch's named integer arguments
 
 
 #: The deferred launches in flight, in launch order (guarded by ``_lock``: a launch
@@ -396,11 +407,13 @@ def _stream_ptr(stream: Any) -> ctypes.c_void_p:
 
 def decode(
     table: CheckTable, words: np.ndarray, grid: tuple[int, int, int], bases: dict,
-    note: str | None = None,
+    note: str | None = None, ints: Sequence[tuple[str, int]] = (),
 ) -> Any:  # fmt: skip
     """The located error a record describes (``bases``: argument -> (ptr, lo, size)).
 
-    ``note``, if given, is its last detail line.
+    ``note``, if given, is its last detail line; ``ints`` are the launch's
+    named integer arguments (:func:`int_values`), which a suggested mask may
+    name as its bound.
     """
     from minitriton.emulator.errors import DeviceCheckError, assert_report, oob_report
 
@@ -411,6 +424,7 @@ def decode(
     slots = words[HEADER_WORDS : HEADER_WORDS + SLOT_WORDS * site.slots]
     slots = slots.reshape(site.slots, SLOT_WORDS)
     written = np.flatnonzero(slots[:, 0] == 1)
+    help = None
     if site.kind == "assert":
         # Threads that hold copies of one element record it alike: one entry per lane.
         found = {site.lane(int(i)): slots[i] for i in written}
@@ -422,14 +436,51 @@ def decode(
         ptr, lo, size = bases[site.arg]
         bad = _outside(site, slots, written, lo, size)
         lanes = np.array(sorted(bad), dtype=np.int64)
-        offsets = [(bad[k] - ptr) // site.elem_bytes for k in lanes[:3]]
+        outside = np.array([(bad[k] - ptr) // site.elem_bytes for k in lanes], dtype=np.int64)
         elems = max(0, size - (ptr - lo)) // max(1, site.elem_bytes)
         message, details = oob_report(
             site.op, _VERBS.get(site.op, "at"), table.arg_names[site.arg], elems,
-            table.arg_types[site.arg], site.shape, lanes, offsets,
+            table.arg_types[site.arg], site.shape, lanes, outside[:3],
         )  # fmt: skip
+        help = _mask_help(site, lanes, outside, table.arg_names[site.arg], elems, ints)
     details = [*details, note] if note else details
-    return DeviceCheckError(site.loc, f"{message} in program {_pid_text(pid)}", details, pid)
+    message = f"{message} in program {_pid_text(pid)}"
+    return DeviceCheckError(site.loc, message, details, pid, help=help)
+
+
+def _mask_help(
+    site: Site, lanes: np.ndarray, offsets: np.ndarray, buf_name: str, size: int,
+    ints: Sequence[tuple[str, int]],
+) -> str | None:  # fmt: skip
+    """The emulator's help line for the access, where the record tells enough for it.
+
+    The record holds the addresses of the lanes outside, so their offsets
+    into the array, and none of the kernel's own values: the help is the
+    emulator's where the offset is unnamed or is a named one added to a
+    parameter's pointer itself (``x_ptr + offs``: its values are those
+    offsets). For a named part of an offset (``cols`` in
+    ``x_ptr + row * stride + cols``) the emulator, which sees every value,
+    says more (``backend="emulator"``); here the report has no help line.
+    """
+    from minitriton.emulator.mask_hint import Offsets, help_line, lane_text
+
+    if site.offset_name is None:
+        found = Offsets("offsets", offsets, True, False)
+    elif site.offset_whole:
+        found = Offsets(site.offset_name, offsets, True, True)
+    else:
+        return None
+    where = f"lane {lane_text(lanes[0], site.shape)} (offset {int(offsets[0])}"
+    return help_line(found, site.masked, where, buf_name, size, ints)
+
+
+def int_values(table: CheckTable, args: Sequence[Any]) -> list[tuple[str, int]]:
+    """The named integer arguments of a launch and their values."""
+    out = []
+    for i, name in table.int_args:
+        with contextlib.suppress(TypeError, ValueError, IndexError):
+            out.append((name, int(args[i])))
+    return out
 
 
 def _outside(

@@ -223,3 +223,105 @@ def test_the_report_at_exit_prints_every_error(monkeypatch, capsys):
     err = capsys.readouterr().err
     assert err.count("minitriton: a deferred debug-mode launch failed:") == 2
     assert "launch 1 failed" in err and "launch 3 failed" in err and not queue
+
+
+def _record_lanes(
+    table, site_index: int, lanes: list[int], base: int, offset_of, program: int = 0
+) -> np.ndarray:
+    """A record of a failing ``program`` at ``site_index``: the groups holding ``lanes``.
+
+    ``offset_of(lane)`` is the lane's element offset into the array, as the kernel computes it.
+    """
+    from minitriton.backend.lower.debug import HEADER_WORDS, SITE_BITS, SLOT_WORDS
+
+    site = table.sites[site_index]
+    words = np.zeros(table.record_words, np.uint64)
+    words[0] = (program << SITE_BITS) | (site_index + 1)
+    for lane in lanes:
+        slot = next(
+            s for s in range(0, site.slots, site.vec)
+            if lane in [site.lane(s, k) for k in range(site.vec)]
+        )  # fmt: skip
+        addr = base + offset_of(site.lane(slot, 0)) * site.elem_bytes
+        words[HEADER_WORDS + SLOT_WORDS * slot : HEADER_WORDS + SLOT_WORDS * (slot + 1)] = [
+            1, slot, addr, 0,
+        ]  # fmt: skip
+    return words
+
+
+def _emulator_text(kernel, *args, grid=(1,), **meta) -> str:
+    with pytest.raises(Exception) as info:
+        kernel[grid](*args, backend="emulator", debug=True, **meta)
+    assert type(info.value).__name__ == "EmulatorError"
+    return str(info.value)
+
+
+def _decoded(
+    kernel, args, meta, op: str, lanes: list[int], elements: int, ints, offset_of=None, arg=None,
+    grid=(1, 1, 1), program=0,
+):  # fmt: skip
+    """The GPU's report of a record in which ``lanes`` of ``op`` fell outside their array."""
+    from minitriton.backend.debug_mode import decode, int_values
+
+    table = build(kernel, [*args, *meta.values()], True).binary.checks
+    index = next(
+        i for i, s in enumerate(table.sites) if s.op == op and arg in (None, s.arg)
+    )  # fmt: skip
+    base = 1 << 20
+    words = _record_lanes(table, index, lanes, base, offset_of or (lambda lane: lane), program)
+    bases = {table.sites[index].arg: (base, base, 4 * elements)}
+    assert int_values(table, list(args)) == ints
+    return str(decode(table, words, grid, bases, None, ints))
+
+
+def test_a_gpu_report_suggests_the_emulators_mask_for_a_whole_named_offset():
+    # x_ptr + offs, unmasked: the record's offsets are offs itself, and n reads as its bound.
+    out = np.zeros(8, np.float32)
+    meta = {"BLOCK": 16, "MASKED": False}
+    lanes = list(range(8, 16))
+    got = _decoded(K.store_past_end, (out, 8), meta, "tt.store", lanes, 8, [("n", 8)])
+    assert got == _emulator_text(K.store_past_end, out, 8, **meta)
+    assert got.endswith("help: mask=offs < n")
+
+
+def test_a_gpu_report_says_which_lane_the_mask_left_out():
+    out = np.zeros(8, np.float32)
+    meta = {"BLOCK": 16, "SHIFT": 3}
+    got = _decoded(K.store_before_start, (out, 8), meta, "tt.store", [0, 1, 2], 8, [("n", 8)],
+                   lambda lane: lane - 3)  # fmt: skip
+    assert got == _emulator_text(K.store_before_start, out, 8, **meta)
+    assert got.endswith("help: the mask did not cover lane 0 (offset -3); use mask=offs >= 0")
+
+
+def test_a_load_report_names_the_bound_parameter_of_the_launch():
+    x, out = np.arange(10, dtype=np.float32), np.zeros(16, np.float32)
+    meta = {"BLOCK": 16, "MASKED": False}
+    lanes = list(range(10, 16))
+    got = _decoded(K.load_past_end, (x, out, 10), meta, "tt.load", lanes, 10, [("n", 10)])
+    want = _emulator_text(K.load_past_end, x, out, 10, **meta)
+    assert got == want and got.endswith("help: mask=offs < n")
+
+
+def test_a_named_part_of_an_offset_gets_no_help_on_the_gpu():
+    # x_ptr + rows * N + cols: the record holds offsets into x, not the values of cols,
+    # so the GPU says no more than it knows; the emulator suggests the mask.
+    x, out = np.arange(24, dtype=np.float32).reshape(4, 6), np.zeros((4, 8), np.float32)
+    meta = {"BM": 4, "BN": 8, "COLS": False}
+    got = _decoded(K.tile_copy, (x, out, 4, 6), meta, "tt.load", [30, 31], 24,
+                   [("M", 4), ("N", 6)], lambda lane: lane // 8 * 6 + lane % 8)  # fmt: skip
+    want = _emulator_text(K.tile_copy, x, out, 4, 6, **meta).splitlines()
+    assert want[-1].startswith("help: ") and "cols" in want[-1]
+    assert got.splitlines() == want[:-1]
+
+
+def test_a_masked_access_past_a_short_array_bounds_the_mask_by_its_length():
+    # K.add's x is 100 elements short of n: the mask offs < n let lanes 132.. of program 3
+    # through; n does not bound them, the array's length does.
+    x, y, out = np.ones(900, np.float32), np.ones(1000, np.float32), np.zeros(1000, np.float32)
+    got = _decoded(K.add, (x, y, out, 1000), {"BLOCK": 256}, "tt.load", list(range(132, 232)),
+                   900, [("n", 1000)], lambda lane: 768 + lane, 0, (4, 1, 1), 3)  # fmt: skip
+    assert got == _emulator_text(K.add, x, y, out, 1000, grid=(4,), BLOCK=256)
+    assert got.endswith(
+        "help: the mask did not cover lane 132 (offset 900); "
+        "use mask=offs < N, N at most 900 (the length of 'x_ptr')"
+    )

@@ -68,11 +68,20 @@ from minitriton.backend.lltypes import (
 from minitriton.backend.lower.arith import to_f32
 from minitriton.backend.lower.control import guarded
 from minitriton.backend.lower.smem import counted_loop, row_major, smem_load, write_tensor
+from minitriton.backend.ops import AsyncCopyOp
 from minitriton.backend.provenance import UNKNOWN, Provenance
 from minitriton.backend.registry import lowering
 from minitriton.diagnostics import Location
 from minitriton.ir.core import Operation, OpResult
-from minitriton.ir.ops import AssertOp, CmpOp, FuncOp, PrintOp
+from minitriton.ir.ops import (
+    AssertOp,
+    AtomicRMWOp,
+    CmpOp,
+    FuncOp,
+    LoadOp,
+    PrintOp,
+    StoreOp,
+)
 from minitriton.ir.types import BlockType, PointerType, ScalarType, element_type
 
 if TYPE_CHECKING:
@@ -106,6 +115,13 @@ class Site:
     message: str = ""  # the assert's message
     #: An assert's compared values: (side, name, element type such as "f32") of lhs and rhs.
     sides: list[tuple[str, str, str]] = field(default_factory=list)
+    #: The kernel's name for an access's offset (None: unnamed), and whether it is the
+    #: whole offset, added to a parameter's pointer itself (``x_ptr + offs``): then its
+    #: values are the offsets the record holds, and the report can suggest the mask
+    #: (:func:`~minitriton.emulator.mask_hint.help_line`).
+    offset_name: str | None = None
+    offset_whole: bool = False
+    masked: bool = False  # the access had a mask
 
     @property
     def regs(self) -> int:
@@ -142,6 +158,9 @@ class CheckTable:
     arg_names: list[str]
     #: Per kernel argument: the pointee type name of a pointer ("fp32"), else "".
     arg_types: list[str]
+    #: The named integer arguments, by index: a report reads their values at the launch
+    #: for the bound of a suggested mask.
+    int_args: list[tuple[int, str]] = field(default_factory=list)
 
     @property
     def record_words(self) -> int:
@@ -158,7 +177,9 @@ class CheckState:
         self.pointer_args = [i for i, a in enumerate(args) if isinstance(a.type, PointerType)]
         types = [repr(a.type.pointee) if isinstance(a.type, PointerType) else "" for a in args]
         names = [a.name_hint or f"arg{i}" for i, a in enumerate(args)]
-        self.table = CheckTable([], names, types)
+        ints = [(i, a.name_hint) for i, a in enumerate(args)
+                if a.name_hint and isinstance(a.type, ScalarType) and a.type.is_int()]  # fmt: skip
+        self.table = CheckTable([], names, types, ints)
         self.site_ids: dict[int, int] = {}
         self.bounds: dict[int, tuple[ir.Value, ir.Value]] = {}
         self.record: ir.Value | None = None
@@ -330,6 +351,25 @@ def _limit(ctx: LoweringContext, arg: int, nbytes: int) -> ir.Value:
     return chk.limits[key]
 
 
+#: Where an access op's mask operand is, when it has one (``pred`` may also be a
+#: store's owner predicate, so it does not tell).
+_MASK_INDEX = {LoadOp: 1, StoreOp: 2, AtomicRMWOp: 2, AsyncCopyOp: 3}
+
+
+def _access_site(
+    op: Operation, arg: int, eb: int, vec: int, layout: Layout | None, threads: int
+) -> Site:
+    from minitriton.emulator.mask_hint import named_offset  # the emulator's reading of names
+
+    ptr_v = op.operands[0]
+    named = named_offset(ptr_v)
+    site = Site("access", op.name, op.loc, ptr_v.shape, arg, eb, vec, layout, threads)
+    if named is not None:
+        site.offset_name, site.offset_whole = named[0], named[2]
+    site.masked = len(op.operands) > _MASK_INDEX.get(type(op), len(op.operands))
+    return site
+
+
 def _in_bounds(ctx: LoweringContext, arg: int, ptr: ir.Value, nbytes: int) -> ir.Value:
     lo, _ = _state(ctx).bounds[arg]
     off = ctx.b.sub(ctx.b.ptrtoint(ptr, I64), lo)
@@ -360,10 +400,7 @@ def check_access(
         return pred
     eb = byte_size(pointee_of(ptr_v.type))
     threads = 32 * ctx.num_warps
-    site = chk.site(
-        op,
-        lambda: Site("access", op.name, op.loc, ptr_v.shape, arg, eb, vec, layout, threads),
-    )
+    site = chk.site(op, lambda: _access_site(op, arg, eb, vec, layout, threads))
     ok = _in_bounds(ctx, arg, ptrs[r], vec * eb)
     bad = ctx.b.not_(ok) if pred is None else ctx.b.and_(pred, ctx.b.not_(ok))
 
