@@ -66,8 +66,12 @@ class CompiledKernelAPI:
 
     @property
     def metadata(self) -> SimpleNamespace:
-        """``shared`` (bytes of shared memory), ``num_warps``, ``num_stages``, ``name``."""
-        shared = self.binary.shared if self._on_gpu else EMULATOR_SHARED
+        """``shared`` (bytes of shared memory), ``num_warps``, ``num_stages``, ``name``.
+
+        On the GPU, ``shared`` is the loaded schedule's: of a kernel compiled
+        two ways (a dot left in flight or not), the one the launcher kept.
+        """
+        shared = self.binary.load().shared if self._on_gpu else EMULATOR_SHARED
         return SimpleNamespace(
             shared=shared,
             num_warps=self.options.num_warps,

@@ -171,3 +171,18 @@ def test_host_tensor_descriptors_are_not_pointers() -> None:
         scale[(1,)](desc, x, 16, FACTOR=1.0, BLOCK=16, backend="emulator")
     assert type(info.value).__name__ == "CompileError"
     assert "test_host_api.py:18:36: error: cannot use tensor descriptor" in str(info.value)
+
+
+def test_metadata_reports_the_shared_memory_of_the_loaded_schedule() -> None:
+    # A kernel compiled two ways keeps one at load; its shared memory is the one reported.
+    from types import SimpleNamespace
+
+    from minitriton.compiled_api import CompiledKernelAPI
+
+    launcher = SimpleNamespace(shared=73728)
+    binary = SimpleNamespace(_launcher=launcher, shared=98304, load=lambda: launcher)
+    kernel = CompiledKernelAPI()
+    kernel.binary, kernel.name = binary, "k"
+    kernel.options = SimpleNamespace(num_warps=8, num_stages=3)
+    assert kernel.metadata.shared == 73728
+    assert kernel.metadata.num_warps == 8 and kernel.metadata.name == "k"
