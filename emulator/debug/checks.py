@@ -195,18 +195,6 @@ class Access:
     pids: np.ndarray  # linear program id of each lane
 
 
-#: The operand index of the mask, for the memory ops that take one.
-_MASK_OPERAND: dict[type[Operation], int] = {LoadOp: 1, StoreOp: 2, AtomicRMWOp: 2}
-
-
-def mask_operand(op: Operation) -> int | None:
-    """The operand index of the mask of a memory op, if it has one."""
-    index = _MASK_OPERAND.get(type(op))
-    if index is None or len(op.operands) <= index:
-        return None
-    return index
-
-
 def lane_data(state: ProgramState, op: Operation, index: int) -> np.ndarray:
     """Operand ``index`` of ``op`` with one row per program, broadcast to the pointer's shape."""
     shape = (state.size, *op.operands[0].shape)
@@ -230,7 +218,7 @@ def access_of(state: ProgramState, op: Operation) -> tuple[Access, np.ndarray]:
     memory = state.interp.memory
     buf = memory[ptr.buffer or 0]
     offsets = lane_data(state, op, 0)
-    m = mask_operand(op)
+    m = op.mask_operand()
     enabled = (
         np.ones(offsets.shape, dtype=bool) if m is None else lane_data(state, op, m).astype(bool)
     )

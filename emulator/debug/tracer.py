@@ -37,7 +37,7 @@ from typing import Any
 import numpy as np
 
 from minitriton.diagnostics import Location
-from minitriton.emulator.debug.checks import lane_data, linear_pids, mask_operand
+from minitriton.emulator.debug.checks import lane_data, linear_pids
 from minitriton.emulator.debug.tools import Launch, Tool, using
 from minitriton.emulator.errors import EmulatorError, format_pid
 from minitriton.emulator.interpreter import Interpreter, Listener, ProgramState
@@ -269,7 +269,7 @@ def _accesses(op: Operation, state: ProgramState, kind: str) -> list[Access]:
     buf = memory[ptr.buffer or 0]
     root = memory[buf.root]
     offsets = lane_data(state, op, 0).reshape(state.size, -1)
-    m = mask_operand(op)
+    m = op.mask_operand()
     enabled = (
         np.ones(offsets.shape, dtype=bool)
         if m is None

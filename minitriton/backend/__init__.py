@@ -100,7 +100,7 @@ class GPUKernel(PTXModule):
                 from minitriton.backend.debug_mode import DebugLauncher
 
                 self._launcher = DebugLauncher(
-                    func, self.name, self.params, self.num_warps, self.shared, self.checks
+                    func, self.name, self.params, self.num_warps, shared, self.checks
                 )
             else:
                 self._launcher = Launcher(

@@ -188,22 +188,22 @@ class DebugLauncher(Launcher):
             hidden += 2
         gx, gy, gz = (tuple(int(g) for g in grid) + (1, 1, 1))[:3]
         grid3 = (gx, gy, gz)
-        ints = int_values(self.table, args)  # a report's suggested mask may name one
         if not copies and os.environ.get(DEBUG_ENV) == DEFERRED:
-            self._launch_deferred(grid3, bases, stream, ints)
+            # A report's suggested mask may name an integer argument: keep their values.
+            self._launch_deferred(grid3, bases, stream, int_values(self.table, args))
             return
         self.slots[-1].value = self.record.ptr
         self.launch_raw(gx, gy, gz, stream)
-        self._raise_recorded(grid3, bases, stream, ints)
+        self._raise_recorded(grid3, bases, stream, args)
         if copies:
             self._copy_back(copies)
 
     def _raise_recorded(
-        self, grid: tuple[int, int, int], bases: dict, stream: Any, ints: list[tuple[str, int]]
+        self, grid: tuple[int, int, int], bases: dict, stream: Any, args: Sequence[Any]
     ) -> None:
         key = self.keys.read(0, self.record.ptr, stream, self.name)
         if key != 0:
-            raise self._take_error(0, grid, bases, None, ints)
+            raise self._take_error(0, grid, bases, None, int_values(self.table, args))
 
     def _take_error(
         self, index: int, grid: tuple[int, int, int], bases: dict, note: str | None = None,

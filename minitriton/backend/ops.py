@@ -82,6 +82,7 @@ class AsyncCopyOp(_Effect):
     name = "ttg.async_copy_global_to_local"
     required_attrs = ("buffer", "contig")
     operand_counts = (3, 4)
+    mask_index = 3
 
 
 class AsyncCommitGroupOp(_Effect):

@@ -225,8 +225,13 @@ def memory_vector_width(func: FuncOp) -> int:
         if _accesses_memory(op) or isinstance(op, AsyncCopyOp):
             pointee = element_type(op.operands[0].type)
             if isinstance(pointee, PointerType):
-                widths.append(max(1, pointee.pointee.bitwidth // 8))
-    return max(1, min(16, 16 // min(widths))) if widths else 4
+                widths.append(vector_elements(pointee))
+    return max(widths) if widths else 4
+
+
+def vector_elements(pointer: PointerType) -> int:
+    """How many of ``pointer``'s elements one 16-byte access moves."""
+    return max(1, 16 // max(1, pointer.pointee.bitwidth // 8))
 
 
 class LayoutPlan:
@@ -469,7 +474,7 @@ def _store_vec(ptr: Value) -> int:
     """
     pointee = element_type(ptr.type)
     assert isinstance(pointee, PointerType)
-    return max(1, 16 // max(1, pointee.pointee.bitwidth // 8))
+    return vector_elements(pointee)
 
 
 @layout_rule("back", BroadcastOp)

@@ -193,6 +193,8 @@ class Operation:
     result_count: ClassVar[int | None] = None
     #: The attributes the op must carry.
     required_attrs: ClassVar[tuple[str, ...]] = ()
+    #: Where a memory op's optional mask operand goes; ``None``: the op takes none.
+    mask_index: ClassVar[int | None] = None
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -219,6 +221,11 @@ class Operation:
         if cls.required_attrs:
             parts.append("attributes " + ", ".join(cls.required_attrs))
         return "; ".join(parts)
+
+    def mask_operand(self) -> int | None:
+        """The index of this op's mask operand, if it has one (see :attr:`mask_index`)."""
+        index = self.mask_index
+        return index if index is not None and len(self.operands) > index else None
 
     @property
     def pure(self) -> bool:

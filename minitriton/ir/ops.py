@@ -476,6 +476,7 @@ class LoadOp(Operation):
 
     name = "tt.load"
     operand_counts = (1, 2, 3)
+    mask_index = 1
 
     def verify_(self) -> None:
         ptr = self.operands[0].type
@@ -497,6 +498,7 @@ class StoreOp(Operation):
 
     name = "tt.store"
     operand_counts = (2, 3)
+    mask_index = 2
     result_count = 0
 
     def verify_(self) -> None:
@@ -519,6 +521,7 @@ class AtomicRMWOp(Operation):
 
     name = "tt.atomic_rmw"
     operand_counts = (2, 3)
+    mask_index = 2
     required_attrs = ("kind", "sem")
 
     def verify_(self) -> None:

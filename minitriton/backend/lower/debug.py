@@ -68,20 +68,11 @@ from minitriton.backend.lltypes import (
 from minitriton.backend.lower.arith import to_f32
 from minitriton.backend.lower.control import guarded
 from minitriton.backend.lower.smem import counted_loop, row_major, smem_load, write_tensor
-from minitriton.backend.ops import AsyncCopyOp
 from minitriton.backend.provenance import UNKNOWN, Provenance
 from minitriton.backend.registry import lowering
 from minitriton.diagnostics import Location
 from minitriton.ir.core import Operation, OpResult
-from minitriton.ir.ops import (
-    AssertOp,
-    AtomicRMWOp,
-    CmpOp,
-    FuncOp,
-    LoadOp,
-    PrintOp,
-    StoreOp,
-)
+from minitriton.ir.ops import AssertOp, CmpOp, FuncOp, PrintOp
 from minitriton.ir.types import BlockType, PointerType, ScalarType, element_type
 
 if TYPE_CHECKING:
@@ -351,11 +342,6 @@ def _limit(ctx: LoweringContext, arg: int, nbytes: int) -> ir.Value:
     return chk.limits[key]
 
 
-#: Where an access op's mask operand is, when it has one (``pred`` may also be a
-#: store's owner predicate, so it does not tell).
-_MASK_INDEX = {LoadOp: 1, StoreOp: 2, AtomicRMWOp: 2, AsyncCopyOp: 3}
-
-
 def _access_site(
     op: Operation, arg: int, eb: int, vec: int, layout: Layout | None, threads: int
 ) -> Site:
@@ -366,7 +352,7 @@ def _access_site(
     site = Site("access", op.name, op.loc, ptr_v.shape, arg, eb, vec, layout, threads)
     if named is not None:
         site.offset_name, site.offset_whole = named[0], named[2]
-    site.masked = len(op.operands) > _MASK_INDEX.get(type(op), len(op.operands))
+    site.masked = op.mask_operand() is not None  # not ``pred``: a store's owner predicate too
     return site
 
 

@@ -825,8 +825,8 @@ class _Rewriter:
         memo[id(v)] = clone.result
         return clone.result
 
-    def _slots(self) -> tuple[Value | None, Value, Operation]:
-        """This iteration's barrier phase (TMA loops only) and slot; the first op after them.
+    def _slots(self, before: Operation) -> tuple[Value | None, Value]:
+        """This iteration's barrier phase (TMA loops only) and slot, ready before ``before``.
 
         ``slot`` counts 0, 1, .., S - 1, 0, ..; ``phase``, the parity the stage's
         barrier waits for, flips each time it wraps (``k / S % 2``). A loop whose
@@ -840,11 +840,9 @@ class _Rewriter:
         other rows did not move; computed, every attention row is at or above
         Triton's.
         """
-        first = self.body.ops[0]
         if self._tma_loads():
-            phase, slot = self._computed_slots(first)
-            return phase, slot, first
-        return None, self._carried_slot(), first
+            return self._computed_slots(before)
+        return None, self._carried_slot()
 
     def _computed_slots(self, before: Operation) -> tuple[Value, Value]:
         """``k % S`` and ``k / S % 2`` for ``k = (iv - lb) / step``, inserted before ``before``."""
@@ -861,8 +859,7 @@ class _Rewriter:
     def _carried_slot(self) -> Value:
         """``slot`` as an iter arg, starting at 0; the yield carries its next value."""
         body, s, it = self.body, self.stages, self.body.args[0].type
-        zero = self.const(parent_block(self.loop), self.loop, 0, it)
-        (slot,) = self._carry([zero], ["slot"])
+        slot = self._carry(self.const(parent_block(self.loop), self.loop, 0, it), "slot")
         end = terminator(body)
         nxt = self.scalar(body, end, "arith.add", slot, self.const(body, end, 1, it), it)
         last = self.const(body, end, s, it)
@@ -871,20 +868,17 @@ class _Rewriter:
         end.operands.append(self.emit(body, end, "arith.select", [wraps, restart, nxt], [it]))
         return slot
 
-    def _carry(self, inits: list[Value], names: list[str]) -> list[BlockArgument]:
-        """Add loop-carried values starting at ``inits``; returns their block arguments.
+    def _carry(self, init: Value, name: str) -> BlockArgument:
+        """Add a loop-carried value starting at ``init``; returns its block argument.
 
-        The caller appends what each carries to the next iteration to the yield.
+        The caller appends what it carries to the next iteration to the yield.
         """
         loop, body = self.loop, self.body
-        args = []
-        for v, name in zip(inits, names):
-            loop.operands.append(v)
-            loop.results.append(OpResult(v.type, loop, len(loop.results)))
-            arg = BlockArgument(v.type, len(body.args), name)
-            body.args.append(arg)
-            args.append(arg)
-        return args
+        loop.operands.append(init)
+        loop.results.append(OpResult(init.type, loop, len(loop.results)))
+        arg = BlockArgument(init.type, len(body.args), name)
+        body.args.append(arg)
+        return arg
 
     def _prefetch(self, before: Operation, slot: Value, ub: Value, step: Value) -> None:
         body, s = self.body, self.stages
@@ -931,7 +925,7 @@ class _Rewriter:
     def _rewrite_accumulating(self, ub: Value, step: Value) -> None:
         """One dot accumulating over two rings: one ``wgmma`` group stays in flight."""
         dot = self.plan.dots[0]
-        phase, slot, _ = self._slots()
+        phase, slot = self._slots(self.body.ops[0])
         self._wait_landed(dot.op, phase, slot)
         if self._cp_loads():  # other threads' cp.async bytes (a barrier wait covers TMA's)
             self.emit(self.body, dot.op, "tt.barrier", [])
@@ -947,7 +941,8 @@ class _Rewriter:
         The slot the previous iteration read is refilled right after the
         barrier that ends it, so one barrier per iteration suffices.
         """
-        phase, slot, first = self._slots()
+        first = self.body.ops[0]
+        phase, slot = self._slots(first)
         self._wait_landed(first, phase, slot)
         self.emit(self.body, first, "tt.barrier", [])
         deferred = None if self.plan.mma else self._deferred()
