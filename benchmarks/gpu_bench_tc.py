@@ -120,8 +120,19 @@ PERSISTENT_DESC_CONFIGS = [
     for subtile in (False, True)
     for ws in (False, True)
 ]
-#: (BLOCK_M, BLOCK_N, warps, stages) per head dim.
-ATTN_CONFIGS = {64: [(128, 64, 4, 3), (128, 128, 8, 3)], 128: [(128, 64, 8, 3), (128, 128, 8, 3)]}
+#: (BLOCK_M, BLOCK_N, warps, stages, maxnreg) per head dim. Each D=64 config is also
+#: tried with its registers capped where shared memory would hold one more program per
+#: multiprocessor (168 a thread for 4 warps: three programs; 128 for 8 warps: two); at
+#: D=128 shared memory allows one program whatever the registers.
+ATTN_CONFIGS = {
+    64: [
+        (128, 64, 4, 3, None),
+        (128, 128, 8, 3, None),
+        (128, 64, 4, 3, 168),
+        (128, 128, 8, 3, 128),
+    ],
+    128: [(128, 64, 8, 3, None), (128, 128, 8, 3, None)],
+}
 MATMUL_ROWS = [("fp16", 1024), ("fp16", 4096), ("fp16", 8192), ("bf16", 4096), ("bf16", 8192),
                ("fp32", 4096), ("fp8", 4096)]  # fmt: skip
 PERSISTENT_ROWS = [4096]
@@ -327,9 +338,9 @@ def attention_row(mods: dict[str, ModuleType], d: int, causal: bool) -> dict[str
         m = torch.empty((z * h, n), device="cuda", dtype=torch.float32)
 
         def launch(cfg, mod=mod, o=o, m=m, name=name):
-            bm, bn, warps, stages = cfg
+            bm, bn, warps, stages, maxnreg = cfg
             grid = (triton_cdiv(n, bm), z * h)
-            opts = {"num_warps": warps, "num_stages": stages}
+            opts = {"num_warps": warps, "num_stages": stages, "maxnreg": maxnreg}
             if name == "minitriton":
                 opts.update(MT_OPTIONS)
             return lambda: mod._attn_fwd[grid](

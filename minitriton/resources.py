@@ -140,6 +140,6 @@ def _emulated_shared(compiled: Any) -> int:
     options = compiled.options
     binary = compile_module(
         compiled.module, arch=EMULATED_ARCH, num_warps=options.num_warps,
-        num_stages=options.num_stages,
+        num_stages=options.num_stages, maxnreg=options.maxnreg,
     )  # fmt: skip
     return int(binary.shared)

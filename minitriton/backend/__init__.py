@@ -123,9 +123,13 @@ def compile_module(
     arch: str = "sm_90",
     num_warps: int = 4,
     num_stages: int = 3,
+    maxnreg: int | None = None,
     debug: bool = False,
 ) -> GPUKernel:
     """Compile ``module``'s kernel (cached in memory and on disk); no GPU is needed.
+
+    ``maxnreg`` caps the registers of each thread (Triton's option of that
+    name: the PTX's ``.maxnreg``; ptxas spills what does not fit).
 
     ``debug=True`` compiles the checked variant (:mod:`~minitriton.backend.lower.debug`);
     it is cached in memory only. While the GPU passes are watched
@@ -135,11 +139,11 @@ def compile_module(
 
     if watched():
         if debug:
-            return GPUKernel.of(*compile_ir_debug(module, arch, num_warps, num_stages))
-        return GPUKernel.of(compile_ir(module, arch, num_warps, num_stages))
-    key = cache_key(module_text(module), arch, num_warps, num_stages)
+            return GPUKernel.of(*compile_ir_debug(module, arch, num_warps, num_stages, maxnreg))
+        return GPUKernel.of(compile_ir(module, arch, num_warps, num_stages, maxnreg))
+    key = cache_key(module_text(module), arch, num_warps, num_stages, maxnreg)
     if debug:
-        return _debug_kernel(module, key, arch, num_warps, num_stages)
+        return _debug_kernel(module, key, arch, num_warps, num_stages, maxnreg)
     kernel = _kernels.get(key)
     if kernel is not None:
         return kernel
@@ -148,20 +152,20 @@ def compile_module(
         if kernel is None:
             compiled = load(key)
             if compiled is None:
-                compiled = compile_ir(module, arch, num_warps, num_stages)
+                compiled = compile_ir(module, arch, num_warps, num_stages, maxnreg)
                 store(key, compiled)
             kernel = _kernels[key] = GPUKernel.of(compiled)
     return kernel
 
 
 def _debug_kernel(
-    module: Module, key: str, arch: str, num_warps: int, num_stages: int
+    module: Module, key: str, arch: str, num_warps: int, num_stages: int, maxnreg: int | None
 ) -> GPUKernel:
     key = "debug:" + key
     with _lock:
         kernel = _kernels.get(key)
         if kernel is None:
-            compiled, table = compile_ir_debug(module, arch, num_warps, num_stages)
+            compiled, table = compile_ir_debug(module, arch, num_warps, num_stages, maxnreg)
             kernel = _kernels[key] = GPUKernel.of(compiled, table)
     return kernel
 

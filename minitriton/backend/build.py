@@ -98,29 +98,38 @@ def _libdevice_bitcode() -> bytes | None:
 
 
 def compile_ir(
-    module: Module, arch: str = "sm_90", num_warps: int = 4, num_stages: int = 3
+    module: Module,
+    arch: str = "sm_90",
+    num_warps: int = 4,
+    num_stages: int = 3,
+    maxnreg: int | None = None,
 ) -> PTXModule:
     """Compile ``module``'s kernel to PTX for ``arch`` with ``num_warps`` warps per program.
 
-    ``num_stages`` is the software-pipelining depth of loops feeding ``wgmma``.
+    ``num_stages`` is the software-pipelining depth of loops feeding ``wgmma``;
+    ``maxnreg``, if given, the most registers a thread may use (``.maxnreg``).
     """
-    return _compile_checked(module, arch, num_warps, num_stages, debug=False)[0]
+    return _compile_checked(module, arch, num_warps, num_stages, False, maxnreg)[0]
 
 
 def compile_ir_debug(
-    module: Module, arch: str = "sm_90", num_warps: int = 4, num_stages: int = 3
+    module: Module,
+    arch: str = "sm_90",
+    num_warps: int = 4,
+    num_stages: int = 3,
+    maxnreg: int | None = None,
 ) -> tuple[PTXModule, CheckTable]:
     """As :func:`compile_ir`, in debug mode (:mod:`~minitriton.backend.lower.debug`).
 
     Also returns the table the host reads the error record with.
     """
-    kernel, table = _compile_checked(module, arch, num_warps, num_stages, debug=True)
+    kernel, table = _compile_checked(module, arch, num_warps, num_stages, True, maxnreg)
     assert table is not None
     return kernel, table
 
 
 def _compile_checked(
-    module: Module, arch: str, num_warps: int, num_stages: int, debug: bool
+    module: Module, arch: str, num_warps: int, num_stages: int, debug: bool, maxnreg: int | None
 ) -> tuple[PTXModule, CheckTable | None]:
     if not re.fullmatch(r"sm_\d+a?", arch) or int(arch[3:].rstrip("a")) < 75:
         raise ValueError(f"unsupported arch {arch!r}: the GPU backend needs sm_75 or newer")
@@ -130,7 +139,7 @@ def _compile_checked(
     _reject_emulator_only(module, arch)
     with _LOCK:
         try:
-            return _compile(module, arch, num_warps, num_stages, debug)
+            return _compile(module, arch, num_warps, num_stages, debug, maxnreg)
         except CompileError:
             raise
         except Exception as e:  # internal failure: report it located at the kernel
@@ -160,7 +169,7 @@ def _reject_emulator_only(module: Module, arch: str) -> None:
 
 def _compile(
     module: Module, arch: str, num_warps: int, num_stages: int, debug: bool,
-    defer: bool | None = None,
+    maxnreg: int | None = None, defer: bool | None = None,
 ) -> tuple[PTXModule, CheckTable | None]:  # fmt: skip
     """Compile once; with ``defer`` None, as ``MINITRITON_DEFER_LAST_DOT`` says.
 
@@ -178,7 +187,9 @@ def _compile(
         module, num_warps, arch, num_stages, use_tma, stores, defer
     )
     maps = getattr(kernel, "tma_maps", [])
-    gen = LoweringContext(kernel, plan, inlined_at, arch=arch, num_warps=num_warps, debug=debug)
+    gen = LoweringContext(
+        kernel, plan, inlined_at, arch=arch, num_warps=num_warps, debug=debug, max_regs=maxnreg
+    )
     ll_module = gen.generate()
     target = target_arch(arch, gen.uses_wgmma)
     tm = _target_machine(target)
@@ -207,7 +218,7 @@ def _compile(
         tma=[m.to_json() for m in maps],
     )
     if choose and getattr(kernel, "deferred_dots", False) and _registers_may_matter(compiled):
-        alt = _compile(module, arch, num_warps, num_stages, debug, defer=False)[0]
+        alt = _compile(module, arch, num_warps, num_stages, debug, maxnreg, defer=False)[0]
         compiled.alt_ptx, compiled.alt_shared = alt.ptx, alt.shared
     return compiled, gen.checks.table if gen.checks is not None else None
 

@@ -55,7 +55,9 @@ def module_text(module: Module) -> str:
     return print_module(module, with_locs=True)
 
 
-def cache_key(ir_text: str, arch: str, num_warps: int, num_stages: int = 3) -> str:
+def cache_key(
+    ir_text: str, arch: str, num_warps: int, num_stages: int = 3, maxnreg: int | None = None
+) -> str:
     """The sha256 key of one compilation."""
     h = hashlib.sha256()
     for part in (
@@ -63,6 +65,7 @@ def cache_key(ir_text: str, arch: str, num_warps: int, num_stages: int = 3) -> s
         arch,
         str(num_warps),
         str(num_stages),
+        str(maxnreg),
         version_tag(),
         tma_tag(),
         schedule_tag(),

@@ -53,8 +53,9 @@ class CompileOptions:
     """Everything besides the arguments that changes what gets compiled.
 
     ``num_stages`` is the software-pipelining depth of loops feeding tensor
-    cores (sm_90); ``num_ctas`` and ``maxnreg`` are accepted for Triton
-    compatibility and only take part in the cache key.
+    cores (sm_90); ``maxnreg`` caps each thread's registers on the GPU (the
+    emulator has none to cap); ``num_ctas`` is accepted for Triton
+    compatibility and only takes part in the cache key.
     """
 
     num_warps: int = 4
@@ -349,7 +350,7 @@ def codegen(module: Any, options: CompileOptions, record: StageHook | None = Non
     with watching(print_after, on_ir, verify=options.debug, out=sys.stderr):
         return compile_module(
             module, arch=options.arch, num_warps=options.num_warps,
-            num_stages=options.num_stages, **extra,
+            num_stages=options.num_stages, maxnreg=options.maxnreg, **extra,
         )  # fmt: skip
 
 

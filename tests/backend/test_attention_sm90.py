@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import functools
 import re
+from types import SimpleNamespace
 
 import pytest
 
@@ -22,6 +23,9 @@ from minitriton.backend.layouts import BlockedParams, blocked
 from minitriton.backend.lower.wgmma import register_steps
 from minitriton.backend.shared_layout import SharedTile
 from minitriton.backend.tma import UNBOUNDED
+from minitriton.compiler import CompileOptions, compile_kernel
+from minitriton.jit import base_jit_function
+from minitriton.signature import kernel_params, parse_signature
 from tests.backend.test_mma_lowering import assemble, build
 from tests.kernels import tc_kernels
 
@@ -252,3 +256,30 @@ def test_no_second_schedule_where_shared_memory_allows_one_program(
     assert k.shared > (228 << 10) // 2 and k.alt_ptx == ""
     monkeypatch.setenv("MINITRITON_DEFER_LAST_DOT", "1")
     assert build(tc_kernels._attn_fwd, sig, arch="sm_90a", num_warps=8).ptx == k.ptx
+
+
+def test_maxnreg_caps_the_registers_of_both_schedules(tmp_path) -> None:
+    """``maxnreg=`` (Triton's launch option) becomes ``.maxnreg``; ptxas keeps to it.
+
+    Causal D=64 with 8 warps needs more than 128 registers a thread in either
+    schedule, so one program fits a multiprocessor; capped at 128, two do.
+    """
+    sig = (f"*fp16:16, *fp16:16, *fp16:16, fp32, *fp32:16, *fp16:16, {STRIDES}, i32, i32, "
+           "4096, 64, 128, 128, 3")  # fmt: skip
+    jit = base_jit_function(tc_kernels._attn_fwd)
+    specs = parse_signature(sig, kernel_params(jit.fn))
+
+    def registers(options: CompileOptions) -> list[int]:
+        binary = compile_kernel(jit.source, specs, options, stop_after="ptx").binary
+        schedules = [binary.ptx] + ([binary.alt_ptx] if binary.alt_ptx else [])
+        used = []
+        for ptx in schedules:
+            caps = re.findall(r"^\.maxnreg (\d+)$", ptx, re.M)
+            assert caps == ([str(options.maxnreg)] if options.maxnreg else [])
+            report = assemble(SimpleNamespace(ptx=ptx, arch=binary.arch), tmp_path)
+            used.append(int(re.search(r"Used (\d+) registers", report).group(1)))
+        return used
+
+    free = registers(CompileOptions(num_warps=8, arch="sm_90a"))
+    assert min(free) > 128
+    assert max(registers(CompileOptions(num_warps=8, arch="sm_90a", maxnreg=128))) <= 128

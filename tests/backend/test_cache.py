@@ -26,13 +26,14 @@ def module():
     return parse_module(KERNEL.read_text(), str(KERNEL))
 
 
-def test_key_depends_on_ir_arch_and_warps():
+def test_key_depends_on_ir_arch_warps_stages_and_register_cap():
     text = KERNEL.read_text()
     key = cache.cache_key(text, "sm_90", 4)
     assert key == cache.cache_key(text, "sm_90", 4)
     assert key != cache.cache_key(text, "sm_80", 4)
     assert key != cache.cache_key(text, "sm_90", 8)
     assert key != cache.cache_key(text, "sm_90", 4, num_stages=4)
+    assert key != cache.cache_key(text, "sm_90", 4, maxnreg=128)
     assert key != cache.cache_key(text.replace("1024", "2048"), "sm_90", 4)
 
 

@@ -42,9 +42,10 @@ def _env(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def _compile(kernel, sig: str, warps: int = 4, arch: str = "sm_90a", debug: bool = False,  # noqa: ANN001
-             ) -> PTXModule:  # fmt: skip
+             maxnreg: int | None = None) -> PTXModule:  # fmt: skip
     specs = parse_signature(sig, kernel.params)
-    options = CompileOptions(num_warps=warps, num_stages=3, arch=arch, debug=debug)
+    options = CompileOptions(num_warps=warps, num_stages=3, arch=arch, debug=debug,
+                             maxnreg=maxnreg)  # fmt: skip
     return compile_kernel(kernel.source, specs, options, stop_after="ptx").binary
 
 
@@ -69,6 +70,13 @@ def test_the_ptx_has_a_producer_warpgroup(warps: int, entry_regs: int) -> None:
     assert "bar.sync \t0" not in consumer and f"barrier.sync \t1, {32 * warps};" in consumer
     inits = re.findall(r"mbarrier\.init\.shared::cta\.b64 \[%r\d+\], (\d+);", ptx)
     assert sorted(inits) == sorted(["1"] * 3 + [str(warps)] * 3)  # full, and empty per warp
+
+
+def test_a_lower_maxnreg_lowers_the_count_at_entry_only() -> None:
+    # maxnreg caps what every thread starts with; the consumers still raise theirs.
+    ptx = _compile(ws_desc_matmul, _sig(1), 4, maxnreg=128).ptx
+    assert ".maxnreg 128" in ptx and ".maxnreg 232" not in ptx
+    assert "setmaxnreg.inc.sync.aligned.u32 232;" in ptx
 
 
 @pytest.mark.skipif(shutil.which("ptxas") is None, reason="ptxas not on PATH")

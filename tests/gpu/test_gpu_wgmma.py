@@ -254,6 +254,31 @@ def _regs(func):
     return _loaded_usage(func, "_attn_fwd", 0, 256).registers
 
 
+@pytest.mark.gpu
+@pytest.mark.skipif(not gpu_available(), reason="needs an NVIDIA GPU and cuda-python")
+def test_maxnreg_caps_a_launched_kernel_and_keeps_its_results():
+    # Causal D=64 with 8 warps: more than 128 registers a thread unless capped.
+    torch = pytest.importorskip("torch")
+    from tests.kernels.tc_kernels import _attn_fwd
+
+    z, h, n, d = 1, 2, 512, 64
+    q, k, v = (torch.randn((z, h, n, d), device="cuda", dtype=torch.float16) for _ in range(3))
+    ref = torch.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=True)
+    regs = {}
+    for cap in (None, 128):
+        o = torch.full_like(q, float("nan"))
+        m = torch.empty((z * h, n), device="cuda", dtype=torch.float32)
+        compiled = _attn_fwd[(n // 128, z * h)](
+            q, k, v, d**-0.5, m, o, *q.stride(), *k.stride(), *v.stride(), *o.stride(),
+            z, h, N_CTX=n, HEAD_DIM=d, BLOCK_M=128, BLOCK_N=128, STAGE=3, num_warps=8,
+            num_stages=3, maxnreg=cap, backend="gpu",
+        )  # fmt: skip
+        torch.cuda.synchronize()
+        torch.testing.assert_close(o, ref, atol=1e-2, rtol=0)
+        regs[cap] = compiled.n_regs
+    assert regs[128] <= 128 < regs[None]
+
+
 def test_prepared_kernels_verify():
     from minitriton.backend.prepare import prepare_kernel
     from minitriton.ir.verifier import verify_module

@@ -110,7 +110,8 @@ class LoweringContext:
     launch_warps: int
     #: Past the split, the consumer threads: their barriers are named (``bar.sync 1, N``).
     consumer_threads: int | None
-    #: Registers per thread at entry (``.maxnreg``), where ``setmaxnreg`` moves them.
+    #: Registers per thread at entry (``.maxnreg``): the ``maxnreg`` option, or,
+    #: where ``setmaxnreg`` moves them, each thread's share (no more than the option).
     max_regs: int | None
     # -- mma.sync bookkeeping
     mma_uses: dict[int, int] | None
@@ -125,6 +126,7 @@ class LoweringContext:
         arch: str,
         num_warps: int,
         debug: bool = False,
+        max_regs: int | None = None,
     ) -> None:
         self.kernel = kernel
         #: Debug mode's bounds checks and recording asserts (None: off).
@@ -158,7 +160,7 @@ class LoweringContext:
         self.tma_issuer = None
         self.launch_warps = num_warps
         self.consumer_threads = None
-        self.max_regs = None
+        self.max_regs = max_regs
 
     # ------------------------------------------------------------ driver
     def generate(self) -> ir.Module:
@@ -211,7 +213,7 @@ class LoweringContext:
         # .maxntid lets ptxas budget registers for the real CTA size.
         md = self.module.add_named_metadata("nvvm.annotations")
         notes = [("maxntidx", 32 * self.launch_warps)]
-        if self.max_regs is not None:  # setmaxnreg needs the count at entry
+        if self.max_regs is not None:  # the maxnreg option; setmaxnreg needs the count at entry
             notes.append(("maxnreg", self.max_regs))
         for key, value in notes:
             name = ir.MetaDataString(self.module, key)

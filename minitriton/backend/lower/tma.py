@@ -253,7 +253,7 @@ def lower_warp_specialize(ctx: LoweringContext, op: Operation) -> None:
     # At entry every thread gets an equal share of the 64K registers (at most what the
     # consumers ask for, so that their setmaxnreg.inc raises it).
     share = 65536 // (32 * ctx.launch_warps) // 8 * 8
-    ctx.max_regs = min(share, op.attrs["consumer_regs"])
+    ctx.max_regs = min(share, op.attrs["consumer_regs"], ctx.max_regs or share)
     b = ctx.b
     is_producer = b.icmp_unsigned(">=", ctx.tid, _i32(ctx, threads))
     producer = b.append_basic_block("ws.producer")
