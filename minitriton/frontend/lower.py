@@ -928,18 +928,30 @@ class FunctionLowerer:
     def _loop_hints(self, kind: str, call: ast.Call) -> dict[str, Attr]:
         """The ``tl.range`` hints the GPU backend reads, as ``scf.for`` attributes.
 
-        Only ``warp_specialize=True`` travels today (the ``warp-specialize``
-        pass reads it); the other hints are accepted and ignored.
+        ``num_stages=N`` (this loop's pipelining depth, read by the
+        ``software-pipeline`` pass) and ``warp_specialize=True`` (read by the
+        ``warp-specialize`` pass) travel; the other hints are accepted and
+        ignored.
         """
+        hints: dict[str, Attr] = {}
         if kind != "range":
-            return {}
+            return hints
         for k in call.keywords:
-            if k.name == "warp_specialize":
-                value = self.eval(k.value)
-                value = value.value if isinstance(value, constexpr) else value
-                if isinstance(value, (bool, int)) and value:  # a constexpr flag, 1 or True
-                    return {"warp_specialize": True}
-        return {}
+            if k.name not in ("num_stages", "warp_specialize"):
+                continue
+            value = self.eval(k.value)
+            value = value.value if isinstance(value, constexpr) else value
+            if k.name == "warp_specialize" and isinstance(value, (bool, int)) and value:
+                hints["warp_specialize"] = True  # a constexpr flag, 1 or True
+            elif k.name == "num_stages" and value is not None:
+                if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+                    raise error(
+                        k.value.loc,
+                        f"tl.range's num_stages must be a compile-time int >= 0, got {value!r}",
+                        help="pass a literal or a tl.constexpr, e.g. num_stages=3",
+                    )
+                hints["num_stages"] = value
+        return hints
 
     def _unroll(self, node: ast.For, values: Any, budget_loc: Location | None = None) -> None:
         """Lower the body once per value; ``budget_loc``: a static_range, counted in the budget."""

@@ -9,7 +9,9 @@ per load; the dots read their operands from the rings through ``wgmma``
 descriptors.
 
 **When.** The pass runs on sm_80 and later for ``num_stages >= 2`` on a loop
-whose body holds one or more ``tt.dot`` (none nested deeper), all on one
+(a loop's own ``tl.range(..., num_stages=N)`` replaces the launch option
+for that loop, as in Triton: ``num_stages=1`` leaves it unpipelined) whose
+body holds one or more ``tt.dot`` (none nested deeper), all on one
 tensor-core path. Three forms:
 
 * ``wgmma`` with fp16 or bf16 operands, or fp8 ones whose B is K-major in
@@ -274,19 +276,21 @@ def pipeline_loops(
 ) -> int:  # fmt: skip
     """Pipeline every loop that qualifies (see the module docstring); returns how many.
 
-    With ``tma`` (sm_90 only), ring loads that qualify are copied with TMA
-    (:mod:`~minitriton.backend.tma`); their tensor maps are listed in
-    ``func.tma_maps``. With ``defer``, the synchronous schedule leaves its
-    last dot in flight where it can; ``func.deferred_dots`` says whether it did.
+    A loop's own ``num_stages`` (``tl.range(..., num_stages=N)``) replaces
+    the launch option's for that loop. With ``tma`` (sm_90 only), ring loads
+    that qualify are copied with TMA (:mod:`~minitriton.backend.tma`); their
+    tensor maps are listed in ``func.tma_maps``. With ``defer``, the
+    synchronous schedule leaves its last dot in flight where it can;
+    ``func.deferred_dots`` says whether it did.
     """
-    if num_stages < 2 or int(arch[3:].rstrip("a")) < 80:
+    if int(arch[3:].rstrip("a")) < 80:
         return 0
     axis = AxisAnalysis(func)
     count = 0
     buffers = 0
     staged: dict[int, _Staged] = {}
     for op in list(func.walk()):
-        if isinstance(op, ForOp):
+        if isinstance(op, ForOp) and loop_stages(op, num_stages) >= 2:
             path = _loop_path(op, arch, num_warps)
             plan = None
             if tma and path is DotPath.WGMMA and forward_unchanged_loop_args(op):
@@ -300,7 +304,8 @@ def pipeline_loops(
             restage = path is DotPath.MMA_V2 or (kinds and not kinds <= {"f16", "bf16"})
             if plan is None and restage:  # wgmma: tf32, int8, and fp8 not in the form above
                 plan = _match_mma(op, func, axis, k_major_b=path is DotPath.MMA_V2)
-            stages = _fitting_stages(plan, num_stages, arch) if plan is not None else 0
+            wanted = loop_stages(op, num_stages)
+            stages = _fitting_stages(plan, wanted, arch) if plan is not None else 0
             if plan is not None and stages >= 2:
                 _commit_maps(plan, func)
                 rewriter = _Rewriter(op, plan, stages, buffers, num_warps, staged, defer)
@@ -309,6 +314,16 @@ def pipeline_loops(
                     func.__dict__["deferred_dots"] = True
                 count += 1
     return count
+
+
+def loop_stages(loop: ForOp, num_stages: int) -> int:
+    """The pipelining depth ``loop`` asks for: its ``tl.range`` hint, else ``num_stages``."""
+    return int(loop.attrs.get("num_stages", num_stages))
+
+
+def any_loop_pipelined(func: FuncOp, num_stages: int) -> bool:
+    """Whether some loop of ``func`` asks for two stages or more."""
+    return any(isinstance(op, ForOp) and loop_stages(op, num_stages) >= 2 for op in func.walk())
 
 
 #: Shared memory one block may use (bytes), by arch number; others get the smallest.
@@ -1040,15 +1055,19 @@ class SoftwarePipelinePass(GpuPass):
 
     name: ClassVar[str] = "software-pipeline"
     condition: ClassVar[str] = (
-        "sm_80 and newer, num_stages >= 2; TMA copies on sm_90a (MINITRITON_TMA)"
+        "sm_80 and newer, num_stages >= 2 (the launch option's, or a loop's own "
+        "tl.range(..., num_stages=)); TMA copies on sm_90a (MINITRITON_TMA)"
     )
 
     def applies(self, state: GpuState) -> bool:
-        return state.arch_number >= 80 and state.num_stages >= 2
+        return state.arch_number >= 80 and any_loop_pipelined(state.kernel, state.num_stages)
 
     def run(self, state: GpuState) -> None:
         pipeline_loops(state.kernel, state.num_warps, state.arch, state.num_stages,
                        tma=state.tma, defer=state.defer_last_dot)  # fmt: skip
 
 
-__all__ = ["DEFER_ENV", "SoftwarePipelinePass", "defer_mode", "pipeline_loops", "schedule_tag"]
+__all__ = [
+    "DEFER_ENV", "SoftwarePipelinePass", "any_loop_pipelined", "defer_mode", "loop_stages",
+    "pipeline_loops", "schedule_tag",
+]  # fmt: skip

@@ -137,6 +137,7 @@ from minitriton.backend.ops import (
     WarpGroupDotWaitOp,
 )
 from minitriton.backend.passes.gpu_pipeline import GpuPass, GpuState
+from minitriton.backend.passes.software_pipeline import any_loop_pipelined
 from minitriton.backend.tma import warp_specialize_enabled
 from minitriton.diagnostics import Location
 from minitriton.ir.core import (
@@ -432,13 +433,13 @@ class WarpSpecializePass(GpuPass):
 
     name: ClassVar[str] = "warp-specialize"
     condition: ClassVar[str] = (
-        "sm_80 and newer, num_stages >= 2 (as software-pipeline); splits only sm_90a TMA "
+        "where software-pipeline runs; splits only sm_90a TMA "
         "loops with tl.range(..., warp_specialize=True), with MINITRITON_WARP_SPECIALIZE=1"
     )
 
     def applies(self, state: GpuState) -> bool:
         # Wherever the pipeliner runs; it splits only sm_90's TMA loops, when switched on.
-        return state.arch_number >= 80 and state.num_stages >= 2
+        return state.arch_number >= 80 and any_loop_pipelined(state.kernel, state.num_stages)
 
     def run(self, state: GpuState) -> None:
         if state.arch_number == 90 and warp_specialize_enabled():
