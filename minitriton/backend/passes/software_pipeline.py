@@ -321,9 +321,10 @@ def loop_stages(loop: ForOp, num_stages: int) -> int:
     return int(loop.attrs.get("num_stages", num_stages))
 
 
-def any_loop_pipelined(func: FuncOp, num_stages: int) -> bool:
-    """Whether some loop of ``func`` asks for two stages or more."""
-    return any(isinstance(op, ForOp) and loop_stages(op, num_stages) >= 2 for op in func.walk())
+def stages_asked(func: FuncOp, num_stages: int) -> bool:
+    """Whether the launch option, or some loop of ``func``, asks for two stages or more."""
+    loops = (op for op in func.walk() if isinstance(op, ForOp))
+    return num_stages >= 2 or any(loop_stages(op, num_stages) >= 2 for op in loops)
 
 
 #: Shared memory one block may use (bytes), by arch number; others get the smallest.
@@ -1060,7 +1061,7 @@ class SoftwarePipelinePass(GpuPass):
     )
 
     def applies(self, state: GpuState) -> bool:
-        return state.arch_number >= 80 and any_loop_pipelined(state.kernel, state.num_stages)
+        return state.arch_number >= 80 and stages_asked(state.kernel, state.num_stages)
 
     def run(self, state: GpuState) -> None:
         pipeline_loops(state.kernel, state.num_warps, state.arch, state.num_stages,
@@ -1068,6 +1069,6 @@ class SoftwarePipelinePass(GpuPass):
 
 
 __all__ = [
-    "DEFER_ENV", "SoftwarePipelinePass", "any_loop_pipelined", "defer_mode", "loop_stages",
-    "pipeline_loops", "schedule_tag",
+    "DEFER_ENV", "SoftwarePipelinePass", "defer_mode", "loop_stages",
+    "pipeline_loops", "schedule_tag", "stages_asked",
 ]  # fmt: skip

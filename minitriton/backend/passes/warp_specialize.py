@@ -137,7 +137,7 @@ from minitriton.backend.ops import (
     WarpGroupDotWaitOp,
 )
 from minitriton.backend.passes.gpu_pipeline import GpuPass, GpuState
-from minitriton.backend.passes.software_pipeline import any_loop_pipelined
+from minitriton.backend.passes.software_pipeline import stages_asked
 from minitriton.backend.tma import warp_specialize_enabled
 from minitriton.diagnostics import Location
 from minitriton.ir.core import (
@@ -439,7 +439,7 @@ class WarpSpecializePass(GpuPass):
 
     def applies(self, state: GpuState) -> bool:
         # Wherever the pipeliner runs; it splits only sm_90's TMA loops, when switched on.
-        return state.arch_number >= 80 and any_loop_pipelined(state.kernel, state.num_stages)
+        return state.arch_number >= 80 and stages_asked(state.kernel, state.num_stages)
 
     def run(self, state: GpuState) -> None:
         if state.arch_number == 90 and warp_specialize_enabled():
