@@ -34,7 +34,10 @@ from minitriton.ir.types import (
     F32,
     F64,
     I1,
+    I8,
+    I16,
     I32,
+    I64,
     U32,
     U64,
     BlockType,
@@ -339,6 +342,89 @@ def _interleave(ctx: FunctionLowerer, a: Any, b: Any) -> Tensor:
     joined = _join(ctx, a, b)
     *outer, n, _ = joined.shape
     return S.reshape(ctx.b, joined, (*outer, 2 * n))
+
+
+@impl("cat")
+def _cat(ctx: FunctionLowerer, input: Any, other: Any, can_reorder: Any, dim: Any) -> Tensor:
+    """``join`` the two, move the pair's axis in front of ``dim``, and merge the two."""
+    a, b = _block(ctx, input, "input"), _block(ctx, other, "other")
+    if a.shape != b.shape:
+        raise error(ctx.b.loc, f"tl.cat needs blocks of one shape, got {a.type} and {b.type}")
+    rank = len(a.shape)
+    d = _axis(ctx, dim, rank)
+    joined = _join(ctx, a, b)
+    order = (*range(d), rank, *range(d, rank))
+    pairs = S.permute(ctx.b, joined, order)
+    shape = (*a.shape[:d], 2 * a.shape[d], *a.shape[d + 1 :])
+    return S.reshape(ctx.b, pairs, shape)
+
+
+@impl("ravel")
+def _ravel(ctx: FunctionLowerer, x: Any, can_reorder: Any) -> Tensor:
+    t = _block(ctx, x, "x")
+    return S.reshape(ctx.b, t, (math.prod(t.shape),))
+
+
+_INT_OF_WIDTH = {8: I8, 16: I16, 32: I32, 64: I64}
+
+
+@impl("flip")
+def _flip(ctx: FunctionLowerer, x: Any, dim: Any) -> Tensor:
+    """Triton's xor swap: split ``dim`` into 2 x 2 x ... and swap each pair's halves.
+
+    ``y ^ xor_sum(pair)`` turns ``(u, v)`` into ``(v, u)``; doing it at every
+    level of the power-of-two split reverses the dimension.
+    """
+    t = _values(ctx, x, "x")
+    rank = len(t.shape)
+    d = rank - 1 if dim is None else _axis(ctx, dim, rank)
+    size = t.shape[d]
+    if size & (size - 1):
+        raise error(ctx.b.loc, f"tl.flip needs a power-of-two size along dim {d}, got {t.type}")
+    steps = size.bit_length() - 1
+    dtype = S.scalar_dtype(t)
+    bits = _INT_OF_WIDTH[max(dtype.bitwidth, 8)]
+    y = S.cast(ctx.b, t, I8) if dtype == I1 else S.bitcast(ctx.b, t, bits)
+    y = S.reshape(ctx.b, y, (*t.shape[:d], *([2] * steps), *t.shape[d + 1 :]))
+    for i in range(steps):
+        y = S.binary(ctx.b, "^", y, _xor_sum(ctx, y, d + i, True))
+    y = S.reshape(ctx.b, y, t.shape)
+    return S.cast(ctx.b, y, I1) if dtype == I1 else S.bitcast(ctx.b, y, dtype)
+
+
+@impl("gather")
+def _gather(ctx: FunctionLowerer, src: Any, index: Any, axis: Any) -> Tensor:
+    """A one-hot selection: for each output element, the one ``k`` with ``index == k``.
+
+    The selected values are summed as integers of their width (one is
+    nonzero), so every bit pattern, ``-0.0`` and NaNs included, comes through.
+    """
+    s = _values(ctx, src, "src")
+    idx = _values(ctx, index, "index")
+    rank = len(s.shape)
+    if len(idx.shape) != rank or not S.scalar_dtype(idx).is_int():
+        raise error(ctx.b.loc, f"tl.gather needs an integer index of src's rank, got {idx.type}")
+    a = _axis(ctx, axis, rank)
+    n = s.shape[a]
+    dtype = S.scalar_dtype(s)
+    bits = _INT_OF_WIDTH[max(dtype.bitwidth, 8)]
+    values = S.cast(ctx.b, s, I8) if dtype == I1 else S.bitcast(ctx.b, s, bits)
+    # src with its `axis` moved last and a 1 in its place: [..., 1, ..., n].
+    moved = S.permute(ctx.b, values, (*range(a), *range(a + 1, rank), a))
+    moved = S.expand_dims(ctx.b, moved, a)
+    out_shape = tuple(
+        i if k == a else max(i, j) for k, (i, j) in enumerate(zip(idx.shape, s.shape))
+    )
+    full = (*out_shape, n)
+    k = IMPLS["arange"](ctx, 0, n)
+    for _ in range(rank):
+        k = S.expand_dims(ctx.b, k, 0)
+    hit = S.compare(ctx.b, "==", S.expand_dims(ctx.b, idx, rank), k)
+    hit = S.broadcast_to(ctx.b, hit, full)
+    zero = S.constant(ctx.b, 0, with_element(moved.type, moved.dtype))
+    picked = S.where(ctx.b, hit, S.broadcast_to(ctx.b, moved, full), zero)
+    out = S.cast(ctx.b, _sum(ctx, picked, rank, False, None), picked.dtype)
+    return S.cast(ctx.b, out, I1) if dtype == I1 else S.bitcast(ctx.b, out, dtype)
 
 
 @impl("broadcast_to")
@@ -859,6 +945,29 @@ def _xor_sum(ctx: FunctionLowerer, input: Any, axis: Any, keep_dims: Any) -> Ten
     return reduce_blocks(ctx, [x], axis, _combine_with(ctx, "^"), bool(keep_dims))[0]
 
 
+@impl("reduce_or")
+def _reduce_or(ctx: FunctionLowerer, input: Any, axis: Any, keep_dims: Any) -> Tensor:
+    x = _values(ctx, input, "input")
+    if not x.dtype.is_int():
+        raise error(ctx.b.loc, f"tl.reduce_or needs integers, got {x.dtype!r}")
+    return reduce_blocks(ctx, [x], axis, _combine_with(ctx, "|"), bool(keep_dims))[0]
+
+
+@impl("histogram")
+def _histogram(ctx: FunctionLowerer, input: Any, num_bins: Any, mask: Any) -> Tensor:
+    """``sum(input[:, None] == arange(num_bins)[None, :], axis=0)``, masked lanes left out."""
+    x = _values(ctx, input, "input")
+    bins = _const_int(ctx, num_bins, "num_bins")
+    if len(x.shape) != 1 or not S.scalar_dtype(x).is_int():
+        raise error(ctx.b.loc, f"tl.histogram needs a 1-D block of integers, got {x.type}")
+    k = S.expand_dims(ctx.b, IMPLS["arange"](ctx, 0, bins), 0)
+    hit = S.compare(ctx.b, "==", S.expand_dims(ctx.b, x, 1), k)
+    if mask is not None:
+        lanes = S.expand_dims(ctx.b, _tensor(ctx, mask, "mask"), 1)
+        hit = S.binary(ctx.b, "&", hit, S.cast(ctx.b, lanes, I1))
+    return _sum(ctx, S.cast(ctx.b, hit, I32), 0, False, None)
+
+
 def _upcast_for_minmax(ctx: FunctionLowerer, x: Tensor) -> Tensor:
     """Triton's max/min reduce in at least 32 bits (bf16/fp16 -> fp32, small ints -> int32)."""
     if S.scalar_dtype(x).bitwidth >= 32 or x.dtype == I1:
@@ -1141,6 +1250,25 @@ def _cdiv(ctx: FunctionLowerer, x: Any, div: Any) -> Any:
     return ctx.binop("//", ctx.binop("-", ctx.binop("+", x, div, loc), 1, loc), div, loc)
 
 
+@impl("swizzle2d")
+def _swizzle2d(ctx: FunctionLowerer, i: Any, j: Any, size_i: Any, size_j: Any, size_g: Any) -> Any:
+    """Triton's ``swizzle2d``, step by step (compile-time operands fold)."""
+    loc = ctx.b.loc
+    ij = ctx.binop("+", ctx.binop("*", i, size_j, loc), j, loc)
+    size_gj = ctx.binop("*", size_g, size_j, loc)
+    group_id = ctx.binop("//", ij, size_gj, loc)
+    off_i = ctx.binop("*", group_id, size_g, loc)
+    rows_left = ctx.binop("-", size_i, off_i, loc)
+    if isinstance(rows_left, Tensor) or isinstance(size_g, Tensor):
+        size_g = _minimum(ctx, rows_left, size_g, PropagateNan.NONE)
+    else:
+        size_g = min(rows_left, size_g)  # the last group may have fewer rows
+    ij = ctx.binop("%", ij, size_gj, loc)
+    return ctx.binop("+", off_i, ctx.binop("%", ij, size_g, loc), loc), ctx.binop(
+        "//", ij, size_g, loc
+    )
+
+
 @impl("sigmoid")
 def _sigmoid(ctx: FunctionLowerer, x: Any) -> Tensor:
     t = _float_input(ctx, x, "sigmoid", _FP32_64)
@@ -1239,6 +1367,47 @@ def _randn(ctx: FunctionLowerer, seed: Any, offset: Any, n_rounds: Any) -> Tenso
     log_u1 = _math(b, "math.log", u1)
     r = _math(b, "math.sqrt", S.binary(b, "*", -2.0, log_u1))
     return S.binary(b, "*", r, _math(b, "math.cos", th))
+
+
+@impl("rand4x")
+def _rand4x(ctx: FunctionLowerer, seed: Any, offsets: Any, n_rounds: Any) -> tuple[Tensor, ...]:
+    return tuple(_uniform(ctx, i) for i in _philox(ctx, seed, offsets, n_rounds))
+
+
+@impl("uint_to_uniform_float")
+def _uint_to_uniform_float(ctx: FunctionLowerer, x: Any) -> Tensor:
+    t = _tensor(ctx, x, "x")
+    width = S.scalar_dtype(t).bitwidth
+    if not S.scalar_dtype(t).is_int() or width not in (32, 64):
+        raise error(
+            ctx.b.loc, f"tl.uint_to_uniform_float needs 32- or 64-bit integers, got {t.type}"
+        )
+    if width == 32:
+        return _uniform(ctx, t)
+    i = S.bitcast(ctx.b, t, I64)
+    i = S.where(ctx.b, S.compare(ctx.b, "<", i, 0), S.binary(ctx.b, "^", i, -1), i)
+    return S.binary(ctx.b, "*", i, 1.0842020432385337e-19)
+
+
+def _box_muller(ctx: FunctionLowerer, u1: Tensor, u2: Tensor) -> tuple[Tensor, Tensor]:
+    b = ctx.b
+    u1 = S.minmax(b, "max", u1, 1.0e-7)
+    th = S.binary(b, "*", 6.283185307179586, u2)
+    r = _math(b, "math.sqrt", S.binary(b, "*", -2.0, _math(b, "math.log", u1)))
+    return S.binary(b, "*", r, _math(b, "math.cos", th)), S.binary(
+        b, "*", r, _math(b, "math.sin", th)
+    )
+
+
+@impl("pair_uniform_to_normal")
+def _pair_uniform_to_normal(ctx: FunctionLowerer, u1: Any, u2: Any) -> tuple[Tensor, Tensor]:
+    return _box_muller(ctx, _tensor(ctx, u1, "u1"), _tensor(ctx, u2, "u2"))
+
+
+@impl("randn4x")
+def _randn4x(ctx: FunctionLowerer, seed: Any, offset: Any, n_rounds: Any) -> tuple[Tensor, ...]:
+    u1, u2, u3, u4 = _rand4x(ctx, seed, offset, n_rounds)
+    return (*_box_muller(ctx, u1, u2), *_box_muller(ctx, u3, u4))
 
 
 # ---------------------------------------------------------------- hints and debugging

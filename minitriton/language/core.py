@@ -199,6 +199,48 @@ def interleave(a, b):
     """Interleave two blocks along their last dimension: ``a0, b0, a1, b1, ...``."""
 
 
+@builtin
+def cat(input, other, can_reorder=False, dim=0):
+    """Concatenate two blocks of the same shape along ``dim`` (``input`` first).
+
+    Triton 3.6 requires ``can_reorder=True`` and may then put the elements in
+    any order (use the result only where order does not matter, such as a
+    reduction); MiniTriton always keeps them in order, with or without it,
+    as Triton's later ``dim=`` form does.
+    """
+
+
+@builtin
+def ravel(x, can_reorder=False):
+    """``x`` flattened to one dimension, in row-major order."""
+
+
+@builtin
+def flip(x, dim=None):
+    """``x`` reversed along ``dim`` (the last dimension by default), a power-of-two size."""
+
+
+@builtin
+def gather(src, index, axis):
+    """``out[..., i, ...] = src[..., index[..., i, ...], ...]``, indexing along ``axis``.
+
+    ``index`` has ``src``'s rank and integer elements; its size along
+    ``axis`` is the result's, and along every other dimension it matches
+    ``src`` (or is 1 on one side, and broadcasts). An index outside
+    ``[0, src.shape[axis])`` gives 0 (Triton leaves it undefined).
+    """
+
+
+@builtin
+def swizzle2d(i, j, size_i, size_j, size_g):
+    """Map the row-major index ``(i, j)`` of a ``size_i x size_j`` grid to a grouped order.
+
+    Within each group of ``size_g`` rows the indices run column-major (the
+    last group may have fewer rows), as tutorial 03 orders its programs for
+    L2 reuse. Returns ``(new_i, new_j)``; works on scalars and blocks.
+    """
+
+
 # -- memory -----------------------------------------------------------------
 
 
@@ -349,6 +391,20 @@ def reduce(input, axis, combine_fn, keep_dims=False):
 @builtin
 def xor_sum(input, axis=None, keep_dims=False):
     """Bitwise xor of the elements along ``axis``."""
+
+
+@builtin
+def reduce_or(input, axis, keep_dims=False):
+    """Bitwise or of the (integer) elements along ``axis``."""
+
+
+@builtin
+def histogram(input, num_bins, mask=None):
+    """Counts (``int32``) of the values ``0 .. num_bins - 1`` in the 1-D block ``input``.
+
+    Bins are one wide and start at 0; values outside ``[0, num_bins)``, and
+    lanes where ``mask`` is false, are not counted.
+    """
 
 
 @builtin
@@ -563,6 +619,26 @@ def randint(seed, offset, n_rounds=10):
 @builtin
 def randint4x(seed, offset, n_rounds=10):
     """All four Philox-4x32 outputs for ``offset``; see :func:`rand` for the counter."""
+
+
+@builtin
+def rand4x(seed, offsets, n_rounds=10):
+    """Four blocks of uniform floats in [0, 1): ``uint_to_uniform_float`` of ``randint4x``."""
+
+
+@builtin
+def randn4x(seed, offset, n_rounds=10):
+    """Four blocks of standard normal floats: :func:`pair_uniform_to_normal` of :func:`rand4x`."""
+
+
+@builtin
+def uint_to_uniform_float(x):
+    """A uniform float in [0, 1) from random 32- or 64-bit integers ``x`` (Triton's scaling)."""
+
+
+@builtin
+def pair_uniform_to_normal(u1, u2):
+    """Two standard normal values from two uniform ones (Box-Muller), as Triton's."""
 
 
 # -- hints and debugging ----------------------------------------------------

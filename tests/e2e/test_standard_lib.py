@@ -1,0 +1,198 @@
+"""``tl``'s standard-library functions, on both backends, against NumPy.
+
+``tl.swizzle2d`` (tutorial 03's grouped order), ``tl.flip``, ``tl.ravel``,
+``tl.cat``, ``tl.gather``, ``tl.histogram``, ``tl.reduce_or`` and the
+random-number helpers (against ``philox_ref``, Triton's stream); each kernel
+is also compiled to PTX and assembled with ``ptxas`` for sm_90a and sm_80.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import minitriton as triton
+import minitriton.language as tl
+from minitriton.backend.build import compile_ir
+from minitriton.compiler import compile_kernel
+from minitriton.diagnostics import CompileError
+from minitriton.jit import base_jit_function
+from minitriton.signature import kernel_params, parse_signature
+from tests.e2e import philox_ref
+from tests.kernels import standard_lib as K
+
+PTXAS = shutil.which("ptxas")
+
+
+def _swizzled(size_i: int, size_j: int, group: int) -> np.ndarray:
+    """Triton's docstring example, computed the slow way: groups of rows, column-major."""
+    out = np.zeros((size_i, size_j), np.int32)
+    for i in range(size_i):
+        for j in range(size_j):
+            ij = i * size_j + j
+            first = ij // (group * size_j) * group
+            rows = min(size_i - first, group)
+            k = ij % (group * size_j)
+            out[i, j] = (first + k % rows) * size_j + k // rows
+    return out
+
+
+def test_swizzle2d_matches_tritons_example(backend: str) -> None:
+    out = np.full((4, 4), -1, np.int32)
+    K.swizzle_kernel[(4, 4)](out, SIZE_I=4, SIZE_J=4, GROUP=2, backend=backend)
+    # Triton's docstring draws where each index goes: position out[i, j] holds i * 4 + j.
+    moved = np.zeros(16, np.int32)
+    moved[out.ravel()] = np.arange(16)
+    want = [[0, 2, 4, 6], [1, 3, 5, 7], [8, 10, 12, 14], [9, 11, 13, 15]]
+    np.testing.assert_array_equal(moved.reshape(4, 4), want)
+    np.testing.assert_array_equal(out, _swizzled(4, 4, 2))
+
+
+@pytest.mark.parametrize(("size_i", "size_j", "group"), [(5, 3, 2), (7, 4, 3), (6, 8, 8)])
+def test_swizzle2d_on_blocks_with_a_short_last_group(backend, size_i, size_j, group) -> None:
+    out = np.full(64, -1, np.int32)
+    K.swizzle_block_kernel[(1,)](out, size_i, SIZE_J=size_j, GROUP=group, BLOCK=64,
+                                 backend=backend)  # fmt: skip
+    n = size_i * size_j
+    np.testing.assert_array_equal(out[:n], _swizzled(size_i, size_j, group).ravel())
+    assert (out[n:] == -1).all()
+    assert sorted(out[:n]) == list(range(n))  # a permutation
+
+
+def test_flip_ravel_and_cat(backend: str, rng: np.random.Generator) -> None:
+    m, n = 4, 8
+    x = rng.standard_normal((m, n)).astype(np.float32)
+    x[0, 0] = -0.0  # every bit pattern comes through
+    y = rng.standard_normal((m, n)).astype(np.float32)
+    outs = [np.full(shape, np.nan, np.float32)
+            for shape in [(m, n), (m, n), (m * n,), (2 * m, n), (m, 2 * n)]]  # fmt: skip
+    K.shapes_kernel[(1,)](x, y, *outs, M=m, N=n, backend=backend)
+    flipped, flipped0, raveled, cat0, cat1 = outs
+    np.testing.assert_array_equal(flipped, x[:, ::-1])
+    assert np.signbit(flipped[0, -1])
+    np.testing.assert_array_equal(flipped0, x[::-1, :])
+    np.testing.assert_array_equal(raveled, x.ravel())
+    np.testing.assert_array_equal(cat0, np.concatenate([x, y], axis=0))
+    np.testing.assert_array_equal(cat1, np.concatenate([x, y], axis=1))
+
+
+def test_flip_of_booleans(backend: str) -> None:
+    x = np.array([1, -1, -1, 1, 1, 1, -1, -1], np.float32)
+    out = np.zeros(8, np.int8)
+    K.flip_bool_kernel[(1,)](x, out, N=8, backend=backend)
+    np.testing.assert_array_equal(out, (x > 0)[::-1].astype(np.int8))
+
+
+def test_gather_along_either_axis(backend: str, rng: np.random.Generator) -> None:
+    m, n, k = 8, 4, 16
+    src = rng.standard_normal((m, n)).astype(np.float32)
+    src[3, 1] = np.nan
+    idx = rng.integers(0, m, (k, n)).astype(np.int32)
+    idx[0, 1] = 3  # the NaN is gathered as a NaN
+    out0 = np.zeros((k, n), np.float32)
+    out1 = np.zeros((m, 8), np.float32)  # idx reshaped to M x K with K = 8
+    K.gather_kernel[(1,)](src, idx, out0, out1, M=m, N=n, K=k, backend=backend)
+    np.testing.assert_array_equal(out0, np.take_along_axis(src, idx, axis=0))
+    idx1 = idx.reshape(m, 8) % n
+    np.testing.assert_array_equal(out1, np.take_along_axis(src, idx1, axis=1))
+
+
+def test_histogram_and_reduce_or(backend: str, rng: np.random.Generator) -> None:
+    n, bins = 100, 16
+    x = rng.integers(-3, bins + 3, 128).astype(np.int32)  # some outside [0, bins)
+    out = np.full(bins, -1, np.int32)
+    ors = np.zeros(16, np.int32)
+    K.histogram_kernel[(1,)](x, out, ors, n, BLOCK=128, BINS=bins, backend=backend)
+    kept = x[:n][(x[:n] >= 0) & (x[:n] < bins)]
+    np.testing.assert_array_equal(out, np.bincount(kept, minlength=bins))
+    padded = np.where(np.arange(128) < n, x, 0).reshape(16, 8)
+    np.testing.assert_array_equal(ors, np.bitwise_or.reduce(padded, axis=1))
+
+
+def test_random_4x_helpers_follow_tritons_stream(backend: str) -> None:
+    block, seed = 64, 1234
+    u = np.zeros((4, block), np.float32)
+    z = np.zeros((4, block), np.float32)
+    f = np.zeros((2, block), np.float32)
+    K.random4x_kernel[(1,)](u, z, f, seed, BLOCK=block, backend=backend)
+    offs = np.arange(block, dtype=np.int32)
+    words = philox_ref.randint4x(seed, offs)
+    uniforms = [philox_ref.uint_to_uniform_float(w) for w in words]
+    np.testing.assert_array_equal(u, np.stack(uniforms))
+    normals = [*philox_ref.pair_uniform_to_normal(*uniforms[:2]),
+               *philox_ref.pair_uniform_to_normal(*uniforms[2:])]  # fmt: skip
+    np.testing.assert_allclose(z, np.stack(normals), rtol=1e-4, atol=1e-4)
+    np.testing.assert_allclose(f, np.stack(normals[:2]), rtol=1e-4, atol=1e-4)
+
+
+# ---------------------------------------------------------------- errors
+
+
+def _errors(kernel, signature: str) -> str:  # noqa: ANN001
+    jit = base_jit_function(kernel)
+    specs = parse_signature(signature, kernel_params(jit.fn))
+    with pytest.raises(CompileError) as info:
+        compile_kernel(jit.source, specs)
+    return str(info.value)
+
+
+@triton.jit
+def float_histogram(x_ptr, out_ptr):
+    x = tl.load(x_ptr + tl.arange(0, 8))
+    tl.store(out_ptr + tl.arange(0, 4), tl.histogram(x, 4))
+
+
+@triton.jit
+def mismatched_cat(x_ptr):
+    a = tl.load(x_ptr + tl.arange(0, 8))
+    b = tl.load(x_ptr + tl.arange(0, 4))
+    tl.store(x_ptr + tl.arange(0, 16), tl.cat(a, b, can_reorder=True))
+
+
+def test_a_histogram_of_floats_is_a_located_error() -> None:
+    text = _errors(float_histogram, "*fp32, *i32")
+    assert "tl.histogram needs a 1-D block of integers" in text
+    assert "test_standard_lib.py:" in text and "tl.histogram(x, 4)" in text and "^" in text
+
+
+def test_cat_of_two_shapes_is_a_located_error() -> None:
+    text = _errors(mismatched_cat, "*fp32")
+    assert "tl.cat needs blocks of one shape, got tensor<8xf32> and tensor<4xf32>" in text
+    assert "tl.cat(a, b, can_reorder=True)" in text
+
+
+# ---------------------------------------------------------------- PTX for both archs
+
+PTX_CASES = {
+    "swizzle": (K.swizzle_kernel, "*i32:16, 4, 4, 2"),
+    "swizzle_block": (K.swizzle_block_kernel, "*i32:16, i32, 4, 2, 64"),
+    "shapes": (K.shapes_kernel, ", ".join(["*fp32:16"] * 7) + ", 4, 8"),
+    "flip_bool": (K.flip_bool_kernel, "*fp32:16, *i8:16, 8"),
+    "gather": (K.gather_kernel, "*fp32:16, *i32:16, *fp32:16, *fp32:16, 8, 4, 16"),
+    "histogram": (K.histogram_kernel, "*i32:16, *i32:16, *i32:16, i32, 128, 16"),
+    "random4x": (K.random4x_kernel, "*fp32:16, *fp32:16, *fp32:16, i32, 64"),
+}
+
+
+@pytest.mark.skipif(PTXAS is None, reason="needs ptxas from the CUDA toolkit")
+@pytest.mark.parametrize("arch", ["sm_90a", "sm_80"])
+@pytest.mark.parametrize("case", sorted(PTX_CASES))
+def test_ptx_assembles(case: str, arch: str, tmp_path: Path) -> None:
+    kernel, signature = PTX_CASES[case]
+    jit = base_jit_function(kernel)
+    specs = parse_signature(signature, kernel_params(jit.fn))
+    module = compile_kernel(jit.source, specs, stop_after="ir-opt").module
+    ptx = tmp_path / "k.ptx"
+    ptx.write_text(compile_ir(module, arch).ptx)
+    assert PTXAS is not None
+    proc = subprocess.run(
+        [PTXAS, f"-arch={arch}", str(ptx), "-o", str(tmp_path / "k.cubin")],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
