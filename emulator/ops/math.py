@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from functools import partial
+from statistics import NormalDist
 
 import numpy as np
 
@@ -82,6 +83,12 @@ _MATH: dict[str, ArrayFn] = {
     "rint": np.rint,
     "round": lambda a: np.trunc(a) + np.where(np.abs(a - np.trunc(a)) >= 0.5, np.sign(a), 0),
     "trunc": np.trunc,
+    "erfinv": lambda a: _normal_quantile(a, lambda x: (1 + x) / 2, math.sqrt(0.5)),
+    "erfcinv": lambda a: _normal_quantile(a, lambda y: y / 2, -math.sqrt(0.5)),
+    "normcdf": lambda a: _scalar_fn(lambda x: 0.5 * math.erfc(-x * math.sqrt(0.5)), a, at_pole=0),
+    "normcdfinv": lambda a: _normal_quantile(a, lambda p: p, 1.0),
+    "rcbrt": lambda a: 1 / np.cbrt(a),
+    "logb": lambda a: _logb(a),
 }
 for _name, _fn in _MATH.items():
     _math(MATH_UNARY_OPS[_name], math_precision=True)(_fn)
@@ -113,6 +120,34 @@ def _scalar_fn(fn: Callable[[float], float], a: np.ndarray, *, at_pole: float) -
             return math.copysign(math.inf, x) if x == 0 else at_pole
 
     return np.vectorize(one, otypes=[a.dtype])(a)
+
+
+def _normal_quantile(a: np.ndarray, to_p: Callable[[float], float], scale: float) -> np.ndarray:
+    """``scale * Phi^-1(to_p(x))`` on each element (``erfinv``, ``erfcinv``, ``normcdfinv``).
+
+    ``statistics.NormalDist.inv_cdf`` is Wichura's AS241, accurate to about
+    1e-16; p = 0 and 1 give the infinities, p outside [0, 1] and NaN give NaN.
+    """
+    dist = NormalDist()
+
+    def one(x: float) -> float:
+        p = to_p(x)
+        if not 0 <= p <= 1:
+            return math.nan
+        if p in (0, 1):
+            return math.copysign(math.inf, (p - 0.5) * scale)
+        return scale * dist.inv_cdf(p)
+
+    return np.vectorize(one, otypes=[a.dtype])(a)
+
+
+def _logb(a: np.ndarray) -> np.ndarray:
+    """The unbiased exponent of ``a`` as a float: -inf at 0, inf at inf, NaN at NaN."""
+    _, exponent = np.frexp(a)
+    out = (exponent - 1).astype(a.dtype)
+    out = np.where(a == 0, -np.inf, out)
+    out = np.where(np.isinf(a), np.inf, out)
+    return np.where(np.isnan(a), np.nan, out).astype(a.dtype)
 
 
 @_math(FmaOp)

@@ -12,25 +12,29 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING, Any
 
+from minitriton.diagnostics import error
 from minitriton.frontend import semantic as S
 from minitriton.frontend.builtins import _FP32_64, IMPLS, _float_input, _math, _runtime_x, impl
 from minitriton.frontend.semantic import Tensor
 from minitriton.ir import ops
 from minitriton.ir.core import OP_REGISTRY, Operation
 from minitriton.ir.ops import MATH_BINARY, MATH_UNARY
-from minitriton.ir.types import I32
+from minitriton.ir.types import F32, F64, I32, I64, U32, U64, ScalarType
 
 if TYPE_CHECKING:
     from minitriton.frontend.lower import FunctionLowerer
 
 # libdevice names that are one math.* op of another name.
-_RENAMED = {"nearbyint": "rint", "fast_expf": "exp", "fast_logf": "log"}
+_RENAMED = {"nearbyint": "rint", "fast_expf": "exp", "fast_logf": "log", "fast_sinf": "sin"}
+_RENAMED |= {"fast_cosf": "cos", "fast_tanf": "tan", "fast_tanhf": "tanh", "fast_log2f": "log2"}
+_RENAMED |= {"fast_log10f": "log10", "fast_exp10f": "exp10"}
 # Two-argument libdevice functions that are one op of the IR's own.
 _BINARY_AS: dict[str, type[Operation]] = {
     "pow": ops.PowOp,
     "fmod": ops.RemOp,
     "div_rn": ops.DivRnOp,
     "fast_dividef": ops.DivOp,
+    "fast_powf": ops.PowOp,
 }
 
 
@@ -116,3 +120,111 @@ _predicate("isinf", lambda b, x: S.compare(b, "==", _abs(b, x), math.inf))
 _predicate("isfinited", lambda b, x: S.compare(b, "<", _abs(b, x), math.inf))
 _predicate("finitef", lambda b, x: S.compare(b, "<", _abs(b, x), math.inf))
 _predicate("signbit", _negative_sign)
+
+
+# ---------------------------------------------------------------- built from other ops
+
+
+@impl("libdevice.ilogb")
+def _ilogb(ctx: FunctionLowerer, arg0: Any) -> Tensor:
+    """``logb`` as ``int32``, with C's values: INT_MIN at 0 and NaN, INT_MAX at infinity."""
+    b = ctx.b
+    x = _float_input(ctx, arg0, "libdevice.ilogb", _FP32_64)
+    exponent = S.cast(b, _math(b, "math.logb", x), I32)
+    special = S.where(b, S.compare(b, "==", _abs(b, x), math.inf), 2**31 - 1, -(2**31))
+    regular = S.binary(b, "&", S.compare(b, "==", x, x), S.compare(b, "<", _abs(b, x), math.inf))
+    regular = S.binary(b, "&", regular, S.compare(b, "!=", x, 0.0))
+    return S.where(b, regular, exponent, S.cast(b, special, I32))
+
+
+def _power_of_two(ctx: FunctionLowerer, k: Tensor, dtype: ScalarType) -> Tensor:
+    """``2**k`` built from its bits (exact), for ``k`` within the normal exponents."""
+    b = ctx.b
+    mantissa, bias, low, high, bits = (23, 127, -126, 127, I32) if dtype == F32 else (
+        52, 1023, -1022, 1023, I64)  # fmt: skip
+    k = S.minmax(b, "max", S.minmax(b, "min", S.cast(b, k, bits), high), low)
+    return S.bitcast(b, S.binary(b, "<<", S.binary(b, "+", k, bias), mantissa), dtype)
+
+
+@impl("libdevice.ldexp")
+def _ldexp(ctx: FunctionLowerer, arg0: Any, arg1: Any) -> Tensor:
+    """``x * 2**n`` as two exact multiplies by powers of two (n split in halves)."""
+    b = ctx.b
+    x = _float_input(ctx, arg0, "libdevice.ldexp", _FP32_64)
+    n = _int_input(ctx, arg1, "libdevice.ldexp", (32, 64))
+    half = S.binary(b, ">>", n, 1)
+    dtype = S.scalar_dtype(x)
+    x = S.binary(b, "*", x, _power_of_two(ctx, half, dtype))
+    return S.binary(b, "*", x, _power_of_two(ctx, S.binary(b, "-", n, half), dtype))
+
+
+@impl("libdevice.llrint")
+def _llrint(ctx: FunctionLowerer, arg0: Any) -> Tensor:
+    x = _float_input(ctx, arg0, "libdevice.llrint", _FP32_64)
+    return S.cast(ctx.b, _math(ctx.b, "math.rint", x), I64)
+
+
+def _int_input(ctx: FunctionLowerer, x: Any, name: str, widths: tuple[int, ...]) -> Tensor:
+    t = x if isinstance(x, Tensor) else S.to_tensor(ctx.b, x)
+    dtype = S.scalar_dtype(t)
+    if not dtype.is_int() or dtype.bitwidth not in widths:
+        sizes = " or ".join(f"{w}-bit" for w in widths)
+        raise error(ctx.b.loc, f"{name} expects {sizes} integers, got {dtype!r}")
+    return t
+
+
+def _bitcast(name: str, source: tuple[ScalarType, ...], target: ScalarType) -> None:
+    @impl(f"libdevice.{name}")
+    def lower(ctx: FunctionLowerer, arg0: Any) -> Tensor:
+        t = arg0 if isinstance(arg0, Tensor) else S.to_tensor(ctx.b, arg0)
+        if S.scalar_dtype(t) not in source:
+            names = " or ".join(repr(s) for s in source)
+            raise error(ctx.b.loc, f"libdevice.{name} expects {names}, got {S.scalar_dtype(t)!r}")
+        return S.bitcast(ctx.b, t, target)
+
+
+_bitcast("float_as_int", (F32,), I32)
+_bitcast("float_as_uint", (F32,), U32)
+_bitcast("int_as_float", (I32, U32), F32)
+_bitcast("uint_as_float", (U32, I32), F32)
+_bitcast("double_as_longlong", (F64,), I64)
+_bitcast("longlong_as_double", (I64, U64), F64)
+
+
+@impl("libdevice.popc")
+def _popc(ctx: FunctionLowerer, arg0: Any) -> Tensor:
+    """Set bits, counted in parallel within the word (SWAR), then summed by one multiply."""
+    b = ctx.b
+    x = _int_input(ctx, arg0, "libdevice.popc", (32, 64))
+    wide = S.scalar_dtype(x).bitwidth == 64
+    v = S.bitcast(b, x, U64 if wide else U32)  # logical shifts
+    ones = 0x0101010101010101 if wide else 0x01010101
+    v = S.binary(
+        b, "-", v, S.binary(b, "&", S.binary(b, ">>", v, 1), 0x5555555555555555 & _mask(wide))
+    )
+    pairs = 0x3333333333333333 & _mask(wide)
+    v = S.binary(
+        b, "+", S.binary(b, "&", v, pairs), S.binary(b, "&", S.binary(b, ">>", v, 2), pairs)
+    )
+    v = S.binary(
+        b, "&", S.binary(b, "+", v, S.binary(b, ">>", v, 4)), 0x0F0F0F0F0F0F0F0F & _mask(wide)
+    )
+    v = S.binary(b, ">>", S.binary(b, "*", v, ones), 56 if wide else 24)
+    return S.cast(b, v, I32)
+
+
+def _mask(wide: bool) -> int:
+    return (1 << 64) - 1 if wide else (1 << 32) - 1
+
+
+@impl("libdevice.mulhi")
+def _mulhi(ctx: FunctionLowerer, arg0: Any, arg1: Any) -> Tensor:
+    """The high word of the 64-bit product, signed or unsigned as the operands are."""
+    b = ctx.b
+    x = _int_input(ctx, arg0, "libdevice.mulhi", (32,))
+    y = _int_input(ctx, arg1, "libdevice.mulhi", (32,))
+    x, y = S.promote_pair(b, x, y)
+    unsigned = S.scalar_dtype(x).kind == "uint"
+    wide = U64 if unsigned else I64
+    product = S.binary(b, "*", S.cast(b, x, wide), S.cast(b, y, wide))
+    return S.cast(b, S.binary(b, ">>", product, 32), S.scalar_dtype(x))

@@ -312,6 +312,7 @@ MATH_UNARY += ("floor", "ceil", "erf", "tanh")
 MATH_UNARY += ("acos", "acosh", "asin", "asinh", "atan", "atanh", "cbrt", "cosh", "sinh", "tan")
 MATH_UNARY += ("erfc", "exp10", "expm1", "log10", "log1p", "lgamma", "tgamma")
 MATH_UNARY += ("rint", "round", "trunc")
+MATH_UNARY += ("erfinv", "erfcinv", "normcdf", "normcdfinv", "rcbrt", "logb")
 #: Function name -> its op class, for the tables keyed by op class.
 MATH_UNARY_OPS: dict[str, type[Operation]] = {
     fn: _unary(f"math.{fn}", f"Elementwise ``{fn}`` (floats only).") for fn in MATH_UNARY
