@@ -11,22 +11,15 @@ assembled with ``ptxas`` for sm_90a and sm_80.
 
 from __future__ import annotations
 
-import shutil
-import subprocess
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from minitriton.backend.build import compile_ir
-from minitriton.compiler import compile_kernel
 from minitriton.diagnostics import CompileError, UserError
-from minitriton.jit import base_jit_function
-from minitriton.signature import kernel_params, parse_signature
+from tests.e2e.ptxas_check import assemble, needs_ptxas
 from tests.kernels import language_gaps as K
 from tests.kernels.grouped_gemm import group_gemm, grouped_matmul_kernel
-
-PTXAS = shutil.which("ptxas")
 
 # ---------------------------------------------------------------- tl.assume
 
@@ -267,28 +260,14 @@ PTX_CASES = {
 }
 
 
-@pytest.mark.skipif(PTXAS is None, reason="needs ptxas from the CUDA toolkit")
+@needs_ptxas
 @pytest.mark.parametrize("arch", ["sm_90a", "sm_80"])
 @pytest.mark.parametrize("case", sorted(PTX_CASES))
 def test_ptx_assembles(case: str, arch: str, tmp_path: Path) -> None:
-    kernel, signature = PTX_CASES[case]
-    jit = base_jit_function(kernel)
-    specs = parse_signature(signature, kernel_params(jit.fn))
-    module = compile_kernel(jit.source, specs, stop_after="ir-opt").module
-    k = compile_ir(module, arch)
+    k = assemble(*PTX_CASES[case], arch, tmp_path)
     if case == "assume":
         assert "llvm.assume" in k.llir  # the hint reaches LLVM
         assert "__assertfail" not in k.ptx  # and is not a check
-    ptx = tmp_path / "k.ptx"
-    ptx.write_text(k.ptx)
-    assert PTXAS is not None
-    proc = subprocess.run(
-        [PTXAS, f"-arch={arch}", str(ptx), "-o", str(tmp_path / "k.cubin")],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    assert proc.returncode == 0, proc.stderr
 
 
 def test_checks_follow_arrays_found_by_address(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -9,8 +9,6 @@ approximations, the inverse and normal-distribution functions, bit casts,
 from __future__ import annotations
 
 import math
-import shutil
-import subprocess
 from pathlib import Path
 from statistics import NormalDist
 
@@ -19,13 +17,9 @@ import pytest
 
 import minitriton as triton
 import minitriton.language as tl
-from minitriton.backend.build import compile_ir
-from minitriton.compiler import compile_kernel
-from minitriton.jit import base_jit_function
 from minitriton.language.extra import libdevice
-from minitriton.signature import kernel_params, parse_signature
+from tests.e2e.ptxas_check import assemble, needs_ptxas
 
-PTXAS = shutil.which("ptxas")
 BLOCK = 16
 
 
@@ -167,21 +161,9 @@ PTX_CASES = {
 }
 
 
-@pytest.mark.skipif(PTXAS is None, reason="needs ptxas from the CUDA toolkit")
+@needs_ptxas
 @pytest.mark.parametrize("arch", ["sm_90a", "sm_80"])
 @pytest.mark.parametrize("case", sorted(PTX_CASES))
 def test_ptx_assembles(case: str, arch: str, tmp_path: Path) -> None:
     kernel, signature = PTX_CASES[case]
-    jit = base_jit_function(kernel)
-    specs = parse_signature(signature.replace("'", '"'), kernel_params(jit.fn))
-    module = compile_kernel(jit.source, specs, stop_after="ir-opt").module
-    ptx = tmp_path / "k.ptx"
-    ptx.write_text(compile_ir(module, arch).ptx)
-    assert PTXAS is not None
-    proc = subprocess.run(
-        [PTXAS, f"-arch={arch}", str(ptx), "-o", str(tmp_path / "k.cubin")],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    assert proc.returncode == 0, proc.stderr
+    assemble(kernel, signature.replace("'", '"'), arch, tmp_path)

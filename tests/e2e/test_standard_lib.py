@@ -8,8 +8,6 @@ is also compiled to PTX and assembled with ``ptxas`` for sm_90a and sm_80.
 
 from __future__ import annotations
 
-import shutil
-import subprocess
 from pathlib import Path
 
 import numpy as np
@@ -17,15 +15,13 @@ import pytest
 
 import minitriton as triton
 import minitriton.language as tl
-from minitriton.backend.build import compile_ir
 from minitriton.compiler import compile_kernel
 from minitriton.diagnostics import CompileError
 from minitriton.jit import base_jit_function
 from minitriton.signature import kernel_params, parse_signature
 from tests.e2e import philox_ref
+from tests.e2e.ptxas_check import assemble, needs_ptxas
 from tests.kernels import standard_lib as K
-
-PTXAS = shutil.which("ptxas")
 
 
 def _swizzled(size_i: int, size_j: int, group: int) -> np.ndarray:
@@ -178,21 +174,8 @@ PTX_CASES = {
 }
 
 
-@pytest.mark.skipif(PTXAS is None, reason="needs ptxas from the CUDA toolkit")
+@needs_ptxas
 @pytest.mark.parametrize("arch", ["sm_90a", "sm_80"])
 @pytest.mark.parametrize("case", sorted(PTX_CASES))
 def test_ptx_assembles(case: str, arch: str, tmp_path: Path) -> None:
-    kernel, signature = PTX_CASES[case]
-    jit = base_jit_function(kernel)
-    specs = parse_signature(signature, kernel_params(jit.fn))
-    module = compile_kernel(jit.source, specs, stop_after="ir-opt").module
-    ptx = tmp_path / "k.ptx"
-    ptx.write_text(compile_ir(module, arch).ptx)
-    assert PTXAS is not None
-    proc = subprocess.run(
-        [PTXAS, f"-arch={arch}", str(ptx), "-o", str(tmp_path / "k.cubin")],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    assert proc.returncode == 0, proc.stderr
+    assemble(*PTX_CASES[case], arch, tmp_path)
