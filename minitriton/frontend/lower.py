@@ -1870,6 +1870,7 @@ def _scalar_type(loc: Location, args: list[Any], kwargs: dict[str, Any]) -> Scal
 #: ``tl`` names that are neither builtins nor dtypes but part of Triton's surface.
 _TL_PUBLIC = frozenset(
     {"constexpr", "tensor", "dtype", "pointer_type", "block_type", "get_int_dtype"}
+    | {"TRITON_MAX_TENSOR_NUMEL"}
     | {"_unwrap_if_constexpr"}  # tl.core's helper, which TorchInductor's kernels call
 )
 

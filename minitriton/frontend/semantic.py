@@ -21,7 +21,7 @@ from minitriton.ir import ops
 from minitriton.ir import types as T
 from minitriton.ir.core import Value
 
-MAX_NUMEL = 2**20
+MAX_NUMEL = 2**20  # tl.TRITON_MAX_TENSOR_NUMEL
 
 
 class Tensor:

@@ -77,6 +77,9 @@ class tensor:  # noqa: N801 - Triton's spelling
     """Type of block values inside a kernel (for annotations only)."""
 
 
+#: The most elements a block may hold (2^20), as Triton's constant of that name.
+TRITON_MAX_TENSOR_NUMEL = 1048576
+
 # ---------------------------------------------------------------- builtins
 
 BUILTINS: dict[str, Callable[..., Any]] = {}

@@ -179,3 +179,12 @@ PTX_CASES = {
 @pytest.mark.parametrize("case", sorted(PTX_CASES))
 def test_ptx_assembles(case: str, arch: str, tmp_path: Path) -> None:
     assemble(*PTX_CASES[case], arch, tmp_path)
+
+
+def test_the_block_size_limit_is_tritons_constant(backend: str) -> None:
+    assert tl.TRITON_MAX_TENSOR_NUMEL == 2**20
+    out = np.zeros(8, np.int32)
+    K.max_numel_kernel[(1,)](out, BLOCK=8, backend=backend)
+    np.testing.assert_array_equal(out, np.full(8, 2**17))
+    with pytest.raises(CompileError, match="static_assert"):
+        K.max_numel_kernel[(1,)](np.zeros(1, np.int32), BLOCK=2**21, backend="emulator")

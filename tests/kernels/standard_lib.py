@@ -95,3 +95,11 @@ def random4x_kernel(u_ptr, n_ptr, f_ptr, seed, BLOCK: tl.constexpr):
     a, b = tl.pair_uniform_to_normal(tl.uint_to_uniform_float(i1), tl.uint_to_uniform_float(i2))
     tl.store(f_ptr + offs, a)
     tl.store(f_ptr + BLOCK + offs, b)
+
+
+@triton.jit
+def max_numel_kernel(out_ptr, BLOCK: tl.constexpr):
+    """Triton's block-size limit as a compile-time value (a static check, then stored)."""
+    tl.static_assert(BLOCK <= tl.TRITON_MAX_TENSOR_NUMEL)
+    offs = tl.arange(0, BLOCK)
+    tl.store(out_ptr + offs, offs * 0 + tl.TRITON_MAX_TENSOR_NUMEL // BLOCK)
