@@ -1138,6 +1138,20 @@ def _sort(ctx: FunctionLowerer, x: Any, dim: Any, descending: Any) -> Tensor:
     return Tensor(ctx.b.value(ops.SortOp, [t.handle], t.type, attrs))
 
 
+@impl("topk")
+def _topk(ctx: FunctionLowerer, x: Any, k: Any, dim: Any, descending: Any) -> Tensor:
+    """Sort, split the last dim into ``(n // k, k)`` rows and gather the first row."""
+    ordered = _sort(ctx, x, dim, descending)
+    *outer, n = ordered.shape
+    count = _const_int(ctx, k, "k")
+    if count <= 0 or count & (count - 1) or count > n:
+        raise error(ctx.b.loc, f"tl.topk needs k a power of two up to {n}, got {count}")
+    rows = S.reshape(ctx.b, ordered, (*outer, n // count, count))
+    first = _full(ctx, (*[1] * len(outer), 1, count), 0, I32)
+    picked = _gather(ctx, rows, first, len(outer))
+    return S.reshape(ctx.b, picked, (*outer, count))
+
+
 # ---------------------------------------------------------------- math
 
 _FP32_64 = (F32, F64)

@@ -1487,6 +1487,9 @@ class FunctionLowerer:
         names = [n for n in dir(module) if not is_language or _is_tl_public(n, module)]
         close = difflib.get_close_matches(attr, names, n=1)
         hint = f"did you mean '{name}.{close[0]}'?" if close else None
+        if is_language and attr in NOT_YET:
+            message = f"{name}.{attr} is Triton's, but MiniTriton does not support it yet"
+            raise error(node.loc, message, help=NOT_YET[attr])
         if is_language:
             raise error(node.loc, f"unknown function '{name}.{attr}'", help=hint)
         raise error(node.loc, f"module '{name}' has no attribute '{attr}'", help=hint)
@@ -1866,6 +1869,17 @@ def _scalar_type(loc: Location, args: list[Any], kwargs: dict[str, Any]) -> Scal
             help='write tl.dtype("fp32"), or use the dtype itself: tl.float32',
         ) from None
 
+
+#: Triton's ``tl`` functions that MiniTriton lacks, with what to write instead.
+NOT_YET = {
+    "inline_asm_elementwise": "inline PTX cannot run on the emulator, and the GPU backend does "
+    "not take it: write the operation with tl builtins or libdevice (bit casts are "
+    "x.to(tl.int32, bitcast=True); libdevice.popc, libdevice.mulhi ...)",
+    "dot_scaled": "dequantize the operands with tl builtins (scale, then .to(tl.float16)) and "
+    "call tl.dot",
+    "map_elementwise": "call the function on the blocks themselves, with tl.where for its branches",
+    "bitonic_merge": "sort with tl.sort, or take the largest with tl.topk",
+}
 
 #: ``tl`` names that are neither builtins nor dtypes but part of Triton's surface.
 _TL_PUBLIC = frozenset(

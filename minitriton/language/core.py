@@ -411,6 +411,14 @@ def histogram(input, num_bins, mask=None):
 
 
 @builtin
+def topk(x, k, dim=None, descending=True):
+    """The ``k`` largest (or, with ``descending=False``, smallest) elements along the last dim.
+
+    ``k`` is a power of two; the result is sorted, largest first by default.
+    """
+
+
+@builtin
 def cumsum(input, axis=0, reverse=False):
     """Inclusive prefix sum along ``axis``."""
 

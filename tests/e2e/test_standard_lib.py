@@ -125,6 +125,15 @@ def test_random_4x_helpers_follow_tritons_stream(backend: str) -> None:
     np.testing.assert_allclose(f, np.stack(normals[:2]), rtol=1e-4, atol=1e-4)
 
 
+def test_topk_both_ways(backend: str, rng: np.random.Generator) -> None:
+    x = rng.standard_normal((4, 32)).astype(np.float32)
+    top = np.zeros((4, 8), np.float32)
+    low = np.zeros((4, 8), np.float32)
+    K.topk_kernel[(1,)](x, top, low, M=4, N=32, K=8, backend=backend)
+    np.testing.assert_array_equal(top, -np.sort(-x, axis=1)[:, :8])
+    np.testing.assert_array_equal(low, np.sort(x, axis=1)[:, :8])
+
+
 # ---------------------------------------------------------------- errors
 
 
@@ -155,6 +164,19 @@ def test_a_histogram_of_floats_is_a_located_error() -> None:
     assert "test_standard_lib.py:" in text and "tl.histogram(x, 4)" in text and "^" in text
 
 
+@triton.jit
+def inline_asm(x_ptr):
+    x = tl.load(x_ptr + tl.arange(0, 8))
+    y = tl.inline_asm_elementwise("mov.b32 $0, $1;", "=r,r", [x], tl.int32, True, 1)
+    tl.store(x_ptr + tl.arange(0, 8), y)
+
+
+def test_tritons_functions_we_lack_say_so_and_what_to_write() -> None:
+    text = _errors(inline_asm, "*i32")
+    assert "tl.inline_asm_elementwise is Triton's, but MiniTriton does not support it yet" in text
+    assert "help: inline PTX cannot run on the emulator" in text and "^" in text
+
+
 def test_cat_of_two_shapes_is_a_located_error() -> None:
     text = _errors(mismatched_cat, "*fp32")
     assert "tl.cat needs blocks of one shape, got tensor<8xf32> and tensor<4xf32>" in text
@@ -170,6 +192,7 @@ PTX_CASES = {
     "flip_bool": (K.flip_bool_kernel, "*fp32:16, *i8:16, 8"),
     "gather": (K.gather_kernel, "*fp32:16, *i32:16, *fp32:16, *fp32:16, 8, 4, 16"),
     "histogram": (K.histogram_kernel, "*i32:16, *i32:16, *i32:16, i32, 128, 16"),
+    "topk": (K.topk_kernel, "*fp32:16, *fp32:16, *fp32:16, 4, 32, 8"),
     "random4x": (K.random4x_kernel, "*fp32:16, *fp32:16, *fp32:16, i32, 64"),
 }
 

@@ -103,3 +103,12 @@ def max_numel_kernel(out_ptr, BLOCK: tl.constexpr):
     tl.static_assert(BLOCK <= tl.TRITON_MAX_TENSOR_NUMEL)
     offs = tl.arange(0, BLOCK)
     tl.store(out_ptr + offs, offs * 0 + tl.TRITON_MAX_TENSOR_NUMEL // BLOCK)
+
+
+@triton.jit
+def topk_kernel(x_ptr, top_ptr, low_ptr, M: tl.constexpr, N: tl.constexpr, K: tl.constexpr):
+    """Each row's K largest (sorted, largest first) and K smallest (smallest first)."""
+    x = tl.load(x_ptr + tl.arange(0, M)[:, None] * N + tl.arange(0, N)[None, :])
+    out = tl.arange(0, M)[:, None] * K + tl.arange(0, K)[None, :]
+    tl.store(top_ptr + out, tl.topk(x, K))
+    tl.store(low_ptr + out, tl.topk(x, K, descending=False))
