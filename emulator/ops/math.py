@@ -12,7 +12,6 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from functools import partial
-from statistics import NormalDist
 
 import numpy as np
 
@@ -128,6 +127,8 @@ def _normal_quantile(a: np.ndarray, to_p: Callable[[float], float], scale: float
     ``statistics.NormalDist.inv_cdf`` is Wichura's AS241, accurate to about
     1e-16; p = 0 and 1 give the infinities, p outside [0, 1] and NaN give NaN.
     """
+    from statistics import NormalDist  # only here: not every emulated kernel needs it
+
     dist = NormalDist()
 
     def one(x: float) -> float:

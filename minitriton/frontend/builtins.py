@@ -35,7 +35,6 @@ from minitriton.ir.types import (
     F64,
     I1,
     I8,
-    I16,
     I32,
     I64,
     U32,
@@ -46,7 +45,7 @@ from minitriton.ir.types import (
     with_element,
     with_shape,
 )
-from minitriton.language.core import PropagateNan
+from minitriton.language.core import PropagateNan, get_int_dtype
 
 if TYPE_CHECKING:
     # Only for annotations: lower.py imports this module when it lowers a call.
@@ -365,7 +364,17 @@ def _ravel(ctx: FunctionLowerer, x: Any, can_reorder: Any) -> Tensor:
     return S.reshape(ctx.b, t, (math.prod(t.shape),))
 
 
-_INT_OF_WIDTH = {8: I8, 16: I16, 32: I32, 64: I64}
+def _as_bits(ctx: FunctionLowerer, t: Tensor) -> Tensor:
+    """``t``'s bits as a signed integer block of its width (booleans widen to ``int8``)."""
+    dtype = S.scalar_dtype(t)
+    if dtype == I1:
+        return S.cast(ctx.b, t, I8)
+    return S.bitcast(ctx.b, t, get_int_dtype(dtype.bitwidth, signed=True))
+
+
+def _from_bits(ctx: FunctionLowerer, bits: Tensor, dtype: ScalarType) -> Tensor:
+    """The inverse of :func:`_as_bits`."""
+    return S.cast(ctx.b, bits, I1) if dtype == I1 else S.bitcast(ctx.b, bits, dtype)
 
 
 @impl("flip")
@@ -382,14 +391,10 @@ def _flip(ctx: FunctionLowerer, x: Any, dim: Any) -> Tensor:
     if size & (size - 1):
         raise error(ctx.b.loc, f"tl.flip needs a power-of-two size along dim {d}, got {t.type}")
     steps = size.bit_length() - 1
-    dtype = S.scalar_dtype(t)
-    bits = _INT_OF_WIDTH[max(dtype.bitwidth, 8)]
-    y = S.cast(ctx.b, t, I8) if dtype == I1 else S.bitcast(ctx.b, t, bits)
-    y = S.reshape(ctx.b, y, (*t.shape[:d], *([2] * steps), *t.shape[d + 1 :]))
+    y = S.reshape(ctx.b, _as_bits(ctx, t), (*t.shape[:d], *([2] * steps), *t.shape[d + 1 :]))
     for i in range(steps):
         y = S.binary(ctx.b, "^", y, _xor_sum(ctx, y, d + i, True))
-    y = S.reshape(ctx.b, y, t.shape)
-    return S.cast(ctx.b, y, I1) if dtype == I1 else S.bitcast(ctx.b, y, dtype)
+    return _from_bits(ctx, S.reshape(ctx.b, y, t.shape), S.scalar_dtype(t))
 
 
 @impl("gather")
@@ -406,11 +411,8 @@ def _gather(ctx: FunctionLowerer, src: Any, index: Any, axis: Any) -> Tensor:
         raise error(ctx.b.loc, f"tl.gather needs an integer index of src's rank, got {idx.type}")
     a = _axis(ctx, axis, rank)
     n = s.shape[a]
-    dtype = S.scalar_dtype(s)
-    bits = _INT_OF_WIDTH[max(dtype.bitwidth, 8)]
-    values = S.cast(ctx.b, s, I8) if dtype == I1 else S.bitcast(ctx.b, s, bits)
     # src with its `axis` moved last and a 1 in its place: [..., 1, ..., n].
-    moved = S.permute(ctx.b, values, (*range(a), *range(a + 1, rank), a))
+    moved = S.permute(ctx.b, _as_bits(ctx, s), (*range(a), *range(a + 1, rank), a))
     moved = S.expand_dims(ctx.b, moved, a)
     out_shape = tuple(
         i if k == a else max(i, j) for k, (i, j) in enumerate(zip(idx.shape, s.shape))
@@ -424,7 +426,7 @@ def _gather(ctx: FunctionLowerer, src: Any, index: Any, axis: Any) -> Tensor:
     zero = S.constant(ctx.b, 0, with_element(moved.type, moved.dtype))
     picked = S.where(ctx.b, hit, S.broadcast_to(ctx.b, moved, full), zero)
     out = S.cast(ctx.b, _sum(ctx, picked, rank, False, None), picked.dtype)
-    return S.cast(ctx.b, out, I1) if dtype == I1 else S.bitcast(ctx.b, out, dtype)
+    return _from_bits(ctx, out, S.scalar_dtype(s))
 
 
 @impl("broadcast_to")
@@ -1346,13 +1348,18 @@ def _philox(ctx: FunctionLowerer, seed: Any, offset: Any, n_rounds: Any) -> tupl
     return c0, c1, c2, c3
 
 
+#: ``uint_to_uniform_float``'s scale by word width: the largest with MAX_INT * scale < 1.
+_UNIFORM_SCALE = {32: 4.6566127342e-10, 64: 1.0842020432385337e-19}
+
+
 def _uniform(ctx: FunctionLowerer, x: Tensor) -> Tensor:
-    """Triton's ``uint_to_uniform_float`` for 32-bit values."""
+    """Triton's ``uint_to_uniform_float`` for 32- or 64-bit words: fold the sign, then scale."""
     b = ctx.b
-    i = S.bitcast(b, x, I32)
+    width = S.scalar_dtype(x).bitwidth
+    i = S.bitcast(b, x, I32 if width == 32 else I64)
     neg = S.compare(b, "<", i, 0)
     i = S.where(b, neg, S.binary(b, "-", S.negate(b, i), 1), i)
-    return S.binary(b, "*", i, 4.6566127342e-10)
+    return S.binary(b, "*", i, _UNIFORM_SCALE[width])
 
 
 @impl("randint")
@@ -1375,11 +1382,7 @@ def _randn(ctx: FunctionLowerer, seed: Any, offset: Any, n_rounds: Any) -> Tenso
     """Box-Muller on the first two Philox outputs, as Triton's ``randn``."""
     b = ctx.b
     i1, i2, _, _ = _philox(ctx, seed, offset, n_rounds)
-    u1, u2 = _uniform(ctx, i1), _uniform(ctx, i2)
-    u1 = S.minmax(b, "max", u1, 1.0e-7)
-    th = S.binary(b, "*", 6.283185307179586, u2)
-    log_u1 = _math(b, "math.log", u1)
-    r = _math(b, "math.sqrt", S.binary(b, "*", -2.0, log_u1))
+    r, th = _polar(ctx, _uniform(ctx, i1), _uniform(ctx, i2))
     return S.binary(b, "*", r, _math(b, "math.cos", th))
 
 
@@ -1396,18 +1399,21 @@ def _uint_to_uniform_float(ctx: FunctionLowerer, x: Any) -> Tensor:
         raise error(
             ctx.b.loc, f"tl.uint_to_uniform_float needs 32- or 64-bit integers, got {t.type}"
         )
-    if width == 32:
-        return _uniform(ctx, t)
-    i = S.bitcast(ctx.b, t, I64)
-    i = S.where(ctx.b, S.compare(ctx.b, "<", i, 0), S.binary(ctx.b, "^", i, -1), i)
-    return S.binary(ctx.b, "*", i, 1.0842020432385337e-19)
+    return _uniform(ctx, t)
 
 
-def _box_muller(ctx: FunctionLowerer, u1: Tensor, u2: Tensor) -> tuple[Tensor, Tensor]:
+def _polar(ctx: FunctionLowerer, u1: Tensor, u2: Tensor) -> tuple[Tensor, Tensor]:
+    """Box-Muller's radius and angle for two uniforms, as Triton's ``pair_uniform_to_normal``."""
     b = ctx.b
     u1 = S.minmax(b, "max", u1, 1.0e-7)
     th = S.binary(b, "*", 6.283185307179586, u2)
     r = _math(b, "math.sqrt", S.binary(b, "*", -2.0, _math(b, "math.log", u1)))
+    return r, th
+
+
+def _box_muller(ctx: FunctionLowerer, u1: Tensor, u2: Tensor) -> tuple[Tensor, Tensor]:
+    r, th = _polar(ctx, u1, u2)
+    b = ctx.b
     return S.binary(b, "*", r, _math(b, "math.cos", th)), S.binary(
         b, "*", r, _math(b, "math.sin", th)
     )

@@ -14,7 +14,15 @@ from typing import TYPE_CHECKING, Any
 
 from minitriton.diagnostics import error
 from minitriton.frontend import semantic as S
-from minitriton.frontend.builtins import _FP32_64, IMPLS, _float_input, _math, _runtime_x, impl
+from minitriton.frontend.builtins import (
+    _FP32_64,
+    IMPLS,
+    _float_input,
+    _math,
+    _runtime_x,
+    _tensor,
+    impl,
+)
 from minitriton.frontend.semantic import Tensor
 from minitriton.ir import ops
 from minitriton.ir.core import OP_REGISTRY, Operation
@@ -165,7 +173,7 @@ def _llrint(ctx: FunctionLowerer, arg0: Any) -> Tensor:
 
 
 def _int_input(ctx: FunctionLowerer, x: Any, name: str, widths: tuple[int, ...]) -> Tensor:
-    t = x if isinstance(x, Tensor) else S.to_tensor(ctx.b, x)
+    t = _tensor(ctx, x, "x")
     dtype = S.scalar_dtype(t)
     if not dtype.is_int() or dtype.bitwidth not in widths:
         sizes = " or ".join(f"{w}-bit" for w in widths)
@@ -176,7 +184,7 @@ def _int_input(ctx: FunctionLowerer, x: Any, name: str, widths: tuple[int, ...])
 def _bitcast(name: str, source: tuple[ScalarType, ...], target: ScalarType) -> None:
     @impl(f"libdevice.{name}")
     def lower(ctx: FunctionLowerer, arg0: Any) -> Tensor:
-        t = arg0 if isinstance(arg0, Tensor) else S.to_tensor(ctx.b, arg0)
+        t = _tensor(ctx, arg0, "arg0")
         if S.scalar_dtype(t) not in source:
             names = " or ".join(repr(s) for s in source)
             raise error(ctx.b.loc, f"libdevice.{name} expects {names}, got {S.scalar_dtype(t)!r}")
@@ -191,30 +199,25 @@ _bitcast("double_as_longlong", (F64,), I64)
 _bitcast("longlong_as_double", (I64, U64), F64)
 
 
+#: Per word width: the SWAR masks (pairs, nibbles, bytes), the byte-summing multiplier
+#: and the shift that brings the sum down; in unsigned types, so the shifts are logical.
+_SWAR = {
+    32: (U32, 0x55555555, 0x33333333, 0x0F0F0F0F, 0x01010101, 24),
+    64: (U64, 0x5555555555555555, 0x3333333333333333, 0x0F0F0F0F0F0F0F0F, 0x0101010101010101, 56),
+}
+
+
 @impl("libdevice.popc")
 def _popc(ctx: FunctionLowerer, arg0: Any) -> Tensor:
     """Set bits, counted in parallel within the word (SWAR), then summed by one multiply."""
     b = ctx.b
     x = _int_input(ctx, arg0, "libdevice.popc", (32, 64))
-    wide = S.scalar_dtype(x).bitwidth == 64
-    v = S.bitcast(b, x, U64 if wide else U32)  # logical shifts
-    ones = 0x0101010101010101 if wide else 0x01010101
-    v = S.binary(
-        b, "-", v, S.binary(b, "&", S.binary(b, ">>", v, 1), 0x5555555555555555 & _mask(wide))
-    )
-    pairs = 0x3333333333333333 & _mask(wide)
-    v = S.binary(
-        b, "+", S.binary(b, "&", v, pairs), S.binary(b, "&", S.binary(b, ">>", v, 2), pairs)
-    )
-    v = S.binary(
-        b, "&", S.binary(b, "+", v, S.binary(b, ">>", v, 4)), 0x0F0F0F0F0F0F0F0F & _mask(wide)
-    )
-    v = S.binary(b, ">>", S.binary(b, "*", v, ones), 56 if wide else 24)
-    return S.cast(b, v, I32)
-
-
-def _mask(wide: bool) -> int:
-    return (1 << 64) - 1 if wide else (1 << 32) - 1
+    word, m1, m2, m4, ones, shift = _SWAR[S.scalar_dtype(x).bitwidth]
+    v = S.bitcast(b, x, word)
+    v = S.binary(b, "-", v, S.binary(b, "&", S.binary(b, ">>", v, 1), m1))
+    v = S.binary(b, "+", S.binary(b, "&", v, m2), S.binary(b, "&", S.binary(b, ">>", v, 2), m2))
+    v = S.binary(b, "&", S.binary(b, "+", v, S.binary(b, ">>", v, 4)), m4)
+    return S.cast(b, S.binary(b, ">>", S.binary(b, "*", v, ones), shift), I32)
 
 
 @impl("libdevice.mulhi")

@@ -290,7 +290,9 @@ def pipeline_loops(
     buffers = 0
     staged: dict[int, _Staged] = {}
     for op in list(func.walk()):
-        if isinstance(op, ForOp) and loop_stages(op, num_stages) >= 2:
+        wanted = loop_stages(op, num_stages) if isinstance(op, ForOp) else 0
+        if wanted >= 2:
+            assert isinstance(op, ForOp)
             path = _loop_path(op, arch, num_warps)
             plan = None
             if tma and path is DotPath.WGMMA and forward_unchanged_loop_args(op):
@@ -304,7 +306,6 @@ def pipeline_loops(
             restage = path is DotPath.MMA_V2 or (kinds and not kinds <= {"f16", "bf16"})
             if plan is None and restage:  # wgmma: tf32, int8, and fp8 not in the form above
                 plan = _match_mma(op, func, axis, k_major_b=path is DotPath.MMA_V2)
-            wanted = loop_stages(op, num_stages)
             stages = _fitting_stages(plan, wanted, arch) if plan is not None else 0
             if plan is not None and stages >= 2:
                 _commit_maps(plan, func)
