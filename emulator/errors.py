@@ -20,14 +20,16 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from minitriton.diagnostics import Diagnostic, Location, UserError
+from minitriton.diagnostics import Diagnostic, Location
 from minitriton.ir.ops import ASSUME_MESSAGE
+from minitriton.runtime.errors import InterpreterError
 
 Pid = tuple[int, int, int]
 
 
-class EmulatorError(UserError, Exception):
-    """A located error raised while a kernel runs in the emulator."""
+class EmulatorError(InterpreterError):
+    """A located error raised while a kernel runs in the emulator (Triton's
+    ``InterpreterError``)."""
 
     def __init__(
         self,

@@ -112,15 +112,24 @@ def from_compute(data: np.ndarray, t: ScalarType) -> np.ndarray:
 
 # ---------------------------------------------------------------- fp8
 
-# name -> (exponent bits, mantissa bits, has infinities). e4m3fn has no
-# infinity and one NaN code per sign (0x7F); e5m2 is IEEE-like.
-FP8_FORMATS = {"f8e5": (5, 2, True), "f8e4nv": (4, 3, False)}
+# name -> (exponent bits, mantissa bits, exponent bias, special codes):
+# * "ieee" (e5m2): infinities and NaNs where the exponent is all ones;
+# * "fn" (e4m3fn): no infinity, one NaN code per sign (0x7F, 0xFF);
+# * "fnuz" (AMD's e4m3fnuz and e5m2fnuz, Triton's fp8e4b8 and fp8e5b16): no
+#   infinity, no negative zero; 0x80 is the only NaN;
+# * "finite" (Triton's fp8e4b15): every code is a finite number.
+FP8_FORMATS = {
+    "f8e5": (5, 2, 15, "ieee"),
+    "f8e4nv": (4, 3, 7, "fn"),
+    "f8e4b15": (4, 3, 15, "finite"),
+    "f8e4b8": (4, 3, 8, "fnuz"),
+    "f8e5b16": (5, 2, 16, "fnuz"),
+}
 
 
 def _fp8_table(name: str) -> np.ndarray:
     """The fp32 value of each of the 256 codes of an fp8 format."""
-    exp_bits, man_bits, has_inf = FP8_FORMATS[name]
-    bias = (1 << (exp_bits - 1)) - 1
+    exp_bits, man_bits, bias, special = FP8_FORMATS[name]
     codes = np.arange(256)
     sign = np.where(codes & 0x80, -1.0, 1.0)
     exp = (codes >> man_bits) & ((1 << exp_bits) - 1)
@@ -129,11 +138,13 @@ def _fp8_table(name: str) -> np.ndarray:
     subnormal = man / (1 << man_bits) * np.exp2(1 - bias)
     value = sign * np.where(exp == 0, subnormal, normal)
     top = exp == (1 << exp_bits) - 1
-    if has_inf:
+    if special == "ieee":
         value = np.where(top & (man == 0), sign * np.inf, value)
         value = np.where(top & (man != 0), np.nan, value)
-    else:
+    elif special == "fn":
         value = np.where(top & (man == (1 << man_bits) - 1), np.nan, value)
+    elif special == "fnuz":
+        value = np.where(codes == 0x80, np.nan, value)
     return value.astype(np.float32)
 
 
@@ -159,8 +170,15 @@ def f32_to_fp8(x: np.ndarray, name: str) -> np.ndarray:
     down, up = a - finite[lo], finite[hi] - a
     pick_hi = (up < down) | ((up == down) & (hi % 2 == 0))
     code = np.where(a >= finite[-1], len(finite) - 1, np.where(pick_hi, hi, lo))
-    code = np.where(np.signbit(x), code | 0x80, code)
-    return np.where(np.isnan(x), 0x7F, code).astype(np.uint8)
+    special = FP8_FORMATS[name][3]
+    # No negative zero in the "fnuz" formats: -0.0 (and what rounds to it) is +0.
+    negative = np.signbit(x) & ((code != 0) | (special != "fnuz"))
+    code = np.where(negative, code | 0x80, code)
+    return np.where(np.isnan(x), _FP8_NAN[special], code).astype(np.uint8)
+
+
+#: The code a NaN converts to, by kind of format (no NaN at all: the largest code).
+_FP8_NAN = {"ieee": 0x7F, "fn": 0x7F, "fnuz": 0x80, "finite": 0x7F}
 
 
 def to_float64(data: np.ndarray, t: ScalarType) -> np.ndarray:

@@ -30,7 +30,15 @@ if TYPE_CHECKING:
     from minitriton.compiler import CompiledKernel
     from minitriton.language.standard import constexpr_function
     from minitriton.launch_checks import LaunchError, LaunchTypeError, bfloat16_view
+    from minitriton.runtime.allocation import set_allocator
+    from minitriton.runtime.errors import OutOfResources
     from minitriton.torch_interop import TensorWrapper, reinterpret
+
+#: Triton's names for the errors: a kernel that does not compile raises a
+#: CompilationError (a CompileError here), and every error Triton raises about
+#: the user's code is a TritonError (a UserError here).
+CompilationError = CompileError
+TritonError = UserError
 
 # An uncaught kernel error prints the user's frames and the diagnostic alone;
 # every other exception reaches the previous hook unchanged (see install_excepthook).
@@ -38,6 +46,7 @@ install_excepthook()
 
 __all__ = [
     "Autotuner",
+    "CompilationError",
     "CompileError",
     "CompiledKernel",
     "Config",
@@ -46,7 +55,9 @@ __all__ = [
     "KernelInterface",
     "LaunchError",
     "LaunchTypeError",
+    "OutOfResources",
     "TensorWrapper",
+    "TritonError",
     "UserError",
     "__version__",
     "autotune",
@@ -61,6 +72,7 @@ __all__ = [
     "next_power_of_2",
     "reinterpret",
     "runtime",
+    "set_allocator",
     "testing",
     "set_backend",
 ]
@@ -77,6 +89,8 @@ __getattr__ = lazy_attributes(
         "LaunchError": _LAUNCH_CHECKS,
         "LaunchTypeError": _LAUNCH_CHECKS,
         "bfloat16_view": _LAUNCH_CHECKS,
+        "OutOfResources": "minitriton.runtime.errors",
+        "set_allocator": "minitriton.runtime.allocation",
         "TensorWrapper": _TORCH,
         "reinterpret": _TORCH,
         "language": "minitriton.language",

@@ -134,6 +134,10 @@ class CompileError(UserError, Exception):
         return self.diagnostics[0]
 
 
+class CompileTimeAssertionFailure(CompileError):
+    """A ``tl.static_assert`` whose condition is false (Triton's name for it)."""
+
+
 def error(loc: Location, message: str, help: str | None = None) -> CompileError:
     """Build a :class:`CompileError` holding a single diagnostic."""
     return CompileError([Diagnostic(loc, message, help=help)])
@@ -158,6 +162,9 @@ class DiagnosticBag:
     """Collects diagnostics so that a pass can report all of them at once."""
 
     items: list[Diagnostic] = field(default_factory=list)
+    #: The class of the error raised: the first recorded error's (a failed
+    #: static_assert stays a CompileTimeAssertionFailure).
+    kind: type[CompileError] = CompileError
 
     def error(self, loc: Location, message: str, help: str | None = None) -> None:
         """Record an error."""
@@ -166,7 +173,7 @@ class DiagnosticBag:
     def raise_if_any(self) -> None:
         """Raise one :class:`CompileError` if anything was recorded."""
         if self.items:
-            raise CompileError(self.items)
+            raise self.kind(self.items)
 
 
 @functools.cache

@@ -298,6 +298,9 @@ def _describe_function(src: KernelSource, parts: list[str], seen: dict[int, Kern
     for name in names:
         if name in src.globals:
             parts.append(f"{name}={_describe(src.globals[name], names, parts, seen)}")
+    # Closure variables: a kernel defined in a function reads that function's locals.
+    for name, value in src.nonlocals().items():
+        parts.append(f"nonlocal {name}={_describe(value, names, parts, seen)}")
 
 
 def _describe(

@@ -343,6 +343,17 @@ class JITFunction(KernelInterface, JITBase):
         """The kernel's source text (Triton's ``JITFunction.src``)."""
         return self.source.source
 
+    def _unsafe_update_src(self, new_src: str) -> None:
+        """Compile ``new_src`` from now on instead of the function's own text.
+
+        Triton's hook for tests that patch a kernel's text, e.g.
+        ``k._unsafe_update_src(k.src.replace("OP", "x + y"))``. Compiled
+        specializations are dropped; the parameters stay the function's.
+        """
+        self.source = self.source.with_text(new_src)
+        self.cache.clear()
+        self._fast = FastLaunchCache(self)
+
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         raise RuntimeError(
             f"@jit kernel '{self.__name__}' cannot be called directly outside a kernel: "
@@ -640,10 +651,11 @@ def fast_launch_binder(params: Sequence[Param]) -> Callable[..., Any] | None:
     sig = [f"{p.name}=_mt_defaults[{i}]" if p.has_default else p.name
            for i, p in enumerate(params)]  # fmt: skip
     keys = [f"_mt_ck({p.name})" if p.is_constexpr else f"_mt_rk({p.name})" for p in params]
+    # Trailing commas keep a kernel without parameters valid Python: `(_mt_env(), *...)`.
     source = (
         f"def binder({', '.join(sig + ['**_mt_options'])}):\n"
-        f"    return ((_mt_env(), {', '.join(keys)}, *_mt_options.items()),"
-        f" ({', '.join(names)},))\n"
+        f"    return ((_mt_env(), {''.join(k + ', ' for k in keys)}*_mt_options.items()),"
+        f" ({''.join(n + ', ' for n in names)}))\n"
     )
     scope: dict[str, Any] = {
         "_mt_rk": _runtime_key,
@@ -958,7 +970,14 @@ def kernel_args(compiled: CompiledKernel, bound: dict[str, Any]) -> list[Any]:
 
 
 def _param_values(spec: ArgSpec, value: Any) -> list[tuple[ArgSpec, Any]]:
-    """The kernel parameters of one argument and their values (a descriptor's fields)."""
+    """The kernel parameters of one argument and their values (a descriptor's fields,
+    a tuple's items)."""
+    if spec.kind == "tuple":
+        items = spec.value[1]
+        if not isinstance(value, tuple) or len(value) != len(items):
+            raise TypeError(f"argument '{spec.name}': expected a tuple of {len(items)} items")
+        return [pair for item, v in zip(items, value) if item.kind != "constexpr"
+                for pair in _param_values(item, v)]  # fmt: skip
     if spec.kind != "descriptor":
         return [(spec, value)]
     from minitriton.tools import tensor_descriptor as TD

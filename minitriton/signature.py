@@ -12,6 +12,7 @@ Two ways to say what a kernel is compiled for:
       float                   -> fp32
       NumPy scalar            -> its own dtype (np.float64(1) -> fp64)
       array / tensor          -> pointer to its dtype (*fp32 for float32)
+      tuple, NamedTuple       -> a tuple of its items' specs
 
   Like Triton, integers divisible by 16 and pointers whose address is
   divisible by 16 are marked ``divisible_by_16``, and integers equal to 1
@@ -111,6 +112,8 @@ _DTYPE_NAMES = {
     "double": "f64",
     "float8_e5m2": "f8e5",
     "float8_e4m3fn": "f8e4nv",
+    "float8_e4m3fnuz": "f8e4b8",
+    "float8_e5m2fnuz": "f8e5b16",
 }
 
 
@@ -190,8 +193,23 @@ def spec_for_value(name: str, value: Any, is_constexpr: bool = False) -> ArgSpec
         pointee = dtype_to_type(value.dtype)
         aligned = address_of(value) % 16 == 0
         return ArgSpec(name, "pointer", t.PointerType(pointee), divisible_by_16=aligned)
-    # Strings, dtypes, functions, tuples: only meaningful at compile time.
+    if isinstance(value, tuple):
+        return tuple_spec(name, value)
+    # Strings, dtypes, functions, lists: only meaningful at compile time.
     return ArgSpec(name, "constexpr", value=value)
+
+
+def tuple_spec(name: str, value: tuple[Any, ...]) -> ArgSpec:
+    """A tuple argument, as in Triton: each item specialized as an argument of its own.
+
+    ``(x, (1, None))`` is a pointer, an ``i32`` and a constexpr ``None``; the
+    kernel sees a tuple of them. A ``NamedTuple`` keeps its class, so the
+    kernel reads its fields by name; other tuple classes (``torch.Size``)
+    become plain tuples.
+    """
+    cls = type(value) if hasattr(type(value), "_fields") else tuple
+    items = tuple(spec_for_value(f"{name}_{i}", v) for i, v in enumerate(value))
+    return ArgSpec(name, "tuple", value=(cls, items))
 
 
 def descriptor_spec(name: str, desc: Any) -> ArgSpec:

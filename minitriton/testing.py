@@ -6,6 +6,9 @@
   run); on the emulator it times the emulator, NumPy on the CPU, and warns
   once that it does (:class:`EmulatorTimingWarning`): such figures say
   nothing about a GPU.
+* :func:`do_bench_cudagraph` times ``fn`` replayed from a CUDA graph, as
+  Triton's does, where torch sees the GPU; elsewhere (the emulator, or the
+  GPU backend without torch) it is :func:`do_bench`.
 * :func:`perf_report` and :class:`Benchmark` make a benchmark whose
   ``.run(print_data=True)`` prints a table (one row per x value, one column
   per line). ``show_plots`` and ``save_path`` plot with matplotlib when it is
@@ -70,6 +73,49 @@ def do_bench(
     return _summary(times, quantiles, return_mode)
 
 
+def do_bench_cudagraph(
+    fn: Callable[[], Any],
+    rep: float = 20,
+    grad_to_none: Any = None,
+    quantiles: Sequence[float] | None = None,
+    return_mode: str = "mean",
+) -> float | list[float]:
+    """``fn``'s time per run in ms, replayed from a CUDA graph of about ``rep`` ms.
+
+    A graph holds many runs, so the figure leaves out the host's launch cost.
+    Capture needs torch with a GPU (MiniTriton's launches go on torch's
+    current stream, so they are captured); without one this is
+    :func:`do_bench` with the same arguments.
+    """
+    if return_mode not in ("mean", "median", "min", "max", "all"):
+        raise ValueError(f"return_mode must be mean, median, min, max or all, got {return_mode!r}")
+    torch = _torch_with_gpu() if _on_gpu() else None
+    if torch is None:
+        return do_bench(
+            fn, rep=rep, grad_to_none=grad_to_none, quantiles=quantiles, return_mode=return_mode
+        )
+    with torch.cuda.stream(torch.cuda.Stream()):
+        fn()  # compile and warm up outside the graph
+        estimate = _event_timer(torch)(lambda: [fn() for _ in range(5)]) / 5
+        repeat = max(1, int(rep / estimate)) if estimate > 0 else 1000
+        graph = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(graph):
+            for _ in range(repeat):
+                _clear_grads(grad_to_none)
+                fn()
+        torch.cuda.synchronize()
+        times = [_event_timer(torch)(graph.replay) / repeat for _ in range(10)]
+    return _summary(times, quantiles, return_mode)
+
+
+def _torch_with_gpu() -> Any:
+    try:
+        import torch
+    except ImportError:
+        return None
+    return torch if torch.cuda.is_available() else None
+
+
 def _host_timer() -> Callable[[Callable[[], Any]], float]:
     if not _warned[0]:
         _warned[0] = True
@@ -88,13 +134,8 @@ def _host_timer() -> Callable[[Callable[[], Any]], float]:
 
 
 def _gpu_timer() -> Callable[[Callable[[], Any]], float]:
-    try:
-        import torch
-
-        use_events = torch.cuda.is_available()
-    except ImportError:
-        use_events = False
-    if use_events:
+    torch = _torch_with_gpu()
+    if torch is not None:
         return _event_timer(torch)
     from minitriton.backend.driver import synchronize
 

@@ -91,7 +91,7 @@ class Scope:
 def evaluate(text: str, scope: Scope) -> Any:
     """The value of the kernel expression ``text`` in ``scope``."""
     try:
-        node = parse_expression(text, "<debugger>", allow_indexing=True)
+        node = parse_expression(text, "<debugger>")
     except CompileError as err:
         raise ExprError(err.diagnostics[0].message) from None
     return _Eval(scope).eval(node)
@@ -100,7 +100,7 @@ def evaluate(text: str, scope: Scope) -> Any:
 def check_syntax(text: str) -> None:
     """Raise :class:`ExprError` if ``text`` is not an expression."""
     try:
-        parse_expression(text, "<debugger>", allow_indexing=True)
+        parse_expression(text, "<debugger>")
     except CompileError as err:
         raise ExprError(err.diagnostics[0].message) from None
 

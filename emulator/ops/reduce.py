@@ -106,7 +106,11 @@ def _result(data: np.ndarray, batched: bool) -> RVal:
 
 @semantics(ScanOp)
 def _scan(op: Operation, state: ProgramState, *xs: RVal) -> list[RVal]:
-    """Inclusive Hillis-Steele scan along ``axis`` (``reverse`` scans from the end)."""
+    """Inclusive Hillis-Steele scan along ``axis`` (``reverse`` scans from the end).
+
+    A reverse scan is Triton's: flip, scan, flip. The running value, which
+    comes from the end, is the combiner's left operand, as on the GPU.
+    """
     arrays, batched, axis = _axis_last(op, state, xs)
     reverse = bool(op.attrs.get("reverse", False))
     if reverse:
@@ -116,12 +120,7 @@ def _scan(op: Operation, state: ProgramState, *xs: RVal) -> list[RVal]:
     while d < n:
         prev = [a[..., :-d] for a in arrays]
         cur = [a[..., d:] for a in arrays]
-        # Keep operands in source order: earlier element on the left.
-        combined = (
-            _combine(op.regions[0], state, cur, prev)
-            if reverse
-            else _combine(op.regions[0], state, prev, cur)
-        )
+        combined = _combine(op.regions[0], state, prev, cur)
         arrays = [np.concatenate([a[..., :d], c], axis=-1) for a, c in zip(arrays, combined)]
         d *= 2
     if reverse:

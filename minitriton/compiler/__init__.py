@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from minitriton.compiled_api import CompiledKernelAPI
+from minitriton.compiler import errors as errors  # triton.compiler.errors.CompilationError
 from minitriton.frontend.source import ArgSpec, KernelSource, f32_default_precision
 
 DEFAULT_ARCH = "sm_90"

@@ -23,6 +23,7 @@ from minitriton.frontend import semantic as S
 from minitriton.frontend.builder import Builder
 from minitriton.frontend.mangle import mangle_type
 from minitriton.frontend.semantic import Aggregate, Tensor
+from minitriton.frontend.source import tuple_value
 
 
 @dataclass(frozen=True)
@@ -31,7 +32,8 @@ class Structure:
 
     ``kind`` is ``"value"`` (one run-time leaf; ``key`` is its IR type),
     ``"const"`` (a compile-time value, ``key``), ``"tuple"``/``"list"``
-    (``children``) or ``"aggregate"`` (``key`` is the class and its
+    (``children``; a ``NamedTuple``'s ``key`` is its class) or ``"aggregate"``
+    (``key`` is the class and its
     :meth:`~minitriton.frontend.semantic.Aggregate.static_key`;
     ``children`` are its fields; ``template`` rebuilds it).
     """
@@ -57,7 +59,9 @@ class Structure:
         if self.kind == "aggregate":
             return self.template.describe()
         inner = ", ".join(c.describe() for c in self.children)
-        return f"({inner})" if self.kind == "tuple" else f"[{inner}]"
+        if self.kind == "tuple":
+            return f"{self.key.__name__ if self.key else ''}({inner})"
+        return f"[{inner}]"
 
     def mangle(self) -> str:
         """The structure in a specialized helper's name."""
@@ -67,7 +71,8 @@ class Structure:
             return f"c{self.key!r}"
         if self.kind == "aggregate":
             return self.template.mangle()
-        return "T" + "_".join(c.mangle() for c in self.children) + "T"
+        prefix = self.key.__name__ if self.kind == "tuple" and self.key else ""
+        return prefix + "T" + "_".join(c.mangle() for c in self.children) + "T"
 
 
 def has_runtime(value: Any) -> bool:
@@ -103,7 +108,11 @@ def _flatten(b: Builder, value: Any, scalars: bool, leaves: list[Tensor]) -> Str
         return Structure("aggregate", key, children, template=value)
     if isinstance(value, (tuple, list)):
         children = tuple(_flatten(b, v, scalars, leaves) for v in value)
-        return Structure(type(value).__name__, None, children)
+        if isinstance(value, list):
+            return Structure("list", None, children)
+        # A NamedTuple keeps its class (the key) to be rebuilt with its fields' names.
+        cls = type(value) if hasattr(type(value), "_fields") else None
+        return Structure("tuple", cls, children)
     return Structure("const", value)
 
 
@@ -134,7 +143,9 @@ def _rebuild(structure: Structure, it: Any) -> Any:
     children = [_rebuild(c, it) for c in structure.children]
     if structure.kind == "aggregate":
         return structure.template.with_fields(children)
-    return tuple(children) if structure.kind == "tuple" else children
+    if structure.kind == "tuple":
+        return tuple_value(structure.key or tuple, children)
+    return children
 
 
 def leaf_types(structure: Structure) -> list[Any]:

@@ -164,6 +164,20 @@ class IfExp(Node):
     orelse: Expr
 
 
+class Starred(Node):
+    """``*args`` among a call's arguments: the items of a compile-time tuple."""
+
+    value: Expr
+
+
+class ListComp(Node):
+    """``[elt for target in iter]``: one ``for``, no ``if``; it builds a tuple, as in Triton."""
+
+    elt: Expr
+    target: Expr
+    iter: Expr
+
+
 class FormattedValue(Node):
     """``{value!r:>8}`` inside an f-string: the value, its conversion and format spec."""
 
@@ -194,6 +208,8 @@ Expr = (
     | Compare
     | IfExp
     | JoinedStr
+    | Starred
+    | ListComp
 )
 
 # ---------------------------------------------------------------------------

@@ -20,7 +20,7 @@ from collections.abc import Callable
 from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any
 
-from minitriton.diagnostics import CompileError, Location, error
+from minitriton.diagnostics import CompileError, CompileTimeAssertionFailure, Location, error
 from minitriton.frontend import blockptr as BP
 from minitriton.frontend import promotion as P
 from minitriton.frontend import semantic as S
@@ -128,7 +128,10 @@ def _shape(ctx: FunctionLowerer, shape: Any) -> tuple[int, ...]:
 def _axis(ctx: FunctionLowerer, axis: Any, rank: int) -> int:
     axis = _const_int(ctx, axis, "axis")
     if not -rank <= axis < rank:
-        raise error(ctx.b.loc, f"axis {axis} is out of range for a block of rank {rank}")
+        raise error(  # Triton's words first, which tests written for Triton match
+            ctx.b.loc,
+            f"invalid axis {axis}. Expected {-rank} <= axis < {rank} (a block of rank {rank})",
+        )
     return axis % rank
 
 
@@ -163,7 +166,8 @@ def _float_input(
 def _axis_op(ctx: FunctionLowerer, axis: Any, op: type) -> Tensor:
     axis = _const_int(ctx, axis, "axis")
     if axis not in (0, 1, 2):
-        raise error(ctx.b.loc, f"axis must be 0, 1 or 2, got {axis}")
+        name = "program_id" if op is ops.ProgramIdOp else "num_programs"
+        raise error(ctx.b.loc, f"{name} axis must be 0, 1, or 2 but got {axis}")
     return Tensor(ctx.b.value(op, [], I32, {"axis": axis}))
 
 
@@ -339,6 +343,8 @@ def _split(ctx: FunctionLowerer, a: Any) -> tuple[Tensor, Tensor]:
 @impl("interleave")
 def _interleave(ctx: FunctionLowerer, a: Any, b: Any) -> Tensor:
     joined = _join(ctx, a, b)
+    if len(joined.shape) == 1:
+        return joined  # two scalars: the pair is the result, as in Triton
     *outer, n, _ = joined.shape
     return S.reshape(ctx.b, joined, (*outer, 2 * n))
 
@@ -824,8 +830,6 @@ def _dot(
             ctx.b.loc,
             f"tl.dot shapes {list(a.shape)} and {list(c.shape)} are not compatible",
         )
-    if min(m, n, k) < 16:
-        raise error(ctx.b.loc, f"tl.dot needs M, N and K >= 16, got M={m}, N={n}, K={k}")
     precision = _precision(ctx, input_precision, allow_tf32)
     out = I32 if a.dtype.is_int() else _dtype(ctx, out_dtype, "out_dtype")
     result = BlockType((*batch, m, n), out)
@@ -1337,15 +1341,65 @@ def _philox(ctx: FunctionLowerer, seed: Any, offset: Any, n_rounds: Any) -> tupl
     zero = S.constant(b, 0, c0.type)
     c1 = S.cast(b, S.binary(b, ">>", offset_t, 32), U32) if width > 32 else zero
     c2 = c3 = zero
+    return _philox_rounds(ctx, (c0, c1, c2, c3), (k0, k1), rounds)
+
+
+#: Philox's constants for 64-bit words (key increments, then round multipliers).
+_PHILOX_64 = (0x9E3779B97F4A7C15, 0xBB67AE8584CAA73B, 0xD2E7470EE14C6C93, 0xCA5A826395121157)
+_PHILOX_32 = (PHILOX_KEY_A, PHILOX_KEY_B, PHILOX_ROUND_A, PHILOX_ROUND_B)
+
+
+def _philox_rounds(
+    ctx: FunctionLowerer, c: tuple[Tensor, ...], k: tuple[Tensor, Tensor], rounds: int
+) -> tuple[Tensor, ...]:
+    """``rounds`` rounds of Philox on counter ``c`` (4 words) with key ``k`` (2 words),
+    as Triton's ``philox_impl``: 32- or 64-bit words, by the counter's type."""
+    b = ctx.b
+    key_a, key_b, round_a, round_b = _PHILOX_64 if S.scalar_dtype(c[0]) == U64 else _PHILOX_32
+    c0, c1, c2, c3 = c
+    k0, k1 = k
     for _ in range(rounds):
         _c0, _c2 = c0, c2
-        c0 = S.binary(b, "^", S.binary(b, "^", _umulhi(ctx, PHILOX_ROUND_B, _c2), c1), k0)
-        c2 = S.binary(b, "^", S.binary(b, "^", _umulhi(ctx, PHILOX_ROUND_A, _c0), c3), k1)
-        c1 = S.binary(b, "*", PHILOX_ROUND_B, _c2)
-        c3 = S.binary(b, "*", PHILOX_ROUND_A, _c0)
-        k0 = S.binary(b, "+", k0, PHILOX_KEY_A)
-        k1 = S.binary(b, "+", k1, PHILOX_KEY_B)
+        c0 = S.binary(b, "^", S.binary(b, "^", _umulhi(ctx, round_b, _c2), c1), k0)
+        c2 = S.binary(b, "^", S.binary(b, "^", _umulhi(ctx, round_a, _c0), c3), k1)
+        c1 = S.binary(b, "*", round_b, _c2)
+        c3 = S.binary(b, "*", round_a, _c0)
+        k0 = S.binary(b, "+", k0, key_a)
+        k1 = S.binary(b, "+", k1, key_b)
     return c0, c1, c2, c3
+
+
+@impl("philox_impl")
+def _philox_impl(
+    ctx: FunctionLowerer, c0: Any, c1: Any, c2: Any, c3: Any, k0: Any, k1: Any, n_rounds: Any
+) -> tuple[Tensor, ...]:
+    """Triton's ``philox_impl``: the rounds on a ``uint32`` or ``uint64`` state and key."""
+    c = tuple(_tensor(ctx, v, f"c{i}") for i, v in enumerate((c0, c1, c2, c3)))
+    if S.scalar_dtype(c[0]) not in (U32, U64):
+        raise error(ctx.b.loc, f"philox_impl needs uint32 or uint64 words, got {c[0].type}")
+    key = (_tensor(ctx, k0, "k0"), _tensor(ctx, k1, "k1"))
+    return _philox_rounds(ctx, c, key, _const_int(ctx, n_rounds, "n_rounds"))
+
+
+@impl("philox")
+def _philox_counter(
+    ctx: FunctionLowerer, seed: Any, c0: Any, c1: Any, c2: Any, c3: Any, n_rounds: Any
+) -> tuple[Tensor, ...]:
+    """Triton's ``philox``: a counter of four 32-bit (or 64-bit) words, keyed by ``seed``."""
+    b = ctx.b
+    seed64 = S.cast(b, _tensor(ctx, seed, "seed"), U64)
+    c = [_tensor(ctx, v, f"c{i}") for i, v in enumerate((c0, c1, c2, c3))]
+    width = S.scalar_dtype(c[0]).bitwidth
+    if width not in (32, 64):
+        raise error(b.loc, f"philox needs 32- or 64-bit counters, got {c[0].type}")
+    if width == 32:
+        key = (S.cast(b, S.binary(b, "&", seed64, 0xFFFFFFFF), U32),
+               S.cast(b, S.binary(b, ">>", seed64, 32), U32))  # fmt: skip
+    else:
+        key = (seed64, S.constant(b, 0, U64))
+    word = U32 if width == 32 else U64
+    words = tuple(S.bitcast(b, S.cast(b, v, S.scalar_dtype(c[0])), word) for v in c)
+    return _philox_rounds(ctx, words, key, _const_int(ctx, n_rounds, "n_rounds"))
 
 
 #: ``uint_to_uniform_float``'s scale by word width: the largest with MAX_INT * scale < 1.
@@ -1459,7 +1513,20 @@ def _static_assert(ctx: FunctionLowerer, cond: Any, msg: Any) -> None:
             help="use tl.device_assert for run-time checks",
         )
     if not cond:
-        raise error(ctx.b.loc, "static_assert failed" + (f": {msg}" if msg else ""))
+        failed = error(ctx.b.loc, "static_assert failed" + (f": {msg}" if msg else ""))
+        raise CompileTimeAssertionFailure(failed.diagnostics)
+
+
+@impl("tuple")
+def _tuple(ctx: FunctionLowerer, iterable: Any = ()) -> tuple[Any, ...]:
+    """``tl.tuple(items)``: a compile-time tuple whose items may be run-time values."""
+    if not isinstance(iterable, (tuple, list)):
+        raise error(
+            ctx.b.loc,
+            f"tl.tuple takes a tuple or a list, got {S.describe(iterable)}",
+            help="write tl.tuple([a, b]), or tl.tuple([v + 1 for v in values]) over a tuple",
+        )
+    return tuple(iterable)
 
 
 @impl("static_print")

@@ -27,6 +27,7 @@ a located :class:`~minitriton.diagnostics.CompileError`.
 
 from __future__ import annotations
 
+import builtins
 import difflib
 import functools
 import inspect
@@ -61,15 +62,17 @@ from minitriton.frontend.builder import Builder
 from minitriton.frontend.builtins import IMPLS
 from minitriton.frontend.early_return import contains_return, with_continuation
 from minitriton.frontend.mangle import mangle_name
+from minitriton.frontend.parser import check_block_index
 from minitriton.frontend.purecalls import PureCallMemo
 from minitriton.frontend.semantic import Tensor
-from minitriton.frontend.source import ArgSpec, JITBase, KernelSource
+from minitriton.frontend.source import ArgSpec, JITBase, KernelSource, tuple_value
 from minitriton.frontend.tensordesc import TensorDescriptor, from_kernel_args
 from minitriton.ir import ops
 from minitriton.ir.core import Attr, Block, BlockArgument, Region
 from minitriton.ir.ops import FuncOp, Module
 from minitriton.ir.types import BlockType, PointerType, ScalarType, Type
 from minitriton.ir.types import scalar as scalar_type_named
+from minitriton.language import core as tl_core
 from minitriton.language.core import BUILTINS, builtin_name, constexpr
 from minitriton.language.libdevice import LIBDEVICE
 from minitriton.language.standard import ConstexprFunction
@@ -315,6 +318,8 @@ class Compiler:
 
         A helper that fails is lowered again at its next call, with the same error.
         """
+        if not self.bag.items:
+            self.bag.kind = type(err)
         seen = {(d.loc, d.message) for d in self.bag.items}
         for d in err.diagnostics:
             if (d.loc, d.message) not in seen:
@@ -350,21 +355,7 @@ class Compiler:
             if spec is None:
                 env[param.name] = _default_value(param, defaults)
                 continue
-            if spec.kind == "constexpr":
-                env[param.name] = unwrap(spec.value)
-                continue
-            if spec.kind == "descriptor":
-                fields = spec.kernel_params()
-                args_ = [Tensor(_add_block_arg(block, f.type, f.name)) for f in fields]
-                arg_attrs.extend(_descriptor_attrs(spec, fields))
-                block_shape, padding = spec.value[:2]
-                env[param.name] = from_kernel_args(
-                    Builder(block, fdef.loc), args_, block_shape, padding
-                )
-                continue
-            arg = _add_block_arg(block, spec.type, param.name)
-            env[param.name] = 1 if spec.equal_to_1 else Tensor(arg)
-            arg_attrs.append({"divisibility": 16} if spec.divisible_by_16 else {})
+            env[param.name] = _kernel_arg(Builder(block, fdef.loc), spec, arg_attrs)
         attrs: dict[str, Any] = {"sym_name": fdef.name, "result_types": []}
         if any(arg_attrs):
             attrs["arg_attrs"] = arg_attrs
@@ -599,6 +590,7 @@ class FunctionLowerer:
         self.compiler = compiler
         self.src = src
         self.globals = src.globals
+        self.nonlocals = src.nonlocals()
         self.b = builder
         self.env = env
         self.is_kernel = is_kernel
@@ -740,11 +732,15 @@ class FunctionLowerer:
             )
         return S.to_bool(self.b, cond)
 
-    def _lower_runtime_if(self, node: ast.If, flag: Tensor) -> None:
+    def _lower_runtime_if(self, node: ast.If, flag: Tensor, unify: str | None = None) -> None:
+        """``scf.if`` for ``node``; with ``unify``, that variable's values in the two
+        branches are first brought to one type and shape (a conditional expression's)."""
         before = self.env
         then_block, else_block = Block(), Block()
         then_env, then_ret = self._lower_branch(node.body, then_block, before)
         else_env, else_ret = self._lower_branch(node.orelse, else_block, before)
+        if unify is not None:
+            self._unify(unify, (then_block, then_env), (else_block, else_env))
         returns = then_ret or else_ret
         if returns:
             self._check_return_paths(node, then_env, else_env)
@@ -780,6 +776,18 @@ class FunctionLowerer:
             # the function returns here, with the merged value.
             self.returned = True
             self.return_value = self.env.pop(_RETURN, None)
+
+    def _unify(self, name: str, *branches: tuple[Block, dict[str, Any]]) -> None:
+        """Promote ``name``'s value in each branch as ``tl.where`` would its operands."""
+        values = [env.get(name) for _, env in branches]
+        kinds = [isinstance(v, Tensor) or P.is_py_scalar(v) for v in values]
+        if not all(kinds) or not any(isinstance(v, Tensor) for v in values):
+            return  # compile-time values, None or structures: merged as they are
+        dtype = S.computation_type(self.b, values[0], values[1], P.ARITH)
+        shape = S.broadcast_shapes(self.b, *(S.shape_of(v) for v in values))
+        for (block, env), value in zip(branches, values):
+            with self.b.at(block):
+                env[name] = S.convert(self.b, value, dtype, shape)
 
     def _lower_branch(
         self, stmts: list[ast.Stmt], block: Block, env: dict[str, Any]
@@ -822,7 +830,8 @@ class FunctionLowerer:
             if isinstance(a, Poison) or isinstance(c, Poison):
                 self.env[name] = Poison()  # a branch's statement failed: reported there
                 continue
-            missing = [w for w, v in (("then", a), ("else", c)) if v is None or _undef(v)]
+            branches = (("then", then_env, a), ("else", else_env, c))
+            missing = [w for w, env, v in branches if name not in env or _undef(v)]
             if missing:
                 where = "else" if missing == ["then"] else "then"
                 reason = (
@@ -1240,7 +1249,7 @@ class FunctionLowerer:
         return self.lookup(node)
 
     def lookup(self, node: ast.Name) -> Any:
-        """Resolve a name like Python: locals, globals, builtins."""
+        """Resolve a name like Python: locals, closure variables, globals, builtins."""
         name = node.id
         if name in self.env:
             value = self.env[name]
@@ -1252,6 +1261,8 @@ class FunctionLowerer:
                     f"variable '{name}' is not defined on every path to this use: {value.reason}",
                 )
             return value
+        if name in self.nonlocals:
+            return unwrap(self.nonlocals[name])
         if name in self.globals:
             return unwrap(self.globals[name])
         if name in PY_BUILTINS:
@@ -1368,8 +1379,24 @@ class FunctionLowerer:
                 "a conditional expression needs a scalar condition; use tl.where for blocks",
                 help="choose per element with tl.where({}, {}, {})".format(*parts),
             )
+        if _has_call(node.body) or _has_call(node.orelse):
+            return self._runtime_ifexp(node, S.to_bool(self.b, cond))
         body, orelse = self.eval(node.body), self.eval(node.orelse)
         return S.where(self.b, cond, body, orelse)
+
+    def _runtime_ifexp(self, node: ast.IfExp, flag: Tensor) -> Any:
+        """``a if cond else b`` whose branches call something (a load, a store): as in
+        Triton, an ``scf.if`` that runs only the chosen branch, not a select of both."""
+        result = f"ifexp@{node.loc.line}:{node.loc.col}"  # not a Python name: no clash
+        target = ast.Name(result, loc=node.loc)
+        branch = ast.If(
+            node.test,
+            [ast.Assign([target], node.body, loc=node.body.loc)],
+            [ast.Assign([target], node.orelse, loc=node.orelse.loc)],
+            loc=node.loc,
+        )
+        self._lower_runtime_if(branch, flag, unify=result)
+        return self.env.pop(result, None)  # absent: both branches gave None (a store)
 
     def expr_Subscript(self, node: ast.Subscript) -> Any:  # noqa: N802
         """``x[:, None]`` on blocks; indexing on compile-time tuples."""
@@ -1394,6 +1421,7 @@ class FunctionLowerer:
         return self.eval(item)
 
     def _index_tensor(self, node: ast.Subscript, value: Tensor) -> Tensor:
+        check_block_index(node.index)
         result = value
         for dim, item in enumerate(node.index):
             if isinstance(item, ast.Constant) and item.value is None:
@@ -1405,7 +1433,7 @@ class FunctionLowerer:
             if not full:
                 raise error(
                     item.loc,
-                    "blocks can only be indexed with ':' and None",
+                    "unsupported tensor index: blocks can only be indexed with ':' and None",
                     help="to read element i of a pointer p, use tl.load(p + i)",
                 )
         return result
@@ -1448,6 +1476,8 @@ class FunctionLowerer:
             return BoundMethod(f"{attr}_tensor_descriptor", value)
         if attr == "to" and P.is_py_scalar(value):
             return BoundMethod("cast", value)  # a constexpr float's .to(tl.float16)
+        if attr == "dtype" and P.is_py_scalar(value):
+            return P.literal_type(value)  # `v = 1` then `v.dtype`: Triton's scalar is an i32
         try:
             return unwrap(getattr(value, attr))
         except AttributeError:
@@ -1464,7 +1494,7 @@ class FunctionLowerer:
                 help="pass the sizes as arguments (x.shape[0] on the host) or as tl.constexpr",
             )
         if attr == "shape":
-            return value.shape
+            return S.Shape(value.shape)
         if attr == "type":
             return value.type
         if attr == "numel":
@@ -1497,9 +1527,56 @@ class FunctionLowerer:
     def expr_Call(self, node: ast.Call) -> Any:  # noqa: N802
         """Calls of builtins, ``@jit`` helpers, tensor methods and Python builtins."""
         fn = self.eval(node.func)
-        args = [self.eval(a) for a in node.args]
+        args: list[Any] = []
+        for a in node.args:
+            if isinstance(a, ast.Starred):
+                args.extend(self._starred_items(a))
+            else:
+                args.append(self.eval(a))
         kwargs = {k.name: self.eval(k.value) for k in node.keywords}
         return self.call(fn, args, kwargs, node)
+
+    def _starred_items(self, node: ast.Starred) -> tuple[Any, ...] | list[Any]:
+        """The items ``*t`` passes: ``t`` must be a tuple (or list) known at compile time."""
+        value = self.eval(node.value)
+        if isinstance(value, Tensor) or not isinstance(value, (tuple, list)):
+            raise error(
+                node.loc,
+                f"'*' unpacks a tuple, got {S.describe(value)}",
+                help="pass each argument explicitly",
+            )
+        return value
+
+    def expr_Starred(self, node: ast.Starred) -> Any:  # noqa: N802
+        """``*t`` outside a call's arguments."""
+        raise error(node.loc, "'*' unpacking is only allowed in a call's arguments")
+
+    def expr_ListComp(self, node: ast.ListComp) -> tuple[Any, ...]:  # noqa: N802
+        """``[f(v) for v in values]`` over a compile-time tuple: a tuple, as in Triton.
+
+        The body is lowered once per item, as if unrolled; the loop variable
+        is local to the comprehension, as in Python.
+        """
+        items = self.eval(node.iter)
+        if isinstance(items, Tensor) or not isinstance(items, (tuple, list)):
+            raise error(
+                node.iter.loc,
+                f"a comprehension in a kernel iterates over a tuple, got {S.describe(items)}",
+                help="map a tuple's items, [f(v) for v in values]; for a block use block "
+                "operations, for a range write a tl.static_range loop",
+            )
+        names = [n.id for n in ast.walk(node.target) if isinstance(n, ast.Name)]
+        saved = {n: self.env[n] for n in names if n in self.env}
+        results = []
+        try:
+            for item in items:
+                self.bind(node.target, item)
+                results.append(self.eval(node.elt))
+        finally:
+            for n in names:
+                self.env.pop(n, None)
+            self.env.update(saved)
+        return tuple(results)
 
     def call(self, fn: Any, args: list[Any], kwargs: dict[str, Any], node: ast.Call) -> Any:
         """Dispatch a call on what ``fn`` resolved to."""
@@ -1532,6 +1609,8 @@ class FunctionLowerer:
             return _scalar_type(node.loc, args, kwargs)
         if getattr(fn, "__triton_builtin__", False):
             return self._call_triton_builtin(fn, fname, args, kwargs, node)
+        if _is_namedtuple_class(fn):
+            return self._make_namedtuple(fn, args, kwargs, node)
         runtime = _first_runtime(fn, args, kwargs)
         if runtime is not None:
             if fname == "cdiv":
@@ -1567,6 +1646,16 @@ class FunctionLowerer:
                 f"{type(e).__name__}: {e}",
                 help=f"its arguments were: {shown or 'none'}",
             ) from None
+
+    def _make_namedtuple(
+        self, cls: type, args: list[Any], kwargs: dict[str, Any], node: ast.Call
+    ) -> Any:
+        """``Point(x=a, y=b)``: a ``NamedTuple`` whose fields may hold run-time values, as in
+        Triton."""
+        try:
+            return cls(*args, **kwargs)
+        except TypeError as e:
+            raise error(node.loc, f"cannot make a {cls.__name__}: {e}") from None
 
     def _call_triton_builtin(
         self, fn: Any, fname: str, args: list[Any], kwargs: dict[str, Any], node: ast.Call
@@ -1616,6 +1705,8 @@ class FunctionLowerer:
             return self.call_builtin("abs", args, kwargs, node.loc, node)
         if name == "range":
             raise error(node.loc, "range() can only be used as the iterable of a for loop")
+        if name == "isinstance" and len(args) == 2 and not kwargs:
+            return _isinstance(args[0], args[1])
         if runtime:
             raise error(
                 node.loc,
@@ -1884,7 +1975,7 @@ NOT_YET = {
 #: ``tl`` names that are neither builtins nor dtypes but part of Triton's surface.
 _TL_PUBLIC = frozenset(
     {"constexpr", "tensor", "dtype", "pointer_type", "block_type", "get_int_dtype"}
-    | {"TRITON_MAX_TENSOR_NUMEL"}
+    | {"TRITON_MAX_TENSOR_NUMEL", "N_ROUNDS_DEFAULT"}
     | {"_unwrap_if_constexpr"}  # tl.core's helper, which TorchInductor's kernels call
 )
 
@@ -1902,7 +1993,9 @@ def _is_tl_public(attr: str, module: types.ModuleType) -> bool:
     )
     if isinstance(value, (type, types.ModuleType)) and str(own).startswith("minitriton.language"):
         return True
-    return isinstance(value, ScalarType) or (value is None and attr.startswith("float8"))
+    return isinstance(value, (ScalarType, PointerType)) or (
+        value is None and attr.startswith("float8")
+    )
 
 
 def _range_kind(fn: Any) -> str | None:
@@ -2009,6 +2102,9 @@ def _expr_text(node: ast.Expr) -> str:
     return "module"
 
 
+#: Numbers that Triton's dtypes carry (see ScalarType).
+_DTYPE_NUMBERS = ("primitive_bitwidth", "int_bitwidth", "fp_mantissa_width", "exponent_bias")
+
 _DTYPE_PREDICATES = {
     "is_floating": lambda t: t.is_float(),
     "is_int": lambda t: t.is_int(),
@@ -2033,10 +2129,11 @@ def _type_attribute(loc: Location, t: Any, attr: str) -> Any:
             if isinstance(t, BlockType)
             else t
         )
-    if attr == "primitive_bitwidth" and isinstance(t, ScalarType):
-        return t.bitwidth
-    if attr in ("int_bitwidth", "fp_mantissa_width") and isinstance(t, ScalarType):
-        return t.bitwidth
+    if isinstance(t, ScalarType) and (attr in _DTYPE_NUMBERS or attr.startswith(("is_", "get_"))):
+        try:
+            return getattr(t, attr)  # Triton's dtype API (see ScalarType)
+        except (AttributeError, KeyError):
+            raise error(loc, f"type {t!r} has no attribute '{attr}'") from None
     if attr in _DTYPE_PREDICATES and not isinstance(t, BlockType):
         predicate = _DTYPE_PREDICATES[attr]
         return lambda: predicate(t)
@@ -2046,6 +2143,56 @@ def _type_attribute(loc: Location, t: Any, attr: str) -> Any:
         except AttributeError:
             pass
     raise error(loc, f"type {t!r} has no attribute '{attr}'")
+
+
+def _isinstance(value: Any, classes: Any) -> bool:
+    """``isinstance`` in a kernel, as Triton answers it: a run-time value is a
+    ``tl.tensor``, a compile-time one a ``tl.constexpr``, a tuple a ``tl.tuple``."""
+    for cls in classes if isinstance(classes, tuple) else (classes,):
+        if isinstance(cls, PyBuiltin):  # `int`, `float`, `tuple` inside a kernel
+            cls = getattr(builtins, cls.name)
+        if cls is tl_core.tensor and isinstance(value, Tensor):
+            return True
+        if cls is constexpr and not has_runtime(value):
+            return True
+        if builtin_name(cls) == "tuple" and isinstance(value, tuple):
+            return True
+        if isinstance(cls, type) and not isinstance(value, Tensor) and isinstance(value, cls):
+            return True
+    return False
+
+
+def _has_call(node: ast.Expr) -> bool:
+    """True if ``node`` calls anything (which may load, store or be costly)."""
+    return any(isinstance(n, ast.Call) for n in ast.walk(node))
+
+
+def _is_namedtuple_class(fn: Any) -> bool:
+    """True for a ``NamedTuple`` (or ``collections.namedtuple``) class."""
+    return isinstance(fn, type) and issubclass(fn, tuple) and hasattr(fn, "_fields")
+
+
+def _kernel_arg(b: Builder, spec: ArgSpec, arg_attrs: list[dict[str, Any]]) -> Any:
+    """The kernel's value for one argument; its block arguments are added to ``b``'s block.
+
+    A constexpr is its Python value, an int equal to 1 the constant 1 (as in
+    Triton), a descriptor a :class:`TensorDescriptor` of its fields, a tuple
+    a tuple of its items' values.
+    """
+    if spec.kind == "constexpr":
+        return unwrap(spec.value)
+    if spec.kind == "tuple":
+        cls, items = spec.value
+        return tuple_value(cls, [_kernel_arg(b, item, arg_attrs) for item in items])
+    if spec.kind == "descriptor":
+        fields = spec.kernel_params()
+        args_ = [Tensor(_add_block_arg(b.block, f.type, f.name)) for f in fields]
+        arg_attrs.extend(_descriptor_attrs(spec, fields))
+        block_shape, padding = spec.value[:2]
+        return from_kernel_args(b, args_, block_shape, padding)
+    arg = _add_block_arg(b.block, spec.type, spec.name)
+    arg_attrs.append({"divisibility": 16} if spec.divisible_by_16 else {})
+    return 1 if spec.equal_to_1 else Tensor(arg)
 
 
 def _descriptor_attrs(spec: ArgSpec, fields: list[ArgSpec]) -> list[dict[str, Any]]:

@@ -323,15 +323,15 @@ def parse_function(
     return _guarded(lambda: _Builder(src).function_input(tree), src)
 
 
-def parse_expression(text: str, filename: str = "<expr>", allow_indexing: bool = False) -> ast.Expr:
+def parse_expression(text: str, filename: str = "<expr>") -> ast.Expr:
     """Parse a single expression, e.g. ``x[:, None] + 1``.
 
-    With ``allow_indexing=True`` (the debugger) subscripts may hold integers
-    and variables (``x[3]``); kernels allow only ``None`` and slices.
+    Subscripts may hold any expression (``x[3]`` in the debugger, ``t[i]`` on
+    a tuple); lowering decides, by the indexed value, what a kernel allows.
     """
     src = _Source.dedent(text.strip() + "\n", filename, 1, 0)
     tree = _parse(src, "expression_input")
-    builder = _Builder(src, allow_indexing=allow_indexing)
+    builder = _Builder(src)
     return _guarded(lambda: builder.expr(tree.children[-1]), src)
 
 
@@ -467,6 +467,11 @@ _AS_ARGUMENT = "pass the value as a kernel argument (a tl.constexpr if it is a c
 _NO_COROUTINE = "kernels are not coroutines; remove '{}'"
 _BLOCKS_NOT_LISTS = "build blocks with tl.arange and broadcasting, or write a tl.static_range loop"
 
+_ONE_FOR = (
+    "a comprehension maps each item of a tuple, [f(v) for v in values]; "
+    "for more, write a tl.static_range loop"
+)
+
 UNSUPPORTED_STATEMENTS: dict[str, tuple[str, str]] = {
     "break_stmt": ("break", _NO_BREAK),
     "continue_stmt": ("continue", _NO_BREAK),
@@ -486,7 +491,6 @@ UNSUPPORTED_STATEMENTS: dict[str, tuple[str, str]] = {
 
 UNSUPPORTED_EXPRESSIONS: dict[str, tuple[str, str]] = {
     "lambdef": ("lambda", _HELPER.replace("separate ", "")),
-    "list_comp": ("list comprehension", _BLOCKS_NOT_LISTS),
     "set_comp": ("set comprehension", "kernels have no sets; use blocks built with tl.arange"),
     "dict_comp": ("dict comprehension", "kernels have no dicts; use separate variables"),
     "generator": ("generator expression", _WHOLE_BLOCKS),
@@ -494,7 +498,6 @@ UNSUPPORTED_EXPRESSIONS: dict[str, tuple[str, str]] = {
     "genexp_argument": ("generator expression", _WHOLE_BLOCKS),
     "assign_expr": ("assignment expression ':='", "assign the value in its own statement first"),
     "star_expr": ("starred expression '*x'", "name each element explicitly"),
-    "stararg": ("star-args '*args'", "pass each argument explicitly"),
     "kwstararg": ("keyword unpacking '**kwargs'", "pass each keyword argument explicitly"),
     "yield_expr": ("yield", _NO_GENERATOR),
     "await_expr": ("await", _NO_COROUTINE.format("await")),
@@ -544,9 +547,8 @@ class _Builder:
     decorators may contain dicts and arbitrary indexing, kernel bodies not.
     """
 
-    def __init__(self, src: _Source, allow_indexing: bool = False) -> None:
+    def __init__(self, src: _Source) -> None:
         self.src = src
-        self.allow_indexing = allow_indexing
         self.in_decorator = False
 
     # -- locations ---------------------------------------------------------
@@ -813,13 +815,16 @@ class _Builder:
                 if both_constant:  # adjacent constants join, as in Python's AST
                     piece = ast.Constant(parts.pop().value + piece.value, loc=loc)
                 parts.append(piece)
-        if all(isinstance(p, ast.Constant) for p in parts):
+        # Any f-string part makes the whole an f-string, as in Python's AST (so a
+        # docstring cannot be one: `""f"text"""` is no docstring).
+        has_f = any("f" in _prefix(str(c.children[0])) for c in tree.children)
+        if not has_f and all(isinstance(p, ast.Constant) for p in parts):
             return ast.Constant("".join(p.value for p in parts), loc=loc)
         return ast.JoinedStr(parts, loc=loc)
 
     def _string(self, token: Token) -> str | list[Any]:
         text = str(token.value)
-        prefix = text[: len(text) - len(text.lstrip("rRuUbBfF"))].lower()
+        prefix = _prefix(text)
         loc = self.loc(token)
         if "f" in prefix:
             return self._fstring(token, text, loc)
@@ -861,6 +866,18 @@ class _Builder:
 
     def e_tuple(self, tree: Tree) -> ast.Tuple:
         return ast.Tuple([self.expr(c) for c in tree.children], loc=self.loc(tree))
+
+    def e_list_comp(self, tree: Tree) -> ast.ListComp:
+        elt_tree, *fors = tree.children[0].children
+        if len(fors) != 1:
+            _unsupported(self.loc(fors[1]), "nested comprehension", _ONE_FOR)
+        target_tree, iter_tree, *ifs = fors[0].children
+        if ifs:
+            _unsupported(self.loc(ifs[0]), "'if' in a comprehension", _ONE_FOR)
+        target = self.expr(target_tree)
+        self._check_target(target, "cannot use {} as a comprehension variable")
+        elt, iter_ = self.expr(elt_tree), self.expr(iter_tree)
+        return ast.ListComp(elt, target, iter_, loc=self.loc(tree))
 
     def e_list(self, tree: Tree) -> ast.List:
         return ast.List([self.expr(c) for c in tree.children], loc=self.loc(tree))
@@ -920,7 +937,10 @@ class _Builder:
             if child.data == "kwarg":
                 keywords.append(self._keyword(child, keywords))
                 continue
-            arg = self.expr(child)
+            if child.data == "stararg":  # f(*t): t's items, when t is a tuple
+                arg: ast.Expr = ast.Starred(self.expr(child.children[0]), loc=self.loc(child))
+            else:
+                arg = self.expr(child)
             if keywords:
                 raise error(arg.loc, "positional argument follows keyword argument")
             args.append(arg)
@@ -946,8 +966,6 @@ class _Builder:
         index = [self._index(item) for item in items]
         if len(index) == 1 and isinstance(index[0], ast.Tuple):
             index = index[0].elts  # x[(a, b)] is x[a, b], as in Python
-        if not (self.allow_indexing or self.in_decorator or _is_shape(value)):
-            self._check_kernel_index(index)
         return ast.Subscript(value, index, loc=value.loc)
 
     def _index(self, item: Tree) -> ast.Expr:
@@ -957,22 +975,29 @@ class _Builder:
         step_expr = self._opt(step.children[0]) if step is not None else None
         return ast.Slice(self._opt(lower), self._opt(upper), step_expr, loc=self.loc(item))
 
-    def _check_kernel_index(self, index: list[ast.Expr]) -> None:
-        for item in index:
-            if isinstance(item, ast.Slice):
-                continue
-            if isinstance(item, ast.Constant) and item.value is None:
-                continue
-            _unsupported(
-                item.loc,
-                f"indexing a block or pointer with {_describe_node(item)}",
-                _MASK_INDEX_HELP if isinstance(item, ast.Compare) else _INDEX_HELP,
-            )
+
+def _prefix(literal: str) -> str:
+    """A string literal's prefix letters, lower-cased (``rb`` in ``Rb"..."``)."""
+    return literal[: len(literal) - len(literal.lstrip("rRuUbBfF"))].lower()
 
 
-def _is_shape(value: ast.Expr) -> bool:
-    """``x.shape[0]`` may index with integers: a shape is a tuple of constants."""
-    return isinstance(value, ast.Attribute) and value.attr == "shape"
+def check_block_index(index: list[ast.Expr]) -> None:
+    """Reject a block's (or pointer block's) subscript items other than ``None`` and slices.
+
+    Blocks have no elements to pick: ``x[0]``, ``p[i]`` and ``x[mask]`` are
+    errors with what to write instead. Tuples, by contrast, are indexed with
+    compile-time integers (lowering checks those).
+    """
+    for item in index:
+        if isinstance(item, ast.Slice):
+            continue
+        if isinstance(item, ast.Constant) and item.value is None:
+            continue
+        _unsupported(
+            item.loc,
+            f"indexing a block or pointer with {_describe_node(item)}",
+            _MASK_INDEX_HELP if isinstance(item, ast.Compare) else _INDEX_HELP,
+        )
 
 
 def _docstring(body: list[ast.Stmt]) -> str | None:

@@ -198,7 +198,8 @@ def _typed_rules(a: ScalarType, b: ScalarType, op: str) -> ScalarType:
         return floats
     if div_or_mod and a.is_unsigned() != b.is_unsigned() and I1 not in (a, b):
         raise PromotionError(  # rule 9
-            f"cannot use {op} with {a!r} and {b!r}: they have different signedness; "
+            # Triton's words, which tests written for Triton match.
+            f"Cannot use {op} with {a!r} and {b!r} because they have different signedness; "
             "cast them to the same signedness"
         )
     return integer_promote(a, b)  # rule 8
@@ -213,6 +214,7 @@ def _check_op(result: ScalarType, a: ScalarType, b: ScalarType, op: str) -> Scal
         )
     if op == BITWISE and result.is_float():
         raise PromotionError(  # rule 12
-            f"bitwise operators and shifts need integer operands, got {a!r} and {b!r}"
+            f"invalid operands of type {a!r} and {b!r}: bitwise operators and shifts need "
+            "integer operands"
         )
     return result

@@ -54,6 +54,23 @@ class Tensor:
         return f"Tensor({self.type})"
 
 
+class Shape(tuple):
+    """A block's shape as a kernel reads it (``x.shape``).
+
+    A tuple of ints that also equals the list of the same sizes, since
+    Triton's shapes are lists: ``tl.static_assert(x.shape == [N])`` and
+    ``x.shape == (N,)`` both hold.
+    """
+
+    def __eq__(self, other: object) -> bool:
+        return tuple.__eq__(self, tuple(other) if isinstance(other, list) else other)
+
+    def __ne__(self, other: object) -> bool:
+        return not self == other
+
+    __hash__ = tuple.__hash__
+
+
 def scalar_dtype(x: Tensor) -> T.ScalarType:
     """``x``'s element type, where the caller has checked that ``x`` is no pointer."""
     dtype = x.dtype
@@ -237,7 +254,8 @@ def expand_dims(b: Builder, x: Tensor, axis: int) -> Tensor:
         return Tensor(b.value(ops.SplatOp, [x.handle], T.BlockType((1,), x.dtype)))
     rank = len(x.shape) + 1
     if not -rank <= axis < rank:
-        raise error(b.loc, f"expand_dims axis {axis} is out of range for {x.type}")
+        raise error(b.loc, f"invalid axis {axis}. Expected {-rank} <= axis < {rank} (expand_dims "
+                           f"of {x.type})")  # fmt: skip
     axis %= rank
     shape = x.shape[:axis] + (1,) + x.shape[axis:]
     result_type = T.BlockType(shape, x.dtype)
@@ -396,15 +414,16 @@ def computation_type(b: Builder, x: Any, y: Any, category: str) -> T.ScalarType:
 def promote_pair(b: Builder, x: Any, y: Any, category: str = P.ARITH) -> tuple[Tensor, Tensor]:
     """Cast both operands to their computation type and broadcast them."""
     t = computation_type(b, x, y, category)
-    shape = broadcast_shapes(b, _shape(x), _shape(y))
-    return _convert(b, x, t, shape), _convert(b, y, t, shape)
+    shape = broadcast_shapes(b, shape_of(x), shape_of(y))
+    return convert(b, x, t, shape), convert(b, y, t, shape)
 
 
-def _shape(x: Any) -> tuple[int, ...]:
+def shape_of(x: Any) -> tuple[int, ...]:
+    """The shape of a block, () for a scalar or a Python number."""
     return x.shape if isinstance(x, Tensor) else ()
 
 
-def _convert(b: Builder, x: Any, t: T.ScalarType, shape: tuple[int, ...]) -> Tensor:
+def convert(b: Builder, x: Any, t: T.ScalarType, shape: tuple[int, ...]) -> Tensor:
     """``x`` cast to ``t`` and broadcast to ``shape``; scalars become constants."""
     if not isinstance(x, Tensor):
         return constant(b, x, T.with_shape(t, shape))
@@ -424,7 +443,31 @@ def binary(b: Builder, op: str, x: Any, y: Any) -> Tensor:
     if op not in _ARITH_OPS:
         raise error(b.loc, f"operator '{op}' is not supported on blocks")
     a, c = promote_pair(b, x, y, _CATEGORY.get(op, P.ARITH))
+    if op == ">>" and _signed_shifted_as_unsigned(x, a):
+        return shift_right_arithmetic(b, a, c)
     return Tensor(b.value(_ARITH_OPS[op], [a.handle, c.handle], a.type))
+
+
+def _signed_shifted_as_unsigned(x: Any, promoted: Tensor) -> bool:
+    """True when ``x >> y`` shifts a signed ``x`` in an unsigned promoted type (int8 >> uint8).
+
+    Triton picks the shift by the left operand's own type, before promotion:
+    arithmetic for a signed one. Only this case differs from shifting in the
+    promoted type (an unsigned ``x`` promoted to a signed type is widened,
+    so it is non-negative and both shifts agree).
+    """
+    return (
+        isinstance(x, Tensor)
+        and scalar_dtype(x).kind == "int"
+        and scalar_dtype(promoted).kind == "uint"
+    )
+
+
+def shift_right_arithmetic(b: Builder, x: Tensor, n: Tensor) -> Tensor:
+    """``x >> n`` copying the sign bit, for an unsigned ``x``: the shift on its bits as signed."""
+    signed = T.ScalarType("i" + scalar_dtype(x).name[1:])
+    shifted = binary(b, ">>", bitcast(b, x, signed), bitcast(b, n, signed))
+    return bitcast(b, shifted, scalar_dtype(x))
 
 
 def truediv(b: Builder, x: Any, y: Any) -> Tensor:

@@ -12,7 +12,8 @@ from __future__ import annotations
 import inspect
 import os
 import textwrap
-from dataclasses import dataclass, field
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from minitriton.ir.types import Type
@@ -48,6 +49,38 @@ class KernelSource:
         filename = inspect.getsourcefile(fn) or inspect.getfile(fn)
         return cls(fn, "".join(lines), filename, first_line, fn.__globals__)
 
+    def with_text(self, text: str) -> KernelSource:
+        """The same function with the source ``text`` (a patched copy of its own).
+
+        Without decorators (Triton's ``src`` starts at ``def``), it is placed
+        at the ``def`` line, so diagnostics keep their line numbers.
+        """
+        first = self.first_line
+        if not text.lstrip().startswith("@"):
+            lines = self.source.splitlines()
+            defs = [i for i, line in enumerate(lines) if line.lstrip().startswith("def ")]
+            first += defs[0] if defs else 0
+        return replace(self, source=text, first_line=first)
+
+    def nonlocals(self) -> dict[str, Any]:
+        """The function's closure variables and their current values, as Triton sees them.
+
+        A kernel defined inside another function (a test, say) reads that
+        function's local variables like globals; they shadow globals of the
+        same name, as in Python.
+        """
+        code = getattr(self.fn, "__code__", None)
+        cells = getattr(self.fn, "__closure__", None)
+        if code is None or not cells:
+            return {}
+        found: dict[str, Any] = {}
+        for name, cell in zip(code.co_freevars, cells):
+            try:
+                found[name] = cell.cell_contents
+            except ValueError:  # a variable the enclosing function has not assigned yet
+                continue
+        return found
+
     def parsed(self) -> Any:
         """The function's ``ast.FunctionDef``, parsed once per function.
 
@@ -80,10 +113,12 @@ class ArgSpec:
     """One kernel argument as specialized for one compilation.
 
     ``kind`` is ``"constexpr"`` (``value`` is the Python value, folded into
-    the IR), ``"pointer"`` or ``"scalar"`` (``type`` is the IR type), or
+    the IR), ``"pointer"`` or ``"scalar"`` (``type`` is the IR type),
     ``"descriptor"``: a host-side tensor descriptor, ``type`` the pointer to
     its elements and ``value`` its ``(block_shape, padding, flags)``, the
-    flags saying which sizes and strides are divisible by 16. Like
+    flags saying which sizes and strides are divisible by 16, or ``"tuple"``:
+    a tuple (or ``NamedTuple``) argument, ``value`` its ``(class, items)``
+    with one spec per item, named ``NAME_0``, ``NAME_1`` ... Like
     Triton, integers (and pointers) divisible by 16 are marked so the GPU
     backend may vectorize, and integers equal to 1 are folded as constants.
     """
@@ -101,6 +136,10 @@ class ArgSpec:
             return (self.name, "constexpr", repr(self.value))
         if self.kind == "descriptor":
             return (self.name, "descriptor", str(self.type), repr(self.value))
+        if self.kind == "tuple":
+            cls, items = self.value
+            name = f"{cls.__module__}.{cls.__qualname__}"
+            return (self.name, "tuple", name, tuple(item.key() for item in items))
         return (self.name, str(self.type), self.divisible_by_16, self.equal_to_1)
 
     def kernel_params(self) -> list[ArgSpec]:
@@ -108,8 +147,12 @@ class ArgSpec:
 
         A descriptor of rank ``r`` is its base pointer (named as the argument),
         ``r`` sizes ``NAME_shapeD`` (``int32``) and ``r - 1`` strides
-        ``NAME_strideD`` (``int64``); the last stride is 1.
+        ``NAME_strideD`` (``int64``); the last stride is 1. A tuple is the
+        parameters of its items that are not constexprs, in order.
         """
+        if self.kind == "tuple":
+            items = self.value[1]
+            return [p for item in items if item.kind != "constexpr" for p in item.kernel_params()]
         if self.kind != "descriptor":
             return [self]
         from minitriton.ir.types import I32, I64
@@ -122,6 +165,11 @@ class ArgSpec:
             for i, (n, f) in enumerate(zip(names, flags))
         ]
         return [ArgSpec(self.name, "pointer", self.type, divisible_by_16=True), *fields]
+
+
+def tuple_value(cls: type, items: Sequence[Any]) -> tuple[Any, ...]:
+    """A tuple of class ``cls`` (a plain tuple or a ``NamedTuple``) holding ``items``."""
+    return cls(*items) if cls is not tuple else tuple(items)
 
 
 #: Triton's variable for the default ``input_precision`` of fp32 dots.

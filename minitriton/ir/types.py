@@ -16,9 +16,10 @@ The user-facing dtypes (``tl.float32``, ``tl.int8`` ...) are these same
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import reduce
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, ClassVar
 
 if TYPE_CHECKING:
     import numpy as np
@@ -42,6 +43,19 @@ class ScalarType:
     """An integer, unsigned integer, boolean (``i1``) or floating-point type."""
 
     name: str
+
+    # Triton's lists of type names (``tl.dtype.SINT_TYPES`` ...), for tests written for it.
+    SINT_TYPES: ClassVar[list[str]] = ["int8", "int16", "int32", "int64"]
+    UINT_TYPES: ClassVar[list[str]] = ["int1", "uint8", "uint16", "uint32", "uint64"]
+    FP_TYPES: ClassVar[list[str]] = ["fp8e4b15", "fp8e4nv", "fp8e4b8", "fp8e5", "fp8e5b16",
+                                     "fp16", "bf16", "fp32", "fp64"]  # fmt: skip
+    STANDARD_FP_TYPES: ClassVar[list[str]] = ["fp16", "bf16", "fp32", "fp64"]
+
+    def __post_init__(self) -> None:
+        # Triton's spelling, tl.dtype("fp32") or tl.dtype("int8"), names the same type.
+        ir_name = _FROM_TRITON_NAMES.get(self.name)
+        if ir_name is not None:
+            object.__setattr__(self, "name", ir_name)
 
     @property
     def kind(self) -> str:
@@ -105,6 +119,62 @@ class ScalarType:
 
     def __repr__(self) -> str:
         return self.triton_name
+
+    # -- Triton's dtype API, for host code and kernels alike -----------------------
+    @property
+    def primitive_bitwidth(self) -> int:
+        """Triton's name for :attr:`bitwidth`."""
+        return self.bitwidth
+
+    @property
+    def int_bitwidth(self) -> int:
+        """The bits of an integer type (Triton's ``int_bitwidth``)."""
+        if not self.is_int():
+            raise AttributeError(f"{self.triton_name} is not an integer type")
+        return self.bitwidth
+
+    @property
+    def fp_mantissa_width(self) -> int:
+        """The explicit mantissa bits of a floating-point type (23 for ``fp32``)."""
+        return _FLOAT_FORMATS[self.name][0]
+
+    @property
+    def exponent_bias(self) -> int:
+        """The exponent bias of a floating-point type (127 for ``fp32``)."""
+        return _FLOAT_FORMATS[self.name][1]
+
+    def is_floating(self) -> bool:
+        """Triton's name for :meth:`is_float`."""
+        return self.is_float()
+
+    def is_standard_floating(self) -> bool:
+        """True for fp16, bf16, fp32 and fp64 (not fp8)."""
+        return self.is_float() and not self.is_fp8()
+
+    def is_int_signed(self) -> bool:
+        """Triton's name for :meth:`is_signed`."""
+        return self.is_signed()
+
+    def is_int_unsigned(self) -> bool:
+        """True for unsigned integers (not ``int1``)."""
+        return self.kind == "uint"
+
+    def is_block(self) -> bool:
+        """Scalars are not blocks."""
+        return False
+
+    def is_void(self) -> bool:
+        """No scalar type is ``void``."""
+        return False
+
+    def get_int_max_value(self) -> int:
+        """The largest value of an integer type."""
+        bits = self.int_bitwidth
+        return 2**bits - 1 if self.kind != "int" else 2 ** (bits - 1) - 1
+
+    def get_int_min_value(self) -> int:
+        """The smallest value of an integer type."""
+        return -(2 ** (self.int_bitwidth - 1)) if self.kind == "int" else 0
 
 
 @dataclass(frozen=True)
@@ -171,6 +241,9 @@ Type = ScalarType | PointerType | BlockType
 SCALAR_NAMES: tuple[str, ...] = ("i1", "i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64")
 SCALAR_NAMES += ("f16", "bf16", "f32", "f64")
 SCALAR_NAMES += ("f8e5", "f8e4nv")  # fp8 e5m2 and e4m3fn, stored as their raw bits
+# Triton's other fp8 formats (the emulator only): e4m3 with bias 15, and AMD's
+# e4m3fnuz and e5m2fnuz.
+SCALAR_NAMES += ("f8e4b15", "f8e4b8", "f8e5b16")
 
 #: IR name -> (the NumPy dtype that stores it, Triton's name).
 _NAMES = {
@@ -189,14 +262,49 @@ _NAMES = {
     "f64": ("float64", "fp64"),
     "f8e5": ("uint8", "fp8e5"),
     "f8e4nv": ("uint8", "fp8e4nv"),
+    "f8e4b15": ("uint8", "fp8e4b15"),
+    "f8e4b8": ("uint8", "fp8e4b8"),
+    "f8e5b16": ("uint8", "fp8e5b16"),
 }
 _NUMPY_NAMES = {name: numpy for name, (numpy, _) in _NAMES.items()}
 _TRITON_NAMES = {name: triton for name, (_, triton) in _NAMES.items()}
+_FROM_TRITON_NAMES = {triton: name for name, triton in _TRITON_NAMES.items() if triton != name}
+
+#: Floating-point formats: (explicit mantissa bits, exponent bias).
+_FLOAT_FORMATS = {
+    "f8e5": (2, 15),
+    "f8e4nv": (3, 7),
+    "f8e4b15": (3, 15),
+    "f8e4b8": (3, 8),
+    "f8e5b16": (2, 16),
+    "f16": (10, 15),
+    "bf16": (7, 127),
+    "f32": (23, 127),
+    "f64": (52, 1023),
+}
+#: ``is_<triton name>`` -> the IR name it asks for (``is_fp16`` -> ``f16``).
+_PREDICATE_TYPES = {f"is_{triton}": name for name, (_, triton) in _NAMES.items()}
+
+
+def _is_type(name: str) -> Callable[[ScalarType], bool]:
+    def predicate(self: ScalarType) -> bool:
+        return self.name == name
+
+    predicate.__name__ = f"is_{_TRITON_NAMES[name]}"
+    predicate.__doc__ = f"True for ``{_TRITON_NAMES[name]}``."
+    return predicate
+
+
+# Triton's one-type predicates, ``tl.float16.is_fp16()`` ... (for users' code; ours
+# compares types).
+for _attr, _name in _PREDICATE_TYPES.items():
+    setattr(ScalarType, _attr, _is_type(_name))
 
 I1, I8, I16, I32, I64 = (ScalarType(n) for n in ("i1", "i8", "i16", "i32", "i64"))
 U8, U16, U32, U64 = (ScalarType(n) for n in ("u8", "u16", "u32", "u64"))
 F16, BF16, F32, F64 = (ScalarType(n) for n in ("f16", "bf16", "f32", "f64"))
 F8E5, F8E4NV = ScalarType("f8e5"), ScalarType("f8e4nv")
+F8E4B15, F8E4B8, F8E5B16 = (ScalarType(n) for n in ("f8e4b15", "f8e4b8", "f8e5b16"))
 
 
 def scalar(name: str) -> ScalarType:

@@ -22,6 +22,8 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 dtype = _t.ScalarType
 pointer_type = _t.PointerType
+#: Triton's name for a pointer to int32.
+pi32_t = _t.PointerType(_t.I32)
 block_type = _t.BlockType
 
 int1 = _t.I1
@@ -29,7 +31,9 @@ int8, int16, int32, int64 = _t.I8, _t.I16, _t.I32, _t.I64
 uint8, uint16, uint32, uint64 = _t.U8, _t.U16, _t.U32, _t.U64
 float16, bfloat16, float32, float64 = _t.F16, _t.BF16, _t.F32, _t.F64
 bool_ = int1
-float8e5, float8e4nv = _t.F8E5, _t.F8E4NV  # fp8 e5m2 and e4m3fn (the emulator only)
+float8e5, float8e4nv = _t.F8E5, _t.F8E4NV  # fp8 e5m2 and e4m3fn
+# Triton's other fp8 formats, on the emulator only: e4m3 with bias 15, e4m3fnuz, e5m2fnuz.
+float8e4b15, float8e4b8, float8e5b16 = _t.F8E4B15, _t.F8E4B8, _t.F8E5B16
 
 
 def get_int_dtype(bitwidth: int, signed: bool) -> _t.ScalarType:
@@ -200,6 +204,12 @@ def split(a):
 @builtin
 def interleave(a, b):
     """Interleave two blocks along their last dimension: ``a0, b0, a1, b1, ...``."""
+
+
+@builtin
+def tuple(iterable=()):  # noqa: A001 - Triton's name
+    """A tuple of the items of ``iterable`` (a tuple, or a list such as
+    ``[v + 1 for v in values]``); its items may be blocks."""
 
 
 @builtin
@@ -625,6 +635,18 @@ def randint(seed, offset, n_rounds=10):
 
     ``offset`` may be any integer type; see :func:`rand` for the counter.
     """
+
+
+@builtin
+def philox(seed, c0, c1, c2, c3, n_rounds=10):
+    """Philox-4x32 (or 4x64, for 64-bit counters) of the counter ``(c0, c1, c2, c3)``
+    keyed by ``seed``: four blocks of random words."""
+
+
+@builtin
+def philox_impl(c0, c1, c2, c3, k0, k1, n_rounds=10):
+    """``n_rounds`` Philox rounds on the ``uint32`` or ``uint64`` state ``(c0, c1, c2, c3)``
+    with the key ``(k0, k1)``."""
 
 
 @builtin

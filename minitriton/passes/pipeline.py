@@ -88,7 +88,7 @@ def verify_after(module: Module, pass_name: str) -> None:
     try:
         verify_module(module)
     except CompileError as err:
-        raise CompileError([_blame(d, pass_name) for d in err.diagnostics]) from None
+        raise type(err)([_blame(d, pass_name) for d in err.diagnostics]) from None
 
 
 def _blame(diag: Diagnostic, pass_name: str) -> Diagnostic:

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 from minitriton.lazy import lazy_attributes
 from minitriton.runtime import errors
-from minitriton.runtime.errors import OutOfResources
+from minitriton.runtime.errors import InterpreterError, OutOfResources
 
 if TYPE_CHECKING:
     from minitriton.autotune import Autotuner, Config, Heuristics
@@ -19,6 +19,7 @@ __all__ = [
     "Autotuner",
     "Config",
     "Heuristics",
+    "InterpreterError",
     "JITFunction",
     "KernelInterface",
     "OutOfResources",

@@ -33,3 +33,13 @@ class OutOfResources(UserError, Exception):
 
     def __reduce__(self) -> tuple[type, tuple[int, int, str, str, str]]:
         return (type(self), (self.required, self.limit, self.name, self.kernel, self.config))
+
+
+class InterpreterError(UserError, Exception):
+    """Triton's error for a kernel that fails while its interpreter runs it.
+
+    The emulator's located errors (:class:`minitriton.emulator.errors.EmulatorError`:
+    an out-of-bounds access, a failed ``tl.device_assert`` ...) derive from it,
+    so ``pytest.raises(InterpreterError)`` written for Triton's interpreter
+    catches them.
+    """

@@ -27,7 +27,18 @@ needs_ptxas = pytest.mark.skipif(PTXAS is None, reason="needs ptxas from the CUD
 def assemble(kernel: Any, signature: str, arch: str, tmp_path: Path) -> PTXModule:
     """``kernel`` compiled for ``signature`` and ``arch``; fails the test if ptxas refuses it."""
     jit = base_jit_function(kernel)
-    specs = parse_signature(signature, kernel_params(jit.fn))
+    return assemble_specs(kernel, parse_signature(signature, kernel_params(jit.fn)), arch, tmp_path)
+
+
+def assemble_for_args(kernel: Any, args: tuple[Any, ...], arch: str, tmp_path: Path) -> PTXModule:
+    """:func:`assemble`, specialized for actual arguments (tuples among them)."""
+    jit = base_jit_function(kernel)
+    return assemble_specs(kernel, jit.specialize(jit.bind(args, {})), arch, tmp_path)
+
+
+def assemble_specs(kernel: Any, specs: list[Any], arch: str, tmp_path: Path) -> PTXModule:
+    """``kernel`` compiled for ``specs`` and ``arch``; fails the test if ptxas refuses it."""
+    jit = base_jit_function(kernel)
     module = compile_kernel(jit.source, specs, stop_after="ir-opt").module
     compiled = compile_ir(module, arch)
     ptx = tmp_path / "k.ptx"

@@ -174,6 +174,11 @@ def expr(n: pyast.expr) -> ast.Expr:  # noqa: C901 - one flat dispatch
         return ast.IfExp(expr(n.test), expr(n.body), expr(n.orelse), loc=loc)
     if isinstance(n, pyast.JoinedStr):
         return ast.JoinedStr([_fstring_part(v) for v in n.values], loc=loc)
+    if isinstance(n, pyast.Starred):
+        return ast.Starred(expr(n.value), loc=loc)
+    if isinstance(n, pyast.ListComp) and len(n.generators) == 1:
+        (comp,) = n.generators
+        return ast.ListComp(expr(n.elt), expr(comp.target), expr(comp.iter), loc=loc)
     raise NotImplementedError(type(n).__name__)
 
 

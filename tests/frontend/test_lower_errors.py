@@ -167,19 +167,6 @@ def test_other_without_mask() -> None:
 
 
 @triton.jit
-def small_dot(p, M: tl.constexpr):
-    a = tl.zeros((M, 16), dtype=tl.float16)
-    b = tl.zeros((16, 16), dtype=tl.float16)
-    c = tl.dot(a, b)  # <- dot
-    tl.store(p + tl.arange(0, 16), tl.sum(c, axis=0))
-
-
-def test_dot_dimension_below_16() -> None:
-    err = compile_error(small_dot, "ptr<f32>", 8)
-    check(err, "dot", 9, "tl.dot needs M, N and K >= 16, got M=8, N=16, K=16")
-
-
-@triton.jit
 def pointer_indexing(p, i):
     x = p[i]  # <- index
     tl.store(p, x)

@@ -343,8 +343,8 @@ def test_expression_locations() -> None:
     assert node.right.index[1].loc == Location("<expr>", 1, 15)
 
 
-def test_debugger_indexing() -> None:
-    node = parse_expression("x[3, i]", allow_indexing=True)
+def test_subscripts_parse_any_index() -> None:
+    node = parse_expression("x[3, i]")
     assert isinstance(node, ast.Subscript)
     assert node.index == [ast.Constant(3, loc=UNKNOWN), ast.Name("i", loc=UNKNOWN)]
 

@@ -175,4 +175,4 @@ def test_random_token_soup(parts: list[str]) -> None:
 def test_random_text(text: str) -> None:
     check(text)
     with contextlib.suppress(CompileError):
-        parse_expression(text, allow_indexing=True)
+        parse_expression(text)

@@ -1,0 +1,222 @@
+"""Behaviour that Triton's own language tests (``test_core.py``) check, on both backends.
+
+Shapes that compare equal to lists, ``isinstance`` on run-time values,
+conditional expressions whose branches store, Triton's reverse scans, right
+shifts of mixed signedness, dots of a single row, the fp8 formats of other
+GPUs, Triton's dtype API and error classes, ``triton.set_allocator``,
+``do_bench_cudagraph`` and patching a kernel's source.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import minitriton as triton
+import minitriton.language as tl
+from minitriton.diagnostics import CompileError
+from minitriton.runtime.allocation import NullAllocator, get_allocator
+from minitriton.runtime.errors import InterpreterError
+from tests.e2e.ptxas_check import assemble, assemble_for_args, needs_ptxas
+from tests.kernels import compat_suite as K
+
+
+def test_shapes_compare_with_lists_and_isinstance(backend: str) -> None:
+    x = np.arange(8, dtype=np.float32)
+    out = np.zeros(3, np.float32)
+    K.shapes_and_types[(1,)](out, x, N=8, backend=backend)
+    np.testing.assert_array_equal(out, [0.0, 1.0, -4.0])
+
+
+def test_a_conditional_expression_runs_only_its_branch(backend: str) -> None:
+    out = np.zeros(8, np.float32)
+    x, y = np.array([1.0], np.float32), np.array([2.0], np.float32)
+    K.store_on_one_side[(4,)](out, x, y, 10, backend=backend)
+    np.testing.assert_array_equal(out, [1, 2, 1, 2, 7, 7, 7, 7])
+
+
+def test_reverse_scan_keeps_the_running_value_on_the_left(backend: str) -> None:
+    out = np.zeros(8, np.int32)
+    K.reverse_scan_first[(1,)](out, np.arange(8, dtype=np.int32) + 10, N=8, backend=backend)
+    np.testing.assert_array_equal(out, np.full(8, 17))  # Triton's: flip, scan, flip
+
+
+@pytest.mark.parametrize(("x_type", "y_type", "out_type"), [
+    (np.int8, np.uint8, np.uint8), (np.uint8, np.int8, np.uint8), (np.int32, np.uint32, np.uint32),
+    (np.uint16, np.int32, np.int32), (np.int16, np.int8, np.int16),
+])  # fmt: skip
+def test_right_shift_follows_the_left_operands_signedness(
+    backend: str, x_type: type, y_type: type, out_type: type
+) -> None:
+    # out_type is C's promotion (unsigned wins at equal width); the shift itself copies
+    # the sign bit when x's own type is signed: it shifts x's own value.
+    rng = np.random.default_rng(1)
+    bits = np.iinfo(x_type).bits
+    x = rng.integers(np.iinfo(x_type).min, np.iinfo(x_type).max, 64, dtype=x_type)
+    y = rng.integers(0, bits, 64).astype(y_type)
+    out = np.zeros(64, out_type)
+    K.shift_right[(1,)](out, x, y, N=64, backend=backend)
+    expected = [(int(a) >> int(b)) % 2 ** np.iinfo(out_type).bits for a, b in zip(x, y)]
+    np.testing.assert_array_equal(out.view(f"u{out.itemsize}"), expected)
+
+
+@pytest.mark.parametrize(("m", "n", "k"), [(1, 32, 32), (8, 8, 16), (32, 2, 32), (2, 2, 16)])
+def test_dots_of_small_blocks(backend: str, m: int, n: int, k: int) -> None:
+    rng = np.random.default_rng(m * n)
+    a = rng.standard_normal((m, k)).astype(np.float16)
+    b = rng.standard_normal((k, n)).astype(np.float16)
+    c = np.zeros((m, n), np.float32)
+    K.small_dot[(1,)](a, b, c, M=m, N=n, K=k, backend=backend)
+    np.testing.assert_allclose(c, a.astype(np.float32) @ b.astype(np.float32), rtol=1e-3, atol=1e-3)
+
+
+def test_the_emulator_takes_any_k_and_the_gpu_says_what_it_needs(tmp_path) -> None:
+    a, b = np.ones((64, 4), np.float16), np.ones((4, 64), np.float16)
+    c = np.zeros((64, 64), np.float32)
+    K.small_dot[(1,)](a, b, c, M=64, N=64, K=4)  # Triton's interpreter takes it too
+    assert (c == 4).all()
+    with pytest.raises(CompileError, match="K >= 16 on the GPU; got M=64, N=64, K=4"):
+        assemble(K.small_dot, "*fp16, *fp16, *fp32, 64, 64, 4", "sm_90a", tmp_path)
+
+
+# -- fp8 formats of other GPUs (the emulator only) ------------------------------------
+
+FP8 = {  # name -> (largest finite value, NaN code or None, negative zero code or None)
+    "float8e4b15": (1.875, None, 0x80),
+    "float8e4b8": (240.0, 0x80, None),
+    "float8e5b16": (57344.0, 0x80, None),
+}
+
+
+@pytest.mark.parametrize("name", sorted(FP8))
+def test_fp8_formats_of_other_gpus_round_trip_on_the_emulator(name: str) -> None:
+    largest, nan_code, negative_zero = FP8[name]
+    dtype = getattr(tl, name)
+    exp_bits = 8 - 1 - dtype.fp_mantissa_width
+    # Every code's value, decoded by the emulator, then encoded again: the same code.
+    xs = np.array([0.5, -0.0, 1.5, -1e9, largest, largest * 4, np.nan, 2.0**-20], np.float32)
+    bits, back = np.zeros(8, np.uint8), np.zeros(8, np.float32)
+    K.fp8_round_trip[(1,)](bits, back, xs, N=8, FP8=dtype)
+    assert back[0] == 0.5 and back[2] == 1.5
+    assert back[3] == -largest and back[4] == largest and back[5] == largest  # saturate
+    assert back[7] == 0.0 or back[7] == 2.0 ** (1 - dtype.exponent_bias - dtype.fp_mantissa_width)
+    assert exp_bits in (4, 5)
+    if nan_code is None:
+        assert not np.isnan(back).any()  # no NaN in the format
+    else:
+        assert bits[6] == nan_code and np.isnan(back[6])
+    assert bits[1] == (negative_zero or 0)  # the fnuz formats have no negative zero
+
+
+@pytest.mark.parametrize("name", sorted(FP8))
+def test_the_gpu_refuses_fp8_formats_of_other_gpus(name: str, tmp_path) -> None:
+    args = (np.zeros(8, np.uint8), np.zeros(8, np.float32), np.zeros(8, np.float32), 8,
+            getattr(tl, name))  # fmt: skip
+    with pytest.raises(CompileError, match="not supported by the GPU backend"):
+        assemble_for_args(K.fp8_round_trip, args, "sm_90a", tmp_path)
+
+
+@needs_ptxas
+@pytest.mark.parametrize("arch", ["sm_90a", "sm_80"])
+@pytest.mark.parametrize("signature", [
+    "*fp16, *fp16, *fp32, 1, 32, 32", "*fp16, *fp16, *fp32, 8, 8, 16",
+    "*fp32, *fp32, *fp32, 64, 2, 8", "*i8, *i8, *i32, 2, 2, 32",
+])  # fmt: skip
+def test_small_dots_assemble(signature: str, arch: str, tmp_path) -> None:
+    assemble(K.small_dot, signature, arch, tmp_path)
+
+
+@needs_ptxas
+@pytest.mark.parametrize("arch", ["sm_90a", "sm_80"])
+@pytest.mark.parametrize("kernel", [K.store_on_one_side, K.shift_right, K.reverse_scan_first])
+def test_compat_kernels_assemble(kernel: triton.JITFunction, arch: str, tmp_path) -> None:
+    signature = {
+        K.store_on_one_side: "*fp32, *fp32, *fp32, i32",
+        K.shift_right: "*u8, *i8, *u8, 64",
+        K.reverse_scan_first: "*i32, *i32, 64",
+    }[kernel]
+    assemble(kernel, signature, arch, tmp_path)
+
+
+# -- the host API ----------------------------------------------------------------------
+
+
+def test_tritons_dtype_api() -> None:
+    assert tl.dtype("fp16") is not None and tl.dtype("fp16") == tl.float16
+    assert [tl.dtype(n) for n in tl.dtype.SINT_TYPES] == [tl.int8, tl.int16, tl.int32, tl.int64]
+    assert tl.float32.primitive_bitwidth == 32 and tl.float32.fp_mantissa_width == 23
+    assert (tl.bfloat16.exponent_bias, tl.float16.exponent_bias) == (127, 15)
+    assert tl.float8e4nv.fp_mantissa_width == 3 and tl.float8e5.exponent_bias == 15
+    assert tl.int16.is_int16() and not tl.int16.is_uint16() and tl.uint16.is_int_unsigned()
+    assert tl.float16.is_fp16() and not tl.float16.is_bf16() and tl.bfloat16.is_floating()
+    assert tl.int1.is_int1() and not tl.int1.is_int_unsigned()
+    assert (tl.uint8.get_int_max_value(), tl.int8.get_int_min_value()) == (255, -128)
+    with pytest.raises(AttributeError):
+        _ = tl.float32.int_bitwidth
+    assert tl.pi32_t == tl.pointer_type(tl.int32)
+
+
+def test_tritons_error_classes() -> None:
+    assert issubclass(triton.CompilationError, triton.TritonError)
+    assert issubclass(InterpreterError, triton.TritonError)
+    x = np.zeros(4, np.float32)
+
+    @triton.jit
+    def out_of_bounds(x_ptr):
+        tl.store(x_ptr + tl.arange(0, 8), 1.0)
+
+    with pytest.raises(InterpreterError, match="out-of-bounds"):
+        out_of_bounds[(1,)](x)
+
+
+def test_set_allocator_keeps_a_function_and_refuses_anything_else() -> None:
+    assert isinstance(get_allocator(), NullAllocator)
+    with pytest.raises(RuntimeError, match="set_allocator"):
+        get_allocator()(128, 128, None)
+
+    def alloc(size: int, alignment: int, stream: object) -> np.ndarray:
+        return np.empty(size, np.int8)
+
+    import contextvars
+
+    def set_and_read() -> object:
+        triton.set_allocator(alloc)
+        return get_allocator()
+
+    assert contextvars.copy_context().run(set_and_read) is alloc
+    with pytest.raises(TypeError, match="expects a function"):
+        triton.set_allocator(128)  # type: ignore[arg-type]
+
+
+def test_do_bench_cudagraph_times_the_emulator_without_a_gpu() -> None:
+    x, out = np.arange(8, dtype=np.int32), np.zeros(8, np.int32)
+    ms = triton.testing.do_bench_cudagraph(lambda: K.reverse_scan_first[(1,)](out, x, N=8), rep=1)
+    assert isinstance(ms, float) and ms > 0
+    assert (out == 7).all()
+    with pytest.raises(ValueError, match="return_mode"):
+        triton.testing.do_bench_cudagraph(lambda: None, return_mode="best")
+
+
+@triton.jit
+def _template(out_ptr, x_ptr):
+    x = tl.load(x_ptr + tl.arange(0, 4))
+    tl.store(out_ptr + tl.arange(0, 4), x + 1)  # <- OP
+
+
+def test_unsafe_update_src_compiles_the_new_text() -> None:
+    x, out = np.arange(4, dtype=np.float32), np.zeros(4, np.float32)
+    kernel = triton.JITFunction(_template.fn)
+    kernel[(1,)](out, x)
+    np.testing.assert_array_equal(out, x + 1)
+    kernel._unsafe_update_src(kernel.src.replace("x + 1", "x * 10"))
+    kernel[(1,)](out, x)
+    np.testing.assert_array_equal(out, x * 10)
+    kernel._unsafe_update_src(kernel.src.replace("x * 10", "x * undefined_name"))
+    with pytest.raises(CompileError) as info:
+        kernel[(1,)](out, x)
+    # Located at the template's own line: the patched text keeps the line numbers.
+    lines = Path(__file__).read_text(encoding="utf-8").splitlines()
+    line = next(i for i, t in enumerate(lines, 1) if t.rstrip().endswith("# <- OP"))
+    assert info.value.first.loc.line == line

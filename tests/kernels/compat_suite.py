@@ -1,0 +1,81 @@
+"""Kernels in the style of Triton's own language tests (``test_core.py``).
+
+Each one checks a rule that Triton's tests check: shapes compared with
+lists, ``isinstance`` on run-time values, conditional expressions that store,
+reverse scans with a combine function that is not commutative, right shifts
+of mixed signedness, small dots, and the fp8 formats of other GPUs.
+"""
+
+from __future__ import annotations
+
+import minitriton as triton
+import minitriton.language as tl
+
+
+@triton.jit
+def shapes_and_types(out, X, N: tl.constexpr):
+    """Static checks on shapes and types; stores 1 when they all compiled."""
+    x = tl.load(X + tl.arange(0, N))
+    tl.static_assert(x.shape == [N])
+    tl.static_assert(x.shape == (N,))
+    tl.static_assert(tl.expand_dims(x, 0).shape == [1, N])
+    first, second = tl.split(tl.reshape(x, (N // 2, 2)))
+    tl.static_assert(first.shape == [N // 2])
+    pair = tl.interleave(tl.load(X), tl.load(X + 1))
+    tl.static_assert(pair.shape == [2])
+    tl.static_assert(isinstance(x, tl.tensor))
+    tl.static_assert(not isinstance(x, tl.constexpr))
+    tl.static_assert(isinstance(N, tl.constexpr) and isinstance(N, int))
+    tl.static_assert(isinstance((x, N), tl.tuple))
+    one = 1
+    tl.static_assert(one.dtype == tl.int32)
+    tl.static_assert(x.dtype.fp_mantissa_width == 23 and x.dtype.is_fp32())
+    tl.store(out + tl.arange(0, 2), pair)
+    tl.store(out + 2, tl.sum(first - second))
+
+
+@triton.jit
+def store_on_one_side(out, x_ptr, y_ptr, n):
+    """``a if c else b`` with stores: only the chosen one runs."""
+    pid = tl.program_id(0)
+    tl.store(out + pid, tl.load(x_ptr)) if pid % 2 == 0 else tl.store(out + pid, tl.load(y_ptr))
+    # The load past the end runs only for programs past n (none here).
+    v = tl.load(x_ptr + 1000000) if pid > n else 7
+    tl.store(out + 4 + pid, v)
+
+
+@triton.jit
+def _first(a, b):
+    return a
+
+
+@triton.jit
+def reverse_scan_first(out, x_ptr, N: tl.constexpr):
+    """A reverse scan keeps the running value (from the end) on the left: all last."""
+    x = tl.load(x_ptr + tl.arange(0, N))
+    tl.store(out + tl.arange(0, N), tl.associative_scan(x, 0, _first, reverse=True))
+
+
+@triton.jit
+def shift_right(out, x_ptr, y_ptr, N: tl.constexpr):
+    """``x >> y`` with x's and y's types."""
+    offs = tl.arange(0, N)
+    tl.store(out + offs, tl.load(x_ptr + offs) >> tl.load(y_ptr + offs))
+
+
+@triton.jit
+def small_dot(a_ptr, b_ptr, c_ptr, M: tl.constexpr, N: tl.constexpr, K: tl.constexpr):
+    """``C = A @ B`` for blocks as small as one row."""
+    rm, rn, rk = tl.arange(0, M), tl.arange(0, N), tl.arange(0, K)
+    a = tl.load(a_ptr + rm[:, None] * K + rk[None, :])
+    b = tl.load(b_ptr + rk[:, None] * N + rn[None, :])
+    tl.store(c_ptr + rm[:, None] * N + rn[None, :], tl.dot(a, b))
+
+
+@triton.jit
+def fp8_round_trip(out_ptr, back_ptr, x_ptr, N: tl.constexpr, FP8: tl.constexpr):
+    """fp32 -> an fp8 format -> fp32, and the fp8 bits."""
+    offs = tl.arange(0, N)
+    small = tl.load(x_ptr + offs).to(FP8)
+    tl.store(out_ptr + offs, small.to(tl.uint8, bitcast=True))
+    tl.store(back_ptr + offs, small.to(tl.float32))
