@@ -49,6 +49,7 @@ from minitriton.diagnostics import (
 from minitriton.frontend import ast
 from minitriton.frontend import libdevice as _libdevice  # noqa: F401 - registers its IMPLS
 from minitriton.frontend import promotion as P
+from minitriton.frontend import scaled_dot as _scaled_dot  # noqa: F401 - registers dot_scaled
 from minitriton.frontend import semantic as S
 from minitriton.frontend.aggregate import (
     Structure,
@@ -1966,8 +1967,6 @@ NOT_YET = {
     "inline_asm_elementwise": "inline PTX cannot run on the emulator, and the GPU backend does "
     "not take it: write the operation with tl builtins or libdevice (bit casts are "
     "x.to(tl.int32, bitcast=True); libdevice.popc, libdevice.mulhi ...)",
-    "dot_scaled": "dequantize the operands with tl builtins (scale, then .to(tl.float16)) and "
-    "call tl.dot",
     "map_elementwise": "call the function on the blocks themselves, with tl.where for its branches",
     "bitonic_merge": "sort with tl.sort, or take the largest with tl.topk",
 }

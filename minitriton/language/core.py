@@ -368,6 +368,23 @@ def dot(
 
 
 @builtin
+def dot_scaled(
+    lhs, lhs_scale, lhs_format, rhs, rhs_scale, rhs_format, acc=None, fast_math=False,
+    lhs_k_pack=True, rhs_k_pack=True, out_dtype=float32,
+):  # fmt: skip
+    """Matrix product of two blocks in microscaling formats, with fp32 accumulation.
+
+    ``lhs_format`` and ``rhs_format`` are ``"e2m1"`` (fp4, two per ``uint8``,
+    the first in the low bits), ``"e4m3"``, ``"e5m2"``, ``"bf16"`` or
+    ``"fp16"``. A scale is a ``uint8`` block of ``e8m0`` exponents, one per 32
+    elements along K: ``[M, K // 32]`` for ``lhs``, ``[N, K // 32]`` for
+    ``rhs``; or None. As Triton does on GPUs without MX tensor cores, the
+    operands are decoded to bf16 (fp16 if a format is ``"fp16"``), scaled and
+    multiplied with :func:`dot` (see ``minitriton.frontend.scaled_dot``).
+    """
+
+
+@builtin
 def sum(input, axis=None, keep_dims=False, dtype=None):
     """Sum along ``axis`` (all axes if ``None``); int8/int16 accumulate in int32."""
 
