@@ -27,7 +27,7 @@ from minitriton.frontend.semantic import Tensor
 from minitriton.ir import ops
 from minitriton.ir.core import OP_REGISTRY, Operation
 from minitriton.ir.ops import MATH_BINARY, MATH_UNARY
-from minitriton.ir.types import F32, F64, I32, I64, U32, U64, ScalarType
+from minitriton.ir.types import F32, F64, I32, I64, U32, U64, ScalarType, with_shape
 
 if TYPE_CHECKING:
     from minitriton.frontend.lower import FunctionLowerer
@@ -231,3 +231,62 @@ def _mulhi(ctx: FunctionLowerer, arg0: Any, arg1: Any) -> Tensor:
     wide = U64 if unsigned else I64
     product = S.binary(b, "*", S.cast(b, x, wide), S.cast(b, y, wide))
     return S.cast(b, S.binary(b, ">>", product, 32), S.scalar_dtype(x))
+
+
+# ---------------------------------------------------------------- explicit rounding
+
+#: libdevice's names for the types its conversions take: float2int_rd is f32 -> i32.
+_CVT_TYPES = {"float": F32, "double": F64, "int": I32, "uint": U32, "ll": I64, "ull": U64}
+#: The conversions libdevice has in each rounding mode (the exact ones only as _rn).
+ROUNDED_CONVERSIONS = [
+    f"{src}2{dst}"
+    for src, dst in [("float", d) for d in ("int", "uint", "ll", "ull")]
+    + [("double", d) for d in ("int", "uint", "ll", "ull", "float")]
+    + [(s, "float") for s in ("int", "uint", "ll", "ull")]
+    + [(s, "double") for s in ("ll", "ull")]
+]
+#: The arithmetic libdevice has in each rounding mode, that is not an op already.
+ROUNDED_ARITHMETIC = ["add", "sub", "mul", "div", "fma", "sqrt", "rcp"]
+_ALREADY = {"div_rn", "rcp_rn", "sqrt_rn"}  # an op of their own (sqrt_rn is a tl builtin)
+
+
+def _rounded_arithmetic(fn: str, rounding: str) -> None:
+    name = f"{fn}_{rounding}"
+
+    @impl(f"libdevice.{name}")
+    def lower(ctx: FunctionLowerer, arg0: Any, arg1: Any = None, arg2: Any = None) -> Tensor:
+        args = [arg0, arg1, arg2][: ops.ROUNDED_FUNCTIONS[fn]]
+        values = [_float_input(ctx, a, f"libdevice.{name}", _FP32_64) for a in args]
+        wide = F64 if any(S.scalar_dtype(v) == F64 for v in values) else F32
+        shape: tuple[int, ...] = ()
+        for v in values:
+            shape = S.broadcast_shapes(ctx.b, shape, v.shape)
+        values = [S.convert(ctx.b, v, wide, shape) for v in values]
+        attrs = {"fn": fn, "rounding": rounding}
+        return Tensor(ctx.b.value(ops.RoundedOp, [v.handle for v in values], values[0].type, attrs))
+
+
+def _rounded_conversion(conversion: str, rounding: str) -> None:
+    name = f"{conversion}_{rounding}"
+    src, dst = (_CVT_TYPES[t] for t in conversion.split("2"))
+
+    @impl(f"libdevice.{name}")
+    def lower(ctx: FunctionLowerer, arg0: Any) -> Tensor:
+        x = _tensor(ctx, arg0, "arg0")
+        if S.scalar_dtype(x).is_float() != src.is_float():
+            kind = "a floating-point" if src.is_float() else "an integer"
+            raise error(ctx.b.loc, f"libdevice.{name} takes {kind} value ({src!r}), got {x.type}")
+        x = S.cast(ctx.b, x, src)
+        result = with_shape(dst, x.shape)
+        attrs = {"fn": "cvt", "rounding": rounding}
+        return Tensor(ctx.b.value(ops.RoundedOp, [x.handle], result, attrs))
+
+
+for _rounding in ops.ROUNDINGS:
+    for _fn in ROUNDED_ARITHMETIC:
+        if f"{_fn}_{_rounding}" not in _ALREADY:
+            _rounded_arithmetic(_fn, _rounding)
+    for _conversion in ROUNDED_CONVERSIONS:
+        _rounded_conversion(_conversion, _rounding)
+for _conversion in ("int2double", "uint2double"):  # exact: libdevice has only _rn
+    _rounded_conversion(_conversion, "rn")

@@ -48,6 +48,8 @@ from minitriton.ir.traits import (
     trait_set,
 )
 from minitriton.ir.types import (
+    F32,
+    F64,
     I1,
     I32,
     BlockType,
@@ -331,6 +333,46 @@ class FmaOp(Operation):
         _same_type(self, self.operands, self.result.type, "operand")
         if not element_type(self.result.type).is_float():
             raise self.fail("needs floating-point operands")
+
+
+#: ``math.rounded``'s arithmetic functions and their operand counts.
+ROUNDED_FUNCTIONS = {"add": 2, "sub": 2, "mul": 2, "div": 2, "fma": 3, "sqrt": 1, "rcp": 1}
+#: IEEE rounding modes: to nearest even, toward zero, down (to -inf), up (to +inf).
+ROUNDINGS = ("rn", "rz", "rd", "ru")
+
+
+class RoundedOp(Operation):
+    """``%r = math.rounded(%a, %b) {fn = "add", rounding = "rd"} : f32``: one IEEE
+    operation with an explicit rounding mode (libdevice's ``add_rd``, ``div_rz`` ...).
+
+    ``fn`` is ``add``, ``sub``, ``mul``, ``div``, ``fma``, ``sqrt`` or ``rcp``
+    (operands and result of one f32 or f64 type), or ``cvt``: a conversion of
+    its one operand to the result type (``float2int_rd``, ``int2float_ru``,
+    ``double2float_rz`` ...), float to integer rounding to an integral value
+    first and saturating as PTX's ``cvt`` does.
+    """
+
+    traits = trait_set(Pure, Elementwise)
+
+    name = "math.rounded"
+    operand_counts = (1, 2, 3)
+
+    def verify_(self) -> None:
+        fn, rounding = self.attrs.get("fn"), self.attrs.get("rounding")
+        if rounding not in ROUNDINGS:
+            raise self.fail(f"rounding must be one of {', '.join(ROUNDINGS)}, got {rounding!r}")
+        if fn == "cvt":
+            if len(self.operands) != 1:
+                raise self.fail("cvt takes one operand")
+            _same_shape(self, self.operands[0].type, self.result.type, "cvt")
+            return
+        if fn not in ROUNDED_FUNCTIONS:
+            raise self.fail(f"unknown function {fn!r}")
+        if len(self.operands) != ROUNDED_FUNCTIONS[fn]:
+            raise self.fail(f"{fn} takes {ROUNDED_FUNCTIONS[fn]} operands")
+        _same_type(self, self.operands, self.result.type, "operand")
+        if element_type(self.result.type) not in (F32, F64):
+            raise self.fail(f"needs f32 or f64 operands, got {self.result.type}")
 
 
 class CastOp(Operation):
@@ -840,7 +882,7 @@ register_ops(
     ConstantOp, ProgramIdOp, NumProgramsOp, MakeRangeOp, AddOp, SubOp, MulOp, DivOp, RemOp,
     MaxOp, MinOp, AndOp, OrOp, XorOp, ShlOp, ShrOp, UmulhiOp, DivRnOp, PowOp,
     *MATH_BINARY_OPS.values(), CmpOp, SelectOp, NegOp, NotOp, AbsOp,
-    *MATH_UNARY_OPS.values(), FmaOp, CastOp, BitcastOp, AddPtrOp, SplatOp, BroadcastOp,
+    *MATH_UNARY_OPS.values(), FmaOp, RoundedOp, CastOp, BitcastOp, AddPtrOp, SplatOp, BroadcastOp,
     ExpandDimsOp, ReshapeOp, TransOp, LoadOp, StoreOp, AtomicRMWOp, AtomicCASOp, DotOp,
     ReduceOp, ScanOp, ReduceReturnOp, ScanReturnOp, SortOp, ForOp, IfOp, WhileOp, YieldOp,
     ConditionOp, CallOp, ReturnOp, FuncOp, PrintOp, AssertOp, BarrierOp, HintOp,

@@ -100,6 +100,39 @@ _FUNCTIONS: dict[str, tuple[int, str]] = {
     "mulhi": (2, "Elementwise high 32 bits of the 64-bit product of two 32-bit integers."),
 }
 
+_ROUNDING_WORDS = {
+    "rn": "rounded to nearest even",
+    "rz": "rounded toward zero",
+    "rd": "rounded down (toward -inf)",
+    "ru": "rounded up (toward +inf)",
+}
+_ARITHMETIC = {
+    "add": (2, "``arg0 + arg1``"),
+    "sub": (2, "``arg0 - arg1``"),
+    "mul": (2, "``arg0 * arg1``"),
+    "div": (2, "``arg0 / arg1``"),
+    "fma": (3, "``arg0 * arg1 + arg2`` (one rounding)"),
+    "sqrt": (1, "``sqrt(arg0)``"),
+    "rcp": (1, "``1 / arg0``"),
+}
+_CONVERSION_NAMES = {"float": "fp32", "double": "fp64", "int": "int32", "uint": "uint32",
+                     "ll": "int64", "ull": "uint64"}  # fmt: skip
+_CONVERSIONS = [f"float2{d}" for d in ("int", "uint", "ll", "ull")]
+_CONVERSIONS += [f"double2{d}" for d in ("int", "uint", "ll", "ull", "float")]
+_CONVERSIONS += [f"{s}2float" for s in ("int", "uint", "ll", "ull")]
+_CONVERSIONS += ["ll2double", "ull2double"]
+for _r, _words in _ROUNDING_WORDS.items():
+    for _fn, (_arity, _what) in _ARITHMETIC.items():
+        _FUNCTIONS.setdefault(f"{_fn}_{_r}", (_arity, f"Elementwise {_what}, {_words}."))
+    for _c in _CONVERSIONS:
+        _src, _dst = (_CONVERSION_NAMES[t] for t in _c.split("2"))
+        _to = f"{_words}; to an integer value first, saturating" if "int" in _dst else _words
+        _FUNCTIONS[f"{_c}_{_r}"] = (1, f"Elementwise conversion of {_src} to {_dst}, {_to}.")
+for _c in ("int2double", "uint2double"):
+    _FUNCTIONS[f"{_c}_rn"] = (1, f"Elementwise conversion of {_CONVERSION_NAMES[_c[:-7]]} to fp64 "
+                              "(exact).")  # fmt: skip
+_FUNCTIONS.pop("sqrt_rn")  # Triton's core function, below
+
 # libdevice names that are Triton's core functions: the same builtins.
 _CORE: tuple[str, ...] = ("exp", "exp2", "log", "log2", "sqrt", "sqrt_rn", "rsqrt", "sin", "cos")
 _CORE += ("floor", "ceil", "erf", "fma", "abs")
@@ -112,7 +145,10 @@ def _stub(name: str, arity: int, doc: str) -> Callable[..., Any]:
     def binary(arg0, arg1):  # noqa: ANN001, ANN202
         raise RuntimeError(f"libdevice.{name} can only be called inside a @jit kernel")
 
-    stub: Any = unary if arity == 1 else binary  # it gains attributes below
+    def ternary(arg0, arg1, arg2):  # noqa: ANN001, ANN202
+        raise RuntimeError(f"libdevice.{name} can only be called inside a @jit kernel")
+
+    stub: Any = {1: unary, 2: binary, 3: ternary}[arity]  # it gains attributes below
     stub.__name__ = stub.__qualname__ = name
     stub.__doc__ = doc
     stub.__module__ = __name__

@@ -25,11 +25,11 @@ from typing import TYPE_CHECKING
 
 from llvmlite import ir
 
-from minitriton.backend.lltypes import F32_T, F64_T, I16, Lowered, float_suffix, scalar_of
+from minitriton.backend.lltypes import F32_T, F64_T, I16, Lowered, float_suffix, ll_type, scalar_of
 from minitriton.backend.lower.arith import from_f32, to_f32
 from minitriton.backend.registry import lowering
 from minitriton.ir.core import Operation
-from minitriton.ir.ops import MATH_BINARY_OPS, MATH_UNARY_OPS, AbsOp, FmaOp, PowOp
+from minitriton.ir.ops import MATH_BINARY_OPS, MATH_UNARY_OPS, AbsOp, FmaOp, PowOp, RoundedOp
 from minitriton.ir.types import BF16, F32, F64, ScalarType
 
 if TYPE_CHECKING:
@@ -260,3 +260,36 @@ def approx(ctx: LoweringContext, instr: str, x: ir.Value) -> ir.Value:
     """A one-operand fp32 PTX instruction through inline assembly."""
     fty = ir.FunctionType(F32_T, [F32_T])
     return ctx.b.call(ir.InlineAsm(fty, f"{instr} $0, $1;", "=f,f"), [x])
+
+
+# ---------------------------------------------------------------- explicit rounding
+
+#: IEEE rounding modes as PTX spells them.
+_PTX_ROUNDING = {"rn": "rn", "rz": "rz", "rd": "rm", "ru": "rp"}
+#: PTX's type names and inline-assembly constraint letters.
+_PTX_TYPE = {"f32": ("f32", "f"), "f64": ("f64", "d"), "i32": ("s32", "r"), "u32": ("u32", "r"),
+             "i64": ("s64", "l"), "u64": ("u64", "l")}  # fmt: skip
+
+
+@lowering(RoundedOp)
+def lower_rounded(ctx: LoweringContext, op: Operation) -> Lowered:
+    """``math.rounded``: one PTX instruction with its rounding modifier (``add.rm.f32`` ...)."""
+    src, dst = scalar_of(op.operands[0].type), scalar_of(op.result.type)
+    instr = rounded_instruction(op.attrs["fn"], op.attrs["rounding"], src, dst)
+    dst_c, src_c = _PTX_TYPE[dst.name][1], _PTX_TYPE[src.name][1]
+    n = len(op.operands)
+    operands = ", ".join(f"${i}" for i in range(n + 1))
+    constraints = ",".join([f"={dst_c}", *[src_c] * n])
+    fty = ir.FunctionType(ll_type(dst), [ll_type(src)] * n)
+    asm = ir.InlineAsm(fty, f"{instr} {operands};", constraints)
+    return ctx.elementwise(op, lambda *vs: ctx.b.call(asm, list(vs)))
+
+
+def rounded_instruction(fn: str, rounding: str, src: ScalarType, dst: ScalarType) -> str:
+    """The PTX instruction of ``math.rounded``: ``div.rz.f32``, ``cvt.rmi.s32.f32`` ..."""
+    mode = _PTX_ROUNDING[rounding]
+    if fn != "cvt":
+        return f"{fn}.{mode}.{_PTX_TYPE[dst.name][0]}"
+    if src.is_float() and dst.is_int():
+        mode += "i"  # to an integral value, then to the integer type (saturating)
+    return f"cvt.{mode}.{_PTX_TYPE[dst.name][0]}.{_PTX_TYPE[src.name][0]}"
