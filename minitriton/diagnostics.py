@@ -133,6 +133,19 @@ class CompileError(UserError, Exception):
         """The first diagnostic (the one most tests assert on)."""
         return self.diagnostics[0]
 
+    def cause(self) -> CompileMessage:
+        """The first diagnostic's message without its location, as an exception.
+
+        A launch raises a compile error *from* it: Triton's CompilationError
+        chains the error it wraps as ``__cause__``, and tests written for
+        Triton read ``str(err.__cause__)``.
+        """
+        return CompileMessage(self.first.message)
+
+
+class CompileMessage(Exception):
+    """The message of a :class:`CompileError`, chained as its ``__cause__`` at launch."""
+
 
 class CompileTimeAssertionFailure(CompileError):
     """A ``tl.static_assert`` whose condition is false (Triton's name for it)."""

@@ -407,7 +407,9 @@ class JITFunction(KernelInterface, JITBase):
         try:
             compiled = self.compile(specs, options, backend)
         except CompileError as e:
-            raise trimmed(e) from None  # the diagnostic says it all
+            # The diagnostic says it all; its message alone is chained as the cause, as
+            # Triton chains a CompilationError's (tests read str(err.__cause__)).
+            raise trimmed(e) from e.cause()
         except OutOfResources as e:  # found when the GPU loads it: add what was asked for
             e.config = e.config or resources.config_text(options, specs)
             raise trimmed(e) from None
@@ -906,7 +908,8 @@ def _capture_source(fn: Callable[..., Any]) -> KernelSource:
     except (OSError, TypeError):
         name = getattr(fn, "__name__", repr(fn))
         raise RuntimeError(
-            f"@jit: cannot read the source of '{name}'; kernels must be defined in a .py file"
+            f"@jit: cannot read the source of '{name}'; kernels must be defined in a .py file, "
+            "or by exec() of a text that the calling code keeps in a variable"
         ) from None
 
 

@@ -9,7 +9,9 @@ actual arguments) and the frontend (which compiles for them).
 
 from __future__ import annotations
 
+import hashlib
 import inspect
+import linecache
 import os
 import textwrap
 from collections.abc import Sequence
@@ -44,8 +46,18 @@ class KernelSource:
 
     @classmethod
     def from_function(cls, fn: Any) -> KernelSource:
-        """Capture ``fn``'s source; the text is dedented later by the parser."""
-        lines, first_line = inspect.getsourcelines(fn)
+        """Capture ``fn``'s source; the text is dedented later by the parser.
+
+        A function defined by ``exec(text)`` has no file: its text is looked
+        for among its callers' variables (see :func:`exec_source`).
+        """
+        try:
+            lines, first_line = inspect.getsourcelines(fn)
+        except OSError:
+            found = exec_source(fn)
+            if found is None:
+                raise
+            return found
         filename = inspect.getsourcefile(fn) or inspect.getfile(fn)
         return cls(fn, "".join(lines), filename, first_line, fn.__globals__)
 
@@ -165,6 +177,69 @@ class ArgSpec:
             for i, (n, f) in enumerate(zip(names, flags))
         ]
         return [ArgSpec(self.name, "pointer", self.type, divisible_by_16=True), *fields]
+
+
+def exec_source(fn: Any, max_frames: int = 16) -> KernelSource | None:
+    """The source of a function that ``exec(text)`` defined, if a caller still holds ``text``.
+
+    Tests build kernels from templates this way (Triton's own ``patch_kernel``
+    in its interpreter mode). Each string variable of the calling frames that
+    defines a function of that name is compiled, and taken only if it yields
+    the very same function: bytecode, line, names, arguments and constants. A
+    text that merely looks right is never used. The text is registered with
+    :mod:`linecache` under a name of its own, so diagnostics show its lines.
+    """
+    code = getattr(fn, "__code__", None)
+    if code is None or not code.co_filename.startswith("<"):
+        return None
+    frame = inspect.currentframe()
+    try:
+        for _ in range(max_frames):
+            frame = frame.f_back if frame is not None else None
+            if frame is None:
+                return None
+            for value in list(frame.f_locals.values()):
+                defines = isinstance(value, str) and f"def {code.co_name}" in value
+                if defines and _defines(value, code):
+                    return _registered(fn, value)
+    finally:
+        del frame
+    return None
+
+
+def _defines(text: str, code: Any) -> bool:
+    """True if compiling ``text`` gives a function with exactly ``code``'s bytecode and line."""
+    try:
+        module = compile(text, code.co_filename, "exec", dont_inherit=True)
+    except (SyntaxError, ValueError):
+        return False
+    wanted = _fingerprint(code)
+    pending = [module]
+    while pending:
+        current = pending.pop()
+        if current.co_name == code.co_name and _fingerprint(current) == wanted:
+            return True
+        pending += [c for c in current.co_consts if inspect.iscode(c)]
+    return False
+
+
+def _fingerprint(code: Any) -> tuple[Any, ...]:
+    """What tells two compiled functions apart: bytecode, line, names, constants (nested)."""
+    consts = tuple(_fingerprint(c) if inspect.iscode(c) else (type(c).__name__, repr(c))
+                   for c in code.co_consts)  # fmt: skip
+    return (code.co_code, code.co_firstlineno, code.co_names, code.co_varnames,
+            code.co_argcount, code.co_kwonlyargcount, consts)  # fmt: skip
+
+
+def _registered(fn: Any, text: str) -> KernelSource:
+    """``fn``'s lines out of ``text``, which linecache learns under a name of its own."""
+    digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:12]
+    filename = f"<exec {fn.__code__.co_name} {digest}>"
+    lines = text.splitlines(keepends=True)
+    linecache.cache[filename] = (len(text), None, lines, filename)
+    first = fn.__code__.co_firstlineno
+    block = inspect.getblock(lines[first - 1 :])
+    return KernelSource(fn, "".join(block), filename, first, fn.__globals__)
 
 
 def tuple_value(cls: type, items: Sequence[Any]) -> tuple[Any, ...]:

@@ -220,3 +220,50 @@ def test_unsafe_update_src_compiles_the_new_text() -> None:
     lines = Path(__file__).read_text(encoding="utf-8").splitlines()
     line = next(i for i, t in enumerate(lines, 1) if t.rstrip().endswith("# <- OP"))
     assert info.value.first.loc.line == line
+
+
+# -- kernels made by exec(), as Triton's interpreter-mode tests make them -------------------
+
+
+@triton.jit
+def _exec_template(x_ptr, out_ptr):
+    x = tl.load(x_ptr + tl.arange(0, 4))  # noqa: F841 - GENERATE reads it
+    tl.store(out_ptr + tl.arange(0, 4), GENERATE)  # noqa: F821 - replaced below
+
+
+def _patched(template: triton.JITFunction, expr: str) -> triton.JITFunction:
+    """Triton's ``patch_kernel`` in interpreter mode: the template's text, edited, run by exec."""
+    import inspect
+    import textwrap
+
+    namespace: dict[str, object] = {}
+    src = textwrap.dedent(inspect.getsource(template.fn)).replace("GENERATE", expr)
+    exec(src, globals(), namespace)  # noqa: S102 - the test's own template
+    return namespace[template.fn.__name__]  # type: ignore[return-value]
+
+
+def test_a_kernel_made_by_exec_compiles_from_the_text_its_caller_holds() -> None:
+    x, out = np.arange(4, dtype=np.float32), np.zeros(4, np.float32)
+    _patched(_exec_template, "x * 3 + 1")[(1,)](x, out)
+    np.testing.assert_array_equal(out, x * 3 + 1)
+    with pytest.raises(CompileError) as info:
+        _patched(_exec_template, "x * missing")[(1,)](x, out)
+    diag = info.value.first
+    assert diag.loc.file.startswith("<exec _exec_template ") and diag.loc.line == 4
+    assert "x * missing" in info.value.diagnostics[0].render()  # the line is shown
+
+
+def test_a_kernel_whose_text_is_gone_says_so() -> None:
+    source = "import minitriton as triton\n@triton.jit\ndef lost(x):\n    pass\n"
+    with pytest.raises(RuntimeError, match="exec\\(\\) of a text that the calling code keeps"):
+        exec(source.replace("lost(x)", "lost(x, y)"), {}, {})  # noqa: S102 - a temporary text
+
+
+def test_a_compile_errors_cause_is_its_message() -> None:
+    @triton.jit
+    def bad_axis(x_ptr):
+        tl.store(x_ptr, tl.program_id(20))
+
+    with pytest.raises(triton.CompilationError) as info:
+        bad_axis[(1,)](np.zeros(1, np.int32))
+    assert str(info.value.__cause__) == "program_id axis must be 0, 1, or 2 but got 20"
