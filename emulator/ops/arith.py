@@ -26,6 +26,7 @@ from minitriton.ir.ops import (
     CmpOp,
     ConstantOp,
     DivOp,
+    InlineAsmOp,
     MaxOp,
     MinOp,
     MulOp,
@@ -403,3 +404,15 @@ def _int_to_ptr(
             f"{itemsize} bytes from the start of '{memory[root].name}'",
         )
     return RVal(byte_offsets // itemsize, x.batched, memory.view(root, dst.pointee))
+
+
+@semantics(InlineAsmOp)
+def _inline_asm(op: Operation, state: ProgramState, *xs: RVal) -> list[RVal]:
+    """PTX cannot run here: a located error (Triton's interpreter cannot run it either)."""
+    raise state.interp.error(
+        op,
+        state,
+        "tl.inline_asm_elementwise runs PTX, which only the GPU backend can run",
+        help="launch with backend='gpu' on an NVIDIA GPU, or write the operation with tl "
+        "builtins (bit casts: x.to(tl.int32, bitcast=True); libdevice functions)",
+    )

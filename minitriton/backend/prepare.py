@@ -73,7 +73,7 @@ from minitriton.ir.ops import (
     WhileOp,
 )
 from minitriton.ir.printer import Printer
-from minitriton.ir.traits import Elementwise, ReadsMemory, WritesMemory
+from minitriton.ir.traits import Elementwise, ReadsMemory, SideEffects, WritesMemory
 from minitriton.ir.types import BlockType, PointerType, element_type
 from minitriton.passes.dce import is_effect_free
 from minitriton.passes.inline import inline_call
@@ -382,7 +382,7 @@ class LayoutPlan:
             return [squeeze_layout(layout, op.attrs["axis"])]
         if isinstance(op, BroadcastOp):
             return [restrict(layout, op.operands[0].shape)]
-        if _elementwise(op) and not op.has_trait(ReadsMemory):
+        if _elementwise(op) and not (op.has_trait(ReadsMemory) or op.has_trait(SideEffects)):
             return [layout] * len(op.operands)
         return None
 

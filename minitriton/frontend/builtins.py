@@ -1517,6 +1517,33 @@ def _static_assert(ctx: FunctionLowerer, cond: Any, msg: Any) -> None:
         raise CompileTimeAssertionFailure(failed.diagnostics)
 
 
+@impl("inline_asm_elementwise")
+def _inline_asm(
+    ctx: FunctionLowerer, asm: Any, constraints: Any, args: Any, dtype: Any, is_pure: Any,
+    pack: Any,
+) -> Tensor | tuple[Tensor, ...]:  # fmt: skip
+    """``tl.inline_asm_elementwise``: one ``tt.elementwise_inline_asm`` op, blocks broadcast."""
+    b = ctx.b
+    if not isinstance(asm, str) or not isinstance(constraints, str):
+        raise error(b.loc, "inline_asm_elementwise takes the asm and constraints as strings")
+    if _const_int(ctx, pack, "pack") != 1:
+        raise error(b.loc, "inline_asm_elementwise supports pack=1 only",
+                    help="write the asm for one element at a time")  # fmt: skip
+    values = [
+        _tensor(ctx, a, "args") for a in (args if isinstance(args, (tuple, list)) else [args])
+    ]
+    shape: tuple[int, ...] = ()
+    for v in values:
+        shape = S.broadcast_shapes(b, shape, v.shape)
+    values = [S.broadcast_to(b, v, shape) if shape else v for v in values]
+    dtypes = list(dtype) if isinstance(dtype, (tuple, list)) else [dtype]
+    types = [with_shape(_dtype(ctx, d), shape) for d in dtypes]
+    attrs = {"asm": asm, "constraints": constraints, "pure": bool(is_pure)}
+    op = b.create(ops.InlineAsmOp, [v.handle for v in values], types, attrs)
+    results = tuple(Tensor(r) for r in op.results)
+    return results if isinstance(dtype, (tuple, list)) else results[0]
+
+
 @impl("tuple")
 def _tuple(ctx: FunctionLowerer, iterable: Any = ()) -> tuple[Any, ...]:
     """``tl.tuple(items)``: a compile-time tuple whose items may be run-time values."""

@@ -1964,9 +1964,6 @@ def _scalar_type(loc: Location, args: list[Any], kwargs: dict[str, Any]) -> Scal
 
 #: Triton's ``tl`` functions that MiniTriton lacks, with what to write instead.
 NOT_YET = {
-    "inline_asm_elementwise": "inline PTX cannot run on the emulator, and the GPU backend does "
-    "not take it: write the operation with tl builtins or libdevice (bit casts are "
-    "x.to(tl.int32, bitcast=True); libdevice.popc, libdevice.mulhi ...)",
     "map_elementwise": "call the function on the blocks themselves, with tl.where for its branches",
     "bitonic_merge": "sort with tl.sort, or take the largest with tl.topk",
 }

@@ -815,6 +815,29 @@ class PrintOp(Operation):
     name = "tt.print"
 
 
+class InlineAsmOp(Operation):
+    """``%r = tt.elementwise_inline_asm(%a, %b) {asm = "...", constraints = "=r,r,r",
+    pure = true} : tensor<128xi32>``: PTX applied to each element (``tl.inline_asm_elementwise``).
+
+    Operands and results share one shape; ``asm`` refers to them as ``$0``
+    (the first result) onwards, as ``constraints`` lists them. An op that is
+    not ``pure`` is never removed or merged, so the op always keeps its
+    place (it declares side effects).
+    """
+
+    traits = trait_set(SideEffects, Elementwise)
+
+    name = "tt.elementwise_inline_asm"
+    required_attrs = ("asm", "constraints", "pure")
+
+    def verify_(self) -> None:
+        shapes = {shape_of(v.type) for v in [*self.operands, *self.results]}
+        if len(shapes) > 1:
+            raise self.fail("operands and results must have one shape")
+        if not self.results:
+            raise self.fail("needs at least one result")
+
+
 #: The message of the ``tt.assert`` that ``tl.assume(cond)`` becomes (with ``assume = true``).
 ASSUME_MESSAGE = "the condition of tl.assume() does not hold"
 
@@ -885,7 +908,7 @@ register_ops(
     *MATH_UNARY_OPS.values(), FmaOp, RoundedOp, CastOp, BitcastOp, AddPtrOp, SplatOp, BroadcastOp,
     ExpandDimsOp, ReshapeOp, TransOp, LoadOp, StoreOp, AtomicRMWOp, AtomicCASOp, DotOp,
     ReduceOp, ScanOp, ReduceReturnOp, ScanReturnOp, SortOp, ForOp, IfOp, WhileOp, YieldOp,
-    ConditionOp, CallOp, ReturnOp, FuncOp, PrintOp, AssertOp, BarrierOp, HintOp,
+    ConditionOp, CallOp, ReturnOp, FuncOp, PrintOp, AssertOp, BarrierOp, HintOp, InlineAsmOp,
 )  # fmt: skip
 
 

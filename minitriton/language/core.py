@@ -368,6 +368,18 @@ def dot(
 
 
 @builtin
+def inline_asm_elementwise(asm, constraints, args, dtype, is_pure, pack):
+    """PTX ``asm`` applied to each element of the blocks ``args`` (the GPU backend only).
+
+    ``constraints`` lists the results, then the operands, as LLVM's inline
+    assembly does (``"=r,r"``); ``$0`` is the first result. ``dtype`` is the
+    result's dtype, or a tuple of dtypes for several results. ``pack`` must
+    be 1 (one element per instruction). The emulator cannot run PTX: a kernel
+    calling this is a located error there.
+    """
+
+
+@builtin
 def dot_scaled(
     lhs, lhs_scale, lhs_format, rhs, rhs_scale, rhs_format, acc=None, fast_math=False,
     lhs_k_pack=True, rhs_k_pack=True, out_dtype=float32,

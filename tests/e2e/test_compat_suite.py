@@ -267,3 +267,43 @@ def test_a_compile_errors_cause_is_its_message() -> None:
     with pytest.raises(triton.CompilationError) as info:
         bad_axis[(1,)](np.zeros(1, np.int32))
     assert str(info.value.__cause__) == "program_id axis must be 0, 1, or 2 but got 20"
+
+
+# -- inline PTX ------------------------------------------------------------------------------
+
+
+def _tf32_rna(x: np.ndarray) -> np.ndarray:
+    """fp32 rounded to 10 mantissa bits, ties away from zero (``cvt.rna.tf32.f32``), as bits."""
+    bits = x.view(np.uint32).astype(np.uint64)
+    return ((bits + 0x1000) & 0xFFFFE000).astype(np.uint32).view(np.int32)
+
+
+@pytest.mark.gpu
+def test_inline_asm_runs_on_the_gpu() -> None:
+    rng = np.random.default_rng(2)
+    x = rng.standard_normal(128).astype(np.float32)
+    y = rng.standard_normal(128).astype(np.float16)
+    bits, halves = np.zeros(256, np.int32), np.zeros(128, np.float16)
+    K.inline_asm[(1,)](x, y, bits, halves, 128, backend="gpu")
+    tf32 = _tf32_rna(x)
+    np.testing.assert_array_equal(bits[:128], tf32)
+    product = tf32.view(np.uint32).astype(np.uint64) * 3
+    lo, hi = product & 0xFFFFFFFF, product >> 32
+    np.testing.assert_array_equal(bits[128:].view(np.uint32), (lo ^ hi).astype(np.uint32))
+    np.testing.assert_array_equal(halves, y + y)
+
+
+def test_inline_asm_is_a_located_error_on_the_emulator() -> None:
+    x, y = np.zeros(8, np.float32), np.zeros(8, np.float16)
+    with pytest.raises(InterpreterError, match="only the GPU backend can run") as info:
+        K.inline_asm[(1,)](x, y, np.zeros(16, np.int32), np.zeros(8, np.float16), 8,
+                           backend="emulator")  # fmt: skip
+    assert "backend='gpu'" in str(info.value)
+
+
+@needs_ptxas
+@pytest.mark.parametrize("arch", ["sm_90a", "sm_80"])
+def test_inline_asm_assembles(arch: str, tmp_path) -> None:
+    module = assemble(K.inline_asm, "*fp32, *fp16, *i32, *fp16, 128", arch, tmp_path)
+    for instruction in ("cvt.rna.tf32.f32", "mul.hi.u32", "add.f16"):
+        assert instruction in module.ptx

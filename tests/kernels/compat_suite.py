@@ -79,3 +79,23 @@ def fp8_round_trip(out_ptr, back_ptr, x_ptr, N: tl.constexpr, FP8: tl.constexpr)
     small = tl.load(x_ptr + offs).to(FP8)
     tl.store(out_ptr + offs, small.to(tl.uint8, bitcast=True))
     tl.store(back_ptr + offs, small.to(tl.float32))
+
+
+@triton.jit
+def inline_asm(x_ptr, y_ptr, bits_ptr, halves_ptr, N: tl.constexpr):
+    """PTX through ``tl.inline_asm_elementwise``: one result, two results, fp16."""
+    offs = tl.arange(0, N)
+    x = tl.load(x_ptr + offs)
+    y = tl.load(y_ptr + offs)
+    # cvt.rna.tf32.f32: fp32 rounded to TF32 (ties away from zero), as bits
+    tf32 = tl.inline_asm_elementwise("cvt.rna.tf32.f32 $0, $1;", "=r,f", [x], dtype=tl.int32,
+                                     is_pure=True, pack=1)  # fmt: skip
+    tl.store(bits_ptr + offs, tf32)
+    lo, hi = tl.inline_asm_elementwise(
+        "mul.lo.u32 $0, $2, $3;\n\tmul.hi.u32 $1, $2, $3;", "=r,=r,r,r",
+        [tf32.to(tl.uint32, bitcast=True), 3], dtype=(tl.uint32, tl.uint32), is_pure=True, pack=1,
+    )  # fmt: skip
+    tl.store(bits_ptr + N + offs, (lo ^ hi).to(tl.int32, bitcast=True))
+    half = tl.inline_asm_elementwise("add.f16 $0, $1, $2;", "=h,h,h", [y, y], dtype=tl.float16,
+                                     is_pure=True, pack=1)  # fmt: skip
+    tl.store(halves_ptr + offs, half)

@@ -24,6 +24,7 @@ from llvmlite import ir
 
 from minitriton.backend.accelerate_matmul import arch_number
 from minitriton.backend.lltypes import (
+    F16_T,
     F32_T,
     GLOBAL_PTR,
     I8,
@@ -43,7 +44,7 @@ from minitriton.backend.lltypes import (
 from minitriton.backend.registry import lowering
 from minitriton.ir import ops
 from minitriton.ir.core import Operation
-from minitriton.ir.types import BF16, F32, BlockType, PointerType, ScalarType, element_type
+from minitriton.ir.types import BF16, F16, F32, BlockType, PointerType, ScalarType, element_type
 
 if TYPE_CHECKING:
     from minitriton.backend.lower.context import LoweringContext
@@ -354,3 +355,49 @@ def _pointer_cast(ctx: LoweringContext, src: ElemLike, dst: ElemLike, v: ir.Valu
         return _int_cast(ctx, ScalarType("u64"), dst, ctx.b.ptrtoint(v, I64))
     wide = _int_cast(ctx, src, ScalarType("i64"), v)
     return ctx.b.inttoptr(wide, GLOBAL_PTR)
+
+
+@lowering(ops.InlineAsmOp)
+def lower_inline_asm(ctx: LoweringContext, op: Operation) -> Lowered | list[Lowered]:
+    """``tl.inline_asm_elementwise``: the PTX once per element, as written.
+
+    fp16 values travel in 16-bit integer registers (constraint ``h``), as
+    PTX's ``.b16`` operands do.
+    """
+    in_types = [scalar_of(v.type) for v in op.operands]
+    out_types = [scalar_of(r.type) for r in op.results]
+    regs = [_asm_register(t) for t in out_types]
+    ret = regs[0] if len(regs) == 1 else ir.LiteralStructType(regs)
+    fty = ir.FunctionType(ret, [_asm_register(t) for t in in_types])
+    asm = ir.InlineAsm(fty, op.attrs["asm"], op.attrs["constraints"],
+                       side_effect=not op.attrs["pure"])  # fmt: skip
+    b = ctx.b
+
+    def one(*values: ir.Value) -> list[ir.Value]:
+        args = [_to_asm(b, v, t) for v, t in zip(values, in_types)]
+        out = b.call(asm, args)
+        parts = [out] if len(regs) == 1 else [b.extract_value(out, i) for i in range(len(regs))]
+        return [_from_asm(b, p, t) for p, t in zip(parts, out_types)]
+
+    args = [ctx.get(v) for v in op.operands]
+    if not isinstance(op.results[0].type, BlockType):
+        results: list[Lowered] = one(*args)
+    else:
+        layout = ctx.layout(op.results[0])
+        cols = [a.vals if isinstance(a, RegTile) else [a] * layout.num_regs for a in args]
+        per_reg = [one(*xs) for xs in zip(*cols)]
+        results = [RegTile(layout, [r[i] for r in per_reg]) for i in range(len(regs))]
+    return results[0] if len(results) == 1 else results
+
+
+def _asm_register(t: ScalarType) -> ir.Type:
+    """The LLVM type an inline-assembly operand of type ``t`` is passed as."""
+    return I16 if t == F16 else ll_type(t)
+
+
+def _to_asm(b: ir.IRBuilder, v: ir.Value, t: ScalarType) -> ir.Value:
+    return b.bitcast(v, I16) if t == F16 else v
+
+
+def _from_asm(b: ir.IRBuilder, v: ir.Value, t: ScalarType) -> ir.Value:
+    return b.bitcast(v, F16_T) if t == F16 else v
