@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import hashlib
 import importlib.util
 import operator
 import os
@@ -42,7 +43,7 @@ from typing import TYPE_CHECKING, Any
 from minitriton import compiled_api, env, ircache
 from minitriton.compiler import CompiledKernel, CompileOptions, compile_kernel
 from minitriton.compiler import preload as preload_components
-from minitriton.diagnostics import CompileError, UserError, trimmed
+from minitriton.diagnostics import CompileError, UserError, full_traceback, trimmed
 from minitriton.env import BACKEND_ENV, CHECKS_ENV, DEBUG_ENV, debug_enabled
 from minitriton.frontend.source import ArgSpec, JITBase, KernelSource
 from minitriton.ir.types import BF16, PointerType, ScalarType
@@ -343,6 +344,18 @@ class JITFunction(KernelInterface, JITBase):
         """The kernel's source text (Triton's ``JITFunction.src``)."""
         return self.source.source
 
+    @property
+    def __globals__(self) -> dict[str, Any]:
+        """The function's globals (Triton's ``JITFunction.__globals__``)."""
+        return self.source.globals
+
+    @property
+    def cache_key(self) -> str:
+        """A hash of the kernel's source, the helpers it calls and the globals it reads
+        (Triton's ``JITFunction.cache_key``, which code generators name files by)."""
+        text = "\0".join(ircache.source_closure(self.source))
+        return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
     def _unsafe_update_src(self, new_src: str) -> None:
         """Compile ``new_src`` from now on instead of the function's own text.
 
@@ -408,8 +421,9 @@ class JITFunction(KernelInterface, JITBase):
             compiled = self.compile(specs, options, backend)
         except CompileError as e:
             # The diagnostic says it all; its message alone is chained as the cause, as
-            # Triton chains a CompilationError's (tests read str(err.__cause__)).
-            raise trimmed(e) from e.cause()
+            # Triton chains a CompilationError's (tests read str(err.__cause__)), except
+            # when MINITRITON_TRACEBACK asks for the traceback, which then starts with it.
+            raise trimmed(e) from (None if full_traceback() else e.cause())
         except OutOfResources as e:  # found when the GPU loads it: add what was asked for
             e.config = e.config or resources.config_text(options, specs)
             raise trimmed(e) from None
@@ -1181,6 +1195,26 @@ def _as_numpy(value: Any) -> np.ndarray:
     device = getattr(getattr(value, "device", None), "type", None)
     if device == "cpu" and hasattr(value, "numpy"):
         return value.numpy()  # a CPU torch tensor shares its memory
+    if device in (None, "cpu") and hasattr(value, "data_ptr") and hasattr(value, "dtype"):
+        memory = _memory_from(value)
+        if memory is not None:
+            return memory
     raise TypeError(
         f"the emulator runs on host memory: pass NumPy arrays, not {type(value).__name__}"
     )
+
+
+def _memory_from(value: Any) -> np.ndarray | None:
+    """A pointer-like argument's memory: the live host array holding its ``data_ptr()``,
+    from that address on, seen as its ``dtype`` (as FlagGems' ``StridedBuffer`` is passed;
+    Triton takes any object with ``data_ptr()`` and ``dtype``)."""
+    from minitriton.emulator.hostmem import find_array
+    from minitriton.signature import dtype_to_type
+
+    address = int(value.data_ptr())
+    host = find_array(address)
+    if host is None:
+        return None
+    dtype = dtype_to_type(value.dtype).numpy
+    raw = host.data[address - host.start :]
+    return raw[: raw.nbytes // dtype.itemsize * dtype.itemsize].view(dtype)

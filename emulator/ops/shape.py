@@ -15,6 +15,7 @@ from minitriton.ir.core import Operation
 from minitriton.ir.ops import (
     BroadcastOp,
     ExpandDimsOp,
+    GatherOp,
     HintOp,
     MakeRangeOp,
     ReshapeOp,
@@ -85,3 +86,17 @@ def _trans(op: Operation, state: ProgramState, x: RVal) -> RVal:
 def _hint(op: Operation, state: ProgramState, x: RVal) -> RVal:
     """Hints never change values."""
     return x
+
+
+@semantics(GatherOp)
+def _gather(op: Operation, state: ProgramState, src: RVal, idx: RVal) -> RVal:
+    """``src`` indexed by ``idx`` along ``axis``; an index out of range gives 0."""
+    batched = src.batched or idx.batched
+    a, i = np.asarray(src.data), np.asarray(idx.data).astype(np.int64)
+    if batched:  # both with the program axis in front
+        a = a if src.batched else np.broadcast_to(a, (i.shape[0], *a.shape))
+        i = i if idx.batched else np.broadcast_to(i, (a.shape[0], *i.shape))
+    axis = op.attrs["axis"] + (1 if batched else 0)
+    inside = (i >= 0) & (i < a.shape[axis])
+    picked = np.take_along_axis(a, np.where(inside, i, 0), axis=axis)
+    return RVal(np.where(inside, picked, np.zeros((), a.dtype)), batched)

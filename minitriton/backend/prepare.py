@@ -60,6 +60,7 @@ from minitriton.ir.ops import (
     ExpandDimsOp,
     ForOp,
     FuncOp,
+    GatherOp,
     IfOp,
     MakeRangeOp,
     Module,
@@ -494,6 +495,13 @@ def _back_tt_reduce(plan: LayoutPlan, op: Operation) -> None:
         plan.demand(v, plan.default(v.shape))
 
 
+@layout_rule("back", GatherOp)
+def _back_tt_gather(plan: LayoutPlan, op: Operation) -> None:
+    src, idx = op.operands
+    plan.demand(src, plan.default(src.shape))  # any layout: it goes through shared memory
+    plan.demand(idx, plan.wanted(op.result))
+
+
 @layout_rule("back", ScanOp, SortOp)
 def _back_tt_scan(plan: LayoutPlan, op: Operation) -> None:
     for v, r in zip(op.operands, op.results):
@@ -571,6 +579,13 @@ def _fwd_tt_expand_dims(plan: LayoutPlan, op: Operation) -> None:
 def _fwd_tt_reduce(plan: LayoutPlan, op: Operation) -> None:
     layout = plan.same_operands(op)
     plan.set(op.results, [slice_layout(layout, op.attrs["axis"])])
+
+
+@layout_rule("fwd", GatherOp)
+def _fwd_tt_gather(plan: LayoutPlan, op: Operation) -> None:
+    layout = plan.wanted(op.result)
+    plan.ensure(op, 1, layout)
+    plan.set(op.results, [layout])
 
 
 @layout_rule("fwd", ScanOp, SortOp)

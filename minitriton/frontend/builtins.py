@@ -304,6 +304,8 @@ def _expand_dims(ctx: FunctionLowerer, input: Any, axis: Any) -> Tensor:
     axes = list(axis) if isinstance(axis, (list, tuple)) else [axis]
     rank = len(x.shape) + len(axes)
     norm = sorted(_axis(ctx, a, rank) for a in axes)
+    if len(set(norm)) != len(norm):  # Triton's words
+        raise error(ctx.b.loc, f"expand_dims received duplicate axes, normalized axes = {norm}")
     for a in norm:
         x = S.expand_dims(ctx.b, x, a)
     return x
@@ -405,34 +407,24 @@ def _flip(ctx: FunctionLowerer, x: Any, dim: Any) -> Tensor:
 
 @impl("gather")
 def _gather(ctx: FunctionLowerer, src: Any, index: Any, axis: Any) -> Tensor:
-    """A one-hot selection: for each output element, the one ``k`` with ``index == k``.
-
-    The selected values are summed as integers of their width (one is
-    nonzero), so every bit pattern, ``-0.0`` and NaNs included, comes through.
-    """
+    """One ``tt.gather``; sizes of 1 beyond ``axis`` broadcast first."""
     s = _values(ctx, src, "src")
     idx = _values(ctx, index, "index")
     rank = len(s.shape)
     if len(idx.shape) != rank or not S.scalar_dtype(idx).is_int():
         raise error(ctx.b.loc, f"tl.gather needs an integer index of src's rank, got {idx.type}")
     a = _axis(ctx, axis, rank)
-    n = s.shape[a]
-    # src with its `axis` moved last and a 1 in its place: [..., 1, ..., n].
-    moved = S.permute(ctx.b, _as_bits(ctx, s), (*range(a), *range(a + 1, rank), a))
-    moved = S.expand_dims(ctx.b, moved, a)
-    out_shape = tuple(
-        i if k == a else max(i, j) for k, (i, j) in enumerate(zip(idx.shape, s.shape))
-    )
-    full = (*out_shape, n)
-    k = IMPLS["arange"](ctx, 0, n)
-    for _ in range(rank):
-        k = S.expand_dims(ctx.b, k, 0)
-    hit = S.compare(ctx.b, "==", S.expand_dims(ctx.b, idx, rank), k)
-    hit = S.broadcast_to(ctx.b, hit, full)
-    zero = S.constant(ctx.b, 0, with_element(moved.type, moved.dtype))
-    picked = S.where(ctx.b, hit, S.broadcast_to(ctx.b, moved, full), zero)
-    out = S.cast(ctx.b, _sum(ctx, picked, rank, False, None), picked.dtype)
-    return _from_bits(ctx, out, S.scalar_dtype(s))
+    out_shape = tuple(i if k == a else max(i, j)
+                      for k, (i, j) in enumerate(zip(idx.shape, s.shape)))  # fmt: skip
+    src_shape = tuple(s.shape[a] if k == a else n for k, n in enumerate(out_shape))
+    for shape, which in ((s.shape, "src"), (idx.shape, "index")):
+        if any(n not in (1, m) for k, (n, m) in enumerate(zip(shape, out_shape)) if k != a):
+            raise error(ctx.b.loc, f"tl.gather: {which}'s sizes beyond axis {a} must match: "
+                                   f"{list(s.shape)} and {list(idx.shape)}")  # fmt: skip
+    s = S.broadcast_to(ctx.b, s, src_shape)
+    idx = S.broadcast_to(ctx.b, idx, out_shape)
+    result = BlockType(out_shape, S.scalar_dtype(s))
+    return Tensor(ctx.b.value(ops.GatherOp, [s.handle, idx.handle], result, {"axis": a}))
 
 
 @impl("broadcast_to")

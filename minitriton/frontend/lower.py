@@ -1471,6 +1471,11 @@ class FunctionLowerer:
             return self._tensor_attribute(value, attr, node)
         if isinstance(value, types.ModuleType):
             return self._module_attribute(value, attr, node)
+        compile_time = not has_runtime(value) and not isinstance(value, types.ModuleType)
+        if attr == "value" and compile_time and not hasattr(value, "value"):
+            # Triton wraps compile-time values in tl.constexpr, whose .value is the value:
+            # helpers written for it read `dtype.value`, `n.value`.
+            return value
         if isinstance(value, (ScalarType, PointerType, BlockType)):
             return _type_attribute(node.loc, value, attr)
         if isinstance(value, TensorDescriptor) and attr in ("load", "store"):

@@ -815,6 +815,36 @@ class PrintOp(Operation):
     name = "tt.print"
 
 
+class GatherOp(Operation):
+    """``%r = tt.gather(%src, %idx) {axis = 0} : tensor<64x8xf32>``: ``src`` indexed by
+    ``idx`` along ``axis`` (``r[i][j] = src[idx[i][j]][j]`` for axis 0).
+
+    ``idx`` has ``src``'s rank and its sizes but along ``axis``; the result has
+    ``idx``'s shape and ``src``'s element type. An index outside
+    ``[0, src.shape[axis])`` gives 0.
+    """
+
+    traits = trait_set(Pure)
+
+    name = "tt.gather"
+    operand_counts = (2,)
+    required_attrs = ("axis",)
+
+    def verify_(self) -> None:
+        src, idx = (v.type for v in self.operands)
+        axis = self.attrs["axis"]
+        if not (isinstance(src, BlockType) and isinstance(idx, BlockType)):
+            raise self.fail("src and idx must be blocks")
+        if len(src.shape) != len(idx.shape) or not 0 <= axis < len(src.shape):
+            raise self.fail(f"axis {axis} and ranks of {src} and {idx} do not agree")
+        if any(a != b for d, (a, b) in enumerate(zip(src.shape, idx.shape)) if d != axis):
+            raise self.fail(f"{src} and {idx} differ beyond axis {axis}")
+        if not element_type(idx).is_int():
+            raise self.fail(f"idx must hold integers, got {idx}")
+        if self.result.type != BlockType(idx.shape, src.element):
+            raise self.fail(f"result must be {BlockType(idx.shape, src.element)}")
+
+
 class InlineAsmOp(Operation):
     """``%r = tt.elementwise_inline_asm(%a, %b) {asm = "...", constraints = "=r,r,r",
     pure = true} : tensor<128xi32>``: PTX applied to each element (``tl.inline_asm_elementwise``).
@@ -909,6 +939,7 @@ register_ops(
     ExpandDimsOp, ReshapeOp, TransOp, LoadOp, StoreOp, AtomicRMWOp, AtomicCASOp, DotOp,
     ReduceOp, ScanOp, ReduceReturnOp, ScanReturnOp, SortOp, ForOp, IfOp, WhileOp, YieldOp,
     ConditionOp, CallOp, ReturnOp, FuncOp, PrintOp, AssertOp, BarrierOp, HintOp, InlineAsmOp,
+    GatherOp,
 )  # fmt: skip
 
 

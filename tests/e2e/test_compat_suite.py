@@ -307,3 +307,74 @@ def test_inline_asm_assembles(arch: str, tmp_path) -> None:
     module = assemble(K.inline_asm, "*fp32, *fp16, *i32, *fp16, 128", arch, tmp_path)
     for instruction in ("cvt.rna.tf32.f32", "mul.hi.u32", "add.f16"):
         assert instruction in module.ptx
+
+
+@triton.jit
+def _duplicate_axes(x_ptr, N: tl.constexpr):
+    tl.store(x_ptr + tl.arange(0, N), tl.sum(tl.expand_dims(tl.arange(0, N), (0, -3)), axis=0))
+
+
+@triton.jit
+def _axis_out_of_range(x_ptr, N: tl.constexpr):
+    tl.store(x_ptr + tl.arange(0, N), tl.expand_dims(tl.arange(0, N), 2))
+
+
+def test_axis_errors_use_tritons_words() -> None:
+    x = np.zeros(8, np.int32)
+    with pytest.raises(CompileError) as info:
+        _duplicate_axes[(1,)](x, 8)
+    message = "expand_dims received duplicate axes, normalized axes = [0, 0]"
+    assert str(info.value.__cause__) == message
+    with pytest.raises(CompileError) as info:
+        _axis_out_of_range[(1,)](x, 8)
+    assert str(info.value.__cause__).startswith("invalid axis 2. Expected -2 <= axis < 2")
+
+
+# -- what library code such as FlagGems' relies on -----------------------------------------
+
+
+class _PointerLike:
+    """An object that is no array but has ``data_ptr()`` and ``dtype`` (FlagGems' buffers)."""
+
+    def __init__(self, array: np.ndarray, offset: int) -> None:
+        self.array, self.offset, self.dtype = array, offset, array.dtype
+
+    def data_ptr(self) -> int:
+        return self.array.ctypes.data + self.offset * self.array.itemsize
+
+
+@triton.jit
+def _copy8(x_ptr, y_ptr):
+    offs = tl.arange(0, 8)
+    tl.store(y_ptr + offs, tl.load(x_ptr + offs))
+
+
+def test_a_pointer_like_argument_reads_the_array_that_holds_its_address() -> None:
+    x, y = np.arange(16, dtype=np.float32), np.zeros(8, np.float32)
+    _copy8[(1,)](_PointerLike(x, 8), y)
+    np.testing.assert_array_equal(y, x[8:])
+
+
+@triton.jit
+def _lowest(dtype):
+    tl.static_assert(dtype.value == tl.float32)  # Triton's constexpr(dtype).value
+    return -3.0
+
+
+@triton.jit
+def _uses_value(out_ptr, N: tl.constexpr):
+    x = tl.load(out_ptr + tl.arange(0, N))
+    tl.store(out_ptr + tl.arange(0, N), x + _lowest(x.dtype) + N.value)
+
+
+def test_value_of_a_compile_time_value_is_the_value() -> None:
+    out = np.ones(4, np.float32)
+    _uses_value[(1,)](out, 4)
+    np.testing.assert_array_equal(out, 1 - 3 + 4)
+
+
+def test_cache_key_and_globals() -> None:
+    assert _copy8.__globals__ is globals()
+    key = _copy8.cache_key
+    assert isinstance(key, str) and len(key) == 64 and key == _copy8.cache_key
+    assert key != _uses_value.cache_key

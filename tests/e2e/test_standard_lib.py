@@ -97,6 +97,23 @@ def test_gather_along_either_axis(backend: str, rng: np.random.Generator) -> Non
     np.testing.assert_array_equal(out1, np.take_along_axis(src, idx1, axis=1))
 
 
+@pytest.mark.parametrize("index_type", [np.int64, np.uint8, np.int16])
+def test_a_large_gather_with_indices_out_of_range(
+    backend: str, rng: np.random.Generator, index_type: type
+) -> None:
+    # 256 x 64 results from a 128 x 64 table: 2^21 one-hot elements, which the gather
+    # does not build (it reads the table from shared memory on the GPU).
+    m, n, k = 128, 64, 256
+    src = rng.standard_normal((m, n)).astype(np.float32)
+    idx = rng.integers(0, m, (k, n)).astype(index_type)
+    idx[:4, 0] = [m, np.iinfo(index_type).max, 0, m - 1]  # out of range: 0
+    out = np.full((k, n), np.nan, np.float32)
+    K.large_gather[(1,)](src, idx, out, M=m, N=n, K=k, backend=backend)
+    wide = idx.astype(np.int64)
+    expected = np.take_along_axis(src, np.where(wide < m, wide, 0), axis=0)
+    np.testing.assert_array_equal(out, np.where(wide < m, expected, 0.0))
+
+
 def test_histogram_and_reduce_or(backend: str, rng: np.random.Generator) -> None:
     n, bins = 100, 16
     x = rng.integers(-3, bins + 3, 128).astype(np.int32)  # some outside [0, bins)
@@ -165,16 +182,20 @@ def test_a_histogram_of_floats_is_a_located_error() -> None:
 
 
 @triton.jit
-def inline_asm(x_ptr):
+def map_elementwise(x_ptr):
     x = tl.load(x_ptr + tl.arange(0, 8))
-    y = tl.inline_asm_elementwise("mov.b32 $0, $1;", "=r,r", [x], tl.int32, True, 1)
-    tl.store(x_ptr + tl.arange(0, 8), y)
+    tl.store(x_ptr + tl.arange(0, 8), tl.map_elementwise(_double, x))
+
+
+@triton.jit
+def _double(x):
+    return x * 2
 
 
 def test_tritons_functions_we_lack_say_so_and_what_to_write() -> None:
-    text = _errors(inline_asm, "*i32")
-    assert "tl.inline_asm_elementwise is Triton's, but MiniTriton does not support it yet" in text
-    assert "help: inline PTX cannot run on the emulator" in text and "^" in text
+    text = _errors(map_elementwise, "*i32")
+    assert "tl.map_elementwise is Triton's, but MiniTriton does not support it yet" in text
+    assert "help: call the function on the blocks themselves" in text and "^" in text
 
 
 def test_cat_of_two_shapes_is_a_located_error() -> None:
@@ -191,6 +212,7 @@ PTX_CASES = {
     "shapes": (K.shapes_kernel, ", ".join(["*fp32:16"] * 7) + ", 4, 8"),
     "flip_bool": (K.flip_bool_kernel, "*fp32:16, *i8:16, 8"),
     "gather": (K.gather_kernel, "*fp32:16, *i32:16, *fp32:16, *fp32:16, 8, 4, 16"),
+    "large-gather": (K.large_gather, "*fp32:16, *i64:16, *fp32:16, 128, 64, 256"),
     "histogram": (K.histogram_kernel, "*i32:16, *i32:16, *i32:16, i32, 128, 16"),
     "topk": (K.topk_kernel, "*fp32:16, *fp32:16, *fp32:16, 4, 32, 8"),
     "random4x": (K.random4x_kernel, "*fp32:16, *fp32:16, *fp32:16, i32, 64"),

@@ -112,3 +112,12 @@ def topk_kernel(x_ptr, top_ptr, low_ptr, M: tl.constexpr, N: tl.constexpr, K: tl
     out = tl.arange(0, M)[:, None] * K + tl.arange(0, K)[None, :]
     tl.store(top_ptr + out, tl.topk(x, K))
     tl.store(low_ptr + out, tl.topk(x, K, descending=False))
+
+
+@triton.jit
+def large_gather(src_ptr, idx_ptr, out_ptr, M: tl.constexpr, N: tl.constexpr, K: tl.constexpr):
+    """out = gather(src, idx, axis=0) for a K x N index into an M x N table."""
+    src = tl.load(src_ptr + tl.arange(0, M)[:, None] * N + tl.arange(0, N)[None, :])
+    idx = tl.load(idx_ptr + tl.arange(0, K)[:, None] * N + tl.arange(0, N)[None, :])
+    tl.store(out_ptr + tl.arange(0, K)[:, None] * N + tl.arange(0, N)[None, :],
+             tl.gather(src, idx, 0))  # fmt: skip
