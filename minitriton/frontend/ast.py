@@ -273,6 +273,13 @@ class PassStmt(Node):
     """``pass`` (named apart from :class:`minitriton.passes.Pass`, the IR pass base class)."""
 
 
+class Raise(Node):
+    """``raise exc``: an error only where lowering reaches it (a branch that a
+    compile-time condition leaves out may hold one, as in Triton)."""
+
+    exc: Expr | None
+
+
 class Assert(Node):
     """``assert test[, msg]``."""
 
@@ -286,7 +293,19 @@ class ExprStmt(Node):
     value: Expr
 
 
-Stmt = Assign | AugAssign | AnnAssign | If | For | While | Return | PassStmt | Assert | ExprStmt
+Stmt = (
+    Assign
+    | AugAssign
+    | AnnAssign
+    | If
+    | For
+    | While
+    | Return
+    | PassStmt
+    | Raise
+    | Assert
+    | ExprStmt
+)
 
 # ---------------------------------------------------------------------------
 # Functions

@@ -663,6 +663,15 @@ class FunctionLowerer:
     def stmt_PassStmt(self, node: ast.PassStmt) -> None:  # noqa: N802
         """``pass``: nothing to lower."""
 
+    def stmt_Raise(self, node: ast.Raise) -> None:  # noqa: N802
+        """``raise``, reached: kernels cannot raise (one in a branch left out is fine)."""
+        raise error(
+            node.loc,
+            "unsupported construct: raise statement",
+            help="use tl.device_assert(cond, msg) to check at run time, or "
+            "tl.static_assert(cond, msg) while compiling",
+        )
+
     def stmt_ExprStmt(self, node: ast.ExprStmt) -> None:  # noqa: N802
         """An expression statement (a call, usually)."""
         self.eval(node.value)
@@ -674,13 +683,11 @@ class FunctionLowerer:
             self.bind(target, value)
 
     def stmt_AnnAssign(self, node: ast.AnnAssign) -> None:  # noqa: N802
-        """``x: tl.constexpr = value``."""
+        """``x: tl.constexpr = value``: an assignment, as in Triton, which also takes a
+        run-time value there (``n: tl.constexpr = BLOCK * runtime_count``)."""
         if node.value is None:
             return
-        value = self.eval(node.value)
-        if is_constexpr_annotation(self.eval(node.annotation)) and isinstance(value, Tensor):
-            raise error(node.value.loc, "a tl.constexpr variable needs a compile-time value")
-        self.bind(node.target, value)
+        self.bind(node.target, self.eval(node.value))
 
     def stmt_AugAssign(self, node: ast.AugAssign) -> None:  # noqa: N802
         """``x op= value``."""

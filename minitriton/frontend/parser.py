@@ -484,7 +484,6 @@ UNSUPPORTED_STATEMENTS: dict[str, tuple[str, str]] = {
     "async_stmt": ("async", _NO_COROUTINE.format("async")),
     "yield_stmt": ("yield", _NO_GENERATOR),
     "del_stmt": ("del statement", "remove it; kernel values need no freeing"),
-    "raise_stmt": ("raise statement", "use tl.device_assert(cond, msg) to check at run time"),
     "funcdef": ("nested function definition", _HELPER),
     "decorated": ("decorator inside a kernel body", _HELPER),
 }
@@ -671,6 +670,10 @@ class _Builder:
         if not isinstance(target, ast.Name):
             raise error(target.loc, "only a plain name can have an annotation")
         return ast.AnnAssign(target, self.expr(annotation), self._opt(value), loc=self.loc(tree))
+
+    def s_raise_stmt(self, tree: Tree) -> ast.Raise:
+        exc = tree.children[0] if tree.children else None
+        return ast.Raise(self.expr(exc) if exc is not None else None, loc=self.loc(tree))
 
     def s_pass_stmt(self, tree: Tree) -> ast.PassStmt:
         return ast.PassStmt(loc=self.loc(tree))

@@ -38,6 +38,10 @@ def _bitwidth(name: str) -> int:
     return int(digits[:end])
 
 
+#: The one ScalarType object of each type name (see ScalarType.__new__).
+_INTERNED: dict[str, ScalarType] = {}
+
+
 @dataclass(frozen=True)
 class ScalarType:
     """An integer, unsigned integer, boolean (``i1``) or floating-point type."""
@@ -51,11 +55,23 @@ class ScalarType:
                                      "fp16", "bf16", "fp32", "fp64"]  # fmt: skip
     STANDARD_FP_TYPES: ClassVar[list[str]] = ["fp16", "bf16", "fp32", "fp64"]
 
+    def __new__(cls, name: str) -> ScalarType:
+        # One object per type, as Triton's dtypes are: kernels written for it compare
+        # them with `is` (`if dtype is tl.float32`). Triton's spelling, tl.dtype("fp32")
+        # or tl.dtype("int8"), names the same object.
+        name = _FROM_TRITON_NAMES.get(name, name)
+        interned = _INTERNED.get(name)
+        if interned is None:
+            interned = _INTERNED[name] = super().__new__(cls)
+        return interned
+
     def __post_init__(self) -> None:
-        # Triton's spelling, tl.dtype("fp32") or tl.dtype("int8"), names the same type.
         ir_name = _FROM_TRITON_NAMES.get(self.name)
         if ir_name is not None:
             object.__setattr__(self, "name", ir_name)
+
+    def __reduce__(self) -> tuple[type, tuple[str]]:
+        return ScalarType, (self.name,)  # unpickled and copied as the one object
 
     @property
     def kind(self) -> str:

@@ -378,3 +378,29 @@ def test_cache_key_and_globals() -> None:
     key = _copy8.cache_key
     assert isinstance(key, str) and len(key) == 64 and key == _copy8.cache_key
     assert key != _uses_value.cache_key
+
+
+@triton.jit
+def _lowest_of(dtype):
+    if dtype is tl.float32:
+        return -3.0e38
+    elif dtype is tl.float16:
+        return -65504.0
+    else:
+        raise ValueError("Unsupported dtype")  # never reached for fp32 or fp16
+
+
+@triton.jit
+def _fill_lowest(out_ptr, N: tl.constexpr):
+    x = tl.load(out_ptr + tl.arange(0, N))
+    tl.store(out_ptr + tl.arange(0, N), tl.full([N], _lowest_of(x.dtype), x.dtype))
+
+
+def test_dtypes_compare_with_is_and_an_unreached_raise_compiles() -> None:
+    out = np.zeros(4, np.float16)
+    _fill_lowest[(1,)](out, 4)
+    assert (out == -65504.0).all()
+    with pytest.raises(CompileError) as info:
+        _fill_lowest[(1,)](np.zeros(4, np.int32), 4)
+    assert info.value.first.message == "unsupported construct: raise statement"
+    assert "tl.static_assert" in (info.value.first.help or "")

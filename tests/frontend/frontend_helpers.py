@@ -126,6 +126,8 @@ def stmt(n: pyast.stmt) -> ast.Stmt:
         return ast.While(expr(n.test), stmts(n.body), loc=loc)
     if isinstance(n, pyast.Return):
         return ast.Return(_opt(n.value), loc=loc)
+    if isinstance(n, pyast.Raise):
+        return ast.Raise(_opt(n.exc), loc=loc)
     if isinstance(n, pyast.Pass):
         return ast.PassStmt(loc=loc)
     if isinstance(n, pyast.Assert):

@@ -53,7 +53,6 @@ UNSUPPORTED = [
     ("yield", K("yield x"), 2, 5, "yield", "tl.store"),
     ("yield-expr", K("y = yield x"), 2, 9, "yield", "tl.store"),
     ("del", K("del x"), 2, 5, "del statement", None),
-    ("raise", K("raise ValueError()"), 2, 5, "raise statement", "tl.device_assert"),
     ("bytes", K('print(b"x")'), 2, 11, "bytes literal", None),
     ("kwargs-unpack", K("f(**x)"), 2, 7, "keyword unpacking '**kwargs'", "explicitly"),
     ("starred-target", K("a, *b = x"), 2, 8, "starred expression '*x'", None),
