@@ -60,5 +60,5 @@ def test_a_kernel_runs_with_the_helpers() -> None:
 
     x = T.numpy_random(16, "uint32", low=0, high=100)
     x_tri = T.to_triton(x, device="cpu")
-    add_one[(1,)](x_tri, 16, BLOCK=16)
+    add_one[(1,)](x_tri, 16, BLOCK=16, backend="emulator")  # CPU tensors
     np.testing.assert_array_equal(T.to_numpy(x_tri), x + 1)

@@ -75,7 +75,7 @@ def test_dots_of_small_blocks(backend: str, m: int, n: int, k: int) -> None:
 def test_the_emulator_takes_any_k_and_the_gpu_says_what_it_needs(tmp_path) -> None:
     a, b = np.ones((64, 4), np.float16), np.ones((4, 64), np.float16)
     c = np.zeros((64, 64), np.float32)
-    K.small_dot[(1,)](a, b, c, M=64, N=64, K=4)  # Triton's interpreter takes it too
+    K.small_dot[(1,)](a, b, c, M=64, N=64, K=4, backend="emulator")  # as Triton's interpreter
     assert (c == 4).all()
     with pytest.raises(CompileError, match="K >= 16 on the GPU; got M=64, N=64, K=4"):
         assemble(K.small_dot, "*fp16, *fp16, *fp32, 64, 64, 4", "sm_90a", tmp_path)
@@ -98,7 +98,7 @@ def test_fp8_formats_of_other_gpus_round_trip_on_the_emulator(name: str) -> None
     # Every code's value, decoded by the emulator, then encoded again: the same code.
     xs = np.array([0.5, -0.0, 1.5, -1e9, largest, largest * 4, np.nan, 2.0**-20], np.float32)
     bits, back = np.zeros(8, np.uint8), np.zeros(8, np.float32)
-    K.fp8_round_trip[(1,)](bits, back, xs, N=8, FP8=dtype)
+    K.fp8_round_trip[(1,)](bits, back, xs, N=8, FP8=dtype, backend="emulator")
     assert back[0] == 0.5 and back[2] == 1.5
     assert back[3] == -largest and back[4] == largest and back[5] == largest  # saturate
     assert back[7] == 0.0 or back[7] == 2.0 ** (1 - dtype.exponent_bias - dtype.fp_mantissa_width)
@@ -168,7 +168,7 @@ def test_tritons_error_classes() -> None:
         tl.store(x_ptr + tl.arange(0, 8), 1.0)
 
     with pytest.raises(InterpreterError, match="out-of-bounds"):
-        out_of_bounds[(1,)](x)
+        out_of_bounds[(1,)](x, backend="emulator")
 
 
 def test_set_allocator_keeps_a_function_and_refuses_anything_else() -> None:
@@ -351,7 +351,7 @@ def _copy8(x_ptr, y_ptr):
 
 def test_a_pointer_like_argument_reads_the_array_that_holds_its_address() -> None:
     x, y = np.arange(16, dtype=np.float32), np.zeros(8, np.float32)
-    _copy8[(1,)](_PointerLike(x, 8), y)
+    _copy8[(1,)](_PointerLike(x, 8), y, backend="emulator")  # host memory
     np.testing.assert_array_equal(y, x[8:])
 
 
