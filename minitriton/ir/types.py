@@ -42,7 +42,7 @@ def _bitwidth(name: str) -> int:
 _INTERNED: dict[str, ScalarType] = {}
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class ScalarType:
     """An integer, unsigned integer, boolean (``i1``) or floating-point type."""
 
@@ -62,13 +62,13 @@ class ScalarType:
         name = _FROM_TRITON_NAMES.get(name, name)
         interned = _INTERNED.get(name)
         if interned is None:
-            interned = _INTERNED[name] = super().__new__(cls)
+            interned = super().__new__(cls)
+            object.__setattr__(interned, "name", name)
+            interned = _INTERNED.setdefault(name, interned)  # one object, even across threads
         return interned
 
-    def __post_init__(self) -> None:
-        ir_name = _FROM_TRITON_NAMES.get(self.name)
-        if ir_name is not None:
-            object.__setattr__(self, "name", ir_name)
+    def __init__(self, name: str) -> None:
+        """Nothing to do: :meth:`__new__` gave the one object of the type, its name set."""
 
     def __reduce__(self) -> tuple[type, tuple[str]]:
         return ScalarType, (self.name,)  # unpickled and copied as the one object
