@@ -16,6 +16,7 @@ from functools import partial
 
 import numpy as np
 
+from minitriton.emulator import special
 from minitriton.emulator.interpreter import ProgramState
 from minitriton.emulator.ops.arith import ArrayFn, elementwise
 from minitriton.emulator.registry import semantics
@@ -102,6 +103,13 @@ _MATH: dict[str, ArrayFn] = {
     "normcdfinv": lambda a: _normal_quantile(a, lambda p: p, 1.0),
     "rcbrt": lambda a: 1 / np.cbrt(a),
     "logb": lambda a: _logb(a),
+    "j0": special.j0,
+    "j1": special.j1,
+    "y0": special.y0,
+    "y1": special.y1,
+    "cyl_bessel_i0": special.cyl_bessel_i0,
+    "cyl_bessel_i1": special.cyl_bessel_i1,
+    "erfcx": special.erfcx,
 }
 for _name, _fn in _MATH.items():
     _math(MATH_UNARY_OPS[_name], math_precision=True)(_fn)

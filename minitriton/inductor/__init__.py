@@ -9,6 +9,10 @@ after :func:`install`: ``triton`` becomes MiniTriton
 replaced by :mod:`minitriton.inductor.heuristics` (one config, no Triton),
 and, where torch sees no GPU, a file written for CUDA runs on the CPU
 (:mod:`minitriton.inductor.harness`).
+
+:func:`enable` goes further: ``torch.compile`` on CPU tensors then runs the
+kernels Inductor writes on MiniTriton, in the process that compiles
+(:mod:`minitriton.inductor.cpu`).
 """
 
 from __future__ import annotations
@@ -16,9 +20,10 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from minitriton.inductor.cpu import enable
 from minitriton.inductor.harness import install
 
-__all__ = ["install", "is_inductor_file"]
+__all__ = ["enable", "install", "is_inductor_file"]
 
 _DECORATOR = re.compile(r"^@triton_heuristics\.\w+\(", re.MULTILINE)
 

@@ -23,6 +23,7 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Callable, Sequence
+from types import SimpleNamespace
 from typing import Any
 
 from minitriton.autotune import Config
@@ -347,19 +348,29 @@ class InductorKernel(KernelInterface):
 
     ``args`` are the kernel's arguments in order, without the config's block
     sizes (Inductor's calling convention); ``stream`` is accepted and ignored
-    (launches on MiniTriton are ordered on one stream).
+    (launches on MiniTriton are ordered on one stream). :attr:`backend` is
+    the MiniTriton backend of its launches (None: the default one).
     """
+
+    backend: str | None = None
 
     def __init__(
         self, fn: Any, configs: Sequence[Config], triton_meta: dict[str, Any] | None,
-        inductor_meta: dict[str, Any] | None, heuristic: str,
+        inductor_meta: dict[str, Any] | None, heuristic: str, size_hints: Any = None,
     ) -> None:  # fmt: skip
         self.fn = fn
+        self.size_hints = size_hints
         self.configs = list(configs)
         self.triton_meta = dict(triton_meta or {})
         self.inductor_meta = dict(inductor_meta or {})
         self.heuristic = heuristic
         self.__name__ = base_jit_function(fn).__name__
+
+    @property
+    def device_props(self) -> Any:
+        """The device the file was written for (``triton_meta["device"]``), as Inductor reads it."""
+        device = self.triton_meta.get("device")
+        return device if hasattr(device, "type") else SimpleNamespace(type=str(device or "cuda"))
 
     @property
     def config(self) -> Config:
@@ -390,7 +401,10 @@ class InductorKernel(KernelInterface):
         launch_grid_ = self._grid(grid, meta)
         jit_fn = base_jit_function(self.fn)
         call = {n: meta[n] for n in jit_fn.arg_names if n in meta}
-        options = {"num_warps": self.config.num_warps, "num_stages": self.config.num_stages}
+        options: dict[str, Any] = {"num_warps": self.config.num_warps,
+                                   "num_stages": self.config.num_stages}  # fmt: skip
+        if self.backend is not None:
+            options["backend"] = self.backend
         return jit_fn.run(grid=launch_grid_, warmup=warmup, **call, **options)
 
     def _grid(self, grid: Any, meta: dict[str, Any]) -> tuple[int, ...]:
@@ -400,6 +414,14 @@ class InductorKernel(KernelInterface):
                 raise TypeError(f"{self.__name__}.run() needs grid=: the file names no grid_type")
             return launch_grid(grid_type, meta, self.inductor_meta)
         return tuple(grid(meta)) if callable(grid) else tuple(grid)
+
+    def clone_args(self, *args: Any, **kwargs: Any) -> tuple[list[Any], dict[str, Any]]:
+        """Copies of the tensor arguments, for a trial launch that must not touch the real ones.
+
+        Inductor's multi-kernels (``triton.multi_kernel``) time each candidate
+        kernel on such copies before they launch the fastest on the real ones.
+        """
+        return [_copy(a) for a in args], {k: _copy(v) for k, v in kwargs.items()}
 
     def benchmark_all_configs(self, *args: Any, **kwargs: Any) -> dict[Config, float]:
         """Time one launch of each config, in milliseconds (there is one config)."""
@@ -411,12 +433,18 @@ class InductorKernel(KernelInterface):
         """Inductor compiles ahead of the first launch; MiniTriton compiles at the launch."""
 
 
+def _copy(value: Any) -> Any:
+    """A copy of a tensor (or array) argument; other values as they are."""
+    clone = getattr(value, "clone", None) or getattr(value, "copy", None)
+    return clone() if callable(clone) and hasattr(value, "shape") else value
+
+
 def _decorator(
     configs: Callable[[], Sequence[Config]], triton_meta: dict[str, Any] | None,
-    inductor_meta: dict[str, Any] | None, heuristic: str,
+    inductor_meta: dict[str, Any] | None, heuristic: str, size_hints: Any = None,
 ) -> Decorator:  # fmt: skip
     def decorate(fn: Any) -> InductorKernel:
-        return InductorKernel(fn, configs(), triton_meta, inductor_meta, heuristic)
+        return InductorKernel(fn, configs(), triton_meta, inductor_meta, heuristic, size_hints)
 
     return decorate
 
@@ -464,7 +492,7 @@ def pointwise(
         x, y, z = first[len(size_hints)]
         return [pointwise_config(size_hints, x, y, z, min_elem_per_thread=min_elem_per_thread)]
 
-    return _decorator(configs, triton_meta, inductor_meta, "pointwise")
+    return _decorator(configs, triton_meta, inductor_meta, "pointwise", size_hints)
 
 
 def reduction(
@@ -476,7 +504,7 @@ def reduction(
     hints = _x_hints(size_hints, meta)
     tmeta = triton_meta or {}
     configs = lambda: [first_reduction_config(hints, tmeta, meta)]  # noqa: E731
-    return _decorator(configs, tmeta, meta, "reduction")
+    return _decorator(configs, tmeta, meta, "reduction", size_hints)
 
 
 def persistent_reduction(
@@ -487,7 +515,7 @@ def persistent_reduction(
     meta = _meta(inductor_meta, reduction_hint)
     hints = _x_hints(size_hints, meta)
     configs = lambda: [first_persistent_config(hints, meta)]  # noqa: E731
-    return _decorator(configs, triton_meta, meta, "persistent_reduction")
+    return _decorator(configs, triton_meta, meta, "persistent_reduction", size_hints)
 
 
 def cooperative_reduction(
@@ -510,7 +538,7 @@ def cooperative_reduction(
         config.kwargs["RSPLIT"] = split
         return [config]
 
-    return _decorator(configs, triton_meta, meta, "cooperative_reduction")
+    return _decorator(configs, triton_meta, meta, "cooperative_reduction", size_hints)
 
 
 def split_scan(
@@ -530,7 +558,7 @@ def split_scan(
                 config.kwargs[name] = least
         return [config]
 
-    return _decorator(configs, tmeta, meta, "split_scan")
+    return _decorator(configs, tmeta, meta, "split_scan", size_hints)
 
 
 def template(

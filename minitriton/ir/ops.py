@@ -315,6 +315,7 @@ MATH_UNARY += ("acos", "acosh", "asin", "asinh", "atan", "atanh", "cbrt", "cosh"
 MATH_UNARY += ("erfc", "exp10", "expm1", "log10", "log1p", "lgamma", "tgamma")
 MATH_UNARY += ("rint", "round", "trunc")
 MATH_UNARY += ("erfinv", "erfcinv", "normcdf", "normcdfinv", "rcbrt", "logb")
+MATH_UNARY += ("j0", "j1", "y0", "y1", "cyl_bessel_i0", "cyl_bessel_i1", "erfcx")
 #: Function name -> its op class, for the tables keyed by op class.
 MATH_UNARY_OPS: dict[str, type[Operation]] = {
     fn: _unary(f"math.{fn}", f"Elementwise ``{fn}`` (floats only).") for fn in MATH_UNARY

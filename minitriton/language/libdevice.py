@@ -76,6 +76,13 @@ _FUNCTIONS: dict[str, tuple[int, str]] = {
     "normcdfinv": (1, "Elementwise inverse of the standard normal distribution function."),
     "rcbrt": (1, "Elementwise ``1 / cbrt(x)``."),
     "logb": (1, "Elementwise exponent of ``x`` as a float (``-inf`` at 0)."),
+    "j0": (1, "Elementwise Bessel function of the first kind of order 0."),
+    "j1": (1, "Elementwise Bessel function of the first kind of order 1."),
+    "y0": (1, "Elementwise Bessel function of the second kind of order 0."),
+    "y1": (1, "Elementwise Bessel function of the second kind of order 1."),
+    "cyl_bessel_i0": (1, "Elementwise modified Bessel function of the first kind of order 0."),
+    "cyl_bessel_i1": (1, "Elementwise modified Bessel function of the first kind of order 1."),
+    "erfcx": (1, "Elementwise scaled complementary error function ``exp(x**2) * erfc(x)``."),
     "ilogb": (
         1,
         "Elementwise exponent of ``x`` as ``int32`` (INT_MIN at 0 and NaN, INT_MAX at inf).",

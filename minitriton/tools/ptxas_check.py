@@ -14,15 +14,20 @@ Kernels checked:
 Each kernel's IR is compiled to PTX for each target and assembled with
 ``ptxas -arch=<target>``: kernels with a ``tt.dot`` for the whole arch matrix
 (sm_75, sm_80, sm_86, sm_89, sm_90a, sm_100 and sm_120, each taking its own
-dot path), the others for sm_75, sm_80 and sm_90a. A dumped kernel keeps the warps it
+dot path), the others for sm_75, sm_80 and sm_90a (sm_80 and sm_90a for a kernel with
+inline PTX: its instructions are its author's, and Triton's tests use sm_80 ones such as
+``cvt.rna.tf32.f32``). A dumped kernel keeps the warps it
 was compiled with (read from its PTX's ``.maxntid``). The exit status is
 non-zero if any compilation or assembly fails; a summary table is printed
 last. A kernel compiled with two schedules (a loop of two dots, see
 ``MINITRITON_DEFER_LAST_DOT``) has both assembled. ``--keep DIR`` keeps every
 kernel's PTX and ttgir (``NAME.ARCH.ptx``, ``NAME.ARCH.alt.ptx`` for the second
 schedule, ``NAME.ARCH.ttgir``) in ``DIR``: ``diff -r`` of two such folders shows what a
-change to the compiler changed. Without ``ptxas`` on ``PATH`` (or ``$PTXAS``) the check is skipped
-(status 0).
+change to the compiler changed. A dumped kernel that the GPU refused on purpose (the
+dump's ``NN-gpu-error.txt``: a dot with K below the GPU's bound, an fp8 format of
+another vendor; the diagnostic points to the emulator) must be refused again, with a
+located diagnostic, for every target. Without ``ptxas`` on ``PATH`` (or ``$PTXAS``) the
+check is skipped (status 0).
 """
 
 from __future__ import annotations
@@ -66,6 +71,8 @@ class Kernel:
     path: Path
     text: str
     num_warps: int
+    #: The GPU's diagnostic, for a dumped kernel that only the emulator runs.
+    refused: str | None = None
 
 
 def find_kernels(paths: list[Path]) -> list[Kernel]:
@@ -88,7 +95,17 @@ def _ir_file(path: Path) -> Kernel:
 
 def _dumped(path: Path) -> Kernel:
     """A stage written by MINITRITON_DUMP_DIR; the folder is ``<kernel>-<hash>``."""
-    return Kernel(path.parent.name, path, path.read_text(), _dumped_warps(path.parent))
+    warps = _dumped_warps(path.parent)
+    return Kernel(path.parent.name, path, path.read_text(), warps, _refusal(path.parent))
+
+
+def _refusal(folder: Path) -> str | None:
+    """The GPU's diagnostic when it refused the kernel on purpose (its help names the emulator)."""
+    for error in folder.glob("*-gpu-error.txt"):
+        text = error.read_text()
+        if any(line.startswith("help:") and "emulator" in line for line in text.splitlines()):
+            return text
+    return None
 
 
 def _dumped_warps(folder: Path) -> int:
@@ -128,6 +145,8 @@ def dump_e2e_kernels(folder: Path) -> str:
 
 def check_one(kernel: Kernel, arch: str, ptxas: str, workdir: str) -> tuple[bool, str]:
     """Compile ``kernel`` for ``arch`` and assemble it; ``(ok, detail)``."""
+    if kernel.refused is not None:
+        return check_refused(kernel, arch)
     with _COMPILE_LOCK:
         start = time.perf_counter()
         try:
@@ -153,9 +172,29 @@ def check_one(kernel: Kernel, arch: str, ptxas: str, workdir: str) -> tuple[bool
     return True, detail + (", two schedules" if compiled.alt_ptx else "")
 
 
+def check_refused(kernel: Kernel, arch: str) -> tuple[bool, str]:
+    """A kernel only the emulator runs: the GPU compile must stop with a located diagnostic."""
+    assert kernel.refused is not None
+    with _COMPILE_LOCK:
+        try:
+            compile_ir(parse_module(kernel.text, str(kernel.path)), arch, kernel.num_warps)
+        except CompileError as e:
+            if "emulator" in (e.first.help or ""):
+                return True, "refused, as the emulator-only kernel it is"
+            return False, f"refused with another diagnostic:\n{e}"
+    return False, f"compiled, but the dump run refused it:\n{kernel.refused}"
+
+
 def archs_for(kernel: Kernel) -> tuple[str, ...]:
-    """The targets ``kernel`` is checked for: all of them when it has a dot."""
-    return ARCHS if "tt.dot(" in kernel.text else NON_DOT_ARCHS
+    """The targets ``kernel`` is checked for: all of them when it has a dot.
+
+    Inline PTX may use instructions of sm_80 and later (``cvt.rna.tf32.f32``):
+    such a kernel skips sm_75.
+    """
+    archs: tuple[str, ...] = ARCHS if "tt.dot(" in kernel.text else NON_DOT_ARCHS
+    if "tt.elementwise_inline_asm" in kernel.text:
+        archs = tuple(a for a in archs if a != "sm_75")
+    return archs
 
 
 def check_all(kernels: list[Kernel], ptxas: str, workdir: str) -> list[tuple[str, ...]]:
