@@ -134,7 +134,7 @@ def _host_array(obj: Any, name: str) -> HostArray | None:
     try:
         if isinstance(obj, np.ndarray):
             return _numpy_memory(obj, name)
-        return _torch_memory(obj, name)
+        return torch_memory(obj, name)
     except Exception:  # noqa: BLE001 - a tensor subclass without memory (fake, meta ...)
         return None
 
@@ -152,7 +152,8 @@ def _numpy_memory(array: np.ndarray, name: str) -> HostArray | None:
     return HostArray(data, start, name or f"an array at {start:#x}")
 
 
-def _torch_memory(tensor: Any, name: str) -> HostArray | None:
+def torch_memory(tensor: Any, name: str) -> HostArray | None:
+    """The whole storage of a torch CPU tensor, as bytes (None for other devices, sparse)."""
     if tensor.device.type != "cpu" or tensor.is_sparse:
         return None
     import torch

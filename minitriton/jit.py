@@ -1146,6 +1146,8 @@ def _host_value(spec: ArgSpec, value: Any, pending: list[tuple[Any, Any]]) -> An
         return _scalar_value(spec, value)
     view = torch_interop.host_view(value, pending)
     arr = flat_host_array(view if view is not None else value)
+    if view is not None:
+        arr = torch_interop.storage_tail(value, arr)  # a CPU tensor: as far as its storage goes
     bf16 = isinstance(spec.type, PointerType) and spec.type.pointee == BF16
     if bf16 and arr.dtype != np.uint16:
         arr = arr.view(np.uint16)  # the emulator keeps bf16 as its 16 raw bits

@@ -275,8 +275,9 @@ def warn_stores_outside_views(kernel: str, given: dict[str, Any], saved: Saved) 
         if layout is None or (kernel, name) in _WARNED_VIEWS:
             continue
         bits = f"u{span.itemsize}"
-        changed = np.ascontiguousarray(span).view(bits) != before.view(bits)
-        if (changed & ~_view_elements(span.size, layout)).any():
+        size = min(span.size, _view_span(layout))
+        changed = np.ascontiguousarray(span[:size]).view(bits) != before[:size].view(bits)
+        if (changed & ~_view_elements(size, layout)).any():
             _WARNED_VIEWS.add((kernel, name))
             warnings.warn(
                 f"kernel '{kernel}': stores through argument '{name}' changed memory between the "
@@ -299,6 +300,16 @@ def strided_layout(value: Any) -> tuple[tuple[int, ...], tuple[int, ...]] | None
     return tuple(value.shape), tuple(stride())
 
 
+def _view_span(layout: tuple[tuple[int, ...], tuple[int, ...]]) -> int:
+    """How many elements of memory a view spans, its first through its last.
+
+    A torch tensor's argument reaches to its storage's end
+    (:func:`minitriton.torch_interop.storage_tail`); only the span has gaps
+    to warn about.
+    """
+    return 1 + sum((n - 1) * s for n, s in zip(*layout))
+
+
 def _view_elements(size: int, layout: tuple[tuple[int, ...], tuple[int, ...]]) -> np.ndarray:
     """Which of ``size`` elements of memory (first through last) a view with ``layout`` holds."""
     inside = np.zeros(size, dtype=bool)
@@ -316,7 +327,8 @@ def warn_loads_outside_views(
     """Warn once when a launch read memory between the elements of a strided view.
 
     ``reads`` marks the elements of each strided argument's memory (from its
-    first element through its last) that the kernel's loads read
+    first element on) that the kernel's loads read; those between its first
+    and its last element count
     (:func:`minitriton.emulator.memory.watching_reads`). A kernel that
     indexes a non-contiguous view (``x[:, ::2]``, a transposed slice) as
     contiguous memory reads the gaps between its elements: values that are
@@ -328,7 +340,8 @@ def warn_loads_outside_views(
         layout = strided_layout(given.get(name))
         if read is None or layout is None or (kernel, name) in _WARNED_LOADS:
             continue
-        if (read & ~_view_elements(read.size, layout)).any():
+        size = min(read.size, _view_span(layout))
+        if (read[:size] & ~_view_elements(size, layout)).any():
             _WARNED_LOADS.add((kernel, name))
             warnings.warn(
                 f"kernel '{kernel}': loads through argument '{name}' read memory between the "

@@ -111,6 +111,29 @@ def host_view(value: Any, pending: list[tuple[Any, Any]]) -> np.ndarray | None:
     return _numpy_of(tensor)
 
 
+def storage_tail(tensor: Any, flat: np.ndarray) -> np.ndarray:
+    """``flat`` (a CPU tensor's elements, first through last) extended to its storage's end.
+
+    On a GPU a tensor argument is its ``data_ptr()``: the kernel may reach any
+    byte of the allocation after it, not only the view's elements (FlagGems
+    passes ``as_strided`` views with stride 0 and indexes the whole dimension
+    through them). The emulator binds the same memory. Anything that is not a
+    plain CPU tensor keeps ``flat``.
+    """
+    from minitriton.emulator.hostmem import torch_memory
+
+    if not is_torch_tensor(tensor) or tensor.device.type != "cpu" or flat.size == 0:
+        return flat
+    host = torch_memory(tensor, "")
+    if host is None:
+        return flat
+    tail = host.data[int(tensor.data_ptr()) - host.start :]
+    count = tail.nbytes // flat.itemsize
+    if count <= flat.size:
+        return flat
+    return tail[: count * flat.itemsize].view(flat.dtype)
+
+
 def copy_back(pending: list[tuple[Any, Any]]) -> None:
     """Copy each host copy made by :func:`host_view` back into its device tensor."""
     for device_tensor, host in pending:
