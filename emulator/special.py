@@ -1,5 +1,6 @@
 """Special functions that NumPy lacks, for libdevice's ``j0``, ``j1``, ``y0``, ``y1``,
-``cyl_bessel_i0``, ``cyl_bessel_i1`` and ``erfcx`` on the emulator.
+``cyl_bessel_i0``, ``cyl_bessel_i1``, ``erfcx``, ``sinpi``, ``cospi`` and
+``remainder`` on the emulator.
 
 Each takes an array of any float type and returns a float64 array of its
 shape; :mod:`minitriton.emulator.ops.math` rounds that once to the op's
@@ -11,7 +12,10 @@ readable rather than fast:
 * I: the power series up to 20 (all its terms are positive), then the
   asymptotic expansion;
 * ``erfcx(x) = exp(x**2) * erfc(x)`` directly until ``erfc`` underflows
-  (``x > 25``), then its asymptotic series.
+  (``x > 25``), then its asymptotic series;
+* ``sinpi`` and ``cospi`` reduce ``x`` exactly to a quarter period, so that
+  they vanish exactly where they should; ``remainder`` is Python's exact
+  ``math.remainder``.
 
 Against 25-digit values they are within a few units of fp64's last place
 (absolute for J and Y, whose zeros leave no relative bound), far below fp32's
@@ -286,3 +290,47 @@ def erfcx(x: np.ndarray) -> np.ndarray:
         rest = ~large
         out[rest] = np.exp(x[rest] * x[rest]) * erfc(x[rest]) if rest.any() else 0.0
     return out
+
+
+def _quadrant(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``x = n/2 + f`` with an integer ``n`` (mod 4) and ``|f| <= 1/4``, both exact."""
+    n = np.rint(2 * x)
+    return np.mod(n, 4), x - n / 2
+
+
+@_in_float64
+def sinpi(x: np.ndarray) -> np.ndarray:
+    """``sin(pi x)``, exactly 0 at the integers (libdevice's ``sinpi``)."""
+    with np.errstate(all="ignore"):
+        n, f = _quadrant(x)
+        s, c = np.sin(np.pi * f), np.cos(np.pi * f)
+        out = np.select([n == 0, n == 1, n == 2], [s, c, -s], -c)
+        out = np.where((f == 0) & (n % 2 == 0), np.copysign(0.0, x), out)  # +-0 at integers
+        return np.where(np.isinf(x), np.nan, out)
+
+
+@_in_float64
+def cospi(x: np.ndarray) -> np.ndarray:
+    """``cos(pi x)``, exactly 0 at the half-integers (libdevice's ``cospi``)."""
+    with np.errstate(all="ignore"):
+        n, f = _quadrant(x)
+        s, c = np.sin(np.pi * f), np.cos(np.pi * f)
+        out = np.select([n == 0, n == 1, n == 2], [c, -s, -c], s)
+        out = np.where(out == 0, 0.0, out)  # +0, as C's cospi
+        return np.where(np.isinf(x), np.nan, out)
+
+
+def remainder(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """IEEE 754's remainder ``x - n y``, ``n`` the integer nearest ``x / y`` (ties to even).
+
+    Exact (Python's ``math.remainder``); NaN where C's ``remainder`` gives
+    NaN (``y = 0``, ``x`` infinite), in the operands' type.
+    """
+
+    def one(a: float, b: float) -> float:
+        try:
+            return math.remainder(a, b)
+        except ValueError:
+            return math.nan
+
+    return np.vectorize(one, otypes=[np.result_type(x, y)])(x, y)

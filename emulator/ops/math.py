@@ -110,6 +110,8 @@ _MATH: dict[str, ArrayFn] = {
     "cyl_bessel_i0": special.cyl_bessel_i0,
     "cyl_bessel_i1": special.cyl_bessel_i1,
     "erfcx": special.erfcx,
+    "sinpi": special.sinpi,
+    "cospi": special.cospi,
 }
 for _name, _fn in _MATH.items():
     _math(MATH_UNARY_OPS[_name], math_precision=True)(_fn)
@@ -119,6 +121,7 @@ _MATH_BINARY: dict[str, ArrayFn] = {
     "hypot": np.hypot,
     "copysign": np.copysign,
     "nextafter": np.nextafter,
+    "remainder": special.remainder,
 }
 for _name, _fn in _MATH_BINARY.items():
     _math(MATH_BINARY_OPS[_name], math_precision=True)(_fn)

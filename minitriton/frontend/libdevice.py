@@ -233,6 +233,207 @@ def _mulhi(ctx: FunctionLowerer, arg0: Any, arg1: Any) -> Tensor:
     return S.cast(b, S.binary(b, ">>", product, 32), S.scalar_dtype(x))
 
 
+def _int_pair(ctx: FunctionLowerer, arg0: Any, arg1: Any, name: str) -> tuple[Tensor, Tensor]:
+    """Two 32-bit integer arguments of ``libdevice.name``, promoted to one type."""
+    x = _int_input(ctx, arg0, f"libdevice.{name}", (32,))
+    y = _int_input(ctx, arg1, f"libdevice.{name}", (32,))
+    return S.promote_pair(ctx.b, x, y)
+
+
+def _unsigned(ctx: FunctionLowerer, x: Tensor) -> Tensor:
+    """``x``'s bits as the unsigned type of its width (so that ``>>`` is a logical shift)."""
+    return S.bitcast(ctx.b, x, U32 if S.scalar_dtype(x).bitwidth == 32 else U64)
+
+
+def _leading_zeros(ctx: FunctionLowerer, x: Tensor) -> Tensor:
+    """The zero bits above the highest set bit (the width for 0), by halving steps; int32."""
+    b = ctx.b
+    v = _unsigned(ctx, x)
+    width = S.scalar_dtype(v).bitwidth
+    count = S.cast(b, S.to_tensor(b, 0), I32)
+    step = width // 2
+    while step:
+        empty = S.compare(b, "==", S.binary(b, ">>", v, width - step), 0)
+        count = S.where(b, empty, S.binary(b, "+", count, step), count)
+        v = S.where(b, empty, S.binary(b, "<<", v, step), v)
+        step //= 2
+    return S.where(b, S.compare(b, "==", x, 0), width, count)
+
+
+@impl("libdevice.clz")
+def _clz(ctx: FunctionLowerer, arg0: Any) -> Tensor:
+    return _leading_zeros(ctx, _int_input(ctx, arg0, "libdevice.clz", (32, 64)))
+
+
+@impl("libdevice.ffs")
+def _ffs(ctx: FunctionLowerer, arg0: Any) -> Tensor:
+    """The 1-based position of the lowest set bit, 0 for 0: ``width - clz(x & -x)``."""
+    b = ctx.b
+    x = _int_input(ctx, arg0, "libdevice.ffs", (32, 64))
+    lowest = S.binary(b, "&", x, S.binary(b, "-", 0, x))
+    width = S.scalar_dtype(x).bitwidth
+    return S.where(
+        b, S.compare(b, "==", x, 0), 0, S.binary(b, "-", width, _leading_zeros(ctx, lowest))
+    )
+
+
+#: Per word width: (shift, mask) of each step of a bit reversal (swap halves of ever
+#: smaller fields), in unsigned types.
+_BREV = {
+    32: [(1, 0x55555555), (2, 0x33333333), (4, 0x0F0F0F0F), (8, 0x00FF00FF), (16, 0x0000FFFF)],
+    64: [(1, 0x5555555555555555), (2, 0x3333333333333333), (4, 0x0F0F0F0F0F0F0F0F),
+         (8, 0x00FF00FF00FF00FF), (16, 0x0000FFFF0000FFFF), (32, 0x00000000FFFFFFFF)],
+}  # fmt: skip
+
+
+@impl("libdevice.brev")
+def _brev(ctx: FunctionLowerer, arg0: Any) -> Tensor:
+    """The bits in reverse order: pairs, nibbles, bytes, ... swapped in turn."""
+    b = ctx.b
+    x = _int_input(ctx, arg0, "libdevice.brev", (32, 64))
+    v = _unsigned(ctx, x)
+    for shift, mask in _BREV[S.scalar_dtype(x).bitwidth]:
+        low = S.binary(b, "<<", S.binary(b, "&", v, mask), shift)
+        v = S.binary(b, "|", S.binary(b, "&", S.binary(b, ">>", v, shift), mask), low)
+    return S.bitcast(b, v, S.scalar_dtype(x))
+
+
+@impl("libdevice.byte_perm")
+def _byte_perm(ctx: FunctionLowerer, arg0: Any, arg1: Any, arg2: Any) -> Tensor:
+    """Byte ``n`` of the result is byte ``s[4n:4n+3]`` of the eight bytes of ``(y, x)``."""
+    b = ctx.b
+    x, y, s = (_unsigned(ctx, _int_input(ctx, a, "libdevice.byte_perm", (32,)))
+               for a in (arg0, arg1, arg2))  # fmt: skip
+    bytes_ = S.binary(b, "|", S.cast(b, x, U64), S.binary(b, "<<", S.cast(b, y, U64), 32))
+    out = S.cast(b, S.to_tensor(b, 0), U32)
+    for n in range(4):
+        selector = S.cast(b, S.binary(b, "&", S.binary(b, ">>", s, 4 * n), 7), U64)
+        byte = S.binary(b, "&", S.binary(b, ">>", bytes_, S.binary(b, "*", selector, 8)), 0xFF)
+        out = S.binary(b, "|", out, S.binary(b, "<<", S.cast(b, byte, U32), 8 * n))
+    return S.bitcast(b, out, I32)
+
+
+def _halving_add(name: str, round_up: bool) -> None:
+    @impl(f"libdevice.{name}")
+    def lower(ctx: FunctionLowerer, arg0: Any, arg1: Any) -> Tensor:
+        """``(x + y) >> 1`` (``+ 1`` first for the rounding form) without overflow."""
+        b = ctx.b
+        x, y = _int_pair(ctx, arg0, arg1, name)
+        dtype = S.scalar_dtype(x)
+        wide = U64 if dtype.kind == "uint" else I64
+        total = S.binary(b, "+", S.cast(b, x, wide), S.cast(b, y, wide))
+        if round_up:
+            total = S.binary(b, "+", total, 1)
+        return S.cast(b, S.binary(b, ">>", total, 1), dtype)
+
+
+_halving_add("hadd", round_up=False)
+_halving_add("rhadd", round_up=True)
+
+
+@impl("libdevice.mul24")
+def _mul24(ctx: FunctionLowerer, arg0: Any, arg1: Any) -> Tensor:
+    """The low 32 bits of the product of the low 24 bits (sign-extended for int32)."""
+    b = ctx.b
+    x, y = _int_pair(ctx, arg0, arg1, "mul24")
+    if S.scalar_dtype(x).kind == "uint":
+        x, y = S.binary(b, "&", x, 0xFFFFFF), S.binary(b, "&", y, 0xFFFFFF)
+    else:
+        x, y = (S.binary(b, ">>", S.binary(b, "<<", v, 8), 8) for v in (x, y))
+    return S.binary(b, "*", x, y)
+
+
+@impl("libdevice.sad")
+def _sad(ctx: FunctionLowerer, arg0: Any, arg1: Any, arg2: Any) -> Tensor:
+    """``|x - y| + z`` (modulo 2**32), typed as ``x`` is."""
+    b = ctx.b
+    x, y = _int_pair(ctx, arg0, arg1, "sad")
+    z = _int_input(ctx, arg2, "libdevice.sad", (32,))
+    if S.scalar_dtype(x).kind == "uint":
+        larger, smaller = S.minmax(b, "max", x, y), S.minmax(b, "min", x, y)
+        difference = S.cast(b, S.binary(b, "-", larger, smaller), U64)
+    else:
+        wide = S.binary(b, "-", S.cast(b, x, I64), S.cast(b, y, I64))
+        difference = S.cast(b, _abs(b, wide), U64)
+    total = S.binary(b, "+", difference, S.cast(b, _unsigned(ctx, z), U64))
+    return S.bitcast(b, S.cast(b, total, U32), S.scalar_dtype(x))
+
+
+@impl("libdevice.llround")
+def _llround(ctx: FunctionLowerer, arg0: Any) -> Tensor:
+    """Rounding half away from zero, to ``int64``."""
+    x = _float_input(ctx, arg0, "libdevice.llround", _FP32_64)
+    return S.cast(ctx.b, _math(ctx.b, "math.round", x), I64)
+
+
+@impl("libdevice.scalbn")
+def _scalbn(ctx: FunctionLowerer, arg0: Any, arg1: Any) -> Tensor:
+    """``x * 2**n``: :func:`_ldexp` (FLT_RADIX is 2)."""
+    return IMPLS["libdevice.ldexp"](ctx, arg0, arg1)
+
+
+def _norm(ctx: FunctionLowerer, name: str, args: tuple[Any, ...]) -> Tensor:
+    """``sqrt(a**2 + b**2 + ...)`` as a chain of ``hypot`` (no overflow in the squares)."""
+    values = [_float_input(ctx, a, f"libdevice.{name}", _FP32_64) for a in args]
+    total = IMPLS["libdevice.hypot"](ctx, values[0], values[1])
+    for value in values[2:]:
+        total = IMPLS["libdevice.hypot"](ctx, total, value)
+    return total
+
+
+def _reciprocal(ctx: FunctionLowerer, x: Tensor) -> Tensor:
+    return S.binary(ctx.b, "/", S.cast(ctx.b, S.to_tensor(ctx.b, 1.0), S.scalar_dtype(x)), x)
+
+
+@impl("libdevice.rhypot")
+def _rhypot(ctx: FunctionLowerer, arg0: Any, arg1: Any) -> Tensor:
+    return _reciprocal(ctx, _norm(ctx, "rhypot", (arg0, arg1)))
+
+
+@impl("libdevice.norm3d")
+def _norm3d(ctx: FunctionLowerer, arg0: Any, arg1: Any, arg2: Any) -> Tensor:
+    return _norm(ctx, "norm3d", (arg0, arg1, arg2))
+
+
+@impl("libdevice.rnorm3d")
+def _rnorm3d(ctx: FunctionLowerer, arg0: Any, arg1: Any, arg2: Any) -> Tensor:
+    return _reciprocal(ctx, _norm(ctx, "rnorm3d", (arg0, arg1, arg2)))
+
+
+@impl("libdevice.norm4d")
+def _norm4d(ctx: FunctionLowerer, arg0: Any, arg1: Any, arg2: Any, arg3: Any) -> Tensor:
+    return _norm(ctx, "norm4d", (arg0, arg1, arg2, arg3))
+
+
+@impl("libdevice.rnorm4d")
+def _rnorm4d(ctx: FunctionLowerer, arg0: Any, arg1: Any, arg2: Any, arg3: Any) -> Tensor:
+    return _reciprocal(ctx, _norm(ctx, "rnorm4d", (arg0, arg1, arg2, arg3)))
+
+
+def _double_word(name: str, high: bool) -> None:
+    @impl(f"libdevice.{name}")
+    def lower(ctx: FunctionLowerer, arg0: Any) -> Tensor:
+        x = _float_input(ctx, arg0, f"libdevice.{name}", (F64,))
+        bits = S.bitcast(ctx.b, x, U64)
+        if high:
+            bits = S.binary(ctx.b, ">>", bits, 32)
+        return S.bitcast(ctx.b, S.cast(ctx.b, bits, U32), I32)
+
+
+_double_word("double2hiint", high=True)
+_double_word("double2loint", high=False)
+
+
+@impl("libdevice.hiloint2double")
+def _hiloint2double(ctx: FunctionLowerer, arg0: Any, arg1: Any) -> Tensor:
+    """The fp64 whose high word is ``hi`` and low word ``lo``."""
+    b = ctx.b
+    hi, lo = (_unsigned(ctx, _int_input(ctx, a, "libdevice.hiloint2double", (32,)))
+              for a in (arg0, arg1))  # fmt: skip
+    bits = S.binary(b, "|", S.binary(b, "<<", S.cast(b, hi, U64), 32), S.cast(b, lo, U64))
+    return S.bitcast(b, bits, F64)
+
+
 # ---------------------------------------------------------------- explicit rounding
 
 #: libdevice's names for the types its conversions take: float2int_rd is f32 -> i32.

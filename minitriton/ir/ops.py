@@ -245,7 +245,7 @@ UmulhiOp = _binary("arith.umulhi", "High half of the full product (``tl.umulhi``
 DivRnOp = _binary("math.div_rn", "IEEE round-to-nearest division (``tl.div_rn``).", ints=False)
 PowOp = _binary("math.pow", "Power ``x ** y`` on floats.", ints=False)
 # libdevice's two-operand functions (floats only), one op each.
-MATH_BINARY = ("atan2", "hypot", "copysign", "nextafter")
+MATH_BINARY = ("atan2", "hypot", "copysign", "nextafter", "remainder")
 #: Function name -> its op class, for the tables keyed by op class.
 MATH_BINARY_OPS: dict[str, type[Operation]] = {
     fn: _binary(f"math.{fn}", f"Elementwise libdevice ``{fn}`` (floats only).", ints=False)
@@ -316,6 +316,7 @@ MATH_UNARY += ("erfc", "exp10", "expm1", "log10", "log1p", "lgamma", "tgamma")
 MATH_UNARY += ("rint", "round", "trunc")
 MATH_UNARY += ("erfinv", "erfcinv", "normcdf", "normcdfinv", "rcbrt", "logb")
 MATH_UNARY += ("j0", "j1", "y0", "y1", "cyl_bessel_i0", "cyl_bessel_i1", "erfcx")
+MATH_UNARY += ("sinpi", "cospi")
 #: Function name -> its op class, for the tables keyed by op class.
 MATH_UNARY_OPS: dict[str, type[Operation]] = {
     fn: _unary(f"math.{fn}", f"Elementwise ``{fn}`` (floats only).") for fn in MATH_UNARY

@@ -83,6 +83,31 @@ _FUNCTIONS: dict[str, tuple[int, str]] = {
     "cyl_bessel_i0": (1, "Elementwise modified Bessel function of the first kind of order 0."),
     "cyl_bessel_i1": (1, "Elementwise modified Bessel function of the first kind of order 1."),
     "erfcx": (1, "Elementwise scaled complementary error function ``exp(x**2) * erfc(x)``."),
+    "sinpi": (1, "Elementwise ``sin(pi * x)``, exactly 0 at the integers."),
+    "cospi": (1, "Elementwise ``cos(pi * x)``, exactly 0 at the half-integers."),
+    "remainder": (2, "Elementwise IEEE remainder ``x - n * y``, ``n = rint(x / y)``."),
+    "clz": (1, "Elementwise count of the zero bits above the highest set bit (int32 or int64)."),
+    "ffs": (1, "Elementwise 1-based position of the lowest set bit, 0 for 0 (int32 or int64)."),
+    "brev": (1, "Elementwise reversal of the bits of an int32 or int64."),
+    "byte_perm": (
+        3,
+        "Elementwise byte permute: byte ``n`` of the result is the byte of ``(arg1, arg0)`` "
+        "that bits ``4n .. 4n+2`` of ``arg2`` select.",
+    ),
+    "hadd": (2, "Elementwise ``(x + y) >> 1`` of 32-bit integers, without overflow."),
+    "rhadd": (2, "Elementwise ``(x + y + 1) >> 1`` of 32-bit integers, without overflow."),
+    "mul24": (2, "Elementwise product of the low 24 bits of 32-bit integers (its low 32 bits)."),
+    "sad": (3, "Elementwise ``|arg0 - arg1| + arg2`` of 32-bit integers."),
+    "llround": (1, "Elementwise rounding to the nearest ``int64``, halves away from zero."),
+    "scalbn": (2, "Elementwise ``arg0 * 2**arg1`` for an integer ``arg1``."),
+    "rhypot": (2, "Elementwise ``1 / sqrt(x**2 + y**2)``."),
+    "norm3d": (3, "Elementwise ``sqrt(a**2 + b**2 + c**2)``, without overflow in the squares."),
+    "rnorm3d": (3, "Elementwise ``1 / sqrt(a**2 + b**2 + c**2)``."),
+    "norm4d": (4, "Elementwise ``sqrt(a**2 + b**2 + c**2 + d**2)``, without overflow."),
+    "rnorm4d": (4, "Elementwise ``1 / sqrt(a**2 + b**2 + c**2 + d**2)``."),
+    "double2hiint": (1, "The high 32 bits of an fp64 value, as ``int32``."),
+    "double2loint": (1, "The low 32 bits of an fp64 value, as ``int32``."),
+    "hiloint2double": (2, "The fp64 value whose high 32 bits are ``arg0`` and low 32 ``arg1``."),
     "ilogb": (
         1,
         "Elementwise exponent of ``x`` as ``int32`` (INT_MIN at 0 and NaN, INT_MAX at inf).",
@@ -155,7 +180,10 @@ def _stub(name: str, arity: int, doc: str) -> Callable[..., Any]:
     def ternary(arg0, arg1, arg2):  # noqa: ANN001, ANN202
         raise RuntimeError(f"libdevice.{name} can only be called inside a @jit kernel")
 
-    stub: Any = {1: unary, 2: binary, 3: ternary}[arity]  # it gains attributes below
+    def quaternary(arg0, arg1, arg2, arg3):  # noqa: ANN001, ANN202
+        raise RuntimeError(f"libdevice.{name} can only be called inside a @jit kernel")
+
+    stub: Any = {1: unary, 2: binary, 3: ternary, 4: quaternary}[arity]  # gains attributes below
     stub.__name__ = stub.__qualname__ = name
     stub.__doc__ = doc
     stub.__module__ = __name__

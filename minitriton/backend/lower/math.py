@@ -81,6 +81,7 @@ _LIBDEVICE_ONLY += ("tan", "erfc", "exp10", "expm1", "log10", "log1p", "lgamma",
 _LIBDEVICE_ONLY += ("atan2", "hypot", "nextafter")
 _LIBDEVICE_ONLY += ("erfinv", "erfcinv", "normcdf", "normcdfinv", "rcbrt", "logb")
 _LIBDEVICE_ONLY += ("j0", "j1", "y0", "y1", "cyl_bessel_i0", "cyl_bessel_i1", "erfcx")
+_LIBDEVICE_ONLY += ("sinpi", "cospi", "remainder")
 for _name in _LIBDEVICE_ONLY:
     _LIBDEVICE_F32[_name] = f"__nv_{_name}f"
     _LIBDEVICE_F64[_name] = f"__nv_{_name}"
