@@ -366,6 +366,37 @@ def _cat(ctx: FunctionLowerer, input: Any, other: Any, can_reorder: Any, dim: An
     return S.reshape(ctx.b, pairs, shape)
 
 
+@impl("squeeze")
+def _squeeze(ctx: FunctionLowerer, x: Any, dim: Any) -> Tensor:
+    t = _block(ctx, x, "x")
+    d = _axis(ctx, dim, len(t.shape))
+    if t.shape[d] != 1:
+        raise error(ctx.b.loc, f"tl.squeeze: dimension {d} of {t.type} has size {t.shape[d]}, "
+                    "not 1")  # fmt: skip
+    return S.reshape(ctx.b, t, (*t.shape[:d], *t.shape[d + 1 :]))
+
+
+@impl("unsqueeze")
+def _unsqueeze(ctx: FunctionLowerer, x: Any, dim: Any) -> Tensor:
+    t = _tensor(ctx, x, "x")
+    return S.expand_dims(ctx.b, t, _axis(ctx, dim, len(t.shape) + 1))
+
+
+@impl("to_tensor")
+def _to_tensor(ctx: FunctionLowerer, x: Any) -> Tensor:
+    return _tensor(ctx, x, "x")
+
+
+def _arithmetic(name: str, op: str) -> None:
+    @impl(name)
+    def lower(ctx: FunctionLowerer, x: Any, y: Any, sanitize_overflow: Any) -> Tensor:
+        return S.binary(ctx.b, op, x, y)
+
+
+for _name, _op in (("add", "+"), ("sub", "-"), ("mul", "*")):
+    _arithmetic(_name, _op)
+
+
 @impl("ravel")
 def _ravel(ctx: FunctionLowerer, x: Any, can_reorder: Any) -> Tensor:
     t = _block(ctx, x, "x")
@@ -1578,6 +1609,18 @@ def _device_assert(ctx: FunctionLowerer, cond: Any, msg: Any) -> None:
         if any(names):
             attrs["compared"] = names
     ctx.b.create(ops.AssertOp, [flag.handle], [], attrs)
+
+
+@impl("expect_zero")
+def _expect_zero(ctx: FunctionLowerer, x: Any, mask: Any) -> Any:
+    """``x``; in debug mode an assertion that ``x == 0`` where ``mask`` holds."""
+    value = _tensor(ctx, x, "x")
+    enabled = S.to_bool(ctx.b, _tensor(ctx, mask, "mask"))
+    zero = S.compare(ctx.b, "==", value, 0)
+    holds = S.binary(ctx.b, "|", zero, S.logical_not(ctx.b, enabled))
+    attrs = {"message": "expect_zero expected x == 0 where mask is true"}
+    ctx.b.create(ops.AssertOp, [S.to_bool(ctx.b, holds).handle], [], attrs)
+    return x
 
 
 @impl("assume")

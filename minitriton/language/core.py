@@ -132,6 +132,11 @@ def arange(start, end):
 
 
 @builtin
+def to_tensor(x):
+    """``x`` as a run-time value: a Python number becomes a scalar of its default type."""
+
+
+@builtin
 def zeros(shape, dtype):
     """A block of ``shape`` filled with zeros of ``dtype``."""
 
@@ -226,6 +231,16 @@ def cat(input, other, can_reorder=False, dim=0):
 @builtin
 def ravel(x, can_reorder=False):
     """``x`` flattened to one dimension, in row-major order."""
+
+
+@builtin
+def squeeze(x, dim):
+    """``x`` without its dimension ``dim``, which must have size 1 (Triton 3.7)."""
+
+
+@builtin
+def unsqueeze(x, dim):
+    """``x`` with a new dimension of size 1 at ``dim`` (``expand_dims``; Triton 3.7)."""
 
 
 @builtin
@@ -574,6 +589,21 @@ def erf(x):
 
 
 @builtin
+def add(x, y, sanitize_overflow=True):
+    """``x + y`` (Triton 3.7's function form; ``sanitize_overflow`` is accepted)."""
+
+
+@builtin
+def sub(x, y, sanitize_overflow=True):
+    """``x - y`` (Triton 3.7's function form; ``sanitize_overflow`` is accepted)."""
+
+
+@builtin
+def mul(x, y, sanitize_overflow=True):
+    """``x * y`` (Triton 3.7's function form; ``sanitize_overflow`` is accepted)."""
+
+
+@builtin
 def fma(x, y, z):
     """Elementwise fused ``x * y + z``."""
 
@@ -749,6 +779,11 @@ def assume(cond):
     nothing, and the GPU backend passes a scalar condition on to LLVM
     (``llvm.assume``), which may use it to simplify index arithmetic.
     """
+
+
+@builtin
+def expect_zero(x, mask):
+    """``x``, expected to be 0 wherever ``mask`` is true: checked in debug mode (Triton 3.7)."""
 
 
 @builtin

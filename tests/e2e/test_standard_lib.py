@@ -204,6 +204,28 @@ def test_cat_of_two_shapes_is_a_located_error() -> None:
     assert "tl.cat(a, b, can_reorder=True)" in text
 
 
+def test_tritons_newer_function_forms(backend: str, rng: np.random.Generator) -> None:
+    x = rng.standard_normal((4, 8)).astype(np.float32)
+    out = np.zeros_like(x)
+    K.newer_forms_kernel[(1,)](x, out, M=4, N=8, backend=backend)
+    np.testing.assert_allclose(out, 3 * x - 1, rtol=1e-6, atol=1e-6)
+
+
+def test_expect_zero_is_checked_in_debug_mode() -> None:
+    x = np.array([0, 0, 0, 0, 5, 6, 7, 8], np.float32)
+    K.expect_zero_kernel[(1,)](x.copy(), N=8, backend="emulator", debug=True)  # zeros where asked
+    x[2] = 3.0
+    with pytest.raises(triton.UserError, match="expect_zero expected x == 0") as info:
+        K.expect_zero_kernel[(1,)](x, N=8, backend="emulator", debug=True)
+    assert "lanes 2 (1 lane of 8)" in str(info.value)
+    K.expect_zero_kernel[(1,)](x, N=8, backend="emulator")  # not checked outside debug mode
+
+
+def test_squeeze_of_a_longer_dimension_is_a_located_error() -> None:
+    with pytest.raises(CompileError, match="tl.squeeze: dimension 0 of tensor<2x4xi32> has size 2"):
+        K.squeeze_wrong_dim[(1,)](np.zeros(8, np.int32), N=8, backend="emulator")
+
+
 # ---------------------------------------------------------------- PTX for both archs
 
 PTX_CASES = {
@@ -216,6 +238,7 @@ PTX_CASES = {
     "histogram": (K.histogram_kernel, "*i32:16, *i32:16, *i32:16, i32, 128, 16"),
     "topk": (K.topk_kernel, "*fp32:16, *fp32:16, *fp32:16, 4, 32, 8"),
     "random4x": (K.random4x_kernel, "*fp32:16, *fp32:16, *fp32:16, i32, 64"),
+    "newer-forms": (K.newer_forms_kernel, "*fp32:16, *fp32:16, 4, 8"),
 }
 
 

@@ -121,3 +121,28 @@ def large_gather(src_ptr, idx_ptr, out_ptr, M: tl.constexpr, N: tl.constexpr, K:
     idx = tl.load(idx_ptr + tl.arange(0, K)[:, None] * N + tl.arange(0, N)[None, :])
     tl.store(out_ptr + tl.arange(0, K)[:, None] * N + tl.arange(0, N)[None, :],
              tl.gather(src, idx, 0))  # fmt: skip
+
+
+@triton.jit
+def newer_forms_kernel(x_ptr, out_ptr, M: tl.constexpr, N: tl.constexpr):
+    """Triton 3.7's function forms: ``squeeze``, ``unsqueeze``, ``add``, ``sub``, ``mul``,
+    ``to_tensor`` and ``expect_zero``."""
+    rows = tl.arange(0, M)
+    cols = tl.arange(0, N)
+    x = tl.load(x_ptr + tl.unsqueeze(rows, 1) * N + tl.unsqueeze(cols, 0))  # [M, N]
+    first = tl.squeeze(tl.reshape(tl.sum(x, axis=1), (M, 1)), 1)  # [M]
+    y = tl.sub(tl.add(x, tl.mul(x, 2)), tl.to_tensor(1.0))
+    y = y + tl.expect_zero(first * 0, rows < M)[:, None]
+    tl.store(out_ptr + rows[:, None] * N + cols[None, :], y)
+
+
+@triton.jit
+def expect_zero_kernel(x_ptr, N: tl.constexpr):
+    offs = tl.arange(0, N)
+    x = tl.load(x_ptr + offs)
+    tl.store(x_ptr + offs, tl.expect_zero(x, offs < N // 2))
+
+
+@triton.jit
+def squeeze_wrong_dim(x_ptr, N: tl.constexpr):
+    tl.store(x_ptr + tl.arange(0, N), tl.squeeze(tl.reshape(tl.arange(0, N), (2, N // 2)), 0))
