@@ -102,10 +102,11 @@ def check(
         _write_kernels(ws.kernel_file(ex), functions)
     else:
         _write_functions(ex, ws, functions)
-    png = Path(tempfile.mkdtemp(prefix="minitriton-check-")) / "wrong.png"
-    args = ["check", ex.id, "--png", str(png)] + (["--gpu"] if gpu else [])
-    _show(_cli_text(*args, workspace=str(ws.root))[1])
-    _display_png(png)
+    with tempfile.TemporaryDirectory(prefix="minitriton-check-") as folder:
+        png = Path(folder) / "wrong.png"  # shown (embedded in the notebook), then removed
+        args = ["check", ex.id, "--png", str(png)] + (["--gpu"] if gpu else [])
+        _show(_cli_text(*args, workspace=str(ws.root))[1])
+        _display_png(png)
     return _last_result(ex, ws)
 
 
