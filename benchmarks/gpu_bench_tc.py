@@ -122,8 +122,9 @@ PERSISTENT_DESC_CONFIGS = [
 ]
 #: (BLOCK_M, BLOCK_N, warps, stages, maxnreg) per head dim. Each D=64 config is also
 #: tried with its registers capped where shared memory would hold one more program per
-#: multiprocessor (168 a thread for 4 warps: three programs; 128 for 8 warps: two); at
-#: D=128 shared memory allows one program whatever the registers.
+#: multiprocessor (168 a thread for 4 warps: three programs; 128 for 8 warps: two). At
+#: D=128 three stages allow one program whatever the registers; two stages of (128, 64)
+#: take 96 KB, so two programs fit when capped at 128 registers (ptxas: no spills).
 ATTN_CONFIGS = {
     64: [
         (128, 64, 4, 3, None),
@@ -131,7 +132,7 @@ ATTN_CONFIGS = {
         (128, 64, 4, 3, 168),
         (128, 128, 8, 3, 128),
     ],
-    128: [(128, 64, 8, 3, None), (128, 128, 8, 3, None)],
+    128: [(128, 64, 8, 3, None), (128, 128, 8, 3, None), (128, 64, 8, 2, 128)],
 }
 MATMUL_ROWS = [("fp16", 1024), ("fp16", 4096), ("fp16", 8192), ("bf16", 4096), ("bf16", 8192),
                ("fp32", 4096), ("fp8", 4096)]  # fmt: skip

@@ -106,6 +106,26 @@ def _false() -> bool:
 
 is_hip = is_hip_cdna = is_hip_cdna2 = is_hip_cdna3 = is_hip_cdna4 = _false
 is_hip_rdna3 = is_hip_rdna4 = is_hip_mi300 = is_hip_mi350 = is_xpu = _false
+is_hip_rdna4m = is_hip_gfx1250 = _false
+
+
+def is_compile_warmup() -> bool:
+    """Whether a test runs only to compile its kernels ahead (Triton's warm-up runs; never here)."""
+    return False
+
+
+def random_int(low: int, high: int, *, warmup_value: int | None = None, **kwargs: Any) -> int:
+    """A random int in ``[low, high)``, drawn with torch (Triton's test helper)."""
+    import torch
+
+    return int(torch.randint(low, high, size=(), **kwargs).item())
+
+
+def random_float(*, warmup_value: float = 0.5, **kwargs: Any) -> float:
+    """A random float in ``[0, 1)``, drawn with torch (Triton's test helper)."""
+    import torch
+
+    return float(torch.rand((), **kwargs).item())
 
 
 def get_arch() -> str:
