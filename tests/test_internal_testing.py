@@ -62,3 +62,12 @@ def test_a_kernel_runs_with_the_helpers() -> None:
     x_tri = T.to_triton(x, device="cpu")
     add_one[(1,)](x_tri, 16, BLOCK=16, backend="emulator")  # CPU tensors
     np.testing.assert_array_equal(T.to_numpy(x_tri), x + 1)
+
+
+def test_newer_helpers() -> None:
+    torch.manual_seed(0)
+    draws = {T.random_int(3, 7) for _ in range(200)}
+    assert draws == {3, 4, 5, 6}
+    assert all(0 <= T.random_float() < 1 for _ in range(50))
+    assert not T.is_compile_warmup()
+    assert not T.is_hip_rdna4m() and not T.is_hip_gfx1250()
