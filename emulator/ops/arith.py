@@ -208,26 +208,27 @@ def _shr(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 @elementwise(UmulhiOp)
 def _umulhi(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """The high half of the double-width product (signed for signed types)."""
+    """The high half of the double-width product of the operands' unsigned bit patterns.
+
+    Unsigned for signed types too, as Triton's ``tl.umulhi`` (and the GPU's
+    ``mul.hi.u32``); the result keeps the operands' type (its bits).
+    """
     bits = a.dtype.itemsize * 8
+    unsigned = np.dtype(f"u{a.dtype.itemsize}")
+    ua, ub = a.view(unsigned), b.view(unsigned)
     if bits <= 32:
-        wide = np.int64 if a.dtype.kind == "i" else np.uint64
-        return (a.astype(wide) * b.astype(wide)) >> bits
-    return _mulhi64(a, b)
+        high = (ua.astype(np.uint64) * ub.astype(np.uint64)) >> np.uint64(bits)
+        return high.astype(unsigned).view(a.dtype)
+    return _mulhi64(ua, ub).view(a.dtype)
 
 
-def _mulhi64(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    ua, ub = a.astype(np.uint64), b.astype(np.uint64)
+def _mulhi64(ua: np.ndarray, ub: np.ndarray) -> np.ndarray:
+    """The high 64 bits of the 128-bit product of two uint64 arrays, from 32-bit halves."""
     lo32 = np.uint64(0xFFFFFFFF)
     s32 = np.uint64(32)
     a_lo, a_hi, b_lo, b_hi = ua & lo32, ua >> s32, ub & lo32, ub >> s32
     mid = (a_lo * b_lo >> s32) + (a_hi * b_lo & lo32) + (a_lo * b_hi & lo32)
-    hi = a_hi * b_hi + (a_hi * b_lo >> s32) + (a_lo * b_hi >> s32) + (mid >> s32)
-    if a.dtype.kind == "u":
-        return hi
-    # signed high half = unsigned high half minus the corrections for negative inputs
-    hi = hi - np.where(a < 0, ub, 0).astype(np.uint64) - np.where(b < 0, ua, 0).astype(np.uint64)
-    return hi.view(np.int64)
+    return a_hi * b_hi + (a_hi * b_lo >> s32) + (a_lo * b_hi >> s32) + (mid >> s32)
 
 
 # ---------------------------------------------------------------- unary

@@ -642,7 +642,11 @@ def clamp(x, min, max, propagate_nan=None):
 
 @builtin
 def umulhi(x, y):
-    """The high 32 bits of the 64-bit product of two uint32/int32 values."""
+    """The high half of the double-width product of ``x``'s and ``y``'s unsigned bit patterns.
+
+    Unsigned for signed types too, as in Triton (``-1`` reads as ``2**32 - 1``);
+    the result has the operands' type.
+    """
 
 
 @builtin

@@ -12,7 +12,8 @@ from hypothesis import strategies as st
 
 N = 16  # one block per kernel; hypothesis draws N values per operand
 
-INT_TYPES = {"i8": np.int8, "i16": np.int16, "i32": np.int32, "u32": np.uint32, "u8": np.uint8}
+INT_TYPES = {"i8": np.int8, "i16": np.int16, "i32": np.int32, "u32": np.uint32, "u8": np.uint8,
+             "i64": np.int64}  # fmt: skip
 
 
 def _wrap(v: int, t: str) -> int:
@@ -231,3 +232,21 @@ def test_float_rem_takes_the_sign_of_the_dividend() -> None:
 def test_umulhi(a: list[int], b: list[int]) -> None:
     got = _binary("arith.umulhi", "u32", a, b)
     assert got.tolist() == [(x * y) >> 32 for x, y in zip(a, b)]
+
+
+@settings(max_examples=30, deadline=None)
+@given(_ints("i32"), _ints("i32"))
+def test_umulhi_of_signed_ints_multiplies_their_bit_patterns(a: list[int], b: list[int]) -> None:
+    """As Triton's ``tl.umulhi`` and the GPU's ``mul.hi.u32``: unsigned, whatever the type."""
+    got = _binary("arith.umulhi", "i32", a, b)
+    want = [((x & 0xFFFFFFFF) * (y & 0xFFFFFFFF)) >> 32 for x, y in zip(a, b)]
+    assert got.tolist() == [_wrap(w, "i32") for w in want]
+
+
+@settings(max_examples=30, deadline=None)
+@given(_ints("i64"), _ints("i64"))
+def test_umulhi_of_int64(a: list[int], b: list[int]) -> None:
+    got = _binary("arith.umulhi", "i64", a, b)
+    mask = (1 << 64) - 1
+    want = [((x & mask) * (y & mask)) >> 64 for x, y in zip(a, b)]
+    assert got.tolist() == [_wrap(w, "i64") for w in want]
