@@ -154,8 +154,8 @@ def _float_input(
 ) -> Tensor:
     t = _tensor(ctx, x, "x")
     if t.dtype not in allowed:
-        names = " or ".join(repr(a) for a in allowed)
-        message = f"tl.{name} expects {names}, got {t.dtype!r}"
+        names = [repr(a) for a in allowed]
+        message = f"tl.{name}: Expected dtype {names} but got {t.dtype!r}"  # Triton's words
         raise error(ctx.b.loc, message, help="convert with .to(tl.float32) first")
     return t
 
@@ -364,6 +364,18 @@ def _cat(ctx: FunctionLowerer, input: Any, other: Any, can_reorder: Any, dim: An
     pairs = S.permute(ctx.b, joined, order)
     shape = (*a.shape[:d], 2 * a.shape[d], *a.shape[d + 1 :])
     return S.reshape(ctx.b, pairs, shape)
+
+
+@impl("item")
+def _item(ctx: FunctionLowerer, input: Any) -> Tensor:
+    """A reduction over every axis: with one element there is nothing to combine."""
+    x = _tensor(ctx, input, "input")
+    if not x.is_block:
+        return x
+    if x.type.numel != 1:  # Triton's words
+        raise error(ctx.b.loc, f"can only unsplat single-element tensors, got {x.type}")
+    first: Combine = lambda lhs, rhs: [lhs[0]]  # noqa: E731
+    return reduce_blocks(ctx, [x], None, first, keep_dims=False)[0]
 
 
 @impl("squeeze")
@@ -656,7 +668,12 @@ def _store(
         return _store_block(ctx, pointer, value, mask, boundary_check)
     _no_block_pointer_options(ctx, boundary_check, "")
     ptr, m = _ptr_and_mask(ctx, pointer, mask)
-    ptr, m = _widen_to_value(ctx, ptr, m, value)
+    if isinstance(value, Tensor) and value.is_block and not ptr.is_block:  # Triton's words
+        raise error(
+            ctx.b.loc,
+            "Value argument cannot be block type if pointer argument is not a block",
+            help="store through a block of pointers: tl.store(ptr + tl.arange(0, N), value)",
+        )
     _emit_store(ctx, ptr, value, m)
     return None
 
@@ -710,7 +727,17 @@ def _make_tensor_descriptor(
 ) -> Any:
     if padding_option not in ("zero", None):
         raise error(ctx.b.loc, f"padding_option={padding_option!r} is not supported (only 'zero')")
-    return TD.make_tensor_descriptor(ctx.b, base, shape, strides, block_shape)
+    desc = TD.make_tensor_descriptor(ctx.b, base, shape, strides, block_shape)
+    elem = max(1, S.pointee_of(desc.base).bitwidth // 8)
+    last = desc.block_shape[-1]
+    if last * elem < 16:  # TMA's rule, in Triton's words
+        raise error(
+            ctx.b.loc,
+            "Descriptor block shape must have at least 16 bytes in the last dimension, but got "
+            f"{last} * {elem} = {last * elem} bytes",
+            help=f"make the block's last dimension at least {-(-16 // elem)} elements long",
+        )
+    return desc
 
 
 @impl("load_tensor_descriptor")
@@ -759,6 +786,7 @@ def _atomic_rmw(
     pointee = S.pointee_of(ptr)
     if kind in ("and", "or", "xor") and not pointee.is_int():
         raise error(ctx.b.loc, f"tl.atomic_{kind} needs integer pointers, got {ptr.type}")
+    _check_atomic_type(ctx, kind, pointee)
     value = _value_for(ctx, val, ptr, "val")
     operands = [ptr.handle, value.handle] + ([m.handle] if m is not None else [])
     attrs = {"kind": kind, **_sem_scope(ctx, sem, scope)}
@@ -776,6 +804,18 @@ def _make_atomic(kind: str) -> Impl:
 
 for _kind in ("add", "max", "min", "and", "or", "xor", "xchg"):
     IMPLS[f"atomic_{_kind}"] = _make_atomic(_kind)
+
+
+def _check_atomic_type(ctx: FunctionLowerer, kind: str, pointee: ScalarType) -> None:
+    """Triton's element types for atomics: 32 and 64 bits, and fp16 and bf16 for ``add``."""
+    half = pointee.is_float() and pointee.bitwidth == 16
+    if pointee.bitwidth >= 32 or (half and kind == "add"):
+        return
+    name = {"f16": "fp16", "bf16": "bf16"}.get(pointee.name, repr(pointee))
+    raise error(
+        ctx.b.loc, f"atomic_{kind} does not support {name}",
+        help="use a 32-bit element type (fp16 and bf16 only with tl.atomic_add)",
+    )  # fmt: skip
 
 
 def _check_atomic_mask(ctx: FunctionLowerer, kind: str, mask: Any) -> None:
@@ -797,6 +837,8 @@ def _atomic_cas(
     ctx: FunctionLowerer, pointer: Any, cmp: Any, val: Any, sem: Any, scope: Any
 ) -> Tensor:
     ptr = _pointer(ctx, pointer)
+    if S.pointee_of(ptr).bitwidth not in (16, 32, 64):  # Triton's words
+        raise error(ctx.b.loc, "atomic_cas only supports elements with width {16, 32, 64}")
     for v in (cmp, val):
         if isinstance(v, Tensor) and v.is_block and not ptr.is_block:
             ptr = S.broadcast_to(ctx.b, ptr, v.shape)

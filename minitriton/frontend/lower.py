@@ -206,6 +206,7 @@ class Carry:
 
 PY_BUILTINS = {n: PyBuiltin(n) for n in ("range", "min", "max", "float", "int", "bool", "len")}
 PY_BUILTINS |= {n: PyBuiltin(n) for n in ("print", "abs", "isinstance", "tuple", "getattr")}
+PY_BUILTINS |= {n: PyBuiltin(n) for n in ("hasattr",)}
 
 #: Tensor methods, by the ``tl`` builtin they call with the tensor first.
 TENSOR_METHODS = {"to": "cast", "T": "trans"}
@@ -232,6 +233,7 @@ TENSOR_METHODS |= {
         "gather",
         "flip",
         "ravel",
+        "item",
         "reduce",
         "associative_scan",
         "exp",
@@ -249,6 +251,18 @@ TENSOR_METHODS |= {
         "sigmoid",
         "softmax",
         "cast",
+        "sqrt_rn",
+        "cdiv",
+        "split",
+        "store",
+        "atomic_add",
+        "atomic_and",
+        "atomic_cas",
+        "atomic_max",
+        "atomic_min",
+        "atomic_or",
+        "atomic_xchg",
+        "atomic_xor",
     ]
 }
 
@@ -731,6 +745,8 @@ class FunctionLowerer:
         self._lower_runtime_if(node, flag)
 
     def _scalar_condition(self, cond: Tensor, what: str, test: ast.Expr) -> Tensor:
+        if cond.is_block and cond.type.numel == 1:  # one truth value: Triton unsplats it
+            cond = self.call_builtin("item", [cond], {}, self.b.loc)
         if cond.is_block:
             raise error(
                 self.b.loc,
@@ -1435,8 +1451,9 @@ class FunctionLowerer:
             if isinstance(item, ast.Constant) and item.value is None:
                 result = S.expand_dims(self.b, result, dim)
                 continue
+            # ``x[:, None]``; ``x[None:]`` and ``x[::None]`` are the same whole slice.
             full = isinstance(item, ast.Slice) and all(
-                p is None for p in (item.lower, item.upper, item.step)
+                p is None or self.eval(p) is None for p in (item.lower, item.upper, item.step)
             )
             if not full:
                 raise error(
@@ -1720,6 +1737,8 @@ class FunctionLowerer:
             raise error(node.loc, "range() can only be used as the iterable of a for loop")
         if name == "isinstance" and len(args) == 2 and not kwargs:
             return _isinstance(args[0], args[1])
+        if name in ("getattr", "hasattr") and 2 <= len(args) <= 3 and isinstance(args[1], str):
+            return self._py_getattr(name, args, node)
         if runtime:
             raise error(
                 node.loc,
@@ -1732,6 +1751,20 @@ class FunctionLowerer:
         except Exception:  # noqa: BLE001
             shown = ", ".join(S.describe(a) for a in [*args, *kwargs.values()])
             raise error(node.loc, f"{name}() cannot take {shown or 'no arguments'}") from None
+
+    def _py_getattr(self, name: str, args: list[Any], node: ast.Call) -> Any:
+        """``getattr(x, "name"[, default])`` and ``hasattr(x, "name")``, run-time ``x`` too:
+        the attribute as ``x.name`` reads it (``hasattr(x, "dtype")`` in generic helpers)."""
+        attribute = ast.Attribute(node.args[0], args[1], loc=node.loc)
+        try:
+            found = self.get_attribute(args[0], args[1], attribute)
+        except CompileError:
+            if name == "hasattr":
+                return False
+            if len(args) == 3:
+                return args[2]
+            raise
+        return True if name == "hasattr" else found
 
     # -- builtins -------------------------------------------------------------
     def bind_builtin(

@@ -234,6 +234,11 @@ def ravel(x, can_reorder=False):
 
 
 @builtin
+def item(input):
+    """The one element of a single-element block, as a scalar (Triton 3.7's ``x.item()``)."""
+
+
+@builtin
 def squeeze(x, dim):
     """``x`` without its dimension ``dim``, which must have size 1 (Triton 3.7)."""
 

@@ -246,7 +246,7 @@ def test_fp16_input_is_a_located_error() -> None:
     with pytest.raises(CompileError) as info:
         fp16_tanh[(1,)](x, x, BLOCK=8, backend="emulator")
     d = info.value.first
-    assert d.message == "tl.libdevice.tanh expects fp32 or fp64, got fp16"
+    assert d.message == "tl.libdevice.tanh: Expected dtype ['fp32', 'fp64'] but got fp16"
     assert d.help == "convert with .to(tl.float32) first"
 
 

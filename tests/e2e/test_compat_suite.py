@@ -404,3 +404,55 @@ def test_dtypes_compare_with_is_and_an_unreached_raise_compiles() -> None:
         _fill_lowest[(1,)](np.zeros(4, np.int32), 4)
     assert info.value.first.message == "unsupported construct: raise statement"
     assert "tl.static_assert" in (info.value.first.help or "")
+
+
+# -- forms of Triton's newer tests ----------------------------------------------------------
+
+
+def test_newer_syntax(backend: str) -> None:
+    x = np.arange(1, 9, dtype=np.float32)
+    out, lock = np.zeros(8, np.float32), np.zeros(1, np.int32)
+    K.newer_syntax[(1,)](x, out, lock, N=8, backend=backend)
+    np.testing.assert_allclose(out, x + 1 + x[0])
+    assert lock[0] == 3  # cdiv(8, 3)
+
+
+def test_umulhi_multiplies_unsigned_bit_patterns(backend: str) -> None:
+    """As Triton's ``tl.umulhi``: ``-1`` of int32 reads as ``2**32 - 1``."""
+    x = np.array([-1, -1, 7, 1 << 30, -(1 << 31), 3, -5, 123456789], np.int32)
+    y = np.array([-1, 2, -1, 4, -(1 << 31), 5, -7, -987654321], np.int32)
+    out = np.zeros(8, np.int32)
+    K.umulhi_kernel[(1,)](x, y, out, N=8, backend=backend)
+    product = x.view(np.uint32).astype(object) * y.view(np.uint32).astype(object)
+    want = np.array([int(p) >> 32 for p in product], np.uint64).astype(np.uint32).view(np.int32)
+    np.testing.assert_array_equal(out, want)
+
+
+def test_atomics_of_16_bit_integers_are_refused() -> None:
+    with pytest.raises(CompileError, match="atomic_add does not support int16"):
+        K.atomic_on_int16[(1,)](np.zeros(1, np.int16), backend="emulator")
+
+
+def test_a_descriptor_block_narrower_than_16_bytes_is_refused() -> None:
+    with pytest.raises(CompileError, match="at least 16 bytes in the last dimension, but got "
+                                           r"2 \* 4 = 8 bytes"):  # fmt: skip
+        K.narrow_descriptor[(1,)](np.zeros((128, 128), np.int32), backend="emulator")
+
+
+def test_a_many_element_block_is_no_condition() -> None:
+    @triton.jit
+    def two(x_ptr):
+        if tl.load(x_ptr + tl.arange(0, 2)) > 0:
+            tl.store(x_ptr, 1)
+
+    with pytest.raises(CompileError, match="must be a scalar, got a block"):
+        two[(1,)](np.zeros(2, np.int32), backend="emulator")
+
+
+def test_a_block_through_a_scalar_pointer_is_refused() -> None:
+    @triton.jit
+    def scalar_store(x_ptr):
+        tl.store(x_ptr, tl.arange(0, 4))
+
+    with pytest.raises(CompileError, match="Value argument cannot be block type if pointer"):
+        scalar_store[(1,)](np.zeros(4, np.int32), backend="emulator")

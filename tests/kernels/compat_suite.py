@@ -99,3 +99,37 @@ def inline_asm(x_ptr, y_ptr, bits_ptr, halves_ptr, N: tl.constexpr):
     half = tl.inline_asm_elementwise("add.f16 $0, $1, $2;", "=h,h,h", [y, y], dtype=tl.float16,
                                      is_pure=True, pack=1)  # fmt: skip
     tl.store(halves_ptr + offs, half)
+
+
+@triton.jit
+def newer_syntax(x_ptr, out_ptr, lock_ptr, N: tl.constexpr):
+    """Slices with ``None`` bounds, ``hasattr``/``getattr`` on run-time values,
+    ``.item()`` and an ``if`` on a one-element block, and member functions."""
+    offs = tl.arange(0, N)
+    x = tl.load(x_ptr + offs)
+    row = x[None, None:][:, ::None]  # [1, N]
+    if hasattr(x, "dtype") and not hasattr(x, "no_such_attribute"):
+        x = tl.reshape(row, (N,)) + getattr(x, "no_such_attribute", 1.0)
+    first = tl.load(x_ptr + tl.arange(0, 1))  # a one-element block
+    if first > 100.0:
+        x = x * 0
+    x = x + first.item()
+    (out_ptr + offs).store(x.sqrt_rn() * 0 + x)  # sqrt_rn as a member; the values stay x
+    lock_ptr.atomic_add(tl.cdiv(N, 3))
+
+
+@triton.jit
+def umulhi_kernel(x_ptr, y_ptr, out_ptr, N: tl.constexpr):
+    offs = tl.arange(0, N)
+    tl.store(out_ptr + offs, tl.umulhi(tl.load(x_ptr + offs), tl.load(y_ptr + offs)))
+
+
+@triton.jit
+def atomic_on_int16(x_ptr):
+    tl.atomic_add(x_ptr, tl.load(x_ptr))
+
+
+@triton.jit
+def narrow_descriptor(x_ptr):
+    desc = tl.make_tensor_descriptor(x_ptr, [128, 128], [128, 1], [8, 2])
+    tl.store(x_ptr + tl.arange(0, 2), tl.sum(desc.load([0, 0]), axis=0))
