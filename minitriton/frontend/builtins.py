@@ -372,7 +372,7 @@ def _item(ctx: FunctionLowerer, input: Any) -> Tensor:
     x = _tensor(ctx, input, "input")
     if not x.is_block:
         return x
-    if x.type.numel != 1:  # Triton's words
+    if math.prod(x.shape) != 1:  # Triton's words
         raise error(ctx.b.loc, f"can only unsplat single-element tensors, got {x.type}")
     first: Combine = lambda lhs, rhs: [lhs[0]]  # noqa: E731
     return reduce_blocks(ctx, [x], None, first, keep_dims=False)[0]

@@ -31,6 +31,7 @@ import builtins
 import difflib
 import functools
 import inspect
+import math
 import operator
 import types
 from collections.abc import Callable
@@ -745,7 +746,7 @@ class FunctionLowerer:
         self._lower_runtime_if(node, flag)
 
     def _scalar_condition(self, cond: Tensor, what: str, test: ast.Expr) -> Tensor:
-        if cond.is_block and cond.type.numel == 1:  # one truth value: Triton unsplats it
+        if cond.is_block and math.prod(cond.shape) == 1:  # one truth value: Triton unsplats it
             cond = self.call_builtin("item", [cond], {}, self.b.loc)
         if cond.is_block:
             raise error(
