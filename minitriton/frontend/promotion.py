@@ -15,9 +15,11 @@ Rule 1 (kinds).
 Rule 2 (Python scalars are weak).
     A Python scalar combined with a typed operand takes part in promotion
     only when its kind is strictly higher; otherwise the result has the
-    typed operand's type (``x_i8 + 1000`` is ``int8``, ``x_f16 * 2.0`` is
+    typed operand's type (``x_i8 + 100`` is ``int8``, ``x_f16 * 2.0`` is
     ``fp16``). For ``/`` and ``%`` an fp16/bf16 operand still computes in
-    fp32 (rules 6 and 7).
+    fp32 (rules 6 and 7). A Python int must then fit the integer type it
+    computes in (``x_i8 + 1000`` is an error, as is a negative int with an
+    unsigned type), as in Triton since 3.3.
 Rule 3 (literal types).
     A Python scalar that takes part gets the smallest type that fits:
     ``bool`` -> int1; ``int`` -> int32, else uint32, else int64, else
@@ -188,7 +190,33 @@ def computation_type(a: Operand, b: Operand, op: str = ARITH) -> ScalarType:
     ta = a if isinstance(a, ScalarType) else literal_type(a)
     tb = b if isinstance(b, ScalarType) else literal_type(b)
     result = weak if weak is not None else _typed_rules(ta, tb, op)
+    for scalar in (a, b):
+        _check_scalar_fits(scalar, result)
     return _check_op(result, ta, tb, op)
+
+
+def _check_scalar_fits(scalar: Operand, result: ScalarType) -> None:
+    """Rule 2: a Python int must fit the integer type it computes in (Triton's words)."""
+    if not isinstance(scalar, int) or isinstance(scalar, ScalarType) or not result.is_int():
+        return
+    if result == I1:
+        return
+    if scalar < 0 and result.is_unsigned():
+        raise PromotionError(
+            "Cannot perform a binary operation between an unsigned tensor and a negative "
+            "scalar. Perform a explicit cast on one of them."
+        )
+    bits = result.bitwidth
+    low, high = (
+        (0, 2**bits - 1) if result.is_unsigned() else (-(2 ** (bits - 1)), 2 ** (bits - 1) - 1)
+    )
+    if not low <= scalar <= high:
+        raise PromotionError(f"Scalar {scalar} is out of range for type {_triton_name(result)}")
+
+
+def _triton_name(t: ScalarType) -> str:
+    """Triton's name of an integer type: ``int32``, ``uint8``."""
+    return f"{'uint' if t.is_unsigned() else 'int'}{t.bitwidth}"
 
 
 def _typed_rules(a: ScalarType, b: ScalarType, op: str) -> ScalarType:

@@ -13,11 +13,13 @@ from minitriton.ir.types import BF16, F16, F32, F64, I1, I8, I16, I32, I64, U8, 
 
 CASES = [
     # rule, a, b, op, expected
-    ("r2 int literal does not promote int8", I8, 1000, P.ARITH, I8),
+    ("r2 int literal does not promote int8", I8, 100, P.ARITH, I8),
+    ("r2 int literal at the edge of int8", I8, -128, P.ARITH, I8),
+    ("r2 int literal at the edge of uint8", U8, 255, P.ARITH, U8),
     ("r2 float literal keeps fp16", F16, 2.0, P.ARITH, F16),
     ("r2 bool literal keeps uint8", U8, True, P.ARITH, U8),
     ("r2 int literal keeps bf16", BF16, 2, P.ARITH, BF16),
-    ("r2 big int literal keeps int16", I16, 2**40, P.ARITH, I16),
+    ("r2 big int literal is fp32 with bf16", BF16, 2**40, P.ARITH, BF16),
     ("r2 float literal promotes int32", I32, 1.5, P.ARITH, F32),
     ("r2 float literal promotes int64 to fp32", I64, 1.5, P.ARITH, F32),
     ("r2 int literal promotes bool", I1, 3, P.ARITH, I32),
@@ -93,6 +95,11 @@ def test_rule3_literal_too_big() -> None:
         (I32, U32, P.TRUEDIV, "different signedness"),  # rule 9
         (F32, I32, P.BITWISE, "need integer operands"),  # rule 12
         (I32, 1.5, P.BITWISE, "need integer operands"),  # rule 12
+        (I8, 1000, P.ARITH, "Scalar 1000 is out of range for type int8"),  # rule 2
+        (I16, 2**40, P.ARITH, "Scalar 1099511627776 is out of range for type int16"),  # rule 2
+        (1000, I8, P.COMPARE, "Scalar 1000 is out of range for type int8"),  # rule 2
+        (U32, -1, P.ARITH, "unsigned tensor and a negative scalar"),  # rule 2
+        (U8, 256, P.BITWISE, "Scalar 256 is out of range for type uint8"),  # rule 2
     ],
 )
 def test_rejected_combinations(a: object, b: object, op: str, message: str) -> None:
