@@ -48,7 +48,7 @@ from minitriton.env import BACKEND_ENV, CHECKS_ENV, DEBUG_ENV, debug_enabled
 from minitriton.frontend.source import ArgSpec, JITBase, KernelSource
 from minitriton.ir.types import BF16, PointerType, ScalarType
 from minitriton.language.core import constexpr
-from minitriton.runtime.errors import OutOfResources
+from minitriton.runtime.errors import OutOfResources, as_interpreter_error
 from minitriton.signature import Param, kernel_params, spec_for_value
 
 if TYPE_CHECKING:
@@ -423,7 +423,8 @@ class JITFunction(KernelInterface, JITBase):
             # The diagnostic says it all; its message alone is chained as the cause, as
             # Triton chains a CompilationError's (tests read str(err.__cause__)), except
             # when MINITRITON_TRACEBACK asks for the traceback, which then starts with it.
-            raise trimmed(e) from (None if full_traceback() else e.cause())
+            err = e if resolve_backend(backend) != "emulator" else as_interpreter_error(e)
+            raise trimmed(err) from (None if full_traceback() else e.cause())
         except OutOfResources as e:  # found when the GPU loads it: add what was asked for
             e.config = e.config or resources.config_text(options, specs)
             raise trimmed(e) from None

@@ -43,3 +43,30 @@ class InterpreterError(UserError, Exception):
     so ``pytest.raises(InterpreterError)`` written for Triton's interpreter
     catches them.
     """
+
+
+#: Compile-error class -> the same class made an InterpreterError too (see below).
+_INTERPRETED: dict[type, type] = {}
+
+
+def as_interpreter_error(err: BaseException) -> BaseException:
+    """``err``, a compile error of an emulator launch, as an :class:`InterpreterError` too.
+
+    Triton's interpreter runs a kernel's Python, so a mistake that fails its
+    compilation elsewhere (a descriptor block under 16 bytes, a type error)
+    raises an ``InterpreterError`` there; tests written for it expect one in
+    interpreter mode and a ``CompilationError`` otherwise. The emulator is
+    MiniTriton's interpreter: its launch raises an error of both classes,
+    with the same name, diagnostics and message.
+    """
+    base = type(err)
+    cls = _INTERPRETED.get(base)
+    if cls is None:
+        cls = type(base.__name__, (base, InterpreterError), {"__module__": base.__module__})
+        cls.__qualname__ = base.__qualname__
+        cls.__doc__ = base.__doc__
+        _INTERPRETED[base] = cls
+    both = cls.__new__(cls, *err.args)
+    both.__dict__.update(err.__dict__)
+    both.args = err.args
+    return both

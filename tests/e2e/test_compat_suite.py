@@ -456,3 +456,20 @@ def test_a_block_through_a_scalar_pointer_is_refused() -> None:
 
     with pytest.raises(CompileError, match="Value argument cannot be block type if pointer"):
         scalar_store[(1,)](np.zeros(4, np.int32), backend="emulator")
+
+
+def test_an_emulator_launchs_compile_error_is_an_interpreter_error_too() -> None:
+    """As in Triton's interpreter, which runs the kernel's Python: tests written for it
+    expect InterpreterError in interpreter mode and CompilationError otherwise."""
+    with pytest.raises(triton.CompilationError) as info:
+        K.narrow_descriptor[(1,)](np.zeros((128, 128), np.int32), backend="emulator")
+    assert isinstance(info.value, InterpreterError)
+    assert type(info.value).__name__ == "CompileError"
+    assert "at least 16 bytes" in str(info.value.__cause__)
+
+
+@pytest.mark.gpu
+def test_a_gpu_launchs_compile_error_is_no_interpreter_error() -> None:
+    with pytest.raises(CompileError) as info:
+        K.narrow_descriptor[(1,)](np.zeros((128, 128), np.int32), backend="gpu")
+    assert not isinstance(info.value, InterpreterError)
