@@ -197,26 +197,15 @@ def computation_type(a: Operand, b: Operand, op: str = ARITH) -> ScalarType:
 
 def _check_scalar_fits(scalar: Operand, result: ScalarType) -> None:
     """Rule 2: a Python int must fit the integer type it computes in (Triton's words)."""
-    if not isinstance(scalar, int) or isinstance(scalar, ScalarType) or not result.is_int():
-        return
-    if result == I1:
+    if not isinstance(scalar, int) or not result.is_int() or result == I1:
         return
     if scalar < 0 and result.is_unsigned():
         raise PromotionError(
             "Cannot perform a binary operation between an unsigned tensor and a negative "
             "scalar. Perform a explicit cast on one of them."
         )
-    bits = result.bitwidth
-    low, high = (
-        (0, 2**bits - 1) if result.is_unsigned() else (-(2 ** (bits - 1)), 2 ** (bits - 1) - 1)
-    )
-    if not low <= scalar <= high:
-        raise PromotionError(f"Scalar {scalar} is out of range for type {_triton_name(result)}")
-
-
-def _triton_name(t: ScalarType) -> str:
-    """Triton's name of an integer type: ``int32``, ``uint8``."""
-    return f"{'uint' if t.is_unsigned() else 'int'}{t.bitwidth}"
+    if not result.get_int_min_value() <= scalar <= result.get_int_max_value():
+        raise PromotionError(f"Scalar {scalar} is out of range for type {result.triton_name}")
 
 
 def _typed_rules(a: ScalarType, b: ScalarType, op: str) -> ScalarType:
