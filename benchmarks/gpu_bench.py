@@ -213,21 +213,30 @@ def triton_cdiv(a: int, b: int) -> int:
 # ------------------------------------------------------------------ launch overhead
 
 
-def per_launch_us(fn: Callable[[], Any], count: int = 3000, repeats: int = 7) -> float:
-    """Host microseconds per call of ``fn`` (median of ``repeats`` loops of ``count``)."""
+def per_launch_us(
+    cases: dict[str, Callable[[], Any]], count: int = 3000, repeats: int = 7
+) -> dict[str, float]:
+    """Host microseconds per call of each case: the median of ``repeats`` loops of ``count``.
+
+    The cases are timed in turns (one loop of each, then again), so that a
+    slow start (clocks ramping up, the launch queue filling) or a drift
+    during the run falls on every case alike, not on whichever came first.
+    """
     import torch
 
-    for _ in range(200):
-        fn()
-    torch.cuda.synchronize()
-    samples = []
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        for _ in range(count):
+    for fn in cases.values():
+        for _ in range(200):
             fn()
-        samples.append((time.perf_counter() - t0) / count * 1e6)
-        torch.cuda.synchronize()
-    return statistics.median(samples)
+    torch.cuda.synchronize()
+    samples: dict[str, list[float]] = {name: [] for name in cases}
+    for _ in range(repeats):
+        for name, fn in cases.items():
+            t0 = time.perf_counter()
+            for _ in range(count):
+                fn()
+            samples[name].append((time.perf_counter() - t0) / count * 1e6)
+            torch.cuda.synchronize()
+    return {name: statistics.median(times) for name, times in samples.items()}
 
 
 def launch_overhead(mt: ModuleType, tr: ModuleType) -> dict[str, float]:
@@ -267,13 +276,17 @@ def launch_overhead(mt: ModuleType, tr: ModuleType) -> dict[str, float]:
         cases["raw cuLaunchKernel, ctypes, cuGetProcAddress"] = lambda: by_address(
             c_func, 1, 1, 1, block, 1, 1, 0, None, c_params, None
         )
-    result = {name: per_launch_us(fn) for name, fn in cases.items()}
+    result = per_launch_us(cases)
     side = torch.cuda.Stream()
     with torch.cuda.stream(side):  # a stream handle other than NULL goes to the driver
-        result["minitriton kernel[grid](...), on a side stream"] = per_launch_us(mt_launch)
+        result["minitriton kernel[grid](...), on a side stream"] = per_launch_us(
+            {"side": mt_launch}
+        )["side"]
     other = "bindings" if default_impl == "ctypes" else "ctypes"
     if launcher.use(other) == other:
-        result[f"minitriton kernel[grid](...), {other} launch"] = per_launch_us(mt_launch)
+        result[f"minitriton kernel[grid](...), {other} launch"] = per_launch_us(
+            {"other": mt_launch}
+        )["other"]
     print(f"MiniTriton's launcher calls cuLaunchKernel through {default_impl}", flush=True)
     launcher.use(default_impl)
     out.zero_()

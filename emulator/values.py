@@ -204,16 +204,16 @@ def cast_values(data: np.ndarray, src: ScalarType, dst: ScalarType) -> np.ndarra
     """Convert values between scalar types with Triton's rules.
 
     * int -> int wraps (two's complement); anything -> i1 is ``!= 0``;
-    * float -> int truncates toward zero; NaN gives 0 and out-of-range values
-      saturate to the type's limits (PTX ``cvt.rzi`` does the same; Triton
-      calls it undefined);
+    * float -> int truncates toward zero and out-of-range values saturate to
+      the type's limits, as PTX's ``cvt.rzi`` does (Triton calls it
+      undefined); NaN gives what the GPU gives (:func:`nan_as_int`);
     * int/float -> float rounds to nearest even (bf16 sources and targets go
       through fp32, so f64 -> bf16 rounds twice).
     """
     if dst.is_bool():
         return to_compute(data, src) != 0
     if dst.is_int() and src.is_float():
-        return _float_to_int(to_float64(data, src), dst)
+        return float_to_int(to_float64(data, src), src, dst)
     if dst.is_int():
         return np.asarray(data).astype(dst.numpy)
     if dst.name == "bf16" or dst.name in FP8_FORMATS:
@@ -221,12 +221,31 @@ def cast_values(data: np.ndarray, src: ScalarType, dst: ScalarType) -> np.ndarra
     return np.asarray(to_compute(data, src)).astype(dst.numpy)
 
 
-def _float_to_int(x: np.ndarray, dst: ScalarType) -> np.ndarray:
+def nan_as_int(src: ScalarType, dst: ScalarType) -> int:
+    """The integer an NVIDIA GPU's ``cvt`` gives for a NaN of type ``src`` (measured on an H200).
+
+    A 64-bit result, or an f64 source, gives the integer whose only set bit is
+    the sign bit of the result (``INT_MIN``, ``2**63`` ...); an f32 or
+    narrower source converted to 32 bits or fewer gives 0.
+    """
+    if dst.bitwidth == 64 or (src.name == "f64" and dst.bitwidth == 32):
+        return -(1 << (dst.bitwidth - 1)) if dst.is_signed() else 1 << (dst.bitwidth - 1)
+    return 0
+
+
+def float_to_int(x: np.ndarray, src: ScalarType, dst: ScalarType) -> np.ndarray:
+    """Float values (as f64) converted to integer type ``dst``, saturating, as PTX's ``cvt``.
+
+    ``x`` holds integral values already for ``cvt``'s other roundings; this
+    truncates toward zero.
+    """
     info = np.iinfo(dst.numpy)
-    t = np.trunc(np.nan_to_num(x, nan=0.0, posinf=np.inf, neginf=-np.inf))
+    nan = np.isnan(x)
+    t = np.trunc(np.where(nan, 0.0, x))
     # float(info.max) may round up past the limit (2^63 - 1 -> 2^63): compare first.
     too_big = t >= float(info.max)
     too_small = t <= float(info.min)
     safe = np.where(too_big | too_small, 0.0, t).astype(dst.numpy)
     safe = np.where(too_big, info.max, safe)
-    return np.where(too_small, info.min, safe).astype(dst.numpy)
+    safe = np.where(too_small, info.min, safe).astype(dst.numpy)
+    return np.where(nan, np.array(nan_as_int(src, dst), dtype=object).astype(dst.numpy), safe)

@@ -39,6 +39,8 @@ class TensorWrapper:
         self.base = base
         self.dtype = dtype
         self.shape = tuple(base.shape)
+        #: The base tensor's ``.data``, as Triton's wrapper has it (for NumPy, the array).
+        self.data = base.data if hasattr(base, "detach") else base
 
     def data_ptr(self) -> int:
         """The address of the first element (that of the base tensor)."""
@@ -62,8 +64,45 @@ class TensorWrapper:
         """The number of elements."""
         return int(np.prod(self.shape))
 
+    def element_size(self) -> int:
+        """Bytes per element."""
+        return self.dtype.bitwidth // 8
+
+    # Triton's TensorWrapper methods: each makes the same on the base and wraps it again.
+
+    def cpu(self) -> TensorWrapper:
+        """A host copy (for NumPy, the same array)."""
+        base = self.base.cpu() if hasattr(self.base, "cpu") else self.base
+        return TensorWrapper(base, self.dtype)
+
+    def to(self, device: Any) -> TensorWrapper:
+        """A copy on ``device`` (torch tensors)."""
+        return TensorWrapper(self.base.to(device), self.dtype)
+
+    def clone(self) -> TensorWrapper:
+        """A copy of the elements."""
+        return TensorWrapper(self.base.clone() if hasattr(self.base, "clone") else self.base.copy(),
+                             self.dtype)  # fmt: skip
+
+    def copy_(self, other: TensorWrapper) -> None:
+        """Copy ``other``'s elements into this one's."""
+        source = other.base if isinstance(other, TensorWrapper) else other
+        if hasattr(self.base, "copy_"):
+            self.base.copy_(source)
+        else:
+            np.copyto(self.base, source)
+
+    def new_empty(self, sizes: Any) -> TensorWrapper:
+        """An uninitialized block of ``sizes`` with the same element type."""
+        if hasattr(self.base, "new_empty"):
+            return TensorWrapper(self.base.new_empty(sizes), self.dtype)
+        return TensorWrapper(np.empty(sizes, self.base.dtype), self.dtype)
+
     def __repr__(self) -> str:
         return f"TensorWrapper(dtype={self.dtype}, shape={self.shape})"
+
+    def __str__(self) -> str:
+        return f"TensorWrapper[{self.dtype.triton_name}]({self.base})"
 
 
 def reinterpret(tensor: Any, dtype: t.ScalarType) -> TensorWrapper:

@@ -47,7 +47,11 @@ ArrayFn = Callable[..., np.ndarray]
 
 
 def elementwise(
-    op_class: type[Operation], *, math_precision: bool = False, home: str = __name__
+    op_class: type[Operation],
+    *,
+    math_precision: bool = False,
+    home: str = __name__,
+    fp8_bits: ArrayFn | None = None,
 ) -> Callable[[ArrayFn], ArrayFn]:
     """Register ``fn(*arrays)`` as the semantics of the elementwise op ``op_class``.
 
@@ -56,7 +60,10 @@ def elementwise(
 
     The wrapper decodes bf16 operands to fp32 (and f16 too when
     ``math_precision``), calls ``fn`` on whole arrays and stores the result in
-    the op's result type, always in a new array. (The fast paths of
+    the op's result type, always in a new array. ``fp8_bits``, if given,
+    computes an fp8 result from the operands' bits instead (``math.abs``
+    clears the sign bit there, as the GPU does, so ``-inf`` stays
+    infinite where a conversion from fp32 would saturate). (The fast paths of
     :mod:`minitriton.emulator.ops.speed` compute some of these ops into an
     operand's block, or lazily.)
     """
@@ -69,6 +76,8 @@ def elementwise(
             batched = any(a.batched for a in args)
             out_type = element_type(op.results[0].type)
             assert isinstance(out_type, ScalarType)
+            if fp8_bits is not None and out_type.is_fp8():
+                return RVal(np.asarray(fp8_bits(*(np.asarray(a.data) for a in args))), batched)
             arrays = [
                 _decode(a.data, element_type(v.type), math_precision)
                 for a, v in zip(args, op.operands)

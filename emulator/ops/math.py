@@ -49,7 +49,12 @@ def _pow(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return np.power(a, b)
 
 
-@_math(AbsOp)
+def _abs_fp8(bits: np.ndarray) -> np.ndarray:
+    """|a| of fp8 values held as bits: the sign bit cleared."""
+    return bits & np.uint8(0x7F)
+
+
+@_math(AbsOp, fp8_bits=_abs_fp8)
 def _abs(a: np.ndarray) -> np.ndarray:
     """|a| (``abs(INT_MIN)`` wraps to INT_MIN)."""
     return np.abs(a) if a.dtype.kind != "u" else a
@@ -383,7 +388,7 @@ def _convert_rounded(x: np.ndarray, src: ScalarType, dst: ScalarType, rounding: 
     """``cvt`` with a rounding mode: float to integer, integer to float, f64 to f32."""
     if src.is_float() and dst.is_int():
         integral = {"rn": np.rint, "rz": np.trunc, "rd": np.floor, "ru": np.ceil}[rounding](x)
-        return np.asarray(cast_values(integral, src, dst))
+        return np.asarray(cast_values(integral, src, dst))  # NaN stays NaN: nan_as_int
     nearest = np.asarray(cast_values(x, src, dst))
     if rounding == "rn":
         return nearest

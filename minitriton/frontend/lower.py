@@ -1510,9 +1510,12 @@ class FunctionLowerer:
         if attr == "dtype" and P.is_py_scalar(value):
             return P.literal_type(value)  # `v = 1` then `v.dtype`: Triton's scalar is an i32
         try:
-            return unwrap(getattr(value, attr))
+            result = unwrap(getattr(value, attr))
         except AttributeError:
             raise error(node.loc, f"{S.describe(value)} has no attribute '{attr}'") from None
+        if isinstance(value, S.Aggregate) and type(result) is tuple:
+            return S.Shape(result)  # desc.block_shape == [BM, BN], as Triton's lists compare
+        return result
 
     def _tensor_attribute(self, value: Tensor, attr: str, node: ast.Attribute) -> Any:
         if attr == "dtype":

@@ -118,6 +118,17 @@ def test_the_gpu_refuses_fp8_formats_of_other_gpus(name: str, tmp_path) -> None:
         assemble_for_args(K.fp8_round_trip, args, "sm_90a", tmp_path)
 
 
+@pytest.mark.parametrize("name", ["float8e4nv", "float8e5"])
+def test_abs_of_fp8_clears_the_sign_bit(backend: str, name: str) -> None:
+    dtype = getattr(tl, name)
+    bits = np.arange(256, dtype=np.uint8)
+    nan = (bits & 0x7F) >= (0x7F if name == "float8e4nv" else 0x7D)  # NaN codes (and e5's inf)
+    bits[nan] = 0
+    out = np.full(256, 0xAA, np.uint8)
+    K.abs_of_bits[(1,)](out, bits, N=256, FP8=dtype, backend=backend)
+    np.testing.assert_array_equal(out, bits & 0x7F)
+
+
 @needs_ptxas
 @pytest.mark.parametrize("arch", ["sm_90a", "sm_80"])
 @pytest.mark.parametrize("signature", [
@@ -138,6 +149,36 @@ def test_compat_kernels_assemble(kernel: triton.JITFunction, arch: str, tmp_path
         K.reverse_scan_first: "*i32, *i32, 64",
     }[kernel]
     assemble(kernel, signature, arch, tmp_path)
+
+
+def test_a_descriptors_block_shape_equals_a_list() -> None:
+    x = np.arange(64, dtype=np.float32).reshape(8, 8)
+    out = np.zeros((4, 8), np.float32)
+    K.descriptor_fields[(1,)](out, x, 8, 8, BM=4, BN=8, backend="emulator")
+    np.testing.assert_array_equal(out, x[4:])
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.int16, np.uint16, np.float32, np.int64])
+def test_compare_and_swap_of_16_bits_and_more(backend: str, dtype: type) -> None:
+    x = np.tile(np.array([0, 1, 3, 0], dtype), 16)
+    old = np.full(64, 7, dtype)
+    K.compare_and_swap[(1,)](x, old, N=64, backend=backend)
+    np.testing.assert_array_equal(old, np.tile(np.array([0, 1, 3, 0], dtype), 16))
+    np.testing.assert_array_equal(x, np.tile(np.array([2, 1, 3, 2], dtype), 16))
+
+
+@needs_ptxas
+@pytest.mark.parametrize("arch", ["sm_90a", "sm_75"])
+def test_a_16_bit_compare_and_swap_assembles(arch: str, tmp_path) -> None:
+    x = np.zeros(64, np.float16)
+    assert "cas.b16" in assemble_for_args(K.compare_and_swap, (x, x, 64), arch, tmp_path).ptx
+
+
+@needs_ptxas
+@pytest.mark.parametrize("arch", ["sm_90a", "sm_80"])
+def test_abs_of_fp8_assembles(arch: str, tmp_path) -> None:
+    bits = np.zeros(256, np.uint8)
+    assemble_for_args(K.abs_of_bits, (bits, bits, 256, tl.float8e5), arch, tmp_path)
 
 
 # -- the host API ----------------------------------------------------------------------

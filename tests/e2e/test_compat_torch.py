@@ -63,6 +63,22 @@ def test_reinterpret_on_numpy_and_a_wrong_size() -> None:
         triton.reinterpret(x, tl.float16)
 
 
+def test_a_reinterpreted_tensor_has_tritons_tensor_methods() -> None:
+    """Triton's tests make outputs from inputs: ``out = inp.new_empty(...)``, ``.clone()``."""
+    x = triton.reinterpret(torch.tensor([1, 2, 250], dtype=torch.uint8), tl.int8)
+    out = x.new_empty((3,))
+    assert out.dtype == tl.int8 and out.shape == (3,) and out.element_size() == 1
+    double[(1,)](x, out, 3, BLOCK=4, backend="emulator")
+    assert out.base.view(torch.int8).tolist() == [2, 4, -12]
+    copy = out.clone()
+    out.copy_(x)
+    assert copy.base.view(torch.int8).tolist() == [2, 4, -12]  # a copy, not a view
+    assert out.cpu().base.tolist() == [1, 2, 250] and torch.equal(out.data, out.base)
+    assert str(out).startswith("TensorWrapper[int8]")
+    numpy_out = triton.reinterpret(np.zeros(3, np.uint8), tl.int8).new_empty((2, 3))
+    assert numpy_out.shape == (2, 3) and numpy_out.base.dtype == np.uint8
+
+
 class FakeDevice:
     """A stand-in for ``torch.device("cuda")`` (this test needs no GPU)."""
 

@@ -124,10 +124,21 @@ CONVERSIONS = {  # name -> (source dtype, destination dtype)
     "float2int": (np.float32, np.int32), "float2uint": (np.float32, np.uint32),
     "float2ll": (np.float32, np.int64), "float2ull": (np.float32, np.uint64),
     "double2int": (np.float64, np.int32), "double2ll": (np.float64, np.int64),
+    "double2uint": (np.float64, np.uint32), "double2ull": (np.float64, np.uint64),
     "double2float": (np.float64, np.float32), "int2float": (np.int32, np.float32),
     "uint2float": (np.uint32, np.float32), "ll2float": (np.int64, np.float32),
     "ull2float": (np.uint64, np.float32), "ll2double": (np.int64, np.float64),
     "ull2double": (np.uint64, np.float64),
+}  # fmt: skip
+
+
+#: What an H200's ``cvt`` gives for a NaN, by (source, destination): 0 from f32 to 32 bits,
+#: else the integer with only the sign bit set.
+NAN_AS_INT = {
+    (np.float32, np.int32): 0, (np.float32, np.uint32): 0,
+    (np.float32, np.int64): -(2**63), (np.float32, np.uint64): 2**63,
+    (np.float64, np.int32): -(2**31), (np.float64, np.uint32): 2**31,
+    (np.float64, np.int64): -(2**63), (np.float64, np.uint64): 2**63,
 }  # fmt: skip
 
 
@@ -156,7 +167,7 @@ def _converted(value: np.generic, dst: type, mode: str) -> np.generic:
                         else Fraction(float(value)), dst, mode)  # fmt: skip
     info = np.iinfo(dst)
     if np.isnan(value):
-        return dst(0)
+        return dst(NAN_AS_INT[type(value), dst])
     integral = {"rn": np.rint, "rz": np.trunc, "rd": np.floor, "ru": np.ceil}[mode](value)
     return dst(min(max(int(integral), info.min), info.max))  # saturating, as PTX's cvt
 

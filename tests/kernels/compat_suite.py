@@ -82,6 +82,34 @@ def fp8_round_trip(out_ptr, back_ptr, x_ptr, N: tl.constexpr, FP8: tl.constexpr)
 
 
 @triton.jit
+def abs_of_bits(out_ptr, bits_ptr, N: tl.constexpr, FP8: tl.constexpr):
+    """``tl.abs`` of fp8 values given by their bits (as Triton's ``test_abs_fp8``)."""
+    offs = tl.arange(0, N)
+    x = tl.load(bits_ptr + offs).to(FP8, bitcast=True)
+    tl.store(out_ptr + offs, tl.abs(x).to(tl.uint8, bitcast=True))
+
+
+@triton.jit
+def compare_and_swap(x_ptr, old_ptr, N: tl.constexpr):
+    """Each element of ``x`` that is 0 becomes 2; ``old`` gets what ``x`` held."""
+    offs = tl.arange(0, N)
+    zero = tl.zeros((N,), x_ptr.dtype.element_ty)
+    old = tl.atomic_cas(x_ptr + offs, zero, zero + 2)
+    tl.store(old_ptr + offs, old)
+
+
+@triton.jit
+def descriptor_fields(out_ptr, x_ptr, M, N, BM: tl.constexpr, BN: tl.constexpr):
+    """A descriptor's fields as Triton's tests read them: ``block_shape`` equals a list."""
+    desc = tl.make_tensor_descriptor(x_ptr, shape=[M, N], strides=[N, 1], block_shape=[BM, BN])
+    assert desc.block_shape == [BM, BN]
+    tl.static_assert(desc.block_shape == (BM, BN))
+    block = desc.load([BM, 0])
+    offs = tl.arange(0, BM)[:, None] * BN + tl.arange(0, BN)[None, :]
+    tl.store(out_ptr + offs, block)
+
+
+@triton.jit
 def inline_asm(x_ptr, y_ptr, bits_ptr, halves_ptr, N: tl.constexpr):
     """PTX through ``tl.inline_asm_elementwise``: one result, two results, fp16."""
     offs = tl.arange(0, N)

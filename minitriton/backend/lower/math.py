@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING
 
 from llvmlite import ir
 
-from minitriton.backend.lltypes import F32_T, F64_T, I16, Lowered, float_suffix, ll_type, scalar_of
+from minitriton.backend.lltypes import F32_T, F64_T, Lowered, float_suffix, ll_type, scalar_of
 from minitriton.backend.lower.arith import from_f32, to_f32
 from minitriton.backend.registry import lowering
 from minitriton.ir.core import Operation
@@ -145,7 +145,7 @@ def lower_math_binary(ctx: LoweringContext, op: Operation) -> Lowered:
 
 @lowering(AbsOp)
 def lower_abs(ctx: LoweringContext, op: Operation) -> Lowered:
-    """``math.abs`` on integers and floats (bf16: clear the sign bit)."""
+    """``math.abs`` on integers and floats (bf16 and fp8, held as integers: clear the sign bit)."""
     st = scalar_of(op.result.type)
     return ctx.elementwise(op, lambda a: _abs(ctx, st, a))
 
@@ -159,8 +159,8 @@ def lower_fma(ctx: LoweringContext, op: Operation) -> Lowered:
 
 def _abs(ctx: LoweringContext, st: ScalarType, a: ir.Value) -> ir.Value:
     bld = ctx.b
-    if st == BF16:
-        return bld.and_(a, ir.Constant(I16, 0x7FFF))
+    if st == BF16 or st.is_fp8():
+        return bld.and_(a, ir.Constant(a.type, (1 << (st.bitwidth - 1)) - 1))
     if st.is_float():
         return ctx.call_intrinsic(f"llvm.fabs.{float_suffix(st)}", a.type, [a])
     if not st.is_signed():

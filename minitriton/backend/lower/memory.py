@@ -363,7 +363,7 @@ def _cas(
     ctx: LoweringContext, op: Operation, ptr: ir.Value, pred: ir.Value, cmp: ir.Value, val: ir.Value
 ):
     st = scalar_of(op.result.type)
-    if st.bitwidth not in (32, 64):
+    if st.bitwidth not in (16, 32, 64):  # PTX's atom.cas has b16 (sm_70), b32 and b64
         raise error(op.loc, f"atomic_cas on {st} is not supported by the GPU backend")
     word = ir.IntType(st.bitwidth)
     args = [ctx.b.bitcast(v, word) if v.type != word else v for v in (cmp, val)]
