@@ -758,6 +758,28 @@ def _store_tensor_descriptor(ctx: FunctionLowerer, desc: Any, offsets: Any, valu
     _emit_store(ctx, ptrs, value, m)
 
 
+@impl("gather_tensor_descriptor")
+def _gather_tensor_descriptor(
+    ctx: FunctionLowerer, desc: Any, x_offsets: Any, y_offset: Any
+) -> Tensor:
+    ptrs, m = TD.row_pointers(ctx.b, desc, x_offsets, y_offset, "gather")
+    return _emit_load(ctx, ptrs, m, TD.padding_value(desc))
+
+
+@impl("scatter_tensor_descriptor")
+def _scatter_tensor_descriptor(
+    ctx: FunctionLowerer, desc: Any, value: Any, x_offsets: Any, y_offset: Any
+) -> None:
+    ptrs, m = TD.row_pointers(ctx.b, desc, x_offsets, y_offset, "scatter")
+    if isinstance(value, Tensor) and value.is_block and value.shape != ptrs.shape:
+        raise error(
+            ctx.b.loc,
+            f"the value's shape {list(value.shape)} does not match the rows scattered "
+            f"{list(ptrs.shape)}",
+        )
+    _emit_store(ctx, ptrs, value, m)
+
+
 @impl("where")
 def _where(ctx: FunctionLowerer, condition: Any, x: Any, y: Any) -> Any:
     return S.where(ctx.b, condition, x, y)

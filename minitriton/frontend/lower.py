@@ -1503,7 +1503,7 @@ class FunctionLowerer:
             return value
         if isinstance(value, (ScalarType, PointerType, BlockType)):
             return _type_attribute(node.loc, value, attr)
-        if isinstance(value, TensorDescriptor) and attr in ("load", "store"):
+        if isinstance(value, TensorDescriptor) and attr in ("load", "store", "gather", "scatter"):
             return BoundMethod(f"{attr}_tensor_descriptor", value)
         if attr == "to" and P.is_py_scalar(value):
             return BoundMethod("cast", value)  # a constexpr float's .to(tl.float16)

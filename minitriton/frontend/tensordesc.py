@@ -6,6 +6,11 @@ Triton 3.x's replacement for block pointers::
     tile = desc.load([pid_m * BM, 0])      # out-of-bounds elements read as 0
     desc.store([pid_m * BM, 0], tile)      # out-of-bounds elements are not written
 
+``desc.gather(rows, col)`` and ``desc.scatter(value, rows, col)`` (Triton
+3.4's, for a 2-D descriptor whose block is one row) read and write the rows
+named by a 1-D block of indices, ``block_shape[1]`` columns from ``col``;
+Triton lowers them to Blackwell's TMA gathers, and has them nowhere else.
+
 On GPUs with a Tensor Memory Accelerator these become TMA copies. Here a
 descriptor is a block pointer whose offsets stay zero
 (:class:`~minitriton.frontend.blockptr.BlockPointer`): ``load`` and
@@ -23,6 +28,8 @@ from minitriton.frontend import blockptr as BP
 from minitriton.frontend import semantic as S
 from minitriton.frontend.builder import Builder
 from minitriton.frontend.semantic import Tensor
+from minitriton.ir import ops
+from minitriton.ir import types as T
 
 
 class TensorDescriptor(BP.BlockPointer):
@@ -108,3 +115,58 @@ def tile_pointers(b: Builder, desc: Any, offsets: Any, what: str) -> tuple[Tenso
     """The tile's pointers and its in-bounds mask (every dimension is checked)."""
     bp = _at(b, desc, offsets, what)
     return BP.pointers_and_mask(b, bp, list(range(bp.rank)))
+
+
+def row_pointers(
+    b: Builder, desc: Any, x_offsets: Any, y_offset: Any, what: str
+) -> tuple[Tensor, Tensor]:
+    """``desc.gather`` / ``desc.scatter``: the pointers of rows ``x_offsets`` and their mask.
+
+    Triton's checks, in its words: a 2-D descriptor with a one-row block, 1-D
+    ``int16`` or ``int32`` offsets, at least 8 rows and 32 bytes of columns.
+    """
+    if not isinstance(desc, TensorDescriptor):
+        raise error(b.loc, f"desc.{what} needs a tensor descriptor, got {S.describe(desc)}")
+    if desc.rank != 2 or desc.block_shape[0] != 1:
+        raise error(
+            b.loc,
+            f"descriptor block must have 1 row and be 2D, but got {list(desc.block_shape)}",
+            help="make the descriptor with block_shape=[1, BLOCK_Y]",
+        )
+    if not (isinstance(x_offsets, Tensor) and x_offsets.is_block and len(x_offsets.shape) == 1):
+        raise error(b.loc, f"x offsets must be 1D, but got {S.describe(x_offsets)}")
+    index_type = S.scalar_dtype(x_offsets)
+    if index_type.name not in ("i16", "i32"):
+        raise error(
+            b.loc, f"x offsets must have dtype int16 or int32, but got {index_type.triton_name}"
+        )
+    rows = x_offsets.shape[0]
+    if rows < 8:
+        raise error(b.loc, f"descriptor {what} must have at least 8 rows, but got [{rows}]")
+    element = S.pointee_of(desc.base)
+    min_cols = 32 // element.bitwidth * 8
+    cols = desc.block_shape[1]
+    if cols < min_cols:
+        raise error(
+            b.loc,
+            f"descriptor {what} of {element.triton_name} must have at least {min_cols} "
+            f"columns, but got {cols}",
+        )
+    row = S.expand_dims(b, S.cast(b, x_offsets, T.I64), 1)
+    lane = Tensor(
+        b.value(ops.MakeRangeOp, [], T.BlockType((cols,), T.I32), {"start": 0, "end": cols})
+    )
+    col = S.expand_dims(b, S.binary(b, "+", S.cast(b, lane, T.I64), S.cast(b, y_offset, T.I64)), 0)
+    offset = S.binary(
+        b, "+", S.binary(b, "*", row, desc.strides[0]), S.binary(b, "*", col, desc.strides[1])
+    )
+    inside_rows = S.logical(
+        b, "and", S.compare(b, ">=", row, 0), S.compare(b, "<", row, desc.shape[0])
+    )
+    inside_cols = S.logical(
+        b, "and", S.compare(b, ">=", col, 0), S.compare(b, "<", col, desc.shape[1])
+    )
+    shape = (rows, cols)
+    ptrs = S.broadcast_to(b, S.pointer_arith(b, "+", desc.base, offset), shape)
+    mask = S.broadcast_to(b, S.logical(b, "and", inside_rows, inside_cols), shape)
+    return ptrs, mask

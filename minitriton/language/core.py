@@ -361,6 +361,18 @@ def store_tensor_descriptor(desc, offsets, value):
     """``desc.store(offsets, value)``: write a tile through a tensor descriptor."""
 
 
+@builtin
+def gather_tensor_descriptor(desc, x_offsets, y_offset):
+    """``desc.gather(x_offsets, y_offset)``: the rows ``x_offsets`` of a 2-D descriptor whose
+    block is one row, from column ``y_offset`` (out-of-bounds elements read as the padding)."""
+
+
+@builtin
+def scatter_tensor_descriptor(desc, value, x_offsets, y_offset):
+    """``desc.scatter(value, x_offsets, y_offset)``: row ``i`` of ``value`` written to row
+    ``x_offsets[i]`` from column ``y_offset`` (out-of-bounds elements are skipped)."""
+
+
 # -- matrix -------------------------------------------------------------------
 
 

@@ -158,6 +158,49 @@ def test_a_descriptors_block_shape_equals_a_list() -> None:
     np.testing.assert_array_equal(out, x[4:])
 
 
+@pytest.mark.parametrize("index_type", [np.int32, np.int16])
+def test_descriptor_gather_and_scatter_move_rows(backend: str, index_type: type) -> None:
+    x, y_size = np.arange(40 * 64, dtype=np.float32).reshape(40, 64), 64
+    idx = np.array([3, 0, 39, 40, -1, 7, 7, 12], index_type)  # 40 and -1: outside, read as 0
+    dst_idx = np.array([0, 1, 2, 3, 4, 50, 6, 7], index_type)  # row 50: outside, skipped
+    out = np.full((40, 64), -1.0, np.float32)
+    K.gather_then_scatter[(1,)](out, x, idx, dst_idx, 16, 40, y_size, BLOCK_X=8, BLOCK_Y=32,
+                                backend=backend)  # fmt: skip
+    expected = np.full((40, 64), -1.0, np.float32)
+    for i, (src, dst) in enumerate(zip(idx, dst_idx)):
+        if 0 <= dst < 40:
+            expected[dst, 16:48] = x[src, 16:48] if 0 <= src < 40 else 0.0
+    np.testing.assert_array_equal(out, expected)
+
+
+def test_descriptor_gather_needs_a_one_row_block_and_small_int_offsets() -> None:
+    @triton.jit
+    def two_rows(x_ptr, out_ptr, BLOCK: tl.constexpr):
+        desc = tl.make_tensor_descriptor(x_ptr, [8, 32], [32, 1], [2, 32])
+        tl.store(out_ptr + tl.arange(0, 8)[:, None] * 32 + tl.arange(0, 32)[None, :],
+                 desc.gather(tl.arange(0, 8), 0))  # fmt: skip
+
+    @triton.jit
+    def wide_offsets(x_ptr, out_ptr, BLOCK: tl.constexpr):
+        desc = tl.make_tensor_descriptor(x_ptr, [8, 32], [32, 1], [1, 32])
+        tl.store(out_ptr + tl.arange(0, 8)[:, None] * 32 + tl.arange(0, 32)[None, :],
+                 desc.gather(tl.arange(0, 8).to(tl.int64), 0))  # fmt: skip
+
+    x = np.zeros((8, 32), np.float32)
+    with pytest.raises(CompileError, match=r"descriptor block must have 1 row.*\[2, 32\]"):
+        two_rows[(1,)](x, x, 8, backend="emulator")
+    with pytest.raises(CompileError, match="x offsets must have dtype int16 or int32, but got int64"):
+        wide_offsets[(1,)](x, x, 8, backend="emulator")
+
+
+@needs_ptxas
+@pytest.mark.parametrize("arch", ["sm_90a", "sm_80"])
+def test_descriptor_gather_and_scatter_assemble(arch: str, tmp_path) -> None:
+    x, idx = np.zeros((40, 64), np.float16), np.zeros(8, np.int32)
+    args = (x, x, idx, idx, 16, 40, 64, 8, 32)
+    assemble_for_args(K.gather_then_scatter, args, arch, tmp_path)
+
+
 @pytest.mark.parametrize("dtype", [np.float16, np.int16, np.uint16, np.float32, np.int64])
 def test_compare_and_swap_of_16_bits_and_more(backend: str, dtype: type) -> None:
     x = np.tile(np.array([0, 1, 3, 0], dtype), 16)

@@ -110,6 +110,17 @@ def descriptor_fields(out_ptr, x_ptr, M, N, BM: tl.constexpr, BN: tl.constexpr):
 
 
 @triton.jit
+def gather_then_scatter(out_ptr, in_ptr, idx_ptr, dst_idx_ptr, y, X, Y,
+                        BLOCK_X: tl.constexpr, BLOCK_Y: tl.constexpr):  # fmt: skip
+    """Rows ``idx`` of ``in`` from column ``y`` (Triton 3.4's ``desc.gather``), written to
+    rows ``dst_idx`` of ``out`` (``desc.scatter``)."""
+    src = tl.make_tensor_descriptor(in_ptr, [X, Y], [Y, 1], [1, BLOCK_Y])
+    dst = tl.make_tensor_descriptor(out_ptr, [X, Y], [Y, 1], [1, BLOCK_Y])
+    rows = src.gather(tl.load(idx_ptr + tl.arange(0, BLOCK_X)), y)
+    dst.scatter(rows, tl.load(dst_idx_ptr + tl.arange(0, BLOCK_X)), y)
+
+
+@triton.jit
 def inline_asm(x_ptr, y_ptr, bits_ptr, halves_ptr, N: tl.constexpr):
     """PTX through ``tl.inline_asm_elementwise``: one result, two results, fp16."""
     offs = tl.arange(0, N)
