@@ -725,9 +725,21 @@ def _advance(ctx: FunctionLowerer, base: Any, offsets: Any) -> Any:
 def _make_tensor_descriptor(
     ctx: FunctionLowerer, base: Any, shape: Any, strides: Any, block_shape: Any, padding_option: Any
 ) -> Any:
-    if padding_option not in ("zero", None):
-        raise error(ctx.b.loc, f"padding_option={padding_option!r} is not supported (only 'zero')")
+    if padding_option not in ("zero", "nan", None):
+        raise error(
+            ctx.b.loc,
+            f"padding_option must be 'zero' or 'nan', got {padding_option!r}",
+            help="out-of-bounds elements read as 0 (padding_option='zero') or NaN ('nan')",
+        )
     desc = TD.make_tensor_descriptor(ctx.b, base, shape, strides, block_shape)
+    if padding_option == "nan":
+        if S.pointee_of(desc.base).is_int():
+            raise error(
+                ctx.b.loc,
+                "Padding option `nan` is not supported for integer blocks",
+                help="use padding_option='zero', or a floating-point tensor",
+            )
+        desc.padding = "nan"
     elem = max(1, S.pointee_of(desc.base).bitwidth // 8)
     last = desc.block_shape[-1]
     if last * elem < 16:  # TMA's rule, in Triton's words

@@ -2192,11 +2192,15 @@ def _type_attribute(loc: Location, t: Any, attr: str) -> Any:
 
 def _isinstance(value: Any, classes: Any) -> bool:
     """``isinstance`` in a kernel, as Triton answers it: a run-time value is a
-    ``tl.tensor``, a compile-time one a ``tl.constexpr``, a tuple a ``tl.tuple``."""
+    ``tl.tensor``, a compile-time one a ``tl.constexpr``, a tuple a ``tl.tuple``, a
+    descriptor a ``tl.tensor_descriptor``."""
     for cls in classes if isinstance(classes, tuple) else (classes,):
         if isinstance(cls, PyBuiltin):  # `int`, `float`, `tuple` inside a kernel
             cls = getattr(builtins, cls.name)
         if cls is tl_core.tensor and isinstance(value, Tensor):
+            return True
+        descriptor_types = (tl_core.tensor_descriptor, tl_core.tensor_descriptor_base)
+        if cls in descriptor_types and isinstance(value, TensorDescriptor):
             return True
         if cls is constexpr and not has_runtime(value):
             return True

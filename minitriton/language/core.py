@@ -81,6 +81,15 @@ class tensor:  # noqa: N801 - Triton's spelling
     """Type of block values inside a kernel (for annotations only)."""
 
 
+class tensor_descriptor_base:  # noqa: N801 - Triton's spelling
+    """Type of tensor descriptors inside a kernel (``isinstance`` and annotations)."""
+
+
+class tensor_descriptor(tensor_descriptor_base):  # noqa: N801 - Triton's spelling
+    """Type of tensor descriptors inside a kernel: ``isinstance(desc, tl.tensor_descriptor)``
+    holds for one made by ``tl.make_tensor_descriptor`` or passed from the host."""
+
+
 #: The most elements a block may hold (2^20), as Triton's constant of that name.
 TRITON_MAX_TENSOR_NUMEL = 1048576
 

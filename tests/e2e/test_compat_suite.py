@@ -158,6 +158,21 @@ def test_a_descriptors_block_shape_equals_a_list() -> None:
     np.testing.assert_array_equal(out, x[4:])
 
 
+def test_an_in_kernel_descriptor_may_pad_with_nan(backend: str) -> None:
+    x = np.arange(12 * 20, dtype=np.float32).reshape(12, 20)
+    out = np.zeros((8, 16), np.float32)
+    K.nan_padded_tile[(1,)](out, x, 12, 20, BM=8, BN=16, backend=backend)
+    expected = np.full((8, 16), np.nan, np.float32)
+    expected[:4, :4] = x[8:12, 16:20]
+    np.testing.assert_array_equal(out, expected)
+
+
+def test_nan_padding_is_refused_for_integers() -> None:
+    x = np.zeros((12, 20), np.int32)
+    with pytest.raises(CompileError, match="Padding option `nan` is not supported for integer"):
+        K.nan_padded_tile[(1,)](x, x, 12, 20, BM=8, BN=16, backend="emulator")
+
+
 @pytest.mark.parametrize("index_type", [np.int32, np.int16])
 def test_descriptor_gather_and_scatter_move_rows(backend: str, index_type: type) -> None:
     x, y_size = np.arange(40 * 64, dtype=np.float32).reshape(40, 64), 64
@@ -167,7 +182,7 @@ def test_descriptor_gather_and_scatter_move_rows(backend: str, index_type: type)
     K.gather_then_scatter[(1,)](out, x, idx, dst_idx, 16, 40, y_size, BLOCK_X=8, BLOCK_Y=32,
                                 backend=backend)  # fmt: skip
     expected = np.full((40, 64), -1.0, np.float32)
-    for i, (src, dst) in enumerate(zip(idx, dst_idx)):
+    for src, dst in zip(idx, dst_idx):
         if 0 <= dst < 40:
             expected[dst, 16:48] = x[src, 16:48] if 0 <= src < 40 else 0.0
     np.testing.assert_array_equal(out, expected)
@@ -189,7 +204,7 @@ def test_descriptor_gather_needs_a_one_row_block_and_small_int_offsets() -> None
     x = np.zeros((8, 32), np.float32)
     with pytest.raises(CompileError, match=r"descriptor block must have 1 row.*\[2, 32\]"):
         two_rows[(1,)](x, x, 8, backend="emulator")
-    with pytest.raises(CompileError, match="x offsets must have dtype int16 or int32, but got int64"):
+    with pytest.raises(CompileError, match="must have dtype int16 or int32, but got int64"):
         wide_offsets[(1,)](x, x, 8, backend="emulator")
 
 

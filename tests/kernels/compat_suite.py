@@ -110,6 +110,17 @@ def descriptor_fields(out_ptr, x_ptr, M, N, BM: tl.constexpr, BN: tl.constexpr):
 
 
 @triton.jit
+def nan_padded_tile(out_ptr, x_ptr, M, N, BM: tl.constexpr, BN: tl.constexpr):
+    """The tile at (BM, BN) of an in-kernel descriptor whose padding is NaN."""
+    desc = tl.make_tensor_descriptor(x_ptr, shape=[M, N], strides=[N, 1], block_shape=[BM, BN],
+                                     padding_option="nan")  # fmt: skip
+    tl.static_assert(isinstance(desc, tl.tensor_descriptor))
+    tl.static_assert(not isinstance(M, tl.tensor_descriptor))
+    offs = tl.arange(0, BM)[:, None] * BN + tl.arange(0, BN)[None, :]
+    tl.store(out_ptr + offs, desc.load([BM, BN]))
+
+
+@triton.jit
 def gather_then_scatter(out_ptr, in_ptr, idx_ptr, dst_idx_ptr, y, X, Y,
                         BLOCK_X: tl.constexpr, BLOCK_Y: tl.constexpr):  # fmt: skip
     """Rows ``idx`` of ``in`` from column ``y`` (Triton 3.4's ``desc.gather``), written to
