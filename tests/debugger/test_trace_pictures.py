@@ -187,7 +187,7 @@ def test_every_mark_has_a_legend_entry() -> None:
     assert not [n for n in names if not n.startswith("program")]
 
 
-@pytest.mark.slow
+@pytest.mark.heavy  # nine fresh processes: a timing check, in CI's heavy step
 def test_pictures_cost_about_as_much_as_the_trace(tmp_path: Path) -> None:
     """``minitriton trace`` on the README's demo: drawing its pictures costs about the trace.
 

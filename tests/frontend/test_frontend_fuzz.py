@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from test_lower_kernels import CASES, kernel_source, load_kernel_module, specs
@@ -22,10 +23,12 @@ from minitriton.frontend.lower import lower_kernel
 from minitriton.ir import verify_module
 
 SETTINGS = settings(
-    max_examples=1000,
+    max_examples=300,
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
+#: The long run, ``pytest -m heavy`` (its own CI step).
+LONG = settings(SETTINGS, max_examples=3000)
 
 _SOURCES = {}
 for _name, (_file, _fn, _args) in sorted(CASES.items()):
@@ -114,6 +117,13 @@ def compile_or_diagnose(name: str, text: str) -> None:
 @SETTINGS
 @given(mutant())
 def test_mutated_kernels_compile_or_fail_with_a_diagnostic(case: tuple[str, str]) -> None:
+    compile_or_diagnose(*case)
+
+
+@pytest.mark.heavy
+@LONG
+@given(mutant())
+def test_many_mutated_kernels_compile_or_fail_with_a_diagnostic(case: tuple[str, str]) -> None:
     compile_or_diagnose(*case)
 
 

@@ -15,6 +15,7 @@ import contextlib
 import keyword
 import warnings
 
+import pytest
 from frontend_helpers import (
     all_kernel_functions,
     dedent_like_parser,
@@ -32,10 +33,12 @@ KEYWORDS = [*keyword.kwlist, "tl", "range", "None", "lambda x: x", "f'{x}'", "*"
 # ASCII only: Python normalizes Unicode identifiers (NFKC), which we do not model.
 CHARS = "()[]{}:;,.=+-*/%<>!&|^~@#\\'\"\n\t 0123456789abcxyz_eEjJ"
 SETTINGS = settings(
-    max_examples=1500,
+    max_examples=500,
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
+#: The long run, ``pytest -m heavy`` (its own CI step).
+LONG = settings(SETTINGS, max_examples=4000)
 
 
 def check(source: str) -> ast.FunctionDef | None:
@@ -154,6 +157,13 @@ MUTATIONS = [
 @SETTINGS
 @given(mutated_kernel())
 def test_mutated_kernels_parse_or_fail_cleanly(source: str) -> None:
+    check_against_python(source)
+
+
+@pytest.mark.heavy
+@LONG
+@given(mutated_kernel())
+def test_many_mutated_kernels_parse_or_fail_cleanly(source: str) -> None:
     check_against_python(source)
 
 
