@@ -21,7 +21,14 @@ from typing import TYPE_CHECKING
 # a lazy one would be shadowed by the module once anything imported that.
 from minitriton.autotune import Autotuner, Config, Heuristics, autotune, heuristics
 from minitriton.diagnostics import CompileError, UserError, install_excepthook
-from minitriton.jit import JITFunction, KernelInterface, get_backend, jit, set_backend
+from minitriton.jit import (
+    JITFunction,
+    KernelInterface,
+    get_backend,
+    jit,
+    must_use_result,
+    set_backend,
+)
 from minitriton.lazy import lazy_attributes
 from minitriton.version import __version__
 
@@ -69,6 +76,7 @@ __all__ = [
     "heuristics",
     "jit",
     "language",
+    "must_use_result",
     "next_power_of_2",
     "reinterpret",
     "runtime",

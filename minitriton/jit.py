@@ -947,6 +947,19 @@ def jit(fn: Callable[..., Any] | None = None, **options: Any) -> Any:
 # ---------------------------------------------------------------------------
 
 
+def must_use_result(fn: Any, note: str | bool = True) -> Any:
+    """Decorator: a call of ``fn`` whose result a kernel drops is a compile error (Triton's).
+
+    ``@must_use_result`` above ``@jit`` (or ``@constexpr_function``), or
+    ``@must_use_result("what to write instead")``, whose words end the message
+    ``The result of f is not being used.``
+    """
+    if isinstance(fn, str):
+        return lambda f: must_use_result(f, fn)
+    fn._must_use_result = note
+    return fn
+
+
 def resolve_grid(grid: Grid | None, meta: dict[str, Any]) -> tuple[int, int, int]:
     """A 3-D grid from a tuple of 1-3 ints or a callable of the meta dict."""
     import numpy as np

@@ -60,6 +60,7 @@ from minitriton.frontend.aggregate import (
     leaf_types,
     rebuild,
 )
+from minitriton.frontend.blockptr import BlockPointer
 from minitriton.frontend.builder import Builder
 from minitriton.frontend.builtins import IMPLS
 from minitriton.frontend.early_return import contains_return, with_continuation
@@ -688,8 +689,30 @@ class FunctionLowerer:
         )
 
     def stmt_ExprStmt(self, node: ast.ExprStmt) -> None:  # noqa: N802
-        """An expression statement (a call, usually)."""
+        """An expression statement (a call, usually).
+
+        A call of a function marked ``@triton.must_use_result`` (``tl.advance``
+        too, which moves nothing by itself) is an error here: its result is dropped.
+        """
+        if isinstance(node.value, ast.Call):
+            self._check_result_used(node.value)
         self.eval(node.value)
+
+    def _check_result_used(self, call: ast.Call) -> None:
+        fn = self.eval(call.func)
+        if isinstance(fn, BoundMethod):
+            fn = BUILTINS.get(fn.builtin)
+        note = getattr(fn, "_must_use_result", False) or getattr(
+            getattr(fn, "fn", None), "_must_use_result", False
+        )
+        if not note:
+            return
+        message = f"The result of {_expr_text(call.func)} is not being used."
+        raise error(
+            call.loc,
+            f"{message} {note}" if isinstance(note, str) else message,
+            help="assign it: x = f(...)",
+        )
 
     def stmt_Assign(self, node: ast.Assign) -> None:  # noqa: N802
         """``a = b = value`` and tuple unpacking."""
@@ -1503,6 +1526,9 @@ class FunctionLowerer:
             return value
         if isinstance(value, (ScalarType, PointerType, BlockType)):
             return _type_attribute(node.loc, value, attr)
+        is_block_ptr = isinstance(value, BlockPointer) and not isinstance(value, TensorDescriptor)
+        if is_block_ptr and attr == "advance":  # Triton's block pointers are tensors
+            return BoundMethod("advance", value)
         if isinstance(value, TensorDescriptor) and attr in ("load", "store", "gather", "scatter"):
             return BoundMethod(f"{attr}_tensor_descriptor", value)
         if attr == "to" and P.is_py_scalar(value):

@@ -345,6 +345,13 @@ def advance(base, offsets):
     """
 
 
+# As in Triton, a dropped result is an error: tl.advance returns the moved pointer.
+advance._must_use_result = (  # type: ignore[attr-defined]
+    "Note that tl.advance does not have any side effects. To move the block pointer, you "
+    "need to assign the result of tl.advance to a variable."
+)
+
+
 @builtin
 def where(condition, x, y):
     """Elementwise ``x if condition else y``, broadcasting all three."""

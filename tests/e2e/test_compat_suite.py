@@ -151,6 +151,22 @@ def test_compat_kernels_assemble(kernel: triton.JITFunction, arch: str, tmp_path
     assemble(kernel, signature, arch, tmp_path)
 
 
+def test_a_dropped_result_of_a_must_use_function_is_an_error() -> None:
+    x = np.full(8, 2.0, np.float32)
+    K.uses_cube[(1,)](x, N=8, backend="emulator")
+    assert (x == 8).all()
+    with pytest.raises(CompileError, match=r"The result of cube is not being used\. Write y ="):
+        K.drops_cube[(1,)](x, N=8, backend="emulator")
+
+
+def test_a_block_pointer_advances_as_a_method_and_a_dropped_advance_is_an_error() -> None:
+    x, out = np.arange(16, dtype=np.float32), np.zeros(8, np.float32)
+    K.advances_a_block_pointer[(1,)](x, out, N=8, DROP=False, backend="emulator")
+    np.testing.assert_array_equal(out, x[8:])
+    with pytest.raises(CompileError, match="The result of tl.advance is not being used"):
+        K.advances_a_block_pointer[(1,)](x, out, N=8, DROP=True, backend="emulator")
+
+
 def test_a_descriptors_block_shape_equals_a_list() -> None:
     x = np.arange(64, dtype=np.float32).reshape(8, 8)
     out = np.zeros((4, 8), np.float32)

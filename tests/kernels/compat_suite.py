@@ -183,3 +183,34 @@ def atomic_on_int16(x_ptr):
 def narrow_descriptor(x_ptr):
     desc = tl.make_tensor_descriptor(x_ptr, [128, 128], [128, 1], [8, 2])
     tl.store(x_ptr + tl.arange(0, 2), tl.sum(desc.load([0, 0]), axis=0))
+
+
+@triton.must_use_result("Write y = cube(x).")
+@triton.jit
+def cube(x):
+    """``x ** 3``, whose result a caller must use (``triton.must_use_result``)."""
+    return x * x * x
+
+
+@triton.jit
+def uses_cube(x_ptr, N: tl.constexpr):
+    """``x = cube(x)``, in place."""
+    offs = tl.arange(0, N)
+    tl.store(x_ptr + offs, cube(tl.load(x_ptr + offs)))
+
+
+@triton.jit
+def drops_cube(x_ptr, N: tl.constexpr):
+    """``cube(x)`` as a statement: its result is lost."""
+    cube(tl.load(x_ptr + tl.arange(0, N)))
+
+
+@triton.jit
+def advances_a_block_pointer(x_ptr, out_ptr, N: tl.constexpr, DROP: tl.constexpr):
+    """``p = p.advance(...)`` (the method form), or ``tl.advance(p, ...)`` dropped."""
+    p = tl.make_block_ptr(x_ptr, (2 * N,), (1,), (0,), (N,), (0,))
+    if DROP:
+        tl.advance(p, (N,))
+    else:
+        p = p.advance((N,))
+    tl.store(out_ptr + tl.arange(0, N), tl.load(p))
