@@ -24,6 +24,7 @@ from minitriton.diagnostics import CompileError, UserError, install_excepthook
 from minitriton.jit import (
     JITFunction,
     KernelInterface,
+    aggregate,
     get_backend,
     jit,
     must_use_result,
@@ -67,6 +68,7 @@ __all__ = [
     "TritonError",
     "UserError",
     "__version__",
+    "aggregate",
     "autotune",
     "bfloat16_view",
     "cdiv",

@@ -960,6 +960,38 @@ def must_use_result(fn: Any, note: str | bool = True) -> Any:
     return fn
 
 
+def aggregate(cls: type) -> type:
+    """Decorator: a class whose instances kernels build and pass around (Triton's ``aggregate``).
+
+    Its annotated attributes are its fields, run-time blocks (``x: tl.tensor``)
+    or compile-time values (``n: tl.constexpr``); ``__init__`` is a
+    ``@triton.constexpr_function`` that sets them, and ``@triton.jit`` methods
+    take the instance as ``self``. An instance flows into helpers, out of them
+    and through loops like a tuple of its fields::
+
+        @triton.aggregate
+        class Pair:
+            a: tl.tensor
+            b: tl.tensor
+
+            @triton.constexpr_function
+            def __init__(self, a, b):
+                self.a = a
+                self.b = b
+
+            @triton.jit
+            def total(self):
+                return self.a + self.b
+    """
+    names: list[str] = []
+    for klass in reversed(cls.__mro__):
+        for name in getattr(klass, "__annotations__", {}):
+            if name not in names:
+                names.append(name)
+    cls.__minitriton_fields__ = tuple(names)  # type: ignore[attr-defined]
+    return cls
+
+
 def resolve_grid(grid: Grid | None, meta: dict[str, Any]) -> tuple[int, int, int]:
     """A 3-D grid from a tuple of 1-3 ints or a callable of the meta dict."""
     import numpy as np

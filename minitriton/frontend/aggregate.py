@@ -32,7 +32,9 @@ class Structure:
 
     ``kind`` is ``"value"`` (one run-time leaf; ``key`` is its IR type),
     ``"const"`` (a compile-time value, ``key``), ``"tuple"``/``"list"``
-    (``children``; a ``NamedTuple``'s ``key`` is its class) or ``"aggregate"``
+    (``children``; a ``NamedTuple``'s ``key`` is its class), ``"struct"`` (an
+    instance of a ``@triton.aggregate`` class, ``key``; ``children`` are its
+    fields) or ``"aggregate"``
     (``key`` is the class and its
     :meth:`~minitriton.frontend.semantic.Aggregate.static_key`;
     ``children`` are its fields; ``template`` rebuilds it).
@@ -59,6 +61,8 @@ class Structure:
         if self.kind == "aggregate":
             return self.template.describe()
         inner = ", ".join(c.describe() for c in self.children)
+        if self.kind == "struct":
+            return f"{self.key.__name__}({inner})"
         if self.kind == "tuple":
             return f"{self.key.__name__ if self.key else ''}({inner})"
         return f"[{inner}]"
@@ -71,8 +75,16 @@ class Structure:
             return f"c{self.key!r}"
         if self.kind == "aggregate":
             return self.template.mangle()
+        if self.kind == "struct":
+            return self.key.__name__ + "S" + "_".join(c.mangle() for c in self.children) + "S"
         prefix = self.key.__name__ if self.kind == "tuple" and self.key else ""
         return prefix + "T" + "_".join(c.mangle() for c in self.children) + "T"
+
+
+def struct_fields(value: Any) -> tuple[str, ...] | None:
+    """The field names of an instance of a ``@triton.aggregate`` class, else None."""
+    fields = getattr(type(value), "__minitriton_fields__", None)
+    return fields if fields is not None and not isinstance(value, type) else None
 
 
 def has_runtime(value: Any) -> bool:
@@ -81,6 +93,9 @@ def has_runtime(value: Any) -> bool:
         return True
     if isinstance(value, (tuple, list)):
         return any(has_runtime(v) for v in value)
+    fields = struct_fields(value)
+    if fields is not None:
+        return any(has_runtime(getattr(value, f, None)) for f in fields)
     return False
 
 
@@ -106,6 +121,10 @@ def _flatten(b: Builder, value: Any, scalars: bool, leaves: list[Tensor]) -> Str
         children = tuple(_flatten(b, f, False, leaves) for f in value.fields())
         key = (type(value).__name__, value.static_key())
         return Structure("aggregate", key, children, template=value)
+    fields = struct_fields(value)
+    if fields is not None:
+        children = tuple(_flatten(b, getattr(value, f, None), False, leaves) for f in fields)
+        return Structure("struct", type(value), children)
     if isinstance(value, (tuple, list)):
         children = tuple(_flatten(b, v, scalars, leaves) for v in value)
         if isinstance(value, list):
@@ -122,6 +141,9 @@ def leaf_names(value: Any, prefix: str) -> list[str]:
         return [f"{prefix}_{n}" for n in value.field_names()]
     if isinstance(value, (tuple, list)):
         return [n for i, v in enumerate(value) for n in leaf_names(v, f"{prefix}_{i}")]
+    fields = struct_fields(value)
+    if fields is not None:
+        return [n for f in fields for n in leaf_names(getattr(value, f, None), f"{prefix}_{f}")]
     if isinstance(value, Tensor) or P.is_py_scalar(value):
         return [prefix]
     return []
@@ -143,6 +165,11 @@ def _rebuild(structure: Structure, it: Any) -> Any:
     children = [_rebuild(c, it) for c in structure.children]
     if structure.kind == "aggregate":
         return structure.template.with_fields(children)
+    if structure.kind == "struct":
+        instance = object.__new__(structure.key)
+        for name, child in zip(structure.key.__minitriton_fields__, children):
+            object.__setattr__(instance, name, child)
+        return instance
     if structure.kind == "tuple":
         return tuple_value(structure.key or tuple, children)
     return children

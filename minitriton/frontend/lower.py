@@ -59,6 +59,7 @@ from minitriton.frontend.aggregate import (
     leaf_names,
     leaf_types,
     rebuild,
+    struct_fields,
 )
 from minitriton.frontend.blockptr import BlockPointer
 from minitriton.frontend.builder import Builder
@@ -164,6 +165,19 @@ class BoundMethod:
     def describe(self) -> str:
         """How a diagnostic names it."""
         return f"the method {self.self_value.type}.{self.builtin}"
+
+
+@dataclass(frozen=True)
+class BoundHelper:
+    """``obj.method`` of a ``@triton.aggregate`` instance: a ``@jit`` (or
+    ``constexpr_function``) method with ``self`` bound."""
+
+    fn: Any
+    self_value: Any
+
+    def describe(self) -> str:
+        """How a diagnostic names it."""
+        return f"the method {type(self.self_value).__name__}.{getattr(self.fn, '__name__', '?')}"
 
 
 @dataclass(frozen=True)
@@ -1526,6 +1540,10 @@ class FunctionLowerer:
             return value
         if isinstance(value, (ScalarType, PointerType, BlockType)):
             return _type_attribute(node.loc, value, attr)
+        if struct_fields(value) is not None and attr not in vars(value):
+            method = inspect.getattr_static(type(value), attr, None)
+            if isinstance(method, (JITBase, ConstexprFunction)):
+                return BoundHelper(method, value)
         is_block_ptr = isinstance(value, BlockPointer) and not isinstance(value, TensorDescriptor)
         if is_block_ptr and attr == "advance":  # Triton's block pointers are tensors
             return BoundMethod("advance", value)
@@ -1648,6 +1666,12 @@ class FunctionLowerer:
                 return self.call_builtin(fn.builtin, [fn.self_value, *args], kwargs, node.loc, node)
             if isinstance(fn, JITBase):
                 return self.compiler.call_helper(self, fn, args, kwargs)
+            if isinstance(fn, BoundHelper) and isinstance(fn.fn, JITBase):
+                return self.compiler.call_helper(self, fn.fn, [fn.self_value, *args], kwargs)
+            if isinstance(fn, BoundHelper):  # a constexpr_function method: Python, now
+                method = functools.partial(fn.fn.fn, fn.self_value)
+                functools.update_wrapper(method, fn.fn.fn)
+                return self._call_python(method, args, kwargs, node)
             if isinstance(fn, LogicalMethod):
                 if len(args) != 1 or kwargs:
                     raise error(node.loc, f"logical_{fn.op}() takes exactly one argument")
@@ -1671,6 +1695,8 @@ class FunctionLowerer:
             return self._call_triton_builtin(fn, fname, args, kwargs, node)
         if _is_namedtuple_class(fn):
             return self._make_namedtuple(fn, args, kwargs, node)
+        if isinstance(fn, type) and hasattr(fn, "__minitriton_fields__"):
+            return self._make_struct(fn, args, kwargs, node)
         runtime = _first_runtime(fn, args, kwargs)
         if runtime is not None:
             if fname == "cdiv":
@@ -1706,6 +1732,38 @@ class FunctionLowerer:
                 f"{type(e).__name__}: {e}",
                 help=f"its arguments were: {shown or 'none'}",
             ) from None
+
+    def _make_struct(
+        self, cls: type, args: list[Any], kwargs: dict[str, Any], node: ast.Call
+    ) -> Any:
+        """``Pair(a, b)`` of a ``@triton.aggregate`` class: its ``__init__`` (a
+        ``constexpr_function``) runs now and sets the fields, run-time values included."""
+        init = inspect.getattr_static(cls, "__init__", None)
+        if isinstance(init, JITBase):
+            raise error(
+                node.loc,
+                f"{cls.__name__}.__init__ is a @triton.jit function; MiniTriton builds an "
+                "aggregate with a @triton.constexpr_function __init__",
+                help="compute the fields in the kernel and pass them to the constructor",
+            )
+        instance = object.__new__(cls)
+        body = init.fn if isinstance(init, ConstexprFunction) else init
+        try:
+            if body is object.__init__:
+                for name, value in zip(cls.__minitriton_fields__, args):  # type: ignore[attr-defined]
+                    object.__setattr__(instance, name, value)
+            else:
+                body(instance, *args, **kwargs)
+        except CompileError:
+            raise
+        except Exception as e:  # noqa: BLE001 - the user's constructor failed: say how
+            raise error(
+                node.loc, f"making a {cls.__name__} failed: {type(e).__name__}: {e}"
+            ) from None
+        missing = [f for f in cls.__minitriton_fields__ if not hasattr(instance, f)]  # type: ignore[attr-defined]
+        if missing:
+            raise error(node.loc, f"{cls.__name__}.__init__ did not set {', '.join(missing)}")
+        return instance
 
     def _make_namedtuple(
         self, cls: type, args: list[Any], kwargs: dict[str, Any], node: ast.Call

@@ -151,6 +151,41 @@ def test_compat_kernels_assemble(kernel: triton.JITFunction, arch: str, tmp_path
     assemble(kernel, signature, arch, tmp_path)
 
 
+def test_aggregates_are_built_passed_returned_and_carried(backend: str) -> None:
+    x, y = np.arange(8, dtype=np.float32), np.linspace(-1, 1, 8, dtype=np.float32)
+    out = np.zeros(8, np.float32)
+    K.aggregates[(1,)](x, y, out, N=8, backend=backend)
+    a, b = y, x  # q is p swapped; its a grows by one in the second round
+    expected = (a + b) * 3 + a * b + (a + 1 + b) * 3 + (a + 1) * b + x
+    np.testing.assert_allclose(out, expected, rtol=1e-6)
+
+
+@needs_ptxas
+@pytest.mark.parametrize("arch", ["sm_90a", "sm_80"])
+def test_aggregates_assemble(arch: str, tmp_path) -> None:
+    x = np.zeros(8, np.float32)
+    assemble_for_args(K.aggregates, (x, x, x, 8), arch, tmp_path)
+
+
+def test_an_aggregate_needs_its_fields_set() -> None:
+    @triton.aggregate
+    class Half:
+        a: tl.tensor
+        b: tl.tensor
+
+        @triton.constexpr_function
+        def __init__(self, a):
+            self.a = a
+
+    @triton.jit
+    def make_half(x_ptr):
+        h = Half(tl.load(x_ptr + tl.arange(0, 8)))
+        tl.store(x_ptr + tl.arange(0, 8), h.a)
+
+    with pytest.raises(CompileError, match=r"Half.__init__ did not set b"):
+        make_half[(1,)](np.zeros(8, np.float32), backend="emulator")
+
+
 def test_a_dropped_result_of_a_must_use_function_is_an_error() -> None:
     x = np.full(8, 2.0, np.float32)
     K.uses_cube[(1,)](x, N=8, backend="emulator")

@@ -214,3 +214,50 @@ def advances_a_block_pointer(x_ptr, out_ptr, N: tl.constexpr, DROP: tl.constexpr
     else:
         p = p.advance((N,))
     tl.store(out_ptr + tl.arange(0, N), tl.load(p))
+
+
+@triton.aggregate
+class Pair:
+    """Two blocks and a compile-time scale (Triton 3.5's ``@triton.aggregate``)."""
+
+    a: tl.tensor
+    b: tl.tensor
+    scale: tl.constexpr
+
+    @triton.constexpr_function
+    def __init__(self, a, b, scale):
+        self.a = a
+        self.b = b
+        self.scale = scale
+
+    @triton.jit
+    def total(self):
+        return (self.a + self.b) * self.scale
+
+    @triton.jit
+    def swapped(self):
+        return Pair(self.b, self.a, self.scale)
+
+    @triton.constexpr_function
+    def doubled_scale(self):
+        return self.scale * 2
+
+
+@triton.jit
+def product(p):
+    """A helper that takes an aggregate."""
+    return p.a * p.b
+
+
+@triton.jit
+def aggregates(x_ptr, y_ptr, out_ptr, N: tl.constexpr):
+    """Aggregates built, passed to helpers, returned by methods and carried by a loop."""
+    offs = tl.arange(0, N)
+    p = Pair(tl.load(x_ptr + offs), tl.load(y_ptr + offs), 3)
+    q = p.swapped()
+    acc = tl.zeros((N,), tl.float32)
+    for _ in range(2):
+        acc += q.total() + product(q)
+        q = Pair(q.a + 1, q.b, q.scale)
+    tl.static_assert(p.doubled_scale() == 6)
+    tl.store(out_ptr + offs, acc + p.a)
