@@ -72,6 +72,7 @@ __all__ = [
     "autotune",
     "bfloat16_view",
     "cdiv",
+    "compile",
     "constexpr_function",
     "empty",
     "get_backend",
@@ -95,6 +96,7 @@ __getattr__ = lazy_attributes(
     __name__,
     {
         "CompiledKernel": "minitriton.compiler",
+        "compile": "minitriton.compiler.compiler",
         "constexpr_function": "minitriton.language.standard",
         "LaunchError": _LAUNCH_CHECKS,
         "LaunchTypeError": _LAUNCH_CHECKS,

@@ -478,3 +478,12 @@ def preload(frontend: bool = True) -> None:
         from minitriton.frontend.parser import warm_up
 
         warm_up()
+
+
+def __getattr__(name: str) -> Any:
+    """``triton.compiler.ASTSource`` and ``triton.compiler.compile``, from :mod:`.aot`."""
+    if name in ("ASTSource", "compile"):
+        from minitriton.compiler import aot
+
+        return getattr(aot, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

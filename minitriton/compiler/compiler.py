@@ -4,14 +4,18 @@ torch's Inductor and other libraries reach for these names even when they
 never compile through them: :func:`triton_key` (a key that changes whenever
 the compiler changes, for their caches), :func:`make_backend` (the backend
 of a target, to read its default options) and :class:`CompiledKernel`.
+
+:func:`compile` of an :class:`ASTSource` is Triton's ahead-of-time entry
+(:mod:`minitriton.compiler.aot`).
 """
 
 from __future__ import annotations
 
 from minitriton.backends import make_backend
 from minitriton.compiler import CompiledKernel
+from minitriton.compiler.aot import ASTSource, compile
 
-__all__ = ["CompiledKernel", "make_backend", "triton_key"]
+__all__ = ["ASTSource", "CompiledKernel", "compile", "make_backend", "triton_key"]
 
 
 def triton_key() -> str:

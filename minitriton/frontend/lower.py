@@ -1746,7 +1746,7 @@ class FunctionLowerer:
                 "aggregate with a @triton.constexpr_function __init__",
                 help="compute the fields in the kernel and pass them to the constructor",
             )
-        instance = object.__new__(cls)
+        instance: Any = object.__new__(cls)
         body = init.fn if isinstance(init, ConstexprFunction) else init
         try:
             if body is object.__init__:

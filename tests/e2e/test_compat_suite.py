@@ -186,6 +186,29 @@ def test_an_aggregate_needs_its_fields_set() -> None:
         make_half[(1,)](np.zeros(8, np.float32), backend="emulator")
 
 
+def test_triton_compile_of_an_ast_source_gives_ptx() -> None:
+    src = triton.compiler.ASTSource(
+        fn=K.compare_and_swap, signature={"x_ptr": "*fp32", "old_ptr": "*fp32"},
+        constexprs={"N": 64}, attrs={(0,): [["tt.divisibility", 16]]},
+    )  # fmt: skip
+    compiled = triton.compile(src, options={"num_warps": 2})
+    assert ".entry compare_and_swap" in compiled.asm["ptx"]
+    assert ".maxntid 64" in compiled.asm["ptx"]  # two warps
+    assert "atom" in compiled.asm["ptx"]
+    by_index = triton.compile(triton.compiler.ASTSource(
+        K.compare_and_swap, {"x_ptr": "*i32", "old_ptr": "*i32", "N": "constexpr"},
+        constexprs={(2,): 32}))  # fmt: skip
+    assert "cas.b32" in by_index.asm["ptx"]
+
+
+def test_triton_compile_reports_a_kernels_error() -> None:
+    src = triton.compiler.ASTSource(K.drops_cube, {"x_ptr": "*fp32"}, constexprs={"N": 8})
+    with pytest.raises(triton.CompilationError, match="The result of cube is not being used"):
+        triton.compile(src)
+    with pytest.raises(ValueError, match="no type or value for parameter 'N'"):
+        triton.compile(triton.compiler.ASTSource(K.drops_cube, {"x_ptr": "*fp32"}))
+
+
 def test_a_dropped_result_of_a_must_use_function_is_an_error() -> None:
     x = np.full(8, 2.0, np.float32)
     K.uses_cube[(1,)](x, N=8, backend="emulator")

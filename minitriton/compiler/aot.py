@@ -1,0 +1,98 @@
+"""Triton's ahead-of-time entry: ``triton.compile(triton.compiler.ASTSource(fn, signature))``.
+
+The kernel is compiled for the types its signature names, without arguments
+or a launch, down to PTX (the ``asm`` stages) for the target's arch.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+from minitriton.compiler import CompiledKernel, CompileOptions, compile_kernel
+from minitriton.frontend.source import ArgSpec, KernelSource
+from minitriton.signature import kernel_params, parse_signature
+
+__all__ = ["ASTSource", "compile"]
+
+
+def _jit_function(fn: Any) -> Any:
+    """The ``@jit`` function under autotune and heuristics wrappers (they keep it as ``.fn``)."""
+    while not isinstance(getattr(fn, "source", None), KernelSource) and hasattr(fn, "fn"):
+        fn = fn.fn
+    return fn
+
+
+class ASTSource:
+    """A ``@jit`` function and the types of its arguments, as Triton's ``ASTSource`` takes them.
+
+    ``signature`` maps each parameter's name to a type (``"*fp32"``, ``"i32"``,
+    ``"constexpr"``); ``constexprs`` gives the compile-time values, keyed by
+    name or by Triton's index path ``(i,)``; ``attrs`` may mark arguments
+    ``[["tt.divisibility", 16]]``.
+    """
+
+    def __init__(
+        self,
+        fn: Any,
+        signature: dict[str, str],
+        constexprs: dict[Any, Any] | None = None,
+        attrs: dict[Any, Any] | None = None,
+    ) -> None:
+        self.fn = fn
+        self.signature = dict(signature)
+        self.constexprs = dict(constexprs or {})
+        self.attrs = dict(attrs or {})
+
+    def arg_specs(self) -> list[ArgSpec]:
+        """One spec per parameter of the kernel, in order."""
+        params = kernel_params(_jit_function(self.fn).fn)
+        names = [p.name for p in params]
+        constants = {_name(k, names): v for k, v in self.constexprs.items()}
+        divisible = {
+            _name(k, names)
+            for k, marks in self.attrs.items()
+            if any(m[0] == "tt.divisibility" and m[1] == 16 for m in marks)
+        }
+        specs = []
+        for param in params:
+            if param.name in constants:
+                specs.append(ArgSpec(param.name, "constexpr", value=constants[param.name]))
+                continue
+            text = self.signature.get(param.name)
+            if text is None or text == "constexpr":
+                if not param.has_default:
+                    raise ValueError(f"ASTSource: no type or value for parameter {param.name!r}")
+                specs.append(ArgSpec(param.name, "constexpr", value=param.default))
+                continue
+            hint = ":16" if param.name in divisible and text.startswith(("*", "i", "u")) else ""
+            specs.extend(parse_signature(text + hint, [param]))
+        return specs
+
+
+def _name(key: Any, names: list[str]) -> str:
+    """A parameter named by its name or by Triton's index path ``(i,)``."""
+    if isinstance(key, tuple):
+        key = key[0]
+    return names[key] if isinstance(key, int) else str(key)
+
+
+def compile(  # noqa: A001 - Triton's name
+    src: ASTSource, target: Any = None, options: dict[str, Any] | None = None
+) -> CompiledKernel:
+    """Compile ``src`` down to PTX for ``target`` (a ``GPUTarget``; sm_90 by default).
+
+    ``options`` takes Triton's ``num_warps``, ``num_stages`` and ``maxnreg``.
+    A kernel that does not compile raises a located ``CompilationError``.
+    """
+    given = dict(options or {})
+    arch = f"sm_{target.arch}" if target is not None and isinstance(target.arch, int) else None
+    opts = CompileOptions(
+        num_warps=int(given.get("num_warps", 4)),
+        num_stages=int(given.get("num_stages", 3)),
+        maxnreg=given.get("maxnreg"),
+    )
+    if arch is not None:
+        opts = dataclasses.replace(opts, arch=arch)
+    source = _jit_function(src.fn).source
+    return compile_kernel(source, src.arg_specs(), opts, stop_after="ptx")
