@@ -36,9 +36,10 @@ Where the emulator differs from Triton on a GPU (the GPU is the reference):
   again, so float sums agree only to rounding.
 * Integer division or remainder by zero gives 0 (undefined in Triton).
 * Float -> int casts of out-of-range values saturate, as PTX ``cvt.rzi``
-  does, and NaN gives what an H200 gives: 0 from f32 (or narrower) to 32
-  bits or fewer, else the integer with only the sign bit set (``INT_MIN``,
-  ``2**63``); Triton calls both undefined.
+  does (an 8-bit result is the low byte of the saturated 16-bit one, as the
+  GPU computes it), and NaN gives what an H200 gives: 0 from f32 (or
+  narrower) to 32 bits or fewer, else the integer with only the sign bit set
+  (``INT_MIN``, ``2**63``); Triton calls both undefined.
 * Shifts by the bit width or more give 0 (or the sign for ``>>`` of
   negative signed values), as PTX does; in LLVM they are poison.
 * ``arith.max``/``arith.min`` on floats ignore NaN (IEEE maxNum/minNum).

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from minitriton.ir.types import PointerType, ScalarType, Type, element_type, wrap_int
+from minitriton.ir.types import I16, U16, PointerType, ScalarType, Type, element_type, wrap_int
 
 
 @dataclass(frozen=True)
@@ -224,11 +224,12 @@ def cast_values(data: np.ndarray, src: ScalarType, dst: ScalarType) -> np.ndarra
 def nan_as_int(src: ScalarType, dst: ScalarType) -> int:
     """The integer an NVIDIA GPU's ``cvt`` gives for a NaN of type ``src`` (measured on an H200).
 
-    A 64-bit result, or an f64 source, gives the integer whose only set bit is
-    the sign bit of the result (``INT_MIN``, ``2**63`` ...); an f32 or
-    narrower source converted to 32 bits or fewer gives 0.
+    A 64-bit result, or an f64 source converted to 16 bits or more, gives the
+    integer whose only set bit is the result's sign bit (``INT_MIN``,
+    ``2**63``, ``0x8000`` ...); an f32 or narrower source converted to 32 bits
+    or fewer gives 0. (8-bit results go through 16 bits: see :func:`float_to_int`.)
     """
-    if dst.bitwidth == 64 or (src.name == "f64" and dst.bitwidth == 32):
+    if dst.bitwidth == 64 or (src.name == "f64" and dst.bitwidth >= 16):
         return -(1 << (dst.bitwidth - 1)) if dst.is_signed() else 1 << (dst.bitwidth - 1)
     return 0
 
@@ -237,8 +238,13 @@ def float_to_int(x: np.ndarray, src: ScalarType, dst: ScalarType) -> np.ndarray:
     """Float values (as f64) converted to integer type ``dst``, saturating, as PTX's ``cvt``.
 
     ``x`` holds integral values already for ``cvt``'s other roundings; this
-    truncates toward zero.
+    truncates toward zero. An 8-bit result is the 16-bit one's low byte, as
+    the GPU computes it (LLVM widens 8-bit conversions): 200.0 gives -56 as an
+    int8 and infinity -1, as on an H200.
     """
+    if dst.bitwidth == 8:
+        wide = I16 if dst.is_signed() else U16
+        return float_to_int(x, src, wide).astype(dst.numpy)  # wraps to the low byte
     info = np.iinfo(dst.numpy)
     nan = np.isnan(x)
     t = np.trunc(np.where(nan, 0.0, x))

@@ -66,7 +66,8 @@ DIFFERS: dict[str, str] = {
     "arith.min": "NaN operands are ignored (IEEE minNum)",
     "arith.shl": "shifts by the bit width or more give 0, as PTX does (poison in LLVM)",
     "arith.shr": "shifts by the bit width or more give 0 or the sign, as PTX does",
-    "arith.cast": "float-to-int out of range saturates and NaN gives the GPU's value (undefined); "
+    "arith.cast": "float-to-int saturates (8 bits: the 16-bit result's low byte) and NaN gives the "
+    "GPU's value (undefined); "
     "bf16 from f64 or ints rounds twice, through fp32",
     "math.fma": "f64 is not fused (the product is rounded first)",
     "tt.dot": "fp32 inputs round to TF32 and accumulate in steps of 8 along K; "

@@ -186,6 +186,43 @@ def test_an_aggregate_needs_its_fields_set() -> None:
         make_half[(1,)](np.zeros(8, np.float32), backend="emulator")
 
 
+#: What an H200 gives for NaN, inf, -inf and 1e30 converted to each integer type (Triton 3.6's
+#: kernels, their bits): from f32 and narrower (one row: f16, bf16 and f32 agree), and from f64.
+H200_CASTS = {
+    "int8": (["0x0", "0xff", "0x0", "0xff"], ["0x0", "0xff", "0x0", "0xff"]),
+    "int16": (["0x0", "0x7fff", "0x8000", "0x7fff"], ["0x8000", "0x7fff", "0x8000", "0x7fff"]),
+    "int32": (["0x0", "0x7fffffff", "0x80000000", "0x7fffffff"],
+              ["0x80000000", "0x7fffffff", "0x80000000", "0x7fffffff"]),
+    "int64": (["0x8000000000000000", "0x7fffffffffffffff", "0x8000000000000000",
+               "0x7fffffffffffffff"],) * 2,
+    "uint8": (["0x0", "0xff", "0x0", "0xff"], ["0x0", "0xff", "0x0", "0xff"]),
+    "uint16": (["0x0", "0xffff", "0x0", "0xffff"], ["0x8000", "0xffff", "0x0", "0xffff"]),
+    "uint32": (["0x0", "0xffffffff", "0x0", "0xffffffff"],
+               ["0x80000000", "0xffffffff", "0x0", "0xffffffff"]),
+    "uint64": (["0x8000000000000000", "0xffffffffffffffff", "0x0", "0xffffffffffffffff"],) * 2,
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("dst", sorted(H200_CASTS))
+@pytest.mark.parametrize("src", [np.float32, np.float64, np.float16])
+def test_casts_of_nan_infinity_and_huge_floats_give_the_h200s_integers(
+    backend: str, src: type, dst: str
+) -> None:
+    x = np.array([np.nan, np.inf, -np.inf, 1e30 if src != np.float16 else np.inf], src)
+    bits = np.dtype(dst).itemsize * 8
+    out = np.zeros(4, dst)
+    K.cast_to[(1,)](x, out, N=4, DST=getattr(tl, dst), backend=backend)
+    got = [hex(int(v) & ((1 << bits) - 1)) for v in out]
+    assert got == H200_CASTS[dst][src == np.float64]
+
+
+def test_a_float_cast_to_8_bits_keeps_the_low_byte_of_the_16_bit_result() -> None:
+    x = np.array([200.0, -200.0, 300.0, -3.7], np.float32)
+    out = np.zeros(4, np.int8)
+    K.cast_to[(1,)](x, out, N=4, DST=tl.int8, backend="emulator")
+    assert out.tolist() == [-56, 56, 44, -3]  # 200 = 0x00c8, 300 = 0x012c
+
+
 def test_triton_compile_of_an_ast_source_gives_ptx() -> None:
     src = triton.compiler.ASTSource(
         fn=K.compare_and_swap, signature={"x_ptr": "*fp32", "old_ptr": "*fp32"},

@@ -261,3 +261,10 @@ def aggregates(x_ptr, y_ptr, out_ptr, N: tl.constexpr):
         q = Pair(q.a + 1, q.b, q.scale)
     tl.static_assert(p.doubled_scale() == 6)
     tl.store(out_ptr + offs, acc + p.a)
+
+
+@triton.jit
+def cast_to(x_ptr, out_ptr, N: tl.constexpr, DST: tl.constexpr):
+    """``x.to(DST)``: a float block converted to an integer type."""
+    offs = tl.arange(0, N)
+    tl.store(out_ptr + offs, tl.load(x_ptr + offs).to(DST))
