@@ -761,11 +761,15 @@ def _load_tensor_descriptor(ctx: FunctionLowerer, desc: Any, offsets: Any) -> Te
 @impl("store_tensor_descriptor")
 def _store_tensor_descriptor(ctx: FunctionLowerer, desc: Any, offsets: Any, value: Any) -> None:
     ptrs, m = TD.tile_pointers(ctx.b, desc, offsets, "desc.store")
+    _store_tile(ctx, ptrs, m, value, "the descriptor's block shape")
+
+
+def _store_tile(ctx: FunctionLowerer, ptrs: Tensor, m: Any, value: Any, what: str) -> None:
+    """A descriptor's masked store of ``value``, whose shape must be the pointers'."""
     if isinstance(value, Tensor) and value.is_block and value.shape != ptrs.shape:
         raise error(
             ctx.b.loc,
-            f"the value's shape {list(value.shape)} does not match the descriptor's "
-            f"block shape {list(ptrs.shape)}",
+            f"the value's shape {list(value.shape)} does not match {what} {list(ptrs.shape)}",
         )
     _emit_store(ctx, ptrs, value, m)
 
@@ -783,13 +787,7 @@ def _scatter_tensor_descriptor(
     ctx: FunctionLowerer, desc: Any, value: Any, x_offsets: Any, y_offset: Any
 ) -> None:
     ptrs, m = TD.row_pointers(ctx.b, desc, x_offsets, y_offset, "scatter")
-    if isinstance(value, Tensor) and value.is_block and value.shape != ptrs.shape:
-        raise error(
-            ctx.b.loc,
-            f"the value's shape {list(value.shape)} does not match the rows scattered "
-            f"{list(ptrs.shape)}",
-        )
-    _emit_store(ctx, ptrs, value, m)
+    _store_tile(ctx, ptrs, m, value, "the rows scattered")
 
 
 @impl("where")

@@ -35,13 +35,8 @@ def _size(size: int | tuple[int, ...]) -> tuple[int, ...]:
     return size if isinstance(size, tuple) else (size,)
 
 
-class MXFP4Tensor:
-    """E2M1 codes in a ``uint8`` torch tensor (``.data``), one per element.
-
-    ``MXFP4Tensor(data=t)`` converts float32 ``t`` (round to nearest even;
-    magnitudes past 6, infinities and NaN become ±6); ``MXFP4Tensor(size=s)``
-    makes an empty one for :meth:`random`.
-    """
+class _Codes:
+    """Codes in a ``uint8`` torch tensor: made from float32 ``data``, or empty of ``size``."""
 
     def __init__(self, data: Any = None, size: Any = None, device: Any = None) -> None:
         self.device = device
@@ -54,6 +49,18 @@ class MXFP4Tensor:
             self.size = _size(size)
         else:
             raise ValueError("Either parameter data or size must be provided")
+
+    def _from_float(self, values: Any) -> Any:
+        raise NotImplementedError
+
+
+class MXFP4Tensor(_Codes):
+    """E2M1 codes in a ``uint8`` torch tensor (``.data``), one per element.
+
+    ``MXFP4Tensor(data=t)`` converts float32 ``t`` (round to nearest even;
+    magnitudes past 6, infinities and NaN become ±6); ``MXFP4Tensor(size=s)``
+    makes an empty one for :meth:`random`.
+    """
 
     def random(self) -> MXFP4Tensor:
         """Random codes, every one of the 16 equally likely."""
@@ -103,25 +110,13 @@ class MXFP4Tensor:
         return data.narrow(dim, 0, original_shape[dim]).to(torch.uint8)
 
 
-class MXScaleTensor:
+class MXScaleTensor(_Codes):
     """E8M0 scale codes in a ``uint8`` torch tensor (``.data``): ``2 ** (code - 127)``.
 
     ``MXScaleTensor(data=t)`` converts float32 ``t`` (the floor of its base-2
     logarithm; values ``<= 0``, infinities and NaN become the NaN code 255);
     ``MXScaleTensor(size=s)`` makes an empty one for :meth:`random`.
     """
-
-    def __init__(self, data: Any = None, size: Any = None, device: Any = None) -> None:
-        self.device = device
-        if data is not None:
-            torch = _torch()
-            assert isinstance(data, torch.Tensor), "Parameter data must be a torch tensor"
-            self.device = data.device
-            self.data = self._from_float(data)
-        elif size is not None:
-            self.size = _size(size)
-        else:
-            raise ValueError("Either parameter data or size must be provided")
 
     def random(self, low: float | None = None, high: float | None = None) -> MXScaleTensor:
         """Random codes for scales between ``low`` and ``high`` (powers of two), never NaN."""
