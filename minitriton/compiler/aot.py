@@ -6,10 +6,9 @@ or a launch, down to PTX (the ``asm`` stages) for the target's arch.
 
 from __future__ import annotations
 
-import dataclasses
 from typing import Any
 
-from minitriton.compiler import CompiledKernel, CompileOptions, compile_kernel
+from minitriton.compiler import DEFAULT_ARCH, CompiledKernel, CompileOptions, compile_kernel
 from minitriton.frontend.source import ArgSpec, KernelSource
 from minitriton.signature import kernel_params, parse_signature
 
@@ -17,7 +16,11 @@ __all__ = ["ASTSource", "compile"]
 
 
 def _jit_function(fn: Any) -> Any:
-    """The ``@jit`` function under autotune and heuristics wrappers (they keep it as ``.fn``)."""
+    """The ``@jit`` function under autotune and heuristics wrappers (they keep it as ``.fn``).
+
+    :func:`minitriton.jit.base_jit_function`'s walk, here by attributes: the
+    compiler layer may not import the jit layer.
+    """
     while not isinstance(getattr(fn, "source", None), KernelSource) and hasattr(fn, "fn"):
         fn = fn.fn
     return fn
@@ -86,13 +89,12 @@ def compile(  # noqa: A001 - Triton's name
     A kernel that does not compile raises a located ``CompilationError``.
     """
     given = dict(options or {})
-    arch = f"sm_{target.arch}" if target is not None and isinstance(target.arch, int) else None
+    given_arch = getattr(target, "arch", None)
     opts = CompileOptions(
         num_warps=int(given.get("num_warps", 4)),
         num_stages=int(given.get("num_stages", 3)),
         maxnreg=given.get("maxnreg"),
+        arch=f"sm_{given_arch}" if isinstance(given_arch, int) else DEFAULT_ARCH,
     )
-    if arch is not None:
-        opts = dataclasses.replace(opts, arch=arch)
     source = _jit_function(src.fn).source
     return compile_kernel(source, src.arg_specs(), opts, stop_after="ptx")

@@ -708,12 +708,17 @@ class FunctionLowerer:
         A call of a function marked ``@triton.must_use_result`` (``tl.advance``
         too, which moves nothing by itself) is an error here: its result is dropped.
         """
-        if isinstance(node.value, ast.Call):
-            self._check_result_used(node.value)
-        self.eval(node.value)
+        if not isinstance(node.value, ast.Call):
+            self.eval(node.value)
+            return
+        call = node.value
+        self.compiler.loc = call.loc  # as eval() of the call would set it
+        with self.b.located(call.loc):
+            fn = self.eval(call.func)  # once: the check and the call share it
+            self._check_result_used(call, fn)
+            self._call_node(call, fn)
 
-    def _check_result_used(self, call: ast.Call) -> None:
-        fn = self.eval(call.func)
+    def _check_result_used(self, call: ast.Call, fn: Any) -> None:
         if isinstance(fn, BoundMethod):
             fn = BUILTINS.get(fn.builtin)
         note = getattr(fn, "_must_use_result", False) or getattr(
@@ -1604,7 +1609,10 @@ class FunctionLowerer:
 
     def expr_Call(self, node: ast.Call) -> Any:  # noqa: N802
         """Calls of builtins, ``@jit`` helpers, tensor methods and Python builtins."""
-        fn = self.eval(node.func)
+        return self._call_node(node, self.eval(node.func))
+
+    def _call_node(self, node: ast.Call, fn: Any) -> Any:
+        """The call ``node`` of ``fn`` (its callee, evaluated): arguments, then dispatch."""
         args: list[Any] = []
         for a in node.args:
             if isinstance(a, ast.Starred):
