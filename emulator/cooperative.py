@@ -13,6 +13,13 @@ resumes and re-reads memory. A program that never spins runs to completion
 without a switch, so a kernel whose locks a program takes and releases by
 itself runs exactly as before.
 
+``tl.atomic_poll`` waits inside one op: while the flag differs, the op calls
+:meth:`Interpreter.give_way <minitriton.emulator.interpreter.Interpreter.give_way>`,
+which hands the baton on. When no other program ran an op since the poller
+last gave way, nobody can change the flag any more (the others have finished
+or are polling too), and ``give_way`` says so: the poll then reports a
+deadlock, or with a timeout returns False.
+
 Each program is a thread that holds the one baton while it runs; a thread is
 started only when the baton first reaches it.
 """
@@ -26,7 +33,7 @@ import numpy as np
 
 from minitriton.emulator.interpreter import Interpreter, Listener, ProgramState
 from minitriton.ir.core import Operation
-from minitriton.ir.ops import AtomicCASOp, AtomicRMWOp, LoadOp, Module, WhileOp
+from minitriton.ir.ops import AtomicCASOp, AtomicPollOp, AtomicRMWOp, LoadOp, Module, WhileOp
 
 #: Consecutive runs of one spin op after which a program gives way.
 SPINS_BEFORE_YIELD = 2
@@ -40,6 +47,11 @@ def spin_ops(module: Module) -> set[int]:
         if (atomic or isinstance(op, LoadOp)) and _in_while(op, condition_only=not atomic):
             found.add(id(op))
     return found
+
+
+def waits(module: Module) -> bool:
+    """Whether a program of the kernel may wait for another: a spin op or an ``atomic_poll``."""
+    return bool(spin_ops(module)) or any(isinstance(op, AtomicPollOp) for op in module.walk())
 
 
 def _in_while(op: Operation, condition_only: bool) -> bool:
@@ -77,10 +89,14 @@ class _Scheduler(Listener):
         self.threads: dict[int, threading.Thread] = {}
         self.local = threading.local()
         self.error: BaseException | None = None
+        #: Ops run by all programs together: a poller that gets the baton back with
+        #: this unchanged knows that nobody can change its flag any more.
+        self.ops_run = 0
 
     # -- the listener: count spins, give way ----------------------------------
     def did_execute_op(self, op: Operation, state: ProgramState, results: list) -> None:
         """After a spin op: give way if this program ran it twice in a row."""
+        self.ops_run += 1
         if id(op) not in self.spins:
             return
         me = self.local.index
@@ -89,10 +105,21 @@ class _Scheduler(Listener):
         if count >= SPINS_BEFORE_YIELD:
             self._pass_baton(me)
 
+    def give_way(self) -> bool:
+        """Let the other programs run while this one waits; False if none changed anything."""
+        me = self.local.index
+        before = self.ops_run
+        with self.cond:
+            if self._next(me) in (None, me):
+                return False
+        self._pass_baton(me)
+        return self.ops_run != before
+
     # -- the baton ---------------------------------------------------------------
     def run(self) -> None:
         """Run every program; re-raise the first program's error."""
         self.interp.listeners.append(self)
+        self.interp.yield_to_others = self.give_way
         try:
             self._start(0)
             with self.cond:
@@ -100,6 +127,7 @@ class _Scheduler(Listener):
                     self.cond.wait()
         finally:
             self.interp.listeners.remove(self)
+            self.interp.yield_to_others = None
             self._abort_all()
         if self.error is not None:
             raise self.error

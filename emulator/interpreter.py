@@ -18,7 +18,7 @@ debugger or a tracer needs. To run a single program op by op::
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -163,6 +163,8 @@ class Interpreter:
         self.program_steps = 0  # ops executed, times the programs each ran for
         self.max_steps = budget.max_steps()  # None: no step budget
         self.current: tuple[Operation, ProgramState] | None = None  # for Ctrl-C
+        #: Set while programs run cooperatively (cooperative.py): lets the others run.
+        self.yield_to_others: Callable[[], bool] | None = None
         # A plain launch that runs long says so on a terminal (tools with
         # listeners, such as the debugger, pause on purpose).
         self.notice = None if self.listeners else budget.long_run_notice(self.kernel.sym_name)
@@ -261,6 +263,20 @@ class Interpreter:
         for listener in self.listeners:
             listener.did_execute_op(op, state, results)
         return results
+
+    def give_way(self, op: Operation, state: ProgramState) -> bool:
+        """Let the other programs run while ``state``'s program waits at ``op``.
+
+        False when that cannot change memory: programs do not run cooperatively
+        (one batch, or a debugger's own order), or no other program ran an op
+        since this one last gave way. The budgets are checked first, as they
+        would be if the waiting program ran ``op`` again.
+        """
+        if budget.has_budget() or self.notice:
+            self._check_budget(op, state)
+        if self.max_steps is not None:
+            self._count_steps(op, state)
+        return self.yield_to_others is not None and self.yield_to_others()
 
     def _check_budget(self, op: Operation, state: ProgramState) -> None:
         if self.notice is not None:

@@ -10,7 +10,8 @@ program). That is invisible unless programs communicate through memory, so
 kernels that do are run **one program at a time**, each to completion:
 
 * any ``tt.atomic_cas`` or ``tt.atomic_rmw`` of kind ``xchg`` (spin locks);
-* any atomic inside an ``scf.while`` (waiting on other programs).
+* any atomic inside an ``scf.while`` (waiting on other programs);
+* any ``tt.atomic_poll`` (it waits for another program).
 
 ``serial=True`` forces that mode; ``serial=False`` batches even such kernels
 (a spin lock may then never be released). When a batch cannot be merged
@@ -45,12 +46,13 @@ from weakref import WeakKeyDictionary
 import numpy as np
 
 from minitriton.emulator.budget import KernelInterrupt
-from minitriton.emulator.cooperative import run_cooperative, spin_ops
+from minitriton.emulator.cooperative import run_cooperative, waits
 from minitriton.emulator.errors import EmulatorError
 from minitriton.emulator.interpreter import Interpreter, Listener, NeedSerial
 from minitriton.ir.core import Operation
 from minitriton.ir.ops import (
     AtomicCASOp,
+    AtomicPollOp,
     AtomicRMWOp,
     CastOp,
     ForOp,
@@ -153,7 +155,7 @@ def run_serial(interp: Interpreter, total: int) -> None:
     one gives way to it.
     """
     pids = program_ids(interp.grid, 0, total)
-    if spin_ops(interp.module):
+    if waits(interp.module):
         run_cooperative(interp, pids)
         return
     for pid in pids:
@@ -197,6 +199,8 @@ def _serial_reason(ops: Sequence[Operation]) -> str | None:
             return "tt.atomic_rmw xchg (spin locks need programs to run to completion)"
         if isinstance(op, (AtomicRMWOp, AtomicCASOp)) and _inside(op, WhileOp):
             return "an atomic inside scf.while (programs wait on each other)"
+        if isinstance(op, AtomicPollOp):
+            return "tt.atomic_poll (programs wait on each other)"
     return None
 
 

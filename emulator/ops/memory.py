@@ -17,6 +17,7 @@ Order, as sequential execution in grid order would give it:
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from functools import partial
 
@@ -30,7 +31,7 @@ from minitriton.emulator.registry import semantics
 from minitriton.emulator.rows import complete_despite_interrupt
 from minitriton.emulator.values import RVal, from_compute, to_compute
 from minitriton.ir.core import Operation
-from minitriton.ir.ops import AddPtrOp, AtomicCASOp, AtomicRMWOp, LoadOp, StoreOp
+from minitriton.ir.ops import AddPtrOp, AtomicCASOp, AtomicPollOp, AtomicRMWOp, LoadOp, StoreOp
 
 # ---------------------------------------------------------------- bounds
 
@@ -283,6 +284,55 @@ def _atomic_cas(op: Operation, state: ProgramState, ptr: RVal, cmp: RVal, val: R
         buf.flat[addr[hit]] = values[level][hit]
     batched = ptr.batched or cmp.batched or val.batched
     return _atomic_result(op, state, old, batched)
+
+
+@semantics(AtomicPollOp)
+def _atomic_poll(
+    op: Operation, state: ProgramState, ptr: RVal, expected: RVal, timeout: RVal | None = None
+) -> RVal:
+    """Read the flag until it equals ``expected``, letting the other programs run meanwhile.
+
+    A program whose timeout (nanoseconds of wall time here) runs out gets
+    False. When no other program can change the flag any more (see
+    :mod:`~minitriton.emulator.cooperative`), a poll with a timeout returns
+    False at once and one without is a located error: on a GPU it would hang.
+    """
+    buf = check_bounds(op, state, _batched_ptr(state, ptr), None, "at")
+    offsets, wanted = _lanes(state, op, ptr, expected)
+    assert offsets is not None and wanted is not None
+    limits = None if timeout is None else timeout.rows(state.size).reshape(-1)
+    start = time.perf_counter_ns()
+    matched = np.zeros(offsets.shape, dtype=bool)
+    waiting = np.ones(offsets.shape, dtype=bool)
+    while True:
+        seen = buf.flat[offsets]
+        matched |= waiting & (seen == wanted)
+        waiting &= ~matched
+        if limits is not None:
+            waiting &= limits > np.uint64(time.perf_counter_ns() - start)
+        if not waiting.any():
+            break
+        if not state.interp.give_way(op, state):
+            if limits is None:
+                raise _poll_deadlock(op, state, buf, seen, wanted, waiting)
+            break
+    batched = ptr.batched or expected.batched or (timeout is not None and timeout.batched)
+    return _atomic_result(op, state, matched, batched)
+
+
+def _poll_deadlock(
+    op: Operation, state: ProgramState, buf: Buffer, seen: np.ndarray, wanted: np.ndarray,
+    waiting: np.ndarray,
+) -> EmulatorError:  # fmt: skip
+    row = int(np.argmax(waiting))
+    return state.interp.error(
+        op, state,
+        f"tl.atomic_poll waits forever: '{buf.name}' holds {seen[row]}, not {wanted[row]}, "
+        "and no other program of the grid can change it (they have finished or wait too)",
+        ["on a GPU this kernel would hang"], row,
+        help="store the value in another program (one that does not wait for this one), "
+             "or give the poll a timeout_ns and test its result",
+    )  # fmt: skip
 
 
 def _batched_ptr(state: ProgramState, ptr: RVal) -> RVal:

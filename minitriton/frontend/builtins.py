@@ -880,6 +880,40 @@ def _atomic_cas(
     return Tensor(ctx.b.value(ops.AtomicCASOp, [ptr.handle, c.handle, v.handle], c.type, attrs))
 
 
+@impl("atomic_poll")
+def _atomic_poll(
+    ctx: FunctionLowerer, pointer: Any, expected_value: Any, sem: Any, scope: Any, timeout_ns: Any
+) -> Tensor:
+    """Triton 3.8's poll; the checks and their words are Triton's."""
+    ptr = _pointer(ctx, pointer)
+    if ptr.is_block:
+        raise error(ctx.b.loc, "atomic_poll only supports a pointer to a scalar",
+                    help="poll one flag: tl.atomic_poll(flags + i, value)")  # fmt: skip
+    pointee = S.pointee_of(ptr)
+    if not pointee.is_int() or pointee.bitwidth not in (16, 32, 64):
+        raise error(ctx.b.loc, "atomic_poll only supports integer elements with width {16, 32, 64}")
+    expected = _tensor(ctx, expected_value, "expected_value")
+    if expected.is_block:
+        raise error(ctx.b.loc, "Expected value argument cannot be block type")
+    attrs = _sem_scope(ctx, "acquire" if sem is None else sem, scope)
+    if attrs["sem"] not in ("acquire", "relaxed"):
+        raise error(ctx.b.loc, "atomic_poll only supports acquire and relaxed semantics")
+    operands = [ptr.handle, S.cast(ctx.b, expected, pointee).handle]
+    if timeout_ns is not None:
+        operands.append(_poll_timeout(ctx, timeout_ns).handle)
+    return Tensor(ctx.b.value(ops.AtomicPollOp, operands, I1, attrs))
+
+
+def _poll_timeout(ctx: FunctionLowerer, timeout_ns: Any) -> Tensor:
+    """The timeout as a ``u64`` scalar: a whole number of nanoseconds, at least 0."""
+    if isinstance(timeout_ns, int) and not isinstance(timeout_ns, bool) and timeout_ns < 0:
+        raise error(ctx.b.loc, "atomic_poll timeout_ns must be non-negative")
+    t = _tensor(ctx, timeout_ns, "timeout_ns")
+    if t.is_block or not t.dtype.is_int():
+        raise error(ctx.b.loc, "atomic_poll timeout_ns must be a scalar integer")
+    return S.cast(ctx.b, t, U64)
+
+
 # ---------------------------------------------------------------- dot
 
 _PRECISIONS = F32_PRECISIONS

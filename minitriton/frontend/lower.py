@@ -277,6 +277,7 @@ TENSOR_METHODS |= {
         "atomic_max",
         "atomic_min",
         "atomic_or",
+        "atomic_poll",
         "atomic_xchg",
         "atomic_xor",
     ]

@@ -52,6 +52,7 @@ from minitriton.ir.types import (
     F64,
     I1,
     I32,
+    U64,
     BlockType,
     PointerType,
     ScalarType,
@@ -594,6 +595,31 @@ class AtomicCASOp(Operation):
         _same_type(self, self.operands[1:], want, "operand")
 
 
+class AtomicPollOp(Operation):
+    """``%ok = tt.atomic_poll(%ptr, %expected[, %timeout_ns]) {sem = "acquire"} : i1``.
+
+    Waits until the scalar at ``%ptr`` equals ``%expected``; with a timeout
+    (``u64`` nanoseconds) it may give up, and the result says which happened.
+    It synchronises the threads of the program, hence ``SideEffects``.
+    """
+
+    traits = trait_set(ReadsMemory, SideEffects)
+
+    name = "tt.atomic_poll"
+    operand_counts = (2, 3)
+    required_attrs = ("sem",)
+
+    def verify_(self) -> None:
+        ptr = self.operands[0].type
+        if isinstance(ptr, BlockType):
+            raise self.fail("polls a pointer to a scalar, not a block")
+        _same_type(self, self.operands[1:2], _pointee(self, ptr), "expected value")
+        if len(self.operands) == 3:
+            _same_type(self, self.operands[2:], U64, "timeout")
+        if self.result.type != I1:
+            raise self.fail(f"result must be i1, got {self.result.type}")
+
+
 # ---------------------------------------------------------------- matrix
 
 
@@ -938,8 +964,8 @@ register_ops(
     MaxOp, MinOp, AndOp, OrOp, XorOp, ShlOp, ShrOp, UmulhiOp, DivRnOp, PowOp,
     *MATH_BINARY_OPS.values(), CmpOp, SelectOp, NegOp, NotOp, AbsOp,
     *MATH_UNARY_OPS.values(), FmaOp, RoundedOp, CastOp, BitcastOp, AddPtrOp, SplatOp, BroadcastOp,
-    ExpandDimsOp, ReshapeOp, TransOp, LoadOp, StoreOp, AtomicRMWOp, AtomicCASOp, DotOp,
-    ReduceOp, ScanOp, ReduceReturnOp, ScanReturnOp, SortOp, ForOp, IfOp, WhileOp, YieldOp,
+    ExpandDimsOp, ReshapeOp, TransOp, LoadOp, StoreOp, AtomicRMWOp, AtomicCASOp, AtomicPollOp,
+    DotOp, ReduceOp, ScanOp, ReduceReturnOp, ScanReturnOp, SortOp, ForOp, IfOp, WhileOp, YieldOp,
     ConditionOp, CallOp, ReturnOp, FuncOp, PrintOp, AssertOp, BarrierOp, HintOp, InlineAsmOp,
     GatherOp,
 )  # fmt: skip

@@ -553,6 +553,25 @@ def atomic_cas(pointer, cmp, val, sem=None, scope=None):
     """Atomic compare-and-swap: store ``val`` where the old value is ``cmp``; returns it."""
 
 
+@builtin
+def atomic_poll(pointer, expected_value, sem=None, scope=None, timeout_ns=None):
+    """Wait until the scalar at ``pointer`` equals ``expected_value``; returns True then.
+
+    ``pointer`` points to one 16-, 32- or 64-bit integer. ``sem`` is
+    ``"acquire"`` (the default: reads after the poll see what the writer wrote
+    before it released the flag) or ``"relaxed"``; ``scope`` is ``"gpu"`` (the
+    default), ``"cta"`` or ``"sys"``. With ``timeout_ns`` (nanoseconds of the
+    GPU's global timer) the wait may end first, and the result is False; a
+    timeout of 0 still reads once. New in Triton 3.8.
+
+    On the GPU one thread of the program polls and the others wait at a
+    barrier. The emulator reads the flag, and while it differs lets the other
+    programs of the grid run (as for spin loops, see :doc:`differences`); when
+    no other program can still change it, a poll without a timeout is an error
+    that says so, and one with a timeout returns False at once.
+    """
+
+
 # -- math -----------------------------------------------------------------------
 
 

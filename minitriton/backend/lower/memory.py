@@ -14,6 +14,11 @@ Threads that hold copies of the same elements (a block smaller than the
 CTA) do not store or run atomics twice: only one owner does. Scalar stores
 and atomics are done by thread 0; an atomic's old value reaches the other
 threads through shared memory.
+
+``tl.atomic_poll`` is Triton's loop: thread 0 reads the flag with
+``ld.relaxed.<scope>`` until it matches (or ``%globaltimer`` says the
+timeout passed), then fences for ``acquire``; the other threads wait at a
+barrier, and with a timeout learn the outcome through shared memory.
 """
 
 from __future__ import annotations
@@ -43,7 +48,7 @@ from minitriton.backend.lower.smem import broadcast_from_thread0, share_from_own
 from minitriton.backend.registry import lowering
 from minitriton.diagnostics import error
 from minitriton.ir.core import Operation, Value
-from minitriton.ir.ops import AtomicCASOp, AtomicRMWOp, LoadOp, StoreOp
+from minitriton.ir.ops import AtomicCASOp, AtomicPollOp, AtomicRMWOp, LoadOp, StoreOp
 from minitriton.ir.types import BF16, F16, BlockType, ScalarType, element_type
 
 if TYPE_CHECKING:
@@ -259,6 +264,69 @@ def lower_atomic_rmw(ctx: LoweringContext, op: Operation) -> object:
 def lower_atomic_cas(ctx: LoweringContext, op: Operation) -> object:
     """``tt.atomic_cas``: ``atom.cas`` per owned element; scalars by thread 0."""
     return _atomic(ctx, op, lambda p, pred, vals: _cas(ctx, op, p, pred, vals[0], vals[1]))
+
+
+@lowering(AtomicPollOp)
+def lower_atomic_poll(ctx: LoweringContext, op: Operation) -> object:
+    """``tt.atomic_poll``: thread 0 spins on ``ld.relaxed``; a barrier ends everyone's wait."""
+    b = ctx.b
+    ptr, expected = ctx.get(op.operands[0]), ctx.get(op.operands[1])
+    timeout = ctx.get(op.operands[2]) if len(op.operands) == 3 else None
+    pred = check_access(ctx, op, None, [ptr], 0, 1, ctx.is_thread0()) or ctx.is_thread0()
+    entry = b.block
+    start_bb, loop_bb, success_bb = (b.append_basic_block(f"poll.{n}") for n in
+                                     ("start", "loop", "success"))  # fmt: skip
+    check_bb = b.append_basic_block("poll.timeout") if timeout is not None else None
+    done_bb = b.append_basic_block("poll.done")
+    b.cbranch(pred, start_bb, done_bb)
+    b.position_at_end(start_bb)
+    start = _global_timer(ctx) if timeout is not None else None
+    b.branch(loop_bb)
+    b.position_at_end(loop_bb)
+    matched = b.icmp_unsigned("==", _relaxed_load(ctx, op, ptr, expected.type), expected)
+    b.cbranch(matched, success_bb, check_bb or loop_bb)
+    if check_bb is not None:
+        b.position_at_end(check_bb)
+        elapsed = b.sub(_global_timer(ctx), start)
+        b.cbranch(b.icmp_unsigned(">=", elapsed, timeout), done_bb, loop_bb)
+    b.position_at_end(success_bb)
+    if op.attrs["sem"] == "acquire":
+        _fence_acquire(ctx, op)
+    b.branch(done_bb)
+    b.position_at_end(done_bb)
+    outcome = b.phi(I1)
+    outcome.add_incoming(ir.Constant(I1, 0), entry)
+    outcome.add_incoming(ir.Constant(I1, 1), success_bb)
+    if check_bb is None:  # only success ends the wait: a barrier, and the answer is True
+        ctx.barrier()
+        return ir.Constant(I1, 1)
+    outcome.add_incoming(ir.Constant(I1, 0), check_bb)
+    return broadcast_from_thread0(ctx, outcome, scalar_of(op.result.type))
+
+
+def _relaxed_load(ctx: LoweringContext, op: Operation, ptr: ir.Value, word: ir.Type) -> ir.Value:
+    """One ``ld.relaxed.<scope>.global`` (inline asm with effects: never hoisted from the loop)."""
+    assert isinstance(word, ir.IntType)
+    scope = _SCOPE[op.attrs.get("scope", "gpu")]
+    con = "l" if word.width == 64 else "h" if word.width == 16 else "r"
+    text = f"ld.relaxed.{scope}.global.b{word.width} $0, [$1];"
+    fty = ir.FunctionType(word, [ptr.type])
+    return ctx.b.call(ir.InlineAsm(fty, text, f"={con},l,~{{memory}}", side_effect=True), [ptr])
+
+
+def _global_timer(ctx: LoweringContext) -> ir.Value:
+    """The GPU's nanosecond clock."""
+    fty = ir.FunctionType(ir.IntType(64), [])
+    asm = ir.InlineAsm(fty, "mov.u64 $0, %globaltimer;", "=l", side_effect=True)
+    return ctx.b.call(asm, [])
+
+
+def _fence_acquire(ctx: LoweringContext, op: Operation) -> None:
+    """``fence.acquire`` (sm_90; ``fence.acq_rel`` before), as Triton emits after a poll."""
+    sem = "acquire" if arch_number(ctx.arch) >= 90 else "acq_rel"
+    text = f"fence.{sem}.{_SCOPE[op.attrs.get('scope', 'gpu')]};"
+    fty = ir.FunctionType(ir.VoidType(), [])
+    ctx.b.call(ir.InlineAsm(fty, text, "~{memory}", side_effect=True), [])
 
 
 def _atomic(ctx: LoweringContext, op: Operation, emit: Callable) -> object:
