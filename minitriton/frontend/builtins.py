@@ -962,11 +962,26 @@ def _dot(
             f"tl.dot shapes {list(a.shape)} and {list(c.shape)} are not compatible",
         )
     precision = _precision(ctx, input_precision, allow_tf32)
+    _check_imprecise_acc(ctx, max_num_imprecise_acc, a.dtype, k)
     out = I32 if a.dtype.is_int() else _dtype(ctx, out_dtype, "out_dtype")
     result = BlockType((*batch, m, n), out)
     acc_t = _dot_acc(ctx, acc, result)
     operands = [a.handle, c.handle, acc_t.handle]
     return Tensor(ctx.b.value(ops.DotOp, operands, result, {"input_precision": precision}))
+
+
+def _check_imprecise_acc(ctx: FunctionLowerer, limit: Any, dtype: ScalarType, k: int) -> None:
+    """``max_num_imprecise_acc``: a whole number, and for fp8 at most K (Triton's rule).
+
+    The tensor cores' fp8 accumulation is modelled as a whole (see the
+    differences page), so the value changes no result here.
+    """
+    if limit is None:
+        return
+    limit = _const_int(ctx, limit, "max_num_imprecise_acc")
+    if dtype.is_fp8() and limit > k:
+        raise error(ctx.b.loc, f"max_num_imprecise_acc ({limit}) must be <= K ({k})",
+                    help=f"pass at most {k}, the reduction length of this tl.dot")  # fmt: skip
 
 
 def _dot_acc(ctx: FunctionLowerer, acc: Any, result: BlockType) -> Tensor:

@@ -278,3 +278,33 @@ def test_checks_follow_arrays_found_by_address(monkeypatch: pytest.MonkeyPatch) 
     out = np.zeros((3, 5), np.float32)
     K.gather_rows_kernel[(3,)](table, out, 5, BLOCK=8)
     np.testing.assert_array_equal(out[:, 0], [0, 1, 2])
+
+
+# ---------------------------------------------------------------- max_num_imprecise_acc
+
+#: e4m3 codes of -2, -1, 0, 1 and 2.
+_E4M3 = {-2: 0xC0, -1: 0xB8, 0: 0x00, 1: 0x38, 2: 0x40}
+
+
+def _fp8(values: np.ndarray) -> object:
+    import minitriton as triton
+    import minitriton.language as tl
+
+    codes = np.vectorize(_E4M3.__getitem__)(values).astype(np.uint8)
+    return triton.reinterpret(codes, tl.float8e4nv)
+
+
+def test_an_fp8_dot_takes_max_num_imprecise_acc_up_to_k() -> None:
+    a = (np.arange(16 * 32) % 5 - 2).reshape(16, 32)
+    b = (np.arange(32 * 16) % 3 - 1).reshape(32, 16)
+    c = np.zeros((16, 16), np.float32)
+    K.fp8_dot_kernel[(1,)](_fp8(a), _fp8(b), c, LIMIT=32)
+    np.testing.assert_array_equal(c, (a @ b).astype(np.float32))
+
+
+def test_max_num_imprecise_acc_above_k_is_refused_for_fp8() -> None:
+    zeros = np.zeros((16, 32), np.int64)
+    with pytest.raises(CompileError) as info:
+        K.fp8_dot_kernel[(1,)](_fp8(zeros), _fp8(zeros.T), np.zeros((16, 16), np.float32), LIMIT=64)
+    assert "max_num_imprecise_acc (64) must be <= K (32)" in str(info.value)
+    assert "language_gaps.py:" in str(info.value)

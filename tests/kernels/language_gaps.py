@@ -152,3 +152,13 @@ def scatter_rows_kernel(table_ptr, x_ptr, n_cols, BLOCK: tl.constexpr):
     cols = tl.arange(0, BLOCK)
     mask = cols < n_cols
     tl.store(dst + cols, tl.load(x_ptr + row * n_cols + cols, mask=mask), mask=mask)
+
+
+@triton.jit
+def fp8_dot_kernel(a_ptr, b_ptr, c_ptr, LIMIT: tl.constexpr):
+    """A 16x32 @ 32x16 fp8 product with an explicit ``max_num_imprecise_acc``."""
+    rows, cols, ks = tl.arange(0, 16), tl.arange(0, 16), tl.arange(0, 32)
+    a = tl.load(a_ptr + rows[:, None] * 32 + ks[None, :])
+    b = tl.load(b_ptr + ks[:, None] * 16 + cols[None, :])
+    c = tl.dot(a, b, max_num_imprecise_acc=LIMIT)
+    tl.store(c_ptr + rows[:, None] * 16 + cols[None, :], c)
