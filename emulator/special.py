@@ -1,5 +1,5 @@
 """Special functions that NumPy lacks, for libdevice's ``j0``, ``j1``, ``y0``, ``y1``,
-``cyl_bessel_i0``, ``cyl_bessel_i1``, ``erfcx``, ``sinpi``, ``cospi`` and
+``jn``, ``yn``, ``cyl_bessel_i0``, ``cyl_bessel_i1``, ``erfcx``, ``sinpi``, ``cospi`` and
 ``remainder`` on the emulator.
 
 Each takes an array of any float type and returns a float64 array of its
@@ -9,6 +9,9 @@ readable rather than fast:
 
 * J and Y: the power series below 1; Miller's backward recurrence for J with
   Neumann's series for Y up to 25; Hankel's asymptotic expansion beyond;
+* J and Y of order n: the forward recurrence from orders 0 and 1 where it is
+  stable (Y everywhere, J above ``x = n``); for J below, the power series
+  under 1 and Miller's recurrence from high above ``n``;
 * I: the power series up to 20 (all its terms are positive), then the
   asymptotic expansion;
 * ``erfcx(x) = exp(x**2) * erfc(x)`` directly until ``erfc`` underflows
@@ -231,6 +234,98 @@ def y0(x: np.ndarray) -> np.ndarray:
 def y1(x: np.ndarray) -> np.ndarray:
     """Bessel function of the second kind of order 1."""
     return _y(x, 3)
+
+
+def _by_order(
+    n: np.ndarray, x: np.ndarray, one: Callable[[int, np.ndarray], np.ndarray]
+) -> np.ndarray:
+    """``one(order, x)`` for each distinct order in ``n``, on float64 copies, broadcast."""
+    orders, xs = np.broadcast_arrays(np.asarray(n, dtype=np.int64), np.asarray(x, np.float64))
+    out = np.empty(xs.shape, dtype=np.float64)
+    with np.errstate(all="ignore"):
+        for order in np.unique(orders):
+            sel = orders == order
+            value = one(abs(int(order)), xs[sel])
+            out[sel] = -value if order < 0 and order % 2 else value  # C_{-n} = (-1)**n C_n
+    return out
+
+
+def _forward(order: int, x: np.ndarray, first: np.ndarray, second: np.ndarray) -> np.ndarray:
+    """``C_{k+1} = (2k/x) C_k - C_{k-1}`` from ``C_0 = first``, ``C_1 = second`` up to ``order``."""
+    lower, current = first, second
+    for k in range(1, order):
+        lower, current = current, (2 * k / x) * current - lower
+    return current
+
+
+def _jn_small(order: int, x: np.ndarray) -> np.ndarray:
+    """The power series of ``J_order`` for ``|x| < 1``, its first term taken through logs."""
+    q = -x * x / 4
+    half = np.abs(x) / 2
+    term = np.where(x == 0, 0.0, np.exp(order * np.log(half) - math.lgamma(order + 1)))
+    term = np.where(x < 0, (-1) ** order * term, term)
+    total = term.copy()
+    for k in range(1, _SERIES_TERMS):
+        term = term * q / (k * (k + order))
+        total += term
+    return total
+
+
+def _jn_miller(order: int, x: np.ndarray) -> np.ndarray:
+    """``J_order`` for ``1 <= x <= order`` by the backward recurrence, normalized as in _miller."""
+    start = 2 * ((order + int(math.sqrt(160 * order)) + 40) // 2)
+    upper, current = np.zeros_like(x), np.full_like(x, 1e-30)
+    norm, wanted = np.zeros_like(x), np.zeros_like(x)
+    for k in range(start, 0, -1):
+        lower = (2 * k / x) * current - upper
+        upper, current = current, lower  # current is J_{k-1}
+        if k - 1 == order:
+            wanted = current
+        if (k - 1) % 2 == 0 and k > 1:
+            norm += 2 * current
+        big = np.abs(current) > 1e250
+        if big.any():
+            scale = np.where(big, 1e-250, 1.0)
+            upper, current = upper * scale, current * scale
+            norm, wanted = norm * scale, wanted * scale
+    return wanted / (norm + current)
+
+
+def _jn_one(order: int, x: np.ndarray) -> np.ndarray:
+    if order < 2:
+        return j0(x) if order == 0 else j1(x)
+    ax = np.abs(x)
+    out = np.zeros_like(x)  # J_n(0) = 0 and J_n(+-inf) = 0 for n >= 1
+    out[np.isnan(x)] = np.nan
+    small = ax < 1
+    out[small] = _jn_small(order, x[small])
+    middle = (ax >= 1) & (ax <= order)
+    out[middle] = _jn_miller(order, ax[middle])
+    far = (ax > order) & np.isfinite(ax)
+    out[far] = _forward(order, ax[far], j0(ax[far]), j1(ax[far]))
+    odd = (order % 2 == 1) & (x < 0) & ~small  # J_n(-x) = (-1)**n J_n(x); the series has signs
+    out[odd] = -out[odd]
+    return out
+
+
+def jn(n: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """Bessel function of the first kind of integer order ``n`` (float64, broadcast)."""
+    return _by_order(n, x, _jn_one)
+
+
+def _yn_one(order: int, x: np.ndarray) -> np.ndarray:
+    if order < 2:
+        return y0(x) if order == 0 else y1(x)
+    out = _forward(order, x, y0(x), y1(x))
+    out[np.isnan(out) & (x > 0)] = -np.inf  # overflowed near 0: -inf - (-inf) in the recurrence
+    out[x == 0] = -np.inf
+    out[x == np.inf] = 0.0
+    return out
+
+
+def yn(n: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """Bessel function of the second kind of integer order ``n`` (NaN below 0, as C's ``yn``)."""
+    return _by_order(n, x, _yn_one)
 
 
 def _i_large(x: np.ndarray, order: int) -> np.ndarray:

@@ -28,8 +28,10 @@ from minitriton.ir.ops import (
     AbsOp,
     DivRnOp,
     FmaOp,
+    JnOp,
     PowOp,
     RoundedOp,
+    YnOp,
 )
 from minitriton.ir.types import ScalarType, element_type
 
@@ -130,6 +132,16 @@ _MATH_BINARY: dict[str, ArrayFn] = {
 }
 for _name, _fn in _MATH_BINARY.items():
     _math(MATH_BINARY_OPS[_name], math_precision=True)(_fn)
+
+
+@semantics(JnOp, YnOp)
+def _bessel_n(op: Operation, state: ProgramState, n: RVal, x: RVal) -> RVal:
+    """``jn`` / ``yn``: computed in fp64 (:mod:`~minitriton.emulator.special`), rounded once."""
+    fn = special.jn if isinstance(op, JnOp) else special.yn
+    dst = element_type(op.result.type)
+    assert isinstance(dst, ScalarType)
+    out = cast_values(fn(n.data, x.data), ScalarType("f64"), dst)
+    return RVal(np.asarray(out), n.batched or x.batched)
 
 
 def _scalar_fn(fn: Callable[[float], float], a: np.ndarray, *, at_pole: float) -> np.ndarray:

@@ -970,7 +970,7 @@ def _dot(
     return Tensor(ctx.b.value(ops.DotOp, operands, result, {"input_precision": precision}))
 
 
-def _check_imprecise_acc(ctx: FunctionLowerer, limit: Any, dtype: ScalarType, k: int) -> None:
+def _check_imprecise_acc(ctx: FunctionLowerer, limit: Any, dtype: Any, k: int) -> None:
     """``max_num_imprecise_acc``: a whole number, and for fp8 at most K (Triton's rule).
 
     The tensor cores' fp8 accumulation is modelled as a whole (see the

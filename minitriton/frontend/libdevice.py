@@ -95,6 +95,36 @@ def _rcp_rn(ctx: FunctionLowerer, arg0: Any) -> Tensor:
     return IMPLS["div_rn"](ctx, one, x)
 
 
+@impl("libdevice.rsqrt_rn")
+def _rsqrt_rn(ctx: FunctionLowerer, arg0: Any) -> Tensor:
+    """``1 / sqrt(x)`` rounded once: both steps in fp64 (exact enough), then one rounding."""
+    x = _float_input(ctx, arg0, "libdevice.rsqrt_rn", (F32,))
+    wide = S.cast(ctx.b, x, F64)
+    root = IMPLS["sqrt_rn"](ctx, wide)
+    one = S.cast(ctx.b, S.to_tensor(ctx.b, 1.0), F64)
+    return S.cast(ctx.b, IMPLS["div_rn"](ctx, one, root), F32)
+
+
+@impl("libdevice.rcp64h")
+def _rcp64h(ctx: FunctionLowerer, arg0: Any) -> Tensor:
+    """``1 / x`` of an fp64 value (libdevice's is a fast approximation; this is the quotient)."""
+    x = _float_input(ctx, arg0, "libdevice.rcp64h", (F64,))
+    return IMPLS["div_rn"](ctx, S.cast(ctx.b, S.to_tensor(ctx.b, 1.0), F64), x)
+
+
+def _bessel_n(name: str, op: type[Operation]) -> None:
+    @impl(f"libdevice.{name}")
+    def lower(ctx: FunctionLowerer, arg0: Any, arg1: Any) -> Tensor:
+        n = S.cast(ctx.b, _int_input(ctx, arg0, f"libdevice.{name}", (32,)), I32)
+        x = _float_input(ctx, arg1, f"libdevice.{name}", _FP32_64)
+        n, x = S.broadcast_pair(ctx.b, n, x)
+        return Tensor(ctx.b.value(op, [n.handle, x.handle], x.type))
+
+
+_bessel_n("jn", ops.JnOp)
+_bessel_n("yn", ops.YnOp)
+
+
 @impl("libdevice.saturatef")
 def _saturatef(ctx: FunctionLowerer, arg0: Any) -> Tensor:
     x = _float_input(ctx, arg0, "libdevice.saturatef", _FP32_64)

@@ -253,6 +253,35 @@ MATH_BINARY_OPS: dict[str, type[Operation]] = {
     for fn in MATH_BINARY
 }
 
+
+class _BesselN(Operation):
+    """Shared checks of ``math.jn`` and ``math.yn``: an ``i32`` order, a float argument."""
+
+    traits = trait_set(Pure, Elementwise)
+    operand_counts = (2,)
+
+    def verify_(self) -> None:
+        order, x = (v.type for v in self.operands)
+        if element_type(order) != I32:
+            raise self.fail(f"the order must be i32, got {order}")
+        if not (isinstance(element_type(x), ScalarType) and element_type(x).is_float()):
+            raise self.fail(f"the argument must be a float, got {x}")
+        _same_shape(self, order, x, "order and argument")
+        _same_type(self, [self.operands[1]], self.result.type, "argument")
+
+
+class JnOp(_BesselN):
+    """``%r = math.jn(%n, %x) : T``: libdevice's Bessel function of the first kind, order n."""
+
+    name = "math.jn"
+
+
+class YnOp(_BesselN):
+    """``%r = math.yn(%n, %x) : T``: libdevice's Bessel function of the second kind, order n."""
+
+    name = "math.yn"
+
+
 CMP_PREDICATES = ("eq", "ne", "lt", "le", "gt", "ge")
 
 
@@ -962,7 +991,7 @@ class HintOp(Operation):
 register_ops(
     ConstantOp, ProgramIdOp, NumProgramsOp, MakeRangeOp, AddOp, SubOp, MulOp, DivOp, RemOp,
     MaxOp, MinOp, AndOp, OrOp, XorOp, ShlOp, ShrOp, UmulhiOp, DivRnOp, PowOp,
-    *MATH_BINARY_OPS.values(), CmpOp, SelectOp, NegOp, NotOp, AbsOp,
+    *MATH_BINARY_OPS.values(), JnOp, YnOp, CmpOp, SelectOp, NegOp, NotOp, AbsOp,
     *MATH_UNARY_OPS.values(), FmaOp, RoundedOp, CastOp, BitcastOp, AddPtrOp, SplatOp, BroadcastOp,
     ExpandDimsOp, ReshapeOp, TransOp, LoadOp, StoreOp, AtomicRMWOp, AtomicCASOp, AtomicPollOp,
     DotOp, ReduceOp, ScanOp, ReduceReturnOp, ScanReturnOp, SortOp, ForOp, IfOp, WhileOp, YieldOp,

@@ -80,6 +80,14 @@ _FUNCTIONS: dict[str, tuple[int, str]] = {
     "j1": (1, "Elementwise Bessel function of the first kind of order 1."),
     "y0": (1, "Elementwise Bessel function of the second kind of order 0."),
     "y1": (1, "Elementwise Bessel function of the second kind of order 1."),
+    "jn": (2, "Elementwise Bessel function of the first kind of integer order ``arg0`` (int32)."),
+    "yn": (2, "Elementwise Bessel function of the second kind of integer order ``arg0`` (int32)."),
+    "rsqrt_rn": (1, "Elementwise ``1 / sqrt(x)`` of fp32, rounded to nearest."),
+    "rcp64h": (
+        1,
+        "Elementwise ``1 / x`` of fp64. libdevice's is a fast approximation; MiniTriton gives "
+        "the quotient rounded to nearest on both backends.",
+    ),
     "cyl_bessel_i0": (1, "Elementwise modified Bessel function of the first kind of order 0."),
     "cyl_bessel_i1": (1, "Elementwise modified Bessel function of the first kind of order 1."),
     "erfcx": (1, "Elementwise scaled complementary error function ``exp(x**2) * erfc(x)``."),

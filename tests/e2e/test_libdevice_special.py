@@ -104,3 +104,60 @@ def test_ptx_assembles(name: str, arch: str, tmp_path: Path) -> None:
         module = assemble(special_kernel, signature, arch, tmp_path)
         suffix = "f" if dtype == "fp32" else ""
         assert f"__nv_{name}{suffix}" not in module.ptx  # libdevice is linked and inlined
+
+
+@triton.jit
+def integer_order_kernel(n_ptr, x_ptr, j_ptr, y_ptr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    n = tl.load(n_ptr + offs)
+    x = tl.load(x_ptr + offs)
+    tl.store(j_ptr + offs, libdevice.jn(n, x))
+    tl.store(y_ptr + offs, libdevice.yn(3, tl.abs(x)))  # a Python int order, broadcast
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64], ids=["fp32", "fp64"])
+def test_bessel_functions_of_integer_order(backend: str, dtype: type) -> None:
+    n = np.array([-3, -1, 0, 1, 2, 3, 4, 5, 7, 10, 12, 20, 2, 6, 9, 30], np.int32)
+    x = np.array([2.5, 1.0, 7.0, -7.0, 0.5, 3.0, 11.0, 4.0, 7.0, 9.0, 30.0, 25.0, -6.0, 0.3,
+                  15.0, 12.0], dtype)  # fmt: skip
+    j, y = np.zeros_like(x), np.zeros_like(x)
+    integer_order_kernel[(1,)](n, x, j, y, BLOCK=16, backend=backend)
+    wide = x.astype(np.float64)
+    tol = 3e-6 if dtype == np.float32 else 1e-12
+    if backend == "gpu":
+        tol = 2e-5 if dtype == np.float32 else 1e-11
+    np.testing.assert_allclose(j, special.jn(n, wide).astype(dtype), rtol=tol, atol=tol)
+    want_y = special.yn(np.full(16, 3), np.abs(wide)).astype(dtype)
+    np.testing.assert_allclose(y, want_y, rtol=tol, atol=tol)
+
+
+@triton.jit
+def rounded_reciprocal_kernel(x_ptr, d_ptr, r_ptr, h_ptr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs)
+    d = tl.load(d_ptr + offs)
+    tl.store(r_ptr + offs, libdevice.rsqrt_rn(x))
+    tl.store(h_ptr + offs, libdevice.rcp64h(d))
+
+
+def test_rsqrt_rn_is_correctly_rounded_and_rcp64h_divides(
+    backend: str, rng: np.random.Generator
+) -> None:
+    x = np.exp(rng.uniform(-80, 80, 64)).astype(np.float32)
+    x[:4] = [1.0, 4.0, np.inf, 0.0]
+    d = rng.uniform(-1e3, 1e3, 64)
+    r, h = np.zeros_like(x), np.zeros_like(d)
+    rounded_reciprocal_kernel[(1,)](x, d, r, h, BLOCK=64, backend=backend)
+    with np.errstate(divide="ignore"):
+        np.testing.assert_array_equal(r, (1 / np.sqrt(x.astype(np.float64))).astype(np.float32))
+    np.testing.assert_array_equal(h, 1 / d)
+
+
+@needs_ptxas
+@pytest.mark.parametrize("arch", ["sm_90a", "sm_80"])
+def test_integer_orders_and_rounded_reciprocals_assemble(arch: str, tmp_path: Path) -> None:
+    for dtype in ("fp32", "fp64"):
+        signature = f"*i32, *{dtype}, *{dtype}, *{dtype}, 16"
+        assert "__nv_jn" not in assemble(integer_order_kernel, signature, arch, tmp_path).ptx
+    ptx = assemble(rounded_reciprocal_kernel, "*fp32, *fp64, *fp32, *fp64, 64", arch, tmp_path).ptx
+    assert "sqrt.rn.f64" in ptx and "rcp.rn.f64" in ptx

@@ -101,3 +101,50 @@ def test_shape_and_type_kept() -> None:
     x = np.linspace(1, 2, 12, dtype=np.float32).reshape(3, 4)
     out = special.j0(x)
     assert out.shape == (3, 4) and out.dtype == np.float64
+
+
+#: ``(n, x, J_n(x))`` and ``(n, x, Y_n(x))`` (mpmath, 30 digits): each side of ``x = n``,
+#: below 1 (the series), negative orders and arguments, and Y's overflow toward 0.
+JN_GOLDEN = [
+    (2, 0.5, 0.03060402345868264),
+    (2, 3.0, 0.4860912605858911),
+    (3, 2.5, 0.21660039103911352),
+    (5, 0.9, 0.000148658021674596),
+    (5, 4.0, 0.13208665604709827),
+    (5, 7.0, 0.34789632475118326),
+    (10, 1.5, 1.474326907804e-08),
+    (10, 9.0, 0.12469409282831673),
+    (10, 30.0, -0.12987689399858876),
+    (30, 12.0, 2.552259043034417e-10),
+    (-3, 2.5, -0.21660039103911352),
+    (4, -3.0, 0.13203418392461222),
+]
+YN_GOLDEN = [(2, 0.5, -5.441370837174266), (2, 3.0, -0.16040039348492374),
+             (3, 2.5, -0.756055496753671), (5, 0.9, -435.689770896579),
+             (5, 7.0, 0.06370223524859028), (10, 9.0, -0.5454644857253355),
+             (10, 30.0, 0.07505670212239711), (-3, 2.5, 0.756055496753671),
+             (6, 0.01, -2444632149029339.0)]  # fmt: skip
+
+
+@pytest.mark.parametrize(("name", "table"), [("jn", JN_GOLDEN), ("yn", YN_GOLDEN)])
+def test_integer_orders_to_twelve_digits(name: str, table: list) -> None:
+    n, x, want = (np.array(v) for v in zip(*table))
+    np.testing.assert_allclose(getattr(special, name)(n, x), want, rtol=1e-12, atol=1e-300)
+
+
+def test_integer_orders_agree_with_orders_zero_and_one_and_the_recurrence() -> None:
+    x = np.linspace(-40, 40, 801)
+    np.testing.assert_array_equal(special.jn(np.zeros_like(x, int), x), special.j0(x))
+    np.testing.assert_array_equal(special.jn(np.ones_like(x, int), x), special.j1(x))
+    x = x[x > 0.5]
+    for n in (3, 8, 20):  # J_{n-1} + J_{n+1} = (2n / x) J_n, on both sides of x = n
+        lhs = special.jn(np.full_like(x, n - 1), x) + special.jn(np.full_like(x, n + 1), x)
+        np.testing.assert_allclose(lhs, 2 * n / x * special.jn(np.full_like(x, n), x), atol=1e-13)
+
+
+def test_integer_orders_at_the_special_points() -> None:
+    x = np.array([0.0, np.inf, -1.0, np.nan, 1e-300])
+    np.testing.assert_array_equal(special.jn(np.full(5, 4), x), [0.0, 0.0, special.jn(4, 1.0),
+                                                                 np.nan, 0.0])  # fmt: skip
+    np.testing.assert_array_equal(special.yn(np.full(5, 4), x),
+                                  [-np.inf, 0.0, np.nan, np.nan, -np.inf])  # fmt: skip

@@ -29,7 +29,16 @@ from minitriton.backend.lltypes import F32_T, F64_T, Lowered, float_suffix, ll_t
 from minitriton.backend.lower.arith import from_f32, to_f32
 from minitriton.backend.registry import lowering
 from minitriton.ir.core import Operation
-from minitriton.ir.ops import MATH_BINARY_OPS, MATH_UNARY_OPS, AbsOp, FmaOp, PowOp, RoundedOp
+from minitriton.ir.ops import (
+    MATH_BINARY_OPS,
+    MATH_UNARY_OPS,
+    AbsOp,
+    FmaOp,
+    JnOp,
+    PowOp,
+    RoundedOp,
+    YnOp,
+)
 from minitriton.ir.types import BF16, F32, F64, ScalarType
 
 if TYPE_CHECKING:
@@ -141,6 +150,23 @@ def lower_math_binary(ctx: LoweringContext, op: Operation) -> Lowered:
     st = scalar_of(op.result.type)
     fn = _BINARY_FUNCTIONS[type(op)]
     return ctx.elementwise(op, lambda a, b: math(ctx, fn, st, a, b))
+
+
+@lowering(JnOp, YnOp)
+def lower_bessel_n(ctx: LoweringContext, op: Operation) -> Lowered:
+    """``math.jn`` / ``math.yn``: libdevice's ``__nv_jnf(int, float)`` ... (libdevice needed)."""
+    st = scalar_of(op.result.type)
+    name = "jn" if isinstance(op, JnOp) else "yn"
+    if find_libdevice() is None:
+        raise LibdeviceMissing(name)
+    ty = F32_T if st == F32 else F64_T
+    symbol = f"__nv_{name}{'f' if st == F32 else ''}"
+
+    def call(n: ir.Value, x: ir.Value) -> ir.Value:
+        ctx.uses_libdevice = True
+        return ctx.call_function(symbol, ty, [n, x])
+
+    return ctx.elementwise(op, call)
 
 
 @lowering(AbsOp)
