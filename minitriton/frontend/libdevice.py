@@ -1,5 +1,9 @@
 """Lowering of libdevice's functions (:mod:`minitriton.language.libdevice`).
 
+A library may also reach them by symbol, through Triton's
+``core.extern_elementwise`` (``"__nv_tanhf"``): :func:`extern_call` finds the
+function of that symbol and lowers it like the call by name.
+
 Most become one ``math.*`` op of the same name (``libdevice.tanh(x)`` ->
 ``math.tanh``), which the emulator computes with NumPy and the GPU backend
 lowers to the libdevice call. The rest are built from existing ops, so they
@@ -28,6 +32,7 @@ from minitriton.ir import ops
 from minitriton.ir.core import OP_REGISTRY, Operation
 from minitriton.ir.ops import MATH_BINARY, MATH_UNARY
 from minitriton.ir.types import F32, F64, I32, I64, U32, U64, ScalarType, with_shape
+from minitriton.language.libdevice import CORE_FUNCTIONS, LIBDEVICE
 
 if TYPE_CHECKING:
     from minitriton.frontend.lower import FunctionLowerer
@@ -521,3 +526,62 @@ for _rounding in ops.ROUNDINGS:
         _rounded_conversion(_conversion, _rounding)
 for _conversion in ("int2double", "uint2double"):  # exact: libdevice has only _rn
     _rounded_conversion(_conversion, "rn")
+
+
+# ---------------------------------------------------------------- extern_elementwise
+
+# Symbols whose name is not the function's with a type prefix or suffix.
+_SYMBOL_ALIASES = {"mul64hi": "mulhi", "umul64hi": "mulhi"}
+
+
+def libdevice_function(symbol: str) -> str | None:
+    """The builtin that runs libdevice's ``symbol`` (``"__nv_tanhf"`` -> ``"libdevice.tanh"``).
+
+    libdevice names a function's variants with a type prefix (``fadd_rn``,
+    ``dsqrt_rn``, ``umulhi``, ``llabs``) or suffix (``tanhf``, ``popcll``,
+    ``isnand``); the function takes its types from its arguments here, so
+    any variant maps to the one function. None for other symbols.
+    """
+    if not symbol.startswith("__nv_"):
+        return None
+    name = symbol[len("__nv_") :]
+    name = _SYMBOL_ALIASES.get(name, name.replace("fmaf_", "fma_"))
+    for prefix in ("", "f", "d", "u", "ll", "ull"):
+        if not name.startswith(prefix):
+            continue
+        for suffix in ("", "f", "d", "ll"):
+            stem = name[len(prefix) : len(name) - len(suffix)]
+            if suffix and not name.endswith(suffix) or not stem:
+                continue
+            if f"libdevice.{stem}" in LIBDEVICE:
+                return f"libdevice.{stem}"
+            if stem in CORE_FUNCTIONS:
+                return stem
+    return None
+
+
+def extern_call(
+    ctx: FunctionLowerer, library: str, args: list[Any], table: dict[tuple[Any, ...], Any]
+) -> Tensor:
+    """``core.extern_elementwise``: the function ``table`` names for the arguments' dtypes."""
+    loc = ctx.b.loc
+    tensors = [_tensor(ctx, a, f"argument {i}") for i, a in enumerate(args)]
+    key = tuple(S.scalar_dtype(t) for t in tensors)
+    entry = table.get(key)
+    if entry is None:
+        known = ", ".join("(" + ", ".join(repr(d) for d in k) + ")" for k in table)
+        shown = "(" + ", ".join(repr(d) for d in key) + ")"
+        raise error(loc, f"extern_elementwise: no function for arguments of types {shown}",
+                    help=f"the table has {known or 'no entries'}")  # fmt: skip
+    symbol, result = entry
+    name = libdevice_function(symbol)
+    if name is None:
+        raise error(
+            loc,
+            f"extern_elementwise: '{symbol}' of {library or 'an external library'} cannot run "
+            "here; MiniTriton runs NVIDIA's libdevice functions (symbols '__nv_...')",
+            help="write the function with tl builtins, or call libdevice by name "
+            "(from triton.language.extra import libdevice)",
+        )
+    out = ctx.call_builtin(name, tensors, {}, loc)
+    return out if S.scalar_dtype(out) == result else S.cast(ctx.b, out, result)

@@ -34,7 +34,7 @@ import inspect
 import math
 import operator
 import types
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -65,6 +65,7 @@ from minitriton.frontend.blockptr import BlockPointer
 from minitriton.frontend.builder import Builder
 from minitriton.frontend.builtins import IMPLS
 from minitriton.frontend.early_return import contains_return, with_continuation
+from minitriton.frontend.libdevice import extern_call
 from minitriton.frontend.mangle import mangle_name
 from minitriton.frontend.parser import check_block_index
 from minitriton.frontend.purecalls import PureCallMemo
@@ -317,6 +318,43 @@ def is_constexpr_annotation(annotation: Any) -> bool:
     if annotation is constexpr:
         return True
     return isinstance(annotation, str) and annotation.split(".")[-1] == "constexpr"
+
+
+class SemanticHandle:
+    """What a library's builtin gets as ``_semantic``: its calls are lowered in this kernel.
+
+    Triton hands its builtins its semantic object, and a library's own
+    builtins (``@core.extern`` functions, an aggregate's ``__init__`` that
+    takes ``_semantic``) pass it on to ``tl`` builtins and to
+    ``core.extern_elementwise``. The stubs of :mod:`minitriton.language` see
+    this handle and lower the call here.
+    """
+
+    def __init__(self, lowerer: FunctionLowerer, node: ast.Call) -> None:
+        self.lowerer = lowerer
+        self.node = node
+
+    def call_builtin(self, name: str, args: Sequence[Any], kwargs: dict[str, Any]) -> Any:
+        """Lower ``tl.<name>(*args, **kwargs)`` (``libdevice.<name>`` too)."""
+        values = [unwrap(a) for a in args]
+        named = {k: unwrap(v) for k, v in kwargs.items()}
+        return self.lowerer.call_builtin(name, values, named, self.node.loc, self.node)
+
+    def extern_elementwise(
+        self, lib_name: str, lib_path: str, args: Sequence[Any], table: dict, is_pure: bool
+    ) -> Any:
+        """``core.extern_elementwise``: see :func:`minitriton.frontend.libdevice.extern_call`."""
+        with self.lowerer.b.located(self.node.loc):
+            return extern_call(self.lowerer, lib_name, [unwrap(a) for a in args], table)
+
+
+def _semantic_arguments(fn: Any, handle: SemanticHandle) -> dict[str, Any]:
+    """``{"_semantic": handle}`` (or ``_builder``, Triton's name before 3.3) if ``fn`` takes it."""
+    try:
+        params = inspect.signature(fn).parameters
+    except (TypeError, ValueError):
+        return {}
+    return {name: handle for name in ("_semantic", "_builder") if name in params}
 
 
 def unwrap(value: Any) -> Any:
@@ -1762,7 +1800,8 @@ class FunctionLowerer:
                 for name, value in zip(cls.__minitriton_fields__, args):  # type: ignore[attr-defined]
                     object.__setattr__(instance, name, value)
             else:
-                body(instance, *args, **kwargs)
+                extra = _semantic_arguments(body, SemanticHandle(self, node))
+                body(instance, *args, **kwargs, **extra)
         except CompileError:
             raise
         except Exception as e:  # noqa: BLE001 - the user's constructor failed: say how
@@ -1797,12 +1836,7 @@ class FunctionLowerer:
         def wrap(v: Any) -> Any:
             return v if isinstance(v, Tensor) or has_runtime(v) else constexpr(v)
 
-        extra: dict[str, Any] = {}
-        try:
-            if "_semantic" in inspect.signature(fn).parameters:
-                extra["_semantic"] = None
-        except (TypeError, ValueError):
-            pass
+        extra = _semantic_arguments(fn, SemanticHandle(self, node))
         try:
             result = fn(*map(wrap, args), **{k: wrap(v) for k, v in kwargs.items()}, **extra)
         except CompileError:

@@ -77,6 +77,45 @@ class constexpr:  # noqa: N801 - Triton's spelling
         return hash(self.value)
 
 
+def _constexpr_operator(op: Callable[..., Any], reflected: bool = False) -> Callable[..., Any]:
+    """``constexpr <op> other``: a constexpr of the values' result (Triton's arithmetic)."""
+
+    def method(self: constexpr, *other: Any) -> constexpr:
+        values = [o.value if isinstance(o, constexpr) else o for o in other]
+        return constexpr(op(*values, self.value) if reflected else op(self.value, *values))
+
+    return method
+
+
+def _add_constexpr_operators() -> None:
+    """Python code that runs while a kernel compiles (an aggregate's ``__init__``, a
+    ``constexpr_function``) computes with ``tl.constexpr`` values as with numbers."""
+    import operator as o
+
+    binary: dict[str, Callable[..., Any]] = {
+        "add": o.add, "sub": o.sub, "mul": o.mul, "truediv": o.truediv, "floordiv": o.floordiv,
+        "mod": o.mod, "pow": o.pow, "and": o.and_, "or": o.or_, "xor": o.xor,
+        "lshift": o.lshift, "rshift": o.rshift,
+    }  # fmt: skip
+    for name, fn in binary.items():
+        setattr(constexpr, f"__{name}__", _constexpr_operator(fn))
+        setattr(constexpr, f"__r{name}__", _constexpr_operator(fn, reflected=True))
+    plain: dict[str, Callable[..., Any]] = {
+        "lt": o.lt,
+        "le": o.le,
+        "gt": o.gt,
+        "ge": o.ge,
+        "neg": o.neg,
+        "pos": o.pos,
+        "invert": o.invert,
+    }
+    for name, fn in plain.items():
+        setattr(constexpr, f"__{name}__", _constexpr_operator(fn))
+
+
+_add_constexpr_operators()
+
+
 class tensor:  # noqa: N801 - Triton's spelling
     """Type of block values inside a kernel (for annotations only)."""
 
@@ -99,9 +138,19 @@ BUILTINS: dict[str, Callable[..., Any]] = {}
 
 
 def builtin(fn: F) -> F:
-    """Mark ``fn`` as a ``tl`` builtin: callable only inside ``@jit`` kernels."""
+    """Mark ``fn`` as a ``tl`` builtin: callable only inside ``@jit`` kernels.
 
-    def stub(*args: Any, **kwargs: Any) -> Any:
+    Inside a kernel the frontend lowers calls of the stub itself. A library's
+    own builtin (a function marked ``@core.extern`` or ``__triton_builtin__``)
+    may call it as Triton's builtins call each other, with the
+    ``_semantic=`` (or, before Triton 3.3, ``_builder=``) it was given: the
+    call is then lowered in that kernel.
+    """
+
+    def stub(*args: Any, _semantic: Any = None, _builder: Any = None, **kwargs: Any) -> Any:
+        handle = _semantic if _semantic is not None else _builder
+        if hasattr(handle, "call_builtin"):
+            return handle.call_builtin(fn.__name__, args, kwargs)
         raise RuntimeError(f"tl.{fn.__name__} can only be called inside a @minitriton.jit kernel")
 
     stub.__name__ = fn.__name__
@@ -112,6 +161,39 @@ def builtin(fn: F) -> F:
     stub.__minitriton_builtin__ = fn.__name__  # type: ignore[attr-defined]
     BUILTINS[fn.__name__] = stub
     return stub  # type: ignore[return-value]
+
+
+def extern(fn: F) -> F:
+    """Triton's decorator for a library's functions built on :func:`extern_elementwise`.
+
+    Such a function runs while the kernel compiles, with the ``_semantic``
+    (or ``_builder``) the frontend passes it; its run-time arguments arrive as
+    they are.
+    """
+    fn.__triton_builtin__ = True  # type: ignore[attr-defined]
+    return fn
+
+
+def extern_elementwise(
+    lib_name: str,
+    lib_path: str,
+    args: list[Any],
+    arg_type_symbol_dict: dict[Any, Any],
+    is_pure: bool,
+    _semantic: Any = None,
+    _builder: Any = None,
+) -> Any:
+    """Call the library function that ``arg_type_symbol_dict`` names for the arguments' dtypes.
+
+    The table maps a tuple of argument dtypes to ``(symbol, result dtype)``.
+    MiniTriton runs NVIDIA's libdevice functions this way (``"__nv_tanhf"``
+    is ``libdevice.tanh``, on both backends); a symbol of another library is
+    a located error.
+    """
+    handle = _semantic if _semantic is not None else _builder
+    if not hasattr(handle, "extern_elementwise"):
+        raise RuntimeError("extern_elementwise can only be called inside a @minitriton.jit kernel")
+    return handle.extern_elementwise(lib_name, lib_path, args, arg_type_symbol_dict, is_pure)
 
 
 def builtin_name(obj: object) -> str | None:

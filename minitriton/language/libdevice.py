@@ -20,6 +20,7 @@ MiniTriton runs on Triton.
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable
 from typing import Any
 
@@ -174,24 +175,26 @@ for _c in ("int2double", "uint2double"):
 _FUNCTIONS.pop("sqrt_rn")  # Triton's core function, below
 
 # libdevice names that are Triton's core functions: the same builtins.
-_CORE: tuple[str, ...] = ("exp", "exp2", "log", "log2", "sqrt", "sqrt_rn", "rsqrt", "sin", "cos")
-_CORE += ("floor", "ceil", "erf", "fma", "abs")
+CORE_FUNCTIONS: tuple[str, ...] = ("exp", "exp2", "log", "log2", "sqrt", "sqrt_rn", "rsqrt")
+CORE_FUNCTIONS += ("sin", "cos", "floor", "ceil", "erf", "fma", "abs")
+
+
+def _signature(arity: int) -> inspect.Signature:
+    """``(arg0, arg1, ...)``: the signature the frontend binds a call with."""
+    kind = inspect.Parameter.POSITIONAL_OR_KEYWORD
+    return inspect.Signature([inspect.Parameter(f"arg{i}", kind) for i in range(arity)])
 
 
 def _stub(name: str, arity: int, doc: str) -> Callable[..., Any]:
-    def unary(arg0):  # noqa: ANN001, ANN202 - the signature the frontend binds
+    def call(*args: Any, _semantic: Any = None, _builder: Any = None) -> Any:
+        # A library's builtin may call it with the _semantic it was given (see core.builtin).
+        handle = _semantic if _semantic is not None else _builder
+        if hasattr(handle, "call_builtin"):
+            return handle.call_builtin(f"libdevice.{name}", args, {})
         raise RuntimeError(f"libdevice.{name} can only be called inside a @jit kernel")
 
-    def binary(arg0, arg1):  # noqa: ANN001, ANN202
-        raise RuntimeError(f"libdevice.{name} can only be called inside a @jit kernel")
-
-    def ternary(arg0, arg1, arg2):  # noqa: ANN001, ANN202
-        raise RuntimeError(f"libdevice.{name} can only be called inside a @jit kernel")
-
-    def quaternary(arg0, arg1, arg2, arg3):  # noqa: ANN001, ANN202
-        raise RuntimeError(f"libdevice.{name} can only be called inside a @jit kernel")
-
-    stub: Any = {1: unary, 2: binary, 3: ternary, 4: quaternary}[arity]  # gains attributes below
+    stub: Any = call  # gains attributes below
+    stub.__signature__ = _signature(arity)
     stub.__name__ = stub.__qualname__ = name
     stub.__doc__ = doc
     stub.__module__ = __name__
@@ -202,7 +205,7 @@ def _stub(name: str, arity: int, doc: str) -> Callable[..., Any]:
 
 for _name, (_arity, _doc) in _FUNCTIONS.items():
     globals()[_name] = _stub(_name, _arity, _doc)
-for _name in _CORE:
+for _name in CORE_FUNCTIONS:
     globals()[_name] = core.BUILTINS[_name]
 
-__all__ = sorted([*_FUNCTIONS, *_CORE])
+__all__ = sorted([*_FUNCTIONS, *CORE_FUNCTIONS])

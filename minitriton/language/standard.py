@@ -54,6 +54,12 @@ class ConstexprFunction(Generic[R]):
         named = {k: v.value if isinstance(v, constexpr) else v for k, v in kwargs.items()}
         return self.fn(*unwrapped, **named)
 
+    def __get__(self, instance: Any, owner: type | None = None) -> Any:
+        """A method of an aggregate: ``self.square()`` in its Python ``__init__`` binds self."""
+        if instance is None:
+            return self
+        return functools.partial(self, instance)
+
     def __repr__(self) -> str:
         return f"ConstexprFunction({getattr(self.fn, '__name__', self.fn)!r})"
 
