@@ -340,12 +340,39 @@ class SemanticHandle:
         named = {k: unwrap(v) for k, v in kwargs.items()}
         return self.lowerer.call_builtin(name, values, named, self.node.loc, self.node)
 
+    def make_aggregate(self, cls: type, fields: dict[str, Any]) -> Any:
+        """``cls(**fields)`` of an aggregate class, built as in a kernel (``aggregate_replace``)."""
+        return self.lowerer._make_struct(cls, [], fields, self.node)
+
     def extern_elementwise(
         self, lib_name: str, lib_path: str, args: Sequence[Any], table: dict, is_pure: bool
     ) -> Any:
         """``core.extern_elementwise``: see :func:`minitriton.frontend.libdevice.extern_call`."""
         with self.lowerer.b.located(self.node.loc):
             return extern_call(self.lowerer, lib_name, [unwrap(a) for a in args], table)
+
+
+def _default_fields(cls: type, args: list[Any], kwargs: dict[str, Any]) -> dict[str, Any]:
+    """The fields an aggregate without ``__init__`` gets, as Triton's generated one sets them:
+    positional arguments in field order, then keywords, then the class's defaults."""
+    fields: tuple[str, ...] = cls.__minitriton_fields__  # type: ignore[attr-defined]
+    if len(args) > len(fields):
+        given = f"{len(args)} were given"
+        raise TypeError(f"{cls.__name__}() takes {len(fields)} arguments but {given}")
+    values = dict(zip(fields, args))
+    for name, value in kwargs.items():
+        if name not in fields:
+            raise TypeError(f"{cls.__name__}() got an unexpected keyword argument '{name}'")
+        if name in values:
+            raise TypeError(f"{cls.__name__}() got multiple values for argument '{name}'")
+        values[name] = value
+    for name in fields:
+        if name not in values and hasattr(cls, name):
+            values[name] = unwrap(getattr(cls, name))
+    missing = [name for name in fields if name not in values]
+    if missing:
+        raise TypeError(f"{cls.__name__}() missing required argument: '{missing[0]}'")
+    return values
 
 
 def _semantic_arguments(fn: Any, handle: SemanticHandle) -> dict[str, Any]:
@@ -1797,7 +1824,7 @@ class FunctionLowerer:
         body = init.fn if isinstance(init, ConstexprFunction) else init
         try:
             if body is object.__init__:
-                for name, value in zip(cls.__minitriton_fields__, args):  # type: ignore[attr-defined]
+                for name, value in _default_fields(cls, args, kwargs).items():
                     object.__setattr__(instance, name, value)
             else:
                 extra = _semantic_arguments(body, SemanticHandle(self, node))
@@ -2149,6 +2176,7 @@ _TL_PUBLIC = frozenset(
     {"constexpr", "tensor", "dtype", "pointer_type", "block_type", "get_int_dtype"}
     | {"TRITON_MAX_TENSOR_NUMEL", "N_ROUNDS_DEFAULT"}
     | {"_unwrap_if_constexpr"}  # tl.core's helper, which TorchInductor's kernels call
+    | {"aggregate_replace", "extern", "extern_elementwise"}
 )
 
 

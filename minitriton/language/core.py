@@ -196,6 +196,28 @@ def extern_elementwise(
     return handle.extern_elementwise(lib_name, lib_path, args, arg_type_symbol_dict, is_pure)
 
 
+def aggregate_replace(instance: Any, _semantic: Any = None, **changes: Any) -> Any:
+    """A copy of the aggregate ``instance`` with the fields ``changes`` names replaced.
+
+    Like Triton's (and ``dataclasses.replace``), it calls the class with every
+    field as a keyword argument, so a class's own ``__init__`` sees them all.
+    """
+    fields = getattr(type(instance), "__minitriton_fields__", None)
+    if fields is None:
+        raise TypeError(f"aggregate_replace() expects an aggregate instance, got {type(instance)}")
+    for name in changes:
+        if name not in fields:
+            raise TypeError(f"{type(instance).__name__} has no field '{name}'")
+    values = {name: _unwrap_if_constexpr(getattr(instance, name)) for name in fields}
+    values.update({name: _unwrap_if_constexpr(v) for name, v in changes.items()})
+    if not hasattr(_semantic, "make_aggregate"):
+        raise RuntimeError("aggregate_replace can only be called inside a @minitriton.jit kernel")
+    return _semantic.make_aggregate(type(instance), values)
+
+
+aggregate_replace.__triton_builtin__ = True  # type: ignore[attr-defined]
+
+
 def builtin_name(obj: object) -> str | None:
     """The builtin's name if ``obj`` is a ``tl`` builtin stub, else ``None``."""
     return getattr(obj, "__minitriton_builtin__", None)

@@ -69,3 +69,17 @@ def test_library_builtins_assemble(arch: str, tmp_path: Path) -> None:
     signature = "*fp32, *fp32, *fp32, *fp32, *i32, *i32, 16"
     ptx = assemble(K.extern_kernel, signature, arch, tmp_path).ptx
     assert "div.rn.f32" in ptx and "popc.b32" in ptx
+
+
+def test_aggregates_without_init_and_aggregate_replace(backend: str) -> None:
+    out = np.zeros(4, np.int32)
+    K.replace_kernel[(1,)](out, backend=backend)
+    x = np.arange(4)
+    np.testing.assert_array_equal(out, x * 3 + 5 + x * 10 + 7)
+
+
+def test_aggregate_replace_of_an_unknown_field_is_a_located_error() -> None:
+    with pytest.raises(CompileError) as info:
+        K.replace_unknown_kernel[(1,)](np.zeros(4, np.int32))
+    assert "Scaled has no field 'size'" in str(info.value)
+    assert "builtin_protocol.py:" in str(info.value)

@@ -112,3 +112,28 @@ def aggregate_kernel(out_ptr, SIDE: tl.constexpr):
     ramp = Ramp()
     square = Square(SIDE)
     tl.store(out_ptr + ramp.values, ramp.values + square.area)
+
+
+@triton.aggregate
+class Scaled:
+    """An aggregate without ``__init__``: fields by position or keyword, and a default."""
+
+    x: tl.tensor
+    scale: tl.constexpr = tl.constexpr(3)
+
+
+@triton.jit
+def replace_kernel(out_ptr):
+    first = Scaled(x=tl.arange(0, 4))
+    second = tl.aggregate_replace(first, scale=5)
+    third = Scaled(tl.arange(0, 4) * 10, 7)
+    tl.store(
+        out_ptr + tl.arange(0, 4), first.x * first.scale + second.scale + third.x + third.scale
+    )
+
+
+@triton.jit
+def replace_unknown_kernel(out_ptr):
+    first = Scaled(x=tl.arange(0, 4))
+    second = tl.aggregate_replace(first, size=5)
+    tl.store(out_ptr + tl.arange(0, 4), second.x)
