@@ -27,12 +27,13 @@ from minitriton.diagnostics import Location
 from minitriton.emulator import budget, speed
 from minitriton.emulator.errors import EmulatorError, format_pid
 from minitriton.emulator.liveness import dead_after
-from minitriton.emulator.memory import Memory
+from minitriton.emulator.memory import RAW_ADDRESSES, Memory
 from minitriton.emulator.registry import SEMANTICS
 from minitriton.emulator.tf32 import DEFAULT_ARCH
 from minitriton.emulator.values import RVal, scalar_constant, storage_dtype, to_compute
 from minitriton.ir.core import Block, Operation, Region, Value
 from minitriton.ir.ops import FuncOp, Module
+from minitriton.ir.traits import ReadsMemory, WritesMemory
 from minitriton.ir.types import PointerType, ScalarType, element_type
 
 
@@ -243,6 +244,8 @@ class Interpreter:
             self._check_budget(op, state)
         if self.max_steps is not None:
             self._count_steps(op, state)
+        if _touches_memory(cls):
+            self._resolve_raw_pointer(op, state)
         for listener in self.listeners:
             listener.will_execute_op(op, state)
         operands = [state.lookup(v) for v in op.operands]
@@ -263,6 +266,23 @@ class Interpreter:
         for listener in self.listeners:
             listener.did_execute_op(op, state, results)
         return results
+
+    def _resolve_raw_pointer(self, op: Operation, state: ProgramState) -> None:
+        """Before a memory op: raw addresses in its pointer become offsets into their array.
+
+        The resolved pointer is bound in ``state``, so listeners (debug checks,
+        the tracer) and the op's semantics all see it (see ``memory.py``).
+        """
+        ptr = state.lookup(op.operands[0])
+        if ptr.buffer != RAW_ADDRESSES:
+            return
+        from minitriton.emulator.ops.arith import resolve_addresses  # the ops import this module
+
+        pointee = element_type(op.operands[0].type)
+        assert isinstance(pointee, PointerType)
+        index = op.mask_operand()
+        mask = state.lookup(op.operands[index]) if index is not None else None
+        state.bind(op.operands[0], resolve_addresses(op, state, ptr, pointee.pointee, mask))
 
     def give_way(self, op: Operation, state: ProgramState) -> bool:
         """Let the other programs run while ``state``'s program waits at ``op``.
@@ -330,6 +350,17 @@ class Interpreter:
         pid = state.pid(row)
         text = f"{message} in program {format_pid(pid)}"
         return EmulatorError(op.loc, text, details, pid, help=help)
+
+
+_TOUCHES_MEMORY: dict[type[Operation], bool] = {}
+
+
+def _touches_memory(cls: type[Operation]) -> bool:
+    """Loads, stores and atomics: their first operand is the pointer they use."""
+    found = _TOUCHES_MEMORY.get(cls)
+    if found is None:
+        found = _TOUCHES_MEMORY[cls] = bool({ReadsMemory, WritesMemory} & cls.traits)
+    return found
 
 
 def _as_list(out: Any) -> list[RVal]:

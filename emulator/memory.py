@@ -17,7 +17,12 @@ made-up address, or a host address (``tensor.data_ptr()``,
 ``array.ctypes.data``) inside an argument's array, or inside any other live
 NumPy array or torch CPU tensor: :mod:`~minitriton.emulator.hostmem` finds
 it, and it becomes one more buffer of the launch, named after the variable
-that holds it.
+that holds it. An integer that no array holds still casts: the pointer keeps
+the raw byte address (buffer id :data:`RAW_ADDRESSES`), pointer arithmetic,
+``tl.where`` and casts back to integers work on it, and it is resolved when
+a load, store or atomic uses it, on the lanes the mask enables; only then is
+an address outside every array an error. (Kernels cast random integers to
+pointers they never dereference: Triton's ``test_where``.)
 """
 
 from __future__ import annotations
@@ -33,6 +38,8 @@ from minitriton.emulator.hostmem import find_array
 from minitriton.ir.types import U8, ScalarType
 
 ADDRESS_SPACING = 1 << 40
+#: The buffer id of pointers that hold raw byte addresses, not offsets (see the module doc).
+RAW_ADDRESSES = -1
 
 #: The arguments whose reads the launches of this context record (see :func:`watching_reads`).
 _WATCHED_READS: ContextVar[dict[str, np.ndarray | None] | None] = ContextVar(

@@ -15,9 +15,10 @@ from collections.abc import Callable
 import numpy as np
 
 from minitriton.emulator.interpreter import NeedSerial, ProgramState
+from minitriton.emulator.memory import RAW_ADDRESSES, Memory
 from minitriton.emulator.registry import semantics
 from minitriton.emulator.values import RVal, cast_values, from_compute, scalar_constant, to_compute
-from minitriton.ir.core import Operation
+from minitriton.ir.core import Operation, Value
 from minitriton.ir.ops import (
     AddOp,
     AndOp,
@@ -276,6 +277,8 @@ def _cmp(op: Operation, state: ProgramState, a: RVal, b: RVal) -> RVal:
     if isinstance(t, ScalarType):
         return RVal(np.asarray(fn(to_compute(a.data, t), to_compute(b.data, t))), batched)
     # pointers: order within one buffer; pointers into different buffers are unequal
+    if a.buffer != b.buffer and RAW_ADDRESSES in (a.buffer, b.buffer):
+        a, b = (_raw(state, v, op.operands[0]) for v in (a, b))
     if a.buffer == b.buffer:
         return RVal(np.asarray(fn(a.data, b.data)), batched)
     if op.attrs["pred"] in ("eq", "ne"):
@@ -288,12 +291,26 @@ def _cmp(op: Operation, state: ProgramState, a: RVal, b: RVal) -> RVal:
 def _select(op: Operation, state: ProgramState, cond: RVal, a: RVal, b: RVal) -> RVal:
     """``tl.where``; a scalar condition picks whole values."""
     batched = cond.batched or a.batched or b.batched
+    if a.buffer != b.buffer and RAW_ADDRESSES in (a.buffer, b.buffer):
+        a, b = (_raw(state, v, op.results[0]) for v in (a, b))
     if a.buffer != b.buffer:
         return _select_buffers(op, state, cond, a, b)
     c = cond.data
     if cond.batched and not op.operands[0].shape:  # a batched scalar (P,) broadcasts
         c = c.reshape(c.shape + (1,) * len(op.results[0].shape))
     return RVal(np.where(c, a.data, b.data), batched, a.buffer)
+
+
+def _raw(state: ProgramState, ptr: RVal, value: Value) -> RVal:
+    """``ptr`` as raw host byte addresses (:data:`RAW_ADDRESSES`), to meet a raw pointer."""
+    if ptr.buffer == RAW_ADDRESSES:
+        return ptr
+    memory = state.interp.memory
+    pointee = element_type(value.type)
+    assert isinstance(pointee, PointerType)
+    root = memory[ptr.buffer or 0].root
+    nbytes = np.multiply(ptr.data, pointee.pointee.numpy.itemsize, dtype=np.int64)
+    return RVal(memory.host_address(root) + nbytes, ptr.batched, RAW_ADDRESSES)
 
 
 def _select_buffers(op: Operation, state: ProgramState, cond: RVal, a: RVal, b: RVal) -> RVal:
@@ -349,6 +366,8 @@ def _cast(op: Operation, state: ProgramState, x: RVal) -> RVal:
         return _cast_ptr(state, x, src, dst)
     if isinstance(src, PointerType):
         assert isinstance(dst, ScalarType)
+        if x.buffer == RAW_ADDRESSES:
+            return RVal(np.asarray(cast_values(x.data, ScalarType("i64"), dst)), x.batched)
         buf = state.interp.memory[x.buffer or 0]
         nbytes = np.multiply(x.data, src.pointee.numpy.itemsize, dtype=np.int64)
         address = buf.base_address + nbytes
@@ -361,6 +380,8 @@ def _cast(op: Operation, state: ProgramState, x: RVal) -> RVal:
 
 def _cast_ptr(state: ProgramState, x: RVal, src: PointerType, dst: PointerType) -> RVal:
     # Same memory seen through another element type: offsets scale by the size ratio.
+    if x.buffer == RAW_ADDRESSES:
+        return x  # raw byte addresses do not depend on the element type
     memory = state.interp.memory
     buffer = memory.view(x.buffer or 0, dst.pointee)
     nbytes = np.multiply(x.data, src.pointee.numpy.itemsize, dtype=np.int64)
@@ -370,50 +391,94 @@ def _cast_ptr(state: ProgramState, x: RVal, src: PointerType, dst: PointerType) 
 def _int_to_ptr(
     op: Operation, state: ProgramState, x: RVal, src: ScalarType, dst: PointerType
 ) -> RVal:
-    """An integer address as a pointer into the array that holds it (see ``Memory.resolve``)."""
+    """An integer address as a pointer into the array that holds it (see ``Memory.resolve``).
+
+    An address no array holds keeps its raw value (:data:`RAW_ADDRESSES`) until a
+    memory op uses it: kernels cast integers to pointers they never dereference.
+    """
     memory = state.interp.memory
     address = np.asarray(cast_values(x.data, src, ScalarType("i64")))
     if address.size == 0:
         return RVal(address, x.batched, memory.view(0, dst.pointee) if memory.buffers else None)
-    first = int(address.flat[0])
-    found = memory.resolve(first)
-    if found is None:
-        raise state.interp.error(
-            op,
-            state,
-            f"the address {first:#x} cast to a pointer is not inside any array the "
-            "emulator can see",
-            [
-                "an address must lie inside an array argument of the launch, or inside "
-                "a NumPy array or torch CPU tensor that is still alive",
-                "keep the arrays whose data_ptr() you pass alive (in a variable) until "
-                "the launch returns",
-            ],
-        )
-    root, start = found
-    size = memory[root].flat.nbytes
-    inside = (address >= start) & (address < start + size)
-    if not np.all(inside):
-        if x.batched:
+    return resolve_addresses(op, state, RVal(address, x.batched), dst.pointee, None, lazy=True)
+
+
+def resolve_addresses(
+    op: Operation,
+    state: ProgramState,
+    addresses: RVal,
+    pointee: ScalarType,
+    enabled: RVal | None,
+    lazy: bool = False,
+) -> RVal:
+    """Byte addresses as offsets into the one array that holds them (on the enabled lanes).
+
+    ``lazy`` (a cast) keeps the raw addresses when no single array holds them;
+    otherwise (a load, store or atomic about to use them) that is a located error.
+    """
+    memory = state.interp.memory
+    address, on = addresses.data, None
+    batched = addresses.batched
+    if enabled is not None:
+        shape = np.broadcast_shapes(address.shape, enabled.data.shape)
+        address, on = np.broadcast_to(address, shape), np.broadcast_to(enabled.data, shape)
+        batched = batched or enabled.batched
+    used = address if on is None else address[on]
+    if used.size == 0:  # no lane is enabled: any offset will do
+        buffer = memory.view(0, pointee) if memory.buffers else None
+        return RVal(np.zeros(address.shape, np.int64), batched, buffer)
+    found = memory.resolve(int(used.flat[0]))
+    problem = _address_problem(memory, used, found, pointee)
+    if problem is not None:
+        if lazy:
+            return RVal(address, batched, RAW_ADDRESSES)
+        message, details, spans_arrays = problem
+        if batched and spans_arrays:
             raise NeedSerial  # programs point into different arrays: one program at a time
-        other = int(address[~inside].flat[0])
-        raise state.interp.error(
-            op,
-            state,
+        raise state.interp.error(op, state, message, details)
+    assert found is not None
+    root, start = found
+    offsets = (address - start) // pointee.numpy.itemsize
+    if on is not None:
+        offsets = np.where(on, offsets, 0)
+    return RVal(offsets, batched, memory.view(root, pointee))
+
+
+def _address_problem(
+    memory: Memory, used: np.ndarray, found: tuple[int, int] | None, pointee: ScalarType
+) -> tuple[str, list[str], bool] | None:
+    """Why the addresses ``used`` are not elements of one array (and whether they span
+    several), or None."""
+    first = int(used.flat[0])
+    if found is None:
+        return (
+            f"the address {first:#x} cast to a pointer is not inside any array the emulator "
+            "can see",
+            ["an address must lie inside an array argument of the launch, or inside a NumPy "
+             "array or torch CPU tensor that is still alive",
+             "keep the arrays whose data_ptr() you pass alive (in a variable) until the "
+             "launch returns"],
+            False,
+        )  # fmt: skip
+    root, start = found
+    inside = (used >= start) & (used < start + memory[root].flat.nbytes)
+    if not np.all(inside):
+        other = int(used[~inside].flat[0])
+        return (
             f"a block of addresses cast to pointers points into more than one array "
             f"({first:#x} is in '{memory[root].name}', {other:#x} is not)",
             ["a block of pointers must point into one array; cast each array's address apart"],
+            True,
         )
-    byte_offsets = address - start
-    itemsize = dst.pointee.numpy.itemsize
-    if np.any(byte_offsets % itemsize):
-        raise state.interp.error(
-            op,
-            state,
-            f"an address cast to a pointer to {dst.pointee!r} is not a multiple of "
-            f"{itemsize} bytes from the start of '{memory[root].name}'",
+    itemsize = pointee.numpy.itemsize
+    if np.any((used - start) % itemsize):
+        return (
+            f"an address cast to a pointer to {pointee!r} is not a multiple of {itemsize} "
+            f"bytes from the start of '{memory[root].name}'",
+            [],
+            False,
         )
-    return RVal(byte_offsets // itemsize, x.batched, memory.view(root, dst.pointee))
+    return None
 
 
 @semantics(InlineAsmOp)

@@ -26,12 +26,13 @@ import numpy as np
 from minitriton.emulator.errors import EmulatorError, oob_report
 from minitriton.emulator.interpreter import ProgramState
 from minitriton.emulator.mask_hint import mask_help
-from minitriton.emulator.memory import Buffer, note_reads
+from minitriton.emulator.memory import RAW_ADDRESSES, Buffer, note_reads
 from minitriton.emulator.registry import semantics
 from minitriton.emulator.rows import complete_despite_interrupt
 from minitriton.emulator.values import RVal, from_compute, to_compute
 from minitriton.ir.core import Operation
 from minitriton.ir.ops import AddPtrOp, AtomicCASOp, AtomicPollOp, AtomicRMWOp, LoadOp, StoreOp
+from minitriton.ir.types import PointerType, element_type
 
 # ---------------------------------------------------------------- bounds
 
@@ -105,6 +106,11 @@ def _oob_error(
 @semantics(AddPtrOp)
 def _addptr(op: Operation, state: ProgramState, ptr: RVal, offset: RVal) -> RVal:
     """Pointer plus an element offset (computed in 64 bits; the offset already wrapped)."""
+    if ptr.buffer == RAW_ADDRESSES:  # a raw byte address: the offset counts elements
+        pointee = element_type(op.operands[0].type)
+        assert isinstance(pointee, PointerType)
+        step = np.multiply(offset.data, pointee.pointee.numpy.itemsize, dtype=np.int64)
+        return RVal(np.add(ptr.data, step), ptr.batched or offset.batched, ptr.buffer)
     data = np.add(ptr.data, offset.data, dtype=np.int64)  # one pass, no temporary
     return RVal(data, ptr.batched or offset.batched, ptr.buffer)
 

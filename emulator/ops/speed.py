@@ -36,7 +36,7 @@ from minitriton.emulator import lanes
 from minitriton.emulator import rows as row_views
 from minitriton.emulator.interpreter import ProgramState
 from minitriton.emulator.lanes import LoadedRuns, RunsAccess, store_rows
-from minitriton.emulator.memory import Buffer
+from minitriton.emulator.memory import RAW_ADDRESSES, Buffer
 from minitriton.emulator.ops import memory as mem
 from minitriton.emulator.ops.arith import ELEMENTWISE
 from minitriton.emulator.rows import Rows, complete_despite_interrupt, find_rows
@@ -67,6 +67,8 @@ def _cmp(op: Operation, state: ProgramState, a: RVal, b: RVal) -> RVal:
 @fast_path(AddPtrOp)
 def _addptr(op: Operation, state: ProgramState, ptr: RVal, offset: RVal) -> RVal:
     """A splat pointer plus lane runs stays lazy; an argument's pointer keeps the offsets."""
+    if ptr.buffer == RAW_ADDRESSES:
+        return DECLINED  # raw byte addresses: the semantics scale the offset
     runs = lanes.addptr_runs(ptr, offset)
     if runs is not None:
         return runs

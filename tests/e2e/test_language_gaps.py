@@ -144,7 +144,8 @@ def test_unknown_address_is_a_located_error() -> None:
     with pytest.raises(UserError) as info:
         K.gather_rows_kernel[(1,)](table, np.zeros(4, np.float32), 4, BLOCK=4)
     text = str(info.value)
-    assert "language_gaps.py:" in text and ".to(tl.pointer_type(tl.float32))" in text
+    # The cast keeps the raw address; the load that uses it is where it fails.
+    assert "language_gaps.py:" in text and "tl.load(src + cols, mask=mask)" in text
     assert "the address 0x40 cast to a pointer is not inside any array" in text
     assert "keep the arrays whose data_ptr() you pass alive" in text
 
@@ -308,3 +309,23 @@ def test_max_num_imprecise_acc_above_k_is_refused_for_fp8() -> None:
         K.fp8_dot_kernel[(1,)](_fp8(zeros), _fp8(zeros.T), np.zeros((16, 16), np.float32), LIMIT=64)
     assert "max_num_imprecise_acc (64) must be <= K (32)" in str(info.value)
     assert "language_gaps.py:" in str(info.value)
+
+
+def test_integers_cast_to_pointers_and_back_need_no_array(rng: np.random.Generator) -> None:
+    """Triton's ``test_where`` selects between random integers cast to pointers."""
+    a = rng.integers(-(2**62), 2**62, 64, dtype=np.int64)
+    b = rng.integers(-(2**62), 2**62, 64, dtype=np.int64)
+    cond = rng.random(64) < 0.5
+    out = np.zeros(64, np.int64)
+    K.select_addresses_kernel[(1,)](cond, a, b, out, BLOCK=64)
+    np.testing.assert_array_equal(out, np.where(cond, a, b))
+
+
+def test_raw_addresses_resolve_on_the_lanes_a_load_enables() -> None:
+    x = np.arange(8, dtype=np.float32)
+    table = np.zeros(8, np.int64)
+    table[:4] = x.ctypes.data + 4 * np.arange(3, -1, -1)  # x[3], x[2], x[1], x[0]
+    table[4:] = table.ctypes.data  # another array: masked off below
+    out = np.zeros(8, np.float32)
+    K.masked_raw_addresses_kernel[(1,)](x, table, out, BLOCK=8)
+    np.testing.assert_array_equal(out, [3, 2, 1, 0, -1, -1, -1, -1])

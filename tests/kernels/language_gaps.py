@@ -162,3 +162,23 @@ def fp8_dot_kernel(a_ptr, b_ptr, c_ptr, LIMIT: tl.constexpr):
     b = tl.load(b_ptr + ks[:, None] * 16 + cols[None, :])
     c = tl.dot(a, b, max_num_imprecise_acc=LIMIT)
     tl.store(c_ptr + rows[:, None] * 16 + cols[None, :], c)
+
+
+@triton.jit
+def select_addresses_kernel(cond_ptr, a_ptr, b_ptr, out_ptr, BLOCK: tl.constexpr):
+    """Integers cast to pointers that nothing dereferences, selected and stored back."""
+    offs = tl.arange(0, BLOCK)
+    a = tl.load(a_ptr + offs).to(tl.pi32_t)
+    b = tl.load(b_ptr + offs).to(tl.pi32_t)
+    tl.store(out_ptr + offs, tl.where(tl.load(cond_ptr + offs), a, b))
+
+
+@triton.jit
+def masked_raw_addresses_kernel(x_ptr, table_ptr, out_ptr, BLOCK: tl.constexpr):
+    """Addresses into two arrays cast to pointers, mixed with an argument's pointers, and
+    loaded where the mask keeps one array."""
+    offs = tl.arange(0, BLOCK)
+    raw = tl.load(table_ptr + offs).to(tl.pointer_type(tl.float32))
+    first = offs < 4
+    ptrs = tl.where(first, raw, x_ptr + offs)
+    tl.store(out_ptr + offs, tl.load(ptrs, mask=first, other=-1.0))
