@@ -20,6 +20,7 @@ import numpy as np
 
 from minitriton.emulator.errors import Side, assert_report, format_pid
 from minitriton.emulator.interpreter import ProgramState
+from minitriton.emulator.memory import RAW_ADDRESSES
 from minitriton.emulator.registry import semantics
 from minitriton.emulator.values import RVal, to_compute
 from minitriton.ir.core import Operation, OpResult, Value
@@ -37,7 +38,10 @@ def format_value(
         data = to_compute(data, elem)
     else:
         rval = state.lookup(value)
-        prefix = f"{state.interp.memory[rval.buffer or 0].name}+"
+        if rval.buffer == RAW_ADDRESSES:  # an integer cast to a pointer: its address
+            hex = True
+        else:
+            prefix = f"{state.interp.memory[rval.buffer or 0].name}+"
     # str() of a NumPy scalar is its shortest round-trip text: 0.1, not 0.10000000149.
     formatter = {"float_kind": str, "int": (lambda v: hex_text(v, data.dtype)) if hex else str}
     if np.ndim(data) == 0:
