@@ -1,4 +1,4 @@
-"""Semantics of ``tt.reduce``, ``tt.scan`` and ``tt.sort``.
+"""Semantics of ``tt.reduce``, ``tt.scan``, ``tt.sort`` and ``tt.map_elementwise``.
 
 Combiner regions run *vectorized*: the region's ops are applied to whole
 NumPy arrays of many pairs at once.
@@ -11,6 +11,8 @@ NumPy arrays of many pairs at once.
   NumPy's.
 * A scan uses Hillis-Steele: step ``d`` combines element ``i - d`` with
   element ``i``, for ``d = 1, 2, 4, ...``.
+* ``tt.map_elementwise`` runs its region once, on every element of every
+  program at once, one element per row.
 """
 
 from __future__ import annotations
@@ -19,9 +21,9 @@ import numpy as np
 
 from minitriton.emulator.interpreter import ProgramState
 from minitriton.emulator.registry import semantics
-from minitriton.emulator.values import RVal, to_compute
+from minitriton.emulator.values import RVal, storage_dtype, to_compute
 from minitriton.ir.core import Operation, Region
-from minitriton.ir.ops import ReduceOp, ScanOp, SortOp
+from minitriton.ir.ops import MapElementwiseOp, ReduceOp, ScanOp, SortOp
 from minitriton.ir.types import ScalarType, element_type
 
 
@@ -138,3 +140,25 @@ def _sort(op: Operation, state: ProgramState, x: RVal) -> RVal:
     if op.attrs["descending"]:
         order = np.flip(order, axis=axis)
     return RVal(np.take_along_axis(x.data, order, axis=axis), x.batched)
+
+
+@semantics(MapElementwiseOp)
+def _map_elementwise(op: Operation, state: ProgramState, *xs: RVal) -> list[RVal]:
+    """The region on every element at once: one element per row of a batch."""
+    batched = any(x.batched for x in xs)
+    if not batched and state.size > 1 and _reads_kernel_values(op.regions[0]):
+        batched = True  # the region reads values that may differ between programs
+    arrays = [x.rows(state.size) if batched else x.data[None] for x in xs]
+    shape = (arrays[0].shape[0], *op.results[0].shape)
+    count = int(np.prod(shape, dtype=np.int64))
+    if count == 0:
+        empty = [np.zeros(shape, dtype=storage_dtype(r.type)) for r in op.results]
+        return [RVal(e if batched else e[0], batched) for e in empty]
+    rows = np.repeat(np.arange(shape[0]) if batched else [0], count // shape[0])
+    scope = state.child(rows)
+    scope.programs = shape[0]  # the step budget counts programs, not elements
+    args = [RVal(np.ascontiguousarray(np.broadcast_to(a, shape)).reshape(count), True)
+            for a in arrays]  # fmt: skip
+    out = state.interp.run_region(op.regions[0], scope, args)
+    full = [o.data.reshape(shape) if o.batched else np.broadcast_to(o.data, shape) for o in out]
+    return [RVal(f if batched else f[0], batched) for f in full]

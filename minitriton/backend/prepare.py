@@ -63,6 +63,7 @@ from minitriton.ir.ops import (
     GatherOp,
     IfOp,
     MakeRangeOp,
+    MapElementwiseOp,
     Module,
     ReduceOp,
     ReshapeOp,
@@ -149,7 +150,7 @@ def scalar_combiners(kernel: FuncOp) -> None:
     after inlining. A block still used there gets a located error.
     """
     for op in kernel.walk():
-        if not isinstance(op, (ReduceOp, ScanOp)):
+        if not isinstance(op, (ReduceOp, ScanOp, MapElementwiseOp)):
             continue
         _remove_dead_ops(op)
         for inner in op.walk():
@@ -175,7 +176,8 @@ def _remove_dead_ops(root: Operation) -> None:
 
 
 def _block_in_combiner(op: Operation, inner: Operation) -> Exception:
-    what = "tl.reduce" if isinstance(op, ReduceOp) else "tl.associative_scan"
+    names: dict[type[Operation], str] = {ReduceOp: "tl.reduce", ScanOp: "tl.associative_scan"}
+    what = names.get(type(op), "tl.map_elementwise")
     return error(
         inner.loc,
         f"the combine function of this {what} builds a block ({inner.results[0].type}): "
@@ -495,6 +497,13 @@ def _back_tt_reduce(plan: LayoutPlan, op: Operation) -> None:
         plan.demand(v, plan.default(v.shape))
 
 
+@layout_rule("back", MapElementwiseOp)
+def _back_tt_map_elementwise(plan: LayoutPlan, op: Operation) -> None:
+    layout = plan.wanted(op.results[0])
+    for v in op.operands:
+        plan.demand(v, layout)
+
+
 @layout_rule("back", GatherOp)
 def _back_tt_gather(plan: LayoutPlan, op: Operation) -> None:
     src, idx = op.operands
@@ -579,6 +588,11 @@ def _fwd_tt_expand_dims(plan: LayoutPlan, op: Operation) -> None:
 def _fwd_tt_reduce(plan: LayoutPlan, op: Operation) -> None:
     layout = plan.same_operands(op)
     plan.set(op.results, [slice_layout(layout, op.attrs["axis"])])
+
+
+@layout_rule("fwd", MapElementwiseOp)
+def _fwd_tt_map_elementwise(plan: LayoutPlan, op: Operation) -> None:
+    plan.set(op.results, [plan.same_operands(op)])
 
 
 @layout_rule("fwd", GatherOp)

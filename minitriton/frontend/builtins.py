@@ -1064,6 +1064,77 @@ def reduce_blocks(
     return results
 
 
+@impl("map_elementwise")
+def _map_elementwise(ctx: FunctionLowerer, scalar_fn: Any, args: Any, pack: Any) -> Any:
+    """``tt.map_elementwise``: the function inlined once into a region of scalars."""
+    pack = _const_int(ctx, pack, "pack")
+    if pack < 1 or pack & (pack - 1):
+        raise error(ctx.b.loc, f"pack must be a power of two >= 1, got {pack}")
+    if not args:
+        raise error(ctx.b.loc, "map_elementwise must have at least 1 input tensor")
+    blocks = _broadcast_all(ctx, [_tensor(ctx, a, "an argument") for a in args])
+    shape = blocks[0].shape
+    if not shape or shape[-1] % pack:
+        raise error(ctx.b.loc, f"pack={pack} must divide the last dimension of {blocks[0].type}")
+    parts = [p for t in blocks for p in _unpack(ctx, t, pack)]
+    region = new_region([t.dtype for t in parts])
+    with ctx.b.at(region.block):
+        outs = ctx.call_combine(scalar_fn, [Tensor(a) for a in region.args])
+        outs = [_tensor(ctx, o, "a result") for o in (outs if isinstance(outs, tuple) else [outs])]
+        if any(o.is_block for o in outs) or len(outs) % pack:
+            raise error(ctx.b.loc, f"the function must return scalars, {pack} per result")
+        ctx.b.create(ops.MapElementwiseReturnOp, [o.handle for o in outs])
+    types = [with_shape(o.dtype, parts[0].shape) for o in outs]
+    op = ctx.b.create(ops.MapElementwiseOp, [p.handle for p in parts], types, regions=[region])
+    results = [Tensor(r) for r in op.results]
+    packed = [_repack(ctx, results[i : i + pack], shape) for i in range(0, len(results), pack)]
+    return packed[0] if len(packed) == 1 else tuple(packed)
+
+
+def _broadcast_all(ctx: FunctionLowerer, values: list[Tensor]) -> list[Tensor]:
+    """The arguments broadcast to one block shape."""
+    shape: tuple[int, ...] = ()
+    for v in values:
+        shape = S.broadcast_shapes(ctx.b, shape, v.shape)
+    if not shape:
+        raise error(ctx.b.loc, "map_elementwise needs a block argument")
+    return [S.broadcast_to(ctx.b, v, shape) for v in values]
+
+
+def _unpack(ctx: FunctionLowerer, t: Tensor, pack: int) -> list[Tensor]:
+    """``t`` as ``pack`` blocks: part ``j`` holds element ``j`` of each group of the last axis."""
+    if pack == 1:
+        return [t]
+    groups = S.reshape(ctx.b, t, (*t.shape[:-1], t.shape[-1] // pack, pack))
+    return _columns(ctx, groups, pack)
+
+
+def _columns(ctx: FunctionLowerer, t: Tensor, n: int) -> list[Tensor]:
+    """The ``n`` columns of ``t`` (last axis of size ``n``, a power of two), in order."""
+    if n == 1:
+        return [S.reshape(ctx.b, t, t.shape[:-1])]
+    pairs = S.reshape(ctx.b, t, (*t.shape[:-1], n // 2, 2))  # column j = 2 * a + b
+    even, odd = IMPLS["split"](ctx, pairs)
+    evens, odds = _columns(ctx, even, n // 2), _columns(ctx, odd, n // 2)
+    return [c for pair in zip(evens, odds) for c in pair]
+
+
+def _repack(ctx: FunctionLowerer, parts: list[Tensor], shape: tuple[int, ...]) -> Tensor:
+    """Inverse of :func:`_unpack`: the blocks of ``parts`` interleaved back into ``shape``."""
+    if len(parts) == 1:
+        return parts[0]
+    return S.reshape(ctx.b, _stack(ctx, parts), shape)
+
+
+def _stack(ctx: FunctionLowerer, parts: list[Tensor]) -> Tensor:
+    """``parts`` as the columns of a new last axis (a power of two of them)."""
+    if len(parts) == 1:
+        return S.expand_dims(ctx.b, parts[0], len(parts[0].shape))
+    evens, odds = _stack(ctx, parts[0::2]), _stack(ctx, parts[1::2])
+    pairs = IMPLS["join"](ctx, evens, odds)  # (..., n/2, 2): column 2 * a + b
+    return S.reshape(ctx.b, pairs, (*evens.shape[:-1], 2 * evens.shape[-1]))
+
+
 def _combine_with(ctx: FunctionLowerer, op: str) -> Combine:
     def combine(lhs: list[Tensor], rhs: list[Tensor]) -> list[Any]:
         if op in ("max", "min"):

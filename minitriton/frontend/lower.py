@@ -2167,7 +2167,6 @@ def _scalar_type(loc: Location, args: list[Any], kwargs: dict[str, Any]) -> Scal
 
 #: Triton's ``tl`` functions that MiniTriton lacks, with what to write instead.
 NOT_YET = {
-    "map_elementwise": "call the function on the blocks themselves, with tl.where for its branches",
     "bitonic_merge": "sort with tl.sort, or take the largest with tl.topk",
 }
 

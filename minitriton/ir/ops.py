@@ -725,6 +725,41 @@ ReduceReturnOp = _op_class(_Terminator, "tt.reduce_return", "Ends a ``tt.reduce`
 ScanReturnOp = _op_class(_Terminator, "tt.scan_return", "Ends a ``tt.scan`` combiner.")
 
 
+class MapElementwiseOp(Operation):
+    """``%r, %s = tt.map_elementwise(%x, %y) : tensor<128xi32>, ...`` (``tl.map_elementwise``).
+
+    The region runs once per element: it takes one scalar of each operand
+    (all blocks of one shape) and returns one scalar of each result with
+    ``tt.map_elementwise_return``. Its ops are scalar code, as a combiner's.
+    """
+
+    traits = trait_set(RecursiveEffects, HasRegions)
+
+    name = "tt.map_elementwise"
+
+    def verify_(self) -> None:
+        if len(self.regions) != 1 or not self.operands or not self.results:
+            raise self.fail("needs operands, results and one region")
+        shape = shape_of(self.operands[0].type)
+        for v in [*self.operands, *self.results]:
+            if not isinstance(v.type, BlockType) or v.type.shape != shape:
+                raise self.fail(f"operands and results must be blocks of shape {shape}")
+        elems = [element_type(v.type) for v in self.operands]
+        if [a.type for a in self.regions[0].args] != elems:
+            raise self.fail(f"the region's arguments must be {elems}")
+        term = self.regions[0].block.terminator
+        wanted = [element_type(r.type) for r in self.results]
+        if term is None or term.name != "tt.map_elementwise_return":
+            raise self.fail("the region must end with tt.map_elementwise_return")
+        if [v.type for v in term.operands] != wanted:
+            raise self.fail(f"the region must return {wanted}")
+
+
+MapElementwiseReturnOp = _op_class(
+    _Terminator, "tt.map_elementwise_return", "Ends a ``tt.map_elementwise`` region."
+)
+
+
 class SortOp(Operation):
     """``%s = tt.sort(%x) {dim = 0, descending = false} : tensor<128xf32>``."""
 
@@ -996,7 +1031,7 @@ register_ops(
     ExpandDimsOp, ReshapeOp, TransOp, LoadOp, StoreOp, AtomicRMWOp, AtomicCASOp, AtomicPollOp,
     DotOp, ReduceOp, ScanOp, ReduceReturnOp, ScanReturnOp, SortOp, ForOp, IfOp, WhileOp, YieldOp,
     ConditionOp, CallOp, ReturnOp, FuncOp, PrintOp, AssertOp, BarrierOp, HintOp, InlineAsmOp,
-    GatherOp,
+    GatherOp, MapElementwiseOp, MapElementwiseReturnOp,
 )  # fmt: skip
 
 

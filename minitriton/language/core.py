@@ -625,6 +625,21 @@ def associative_scan(input, axis, combine_fn, reverse=False):
 
 
 @builtin
+def map_elementwise(scalar_fn, *args, pack=1):
+    """Call the ``@jit`` function ``scalar_fn`` on each element of the blocks ``args``.
+
+    The arguments are broadcast to one shape; ``scalar_fn`` gets one scalar of
+    each and returns one scalar (or a tuple of them), so it may branch per
+    element where ``tl.where`` would compute both sides. The result is a
+    block (or a tuple of blocks) of the arguments' shape. With ``pack=n``,
+    one call takes ``n`` consecutive elements of the last dimension of each
+    argument (``a0, a1, b0, b1`` for ``n = 2``) and returns ``n`` of each
+    result, in the same order; ``n`` is a power of two that divides the last
+    dimension. Triton 3.5's; Triton's interpreter does not run it.
+    """
+
+
+@builtin
 def sort(x, dim=None, descending=False):
     """Sort ``x`` along ``dim`` (the last dimension by default)."""
 

@@ -5,7 +5,8 @@
   left operand), then across warps through shared memory;
 * ``tt.scan``: Hillis–Steele rounds through shared memory (log2(n) rounds,
   earlier elements always the left operand);
-* ``tt.sort``: a bitonic network through shared memory.
+* ``tt.sort``: a bitonic network through shared memory;
+* ``tt.map_elementwise``: its region lowered inline once per register.
 
 The combiner region is lowered inline for each pair of values
 (:func:`combine`). Every use of shared memory starts with a barrier, so
@@ -40,7 +41,7 @@ from minitriton.backend.lower.smem import (
 )
 from minitriton.backend.registry import lowering
 from minitriton.ir.core import Operation, Region
-from minitriton.ir.ops import ReduceOp, ScanOp, SortOp
+from minitriton.ir.ops import MapElementwiseOp, ReduceOp, ScanOp, SortOp
 from minitriton.ir.types import BlockType, element_type
 
 if TYPE_CHECKING:
@@ -83,6 +84,18 @@ def combine(ctx: LoweringContext, region: Region, x: Vals, y: Vals) -> Vals:
     out = tuple(ctx.lower_region(region, [*x, *y]))
     ctx.b.debug_metadata = saved
     return out
+
+
+@lowering(MapElementwiseOp)
+def lower_map_elementwise(ctx: LoweringContext, op: Operation) -> list:
+    """``tt.map_elementwise``: the region on each register's scalars (all share one layout)."""
+    layout = ctx.layout(op.results[0])
+    columns = [ctx.tensor(v).vals for v in op.operands]
+    outs: list[list[ir.Value]] = [[] for _ in op.results]
+    for i in range(layout.num_regs):
+        for out, value in zip(outs, combine(ctx, op.regions[0], tuple(c[i] for c in columns), ())):
+            out.append(value)
+    return [RegTile(layout, out) for out in outs]
 
 
 def _bit_set(ctx: LoweringContext, src: ir.Value, bit: int) -> ir.Value:
