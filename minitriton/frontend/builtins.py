@@ -334,11 +334,16 @@ def _split(ctx: FunctionLowerer, a: Any) -> tuple[Tensor, Tensor]:
     if x.shape[-1] != 2:
         raise error(ctx.b.loc, f"tl.split needs a last dimension of size 2, got {x.type}")
     index = _pair_index(ctx, x.shape[:-1])
+    # Each half is a sum of the picked element and zeros, of the bits for floats,
+    # so that -0.0 and NaN payloads come through unchanged (-0.0 + 0.0 is +0.0).
+    floats = x.dtype.is_float()
+    bits = S.bitcast(ctx.b, x, get_int_dtype(x.dtype.bitwidth, True)) if floats else x
     halves = []
     for i in (0, 1):
-        picked = S.where(ctx.b, S.compare(ctx.b, "==", index, i), x, S.constant(ctx.b, 0, x.type))
-        half = IMPLS["sum"](ctx, picked, len(x.shape) - 1, False, None)
-        halves.append(S.cast(ctx.b, half, x.dtype))  # sum widens small ints
+        zero = S.constant(ctx.b, 0, bits.type)
+        picked = S.where(ctx.b, S.compare(ctx.b, "==", index, i), bits, zero)
+        half = S.cast(ctx.b, IMPLS["sum"](ctx, picked, len(x.shape) - 1, False, None), bits.dtype)
+        halves.append(S.bitcast(ctx.b, half, x.dtype) if floats else half)  # sum widens ints
     return halves[0], halves[1]
 
 
@@ -1348,6 +1353,45 @@ def _cumsum(ctx: FunctionLowerer, input: Any, axis: Any, reverse: Any) -> Tensor
 def _cumprod(ctx: FunctionLowerer, input: Any, axis: Any, reverse: Any) -> Tensor:
     x = _scan_input(ctx, input, small_ints=False)
     return scan_blocks(ctx, [x], axis, _combine_with(ctx, "*"), bool(reverse))[0]
+
+
+@impl("bitonic_merge")
+def _bitonic_merge(ctx: FunctionLowerer, x: Any, dim: Any, descending: Any) -> Tensor:
+    """Triton's merge network, one round per distance, from pairs of half-blocks."""
+    t = _values(ctx, x, "x")
+    rank = len(t.shape)
+    if (rank - 1 if dim is None else _axis(ctx, dim, rank)) != rank - 1:
+        raise error(ctx.b.loc, "only minor dimension is currently supported")  # Triton's words
+    n = t.shape[-1]
+    if n & (n - 1):
+        raise error(ctx.b.loc, f"bitonic_merge needs a power-of-two last dimension, got {t.type}")
+    down = bool(descending)
+    distance = n // 2
+    while distance:
+        t = _merge_round(ctx, t, distance, down)
+        distance //= 2
+    return t
+
+
+def _merge_round(ctx: FunctionLowerer, t: Tensor, distance: int, down: bool) -> Tensor:
+    """Compare-and-swap each element with the one ``distance`` away in its group."""
+    b = ctx.b
+    *lead, n = t.shape
+    groups = S.reshape(b, t, (*lead, n // (2 * distance), 2, distance))
+    k = len(groups.shape)
+    swap = (*range(k - 2), k - 1, k - 2)  # the two halves of each group on the last axis
+    left, right = IMPLS["split"](ctx, S.permute(b, groups, swap))
+    # Triton's rule: a lane takes its partner where (x > partner) != (descending ^ is_right).
+    take_left = S.compare(b, ">", left, right)
+    take_right = S.compare(b, ">", right, left)
+    if down:
+        take_left = S.compare(b, "==", take_left, False)
+    else:
+        take_right = S.compare(b, "==", take_right, False)
+    merged = IMPLS["join"](
+        ctx, S.where(b, take_left, right, left), S.where(b, take_right, left, right)
+    )
+    return S.reshape(b, S.permute(b, merged, swap), t.shape)
 
 
 @impl("sort")

@@ -2167,7 +2167,6 @@ def _scalar_type(loc: Location, args: list[Any], kwargs: dict[str, Any]) -> Scal
 
 #: Triton's ``tl`` functions that MiniTriton lacks, with what to write instead.
 NOT_YET = {
-    "bitonic_merge": "sort with tl.sort, or take the largest with tl.topk",
 }
 
 #: ``tl`` names that are neither builtins nor dtypes but part of Triton's surface.

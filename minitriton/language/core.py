@@ -602,6 +602,17 @@ def histogram(input, num_bins, mask=None):
 
 
 @builtin
+def bitonic_merge(x, dim=None, descending=0):
+    """Merge each bitonic sequence along the last dimension into sorted order.
+
+    Triton's network: ``log2(n)`` rounds of compare-and-swap at distances
+    ``n/2, n/4, ..., 1``; the smaller value goes left (right with
+    ``descending``). On a bitonic input the result is sorted; on any other it
+    is what the network gives, as in Triton.
+    """
+
+
+@builtin
 def topk(x, k, dim=None, descending=True):
     """The ``k`` largest (or, with ``descending=False``, smallest) elements along the last dim.
 

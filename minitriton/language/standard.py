@@ -23,6 +23,7 @@ from typing import Any, Generic, TypeVar
 from minitriton.language.core import (  # noqa: F401 - Triton's names in this module
     argmax,
     argmin,
+    bitonic_merge,
     cdiv,
     constexpr,
     cumprod,

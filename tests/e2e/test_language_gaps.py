@@ -329,3 +329,50 @@ def test_raw_addresses_resolve_on_the_lanes_a_load_enables() -> None:
     out = np.zeros(8, np.float32)
     K.masked_raw_addresses_kernel[(1,)](x, table, out, BLOCK=8)
     np.testing.assert_array_equal(out, [3, 2, 1, 0, -1, -1, -1, -1])
+
+
+# ---------------------------------------------------------------- bitonic_merge, split
+
+
+def _merge_network(x: np.ndarray, descending: bool) -> np.ndarray:
+    """Triton's bitonic merge, element by element: a lane takes its partner's value where
+    ``(x > partner) != (descending ^ is_right)``."""
+    x = x.copy()
+    n = x.shape[-1]
+    distance = n // 2
+    while distance:
+        lanes = np.arange(n)
+        partner = x[..., lanes ^ distance]
+        is_right = (lanes & distance) != 0
+        x = np.where((x > partner) != (descending ^ is_right), partner, x)
+        distance //= 2
+    return x
+
+
+@pytest.mark.parametrize("descending", [False, True])
+def test_bitonic_merge_is_tritons_network(
+    backend: str, rng: np.random.Generator, descending: bool
+) -> None:
+    rising = np.sort(rng.standard_normal((4, 16)), axis=1)
+    bitonic = np.concatenate([rising, rising[:, ::-1] - 1], axis=1).astype(np.float32)
+    noise = rng.standard_normal((4, 32)).astype(np.float32)
+    noise[0, 3], noise[1, 7], noise[2, 0], noise[2, 16] = np.nan, np.nan, -0.0, 0.0
+    for x in (bitonic, noise):
+        y = np.zeros_like(x)
+        K.bitonic_merge_kernel[(1,)](x, y, ROWS=4, N=32, DESC=descending, backend=backend)
+        np.testing.assert_array_equal(
+            y.view(np.uint32), _merge_network(x, descending).view(np.uint32)
+        )
+    y = np.zeros_like(bitonic)
+    K.bitonic_merge_kernel[(1,)](bitonic, y, ROWS=4, N=32, DESC=descending, backend=backend)
+    want = np.sort(bitonic, axis=1)
+    np.testing.assert_array_equal(y, want[:, ::-1] if descending else want)
+
+
+def test_split_keeps_negative_zero_and_nan_bits(backend: str) -> None:
+    x = np.array([[-0.0, 1.0], [np.nan, -0.0], [-np.inf, 0.0], [2.5, -3.0]], np.float32)
+    x[1, 0] = np.frombuffer(np.uint32(0xFFC00001).tobytes(), np.float32)[0]  # a NaN payload
+    a, b = np.zeros(4, np.float32), np.zeros(4, np.float32)
+    K.split_kernel[(1,)](x, a, b, N=4, backend=backend)
+    np.testing.assert_array_equal(a.view(np.uint32), x[:, 0].view(np.uint32))
+    np.testing.assert_array_equal(b.view(np.uint32), x[:, 1].view(np.uint32))

@@ -182,3 +182,17 @@ def masked_raw_addresses_kernel(x_ptr, table_ptr, out_ptr, BLOCK: tl.constexpr):
     first = offs < 4
     ptrs = tl.where(first, raw, x_ptr + offs)
     tl.store(out_ptr + offs, tl.load(ptrs, mask=first, other=-1.0))
+
+
+@triton.jit
+def bitonic_merge_kernel(x_ptr, y_ptr, ROWS: tl.constexpr, N: tl.constexpr, DESC: tl.constexpr):
+    offs = tl.arange(0, ROWS)[:, None] * N + tl.arange(0, N)[None, :]
+    tl.store(y_ptr + offs, tl.bitonic_merge(tl.load(x_ptr + offs), descending=DESC))
+
+
+@triton.jit
+def split_kernel(x_ptr, a_ptr, b_ptr, N: tl.constexpr):
+    pairs = tl.load(x_ptr + tl.arange(0, N)[:, None] * 2 + tl.arange(0, 2)[None, :])
+    a, b = tl.split(pairs)
+    tl.store(a_ptr + tl.arange(0, N), a)
+    tl.store(b_ptr + tl.arange(0, N), b)
