@@ -107,18 +107,27 @@ class Autotuner(KernelInterface):
     def __init__(
         self,
         fn: KernelInterface,
+        arg_names: Sequence[str] | None,
         configs: Sequence[Config],
         key: Sequence[str],
-        prune_configs_by: dict[str, Any] | None = None,
         reset_to_zero: Sequence[str] | None = None,
         restore_value: Sequence[str] | None = None,
+        pre_hook: Callable[..., Any] | None = None,
+        post_hook: Callable[..., Any] | None = None,
+        prune_configs_by: dict[str, Any] | None = None,
         warmup: int | None = None,
         rep: int | None = None,
+        use_cuda_graph: bool = False,
         do_bench: Callable[..., Any] | None = None,
         cache_results: bool | None = None,
     ) -> None:
+        # Triton's parameters in Triton's order: libraries subclass the Autotuner
+        # (flash-linear-attention's CachedAutotuner) and pass them positionally.
+        # pre_hook(args) and post_hook(args, exception) replace the reset and restore
+        # around each timed launch; use_cuda_graph is accepted and ignored.
         self.fn = fn
-        self.arg_names = base_jit_function(fn).arg_names
+        self.arg_names = list(arg_names or base_jit_function(fn).arg_names)
+        self.user_pre_hook, self.user_post_hook = pre_hook, post_hook
         self.configs = list(configs) or [Config({})]
         self.keys = list(key)
         self.prune_configs_by = prune_configs_by or {}
@@ -255,17 +264,23 @@ class Autotuner(KernelInterface):
         self, config: Config, named: dict[str, Any], args: Sequence[Any], grid: Grid | None,
         kwargs: dict,
     ) -> float:  # fmt: skip
-        saved = {n: _copy(named[n]) for n in self.restore_value if n in named}
+        hooked = self.user_pre_hook is not None or self.user_post_hook is not None
+        saved = {} if hooked else {n: _copy(named[n]) for n in self.restore_value if n in named}
 
         def call() -> None:
-            for n in self.reset_to_zero:
-                _zero(named[n])
+            if self.user_pre_hook is not None:
+                self.user_pre_hook(named)
+            elif not hooked:
+                for n in self.reset_to_zero:
+                    _zero(named[n])
             self._launch(config, args, grid, False, dict(kwargs))
             _synchronize()
 
         try:
             return self._time(call)
         finally:
+            if self.user_post_hook is not None:
+                self.user_post_hook(named, None)
             for n, value in saved.items():
                 _restore(named[n], value)
 
@@ -439,6 +454,9 @@ class AutotuneOptions(TypedDict, total=False):
     prune_configs_by: dict[str, Any] | None
     reset_to_zero: Sequence[str] | None
     restore_value: Sequence[str] | None
+    pre_hook: Callable[..., Any] | None
+    post_hook: Callable[..., Any] | None
+    use_cuda_graph: bool
     warmup: int | None
     rep: int | None
     do_bench: Callable[..., Any] | None
@@ -459,7 +477,7 @@ def autotune(
         raise TypeError(f"autotune() got an unexpected keyword argument {unknown[0]!r}")
 
     def decorator(fn: KernelInterface) -> Autotuner:
-        return Autotuner(fn, configs, key, **options)
+        return Autotuner(fn, None, configs, key, **options)
 
     return decorator
 

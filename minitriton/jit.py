@@ -316,19 +316,27 @@ class JITFunction(KernelInterface, JITBase):
     def __init__(
         self,
         fn: Callable[..., Any],
-        *,
+        version: Any = None,
+        do_not_specialize: Sequence[int | str] | None = None,
+        do_not_specialize_on_alignment: Sequence[int | str] | None = None,
         debug: bool | None = None,
-        do_not_specialize: Sequence[int | str] = (),
-        do_not_specialize_on_alignment: Sequence[int | str] = (),
-        **_triton_only: Any,  # version, repr, launch_metadata, noinline: accepted, unused
+        noinline: bool | None = None,
+        repr: Callable[[Any], str] | None = None,  # noqa: A002 - Triton's parameter names
+        launch_metadata: Callable[..., Any] | None = None,
     ) -> None:
+        # Triton's parameters, in Triton's order: libraries that build kernels copy
+        # them from one JITFunction to the next by these names (triton_kernels' specialize).
         self.fn = fn
         self.source = _capture_source(fn)
         self.params: list[Param] = kernel_params(fn)
         self.arg_names = [p.name for p in self.params]
         self.debug = debug
-        self._no_spec = set(self._param_names(do_not_specialize))
-        self._no_align_spec = set(self._param_names(do_not_specialize_on_alignment))
+        self.version, self.noinline, self.launch_metadata = version, noinline, launch_metadata
+        self.do_not_specialize = do_not_specialize or ()
+        self.do_not_specialize_on_alignment = do_not_specialize_on_alignment or ()
+        self.repr: Callable[[Any], str] = repr or (lambda _: fn.__name__)
+        self._no_spec = set(self._param_names(self.do_not_specialize))
+        self._no_align_spec = set(self._param_names(self.do_not_specialize_on_alignment))
         self.cache: dict[tuple[Any, ...], CompiledKernel] = {}
         self.compile_count = 0
         self._fast = FastLaunchCache(self)
@@ -348,6 +356,15 @@ class JITFunction(KernelInterface, JITBase):
     def __globals__(self) -> dict[str, Any]:
         """The function's globals (Triton's ``JITFunction.__globals__``)."""
         return self.source.globals
+
+    def get_capture_scope(self) -> dict[str, Any]:
+        """The names the kernel's body can see: its globals, then its closure's variables
+        (Triton 3.8's ``JITFunction.get_capture_scope``)."""
+        fn = self.fn
+        if fn.__closure__ is None:
+            return self.__globals__
+        cells = zip(fn.__code__.co_freevars, fn.__closure__)
+        return self.__globals__ | {name: cell.cell_contents for name, cell in cells}
 
     @property
     def cache_key(self) -> str:

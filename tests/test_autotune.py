@@ -318,3 +318,29 @@ def test_every_option_reaches_the_autotuner_and_a_misspelt_one_is_refused():
     assert tuned.cache_results is False and tuned.keys == ["n"]
     with pytest.raises(TypeError, match="unexpected keyword argument 'warm_up'"):
         triton.autotune(configs, ["n"], warm_up=7)
+
+
+def test_pre_and_post_hooks_surround_every_timed_launch(gpu: FakeGPU):
+    seen: list[str] = []
+    tuned = process(
+        gpu,
+        pre_hook=lambda args: seen.append(f"pre {sorted(args)[:2]}"),
+        post_hook=lambda args, exception: seen.append(f"post {exception}"),
+        cache_results=False,
+    )
+    launch(tuned)
+    assert seen == ["pre ['n', 'x_ptr']", "post None"] * 2  # two configs timed
+
+
+def test_a_subclass_passes_tritons_arguments_in_tritons_order(gpu: FakeGPU):
+    class CachedAutotuner(triton.runtime.Autotuner):
+        """What flash-linear-attention's cache decorator builds."""
+
+    configs = [triton.Config({"BLOCK": b}, num_warps=4) for b in (32, 128)]
+    tuned = CachedAutotuner(scale_kernel, scale_kernel.arg_names, configs, ["n"], None, None,
+                            pre_hook=None, post_hook=None, prune_configs_by=None, warmup=None,
+                            rep=None, use_cuda_graph=False, do_bench=gpu.do_bench,
+                            cache_results=False)  # fmt: skip
+    launch(tuned)
+    assert tuned.best_config is not None and tuned.arg_names == scale_kernel.arg_names
+    assert gpu.timed == [32, 128]

@@ -18,7 +18,16 @@ from minitriton.emulator.interpreter import ProgramState, merge_rows
 from minitriton.emulator.registry import semantics
 from minitriton.emulator.values import RVal
 from minitriton.ir.core import Operation
-from minitriton.ir.ops import BarrierOp, CallOp, ForOp, IfOp, NumProgramsOp, ProgramIdOp, WhileOp
+from minitriton.ir.ops import (
+    BarrierOp,
+    CallOp,
+    ForOp,
+    GridDependencyOp,
+    IfOp,
+    NumProgramsOp,
+    ProgramIdOp,
+    WhileOp,
+)
 
 
 @semantics(IfOp)
@@ -163,3 +172,8 @@ def _num_programs(op: Operation, state: ProgramState) -> RVal:
 @semantics(BarrierOp)
 def _barrier(op: Operation, state: ProgramState) -> None:
     """A no-op: each program's ops already run in order."""
+
+
+@semantics(GridDependencyOp)
+def _grid_dependency(op: Operation, state: ProgramState) -> None:
+    """A no-op: launches on the emulator run one after another, each to its end."""

@@ -318,15 +318,17 @@ def lower(
     src: KernelSource, arg_specs: Sequence[ArgSpec], options: CompileOptions | None = None
 ) -> Any:
     """Step 2: the kernel's AST (from :func:`parse`) -> verified IR ``Module``."""
-    from minitriton.frontend.builtins import COMPILING_PRECISION
+    from minitriton.frontend.builtins import COMPILING_OPTIONS, COMPILING_PRECISION
     from minitriton.frontend.lower import lower_kernel
     from minitriton.ir.verifier import verify_module
 
     precision = options.default_dot_input_precision if options is not None else None
     token = COMPILING_PRECISION.set(precision)
+    options_token = COMPILING_OPTIONS.set(options if options is not None else CompileOptions())
     try:
         module = lower_kernel(src, list(arg_specs))
     finally:
+        COMPILING_OPTIONS.reset(options_token)
         COMPILING_PRECISION.reset(token)
     verify_module(module)
     return module

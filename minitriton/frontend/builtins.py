@@ -336,8 +336,11 @@ def _split(ctx: FunctionLowerer, a: Any) -> tuple[Tensor, Tensor]:
     index = _pair_index(ctx, x.shape[:-1])
     # Each half is a sum of the picked element and zeros, of the bits for floats,
     # so that -0.0 and NaN payloads come through unchanged (-0.0 + 0.0 is +0.0).
-    floats = x.dtype.is_float()
-    bits = S.bitcast(ctx.b, x, get_int_dtype(x.dtype.bitwidth, True)) if floats else x
+    dtype = x.dtype
+    floats = False
+    bits = x
+    if isinstance(dtype, ScalarType) and dtype.is_float():
+        floats, bits = True, S.bitcast(ctx.b, x, get_int_dtype(dtype.bitwidth, True))
     halves = []
     for i in (0, 1):
         zero = S.constant(ctx.b, 0, bits.type)
@@ -522,7 +525,16 @@ def _value_for(ctx: FunctionLowerer, value: Any, ptr: Tensor, what: str) -> Tens
     if not P.is_py_scalar(value):
         raise error(ctx.b.loc, f"{what} must be a value, got {S.describe(value)}")
     _check_fits(ctx, value, pointee, what)
+    if pointee.is_int() and not pointee.is_bool() and not isinstance(value, bool):
+        value = _wrapped(int(value), pointee)
     return S.constant(ctx.b, value, with_shape(pointee, ptr.shape))
+
+
+def _wrapped(value: int, dtype: ScalarType) -> int:
+    """``value`` as ``dtype`` holds its low bits: 0xFFFFFFFF is -1 in int32."""
+    bits = dtype.bitwidth
+    value &= (1 << bits) - 1
+    return value - (1 << bits) if dtype.is_signed() and value >> (bits - 1) else value
 
 
 #: The largest finite value of each float type.
@@ -558,10 +570,17 @@ def _check_fits(ctx: FunctionLowerer, value: int | float, pointee: ScalarType, w
             f"{what}={shown} is not a value of the integer type {pointee!r}",
             help=f"use an integer, such as the smallest {pointee!r}",
         )
+    # Triton types a literal from 2**31 to 2**32 - 1 as uint32 (and so on for 64 bits), and
+    # the store casts it: any bit pattern of the width fits, 0xFFFFFFFF into int32 is -1.
     low = -(2 ** (pointee.bitwidth - 1))
-    high = 2**pointee.bitwidth - 1 if pointee.is_unsigned() else -low - 1
+    high = 2**pointee.bitwidth - 1
     if not low <= int(value) <= high:
-        raise error(ctx.b.loc, f"{what}={shown} does not fit in {pointee!r} ({low} to {high})")
+        span = f"{low} to {high}" if pointee.is_unsigned() else f"{low} to {-low - 1}"
+        raise error(
+            ctx.b.loc, f"{what}={shown} does not fit in {pointee!r} ({span})",
+            help=None if pointee.is_unsigned() else
+            f"a {pointee.bitwidth}-bit pattern up to {high} is taken as its bits, as in Triton",
+        )  # fmt: skip
 
 
 def _scalar_text(value: int | float) -> str:
@@ -926,6 +945,8 @@ _PRECISIONS = F32_PRECISIONS
 
 #: The compile options' ``default_dot_input_precision`` while a kernel is lowered.
 COMPILING_PRECISION: ContextVar[str | None] = ContextVar("compiling_precision", default=None)
+#: The compile options while a kernel is lowered (``tl.extra.cuda.num_warps()`` reads them).
+COMPILING_OPTIONS: ContextVar[Any] = ContextVar("compiling_options", default=None)
 
 
 def default_input_precision() -> str:

@@ -63,7 +63,7 @@ from minitriton.frontend.aggregate import (
 )
 from minitriton.frontend.blockptr import BlockPointer
 from minitriton.frontend.builder import Builder
-from minitriton.frontend.builtins import IMPLS
+from minitriton.frontend.builtins import COMPILING_OPTIONS, IMPLS
 from minitriton.frontend.early_return import contains_return, with_continuation
 from minitriton.frontend.libdevice import extern_call
 from minitriton.frontend.mangle import mangle_name
@@ -339,6 +339,26 @@ class SemanticHandle:
         values = [unwrap(a) for a in args]
         named = {k: unwrap(v) for k, v in kwargs.items()}
         return self.lowerer.call_builtin(name, values, named, self.node.loc, self.node)
+
+    @property
+    def options(self) -> Any:
+        """The compile options (``num_warps`` ...), as Triton's ``_semantic.builder.options``."""
+        return COMPILING_OPTIONS.get()
+
+    @property
+    def builder(self) -> SemanticHandle:
+        """Triton's builtins read ``_semantic.builder.options``: the handle itself."""
+        return self
+
+    def grid_dependency_wait(self) -> None:
+        """``tl.extra.cuda.gdc_wait()``."""
+        with self.lowerer.b.located(self.node.loc):
+            self.lowerer.b.create(ops.GridDependencyOp, [], [], {"kind": "wait"})
+
+    def grid_dependency_launch_dependents(self) -> None:
+        """``tl.extra.cuda.gdc_launch_dependents()``."""
+        with self.lowerer.b.located(self.node.loc):
+            self.lowerer.b.create(ops.GridDependencyOp, [], [], {"kind": "launch_dependents"})
 
     def make_aggregate(self, cls: type, fields: dict[str, Any]) -> Any:
         """``cls(**fields)`` of an aggregate class, built as in a kernel (``aggregate_replace``)."""
@@ -2019,6 +2039,9 @@ MAX_FOLD_BITS = 4096
 def _fold(loc: Location, fn: Callable[[Any, Any], Any], a: Any, c: Any, op: str) -> Any:
     """Evaluate a compile-time operation with Python's semantics."""
     _check_fold_size(loc, a, c, op)
+    if op == "+" and {type(a), type(c)} == {tuple, list}:
+        # Triton's shapes are lists, ours tuples: x.shape[:-1] + [n] joins them as Triton does.
+        return list(a) + list(c)
     try:
         return fn(a, c)
     except ZeroDivisionError:
@@ -2166,8 +2189,7 @@ def _scalar_type(loc: Location, args: list[Any], kwargs: dict[str, Any]) -> Scal
 
 
 #: Triton's ``tl`` functions that MiniTriton lacks, with what to write instead.
-NOT_YET = {
-}
+NOT_YET: dict[str, str] = {}
 
 #: ``tl`` names that are neither builtins nor dtypes but part of Triton's surface.
 _TL_PUBLIC = frozenset(
@@ -2183,6 +2205,8 @@ def _is_tl_public(attr: str, module: types.ModuleType) -> bool:
     value = getattr(module, attr)
     if attr in _TL_PUBLIC or builtin_name(value) is not None:
         return True
+    if isinstance(value, ConstexprFunction) or getattr(value, "__triton_builtin__", False):
+        return True  # tl.standard._log2, tl.extra.cuda.num_warps
     if attr.startswith("_"):
         return False
     # Our own submodules (tl.math, tl.extra) and classes (tl.PropagateNan); not imports.

@@ -1003,6 +1003,24 @@ class BarrierOp(Operation):
     name = "tt.barrier"
 
 
+class GridDependencyOp(Operation):
+    """``tt.griddepcontrol() {kind = "wait"}``: programmatic dependent launch (sm_90).
+
+    ``wait`` waits for the grid this one depends on; ``launch_dependents``
+    lets the dependent grid start. Both do nothing in a plain launch.
+    """
+
+    traits = trait_set(SideEffects)
+
+    name = "tt.griddepcontrol"
+    operand_counts = (0,)
+    required_attrs = ("kind",)
+
+    def verify_(self) -> None:
+        if self.attrs["kind"] not in ("wait", "launch_dependents"):
+            raise self.fail(f"kind must be wait or launch_dependents, got {self.attrs['kind']!r}")
+
+
 class HintOp(Operation):
     """``%y = tt.hint(%x) {multiple_of = [16]}`` / ``{max_contiguous = [128]}``.
 
@@ -1031,7 +1049,7 @@ register_ops(
     ExpandDimsOp, ReshapeOp, TransOp, LoadOp, StoreOp, AtomicRMWOp, AtomicCASOp, AtomicPollOp,
     DotOp, ReduceOp, ScanOp, ReduceReturnOp, ScanReturnOp, SortOp, ForOp, IfOp, WhileOp, YieldOp,
     ConditionOp, CallOp, ReturnOp, FuncOp, PrintOp, AssertOp, BarrierOp, HintOp, InlineAsmOp,
-    GatherOp, MapElementwiseOp, MapElementwiseReturnOp,
+    GatherOp, MapElementwiseOp, MapElementwiseReturnOp, GridDependencyOp,
 )  # fmt: skip
 
 

@@ -115,6 +115,9 @@ def _add_constexpr_operators() -> None:
 
 _add_constexpr_operators()
 
+#: Triton's zero constexpr, the default of ``descending=`` in its standard library.
+CONSTEXPR_0 = constexpr(0)
+
 
 class tensor:  # noqa: N801 - Triton's spelling
     """Type of block values inside a kernel (for annotations only)."""

@@ -25,6 +25,7 @@ __all__ = [
     "OutOfResources",
     "driver",
     "errors",
+    "jit",
 ]
 
 __getattr__ = lazy_attributes(
@@ -36,5 +37,6 @@ __getattr__ = lazy_attributes(
         "JITFunction": "minitriton.jit",
         "KernelInterface": "minitriton.jit",
         "driver": "minitriton.runtime.driver",
+        "jit": "minitriton.runtime.jit",
     },
 )

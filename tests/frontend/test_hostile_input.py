@@ -136,11 +136,19 @@ LOAD_X = LOAD_INT.replace("y_ptr", "x_ptr")
         ("float('-inf')", "other=float('-inf') is not a value of the integer type int32"),
         ("float('nan')", "other=float('nan') is not a value of the integer type int32"),
         ("10**400", "other=an integer of 401 digits does not fit in int32"),
-        ("2**31", "other=2147483648 does not fit in int32"),
+        ("2**32", "other=4294967296 does not fit in int32 (-2147483648 to 2147483647)"),
     ],
 )
 def test_other_that_an_int_pointer_cannot_hold(tmp_path: Path, other: str, message: str) -> None:
     assert diagnostic(tmp_path, LOAD_INT.format(other)).startswith(message)
+
+
+def test_an_int32_other_may_be_a_32_bit_pattern(tmp_path: Path) -> None:
+    """As in Triton, 2**31 .. 2**32 - 1 are uint32 literals, cast to int32: their bits."""
+    k = kernel(tmp_path, LOAD_INT.format("0xFFFFFFFF"))
+    y = np.arange(16, dtype=np.int32)
+    k[(1,)](np.zeros(16, np.float32), y, 8, BLOCK=16)
+    np.testing.assert_array_equal(y, np.where(np.arange(16) < 8, np.arange(16), -1))
 
 
 def test_other_that_fp16_cannot_hold(tmp_path: Path) -> None:

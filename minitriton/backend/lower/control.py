@@ -19,10 +19,20 @@ from typing import TYPE_CHECKING
 
 from llvmlite import ir
 
+from minitriton.backend.accelerate_matmul import arch_number
 from minitriton.backend.lltypes import Lowered, scalar_of
 from minitriton.backend.registry import lowering
 from minitriton.ir.core import Operation
-from minitriton.ir.ops import BarrierOp, ForOp, IfOp, NumProgramsOp, ProgramIdOp, ReturnOp, WhileOp
+from minitriton.ir.ops import (
+    BarrierOp,
+    ForOp,
+    GridDependencyOp,
+    IfOp,
+    NumProgramsOp,
+    ProgramIdOp,
+    ReturnOp,
+    WhileOp,
+)
 
 if TYPE_CHECKING:
     from minitriton.backend.lower.context import LoweringContext
@@ -109,6 +119,17 @@ def lower_return(ctx: LoweringContext, op: Operation) -> None:
 def lower_barrier(ctx: LoweringContext, op: Operation) -> None:
     """``tl.debug_barrier``: ``bar.sync 0``."""
     ctx.barrier()
+
+
+@lowering(GridDependencyOp)
+def lower_grid_dependency(ctx: LoweringContext, op: Operation) -> None:
+    """``griddepcontrol.wait`` / ``.launch_dependents`` on sm_90 and later; nothing before,
+    where no launch can depend on another."""
+    if arch_number(ctx.arch) < 90:
+        return
+    text = f"griddepcontrol.{op.attrs['kind']};"
+    fty = ir.FunctionType(ir.VoidType(), [])
+    ctx.b.call(ir.InlineAsm(fty, text, "~{memory}", side_effect=True), [])
 
 
 # ------------------------------------------------------------ utilities
