@@ -798,6 +798,21 @@ def _store_tile(ctx: FunctionLowerer, ptrs: Tensor, m: Any, value: Any, what: st
     _emit_store(ctx, ptrs, value, m)
 
 
+def _descriptor_atomic(kind: str) -> None:
+    @impl(f"atomic_{kind}_tensor_descriptor")
+    def lower(ctx: FunctionLowerer, desc: Any, offsets: Any, value: Any) -> None:
+        """Relaxed atomics on the tile's in-bounds elements (TMA's reductions do not return)."""
+        ptrs, m = TD.tile_pointers(ctx.b, desc, offsets, f"desc.atomic_{kind}")
+        if isinstance(value, Tensor) and value.is_block and value.shape != ptrs.shape:
+            raise error(ctx.b.loc, f"the value's shape {list(value.shape)} does not match the "
+                        f"descriptor's block shape {list(ptrs.shape)}")  # fmt: skip
+        _atomic_rmw(ctx, kind, ptrs, value, m, "relaxed", "gpu")
+
+
+for _kind in ("add", "min", "max", "and", "or", "xor"):
+    _descriptor_atomic(_kind)
+
+
 @impl("gather_tensor_descriptor")
 def _gather_tensor_descriptor(
     ctx: FunctionLowerer, desc: Any, x_offsets: Any, y_offset: Any

@@ -1638,7 +1638,7 @@ class FunctionLowerer:
         is_block_ptr = isinstance(value, BlockPointer) and not isinstance(value, TensorDescriptor)
         if is_block_ptr and attr == "advance":  # Triton's block pointers are tensors
             return BoundMethod("advance", value)
-        if isinstance(value, TensorDescriptor) and attr in ("load", "store", "gather", "scatter"):
+        if isinstance(value, TensorDescriptor) and attr in _DESCRIPTOR_METHODS:
             return BoundMethod(f"{attr}_tensor_descriptor", value)
         if attr == "to" and P.is_py_scalar(value):
             return BoundMethod("cast", value)  # a constexpr float's .to(tl.float16)
@@ -2039,7 +2039,10 @@ MAX_FOLD_BITS = 4096
 def _fold(loc: Location, fn: Callable[[Any, Any], Any], a: Any, c: Any, op: str) -> Any:
     """Evaluate a compile-time operation with Python's semantics."""
     _check_fold_size(loc, a, c, op)
-    if op == "+" and {type(a), type(c)} == {tuple, list}:
+    mixed = (isinstance(a, tuple) and isinstance(c, list)) or (
+        isinstance(a, list) and isinstance(c, tuple)
+    )
+    if op == "+" and mixed:
         # Triton's shapes are lists, ours tuples: x.shape[:-1] + [n] joins them as Triton does.
         return list(a) + list(c)
     try:
@@ -2190,6 +2193,10 @@ def _scalar_type(loc: Location, args: list[Any], kwargs: dict[str, Any]) -> Scal
 
 #: Triton's ``tl`` functions that MiniTriton lacks, with what to write instead.
 NOT_YET: dict[str, str] = {}
+
+#: A tensor descriptor's methods, each the builtin ``<name>_tensor_descriptor``.
+_DESCRIPTOR_METHODS = ("load", "store", "gather", "scatter", "atomic_add", "atomic_min",
+                       "atomic_max", "atomic_and", "atomic_or", "atomic_xor")  # fmt: skip
 
 #: ``tl`` names that are neither builtins nor dtypes but part of Triton's surface.
 _TL_PUBLIC = frozenset(

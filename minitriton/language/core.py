@@ -484,6 +484,28 @@ def store_tensor_descriptor(desc, offsets, value):
     """``desc.store(offsets, value)``: write a tile through a tensor descriptor."""
 
 
+def _descriptor_atomic(kind: str) -> Callable[..., Any]:
+    """The builtin ``desc.atomic_<kind>(offsets, value)`` (Triton 3.5's descriptor reductions)."""
+
+    def stub(desc, offsets, value):
+        pass
+
+    stub.__name__ = stub.__qualname__ = f"atomic_{kind}_tensor_descriptor"
+    stub.__doc__ = (
+        f"``desc.atomic_{kind}(offsets, value)``: combine a tile into memory with atomic "
+        f"{kind}s (out-of-bounds elements are skipped); returns nothing."
+    )
+    return builtin(stub)
+
+
+atomic_add_tensor_descriptor = _descriptor_atomic("add")
+atomic_min_tensor_descriptor = _descriptor_atomic("min")
+atomic_max_tensor_descriptor = _descriptor_atomic("max")
+atomic_and_tensor_descriptor = _descriptor_atomic("and")
+atomic_or_tensor_descriptor = _descriptor_atomic("or")
+atomic_xor_tensor_descriptor = _descriptor_atomic("xor")
+
+
 @builtin
 def gather_tensor_descriptor(desc, x_offsets, y_offset):
     """``desc.gather(x_offsets, y_offset)``: the rows ``x_offsets`` of a 2-D descriptor whose
