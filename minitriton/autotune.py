@@ -32,8 +32,9 @@ has (:class:`~minitriton.runtime.errors.OutOfResources`, see
 resource: shared memory, ...)``); so is a config that fails to compile. When
 every config is skipped, the first one's error is raised.
 
-Timing means nothing on the emulator, so there it uses the first config and
-says so once, on stderr.
+Timing means nothing on the emulator, so there it uses the first config
+that compiles, after ``prune_configs_by`` has pruned them, and says so once,
+on stderr (a config can fail a ``tl.static_assert`` for some arguments).
 """
 
 from __future__ import annotations
@@ -141,6 +142,7 @@ class Autotuner(KernelInterface):
         self.configs_timings: dict[Config, float] = {}
         self.best_config: Config | None = None
         self._told_emulator = False
+        self._emulator_choice: dict[tuple[Any, ...], Config] = {}
         self.__name__ = base_jit_function(fn).__name__
 
     @graph_break
@@ -148,9 +150,8 @@ class Autotuner(KernelInterface):
         """Launch with the best config for this key (the first one on the emulator)."""
         named = {**dict(zip(self.arg_names, args)), **kwargs}
         if resolve_backend(kwargs.get("backend")) == "emulator":
-            config = self._first_config_on_emulator()
-        else:
-            config = self._tuned_config(named, args, grid, kwargs)
+            return self._run_on_emulator(named, args, grid, warmup, kwargs)
+        config = self._tuned_config(named, args, grid, kwargs)
         self.best_config = config
         return self._launch(config, args, grid, warmup, kwargs)
 
@@ -158,15 +159,34 @@ class Autotuner(KernelInterface):
         """Compile every config for these arguments; returns the compiled kernels."""
         return [self._launch(c, args, grid, True, dict(kwargs)) for c in self.configs]
 
-    def _first_config_on_emulator(self) -> Config:
+    def _run_on_emulator(
+        self, named: dict[str, Any], args: Sequence[Any], grid: Grid | None, warmup: bool,
+        kwargs: dict,
+    ) -> Any:  # fmt: skip
+        """Launch the first (pruned) config that compiles for this key, without timing."""
+        key = self._key(named)
+        chosen = self._emulator_choice.get(key)
+        configs = [chosen] if chosen is not None else self._pruned(named)
+        errors: list[CompileError] = []
+        for config in configs:
+            try:
+                result = self._launch(config, args, grid, warmup, kwargs)
+            except CompileError as e:  # raised before anything ran: try the next config
+                errors.append(e)
+                continue
+            self._emulator_choice[key] = self.best_config = config
+            self._tell_emulator(config)
+            return result
+        raise trimmed(errors[0]) from None
+
+    def _tell_emulator(self, config: Config) -> None:
         if not self._told_emulator:
             self._told_emulator = True
             print(
                 f"minitriton: autotune of kernel '{self.__name__}' on the emulator: "
-                f"using the first config ({self.configs[0]}) without timing",
+                f"using the first config that compiles ({config}) without timing",
                 file=sys.stderr,
             )
-        return self.configs[0]
 
     def _launch(
         self, config: Config, args: Sequence[Any], grid: Grid | None, warmup: bool, kwargs: dict

@@ -151,6 +151,9 @@ LAUNCH_OPTIONS = ("num_warps", "num_stages", "num_ctas", "maxnreg", "debug", "ba
 #: Triton launch keywords accepted for compatibility; they change nothing here.
 IGNORED_OPTIONS: tuple[str, ...] = ("enable_fp_fusion", "launch_cooperative_grid")
 IGNORED_OPTIONS += ("sanitize_overflow",)
+# launch_pdl: programmatic dependent launch lets the next launch start early; without it the
+# launches run one after another, and tl.extra.cuda.gdc_wait() has nothing to wait for.
+IGNORED_OPTIONS += ("launch_pdl", "enable_reflect_ftz", "ptx_options", "clc")
 # extern_libs: libdevice is found on its own (MINITRITON_LIBDEVICE names another copy).
 IGNORED_OPTIONS += ("extern_libs",)
 

@@ -251,6 +251,31 @@ def test_the_emulator_still_uses_the_first_config_without_timing(
     assert "on the emulator: using the first config" in capsys.readouterr().err
 
 
+def test_the_emulator_prunes_first_and_skips_configs_that_do_not_compile(
+    gpu: FakeGPU, monkeypatch: pytest.MonkeyPatch, capsys
+):
+    monkeypatch.setenv("MINITRITON_BACKEND", "emulator")
+    gpu.broken = {32}
+    big_first = {"early_config_prune": lambda configs, named: configs[::-1]}
+    tuned = process(gpu, blocks=(32, 64, 128), prune_configs_by=big_first)
+    launch(tuned)
+    launch(tuned)  # the choice is kept for the key: 32 is not tried again
+    assert gpu.launched == [128, 128] and gpu.timed == []
+    tuned = process(gpu, blocks=(32, 64, 128))
+    launch(tuned)
+    assert gpu.launched[-1] == 64 and tuned.best_config.kwargs == {"BLOCK": 64}
+    assert "using the first config that compiles (BLOCK: 64" in capsys.readouterr().err
+
+
+def test_on_the_emulator_the_first_error_is_raised_when_no_config_compiles(
+    gpu: FakeGPU, monkeypatch: pytest.MonkeyPatch
+):
+    monkeypatch.setenv("MINITRITON_BACKEND", "emulator")
+    gpu.broken = {32, 128}
+    with pytest.raises(CompileError, match="BLOCK=32 needs too much memory"):
+        launch(process(gpu))
+
+
 # ---------------------------------------------------------------- bench()
 
 

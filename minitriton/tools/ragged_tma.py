@@ -19,6 +19,8 @@ dimension and addressed in 64 bits (Triton's module relies on the same
 arithmetic in the TMA engine).
 """
 
+# mypy: disable-error-code="assignment,operator"
+# (the @jit functions below are kernel code: their constexpr parameters are not Python ints)
 from __future__ import annotations
 
 from typing import Any

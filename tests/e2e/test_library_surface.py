@@ -28,6 +28,14 @@ def test_grid_dependency_control_changes_no_result(backend: str, pdl: bool) -> N
     np.testing.assert_array_equal(y, 2 * x)
 
 
+def test_tritons_cuda_launch_options_are_accepted(backend: str) -> None:
+    x = np.arange(8, dtype=np.float32)
+    y = np.zeros_like(x)
+    K.dependent_launch_kernel[(1,)](x, y, N=8, PDL=True, launch_pdl=True, enable_fp_fusion=False,
+                                    enable_reflect_ftz=True, backend=backend)  # fmt: skip
+    np.testing.assert_array_equal(y, 2 * x)
+
+
 @needs_ptxas
 @pytest.mark.parametrize(("arch", "count"), [("sm_90a", 1), ("sm_80", 0)])
 def test_griddepcontrol_on_sm_90_only(arch: str, count: int, tmp_path: Path) -> None:
