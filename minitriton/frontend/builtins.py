@@ -333,21 +333,22 @@ def _split(ctx: FunctionLowerer, a: Any) -> tuple[Tensor, Tensor]:
     x = _block(ctx, a, "a")
     if x.shape[-1] != 2:
         raise error(ctx.b.loc, f"tl.split needs a last dimension of size 2, got {x.type}")
-    index = _pair_index(ctx, x.shape[:-1])
-    # Each half is a sum of the picked element and zeros, of the bits for floats,
-    # so that -0.0 and NaN payloads come through unchanged (-0.0 + 0.0 is +0.0).
-    dtype = x.dtype
-    floats = False
-    bits = x
-    if isinstance(dtype, ScalarType) and dtype.is_float():
-        floats, bits = True, S.bitcast(ctx.b, x, get_int_dtype(dtype.bitwidth, True))
+    # Each half is a reduction of the pair that keeps its left (or right) operand: the
+    # bits come through as they are (-0.0, NaN payloads, pointers) and no arithmetic is left.
     halves = []
-    for i in (0, 1):
-        zero = S.constant(ctx.b, 0, bits.type)
-        picked = S.where(ctx.b, S.compare(ctx.b, "==", index, i), bits, zero)
-        half = S.cast(ctx.b, IMPLS["sum"](ctx, picked, len(x.shape) - 1, False, None), bits.dtype)
-        halves.append(S.bitcast(ctx.b, half, x.dtype) if floats else half)  # sum widens ints
+    for keep in (0, 1):
+        picked = reduce_blocks(ctx, [x], len(x.shape) - 1, _keep_operand(keep), False)
+        halves.append(picked[0])
     return halves[0], halves[1]
+
+
+def _keep_operand(side: int) -> Combine:
+    """A combine function that returns its left (0) or right (1) operand."""
+
+    def combine(lhs: list[Tensor], rhs: list[Tensor]) -> list[Any]:
+        return list(rhs if side else lhs)
+
+    return combine
 
 
 @impl("interleave")
