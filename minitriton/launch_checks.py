@@ -30,6 +30,7 @@ from typing import Any
 import numpy as np
 
 from minitriton.diagnostics import Diagnostic, UserError, call_location, user_frame
+from minitriton.frontend.source import F32_PRECISIONS
 from minitriton.ir import ops
 from minitriton.ir.core import Block, BlockArgument, OpResult, Value
 from minitriton.ir.traits import UnknownEffects, WritesMemory
@@ -93,6 +94,10 @@ def check_options(kernel: str, options: dict[str, Any]) -> None:
     debug = options.get("debug")
     if debug is not None and not isinstance(debug, (bool, np.bool_)):
         raise LaunchTypeError(f"kernel '{kernel}': debug={debug!r}: expected True or False")
+    precision = options.get("default_dot_input_precision")
+    if precision is not None and precision not in F32_PRECISIONS:
+        raise LaunchError(f"kernel '{kernel}': default_dot_input_precision={precision!r}: "
+                          f"expected one of {', '.join(F32_PRECISIONS)}")  # fmt: skip
 
 
 def num_warps_problem(value: int) -> str | None:

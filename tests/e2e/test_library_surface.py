@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 import minitriton as triton
+from minitriton.launch_checks import LaunchError
 from tests.e2e.ptxas_check import assemble, needs_ptxas
 from tests.kernels import library_surface as K
 
@@ -31,9 +32,18 @@ def test_grid_dependency_control_changes_no_result(backend: str, pdl: bool) -> N
 def test_tritons_cuda_launch_options_are_accepted(backend: str) -> None:
     x = np.arange(8, dtype=np.float32)
     y = np.zeros_like(x)
-    K.dependent_launch_kernel[(1,)](x, y, N=8, PDL=True, launch_pdl=True, enable_fp_fusion=False,
-                                    enable_reflect_ftz=True, backend=backend)  # fmt: skip
+    options = {
+        "launch_pdl": True,
+        "enable_fp_fusion": False,
+        "enable_reflect_ftz": True,
+        "cluster_dims": (1, 1, 1),
+        "warp_size": 32,
+        "default_dot_input_precision": "ieee",
+    }
+    K.dependent_launch_kernel[(1,)](x, y, N=8, PDL=True, backend=backend, **options)  # fmt: skip
     np.testing.assert_array_equal(y, 2 * x)
+    with pytest.raises(LaunchError, match="default_dot_input_precision='fp16': expected one of"):
+        K.dependent_launch_kernel[(1,)](x, y, N=8, PDL=True, default_dot_input_precision="fp16")
 
 
 @needs_ptxas
