@@ -28,7 +28,8 @@ The layers, lowest first (a module belongs to the longest prefix in
 6. ``jit``: the host side of a launch: ``minitriton.jit``, the package root
    ``minitriton``, ``autotune``, ``launch_checks``, ``streams``, ``testing``,
    ``torch_interop``, ``torch_ops``, Triton's host-side names (``runtime``,
-   ``backends``, ``minitriton.compiler.compiler``) and the emulator's
+   ``backends``, ``minitriton.compiler.compiler``,
+   ``minitriton.language.target_info``, which asks the driver) and the emulator's
    debugging tools ``minitriton.emulator.debug`` (attached to a launch).
 7. ``tools``: what is built on all of it: ``minitriton.tools``,
    ``minitriton.cli``, ``minitriton.course``, ``minitriton.inductor``,
@@ -80,6 +81,7 @@ LAYERS = {
     "minitriton.compiled_api": "compiler",
     "minitriton.ircache": "compiler",
     "minitriton.compiler.compiler": "jit",
+    "minitriton.language.target_info": "jit",
     "minitriton.emulator.debug": "jit",
     "minitriton": "jit",
     "minitriton.tools": "tools",

@@ -1106,6 +1106,12 @@ def reduce_blocks(
     return results
 
 
+@impl("condition")
+def _condition(ctx: FunctionLowerer, arg1: Any, disable_licm: Any) -> Any:
+    """The condition itself: ``disable_licm`` is a scheduling hint (the result is the same)."""
+    return arg1
+
+
 @impl("map_elementwise")
 def _map_elementwise(ctx: FunctionLowerer, scalar_fn: Any, args: Any, pack: Any) -> Any:
     """``tt.map_elementwise``: the function inlined once into a region of scalars."""

@@ -119,6 +119,11 @@ _add_constexpr_operators()
 CONSTEXPR_0 = constexpr(0)
 
 
+class const:  # noqa: N801 - Triton's spelling
+    """An annotation for pointers to read-only data (``x_ptr: tl.const``), accepted as in
+    Triton; MiniTriton already refuses stores into read-only arrays when they are made."""
+
+
 class tensor:  # noqa: N801 - Triton's spelling
     """Type of block values inside a kernel (for annotations only)."""
 
@@ -678,6 +683,12 @@ def map_elementwise(scalar_fn, *args, pack=1):
 @builtin
 def sort(x, dim=None, descending=False):
     """Sort ``x`` along ``dim`` (the last dimension by default)."""
+
+
+@builtin
+def condition(arg1, disable_licm=False):
+    """``while tl.condition(c, disable_licm=True):``: the loop's condition ``c``, with a hint
+    (not to hoist loop-invariant code) that MiniTriton accepts and ignores."""
 
 
 # -- atomics ------------------------------------------------------------------

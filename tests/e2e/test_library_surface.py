@@ -104,3 +104,10 @@ def test_capture_scope_holds_globals_and_closure_variables() -> None:
 
     scope = kernel.get_capture_scope()
     assert scope["scale"] == 3 and scope["triton"] is triton
+
+
+def test_while_on_tl_condition_through_a_const_pointer(backend: str) -> None:
+    x = np.arange(10, dtype=np.float32)
+    y = np.zeros(1, np.float32)
+    K.condition_kernel[(1,)](x, y, 7, backend=backend)
+    assert y[0] == x[:7].sum()

@@ -49,3 +49,14 @@ def capability_kernel(y_ptr):
         tl.store(y_ptr, 90)
     else:
         tl.store(y_ptr, 80)
+
+
+@triton.jit
+def condition_kernel(x_ptr: tl.const, y_ptr, n):
+    """A ``while`` on ``tl.condition`` (with its hint), reading through a ``tl.const`` pointer."""
+    i = 0
+    acc = 0.0
+    while tl.condition(i < n, disable_licm=True):
+        acc += tl.load(x_ptr + i)
+        i += 1
+    tl.store(y_ptr, acc)
