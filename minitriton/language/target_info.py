@@ -53,19 +53,5 @@ def is_hip() -> bool:
     return False
 
 
-@constexpr_function
-def is_hip_cdna3() -> bool:
-    """Always false: no AMD target."""
-    return False
-
-
-@constexpr_function
-def is_hip_cdna4() -> bool:
-    """Always false: no AMD target."""
-    return False
-
-
-@constexpr_function
-def is_hip_gfx1250() -> bool:
-    """Always false: no AMD target."""
-    return False
+#: AMD architectures: never the target here either.
+is_hip_cdna3 = is_hip_cdna4 = is_hip_gfx1250 = is_hip
