@@ -14,7 +14,8 @@ is a comparison, the values compared.
 from __future__ import annotations
 
 import sys
-from typing import SupportsInt
+from collections.abc import Callable
+from typing import Any, SupportsInt
 
 import numpy as np
 
@@ -43,10 +44,14 @@ def format_value(
         else:
             prefix = f"{state.interp.memory[rval.buffer or 0].name}+"
     # str() of a NumPy scalar is its shortest round-trip text: 0.1, not 0.10000000149.
-    formatter = {"float_kind": str, "int": (lambda v: hex_text(v, data.dtype)) if hex else str}
+    # With hex=True floats print as C's %a (0x1.8p+0), as Triton 3.8 prints them.
+    floats = data.dtype.kind == "f"
+    text: Callable[[Any], str] = str
+    if hex:
+        text = hex_float_text if floats else (lambda v: hex_text(v, data.dtype))
+    formatter = {"float_kind": hex_float_text if hex else str, "int": text}
     if np.ndim(data) == 0:
-        scalar = np.asarray(data)[()]
-        return prefix + (hex_text(scalar, data.dtype) if hex else str(scalar))
+        return prefix + text(np.asarray(data)[()])
     return prefix + np.array2string(
         np.asarray(data),
         separator=", ",
@@ -55,6 +60,16 @@ def format_value(
         prefix=" " * (indent + len(prefix)),
         formatter=formatter,  # type: ignore[arg-type]
     )
+
+
+def hex_float_text(v: Any) -> str:
+    """A float as C's ``%a`` prints it: ``0x1.8p+0``, ``-0x0p+0``, ``inf``, ``nan``."""
+    x = float(v)
+    if not np.isfinite(x):
+        return "nan" if np.isnan(x) else ("-inf" if x < 0 else "inf")
+    mantissa, exponent = x.hex().split("p")
+    mantissa = mantissa.rstrip("0").rstrip(".")
+    return f"{mantissa}p{int(exponent):+d}"
 
 
 def hex_text(v: SupportsInt, dtype: np.dtype) -> str:

@@ -7,6 +7,7 @@ and the smaller ones. Every test runs on the emulator and on the GPU.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import numpy as np
@@ -15,6 +16,7 @@ import pytest
 import minitriton as triton
 import minitriton.language as tl
 from minitriton.diagnostics import CompileError
+from tests.e2e.ptxas_check import assemble, needs_ptxas
 
 # ---------------------------------------------------------------- early return
 
@@ -247,6 +249,36 @@ def test_print_with_a_string_prefix(capfd: pytest.CaptureFixture[str]) -> None:
     print_with_prefix[(1,)](np.arange(4, dtype=np.int32), backend="emulator")
     out = capfd.readouterr().out  # MiniTriton: "pid (0, 0, 0) x =: [0, 1, 2, 3]"
     assert "x =" in out and all(str(i) in out for i in range(4))
+
+
+@triton.jit
+def print_hex(x_ptr, N: tl.constexpr):
+    tl.device_print("x: ", tl.load(x_ptr + tl.arange(0, N)), hex=True)
+    tl.device_print("first: ", tl.load(x_ptr), hex=True)
+
+
+HEX_FLOAT = re.compile(r"-?0x[0-9a-f]+(?:\.[0-9a-f]*)?p[+-]\d+|-?inf|nan")
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
+def test_floats_print_in_hex_as_c_does(
+    backend: str, dtype: type, capfd: pytest.CaptureFixture[str]
+) -> None:
+    """As in Triton 3.8: ``hex=True`` prints floats as C's ``%a``, ints as their bits."""
+    x = np.array([1.0, 1.5, 0.1, -1.5, -0.0, np.inf, -np.inf, 6.0], dtype)
+    print_hex[(1,)](x, N=8, backend=backend)
+    found = HEX_FLOAT.findall(capfd.readouterr().out)
+    want = [float(v).hex() for v in x] + [float(x[0]).hex()]
+    assert sorted(float.fromhex(v).hex() for v in found) == sorted(want)
+
+
+@needs_ptxas
+def test_hex_floats_are_printf_percent_a(tmp_path: Path) -> None:
+    ptx = assemble(print_hex, "*fp32, 8", "sm_90a", tmp_path).ptx
+    strings = [bytes(int(b) for b in body.split(",")).decode("latin-1")
+               for body in re.findall(r"= \{([0-9, ]+)\}", ptx)]  # fmt: skip
+    formats = [t for t in strings if "%" in t]
+    assert formats and all("%a" in t and "%x" not in t for t in formats)
 
 
 # ---------------------------------------------------------------- tensor descriptors

@@ -228,6 +228,9 @@ def _format(ctx: LoweringContext, st: ElemType, v: ir.Value, hex_: bool) -> tupl
     b = ctx.b
     if isinstance(st, PointerType):
         return "0x%llx", b.ptrtoint(v, I64)
+    if hex_ and st.is_float():  # C's %a, as Triton 3.8 prints floats in hex
+        wide = to_f32(ctx, v, st) if st.bitwidth <= 32 else v
+        return "%a", b.fpext(wide, F64_T) if wide.type != F64_T else wide
     if hex_:
         bits = st.bitwidth
         as_int = v if isinstance(v.type, ir.IntType) else b.bitcast(v, ir.IntType(bits))
