@@ -17,7 +17,9 @@ Out-of-bounds accesses are always errors in the emulator (see
   stores. On a GPU the result then depends on the order in which programs
   run. Atomics are exempt, and so are accesses made while a program holds a
   spin lock (an ``atomic_cas`` that succeeded, until the ``atomic_xchg``
-  that releases the same address).
+  that releases the same address), and reads of what a program stored
+  before it set a flag that the reader then saw with an acquiring
+  ``tl.atomic_poll`` (message passing: the poll orders them).
 * **index overflow**: an ``i32`` (or narrower) add, sub or mul whose exact
   result does not fit, on a value that feeds a pointer offset: the classic
   ``pid * stride`` overflow of large tensors (Triton semantics item 10).
@@ -49,6 +51,7 @@ from minitriton.ir.ops import (
     AddOp,
     AddPtrOp,
     AtomicCASOp,
+    AtomicPollOp,
     AtomicRMWOp,
     ForOp,
     LoadOp,
@@ -261,6 +264,9 @@ class Checker(Listener):
     locks: dict[int, set[tuple[int, int]]] = field(default_factory=dict)  # pid -> held locks
     offset_ops: set[int] = field(default_factory=set)  # ids of ops feeding pointer offsets
     lock_ids: dict[tuple[int, int], int] = field(default_factory=dict)  # (buffer, unit) -> id
+    #: pid -> the programs whose flag it saw with an acquiring poll (their earlier stores
+    #: happen before its later loads), transitively.
+    synced: dict[int, set[int]] = field(default_factory=dict)
 
     # -- setup --------------------------------------------------------------
     def attach(self, interp: Interpreter) -> None:
@@ -307,16 +313,18 @@ class Checker(Listener):
         if self.interp is None:
             return None  # not attached yet: rewinding means starting afresh
         copies = {k: _copy_state(v) for k, v in self.buffers.items()}
-        return copies, {k: set(v) for k, v in self.locks.items()}
+        synced = {k: set(v) for k, v in self.synced.items()}
+        return copies, {k: set(v) for k, v in self.locks.items()}, synced
 
     def rewind(self, token: Any) -> None:
         """Go back to a :meth:`checkpoint`."""
         if token is None:
-            self.interp, self.buffers, self.locks = None, {}, {}
+            self.interp, self.buffers, self.locks, self.synced = None, {}, {}, {}
             return
-        copies, locks = token
+        copies, locks, synced = token
         self.buffers = {k: _copy_state(v) for k, v in copies.items()}
         self.locks = {k: set(v) for k, v in locks.items()}
+        self.synced = {k: set(v) for k, v in synced.items()}
 
     # -- hooks ----------------------------------------------------------------
     def will_execute_op(self, op: Operation, state: ProgramState) -> None:
@@ -339,6 +347,8 @@ class Checker(Listener):
             self._check_overflow(op, state, results[0])
         if isinstance(op, AtomicCASOp) and not op.operands[0].shape:
             self._maybe_lock(op, state, results[0])
+        if isinstance(op, AtomicPollOp) and op.attrs.get("sem") == "acquire":
+            self._synchronize(op, state, results[0])
 
     # -- uninitialized reads ------------------------------------------------
     def _check_init(self, op: Operation, state: ProgramState, access: Access) -> None:
@@ -388,6 +398,9 @@ class Checker(Listener):
         units, pids = access.units[keep], access.pids[keep]
         writer = st.writer[units]
         bad = (writer >= 0) & (writer != pids)
+        if bad.any() and self.synced:
+            ordered = [int(w) in self.synced.get(int(p), ()) for w, p in zip(writer, pids)]
+            bad &= ~np.array(ordered, dtype=bool)
         if bad.any():
             raise self._race_error(
                 op, state, access, keep, bad, writer, st.writer_site[units], "reads"
@@ -508,14 +521,16 @@ class Checker(Listener):
         if st.init is not None:
             st.init[access.units] = True
         if st.atomic is not None and st.writer is not None and access.units.size:
-            self._check_atomic_after_store(op, state, access, st)
+            self._check_atomic_after_store(op, state, access, st, writes=not isinstance(
+                op, AtomicPollOp))  # fmt: skip
         if isinstance(op, AtomicRMWOp) and op.attrs.get("kind") == "xchg":
             self._maybe_unlock(access)
 
     def _check_atomic_after_store(
-        self, op: Operation, state: ProgramState, a: Access, st: _BufferState
+        self, op: Operation, state: ProgramState, a: Access, st: _BufferState, writes: bool
     ) -> None:
-        """An atomic on an element that another program stored plainly."""
+        """An atomic on an element that another program stored plainly (a poll only reads:
+        the element keeps its last atomic writer, the program a poll synchronizes with)."""
         assert st.atomic is not None and st.atomic_site is not None and st.writer is not None
         assert st.writer_site is not None
         keep = np.ones(a.units.shape, dtype=bool)
@@ -525,8 +540,26 @@ class Checker(Listener):
             raise self._race_error(
                 op, state, a, keep, bad, writer, st.writer_site[a.units], "updates"
             )
-        st.atomic[a.units] = a.pids
-        st.atomic_site[a.units] = self._site(op)
+        if writes:
+            st.atomic[a.units] = a.pids
+            st.atomic_site[a.units] = self._site(op)
+
+    def _synchronize(self, op: Operation, state: ProgramState, seen: RVal) -> None:
+        """A poll that saw its flag orders the flag's last atomic writer's stores before it."""
+        ptr = state.lookup(op.operands[0])
+        buf = state.interp.memory[ptr.buffer or 0]
+        st = self._state(buf.root)
+        if st.atomic is None:
+            return
+        root_size = state.interp.memory[buf.root].flat.dtype.itemsize
+        for row, pid in enumerate(linear_pids(state)):
+            if not bool(np.asarray(seen.program(row))):
+                continue
+            unit = int(np.asarray(ptr.program(row))) * buf.flat.dtype.itemsize // root_size
+            writer = int(st.atomic[unit])
+            if writer >= 0 and writer != int(pid):
+                mine = self.synced.setdefault(int(pid), set())
+                mine |= {writer} | self.synced.get(writer, set())
 
     def _maybe_lock(self, op: Operation, state: ProgramState, old: RVal) -> None:
         ptr = state.lookup(op.operands[0])

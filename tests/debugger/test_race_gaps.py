@@ -99,3 +99,28 @@ def test_lanes_of_one_store_writing_different_values() -> None:
 
 def test_lanes_of_one_store_writing_one_value_are_fine() -> None:
     run(lanes_collide, (1,), np.ones(4, np.int32), SAME=True)
+
+
+@triton.jit
+def message_passing(flag_ptr, payload_ptr, out_ptr, SEM: tl.constexpr):
+    if tl.program_id(0) == 0:
+        tl.atomic_poll(flag_ptr, 1, sem=SEM)
+        tl.store(out_ptr, tl.load(payload_ptr))
+    else:
+        tl.store(payload_ptr, 42)
+        tl.atomic_xchg(flag_ptr, 1, sem="release")
+
+
+def test_an_acquiring_poll_orders_the_writers_stores_before_its_loads() -> None:
+    flag, payload, out = (np.zeros(1, np.int32) for _ in range(3))
+    run(message_passing, (2,), flag, payload, out, SEM="acquire")
+    assert out[0] == 42
+
+
+def test_a_relaxed_poll_orders_nothing() -> None:
+    flag, payload, out = (np.zeros(1, np.int32) for _ in range(3))
+    with pytest.raises(CheckError) as info:
+        run(message_passing, (2,), flag, payload, out, SEM="relaxed")
+    assert "data race: tt.load from 'payload_ptr' reads what program (1, 0, 0) stored" in str(
+        info.value
+    )
