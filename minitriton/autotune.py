@@ -127,8 +127,16 @@ class Autotuner(KernelInterface):
         # pre_hook(args) and post_hook(args, exception) replace the reset and restore
         # around each timed launch; use_cuda_graph is accepted and ignored.
         self.fn = fn
+        self.base_fn = base_jit_function(fn).fn
         self.arg_names = list(arg_names or base_jit_function(fn).arg_names)
-        self.user_pre_hook, self.user_post_hook = pre_hook, post_hook
+        # Triton's hooks around every timed launch: pre_hook(args, reset_only=False) and
+        # post_hook(args, exception); by default they zero reset_to_zero's arguments and
+        # save, then restore, restore_value's. Subclasses call them too (FlagGems' tuner).
+        self.pre_hook: Callable[..., Any] = pre_hook or self._reset_and_save
+        self.post_hook: Callable[..., Any] = post_hook or self._restore_saved
+        self._saved: dict[str, Any] = {}
+        #: The launch's arguments by name while ``run`` works (Triton's ``nargs``).
+        self.nargs: dict[str, Any] | None = None
         self.configs = list(configs) or [Config({})]
         self.keys = list(key)
         self.prune_configs_by = prune_configs_by or {}
@@ -149,11 +157,28 @@ class Autotuner(KernelInterface):
     def run(self, *args: Any, grid: Grid | None, warmup: bool = False, **kwargs: Any) -> Any:
         """Launch with the best config for this key (the first one on the emulator)."""
         named = {**dict(zip(self.arg_names, args)), **kwargs}
-        if resolve_backend(kwargs.get("backend")) == "emulator":
-            return self._run_on_emulator(named, args, grid, warmup, kwargs)
-        config = self._tuned_config(named, args, grid, kwargs)
-        self.best_config = config
-        return self._launch(config, args, grid, warmup, kwargs)
+        self.nargs = dict(zip(self.arg_names, args))
+        try:
+            if resolve_backend(kwargs.get("backend")) == "emulator":
+                return self._run_on_emulator(named, args, grid, warmup, kwargs)
+            config = self._tuned_config(named, args, grid, kwargs)
+            self.best_config = config
+            return self._launch(config, args, grid, warmup, kwargs)
+        finally:
+            self.nargs = None
+
+    def prune_configs(self, kwargs: dict[str, Any]) -> list[Config]:
+        """The configs left after ``prune_configs_by`` (Triton's method, for subclasses)."""
+        return self._pruned({**(self.nargs or {}), **kwargs})
+
+    def _bench(self, *args: Any, config: Config, **meta: Any) -> list[float]:
+        """Triton's ``_bench``: ``[median, p20, p80]`` milliseconds (one time, three times),
+        or infinities for a config that does not compile or fit."""
+        grid = meta.pop("grid", None)
+        meta.pop("warmup", None)
+        named = {**dict(zip(self.arg_names, args)), **meta}
+        ms, _ = self._bench_or_fail(config, named, args, grid, meta)
+        return [ms, ms, ms]
 
     def warmup(self, *args: Any, grid: Grid | None = None, **kwargs: Any) -> list[Any]:
         """Compile every config for these arguments; returns the compiled kernels."""
@@ -263,7 +288,7 @@ class Autotuner(KernelInterface):
         configs that run out of resources); any other error propagates.
         """
         try:
-            return self._bench(config, named, args, grid, kwargs), None
+            return self._time_config(config, named, args, grid, kwargs), None
         except Exception as e:
             if not _skips_config(e):
                 raise
@@ -280,29 +305,39 @@ class Autotuner(KernelInterface):
             configs = sorted(configs, key=est.__getitem__)[: int(top_k)]
         return configs
 
-    def _bench(
+    def _time_config(
         self, config: Config, named: dict[str, Any], args: Sequence[Any], grid: Grid | None,
         kwargs: dict,
     ) -> float:  # fmt: skip
-        hooked = self.user_pre_hook is not None or self.user_post_hook is not None
-        saved = {} if hooked else {n: _copy(named[n]) for n in self.restore_value if n in named}
+        """Milliseconds per launch of ``config``, the hooks around every launch."""
 
         def call() -> None:
-            if self.user_pre_hook is not None:
-                self.user_pre_hook(named)
-            elif not hooked:
-                for n in self.reset_to_zero:
-                    _zero(named[n])
-            self._launch(config, args, grid, False, dict(kwargs))
-            _synchronize()
+            self.pre_hook(named)
+            try:
+                self._launch(config, args, grid, False, dict(kwargs))
+                _synchronize()
+            except Exception as e:
+                self.post_hook(named, e)
+                raise
+            self.post_hook(named, None)
 
-        try:
-            return self._time(call)
-        finally:
-            if self.user_post_hook is not None:
-                self.user_post_hook(named, None)
-            for n, value in saved.items():
-                _restore(named[n], value)
+        return self._time(call)
+
+    def _reset_and_save(self, named: dict[str, Any], reset_only: bool = False) -> None:
+        """The default ``pre_hook``: zero ``reset_to_zero``, save ``restore_value``."""
+        for n in self.reset_to_zero:
+            if named.get(n) is not None:
+                _zero(named[n])
+        if not reset_only:
+            self._saved = {
+                n: _copy(named[n]) for n in self.restore_value if named.get(n) is not None
+            }
+
+    def _restore_saved(self, named: dict[str, Any], exception: BaseException | None) -> None:
+        """The default ``post_hook``: put back what ``pre_hook`` saved."""
+        for n, value in self._saved.items():
+            _restore(named[n], value)
+        self._saved = {}
 
     def _time(self, call: Callable[[], None]) -> float:
         """Milliseconds per call: ``do_bench`` if given, else :func:`bench`."""

@@ -32,12 +32,14 @@ import contextlib
 import functools
 import hashlib
 import importlib.util
+import inspect
 import operator
 import os
 import sys
 import threading
 import weakref
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from minitriton import compiled_api, env, ircache
@@ -343,6 +345,11 @@ class JITFunction(KernelInterface, JITBase):
         self.repr: Callable[[Any], str] = repr or (lambda _: fn.__name__)
         self._no_spec = set(self._param_names(self.do_not_specialize))
         self._no_align_spec = set(self._param_names(self.do_not_specialize_on_alignment))
+        self.params = [replace(p, do_not_specialize=p.name in self._no_spec,
+                               do_not_specialize_on_alignment=p.name in self._no_align_spec)
+                       for p in self.params]  # fmt: skip
+        #: The Python function's signature (Triton's ``JITFunction.signature``).
+        self.signature = inspect.signature(fn)
         self.cache: dict[tuple[Any, ...], CompiledKernel] = {}
         self.compile_count = 0
         self._fast = FastLaunchCache(self)
@@ -355,8 +362,9 @@ class JITFunction(KernelInterface, JITBase):
 
     @property
     def src(self) -> str:
-        """The kernel's source text (Triton's ``JITFunction.src``)."""
-        return self.source.source
+        """The kernel's source text from its ``def`` line (Triton's ``JITFunction.src``:
+        libraries paste it into code they generate, without the decorators)."""
+        return self.source.from_def()
 
     @property
     def __globals__(self) -> dict[str, Any]:

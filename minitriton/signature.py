@@ -41,7 +41,7 @@ import inspect
 import linecache
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from minitriton.diagnostics import Location, error
@@ -63,6 +63,11 @@ class Param:
     name: str
     is_constexpr: bool
     default: Any = NO_DEFAULT
+    #: Triton's ``KernelParam`` fields, which libraries read (FlagGems' ``LibEntry``): the
+    #: position, and whether ``do_not_specialize`` names the parameter.
+    num: int = field(default=-1, compare=False)
+    do_not_specialize: bool = field(default=False, compare=False)
+    do_not_specialize_on_alignment: bool = field(default=False, compare=False)
 
     @property
     def has_default(self) -> bool:
@@ -73,8 +78,8 @@ class Param:
 def kernel_params(fn: Any) -> list[Param]:
     """The parameters of a Python kernel function, in order."""
     return [
-        Param(p.name, is_constexpr_annotation(p.annotation), p.default)
-        for p in inspect.signature(fn).parameters.values()
+        Param(p.name, is_constexpr_annotation(p.annotation), p.default, num=i)
+        for i, p in enumerate(inspect.signature(fn).parameters.values())
     ]
 
 

@@ -369,3 +369,27 @@ def test_a_subclass_passes_tritons_arguments_in_tritons_order(gpu: FakeGPU):
     launch(tuned)
     assert tuned.best_config is not None and tuned.arg_names == scale_kernel.arg_names
     assert gpu.timed == [32, 128]
+
+
+def test_a_subclass_that_runs_tritons_tuning_loop_itself(gpu: FakeGPU):
+    """FlagGems' tuner: Triton's run() written again over prune_configs, _bench and the hooks."""
+
+    class LibTuner(triton.runtime.Autotuner):
+        def run(self, *args, **kwargs):  # noqa: ANN002, ANN003, ANN202
+            self.nargs = dict(zip(self.arg_names, args))
+            configs = self.prune_configs(kwargs)
+            timings = {c: self._bench(*args, config=c, **kwargs) for c in configs}
+            best = min(timings, key=lambda c: timings[c][0])
+            self.pre_hook({**self.nargs, **kwargs, **best.all_kwargs()}, reset_only=True)
+            self.best_config = best
+            return self.fn.run(*args, **kwargs, **best.all_kwargs())
+
+    configs = [triton.Config({"BLOCK": b}, num_warps=4) for b in (32, 128, 512)]
+    drop_512 = {"early_config_prune": lambda configs, named, **kw: configs[:2]}
+    tuner = LibTuner(scale_kernel, scale_kernel.arg_names, configs, ["n"], ["x_ptr"], None,
+                     prune_configs_by=drop_512, do_bench=gpu.do_bench)  # fmt: skip
+    x = np.ones(512, np.float32)
+    tuner[(1,)](x, 256)
+    assert gpu.timed == [32, 128] and tuner.best_config.kwargs == {"BLOCK": 128}
+    assert gpu.launched[-1] == 128 and not x.any()  # reset_to_zero by the hook
+    assert tuner._bench(x, 256, config=configs[0], grid=(1,))[0] == TIMES_MS[32]

@@ -366,12 +366,12 @@ def bitcast(b: Builder, x: Any, dtype: T.ScalarType | T.PointerType) -> Tensor:
 
 
 def to_bool(b: Builder, x: Any) -> Tensor:
-    """``x`` as int1 (``x != 0`` for numbers)."""
+    """``x`` as int1: ``x != 0`` for numbers and pointers."""
     x = to_tensor(b, x)
     if x.dtype == T.I1:
         return x
     if isinstance(x.dtype, T.PointerType):
-        raise error(b.loc, f"cannot use a pointer ({x.type}) as a condition")
+        return cast(b, x, T.I1)  # as in Triton: ``ptr != 0`` (``if dW:`` on an optional output)
     return compare(b, "!=", x, 0)
 
 

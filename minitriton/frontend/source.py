@@ -69,10 +69,17 @@ class KernelSource:
         """
         first = self.first_line
         if not text.lstrip().startswith("@"):
-            lines = self.source.splitlines()
-            defs = [i for i, line in enumerate(lines) if line.lstrip().startswith("def ")]
-            first += defs[0] if defs else 0
+            first += self.def_index()
         return replace(self, source=text, first_line=first)
+
+    def def_index(self) -> int:
+        """The index of the ``def`` line among the source's lines (after its decorators)."""
+        lines = self.source.splitlines()
+        return next((i for i, line in enumerate(lines) if line.lstrip().startswith("def ")), 0)
+
+    def from_def(self) -> str:
+        """The source from its ``def`` line on: Triton's ``JITFunction.src``."""
+        return "".join(self.source.splitlines(keepends=True)[self.def_index() :])
 
     def nonlocals(self) -> dict[str, Any]:
         """The function's closure variables and their current values, as Triton sees them.

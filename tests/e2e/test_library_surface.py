@@ -111,3 +111,28 @@ def test_while_on_tl_condition_through_a_const_pointer(backend: str) -> None:
     y = np.zeros(1, np.float32)
     K.condition_kernel[(1,)](x, y, 7, backend=backend)
     assert y[0] == x[:7].sum()
+
+
+def test_a_pointer_as_a_condition_is_not_null(backend: str) -> None:
+    x = np.arange(8, dtype=np.float32)
+    dw = np.zeros_like(x)
+    K.optional_output_kernel[(1,)](x, dw, 8, BLOCK=8, backend=backend)
+    np.testing.assert_array_equal(dw, 2 * x)
+
+
+@needs_ptxas
+def test_a_pointer_condition_assembles(tmp_path: Path) -> None:
+    ptx = assemble(K.optional_output_kernel, "*fp32, *fp32, i32, 8", "sm_90a", tmp_path).ptx
+    assert "setp.eq.b64" in ptx  # the null test of the 64-bit address, then the branch
+
+
+def test_jit_functions_carry_tritons_params_signature_and_src() -> None:
+    fn = K.decorated_kernel
+    params = [(p.name, p.is_constexpr, p.num, p.do_not_specialize) for p in fn.params]
+    assert params == [("x_ptr", False, 0, False), ("n", False, 1, True), ("BLOCK", True, 2, False)]
+    assert list(fn.signature.parameters) == ["x_ptr", "n", "BLOCK"]
+    assert fn.src.startswith("def decorated_kernel(x_ptr, n, BLOCK: tl.constexpr):\n")
+    y = np.zeros(4, np.int32)
+    fn._unsafe_update_src(fn.src.replace("n)", "n + 1)"))  # Triton's patching hook
+    fn[(1,)](y, 6, BLOCK=4)
+    np.testing.assert_array_equal(y, 7)

@@ -60,3 +60,22 @@ def condition_kernel(x_ptr: tl.const, y_ptr, n):
         acc += tl.load(x_ptr + i)
         i += 1
     tl.store(y_ptr, acc)
+
+
+@triton.jit
+def optional_output_kernel(x_ptr, dw_ptr, n, BLOCK: tl.constexpr):
+    """``if dw_ptr:`` on a pointer argument, as FlagGems' layer norm backward writes it."""
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs, mask=offs < n)
+    if dw_ptr:
+        tl.store(dw_ptr + offs, x * 2, mask=offs < n)
+
+
+def passthrough(f):  # noqa: ANN001, ANN201 - a decorator above @jit, as libraries stack them
+    return f
+
+
+@passthrough
+@triton.jit(do_not_specialize=["n"])
+def decorated_kernel(x_ptr, n, BLOCK: tl.constexpr):
+    tl.store(x_ptr + tl.arange(0, BLOCK), n)
