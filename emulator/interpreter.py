@@ -164,6 +164,8 @@ class Interpreter:
         self.program_steps = 0  # ops executed, times the programs each ran for
         self.max_steps = budget.max_steps()  # None: no step budget
         self.current: tuple[Operation, ProgramState] | None = None  # for Ctrl-C
+        #: Whether an integer became a pointer no array holds (memory ops then resolve it).
+        self.raw_pointers = False
         #: Set while programs run cooperatively (cooperative.py): lets the others run.
         self.yield_to_others: Callable[[], bool] | None = None
         # A plain launch that runs long says so on a terminal (tools with
@@ -244,7 +246,7 @@ class Interpreter:
             self._check_budget(op, state)
         if self.max_steps is not None:
             self._count_steps(op, state)
-        if _touches_memory(cls):
+        if self.raw_pointers and _touches_memory(cls):
             self._resolve_raw_pointer(op, state)
         for listener in self.listeners:
             listener.will_execute_op(op, state)

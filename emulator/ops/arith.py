@@ -431,6 +431,7 @@ def resolve_addresses(
     problem = _address_problem(memory, used, found, pointee)
     if problem is not None:
         if lazy:
+            state.interp.raw_pointers = True  # memory ops resolve pointers from now on
             return RVal(address, batched, RAW_ADDRESSES)
         message, details, spans_arrays = problem
         if batched and spans_arrays:

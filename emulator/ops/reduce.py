@@ -30,24 +30,30 @@ from minitriton.ir.types import ScalarType, element_type
 def _combine(
     region: Region, state: ProgramState, left: list[np.ndarray], right: list[np.ndarray]
 ) -> list[np.ndarray]:
-    """Apply the combiner region to arrays of left and right operands.
-
-    Every pair is one row of a batch: the region's scalars are the pairs' own
-    values, so any op a combine function may use (a splat to ``[1]``, a
-    per-pair ``if``, a helper call) sees its usual shapes. The arrays lead
-    with a program axis (of one row when the operands are the same for every
-    program), which gives each pair its program's row of the kernel values
-    the region may read.
-    """
-    shape = left[0].shape
-    count = int(np.prod(shape, dtype=np.int64))
-    if count == 0:
+    """Apply the combiner region to arrays of left and right operands (see :func:`_per_row`)."""
+    if left[0].size == 0:
         return [np.asarray(a) for a in left]
+    return _per_row(region, state, left + right)
+
+
+def _per_row(region: Region, state: ProgramState, arrays: list[np.ndarray]) -> list[np.ndarray]:
+    """Run ``region`` once on every element of ``arrays`` (broadcast to one shape).
+
+    Every element is one row of a batch: the region's scalars are the
+    elements' own values, so any op a combine or mapped function may use (a
+    splat to ``[1]``, a per-element ``if``, a helper call) sees its usual
+    shapes. The arrays lead with a program axis (of one row when the operands
+    are the same for every program), which gives each element its program's
+    row of the kernel values the region may read.
+    """
+    shape = np.broadcast_shapes(*(a.shape for a in arrays))
+    count = int(np.prod(shape, dtype=np.int64))
     programs = shape[0]
     rows = np.repeat(np.arange(programs) if programs == state.size else [0], count // programs)
     scope = state.child(rows)
-    scope.programs = programs  # the step budget counts programs, not pairs
-    args = [RVal(np.ascontiguousarray(a).reshape(count), True) for a in left + right]
+    scope.programs = programs  # the step budget counts programs, not elements
+    args = [RVal(np.ascontiguousarray(np.broadcast_to(a, shape)).reshape(count), True)
+            for a in arrays]  # fmt: skip
     out = state.interp.run_region(region, scope, args)
     return [o.data.reshape(shape) if o.batched else np.broadcast_to(o.data, shape) for o in out]
 
@@ -150,15 +156,8 @@ def _map_elementwise(op: Operation, state: ProgramState, *xs: RVal) -> list[RVal
         batched = True  # the region reads values that may differ between programs
     arrays = [x.rows(state.size) if batched else x.data[None] for x in xs]
     shape = (arrays[0].shape[0], *op.results[0].shape)
-    count = int(np.prod(shape, dtype=np.int64))
-    if count == 0:
+    if 0 in shape:
         empty = [np.zeros(shape, dtype=storage_dtype(r.type)) for r in op.results]
         return [RVal(e if batched else e[0], batched) for e in empty]
-    rows = np.repeat(np.arange(shape[0]) if batched else [0], count // shape[0])
-    scope = state.child(rows)
-    scope.programs = shape[0]  # the step budget counts programs, not elements
-    args = [RVal(np.ascontiguousarray(np.broadcast_to(a, shape)).reshape(count), True)
-            for a in arrays]  # fmt: skip
-    out = state.interp.run_region(op.regions[0], scope, args)
-    full = [o.data.reshape(shape) if o.batched else np.broadcast_to(o.data, shape) for o in out]
+    full = _per_row(op.regions[0], state, arrays)
     return [RVal(f if batched else f[0], batched) for f in full]
