@@ -34,7 +34,13 @@ every config is skipped, the first one's error is raised.
 
 Timing means nothing on the emulator, so there it uses the first config
 that compiles, after ``prune_configs_by`` has pruned them, and says so once,
-on stderr (a config can fail a ``tl.static_assert`` for some arguments).
+on stderr (a config can fail a ``tl.static_assert`` for some arguments),
+unless the autotuner was given its own ``do_bench``: then the configs are
+timed with it, as on the GPU, and the winner is kept in memory only.
+``prune_configs_by`` follows Triton: ``early_config_prune(configs, nargs,
+**kwargs)`` must keep at least one config (else an ``AutotunerError``),
+and ``perf_model`` keeps the ``top_k`` configs it rates fastest (a float
+``top_k`` is a fraction, at least one; 1.0 by default).
 """
 
 from __future__ import annotations
@@ -48,7 +54,7 @@ import time
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, TypedDict
 
-from minitriton.diagnostics import CompileError, trimmed
+from minitriton.diagnostics import CompileError, UserError, trimmed
 from minitriton.jit import Grid, KernelInterface, base_jit_function, graph_break, resolve_backend
 from minitriton.runtime.errors import OutOfResources
 
@@ -63,6 +69,14 @@ ENTRY_FORMAT = "minitriton-autotune 1"
 MIN_RUNS, MAX_RUNS = 5, 100
 
 
+class AutotunerError(UserError, Exception):
+    """A mistake in an autotuner's configs or pruning (Triton's ``AutotunerError``): its
+    message starts with ``Autotuner error:``."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(f"Autotuner error: {message}")
+
+
 class Config:
     """One autotuning candidate: meta-parameters plus launch options (Triton's signature)."""
 
@@ -74,6 +88,7 @@ class Config:
         num_ctas: int = 1,
         maxnreg: int | None = None,
         pre_hook: Callable[[dict[str, Any]], None] | None = None,
+        ir_override: str | None = None,
     ) -> None:
         self.kwargs = dict(kwargs)
         self.num_warps = num_warps
@@ -81,6 +96,9 @@ class Config:
         self.num_ctas = num_ctas
         self.maxnreg = maxnreg
         self.pre_hook = pre_hook
+        #: Triton's file of hand-written IR for this config; MiniTriton compiles from the
+        #: source only, so a launch with one is refused (see :meth:`Autotuner._launch`).
+        self.ir_override = ir_override
 
     def all_kwargs(self) -> dict[str, Any]:
         """The meta-parameters and the launch options, as launch keywords."""
@@ -96,6 +114,8 @@ class Config:
         parts = [f"{k}: {v}" for k, v in self.kwargs.items()]
         parts += [f"num_warps: {self.num_warps}", f"num_ctas: {self.num_ctas}"]
         parts += [f"num_stages: {self.num_stages}", f"maxnreg: {self.maxnreg}"]
+        if self.ir_override is not None:
+            parts.append(f"ir_override: {self.ir_override}")
         return ", ".join(parts)
 
     def __repr__(self) -> str:
@@ -127,8 +147,9 @@ class Autotuner(KernelInterface):
         # pre_hook(args) and post_hook(args, exception) replace the reset and restore
         # around each timed launch; use_cuda_graph is accepted and ignored.
         self.fn = fn
-        self.base_fn = base_jit_function(fn).fn
-        self.arg_names = list(arg_names or base_jit_function(fn).arg_names)
+        jit_fn = _jit_function_or_none(fn)  # a plain object with run() also works, as in Triton
+        self.base_fn = jit_fn.fn if jit_fn is not None else getattr(fn, "fn", fn)
+        self.arg_names = list(arg_names or (jit_fn.arg_names if jit_fn is not None else []))
         # Triton's hooks around every timed launch: pre_hook(args, reset_only=False) and
         # post_hook(args, exception); by default they zero reset_to_zero's arguments and
         # save, then restore, restore_value's. Subclasses call them too (FlagGems' tuner).
@@ -151,15 +172,17 @@ class Autotuner(KernelInterface):
         self.best_config: Config | None = None
         self._told_emulator = False
         self._emulator_choice: dict[tuple[Any, ...], Config] = {}
-        self.__name__ = base_jit_function(fn).__name__
+        self.__name__ = getattr(jit_fn or fn, "__name__", type(fn).__name__)
 
     @graph_break
-    def run(self, *args: Any, grid: Grid | None, warmup: bool = False, **kwargs: Any) -> Any:
+    def run(self, *args: Any, grid: Grid | None = None, warmup: bool = False, **kwargs: Any) -> Any:
         """Launch with the best config for this key (the first one on the emulator)."""
         named = {**dict(zip(self.arg_names, args)), **kwargs}
         self.nargs = dict(zip(self.arg_names, args))
         try:
-            if resolve_backend(kwargs.get("backend")) == "emulator":
+            # On the emulator, timing means nothing: unless the user's own do_bench asks
+            # for it, the first config that compiles runs.
+            if resolve_backend(kwargs.get("backend")) == "emulator" and self.do_bench is None:
                 return self._run_on_emulator(named, args, grid, warmup, kwargs)
             config = self._tuned_config(named, args, grid, kwargs)
             self.best_config = config
@@ -168,8 +191,37 @@ class Autotuner(KernelInterface):
             self.nargs = None
 
     def prune_configs(self, kwargs: dict[str, Any]) -> list[Config]:
-        """The configs left after ``prune_configs_by`` (Triton's method, for subclasses)."""
-        return self._pruned({**(self.nargs or {}), **kwargs})
+        """The configs left after ``prune_configs_by`` (Triton's method, for subclasses).
+
+        As in Triton, ``early_config_prune(configs, nargs, **kwargs)`` gets the
+        positional arguments by name and the launch's keywords; ``perf_model``
+        gets all of them and a config's values, and the ``top_k`` configs it
+        rates fastest stay (a float is a fraction of them, at least one).
+        """
+        nargs = self.nargs or {}
+        configs = self.configs
+        early = self.prune_configs_by.get("early_config_prune")
+        if early is not None:
+            configs = list(early(configs, nargs, **kwargs))
+            if not configs:
+                raise AutotunerError(
+                    "No valid autotuner configs after pruning. `early_config_prune` should "
+                    "return at least one config."
+                )
+        model = self.prune_configs_by.get("perf_model")
+        if model is None:
+            return configs
+        top_k = self.prune_configs_by.get("top_k", 1.0)
+        if isinstance(top_k, float) and top_k <= 1.0:
+            top_k = max(1, int(len(configs) * top_k))
+        elif not isinstance(top_k, int):
+            raise TypeError(
+                "Error while pruning configs, top_k must be either 1) a float <= 1.0 or 2) an int"
+            )
+        if len(configs) > top_k:
+            est = {c: model(**nargs, **kwargs, **c.all_kwargs()) for c in configs}
+            configs = sorted(configs, key=est.__getitem__)[:top_k]
+        return configs
 
     def _bench(self, *args: Any, config: Config, **meta: Any) -> list[float]:
         """Triton's ``_bench``: ``[median, p20, p80]`` milliseconds (one time, three times),
@@ -181,8 +233,14 @@ class Autotuner(KernelInterface):
         return [ms, ms, ms]
 
     def warmup(self, *args: Any, grid: Grid | None = None, **kwargs: Any) -> list[Any]:
-        """Compile every config for these arguments; returns the compiled kernels."""
-        return [self._launch(c, args, grid, True, dict(kwargs)) for c in self.configs]
+        """Compile every config that pruning keeps for these arguments (Triton's); returns
+        the compiled kernels."""
+        self.nargs = dict(zip(self.arg_names, args))
+        try:
+            configs = self.prune_configs(self._launch_kwargs(kwargs))
+            return [self._launch(c, args, grid, True, dict(kwargs)) for c in configs]
+        finally:
+            self.nargs = None
 
     def _run_on_emulator(
         self, named: dict[str, Any], args: Sequence[Any], grid: Grid | None, warmup: bool,
@@ -191,7 +249,7 @@ class Autotuner(KernelInterface):
         """Launch the first (pruned) config that compiles for this key, without timing."""
         key = self._key(named)
         chosen = self._emulator_choice.get(key)
-        configs = [chosen] if chosen is not None else self._pruned(named)
+        configs = [chosen] if chosen is not None else self.prune_configs(self._launch_kwargs(kwargs))
         errors: list[CompileError] = []
         for config in configs:
             try:
@@ -199,7 +257,7 @@ class Autotuner(KernelInterface):
             except CompileError as e:  # raised before anything ran: try the next config
                 errors.append(e)
                 continue
-            self._emulator_choice[key] = self.best_config = config
+            self._emulator_choice[key] = self.cache[key] = self.best_config = config
             self._tell_emulator(config)
             return result
         raise trimmed(errors[0]) from None
@@ -229,6 +287,11 @@ class Autotuner(KernelInterface):
                 f"Conflicting meta-parameters: {', '.join(clash)}. "
                 "Make sure that you don't re-define auto-tuned symbols." + hint
             )
+        if config.ir_override is not None:
+            raise AutotunerError(
+                f"Config({config}) names ir_override={config.ir_override!r}: MiniTriton compiles "
+                "kernels from their source only; drop ir_override, or change the kernel's source"
+            )
         if config.pre_hook is not None and not warmup:
             config.pre_hook({**dict(zip(self.arg_names, args)), **kwargs, **config.kwargs})
         return self.fn.run(*args, grid=grid, warmup=warmup, **kwargs, **config.all_kwargs())
@@ -240,9 +303,16 @@ class Autotuner(KernelInterface):
         key = self._key(named)
         config = self.cache.get(key)
         if config is None:
-            config = self._from_disk(key, named) or self._tune(key, named, args, grid, kwargs)
+            on_gpu = resolve_backend(kwargs.get("backend")) != "emulator"
+            stored = self._from_disk(key, named) if on_gpu else None
+            config = stored or self._tune(key, named, args, grid, kwargs, store=on_gpu)
             self.cache[key] = config
         return config
+
+    @staticmethod
+    def _launch_kwargs(kwargs: dict[str, Any]) -> dict[str, Any]:
+        """The keywords a pruning function sees: the launch's, without MiniTriton's own."""
+        return {k: v for k, v in kwargs.items() if k != "backend"}
 
     def _key(self, named: dict[str, Any]) -> tuple[Any, ...]:
         """The key values, plus the dtypes of array arguments (as Triton does)."""
@@ -257,10 +327,12 @@ class Autotuner(KernelInterface):
 
     def _tune(
         self, key: tuple[Any, ...], named: dict[str, Any], args: Sequence[Any], grid: Grid | None,
-        kwargs: dict,
+        kwargs: dict, store: bool = True,
     ) -> Config:  # fmt: skip
-        """Time every (pruned) config, report each on stderr, keep and store the fastest."""
-        configs = self._pruned(named)
+        """Time every (pruned) config, report each on stderr, keep (and store) the fastest."""
+        configs = self.prune_configs(self._launch_kwargs(kwargs))
+        if len(configs) == 1:  # as in Triton, a single config is not timed
+            return configs[0]
         _say(f"minitriton: autotuning {self._label(named)}: {len(configs)} configs")
         timings: dict[Config, float] = {}
         failures: list[Exception] = []
@@ -275,7 +347,8 @@ class Autotuner(KernelInterface):
             raise trimmed(failures[0]) from None  # as a launch would raise it
         self.configs_timings = timings
         _say(f"  best: {best} ({timings[best]:.3f} ms)")
-        self._to_disk(key, best, timings)
+        if store:
+            self._to_disk(key, best, timings)
         return best
 
     def _bench_or_fail(
@@ -294,32 +367,23 @@ class Autotuner(KernelInterface):
                 raise
             return math.inf, e
 
-    def _pruned(self, named: dict[str, Any]) -> list[Config]:
-        configs = self.configs
-        early = self.prune_configs_by.get("early_config_prune")
-        if early is not None:
-            configs = list(early(configs, named))
-        model, top_k = self.prune_configs_by.get("perf_model"), self.prune_configs_by.get("top_k")
-        if model is not None and top_k is not None and len(configs) > top_k:
-            est = {c: model(**named, **c.all_kwargs()) for c in configs}
-            configs = sorted(configs, key=est.__getitem__)[: int(top_k)]
-        return configs
-
     def _time_config(
         self, config: Config, named: dict[str, Any], args: Sequence[Any], grid: Grid | None,
         kwargs: dict,
     ) -> float:  # fmt: skip
         """Milliseconds per launch of ``config``, the hooks around every launch."""
+        on_gpu = resolve_backend(kwargs.get("backend")) != "emulator"
 
         def call() -> None:
             self.pre_hook(named)
             try:
                 self._launch(config, args, grid, False, dict(kwargs))
-                _synchronize()
+                if on_gpu:
+                    _synchronize()
             except Exception as e:
-                self.post_hook(named, e)
+                self.post_hook(named, exception=e)
                 raise
-            self.post_hook(named, None)
+            self.post_hook(named, exception=None)
 
         return self._time(call)
 
@@ -341,8 +405,8 @@ class Autotuner(KernelInterface):
 
     def _time(self, call: Callable[[], None]) -> float:
         """Milliseconds per call: ``do_bench`` if given, else :func:`bench`."""
-        if self.do_bench is not None:
-            result = self.do_bench(call)
+        if self.do_bench is not None:  # Triton's call: the median and the 20th, 80th percentiles
+            result = self.do_bench(call, quantiles=(0.5, 0.2, 0.8))
             return float(result[0] if isinstance(result, (list, tuple)) else result)
         return bench(call, self.warmup_ms, self.rep_ms)
 
@@ -471,6 +535,14 @@ def _failed(e: Exception) -> str:
     if isinstance(e, OutOfResources):
         return f"skipped ({_first_line(e)})"
     return f"failed ({_first_line(e)})"
+
+
+def _jit_function_or_none(fn: Any) -> Any:
+    """The ``@jit`` function under ``fn``'s wrappers, or None for another kernel object."""
+    try:
+        return base_jit_function(fn)
+    except TypeError:
+        return None
 
 
 def _synchronize() -> None:

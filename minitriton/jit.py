@@ -51,7 +51,7 @@ from minitriton.frontend.source import ArgSpec, JITBase, KernelSource
 from minitriton.ir.types import BF16, PointerType, ScalarType
 from minitriton.language.core import constexpr
 from minitriton.runtime.errors import OutOfResources, as_interpreter_error
-from minitriton.signature import Param, kernel_params, spec_for_value
+from minitriton.signature import Param, annotated_spec, kernel_params, spec_for_value
 
 if TYPE_CHECKING:
     import numpy as np
@@ -295,6 +295,43 @@ class KernelInterface:
         return launcher
 
 
+class MockTensor:
+    """A stand-in for a tensor when only its dtype matters (Triton's ``MockTensor``):
+    ``kernel.warmup(MockTensor(torch.float32), ...)``.
+
+    Triton's ``triton.runtime.jit.MockTensor``: its address is 0 (so taken as 16-byte
+    aligned) and its strides are those of a contiguous tensor of ``shape``.
+    """
+
+    def __init__(self, dtype: Any, shape: Sequence[int] | None = None) -> None:
+        self.dtype = dtype
+        self.shape = list(shape) if shape is not None else [1]
+
+    @staticmethod
+    def wrap_dtype(arg: Any) -> Any:
+        """A torch dtype becomes a :class:`MockTensor` of it; anything else is kept."""
+        if type(arg).__name__ == "dtype" and type(arg).__module__ == "torch":
+            return MockTensor(arg)
+        return arg
+
+    def stride(self) -> tuple[int, ...]:
+        """Row-major strides, in elements."""
+        strides = [1]
+        for size in reversed(self.shape[1:]):
+            strides.append(strides[-1] * size)
+        return tuple(reversed(strides))
+
+    @staticmethod
+    def data_ptr() -> int:
+        """0: a multiple of 16, as Triton assumes."""
+        return 0
+
+    @staticmethod
+    def ptr_range() -> int:
+        """0: within a 32-bit range, as Triton assumes."""
+        return 0
+
+
 def base_jit_function(fn: Any) -> JITFunction:
     """The :class:`JITFunction` under any stack of ``@autotune``/``@heuristics``."""
     while not isinstance(fn, JITFunction):
@@ -352,10 +389,33 @@ class JITFunction(KernelInterface, JITBase):
         self.signature = inspect.signature(fn)
         self.cache: dict[tuple[Any, ...], CompiledKernel] = {}
         self.compile_count = 0
+        #: Called with a launch's arguments before it runs (Triton's ``pre_run_hooks``).
+        self.pre_run_hooks: list[Callable[..., Any]] = []
         self._fast = FastLaunchCache(self)
         functools.update_wrapper(self, fn)
         notice_dynamo()  # TorchDynamo may have been imported before MiniTriton
         preload(self.source)
+
+    @property
+    def rewriter(self) -> Any:
+        """Where the kernel's ``def`` line is (``filename``, ``def_file_lineno``): the names of
+        Triton's interpreter, whose ``rewrite()`` moves a kernel's line numbers there."""
+        from types import SimpleNamespace
+
+        line = self.source.first_line + self.source.def_index()
+        return SimpleNamespace(filename=self.source.filename, def_file_lineno=line)
+
+    def rewrite(self) -> Callable[..., Any]:
+        """Triton's interpreter step that makes the kernel's code report file line numbers;
+        MiniTriton's diagnostics always do, so this returns the function unchanged."""
+        return self.fn
+
+    def add_pre_run_hook(self, hook: Callable[..., Any]) -> None:
+        """Call ``hook(*args, **kwargs)`` with each launch's arguments before it runs
+        (and before a ``warmup``'s compile), as Triton's ``add_pre_run_hook`` does."""
+        if not callable(hook):
+            raise TypeError(f"add_pre_run_hook takes a callable, not {hook!r}")
+        self.pre_run_hooks.append(hook)
 
     def _param_names(self, items: Sequence[int | str]) -> list[str]:
         return [self.arg_names[i] if isinstance(i, int) else i for i in items]
@@ -417,6 +477,8 @@ class JITFunction(KernelInterface, JITBase):
         fast = self._fast
 
         def launcher(*args: Any, **kwargs: Any) -> Any:
+            if self.pre_run_hooks:  # they run in run(), before the launch
+                return self.run(*args, grid=grid, **kwargs)
             compiled = fast.launch(args, kwargs, grid)  # None: take the full path
             return compiled if compiled is not None else self.run(*args, grid=grid, **kwargs)
 
@@ -425,6 +487,8 @@ class JITFunction(KernelInterface, JITBase):
     @graph_break
     def run(self, *args: Any, grid: Grid | None, warmup: bool = False, **kwargs: Any) -> Any:
         """Bind, specialize, compile if needed and (unless ``warmup``) launch."""
+        for hook in self.pre_run_hooks:
+            hook(*args, **kwargs)
         if not warmup:
             compiled = self._fast.launch(args, kwargs, grid)
             if compiled is not None:
@@ -474,7 +538,12 @@ class JITFunction(KernelInterface, JITBase):
         return compiled
 
     def warmup(self, *args: Any, grid: Grid | None = None, **kwargs: Any) -> CompiledKernel:
-        """Compile for these arguments without running; returns the :class:`CompiledKernel`."""
+        """Compile for these arguments without running; returns the :class:`CompiledKernel`.
+
+        As in Triton, a torch dtype stands for a tensor of that dtype (a :class:`MockTensor`).
+        """
+        args = tuple(MockTensor.wrap_dtype(a) for a in args)
+        kwargs = {k: MockTensor.wrap_dtype(v) for k, v in kwargs.items()}
         return self.run(*args, grid=grid, warmup=True, **kwargs)
 
     def _split_options(self, kwargs: dict[str, Any]) -> tuple[CompileOptions, str, dict]:
@@ -533,6 +602,7 @@ class JITFunction(KernelInterface, JITBase):
         specs = []
         for p in self.params:
             spec = spec_for_value(p.name, bound[p.name], p.is_constexpr)
+            spec = annotated_spec(spec, p.annotation_type)
             specs.append(self._drop_hints(spec))
         return specs
 
@@ -1014,13 +1084,36 @@ def aggregate(cls: type) -> type:
             def total(self):
                 return self.a + self.b
     """
+    from minitriton.language import core
+
     names: list[str] = []
+    defaults: dict[str, Any] = {}
+    for klass in reversed(cls.__mro__[1:]):
+        if klass is not object and not hasattr(klass, "__minitriton_fields__"):
+            raise TypeError(
+                "Aggregates can only inherit from other aggregates, but got non-aggregate "
+                f"base: {klass}"
+            )
+        defaults.update(getattr(klass, "__minitriton_defaults__", {}))
     for klass in reversed(cls.__mro__):
-        for name in getattr(klass, "__annotations__", {}):
+        for name in vars(klass).get("__annotations__", {}):
             if name not in names:
                 names.append(name)
+    for name in vars(cls).get("__annotations__", {}):
+        value = vars(cls).get(name, _MISSING)
+        # A class attribute of a field's name is its default (methods are not).
+        if value is not _MISSING and (not callable(value) or isinstance(value, constexpr)):
+            defaults[name] = value
     cls.__minitriton_fields__ = tuple(names)  # type: ignore[attr-defined]
+    cls.__minitriton_defaults__ = defaults  # type: ignore[attr-defined]
+    if "__init__" not in vars(cls):
+        cls.__init__ = core.aggregate_auto_init  # type: ignore[misc]
+    if "__setattr__" not in vars(cls):
+        cls.__setattr__ = core.aggregate_setattr  # type: ignore[method-assign,assignment]
     return cls
+
+
+_MISSING = object()
 
 
 def resolve_grid(grid: Grid | None, meta: dict[str, Any]) -> tuple[int, int, int]:

@@ -68,6 +68,9 @@ class Param:
     num: int = field(default=-1, compare=False)
     do_not_specialize: bool = field(default=False, compare=False)
     do_not_specialize_on_alignment: bool = field(default=False, compare=False)
+    #: A scalar type named by the annotation (``n: tl.int64``, ``x: "tl.float16"``): the
+    #: argument is passed as that type, as in Triton; None for other annotations.
+    annotation_type: t.ScalarType | None = field(default=None, compare=False)
 
     @property
     def has_default(self) -> bool:
@@ -78,9 +81,47 @@ class Param:
 def kernel_params(fn: Any) -> list[Param]:
     """The parameters of a Python kernel function, in order."""
     return [
-        Param(p.name, is_constexpr_annotation(p.annotation), p.default, num=i)
+        Param(p.name, is_constexpr_annotation(p.annotation), p.default, num=i,
+              annotation_type=annotation_scalar_type(p.annotation))
         for i, p in enumerate(inspect.signature(fn).parameters.values())
-    ]
+    ]  # fmt: skip
+
+
+#: Triton's short type names that an annotation string may use (``"fp16"``, ``"i64"``).
+_SHORT_TYPE_NAMES = {
+    "i1": "i1", "i8": "i8", "i16": "i16", "i32": "i32", "i64": "i64", "u8": "u8",
+    "u16": "u16", "u32": "u32", "u64": "u64", "fp16": "f16", "bf16": "bf16",
+    "fp32": "f32", "fp64": "f64",
+}  # fmt: skip
+
+
+def annotation_scalar_type(annotation: Any) -> t.ScalarType | None:
+    """The scalar type a parameter's annotation names (``tl.int8``, ``"tl.float16"``,
+    ``"fp32"``), or None: other annotations (``torch.Tensor``, ``int``) change nothing."""
+    if isinstance(annotation, t.ScalarType):
+        return annotation
+    if not isinstance(annotation, str):
+        return None
+    name = annotation.strip("'\" ")
+    for prefix in ("triton.language.", "tl."):
+        name = name.removeprefix(prefix)
+    if name in _SHORT_TYPE_NAMES:
+        return t.scalar(_SHORT_TYPE_NAMES[name])
+    if not name.isidentifier() or name == "constexpr":
+        return None
+    import minitriton.language as tl  # here: the language imports this module
+
+    value = getattr(tl, name, None)
+    return value if isinstance(value, t.ScalarType) else None
+
+
+def annotated_spec(spec: ArgSpec, type_: t.ScalarType | None) -> ArgSpec:
+    """A scalar argument's spec with the type its annotation names. An integer keeps its
+    divisibility hint; a 1 is not made a constant, so that it keeps the annotated type."""
+    if type_ is None or spec.kind != "scalar":
+        return spec
+    keep = type_.is_int() and isinstance(spec.type, t.ScalarType) and spec.type.is_int()
+    return ArgSpec(spec.name, "scalar", type_, divisible_by_16=keep and spec.divisible_by_16)
 
 
 def is_constexpr_annotation(annotation: Any) -> bool:

@@ -60,7 +60,8 @@ class FakeGPU:
     def launch(self, compiled, grid, args, backend, stream=None):  # noqa: ANN001, ANN201
         self.launched.append(compiled.asm["BLOCK"])
 
-    def do_bench(self, call: Any) -> float:
+    def do_bench(self, call: Any, quantiles: Any = None) -> float:
+        assert quantiles == (0.5, 0.2, 0.8)  # Triton's call
         call()
         block = self.launched[-1]
         self.timed.append(block)
@@ -88,9 +89,8 @@ def gpu(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> FakeGPU:
 def process(gpu: FakeGPU, blocks: tuple[int, ...] = (32, 128), **options: Any) -> Any:
     """A fresh autotuner of ``scale_kernel``, as a new process would make it."""
     configs = [triton.Config({"BLOCK": b}, num_warps=4) for b in blocks]
-    return triton.autotune(configs=configs, key=["n"], do_bench=gpu.do_bench, **options)(
-        scale_kernel
-    )
+    options.setdefault("do_bench", gpu.do_bench)
+    return triton.autotune(configs=configs, key=["n"], **options)(scale_kernel)
 
 
 def launch(tuned: Any, n: int = 256) -> None:
@@ -246,9 +246,21 @@ def test_the_emulator_still_uses_the_first_config_without_timing(
     gpu: FakeGPU, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys
 ):
     monkeypatch.setenv("MINITRITON_BACKEND", "emulator")
-    launch(process(gpu))
+    tuned = process(gpu, do_bench=None)
+    launch(tuned)
     assert gpu.timed == [] and gpu.launched == [32] and entries(tmp_path) == []
     assert "on the emulator: using the first config" in capsys.readouterr().err
+    assert list(tuned.cache.values()) == [tuned.best_config]  # Triton's cache, per key
+
+
+def test_the_emulator_times_the_configs_with_the_users_do_bench(
+    gpu: FakeGPU, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    monkeypatch.setenv("MINITRITON_BACKEND", "emulator")
+    tuned = process(gpu)  # do_bench=gpu.do_bench
+    launch(tuned)
+    assert gpu.timed == [32, 128] and tuned.best_config.kwargs == {"BLOCK": 128}
+    assert entries(tmp_path) == []  # emulator timings are not stored as a GPU's winner
 
 
 def test_the_emulator_prunes_first_and_skips_configs_that_do_not_compile(
@@ -256,12 +268,12 @@ def test_the_emulator_prunes_first_and_skips_configs_that_do_not_compile(
 ):
     monkeypatch.setenv("MINITRITON_BACKEND", "emulator")
     gpu.broken = {32}
-    big_first = {"early_config_prune": lambda configs, named: configs[::-1]}
-    tuned = process(gpu, blocks=(32, 64, 128), prune_configs_by=big_first)
+    big_first = {"early_config_prune": lambda configs, named, **kwargs: configs[::-1]}
+    tuned = process(gpu, blocks=(32, 64, 128), prune_configs_by=big_first, do_bench=None)
     launch(tuned)
     launch(tuned)  # the choice is kept for the key: 32 is not tried again
     assert gpu.launched == [128, 128] and gpu.timed == []
-    tuned = process(gpu, blocks=(32, 64, 128))
+    tuned = process(gpu, blocks=(32, 64, 128), do_bench=None)
     launch(tuned)
     assert gpu.launched[-1] == 64 and tuned.best_config.kwargs == {"BLOCK": 64}
     assert "using the first config that compiles (BLOCK: 64" in capsys.readouterr().err
@@ -321,10 +333,13 @@ def test_bench_runs_fill_rep_between_the_bounds(call_ms: float, warm: int, runs:
 def test_warmup_and_rep_reach_the_benchmark(gpu: FakeGPU, monkeypatch: pytest.MonkeyPatch):
     seen: list[tuple[float, float]] = []
     monkeypatch.setattr(autotune_module, "bench", lambda call, w, r: seen.append((w, r)) or 1.0)
-    configs = [triton.Config({"BLOCK": 32})]
+    configs = [triton.Config({"BLOCK": 32}), triton.Config({"BLOCK": 64})]
     launch(triton.autotune(configs=configs, key=["n"], warmup=5, rep=20)(scale_kernel))
     launch(triton.autotune(configs=configs, key=["n"], cache_results=False)(scale_kernel))
-    assert seen == [(5.0, 20.0), (25.0, 100.0)]
+    assert seen == [(5.0, 20.0)] * 2 + [(25.0, 100.0)] * 2
+    seen.clear()  # as in Triton, a single config is not timed
+    launch(triton.autotune(configs=configs[:1], key=["n"], cache_results=False)(scale_kernel))
+    assert seen == []
 
 
 def test_entries_are_json_files_in_the_kernel_cache_format(gpu: FakeGPU, tmp_path: Path):
@@ -393,3 +408,64 @@ def test_a_subclass_that_runs_tritons_tuning_loop_itself(gpu: FakeGPU):
     assert gpu.timed == [32, 128] and tuner.best_config.kwargs == {"BLOCK": 128}
     assert gpu.launched[-1] == 128 and not x.any()  # reset_to_zero by the hook
     assert tuner._bench(x, 256, config=configs[0], grid=(1,))[0] == TIMES_MS[32]
+
+
+def test_pruning_follows_tritons_contract(gpu: FakeGPU):
+    seen: dict[str, Any] = {}
+
+    def early(configs: list, nargs: dict, **kwargs: Any) -> list:
+        seen["nargs"], seen["kwargs"] = sorted(nargs), sorted(kwargs)
+        return configs[1:]
+
+    def model(**values: Any) -> float:
+        return -values["BLOCK"]  # the largest block is rated fastest
+
+    tuned = process(gpu, blocks=(32, 64, 128, 256),
+                    prune_configs_by={"early_config_prune": early, "perf_model": model,
+                                      "top_k": 0.5})  # fmt: skip
+    tuned[(1,)](np.zeros(512, np.float32), n=256)
+    assert seen == {"nargs": ["x_ptr"], "kwargs": ["n"]}  # positional by name; keywords
+    # 3 left, half of them rounds down to 1, the largest: launched without timing
+    assert gpu.timed == [] and gpu.launched == [256]
+    tuned = process(gpu, blocks=(32, 64), prune_configs_by={"perf_model": model, "top_k": 0.3})
+    launch(tuned)  # int(2 * 0.3) == 0: one config is kept
+    assert tuned.best_config.kwargs == {"BLOCK": 64}
+
+
+def test_a_pruning_that_keeps_nothing_is_an_autotuner_error(gpu: FakeGPU):
+    tuned = process(gpu, prune_configs_by={"early_config_prune": lambda c, n, **k: []})
+    with pytest.raises(triton.TritonError) as info:
+        launch(tuned)
+    assert str(info.value) == (
+        "Autotuner error: No valid autotuner configs after pruning. `early_config_prune` "
+        "should return at least one config."
+    )
+    with pytest.raises(TypeError, match="top_k must be"):
+        launch(process(gpu, prune_configs_by={"perf_model": lambda **k: 0, "top_k": "2"}))
+
+
+def test_ir_override_is_named_and_refused(gpu: FakeGPU):
+    first = triton.Config({"BLOCK": 32}, ir_override="first.ttir")
+    assert str(first) != str(triton.Config({"BLOCK": 32}, ir_override="second.ttir"))
+    tuned = triton.autotune(configs=[first], key=["n"])(scale_kernel)
+    with pytest.raises(triton.TritonError, match="compiles kernels from their source only"):
+        launch(tuned)
+
+
+def test_any_object_with_run_can_be_tuned():
+    launched: list[int] = []
+
+    class Kernel:
+        fn = None
+
+        def run(self, **kwargs: Any) -> None:
+            launched.append(kwargs["BLOCK"])
+
+    def do_bench(call: Any, quantiles: Any) -> list[float]:
+        call()
+        return [float(launched[-1])] * 3
+
+    configs = [triton.Config({"BLOCK": b}) for b in (3, 1, 2)]
+    tuner = triton.runtime.Autotuner(Kernel(), [], configs, [], None, None, do_bench=do_bench)
+    tuner.run()
+    assert tuner.best_config.kwargs == {"BLOCK": 1} and launched == [3, 1, 2, 1]

@@ -112,4 +112,6 @@ def test_builtin_is_reachable_as_tl_attribute(name: str) -> None:
     # The page documents ``minitriton.language.NAME``; autodoc must find it there.
     import minitriton.language as tl
 
-    assert getattr(tl, name) is BUILTINS[name]
+    found = getattr(tl, name)
+    # tl.tuple is a class (Triton's), which names the builtin it stands for in kernels.
+    assert found is BUILTINS[name] or tl.core.builtin_name(found) == name

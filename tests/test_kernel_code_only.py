@@ -27,6 +27,10 @@ SCRIPT = textwrap.dedent(
         return n
 
 
+    def twice(n):
+        return n * 2
+
+
     @triton.jit
     def k(x_ptr, n, BLOCK: tl.constexpr):
         {call}
@@ -79,14 +83,23 @@ def test_a_python_function_of_constants_runs_at_compile_time(
     assert mark.exists()
 
 
-def test_a_python_function_of_run_time_values_does_not_run(
+def test_a_python_function_may_pass_run_time_values_through(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    status, out, err, mark = compile_script(tmp_path, capsys, "helper(n)")
+    # As in Triton, the function is called with the run-time value as it is.
+    status, out, err, mark = compile_script(tmp_path, capsys, "m = helper(n) + 1")
+    assert status == 0, err
+    assert mark.exists() and "arith.add" in out
+
+
+def test_a_python_function_that_computes_with_run_time_values_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    status, out, err, mark = compile_script(tmp_path, capsys, "m = twice(n)")
     assert status == 1
-    assert "the Python function 'helper' runs at compile time" in err
+    assert "the Python function 'twice' runs at compile time" in err
     assert "argument 1 ('n') is a run-time i32" in err
-    assert not mark.exists()
+    assert "help: decorate 'twice' with @triton.jit" in err
 
 
 def test_compile_does_not_run_main_and_keeps_prints_out_of_emit_output(

@@ -19,7 +19,7 @@ golden tests); :class:`NodeVisitor` is the base for passes over the tree.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field, fields
+from dataclasses import MISSING, dataclass, field, fields
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from minitriton.diagnostics import Location
@@ -171,11 +171,20 @@ class Starred(Node):
 
 
 class ListComp(Node):
-    """``[elt for target in iter]``: one ``for``, no ``if``; it builds a tuple, as in Triton."""
+    """``[elt for target in iter if cond ...]``: one ``for``, any number of compile-time
+    ``if`` filters; it builds a tuple, as in Triton."""
 
     elt: Expr
     target: Expr
     iter: Expr
+    ifs: list[Expr] = field(default_factory=list)
+
+
+class NamedExpr(Node):
+    """``target := value``: assigns ``value`` to the name and is worth it."""
+
+    target: Name
+    value: Expr
 
 
 class FormattedValue(Node):
@@ -313,11 +322,13 @@ Stmt = (
 
 
 class Param(Node):
-    """A parameter: ``name[: annotation][= default]``."""
+    """A parameter: ``name[: annotation][= default]``, or ``*name`` (``star``), which
+    collects the remaining positional arguments in a tuple."""
 
     name: str
     annotation: Expr | None
     default: Expr | None
+    star: bool = False
 
 
 class Decorator(Node):
@@ -436,11 +447,13 @@ def _dump_lines(node: Node, depth: int, locations: bool) -> list[str]:
 
 
 def _split_fields(node: Node) -> tuple[list[tuple[str, Any]], list[tuple[str, Any]]]:
-    """Split the non-empty fields of ``node`` into scalars and children."""
+    """Split the non-empty fields of ``node`` into scalars and children (a flag at its
+    default, such as ``Param.star=False``, is left out too)."""
     scalars: list[tuple[str, Any]] = []
     children: list[tuple[str, Any]] = []
+    defaults = {f.name: f.default for f in fields(node) if f.default is not MISSING}
     for name, value in iter_fields(node):
-        if value is None or value == []:
+        if value is None or value == [] or (name in defaults and value == defaults[name]):
             continue
         if _is_child(value):
             children.append((name, value))

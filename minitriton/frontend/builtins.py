@@ -31,6 +31,7 @@ from minitriton.frontend.source import F32_PRECISIONS, f32_default_precision
 from minitriton.ir import ops
 from minitriton.ir.core import OP_REGISTRY
 from minitriton.ir.types import (
+    F16,
     F32,
     F64,
     I1,
@@ -1005,7 +1006,7 @@ def _dot(
         )
     precision = _precision(ctx, input_precision, allow_tf32)
     _check_imprecise_acc(ctx, max_num_imprecise_acc, a.dtype, k)
-    out = I32 if a.dtype.is_int() else _dtype(ctx, out_dtype, "out_dtype")
+    out = I32 if a.dtype.is_int() else _dot_out_dtype(ctx, out_dtype, acc)
     result = BlockType((*batch, m, n), out)
     acc_t = _dot_acc(ctx, acc, result)
     operands = [a.handle, c.handle, acc_t.handle]
@@ -1024,6 +1025,15 @@ def _check_imprecise_acc(ctx: FunctionLowerer, limit: Any, dtype: Any, k: int) -
     if dtype.is_fp8() and limit > k:
         raise error(ctx.b.loc, f"max_num_imprecise_acc ({limit}) must be <= K ({k})",
                     help=f"pass at most {k}, the reduction length of this tl.dot")  # fmt: skip
+
+
+def _dot_out_dtype(ctx: FunctionLowerer, out_dtype: Any, acc: Any) -> Any:
+    """``out_dtype``, else the accumulator's dtype (Triton 3.8), else fp32."""
+    if out_dtype is not None:
+        return _dtype(ctx, out_dtype, "out_dtype")
+    if isinstance(acc, Tensor) and acc.dtype in (F16, F32, F64):
+        return acc.dtype
+    return F32
 
 
 def _dot_acc(ctx: FunctionLowerer, acc: Any, result: BlockType) -> Tensor:
@@ -1830,9 +1840,9 @@ def _inline_asm(
     b = ctx.b
     if not isinstance(asm, str) or not isinstance(constraints, str):
         raise error(b.loc, "inline_asm_elementwise takes the asm and constraints as strings")
-    if _const_int(ctx, pack, "pack") != 1:
-        raise error(b.loc, "inline_asm_elementwise supports pack=1 only",
-                    help="write the asm for one element at a time")  # fmt: skip
+    pack = _const_int(ctx, pack, "pack")
+    if pack < 1 or pack & (pack - 1):
+        raise error(b.loc, f"inline_asm_elementwise: pack must be a power of two, got {pack}")
     values = [
         _tensor(ctx, a, "args") for a in (args if isinstance(args, (tuple, list)) else [args])
     ]
@@ -1842,7 +1852,9 @@ def _inline_asm(
     values = [S.broadcast_to(b, v, shape) if shape else v for v in values]
     dtypes = list(dtype) if isinstance(dtype, (tuple, list)) else [dtype]
     types = [with_shape(_dtype(ctx, d), shape) for d in dtypes]
-    attrs = {"asm": asm, "constraints": constraints, "pure": bool(is_pure)}
+    attrs: dict[str, Any] = {"asm": asm, "constraints": constraints, "pure": bool(is_pure)}
+    if pack > 1:
+        attrs["pack"] = pack
     op = b.create(ops.InlineAsmOp, [v.handle for v in values], types, attrs)
     results = tuple(Tensor(r) for r in op.results)
     return results if isinstance(dtype, (tuple, list)) else results[0]

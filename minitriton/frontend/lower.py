@@ -372,29 +372,6 @@ class SemanticHandle:
             return extern_call(self.lowerer, lib_name, [unwrap(a) for a in args], table)
 
 
-def _default_fields(cls: type, args: list[Any], kwargs: dict[str, Any]) -> dict[str, Any]:
-    """The fields an aggregate without ``__init__`` gets, as Triton's generated one sets them:
-    positional arguments in field order, then keywords, then the class's defaults."""
-    fields: tuple[str, ...] = cls.__minitriton_fields__  # type: ignore[attr-defined]
-    if len(args) > len(fields):
-        given = f"{len(args)} were given"
-        raise TypeError(f"{cls.__name__}() takes {len(fields)} arguments but {given}")
-    values = dict(zip(fields, args))
-    for name, value in kwargs.items():
-        if name not in fields:
-            raise TypeError(f"{cls.__name__}() got an unexpected keyword argument '{name}'")
-        if name in values:
-            raise TypeError(f"{cls.__name__}() got multiple values for argument '{name}'")
-        values[name] = value
-    for name in fields:
-        if name not in values and hasattr(cls, name):
-            values[name] = unwrap(getattr(cls, name))
-    missing = [name for name in fields if name not in values]
-    if missing:
-        raise TypeError(f"{cls.__name__}() missing required argument: '{missing[0]}'")
-    return values
-
-
 def _semantic_arguments(fn: Any, handle: SemanticHandle) -> dict[str, Any]:
     """``{"_semantic": handle}`` (or ``_builder``, Triton's name before 3.3) if ``fn`` takes it."""
     try:
@@ -468,6 +445,9 @@ class Compiler:
         env: dict[str, Any] = {}
         arg_attrs: list[dict[str, Any]] = []
         for param in fdef.params:
+            if param.star:
+                raise error(param.loc, "a kernel cannot take '*args'; only @jit helpers can",
+                            help="list the kernel's parameters, or pass a tuple")  # fmt: skip
             spec = specs.get(param.name)
             if spec is None:
                 env[param.name] = _default_value(param, defaults)
@@ -554,7 +534,9 @@ class Compiler:
         lowerer.raise_if_failed()
         end = lowerer.return_loc or lowerer.end_loc(fdef)
         with lowerer.b.located(end):
-            tensors, self._returns[name] = flatten(lowerer.b, returned, scalars=True)
+            # A compile-time result stays one, as Triton's constexpr returns do: the helper is
+            # lowered once per specialization, so every call with it returns that value.
+            tensors, self._returns[name] = flatten(lowerer.b, returned)
         lowerer.b.create(ops.ReturnOp, [t.handle for t in tensors], loc=end)
         result_types = [t.type for t in tensors]
         attrs = {"sym_name": name, "result_types": result_types, "private": True}
@@ -617,6 +599,45 @@ def _bind_helper(
 # ---------------------------------------------------------------------------
 
 
+def _check_constexpr_min_max(name: str, args: list[Any], loc: Location) -> None:
+    """Triton refuses NaN and -0.0 in a compile-time ``min``/``max``: Python's answer for them
+    depends on the order of the arguments, and ``tl.minimum``'s may differ."""
+    for arg in args:
+        if not isinstance(arg, float):
+            continue
+        if math.isnan(arg):
+            raise error(loc, f"constexpr {name} does not support NaN values",
+                        help=f"use tl.{name}imum(a, b, propagate_nan=...) on tensors")  # fmt: skip
+        if arg == 0.0 and math.copysign(1.0, arg) < 0:
+            raise error(loc, f"constexpr {name} does not support negative zero",
+                        help="write 0.0, or compare the values yourself")  # fmt: skip
+
+
+def _value_type(value: Any) -> Any:
+    """``value.type`` as Triton gives it: a tensor's type, a ``tl.tuple_type`` of the
+    items' types, or ``tl.constexpr_type(value)`` for a compile-time value."""
+    if isinstance(value, Tensor):
+        return value.type
+    if isinstance(value, tuple):
+        fields = getattr(type(value), "_fields", None)
+        return tl_module.tuple_type([_value_type(v) for v in value], fields)
+    return tl_module.constexpr_type(value)
+
+
+def _holds_py_scalar(value: Any) -> bool:
+    """True for a (nested) tuple with a Python scalar among its items."""
+    if not isinstance(value, tuple):
+        return False
+    return any(P.is_py_scalar(v) or _holds_py_scalar(v) for v in value)
+
+
+def _unpack_message(targets: int, values: int) -> str:
+    """CPython's words (and Triton's) for a tuple assignment of the wrong length."""
+    if values > targets:
+        return f"too many values to unpack (expected {targets}): {values} values, {targets} targets"
+    return f"not enough values to unpack (expected {targets}, got {values})"
+
+
 def assigned_names(stmts: list[ast.Stmt]) -> dict[str, Location]:
     """Names assigned anywhere in ``stmts`` (nested blocks included) -> last location."""
     found: dict[str, Location] = {}
@@ -640,7 +661,7 @@ def _target_names(node: ast.Node) -> list[str]:
 def _targets(node: ast.Node) -> list[ast.Expr]:
     if isinstance(node, ast.Assign):
         return list(node.targets)
-    if isinstance(node, (ast.AugAssign, ast.AnnAssign, ast.For)):
+    if isinstance(node, (ast.AugAssign, ast.AnnAssign, ast.For, ast.NamedExpr)):
         return [node.target]
     return []
 
@@ -845,7 +866,7 @@ class FunctionLowerer:
         if self.loop_depth > 0:
             raise error(
                 node.loc,
-                "return inside a loop is not supported",
+                "Cannot have `return` statements inside `while` or `for` statements in triton",
                 help="set a flag, stop the loop with it, and test it after the loop",
             )
         self.return_value = self.eval(node.value) if node.value is not None else None
@@ -1291,7 +1312,8 @@ class FunctionLowerer:
             value = self.env.get(name)
             if name in exclude or value is None or _undef(value):
                 continue
-            if not (P.is_py_scalar(value) or has_runtime(value)):
+            # A tuple of Python scalars is carried too: Triton makes tensors of them.
+            if not (P.is_py_scalar(value) or has_runtime(value) or _holds_py_scalar(value)):
                 continue
             with self.b.located(loc):
                 leaves, structure = flatten(self.b, value, scalars=True)
@@ -1378,9 +1400,7 @@ class FunctionLowerer:
             if isinstance(value, Tensor) or not isinstance(value, (tuple, list)):
                 raise error(target.loc, f"cannot unpack {S.describe(value)}")
             if len(value) != len(target.elts):
-                raise error(
-                    target.loc, f"cannot unpack {len(value)} values into {len(target.elts)} targets"
-                )
+                raise error(target.loc, _unpack_message(len(target.elts), len(value)))
             for t, v in zip(target.elts, value):
                 self.bind(t, v)
             return
@@ -1558,6 +1578,9 @@ class FunctionLowerer:
             return self._index_tensor(node, value)
         index = [self._py_index(i) for i in node.index]
         key = index[0] if len(index) == 1 else tuple(index)
+        method = inspect.getattr_static(type(value), "__getitem__", None)
+        if isinstance(method, JITBase):  # an aggregate's @jit __getitem__
+            return self.compiler.call_helper(self, method, [value, key], {})
         try:
             return value[key]
         except Exception:  # noqa: BLE001 - any Python error becomes a diagnostic
@@ -1624,6 +1647,8 @@ class FunctionLowerer:
             return self._tensor_attribute(value, attr, node)
         if isinstance(value, types.ModuleType):
             return self._module_attribute(value, attr, node)
+        if attr == "type" and (isinstance(value, tuple) or P.is_py_scalar(value) or value is None):
+            return _value_type(value)  # Triton's constexpr_type and tuple_type
         compile_time = not has_runtime(value) and not isinstance(value, types.ModuleType)
         if attr == "value" and compile_time and not hasattr(value, "value"):
             # Triton wraps compile-time values in tl.constexpr, whose .value is the value:
@@ -1743,12 +1768,29 @@ class FunctionLowerer:
         try:
             for item in items:
                 self.bind(node.target, item)
-                results.append(self.eval(node.elt))
+                if all(self._comprehension_filter(cond) for cond in node.ifs):
+                    results.append(self.eval(node.elt))
         finally:
             for n in names:
                 self.env.pop(n, None)
             self.env.update(saved)
         return tuple(results)
+
+    def _comprehension_filter(self, cond: ast.Expr) -> bool:
+        """An ``if`` of a comprehension: a compile-time condition, as in Triton."""
+        value = self.eval(cond)
+        if has_runtime(value):
+            raise error(
+                cond.loc,
+                "a comprehension's 'if' must be a compile-time condition",
+                help="filter on constexpr values, or keep every item and use tl.where",
+            )
+        return bool(value)
+
+    def expr_NamedExpr(self, node: ast.NamedExpr) -> Any:  # noqa: N802
+        """``(x := value)``: assign, then the expression is worth the value (as in Triton)."""
+        self.bind(node.target, self.eval(node.value))
+        return self.lookup(node.target)
 
     def call(self, fn: Any, args: list[Any], kwargs: dict[str, Any], node: ast.Call) -> Any:
         """Dispatch a call on what ``fn`` resolved to."""
@@ -1799,6 +1841,15 @@ class FunctionLowerer:
             if getattr(fn, "__module__", None) == "math":
                 shown = ", ".join(_source_text(a, "x") for a in node.args)
                 raise _math_on_runtime(node.loc, fname, value, shown)
+            if _callable_at_compile_time(fn):
+                # As in Triton, a Python function may pass run-time values through (an
+                # aggregate's factory method); one that computes with them fails, and is told so.
+                try:
+                    return unwrap(fn(*args, **kwargs))
+                except CompileError:
+                    raise
+                except Exception:  # noqa: BLE001, S110 - the message below says what to do
+                    pass
             raise error(
                 node.loc,
                 f"the Python function '{fname}' runs at compile time, so its arguments must be "
@@ -1843,8 +1894,8 @@ class FunctionLowerer:
         instance: Any = object.__new__(cls)
         body = init.fn if isinstance(init, ConstexprFunction) else init
         try:
-            if body is object.__init__:
-                for name, value in _default_fields(cls, args, kwargs).items():
+            if body is object.__init__ or getattr(body, "__minitriton_auto_init__", False):
+                for name, value in tl_module.core.aggregate_field_values(cls, args, kwargs).items():
                     object.__setattr__(instance, name, value)
             else:
                 extra = _semantic_arguments(body, SemanticHandle(self, node))
@@ -1899,12 +1950,14 @@ class FunctionLowerer:
     ) -> Any:
         runtime = any(isinstance(v, Tensor) for v in [*args, *kwargs.values()])
         if name in ("min", "max") and runtime:
-            if len(args) < 2 or kwargs:
+            if len(args) < 2 or set(kwargs) - {"propagate_nan"}:
                 raise error(node.loc, f"{name}() of run-time values needs 2 or more arguments")
             result = args[0]
             for other in args[1:]:
-                result = self.call_builtin(f"{name}imum", [result, other], {}, node.loc)
+                result = self.call_builtin(f"{name}imum", [result, other], kwargs, node.loc)
             return result
+        if name in ("min", "max"):
+            _check_constexpr_min_max(name, args, node.loc)
         if name == "print":  # as in Triton, print(prefix, *values) is device_print
             has_prefix = bool(args) and isinstance(args[0], str)
             prefix, values = (args[0], args[1:]) if has_prefix else ("", args)
@@ -2102,7 +2155,7 @@ def _callable_at_compile_time(fn: Any) -> bool:
         if type(fn.__self__) in (int, float, bool, str, tuple):  # (1024).bit_length
             return True
         return (getattr(fn, "__module__", None) or "") in _PURE_MODULES
-    return fn is BlockType or fn is ScalarType
+    return fn in (BlockType, ScalarType, tl_module.constexpr_type, tl_module.tuple_type)
 
 
 #: Functions of Python's ``math`` module whose ``tl`` equivalent has another name.

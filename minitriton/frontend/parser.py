@@ -495,13 +495,12 @@ UNSUPPORTED_EXPRESSIONS: dict[str, tuple[str, str]] = {
     "generator": ("generator expression", _WHOLE_BLOCKS),
     # `f(x for x in y)`: a bare generator as the whole argument list.
     "genexp_argument": ("generator expression", _WHOLE_BLOCKS),
-    "assign_expr": ("assignment expression ':='", "assign the value in its own statement first"),
     "star_expr": ("starred expression '*x'", "name each element explicitly"),
     "kwstararg": ("keyword unpacking '**kwargs'", "pass each keyword argument explicitly"),
     "yield_expr": ("yield", _NO_GENERATOR),
     "await_expr": ("await", _NO_COROUTINE.format("await")),
     "set": ("set literal", "kernels have no sets; use a tuple"),
-    "star_param": ("star-args '*args' parameter", "list each parameter explicitly"),
+    "star_param": ("keyword-only marker '*'", "list each parameter explicitly"),
     "kwstar_param": ("'**kwargs' parameter", "list each parameter explicitly"),
     "slash_param": ("positional-only marker '/'", "remove the '/'"),
 }
@@ -615,11 +614,16 @@ class _Builder:
                 raise error(param.loc, f"duplicate parameter '{param.name}'")
             seen.add(param.name)
         for before, after in zip(params, params[1:]):
+            if before.star:
+                _unsupported(after.loc, "parameters after '*args' (keyword-only) are not supported",
+                             "put '*args' last")  # fmt: skip
             if before.default is not None and after.default is None:
                 raise error(after.loc, "parameter without a default follows a parameter with one")
         return params
 
     def param(self, tree: Tree) -> ast.Param:
+        if tree.data == "star_param" and tree.children and tree.children[0] is not None:
+            return ast.Param(str(tree.children[0]), None, None, star=True, loc=self.loc(tree))
         if tree.data != "param":
             construct, help_ = UNSUPPORTED_EXPRESSIONS[tree.data]
             _unsupported(self.loc(tree), construct, help_)
@@ -735,6 +739,12 @@ class _Builder:
             )
         elif tree.data == "attribute":
             _unsupported(self.loc(tree), "assignment to an attribute", "assign to a plain variable")
+        elif tree.data == "star_expr":  # Triton's words for it
+            _unsupported(
+                self.loc(tree),
+                "starred assignment targets are not supported",
+                "name each element explicitly, or index the tuple: rest = t[1:]",
+            )
 
     def _check_target(self, target: ast.Expr, misuse: str = "cannot assign to {}") -> None:
         """Assignment and loop targets: names and (nested) tuples of names.
@@ -874,13 +884,17 @@ class _Builder:
         elt_tree, *fors = tree.children[0].children
         if len(fors) != 1:
             _unsupported(self.loc(fors[1]), "nested comprehension", _ONE_FOR)
-        target_tree, iter_tree, *ifs = fors[0].children
-        if ifs:
-            _unsupported(self.loc(ifs[0]), "'if' in a comprehension", _ONE_FOR)
+        target_tree, iter_tree, *if_trees = fors[0].children
         target = self.expr(target_tree)
         self._check_target(target, "cannot use {} as a comprehension variable")
         elt, iter_ = self.expr(elt_tree), self.expr(iter_tree)
-        return ast.ListComp(elt, target, iter_, loc=self.loc(tree))
+        ifs = [self.expr(t.children[0]) for t in if_trees]
+        return ast.ListComp(elt, target, iter_, ifs, loc=self.loc(tree))
+
+    def e_assign_expr(self, tree: Tree) -> ast.NamedExpr:
+        name_tok, value_tree = tree.children
+        target = ast.Name(str(name_tok), loc=self.loc(name_tok))
+        return ast.NamedExpr(target, self.expr(value_tree), loc=self.loc(tree))
 
     def e_list(self, tree: Tree) -> ast.List:
         return ast.List([self.expr(c) for c in tree.children], loc=self.loc(tree))

@@ -34,7 +34,8 @@ Rule 6 (fp16).
     bf16), except for ``/`` and ``%``, which compute in fp32.
 Rule 7 (bf16).
     Otherwise, bf16 with bf16 is bf16 (fp32 for ``/`` and ``%``); bf16 with
-    an integer is fp32.
+    an integer is fp32. An fp8 type with itself stays that type, two different
+    fp8 types give fp16, and ``/`` and ``%`` on fp8 compute in fp32.
 Rule 8 (integers).
     Two integers of the same signedness give the wider one. With different
     signedness the unsigned one wins if it is at least as wide, otherwise
@@ -155,8 +156,8 @@ def _weak_scalar(a: Operand, b: Operand, op: str) -> ScalarType | None:
     assert isinstance(typed, ScalarType)
     if _py_kind_rank(scalar) > kind_rank(typed):  # type: ignore[arg-type]
         return None
-    if op in (TRUEDIV, MOD) and typed in (F16, BF16):
-        return F32  # rules 6 and 7: no fp16 division in hardware
+    if op in (TRUEDIV, MOD) and (typed in (F16, BF16) or typed.is_fp8()):
+        return F32  # rules 6 and 7: no fp16, bf16 or fp8 division in hardware
     return typed
 
 
@@ -173,6 +174,8 @@ def _float_rules(a: ScalarType, b: ScalarType, div_or_mod: bool) -> ScalarType |
     if BF16 in (a, b):
         return F32  # rule 7: bf16 with an integer
     if a.is_fp8() and b.is_fp8():
+        if div_or_mod:
+            return F32  # rule 7 (fp8): `/` and `%` compute in fp32, as for fp16
         return a if a == b else F16  # rule 7 (fp8): two different fp8 types give fp16
     if a.is_fp8() or b.is_fp8():
         raise PromotionError(f"cannot combine {a!r} with {b!r}: convert the fp8 value first")

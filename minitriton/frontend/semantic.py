@@ -352,12 +352,21 @@ def _pointer_to_int(b: Builder, x: Tensor, dtype: T.ScalarType) -> Tensor:
     )
 
 
+def _is_pointer_or_64_bit_int(t: T.ScalarType | T.PointerType) -> bool:
+    return isinstance(t, T.PointerType) or (t.is_int() and t.bitwidth == 64)
+
+
 def bitcast(b: Builder, x: Any, dtype: T.ScalarType | T.PointerType) -> Tensor:
     """Reinterpret the bits of ``x`` as ``dtype`` (same width)."""
     x = to_tensor(b, x)
     if x.dtype == dtype:
         return x
     src = x.dtype
+    if isinstance(src, T.PointerType) or isinstance(dtype, T.PointerType):
+        # A pointer is 64 bits: its bits are an int64's (Triton's bitcast=True to a pointer).
+        if all(_is_pointer_or_64_bit_int(t) for t in (src, dtype)):
+            return cast(b, x, dtype)
+        raise error(b.loc, f"cannot bitcast {src!r} to {dtype!r}: a pointer has 64 bits")
     if not (isinstance(src, T.ScalarType) and isinstance(dtype, T.ScalarType)):
         raise error(b.loc, f"cannot bitcast {src!r} to {dtype!r}: the widths differ")
     if src.bitwidth != dtype.bitwidth:

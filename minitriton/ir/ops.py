@@ -944,7 +944,9 @@ class InlineAsmOp(Operation):
     Operands and results share one shape; ``asm`` refers to them as ``$0``
     (the first result) onwards, as ``constraints`` lists them. An op that is
     not ``pure`` is never removed or merged, so the op always keeps its
-    place (it declares side effects).
+    place (it declares side effects). An optional ``pack = n`` hands the PTX
+    ``n`` consecutive elements of a thread at once, those narrower than 32
+    bits packed into 32-bit registers, as in Triton.
     """
 
     traits = trait_set(SideEffects, Elementwise)
@@ -958,6 +960,9 @@ class InlineAsmOp(Operation):
             raise self.fail("operands and results must have one shape")
         if not self.results:
             raise self.fail("needs at least one result")
+        pack = self.attrs.get("pack", 1)
+        if not isinstance(pack, int) or pack < 1 or pack & (pack - 1):
+            raise self.fail("pack must be a power of two")
 
 
 #: The message of the ``tt.assert`` that ``tl.assume(cond)`` becomes (with ``assume = true``).

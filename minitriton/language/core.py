@@ -10,6 +10,7 @@ registered under the same name in :mod:`minitriton.frontend.builtins`.
 
 from __future__ import annotations
 
+import builtins as _builtins
 import enum as _enum
 from collections.abc import Callable
 from typing import Any, TypeVar
@@ -119,6 +120,52 @@ _add_constexpr_operators()
 CONSTEXPR_0 = constexpr(0)
 
 
+class constexpr_type:  # noqa: N801 - Triton's spelling
+    """The type of a compile-time value (Triton's ``tl.constexpr_type``): ``x.type`` of a
+    constexpr ``x`` is ``constexpr_type(x)``; two are equal when their values are."""
+
+    def __init__(self, value: Any) -> None:
+        self.value: Any = value.value if isinstance(value, constexpr) else value
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, constexpr_type) and self.value == other.value
+
+    def __hash__(self) -> int:
+        return hash(self.value)
+
+    def __repr__(self) -> str:
+        return f"constexpr_type[{self.value!r}]"
+
+
+class tuple_type:  # noqa: N801 - Triton's spelling
+    """The type of a tuple of kernel values (Triton's ``tl.tuple_type``): the types of its
+    items, and the field names of a named tuple."""
+
+    def __init__(self, types: Any, fields: Any = None) -> None:
+        self.types: list[Any] = list(types)
+        self.fields: list[str] = list(fields) if fields is not None else [""] * len(self.types)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, tuple_type):
+            return False
+        return (self.types, self.fields) == (other.types, other.fields)
+
+    def __hash__(self) -> int:
+        return hash((_builtins.tuple(map(repr, self.types)), _builtins.tuple(self.fields)))
+
+    def __iter__(self) -> Any:
+        return iter(self.types)
+
+    def __getitem__(self, index: int) -> Any:
+        return self.types[index]
+
+    def __len__(self) -> int:
+        return len(self.types)
+
+    def __repr__(self) -> str:
+        return f"({', '.join(map(repr, self.types))})"
+
+
 class const:  # noqa: N801 - Triton's spelling
     """An annotation for pointers to read-only data (``x_ptr: tl.const``), accepted as in
     Triton; MiniTriton already refuses stores into read-only arrays when they are made."""
@@ -153,7 +200,13 @@ def builtin(fn: F) -> F:
     may call it as Triton's builtins call each other, with the
     ``_semantic=`` (or, before Triton 3.3, ``_builder=``) it was given: the
     call is then lowered in that kernel.
+
+    A library's function decorated with it (``@tl.core.builtin`` outside
+    MiniTriton) is such a builtin of its own: it runs while the kernel
+    compiles, as :func:`extern` functions do.
     """
+    if not str(getattr(fn, "__module__", "")).startswith("minitriton."):
+        return extern(fn)
 
     def stub(*args: Any, _semantic: Any = None, _builder: Any = None, **kwargs: Any) -> Any:
         handle = _semantic if _semantic is not None else _builder
@@ -204,6 +257,69 @@ def extern_elementwise(
     return handle.extern_elementwise(lib_name, lib_path, args, arg_type_symbol_dict, is_pure)
 
 
+def aggregate_field_values(cls: type, args: Any, kwargs: dict[str, Any]) -> dict[str, Any]:
+    """The fields an aggregate without ``__init__`` gets, as Triton's generated one sets them:
+    positional arguments in field order, then keywords, then the class's defaults."""
+    fields: _builtins.tuple[str, ...] = cls.__minitriton_fields__  # type: ignore[attr-defined]
+    if len(args) > len(fields):
+        given = f"{len(args)} were given"
+        raise TypeError(f"{cls.__name__}() takes {len(fields)} arguments but {given}")
+    values = dict(zip(fields, args))
+    for name, value in kwargs.items():
+        if name not in fields:
+            raise TypeError(f"{cls.__name__}() got an unexpected keyword argument '{name}'")
+        if name in values:
+            raise TypeError(f"{cls.__name__}() got multiple values for argument '{name}'")
+        values[name] = value
+    defaults: dict[str, Any] = getattr(cls, "__minitriton_defaults__", {})
+    for name in fields:
+        if name not in values and name in defaults:
+            values[name] = _unwrap_if_constexpr(defaults[name])
+    missing = [name for name in fields if name not in values]
+    if missing:
+        raise TypeError(f"{cls.__name__}() missing required argument: '{missing[0]}'")
+    return values
+
+
+def _host_field(value: Any) -> Any:
+    """A field set outside a kernel: compile-time values wrapped in ``constexpr`` (Triton's)."""
+    if isinstance(value, _builtins.tuple):
+        items = [_host_field(v) for v in value]
+        if hasattr(type(value), "_fields"):
+            return tuple(type(value)(*items))  # a tl.tuple that keeps the field names
+        return tuple(items)
+    if isinstance(value, constexpr) or hasattr(type(value), "__minitriton_fields__"):
+        return value
+    if type(value).__module__.startswith("minitriton.frontend"):
+        return value  # a run-time value, passed by a Python function that a kernel called
+    return constexpr(value)
+
+
+def aggregate_auto_init(self: Any, *args: Any, **kwargs: Any) -> None:
+    """The ``__init__`` of an aggregate class that defines none (Triton's generated one).
+
+    Outside a kernel, the fields are set from the arguments (compile-time values in
+    ``tl.constexpr``) and the instance is then immutable; inside one, the frontend binds
+    the arguments itself with :func:`aggregate_field_values`.
+    """
+    for name, value in aggregate_field_values(type(self), args, kwargs).items():
+        object.__setattr__(self, name, _host_field(value))
+    object.__setattr__(self, "_aggregate_init_complete", True)
+
+
+aggregate_auto_init.__minitriton_auto_init__ = True  # type: ignore[attr-defined]
+
+
+def aggregate_setattr(self: Any, name: str, value: Any) -> None:
+    """An aggregate's fields are set by its constructor only (Triton's immutable aggregates)."""
+    if self.__dict__.get("_aggregate_init_complete", False):
+        raise AttributeError(
+            f"cannot assign to field '{name}' on immutable aggregate {type(self).__name__}; "
+            "use aggregate_replace() to construct a modified copy"
+        )
+    object.__setattr__(self, name, value)
+
+
 def aggregate_replace(instance: Any, _semantic: Any = None, **changes: Any) -> Any:
     """A copy of the aggregate ``instance`` with the fields ``changes`` names replaced.
 
@@ -218,8 +334,8 @@ def aggregate_replace(instance: Any, _semantic: Any = None, **changes: Any) -> A
             raise TypeError(f"{type(instance).__name__} has no field '{name}'")
     values = {name: _unwrap_if_constexpr(getattr(instance, name)) for name in fields}
     values.update({name: _unwrap_if_constexpr(v) for name, v in changes.items()})
-    if not hasattr(_semantic, "make_aggregate"):
-        raise RuntimeError("aggregate_replace can only be called inside a @minitriton.jit kernel")
+    if not hasattr(_semantic, "make_aggregate"):  # outside a kernel: call the class
+        return type(instance)(**values)
     return _semantic.make_aggregate(type(instance), values)
 
 
@@ -336,6 +452,26 @@ def interleave(a, b):
 def tuple(iterable=()):  # noqa: A001 - Triton's name
     """A tuple of the items of ``iterable`` (a tuple, or a list such as
     ``[v + 1 for v in values]``); its items may be blocks."""
+
+
+class tuple(_builtins.tuple):  # type: ignore[no-redef]  # noqa: A001, N801, F811 - Triton's name
+    """``tl.tuple``: in a kernel, the builtin above (a tuple of the items of ``iterable``,
+    blocks included); in Python, the class of the tuples an aggregate made outside a
+    kernel holds, so that ``isinstance(agg.shape, tl.tuple)`` holds as in Triton. A tuple
+    made from a ``NamedTuple`` keeps its field names: ``t.x`` reads the field ``x``."""
+
+    __minitriton_builtin__ = "tuple"
+
+    def __new__(cls, iterable: Any = (), type: Any = None) -> Any:  # noqa: A002 - Triton's
+        made = super().__new__(cls, iterable)
+        made.__dict__["_fields"] = _builtins.tuple(getattr(iterable, "_fields", ()))
+        return made
+
+    def __getattr__(self, name: str) -> Any:
+        fields = self.__dict__.get("_fields", ())
+        if name in fields:
+            return self[fields.index(name)]
+        raise AttributeError(f"tl.tuple has no field {name!r}")
 
 
 @builtin
@@ -534,11 +670,13 @@ def dot(
     input_precision=None,
     allow_tf32=None,
     max_num_imprecise_acc=None,
-    out_dtype=float32,
+    out_dtype=None,
 ):
     """Matrix product of two 2-D blocks, plus ``acc`` if given.
 
-    The result is ``out_dtype`` (fp32 by default). Every dimension must be at
+    The result is ``out_dtype``: by default the accumulator's dtype when
+    ``acc`` is given (an fp16 ``acc`` accumulates in fp16, as in Triton 3.8),
+    else fp32 (int32 for integer inputs). Every dimension must be at
     least 16. With fp32 inputs, ``input_precision="tf32"`` (the default, or
     ``allow_tf32=True``) rounds them to TF32 before multiplying, on the GPU and
     on the emulator; ``"tf32x3"`` uses three TF32 products for about fp32's

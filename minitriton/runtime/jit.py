@@ -2,6 +2,6 @@
 
 from __future__ import annotations
 
-from minitriton.jit import JITFunction, KernelInterface, jit
+from minitriton.jit import JITFunction, KernelInterface, MockTensor, jit
 
-__all__ = ["JITFunction", "KernelInterface", "jit"]
+__all__ = ["JITFunction", "KernelInterface", "MockTensor", "jit"]

@@ -503,6 +503,19 @@ def test_inline_asm_runs_on_the_gpu() -> None:
     np.testing.assert_array_equal(halves, y + y)
 
 
+@pytest.mark.gpu
+def test_packed_inline_asm_runs_on_the_gpu() -> None:
+    rng = np.random.default_rng(4)
+    x = rng.standard_normal(256).astype(np.float32)
+    halves = np.zeros(256, np.float16)
+    data = rng.integers(-128, 128, 256).astype(np.int8)
+    out = data.copy()
+    K.packed_asm[(1,)](x, halves, out, 256, backend="gpu")
+    np.testing.assert_array_equal(halves, x.astype(np.float16))
+    # prmt 0x0123 reverses the four bytes of each register: groups of 4 consecutive elements
+    np.testing.assert_array_equal(out, data.reshape(-1, 4)[:, ::-1].reshape(-1))
+
+
 def test_inline_asm_is_a_located_error_on_the_emulator() -> None:
     x, y = np.zeros(8, np.float32), np.zeros(8, np.float16)
     with pytest.raises(InterpreterError, match="only the GPU backend can run") as info:
@@ -517,6 +530,10 @@ def test_inline_asm_assembles(arch: str, tmp_path) -> None:
     module = assemble(K.inline_asm, "*fp32, *fp16, *i32, *fp16, 128", arch, tmp_path)
     for instruction in ("cvt.rna.tf32.f32", "mul.hi.u32", "add.f16"):
         assert instruction in module.ptx
+    packed = assemble(K.packed_asm, "*fp32, *fp16, *i8, 256", arch, tmp_path)
+    calls = packed.ptx.count("cvt.rn.f16x2.f32")
+    swaps = packed.ptx.count("0, 0x0123;")  # the asm as written (loads use prmt too)
+    assert calls > 0 and swaps > 0 and calls == 2 * swaps  # 2 elements a call, then 4
 
 
 @triton.jit

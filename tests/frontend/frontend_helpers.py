@@ -101,6 +101,8 @@ def convert_function(node: pyast.FunctionDef) -> ast.FunctionDef:
     params = [
         ast.Param(a.arg, _opt(a.annotation), _opt(d), loc=UNKNOWN) for a, d in zip(args, defaults)
     ]
+    if node.args.vararg is not None:
+        params.append(ast.Param(node.args.vararg.arg, None, None, star=True, loc=UNKNOWN))
     return ast.FunctionDef(
         node.name, params, [], stmts(body), docstring, _opt(node.returns), loc=UNKNOWN
     )
@@ -180,7 +182,10 @@ def expr(n: pyast.expr) -> ast.Expr:  # noqa: C901 - one flat dispatch
         return ast.Starred(expr(n.value), loc=loc)
     if isinstance(n, pyast.ListComp) and len(n.generators) == 1:
         (comp,) = n.generators
-        return ast.ListComp(expr(n.elt), expr(comp.target), expr(comp.iter), loc=loc)
+        ifs = [expr(i) for i in comp.ifs]
+        return ast.ListComp(expr(n.elt), expr(comp.target), expr(comp.iter), ifs, loc=loc)
+    if isinstance(n, pyast.NamedExpr):
+        return ast.NamedExpr(ast.Name(n.target.id, loc=loc), expr(n.value), loc=loc)
     raise NotImplementedError(type(n).__name__)
 
 

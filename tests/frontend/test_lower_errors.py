@@ -233,7 +233,8 @@ def early_return_in_loop(p, n):
 
 def test_early_return_in_loop() -> None:
     err = compile_error(early_return_in_loop, "ptr<f32>", "i32")
-    check(err, "return", 13, "return inside a loop is not supported")
+    message = "Cannot have `return` statements inside `while` or `for` statements in triton"
+    check(err, "return", 13, message)
 
 
 @triton.jit

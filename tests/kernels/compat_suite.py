@@ -152,6 +152,20 @@ def inline_asm(x_ptr, y_ptr, bits_ptr, halves_ptr, N: tl.constexpr):
 
 
 @triton.jit
+def packed_asm(x_ptr, halves_ptr, bytes_ptr, N: tl.constexpr):
+    """``pack=2``: two fp32 in, two fp16 out in one register; ``pack=4``: four int8 in one."""
+    offs = tl.arange(0, N)
+    x = tl.load(x_ptr + offs)
+    halves = tl.inline_asm_elementwise("cvt.rn.f16x2.f32 $0, $2, $1;", "=r,r,r", [x],
+                                       dtype=tl.float16, is_pure=True, pack=2)  # fmt: skip
+    tl.store(halves_ptr + offs, halves)
+    b = tl.load(bytes_ptr + offs)
+    swapped = tl.inline_asm_elementwise("prmt.b32 $0, $1, 0, 0x0123;", "=r,r", [b],
+                                        dtype=tl.int8, is_pure=True, pack=4)  # fmt: skip
+    tl.store(bytes_ptr + offs, swapped)
+
+
+@triton.jit
 def newer_syntax(x_ptr, out_ptr, lock_ptr, N: tl.constexpr):
     """Slices with ``None`` bounds, ``hasattr``/``getattr`` on run-time values,
     ``.item()`` and an ``if`` on a one-element block, and member functions."""

@@ -359,35 +359,90 @@ def _pointer_cast(ctx: LoweringContext, src: ElemLike, dst: ElemLike, v: ir.Valu
 
 @lowering(ops.InlineAsmOp)
 def lower_inline_asm(ctx: LoweringContext, op: Operation) -> Lowered | list[Lowered]:
-    """``tl.inline_asm_elementwise``: the PTX once per element, as written.
+    """``tl.inline_asm_elementwise``: the PTX once per ``pack`` elements of a thread.
 
-    fp16 values travel in 16-bit integer registers (constraint ``h``), as
-    PTX's ``.b16`` operands do.
+    With ``pack = 1``, one element per operand; fp16 values travel in 16-bit
+    integer registers (constraint ``h``), as PTX's ``.b16`` operands do.
+    With ``pack = n``, each call takes the thread's next ``n`` elements, and,
+    as in Triton, elements narrower than 32 bits share a register: two fp16
+    in one ``.b32`` (``r``), four int8 in one; wider ones are ``n`` operands.
+    A thread whose element count is not a multiple of ``n`` pads the last call
+    with undefined values, whose results are dropped.
     """
+    pack = int(op.attrs.get("pack", 1))
     in_types = [scalar_of(v.type) for v in op.operands]
     out_types = [scalar_of(r.type) for r in op.results]
-    regs = [_asm_register(t) for t in out_types]
-    ret = regs[0] if len(regs) == 1 else ir.LiteralStructType(regs)
-    fty = ir.FunctionType(ret, [_asm_register(t) for t in in_types])
+    ret_regs = [r for t in out_types for r in _packed_registers(t, pack)]
+    ret = ret_regs[0] if len(ret_regs) == 1 else ir.LiteralStructType(ret_regs)
+    fty = ir.FunctionType(ret, [r for t in in_types for r in _packed_registers(t, pack)])
     asm = ir.InlineAsm(fty, op.attrs["asm"], op.attrs["constraints"],
                        side_effect=not op.attrs["pure"])  # fmt: skip
     b = ctx.b
 
-    def one(*values: ir.Value) -> list[ir.Value]:
-        args = [_to_asm(b, v, t) for v, t in zip(values, in_types)]
+    def call(groups: list[list[ir.Value]]) -> list[list[ir.Value]]:
+        """One asm call on ``groups[operand][k]``; the results as ``[result][k]``."""
+        args = [a for vals, t in zip(groups, in_types) for a in _pack_asm(b, vals, t, pack)]
         out = b.call(asm, args)
-        parts = [out] if len(regs) == 1 else [b.extract_value(out, i) for i in range(len(regs))]
-        return [_from_asm(b, p, t) for p, t in zip(parts, out_types)]
+        parts = [out] if len(ret_regs) == 1 else [b.extract_value(out, i) for i in range(len(ret_regs))]
+        results, at = [], 0
+        for t in out_types:
+            count = len(_packed_registers(t, pack))
+            results.append(_unpack_asm(b, parts[at : at + count], t, pack))
+            at += count
+        return results
 
     args = [ctx.get(v) for v in op.operands]
-    if not isinstance(op.results[0].type, BlockType):
-        results: list[Lowered] = one(*args)
+    is_block = isinstance(op.results[0].type, BlockType)
+    layout = ctx.layout(op.results[0]) if is_block else None
+    count = layout.num_regs if layout is not None else 1
+    cols = [a.vals if isinstance(a, RegTile) else [a] * count for a in args]
+    padded = -count % pack
+    cols = [c + [ir.Constant(c[0].type, ir.Undefined)] * padded for c in cols]
+    per_result: list[list[ir.Value]] = [[] for _ in out_types]
+    for start in range(0, count + padded, pack):
+        for i, values in enumerate(call([c[start : start + pack] for c in cols])):
+            per_result[i].extend(values)
+    if layout is None:
+        results: list[Lowered] = [values[0] for values in per_result]
     else:
-        layout = ctx.layout(op.results[0])
-        cols = [a.vals if isinstance(a, RegTile) else [a] * layout.num_regs for a in args]
-        per_reg = [one(*xs) for xs in zip(*cols)]
-        results = [RegTile(layout, [r[i] for r in per_reg]) for i in range(len(regs))]
+        results = [RegTile(layout, values[:count]) for values in per_result]
     return results[0] if len(results) == 1 else results
+
+
+def _per_register(t: ScalarType, pack: int) -> int:
+    """How many elements of type ``t`` share one asm register (Triton's rule)."""
+    return min(max(32 // t.bitwidth, 1), pack)
+
+
+def _packed_registers(t: ScalarType, pack: int) -> list[ir.Type]:
+    """The asm registers that ``pack`` elements of type ``t`` travel in."""
+    per = _per_register(t, pack)
+    reg = _asm_register(t) if per == 1 else ir.IntType(t.bitwidth * per)
+    return [reg] * (pack // per)
+
+
+def _pack_asm(b: ir.IRBuilder, values: list[ir.Value], t: ScalarType, pack: int) -> list[ir.Value]:
+    per = _per_register(t, pack)
+    if per == 1:
+        return [_to_asm(b, v, t) for v in values]
+    regs = []
+    for start in range(0, pack, per):
+        vec: ir.Value = ir.Constant(ir.VectorType(ll_type(t), per), ir.Undefined)
+        for k, v in enumerate(values[start : start + per]):
+            vec = b.insert_element(vec, v, ir.Constant(ir.IntType(32), k))
+        regs.append(b.bitcast(vec, ir.IntType(t.bitwidth * per)))
+    return regs
+
+
+def _unpack_asm(b: ir.IRBuilder, regs: list[ir.Value], t: ScalarType, pack: int) -> list[ir.Value]:
+    per = _per_register(t, pack)
+    if per == 1:
+        return [_from_asm(b, r, t) for r in regs]
+    values = []
+    for reg in regs:
+        vec = b.bitcast(reg, ir.VectorType(ll_type(t), per))
+        values.extend(b.extract_element(vec, ir.Constant(ir.IntType(32), k)) for k in range(per))
+    return values
 
 
 def _asm_register(t: ScalarType) -> ir.Type:
