@@ -82,12 +82,13 @@ def plural(n: int, word: str) -> str:
     return f"{n} {word}" if n == 1 else f"{n} {word}s"
 
 
-class DeviceCheckError(EmulatorError):
+class DeviceCheckError(EmulatorError, RuntimeError):
     """The same located error, raised by the GPU backend's debug mode after a launch.
 
     The kernel checked its accesses and asserts on the device and recorded
     the first failure (:mod:`minitriton.backend.debug_mode`); the CUDA
-    context is still usable.
+    context is still usable. It is also a ``RuntimeError``, the class of
+    the error Triton raises for a failed device assertion on a GPU.
     """
 
 

@@ -34,7 +34,7 @@ from minitriton.lazy import lazy_attributes
 from minitriton.version import __version__
 
 if TYPE_CHECKING:
-    from minitriton import language, runtime, testing
+    from minitriton import knobs, language, runtime, testing
     from minitriton.compiler import CompiledKernel
     from minitriton.language.standard import constexpr_function
     from minitriton.launch_checks import LaunchError, LaunchTypeError, bfloat16_view
@@ -78,6 +78,7 @@ __all__ = [
     "get_backend",
     "heuristics",
     "jit",
+    "knobs",
     "language",
     "must_use_result",
     "next_power_of_2",
@@ -105,6 +106,7 @@ __getattr__ = lazy_attributes(
         "set_allocator": "minitriton.runtime.allocation",
         "TensorWrapper": _TORCH,
         "reinterpret": _TORCH,
+        "knobs": "minitriton.knobs",
         "language": "minitriton.language",
         "runtime": "minitriton.runtime",
         "testing": "minitriton.testing",

@@ -20,6 +20,10 @@ The helpers follow the behaviour of Triton's: the dtype lists, a seeded
 from __future__ import annotations
 
 import os
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from types import ModuleType
 from typing import Any
 
 import numpy as np
@@ -92,6 +96,11 @@ def is_hopper() -> bool:
 def is_blackwell() -> bool:
     """An NVIDIA Blackwell GPU (compute capability 10.x)."""
     return is_cuda() and _capability()[0] == 10
+
+
+def is_rubin() -> bool:
+    """An NVIDIA Rubin GPU (compute capability 10.7, as Triton tells it)."""
+    return is_cuda() and _capability() == (10, 7)
 
 
 def is_sm12x() -> bool:
@@ -225,9 +234,100 @@ def default_alloc_fn(size: int, align: int, _: Any) -> Any:
     return torch.empty(size, dtype=torch.int8, device="cuda" if is_cuda() else "cpu")
 
 
+@dataclass
+class ProcessResult:
+    """What :func:`run_in_process` returns: the exception the function raised, if any."""
+
+    exc: BaseException | None
+    driver_stderr_output: str
+
+
+def run_in_process(
+    client_fn: Callable[..., Any],
+    args: Sequence[Any] = (),
+    kwargs: dict[str, Any] | None = None,
+    env: dict[str, str] | None = None,
+) -> ProcessResult:
+    """Call ``client_fn(*args, **kwargs)`` with ``env`` added to the environment.
+
+    Triton runs it in a child process, because a failed device assertion ends
+    the CUDA context. Here it runs in this process (MiniTriton's errors leave
+    the GPU usable, and a child would import the real Triton, not the alias):
+    the environment is restored afterwards, and the exception is returned.
+    """
+    saved = {name: os.environ.get(name) for name in env or {}}
+    os.environ.update(env or {})
+    try:
+        client_fn(*args, **(kwargs or {}))
+        return ProcessResult(None, "")
+    except Exception as e:  # noqa: BLE001 - the caller inspects it
+        return ProcessResult(e, "")
+    finally:
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+
+
+@contextmanager
+def use_process_pool(preload_module: str) -> Iterator[None]:
+    """Triton's pool of child processes for :func:`run_in_process`; here there is none,
+    since it runs its function in this process."""
+    yield None
+
+
 def unwrap_tensor(t: Any) -> Any:
     """The tensor under a ``reinterpret`` wrapper."""
     return t.base if isinstance(t, TensorWrapper) else t
+
+
+def _fresh_knobs_impl(
+    skipped_attr: set[str] | None = None,
+) -> tuple[Callable[[], ModuleType], Callable[[], None]]:
+    """``(fresh, reset)`` for Triton's ``fresh_knobs`` fixtures.
+
+    ``fresh()`` replaces every knob group of :mod:`minitriton.knobs` but those
+    named in ``skipped_attr`` by a new one (no overrides, empty hook chains),
+    removes the groups' environment variables, turns ``propagate_env`` on
+    and returns the module. ``reset()`` puts back the groups, the variables
+    and ``propagate_env`` as they were before ``fresh()``.
+    """
+    from minitriton import knobs
+
+    skipped = skipped_attr or set()
+    groups = {
+        name: group
+        for name, group in vars(knobs).items()
+        if isinstance(group, knobs.base_knobs) and name not in skipped
+    }
+    propagate = knobs.propagate_env
+    saved_env: dict[str, str | None] = {}
+
+    def fresh() -> ModuleType:
+        for name, group in groups.items():
+            new = type(group)()
+            for attr, chain in group.hook_chains().items():
+                setattr(new, attr, knobs.HookChain(reversed=chain.reversed))
+            setattr(knobs, name, new)
+            for var in group.variables():
+                saved_env.setdefault(var, os.environ.get(var))
+                os.environ.pop(var, None)
+        knobs.propagate_env = True
+        return knobs
+
+    def reset() -> None:
+        for name, group in groups.items():
+            setattr(knobs, name, group)
+        for var, value in saved_env.items():
+            if value is None:
+                os.environ.pop(var, None)
+            else:
+                os.environ[var] = value
+        saved_env.clear()
+        knobs.propagate_env = propagate
+
+    return fresh, reset
 
 
 try:  # a pytest mark, as Triton's module has it (pytest is a test tool, not a dependency)

@@ -165,6 +165,11 @@ class Autotuner(KernelInterface):
         self.restore_value = list(restore_value or [])
         self.warmup_ms = 25.0 if warmup is None else float(warmup)
         self.rep_ms = 100.0 if rep is None else float(rep)
+        # Triton's attribute names for the same settings, which torch's wrap_triton reads.
+        self.num_warmups, self.num_reps, self.use_cuda_graph = warmup, rep, use_cuda_graph
+        self.early_config_prune = self.prune_configs_by.get("early_config_prune")
+        self.perf_model = self.prune_configs_by.get("perf_model")
+        self.configs_top_k = self.prune_configs_by.get("top_k", 1.0)
         self.do_bench = do_bench
         self.cache_results = cache_results  # None: on unless an environment variable says 0
         self.cache: dict[tuple[Any, ...], Config] = {}
@@ -249,7 +254,8 @@ class Autotuner(KernelInterface):
         """Launch the first (pruned) config that compiles for this key, without timing."""
         key = self._key(named)
         chosen = self._emulator_choice.get(key)
-        configs = [chosen] if chosen is not None else self.prune_configs(self._launch_kwargs(kwargs))
+        pruned = [chosen] if chosen is not None else None
+        configs = pruned or self.prune_configs(self._launch_kwargs(kwargs))
         errors: list[CompileError] = []
         for config in configs:
             try:

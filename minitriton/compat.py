@@ -19,6 +19,8 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import importlib.abc
+import importlib.util
 import os
 import pkgutil
 import subprocess
@@ -26,6 +28,7 @@ import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import minitriton
 
@@ -66,6 +69,29 @@ def alias_triton() -> None:
     for name, module in list(sys.modules.items()):
         if name == "minitriton" or name.startswith("minitriton."):
             sys.modules["triton" + name[len("minitriton") :]] = module
+    if not any(isinstance(f, _AliasFinder) for f in sys.meta_path):
+        sys.meta_path.insert(0, _AliasFinder())
+
+
+class _AliasFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    """``import triton.<name>`` of a module not imported yet: ``minitriton.<name>``'s module
+    object itself, so that each module exists once under both names (a second copy would
+    keep its own state: a patch of ``triton.testing.do_bench`` would not reach it)."""
+
+    def find_spec(self, fullname: str, path: Any = None, target: Any = None) -> Any:
+        # Only while ``triton`` is the alias: a real Triton imported later keeps its modules.
+        if not fullname.startswith("triton.") or sys.modules.get("triton") is not minitriton:
+            return None
+        target_name = "minitriton" + fullname[len("triton") :]
+        if importlib.util.find_spec(target_name) is None:
+            return None
+        return importlib.util.spec_from_loader(fullname, self)
+
+    def create_module(self, spec: Any) -> Any:
+        return importlib.import_module("minitriton" + spec.name[len("triton") :])
+
+    def exec_module(self, module: Any) -> None:
+        """The module ran when ``minitriton.<name>`` was imported."""
 
 
 def _is_minitriton(module: object) -> bool:

@@ -23,8 +23,12 @@ TRACEBACK_ENV = "MINITRITON_TRACEBACK"
 
 
 def debug_enabled() -> bool:
-    """Whether ``MINITRITON_DEBUG`` turns debug mode on (set, and not ``0``)."""
-    return os.environ.get(DEBUG_ENV, "") not in ("", "0")
+    """Whether ``MINITRITON_DEBUG`` turns debug mode on (set, and not ``0``), or, when it is
+    not set, Triton's ``TRITON_DEBUG=1``."""
+    value = os.environ.get(DEBUG_ENV)
+    if value is None:
+        return os.environ.get("TRITON_DEBUG", "0").strip() == "1"
+    return value not in ("", "0")
 
 
 #: ``MINITRITON_EMULATOR_PLAIN=1``, read once, at import: then no launch takes the

@@ -19,7 +19,8 @@ A launch does what Triton's launcher does:
 
 The backend is, in order of precedence: a launch's ``backend=`` keyword,
 :func:`set_backend`, the ``MINITRITON_BACKEND`` environment variable
-(``emulator`` or ``gpu``), and otherwise the GPU when one is available.
+(``emulator`` or ``gpu``), Triton's ``TRITON_INTERPRET=1`` (the emulator),
+and otherwise the GPU when one is available.
 
 ``import minitriton`` imports this module, and a ``@jit`` definition runs
 it, without NumPy: the modules that need NumPy (the argument checks, the
@@ -87,6 +88,8 @@ def get_backend() -> str:
     if env:
         _check_backend_name(env, BACKEND_ENV)
         return env
+    if os.environ.get("TRITON_INTERPRET", "0").strip() == "1":
+        return "emulator"  # Triton's switch to its interpreter
     return "gpu" if gpu_available() else "emulator"
 
 
@@ -560,14 +563,11 @@ class JITFunction(KernelInterface, JITBase):
         backend = resolve_backend(launch_opts.pop("backend", None))
         if backend == "gpu" and "arch" not in launch_opts:
             launch_opts["arch"] = _device_arch()
-        launch_opts.setdefault("debug", self._default_debug())
+        # Triton's rule: the launch's debug= (else the kernel's) or the environment's.
+        given = launch_opts.get("debug")
+        launch_opts["debug"] = bool(given if given is not None else self.debug) or debug_enabled()
         launch_opts = {k: v for k, v in launch_opts.items() if v is not None}
         return CompileOptions(**launch_opts), backend, kwargs
-
-    def _default_debug(self) -> bool:
-        if self.debug is not None:
-            return bool(self.debug)
-        return debug_enabled()
 
     def bind(self, args: Sequence[Any], kwargs: dict[str, Any]) -> dict[str, Any]:
         """Map every parameter name to its value (defaults applied)."""
@@ -741,9 +741,11 @@ def _env_state() -> tuple[Any, ...]:
     data = getattr(os.environ, "_data", None)
     if isinstance(data, dict) and os.name == "posix":
         return (_selected_backend, data.get(b"MINITRITON_BACKEND"), data.get(b"MINITRITON_DEBUG"),
-                data.get(b"TRITON_F32_DEFAULT"))  # fmt: skip
+                data.get(b"TRITON_F32_DEFAULT"), data.get(b"TRITON_INTERPRET"),
+                data.get(b"TRITON_DEBUG"))  # fmt: skip
     return (_selected_backend, os.environ.get(BACKEND_ENV), os.environ.get(DEBUG_ENV),
-            os.environ.get("TRITON_F32_DEFAULT"))  # fmt: skip
+            os.environ.get("TRITON_F32_DEFAULT"), os.environ.get("TRITON_INTERPRET"),
+            os.environ.get("TRITON_DEBUG"))  # fmt: skip
 
 
 def fast_launch_binder(params: Sequence[Param]) -> Callable[..., Any] | None:

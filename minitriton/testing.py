@@ -15,10 +15,17 @@
   installed. ``MINITRITON_BENCH_POINTS=N`` runs only the first ``N`` x
   values, and says so (the emulator is slow on GPU-sized inputs).
 * :func:`assert_close` compares two arrays or tensors with NumPy.
+* Triton's performance-model helpers: :func:`get_dram_gbps`,
+  :func:`get_max_tensorcore_tflops` and :func:`get_max_simd_tflops` compute
+  a GPU's peak figures from the driver's device properties (on the emulator,
+  those of the emulated H200); :func:`nvsmi` queries ``nvidia-smi``;
+  :func:`set_gpu_clock` locks the clocks for a ``with`` block and
+  :func:`cuda_memcheck` reruns a test under ``cuda-memcheck``, as Triton's do.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import statistics
 import time
@@ -319,3 +326,109 @@ def _plot(bench: Benchmark, rows: list[list[Any]], show: bool, save_path: str) -
 def perf_report(benchmarks: Benchmark | list[Benchmark]) -> Callable[[Callable[..., Any]], Mark]:
     """Decorator: ``@perf_report(Benchmark(...))`` turns a function into a :class:`Mark`."""
     return lambda fn: Mark(fn, benchmarks)
+
+
+# -- Triton's performance-model helpers ---------------------------------------------
+
+
+def nvsmi(attrs: Sequence[str]) -> list[int]:
+    """``nvidia-smi``'s integer values of ``attrs`` for GPU 0 (Triton's helper)."""
+    import subprocess
+    import sys
+
+    cmd = ["nvidia-smi", "-i", "0", "--query-gpu=" + ",".join(attrs),
+           "--format=csv,noheader,nounits"]  # fmt: skip
+    out = subprocess.check_output(cmd).decode(sys.stdout.encoding or "utf-8")
+    return [int(x) for x in out.split(",")]
+
+
+def _device_properties(device: Any) -> dict[str, Any]:
+    from minitriton.runtime import driver
+
+    if device is None:
+        device = driver.active.get_device_interface().current_device()
+    properties: dict[str, Any] = driver.active.utils.get_device_properties(device)
+    return properties
+
+
+def get_dram_gbps(device: Any = None) -> float:
+    """The GPU's DRAM bandwidth in GB/s, from its memory clock and bus width."""
+    props = _device_properties(device)
+    return props["mem_clock_rate"] * props["mem_bus_width"] * 2 / 1e6 / 8
+
+
+def _ops_per_sub_core(dtype: Any, table: dict[str, int]) -> int:
+    # A torch dtype (``torch.float16``) or a tl one (``tl.float8e4nv``, named ``fp8e4nv``).
+    name = str(getattr(dtype, "triton_name", None) or dtype).split(".")[-1]
+    for names, ops in table.items():
+        if name in names.split():
+            return ops
+    raise RuntimeError("dtype not supported")
+
+
+def get_max_tensorcore_tflops(dtype: Any, clock_rate: float, device: Any = None) -> float:
+    """Peak tensor-core TFLOP/s at ``clock_rate`` (kHz), as Triton's model counts them
+    (compute capability 8 and later)."""
+    table = {"float32 int32 fp32 i32": 256, "float16 bfloat16 int16 fp16 bf16 i16": 512,
+             "int8 i8 float8e4nv float8e4b15 float8e5 fp8e4nv fp8e4b15 fp8e5": 1024}  # fmt: skip
+    sub_cores = _device_properties(device)["multiprocessor_count"] * 4
+    return sub_cores * clock_rate * _ops_per_sub_core(dtype, table) * 1e-9
+
+
+def get_max_simd_tflops(dtype: Any, clock_rate: float, device: Any = None) -> float:
+    """Peak FMA-unit TFLOP/s at ``clock_rate`` (kHz), as Triton's model counts them."""
+    table = {"float32 fp32": 32, "float16 bfloat16 fp16 bf16": 64}
+    sub_cores = _device_properties(device)["multiprocessor_count"] * 4
+    return sub_cores * clock_rate * _ops_per_sub_core(dtype, table) * 1e-9
+
+
+def cuda_memcheck(**target_kwargs: Any) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Triton's decorator that reruns a pytest test under ``cuda-memcheck`` when its
+    parameters include ``target_kwargs`` (it needs the tool, psutil and a GPU)."""
+    import functools
+
+    def decorator(test_fn: Callable[..., Any]) -> Callable[..., Any]:
+        @functools.wraps(test_fn)
+        def wrapper(*args: Any, **kwargs: Any) -> None:
+            import importlib
+            import subprocess
+
+            psutil = importlib.import_module("psutil")  # needed only where this decorator runs
+
+            parent = psutil.Process(os.getppid()).name()
+            if target_kwargs.items() <= kwargs.items() and parent != "cuda-memcheck":
+                path = os.path.realpath(test_fn.__globals__["__file__"])
+                test_id = kwargs["request"].node.callspec.id
+                cmd = ["cuda-memcheck", "pytest", "-vs", f"{path}::{test_fn.__name__}[{test_id}]"]
+                env = {"PATH": os.environ["PATH"], "PYTORCH_NO_CUDA_MEMORY_CACHING": "1"}
+                out = subprocess.run(cmd, capture_output=True, env=env)
+                assert out.returncode == 0 and "ERROR SUMMARY: 0 errors" in str(out.stdout)
+            else:
+                test_fn(*args, **kwargs)
+
+        return wrapper
+
+    return decorator
+
+
+@contextlib.contextmanager
+def set_gpu_clock(ref_sm_clock: int = 1350, ref_mem_clock: int = 1215) -> Any:
+    """Lock GPU 0's clocks with ``nvidia-smi`` for a ``with`` block, yielding the peak
+    (TFLOP/s, GB/s) Triton's helper estimates at those clocks; unlocked afterwards."""
+    import subprocess
+
+    def smi(*args: str) -> None:
+        subprocess.check_output(["nvidia-smi", "-i", "0", *args])
+
+    try:
+        smi("-pm", "1")
+        smi(f"--lock-gpu-clocks={ref_sm_clock},{ref_sm_clock}")
+        smi(f"--lock-memory-clocks={ref_mem_clock},{ref_mem_clock}")
+        sm_clock, mem_clock = nvsmi(["clocks.current.sm"])[0], nvsmi(["clocks.current.memory"])[0]
+        assert abs(sm_clock - ref_sm_clock) < 10, f"GPU SMs must run at {ref_sm_clock} MHz"
+        assert abs(mem_clock - ref_mem_clock) < 10, f"GPU memory must run at {ref_mem_clock} MHz"
+        yield 1e-6 * 2 * 108 * 4 * 256 * ref_sm_clock, 640 * 2 * ref_mem_clock * 1e-3
+    finally:
+        smi("-pm", "0")
+        smi("-rgc")
+        smi("-rmc")

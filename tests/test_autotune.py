@@ -469,3 +469,17 @@ def test_any_object_with_run_can_be_tuned():
     tuner = triton.runtime.Autotuner(Kernel(), [], configs, [], None, None, do_bench=do_bench)
     tuner.run()
     assert tuner.best_config.kwargs == {"BLOCK": 1} and launched == [3, 1, 2, 1]
+
+
+def test_the_autotuner_has_tritons_attribute_names():
+    # torch's wrap_triton reads them from the autotuner it makes around a launch
+    def model(**kw: Any) -> float:
+        return 0.0
+
+    pruning = {"perf_model": model, "top_k": 2}
+    configs = [triton.Config({"BLOCK": 32})]
+    tuned = triton.autotune(configs, key=["n"], warmup=3, rep=7, prune_configs_by=pruning)(
+        scale_kernel
+    )
+    assert (tuned.num_warmups, tuned.num_reps, tuned.use_cuda_graph) == (3, 7, False)
+    assert (tuned.perf_model, tuned.configs_top_k, tuned.early_config_prune) == (model, 2, None)

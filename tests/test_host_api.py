@@ -186,3 +186,26 @@ def test_metadata_reports_the_shared_memory_of_the_loaded_schedule() -> None:
     kernel.options = SimpleNamespace(num_warps=8, num_stages=3)
     assert kernel.metadata.shared == 73728
     assert kernel.metadata.num_warps == 8 and kernel.metadata.name == "k"
+
+
+def test_perf_model_peaks_follow_the_device_properties() -> None:
+    from minitriton import testing
+
+    props = EMULATED_PROPERTIES
+    assert testing.get_dram_gbps() == pytest.approx(
+        props["mem_clock_rate"] * props["mem_bus_width"] * 2 / 1e6 / 8
+    )
+    clock = props["sm_clock_rate"]
+    sub_cores = props["multiprocessor_count"] * 4
+    # Triton's model: 512 fp16 (or 1024 fp8) tensor-core ops, 32 fp32 FMA ops per sub-core
+    assert testing.get_max_tensorcore_tflops("float16", clock) == pytest.approx(
+        sub_cores * clock * 512 * 1e-9
+    )
+    assert testing.get_max_tensorcore_tflops(tl.float8e4nv, clock) == pytest.approx(
+        2 * testing.get_max_tensorcore_tflops("bfloat16", clock)
+    )
+    assert testing.get_max_simd_tflops("float32", clock) == pytest.approx(
+        sub_cores * clock * 32 * 1e-9
+    )
+    with pytest.raises(RuntimeError, match="dtype not supported"):
+        testing.get_max_simd_tflops("int8", clock)

@@ -1891,9 +1891,18 @@ def _device_print(ctx: FunctionLowerer, prefix: Any, args: Any, hex: Any) -> Non
 
 
 @impl("device_assert")
-def _device_assert(ctx: FunctionLowerer, cond: Any, msg: Any) -> None:
+def _device_assert(ctx: FunctionLowerer, cond: Any, msg: Any, mask: Any = None) -> None:
     flag = S.to_bool(ctx.b, _tensor(ctx, cond, "cond"))
     msg = _const_str(ctx, msg, "msg")
+    if mask is not None and not isinstance(mask, Tensor):
+        if not mask:
+            return  # no lane is checked
+        mask = None
+    if mask is not None:  # a lane the mask leaves out holds
+        enabled = S.to_bool(ctx.b, mask)
+        flag = S.to_bool(ctx.b, S.binary(ctx.b, "|", flag, S.logical_not(ctx.b, enabled)))
+        ctx.b.create(ops.AssertOp, [flag.handle], [], {"message": msg})
+        return
     attrs: dict[str, Any] = {"message": msg}
     owner = getattr(flag.handle, "owner", None)
     if isinstance(owner, ops.CmpOp):

@@ -75,7 +75,7 @@ from minitriton.frontend.tensordesc import TensorDescriptor, from_kernel_args
 from minitriton.ir import ops
 from minitriton.ir.core import Attr, Block, BlockArgument, Region
 from minitriton.ir.ops import FuncOp, Module
-from minitriton.ir.types import BlockType, PointerType, ScalarType, Type
+from minitriton.ir.types import I1, I64, BlockType, PointerType, ScalarType, Type
 from minitriton.ir.types import scalar as scalar_type_named
 from minitriton.language import core as tl_core
 from minitriton.language.core import BUILTINS, builtin_name, constexpr
@@ -597,6 +597,10 @@ def _bind_helper(
 # ---------------------------------------------------------------------------
 # Syntactic helpers
 # ---------------------------------------------------------------------------
+
+
+#: The operators whose signed-integer overflow debug mode reports, by Triton's names.
+_SANITIZED = {"+": "add", "-": "sub", "*": "mul"}
 
 
 def _check_constexpr_min_max(name: str, args: list[Any], loc: Location) -> None:
@@ -1471,7 +1475,27 @@ class FunctionLowerer:
                 return _fold(loc, _PY_BINOPS[op], left, right, op)
             if op == "@":
                 return self.call_builtin("dot", [left, right], {}, loc)
-            return S.binary(self.b, op, left, right)
+            result = S.binary(self.b, op, left, right)
+            if op in _SANITIZED and getattr(COMPILING_OPTIONS.get(), "debug", False):
+                self._check_overflow(op, left, right, result)
+            return result
+
+    def _check_overflow(self, op: str, left: Any, right: Any, result: Tensor) -> None:
+        """Debug mode: assert that a signed ``+``, ``-`` or ``*`` narrower than 64 bits did
+        not overflow, as Triton's ``sanitize_overflow`` does (the exact result, computed
+        in int64, must fit the type)."""
+        t = result.dtype
+        if not (isinstance(t, ScalarType) and t.is_int() and t.is_signed()):
+            return
+        if t.bitwidth >= 64 or t == I1:
+            return
+        b = self.b
+        left64, right64 = (S.cast(b, S.cast(b, x, t), I64) for x in (left, right))
+        wide = S.binary(b, op, left64, right64)
+        fits = S.binary(b, "&", S.compare(b, "<=", wide, t.get_int_max_value()),
+                        S.compare(b, ">=", wide, t.get_int_min_value()))  # fmt: skip
+        message = f"int{t.bitwidth} overflow detected for operation {_SANITIZED[op]}"
+        b.create(ops.AssertOp, [S.to_bool(b, fits).handle], [], {"message": message})
 
     def expr_UnaryOp(self, node: ast.UnaryOp) -> Any:  # noqa: N802
         """``-x``, ``+x``, ``~x``, ``not x``."""

@@ -1127,8 +1127,11 @@ def device_print(prefix, *args, hex=False):
 
 
 @builtin
-def device_assert(cond, msg=""):
-    """Check ``cond`` at run time in debug mode; report failing values."""
+def device_assert(cond, msg="", mask=None):
+    """Check ``cond`` at run time in debug mode; report failing values.
+
+    With ``mask`` (Triton 3.8), only the lanes where it is true are checked.
+    """
 
 
 @builtin

@@ -237,3 +237,15 @@ def test_dtype_annotations_type_scalar_arguments(backend: str) -> None:
     np.testing.assert_array_equal(out, [np.float16(1.0 / 3), 1, 2.0**41, 5])
     K.typed_scalars[(1,)](out, float("inf"), 100, 16, 1, backend=backend)
     np.testing.assert_array_equal(out, [np.inf, 100, 32, 1])
+
+
+def test_device_assert_checks_the_lanes_its_mask_enables(backend: str) -> None:
+    from minitriton.runtime.errors import InterpreterError
+
+    x = np.array([1, 2, 3, 4, -5, -6, -7, -8], np.float32)
+    K.masked_assert[(1,)](x, 8, debug=True, backend=backend)  # the negatives are masked off
+    x[2] = -3
+    with pytest.raises(InterpreterError, match="x must be positive") as info:
+        K.masked_assert[(1,)](x, 8, debug=True, backend=backend)
+    # On the GPU it is also a RuntimeError, as Triton's failed device assertion is.
+    assert backend == "emulator" or isinstance(info.value, RuntimeError)

@@ -53,9 +53,13 @@ def test_alias_makes_triton_modules_minitriton() -> None:
     try:
         alias_triton()
         import triton
+        import triton.testing
         from triton.language.extra.cuda import libdevice as aliased
 
         assert triton is minitriton and aliased is libdevice
+        # A module alias_triton did not import is still one module under both names.
+        assert sys.modules["triton.testing"] is sys.modules["minitriton.testing"]
+        assert triton.testing.get_dram_gbps is minitriton.testing.get_dram_gbps
     finally:
         for name in _triton_modules():
             del sys.modules[name]

@@ -205,3 +205,11 @@ def typed_scalars(ptr, val: tl.float16, n: "tl.int8", m: tl.int64, other: int): 
     tl.store(ptr + 1, n + 0)
     tl.store(ptr + 2, (m * 2).to(tl.float32))
     tl.store(ptr + 3, other)
+
+
+@triton.jit
+def masked_assert(x_ptr, N: tl.constexpr):
+    """``tl.device_assert(cond, msg, mask=)`` checks only the lanes the mask enables."""
+    offs = tl.arange(0, N)
+    x = tl.load(x_ptr + offs)
+    tl.device_assert(x > 0, "x must be positive", mask=offs < 4)

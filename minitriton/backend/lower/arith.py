@@ -383,7 +383,8 @@ def lower_inline_asm(ctx: LoweringContext, op: Operation) -> Lowered | list[Lowe
         """One asm call on ``groups[operand][k]``; the results as ``[result][k]``."""
         args = [a for vals, t in zip(groups, in_types) for a in _pack_asm(b, vals, t, pack)]
         out = b.call(asm, args)
-        parts = [out] if len(ret_regs) == 1 else [b.extract_value(out, i) for i in range(len(ret_regs))]
+        count = len(ret_regs)
+        parts = [out] if count == 1 else [b.extract_value(out, i) for i in range(count)]
         results, at = [], 0
         for t in out_types:
             count = len(_packed_registers(t, pack))
@@ -438,7 +439,7 @@ def _unpack_asm(b: ir.IRBuilder, regs: list[ir.Value], t: ScalarType, pack: int)
     per = _per_register(t, pack)
     if per == 1:
         return [_from_asm(b, r, t) for r in regs]
-    values = []
+    values: list[ir.Value] = []
     for reg in regs:
         vec = b.bitcast(reg, ir.VectorType(ll_type(t), per))
         values.extend(b.extract_element(vec, ir.Constant(ir.IntType(32), k)) for k in range(per))
