@@ -249,3 +249,20 @@ def test_device_assert_checks_the_lanes_its_mask_enables(backend: str) -> None:
         K.masked_assert[(1,)](x, 8, debug=True, backend=backend)
     # On the GPU it is also a RuntimeError, as Triton's failed device assertion is.
     assert backend == "emulator" or isinstance(info.value, RuntimeError)
+
+
+@pytest.mark.parametrize(("op", "x", "y"), [
+    ("add", 2**31 - 1, 1), ("sub", -(2**31), 1), ("mul", 2**30, 2),
+])  # fmt: skip
+def test_debug_mode_reports_signed_overflow(backend: str, op: str, x: int, y: int) -> None:
+    from minitriton.runtime.errors import InterpreterError
+
+    xs, ys = np.array([1, 2, x, 3], np.int32), np.array([1, 1, y, 1], np.int32)
+    out = np.zeros(4, np.int32)
+    K.int_ops[(1,)](xs, ys, out, OP=op, backend=backend)  # wraps around, unchecked
+    wide = {"add": np.add, "sub": np.subtract, "mul": np.multiply}[op](xs.astype(np.int64), ys)
+    np.testing.assert_array_equal(out, wide.astype(np.int32))
+    with pytest.raises(InterpreterError, match=f"int32 overflow detected for operation {op}"):
+        K.int_ops[(1,)](xs, ys, out, OP=op, backend=backend, debug=True)
+    ok = np.array([5, -7, 9, 11], np.int32)
+    K.int_ops[(1,)](ok, ys, out, OP=op, backend=backend, debug=True)  # no overflow: no error

@@ -213,3 +213,16 @@ def masked_assert(x_ptr, N: tl.constexpr):
     offs = tl.arange(0, N)
     x = tl.load(x_ptr + offs)
     tl.device_assert(x > 0, "x must be positive", mask=offs < 4)
+
+
+@triton.jit
+def int_ops(x_ptr, y_ptr, z_ptr, OP: tl.constexpr):
+    x = tl.load(x_ptr + tl.arange(0, 4))
+    y = tl.load(y_ptr + tl.arange(0, 4))
+    if OP == "add":
+        z = x + y
+    elif OP == "sub":
+        z = x - y
+    else:
+        z = x * y
+    tl.store(z_ptr + tl.arange(0, 4), z)
