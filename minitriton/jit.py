@@ -298,6 +298,50 @@ class KernelInterface:
         return launcher
 
 
+class LaunchMetadata:
+    """What Triton's ``launch_enter_hook`` and ``launch_exit_hook`` receive: ``get()`` is
+    the kernel's name and stream, plus what the kernel's ``launch_metadata(grid,
+    metadata, args)`` function returns (computed on first use)."""
+
+    def __init__(
+        self, fn: JITFunction, compiled: Any, grid: tuple[int, int, int], bound: dict, stream: Any
+    ) -> None:
+        self._fn, self._compiled, self._grid, self._bound, self._stream = (
+            fn,
+            compiled,
+            grid,
+            bound,
+            stream,
+        )
+        self._data: dict[str, Any] | None = None
+
+    def get(self) -> dict[str, Any]:
+        """The metadata as a dict."""
+        if self._data is None:
+            data = {"name": self._fn.__name__, "function": None, "stream": self._stream}
+            if self._fn.launch_metadata is not None:
+                args = {
+                    k: v.value if isinstance(v, constexpr) else v for k, v in self._bound.items()
+                }
+                data.update(self._fn.launch_metadata(self._grid, self._compiled.metadata, args))
+            self._data = data
+        return self._data
+
+
+def _runtime_knobs() -> Any:
+    """``minitriton.knobs.runtime`` once a program has imported the knobs (setting a hook
+    does), else None: the launch path then checks for no hook at all."""
+    knobs = sys.modules.get("minitriton.knobs")
+    return knobs.runtime if knobs is not None else None
+
+
+def _launch_hooks(runtime: Any) -> bool:
+    """Whether a launch hook is set (the fast launch path calls none)."""
+    return runtime is not None and bool(
+        runtime.launch_enter_hook.calls or runtime.launch_exit_hook.calls
+    )
+
+
 class MockTensor:
     """A stand-in for a tensor when only its dtype matters (Triton's ``MockTensor``):
     ``kernel.warmup(MockTensor(torch.float32), ...)``.
@@ -480,7 +524,7 @@ class JITFunction(KernelInterface, JITBase):
         fast = self._fast
 
         def launcher(*args: Any, **kwargs: Any) -> Any:
-            if self.pre_run_hooks:  # they run in run(), before the launch
+            if self.pre_run_hooks or _launch_hooks(_runtime_knobs()):  # run() calls them
                 return self.run(*args, grid=grid, **kwargs)
             compiled = fast.launch(args, kwargs, grid)  # None: take the full path
             return compiled if compiled is not None else self.run(*args, grid=grid, **kwargs)
@@ -492,7 +536,8 @@ class JITFunction(KernelInterface, JITBase):
         """Bind, specialize, compile if needed and (unless ``warmup``) launch."""
         for hook in self.pre_run_hooks:
             hook(*args, **kwargs)
-        if not warmup:
+        hooks = _runtime_knobs()
+        if not warmup and not _launch_hooks(hooks):
             compiled = self._fast.launch(args, kwargs, grid)
             if compiled is not None:
                 return compiled
@@ -511,12 +556,24 @@ class JITFunction(KernelInterface, JITBase):
             stream = kwargs.pop("stream")
         from minitriton import launch_checks, resources
 
+        given_options = {k: kwargs[k] for k in IGNORED_OPTIONS if k in kwargs}
         options, backend, kwargs = self._split_options(kwargs)
         bound = self.bind(args, kwargs)
         launch_checks.check_arguments(self.__name__, self.params, bound)
         specs = self.specialize(bound)
         try:
+            # Triton's compile hooks (triton.knobs.runtime), around a compile that is needed.
+            fresh = hooks is not None and not self.is_compiled(specs, options, backend)
+            info = self._hook_info(specs, options, warmup, given_options) if fresh else None
+            if (
+                info is not None
+                and hooks.jit_cache_hook is not None
+                and hooks.jit_cache_hook(**info)
+            ):
+                return None  # Triton's contract: the hook took the compile over
             compiled = self.compile(specs, options, backend)
+            if info is not None and hooks.jit_post_compile_hook is not None:
+                hooks.jit_post_compile_hook(**info)
         except CompileError as e:
             # The diagnostic says it all; its message alone is chained as the cause, as
             # Triton chains a CompilationError's (tests read str(err.__cause__)), except
@@ -531,11 +588,16 @@ class JITFunction(KernelInterface, JITBase):
         meta = {k: v.value if isinstance(v, constexpr) else v for k, v in bound.items()}
         grid3 = launch_checks.check_grid(self.__name__, grid, meta)
         launch_checks.check_outputs(self.__name__, compiled, bound)
+        metadata = LaunchMetadata(self, compiled, grid3, bound, stream)
+        if hooks is not None and hooks.launch_enter_hook.calls:
+            hooks.launch_enter_hook(metadata)
         with (
             _time_budget(self.__name__, timeout, backend),
             _step_budget(self.__name__, max_steps, backend),
         ):
             launch(compiled, grid3, kernel_args(compiled, bound), backend, stream)
+        if hooks is not None and hooks.launch_exit_hook.calls:
+            hooks.launch_exit_hook(metadata)
         if backend == "gpu":
             self._fast.remember(args, call_kwargs, bound, compiled, stream)
         return compiled
@@ -613,6 +675,38 @@ class JITFunction(KernelInterface, JITBase):
         if spec.name in self._no_align_spec and spec.kind == "pointer":
             return ArgSpec(spec.name, spec.kind, spec.type, spec.value)
         return spec
+
+    def is_compiled(self, specs: list[ArgSpec], options: CompileOptions, backend: str) -> bool:
+        """Whether this specialization is in the in-memory cache already."""
+        return (tuple(s.key() for s in specs), options.key(), backend) in self.cache
+
+    def _hook_info(
+        self, specs: list[ArgSpec], options: CompileOptions, warmup: bool, given: dict[str, Any]
+    ) -> dict[str, Any]:
+        """The keywords Triton's ``jit_cache_hook`` and ``jit_post_compile_hook`` take."""
+        from types import SimpleNamespace
+
+        signature = {s.name: str(s.type) if s.type is not None else "constexpr" for s in specs}
+        constants = {s.name: s.value for s in specs if s.kind == "constexpr"}
+        libs = given.get("extern_libs")
+        compile_info = {
+            "signature": signature, "device": 0, "constants": constants,
+            "num_warps": options.num_warps, "num_ctas": options.num_ctas,
+            "num_stages": options.num_stages,
+            "enable_fp_fusion": given.get("enable_fp_fusion", True),
+            "launch_cooperative_grid": given.get("launch_cooperative_grid", False),
+            "extern_libs": tuple(libs.items()) if isinstance(libs, dict) else libs,
+            "configs": [], "specialization_data": None, "is_warmup": warmup,
+        }  # fmt: skip
+        key = (tuple(s.key() for s in specs), options.key())
+        args = ", ".join(f"{s.name}: {signature[s.name]}" for s in specs)
+        text = (f"{self.fn.__qualname__}[num_warps={options.num_warps}, "
+                f"num_stages={options.num_stages}]({args})")  # fmt: skip
+        fn = SimpleNamespace(
+            module=self.fn.__module__, name=self.fn.__qualname__, jit_function=self
+        )
+        return {"key": key, "repr": text, "fn": fn, "compile": {"key": key, **compile_info},
+                "is_manual_warmup": warmup, "already_compiled": False}  # fmt: skip
 
     def compile(
         self, specs: list[ArgSpec], options: CompileOptions, backend: str = "emulator"

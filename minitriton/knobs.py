@@ -131,10 +131,23 @@ and dumps of its own formats (``cache.override_dir``, ``compilation.override``,
   ``cache.override_dir`` their defaults, as in Triton, but not ``cache.dir``;
 * ``language.default_fp_fusion``: MiniTriton ignores ``enable_fp_fusion=``
   at a launch too;
-* the hooks and listeners (``runtime.launch_enter_hook`` and the other hook
-  chains, ``runtime.jit_cache_hook``, ``runtime.jit_post_compile_hook``,
+* the other hooks and listeners (``runtime.kernel_load_start_hook``,
+  ``kernel_load_end_hook``, ``kernel_unload_hook``,
   ``runtime.add_stages_inspection_hook``, ``compilation.listener``,
   ``autotuning.listener``, ``build.impl``) are stored and never called.
+
+These runtime hooks are called, as Triton calls them:
+
+* ``runtime.launch_enter_hook`` and ``runtime.launch_exit_hook`` (chains: ``add``
+  and ``remove`` functions) around every launch, on both backends, with an
+  object whose ``get()`` is the kernel's name and stream plus what the
+  kernel's ``@jit(launch_metadata=fn)`` returns, ``fn(grid, metadata, args)``;
+* ``runtime.jit_cache_hook`` before each compile a launch needs, and
+  ``runtime.jit_post_compile_hook`` after it, with Triton's keywords (``key``,
+  ``repr``, ``fn``, ``compile``, ``is_manual_warmup``, ``already_compiled``);
+  when ``jit_cache_hook`` returns True, the launch compiles and runs nothing
+  and returns None. Options MiniTriton ignores (``enable_fp_fusion``,
+  ``extern_libs``) are reported in ``compile`` but do not make another compile.
 """
 
 from __future__ import annotations

@@ -43,6 +43,16 @@ def load_past_end(x_ptr, out_ptr, BLOCK: tl.constexpr):
     tl.store(out_ptr + offs, tl.load(x_ptr + offs) * 2.0)
 
 
+def _grid_and_n(grid, metadata, args):  # noqa: ANN001, ANN202 - Triton's signature
+    return {"grid": grid, "n": args["n"]}
+
+
+@triton.jit(launch_metadata=_grid_and_n)
+def add_one(x_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    tl.store(x_ptr + offs, tl.load(x_ptr + offs, mask=offs < n) + 1, mask=offs < n)
+
+
 @triton.jit
 def dot16(a_ptr, b_ptr, c_ptr):
     r = tl.arange(0, 16)
@@ -415,3 +425,58 @@ def test_fresh_knobs_impl_gives_new_groups_and_puts_everything_back(
         assert not knobs.propagate_env
     finally:
         knobs.propagate_env = True
+
+
+# ---------------------------------------------------------------------------
+# Triton's runtime hooks
+# ---------------------------------------------------------------------------
+
+
+def test_launch_hooks_see_every_launch_and_its_metadata() -> None:
+    seen: list[tuple[str, dict]] = []
+
+    def enter(metadata) -> None:  # noqa: ANN001
+        seen.append(("enter", dict(metadata.get())))
+
+    def leave(metadata) -> None:  # noqa: ANN001
+        seen.append(("exit", dict(metadata.get())))
+
+    x = np.zeros(8, np.float32)
+    with knobs.runtime.scope():
+        knobs.runtime.launch_enter_hook.add(enter)
+        knobs.runtime.launch_exit_hook.add(leave)
+        add_one[(1, 3, 2)](x, 5, BLOCK=8)
+        add_one[(1,)](x, 5, BLOCK=8)
+        knobs.runtime.launch_enter_hook.remove(enter)
+        knobs.runtime.launch_exit_hook.remove(leave)
+    add_one[(1,)](x, 5, BLOCK=8)  # no hook any more
+    assert [kind for kind, _ in seen] == ["enter", "exit", "enter", "exit"]
+    assert seen[0][1]["grid"] == (1, 3, 2) and seen[0][1]["n"] == 5
+    assert seen[0][1]["name"] == "add_one" and seen[2][1]["grid"] == (1, 1, 1)
+    # every launch ran (the six programs of the first all read the same zeros)
+    np.testing.assert_array_equal(x, [3, 3, 3, 3, 3, 0, 0, 0])
+
+
+def test_compile_hooks_see_each_compile_and_may_take_it_over() -> None:
+    calls: list[tuple[str, dict]] = []
+
+    def cache_hook(**info) -> bool:  # noqa: ANN003
+        calls.append(("cache", info))
+        return info["compile"]["num_warps"] == 2  # take over the num_warps=2 compile
+
+    def post_hook(**info) -> None:  # noqa: ANN003
+        calls.append(("post", info))
+
+    x = np.zeros(8, np.float32)
+    with knobs.runtime.scope():
+        knobs.runtime.jit_cache_hook = cache_hook
+        knobs.runtime.jit_post_compile_hook = post_hook
+        add_one[(1,)](x, 3, BLOCK=8, num_warps=1)  # compiled: both hooks
+        add_one[(1,)](x, 3, BLOCK=8, num_warps=1)  # cached: no hook
+        assert add_one[(1,)](x, 3, BLOCK=8, num_warps=2) is None  # the hook took it over
+    assert [kind for kind, _ in calls] == ["cache", "post", "cache"]
+    info = calls[0][1]
+    assert info["compile"]["num_warps"] == 1 and info["compile"]["constants"] == {"BLOCK": 8}
+    assert info["repr"].startswith("add_one[num_warps=1") and info["fn"].jit_function is add_one
+    assert not info["is_manual_warmup"] and info["compile"]["enable_fp_fusion"] is True
+    np.testing.assert_array_equal(x, [2, 2, 2, 0, 0, 0, 0, 0])  # the taken-over launch did not run

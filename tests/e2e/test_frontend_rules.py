@@ -266,3 +266,15 @@ def test_debug_mode_reports_signed_overflow(backend: str, op: str, x: int, y: in
         K.int_ops[(1,)](xs, ys, out, OP=op, backend=backend, debug=True)
     ok = np.array([5, -7, 9, 11], np.int32)
     K.int_ops[(1,)](ok, ys, out, OP=op, backend=backend, debug=True)  # no overflow: no error
+
+
+def test_tl_standard_and_target_info_are_attributes_in_a_fresh_process() -> None:
+    import subprocess
+    import sys
+
+    code = (
+        "import minitriton.language as tl; "
+        "print(tl.target_info.current_target().arch, tl.standard.__name__)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["90", "minitriton.language.standard"]
