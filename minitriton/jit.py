@@ -306,13 +306,8 @@ class LaunchMetadata:
     def __init__(
         self, fn: JITFunction, compiled: Any, grid: tuple[int, int, int], bound: dict, stream: Any
     ) -> None:
-        self._fn, self._compiled, self._grid, self._bound, self._stream = (
-            fn,
-            compiled,
-            grid,
-            bound,
-            stream,
-        )
+        self._fn, self._compiled, self._grid = fn, compiled, grid
+        self._bound, self._stream = bound, stream
         self._data: dict[str, Any] | None = None
 
     def get(self) -> dict[str, Any]:

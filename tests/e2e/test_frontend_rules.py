@@ -278,3 +278,13 @@ def test_tl_standard_and_target_info_are_attributes_in_a_fresh_process() -> None
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.split() == ["90", "minitriton.language.standard"]
+
+
+def test_the_interpreters_rewriter_names_the_def_line() -> None:
+    import inspect
+
+    lines, first = inspect.getsourcelines(K.add_two.fn)
+    def_line = first + next(i for i, line in enumerate(lines) if line.lstrip().startswith("def "))
+    assert K.add_two.rewrite() is K.add_two.fn
+    assert K.add_two.rewriter.def_file_lineno == def_line == first + 1  # after @triton.jit
+    assert K.add_two.rewriter.filename == inspect.getsourcefile(K.add_two.fn)
