@@ -22,19 +22,14 @@ from minitriton._internal_testing import _fresh_knobs_impl
 from minitriton.diagnostics import full_traceback
 from minitriton.emulator import EmulatorError
 from minitriton.jit import get_backend
+from tests.kernels import debug_mode as debug_kernels
+from tests.kernels.debug_mode import check_positive
 
 ROOT = Path(__file__).resolve().parents[1]
 
 # ---------------------------------------------------------------------------
 # Kernels (module level: @jit reads their source from this file)
 # ---------------------------------------------------------------------------
-
-
-@triton.jit
-def check_positive(x_ptr, n, BLOCK: tl.constexpr):
-    offs = tl.arange(0, BLOCK)
-    x = tl.load(x_ptr + offs, mask=offs < n, other=1.0)
-    tl.device_assert(x > 0.0, "x must be positive")
 
 
 @triton.jit
@@ -265,7 +260,8 @@ def test_runtime_debug_turns_debug_mode_on_for_launches() -> None:
         with pytest.raises(EmulatorError):  # as in Triton, the environment's debug is or-ed in
             check_positive[(1,)](x, 4, BLOCK=4, backend="emulator", debug=False)
     text = str(info.value)
-    assert text.startswith(f"{__file__}:") and "device assertion failed: x must be positive" in text
+    assert text.startswith(f"{debug_kernels.__file__}:")
+    assert "device assertion failed: x must be positive" in text
     assert "false at lanes 2 (1 lane of 4)" in text
     assert not knobs.runtime.debug
     check_positive[(1,)](x, 4, BLOCK=4, backend="emulator")  # off again after the scope
