@@ -153,9 +153,9 @@ Grid = Sequence[int] | Callable[[dict[str, Any]], Sequence[int]]
 
 #: Launch keywords that are not kernel arguments (``stream`` too, see :mod:`minitriton.streams`).
 LAUNCH_OPTIONS: tuple[str, ...] = ("num_warps", "num_stages", "num_ctas", "maxnreg", "debug")
-LAUNCH_OPTIONS += ("backend", "arch", "default_dot_input_precision")
+LAUNCH_OPTIONS += ("backend", "arch", "default_dot_input_precision", "enable_fp_fusion")
 #: Triton launch keywords accepted for compatibility; they change nothing here.
-IGNORED_OPTIONS: tuple[str, ...] = ("enable_fp_fusion", "launch_cooperative_grid")
+IGNORED_OPTIONS: tuple[str, ...] = ("launch_cooperative_grid",)
 IGNORED_OPTIONS += ("sanitize_overflow",)
 # launch_pdl: programmatic dependent launch lets the next launch start early; without it the
 # launches run one after another, and tl.extra.cuda.gdc_wait() has nothing to wait for.
@@ -688,7 +688,7 @@ class JITFunction(KernelInterface, JITBase):
             "signature": signature, "device": 0, "constants": constants,
             "num_warps": options.num_warps, "num_ctas": options.num_ctas,
             "num_stages": options.num_stages,
-            "enable_fp_fusion": given.get("enable_fp_fusion", True),
+            "enable_fp_fusion": options.enable_fp_fusion,
             "launch_cooperative_grid": given.get("launch_cooperative_grid", False),
             "extern_libs": tuple(libs.items()) if isinstance(libs, dict) else libs,
             "configs": [], "specialization_data": None, "is_warmup": warmup,

@@ -78,6 +78,10 @@ where MiniTriton has a variable of its own.
     The ``input_precision`` of fp32 ``tl.dot`` that does not name one:
     ``tf32``, ``tf32x3`` or ``ieee``; another value is a ``ValueError`` at
     the next launch. Read at each launch. The same variable as Triton's.
+``language.default_fp_fusion`` (``TRITON_DEFAULT_FP_FUSION``; default True)
+    Whether float multiplies and adds may fuse into FMAs on the GPU when a
+    launch does not pass ``enable_fp_fusion=``. Read when a launch makes its
+    options. The same variable as Triton's.
 ``autotuning.cache`` (``MINITRITON_AUTOTUNE_CACHE``; default True)
     Whether autotuning winners are stored on disk and taken from there.
     MiniTriton stores them unless told not to, so the default is True
@@ -129,8 +133,6 @@ and dumps of its own formats (``cache.override_dir``, ``compilation.override``,
   specialization; ``MINITRITON_CACHE=0`` turns the disk cache off;
 * ``cache.home_dir`` (``TRITON_HOME``) gives ``cache.dump_dir`` and
   ``cache.override_dir`` their defaults, as in Triton, but not ``cache.dir``;
-* ``language.default_fp_fusion``: MiniTriton ignores ``enable_fp_fusion=``
-  at a launch too;
 * the other hooks and listeners (``runtime.kernel_load_start_hook``,
   ``kernel_load_end_hook``, ``kernel_unload_hook``,
   ``runtime.add_stages_inspection_hook``, ``compilation.listener``,
@@ -146,8 +148,8 @@ These runtime hooks are called, as Triton calls them:
   ``runtime.jit_post_compile_hook`` after it, with Triton's keywords (``key``,
   ``repr``, ``fn``, ``compile``, ``is_manual_warmup``, ``already_compiled``);
   when ``jit_cache_hook`` returns True, the launch compiles and runs nothing
-  and returns None. Options MiniTriton ignores (``enable_fp_fusion``,
-  ``extern_libs``) are reported in ``compile`` but do not make another compile.
+  and returns None. An option MiniTriton ignores (``extern_libs``) is
+  reported in ``compile`` but does not make another compile.
 """
 
 from __future__ import annotations
@@ -625,7 +627,7 @@ class runtime_knobs(base_knobs):
 
 
 class language_knobs(base_knobs):
-    """The language (``fp32_default`` takes effect)."""
+    """The language (``fp32_default`` and ``default_fp_fusion`` take effect)."""
 
     fp32_default = env_opt_str(F32_DEFAULT_ENV)
     default_fp_fusion = env_bool("TRITON_DEFAULT_FP_FUSION", True)

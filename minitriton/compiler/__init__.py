@@ -37,7 +37,12 @@ from typing import Any
 from minitriton.compiled_api import CompiledKernelAPI
 from minitriton.compiler import errors as errors  # triton.compiler.errors.CompilationError
 from minitriton.diagnostics import CompileError
-from minitriton.frontend.source import ArgSpec, KernelSource, f32_default_precision
+from minitriton.frontend.source import (
+    ArgSpec,
+    KernelSource,
+    default_fp_fusion,
+    f32_default_precision,
+)
 
 DEFAULT_ARCH = "sm_90"
 DUMP_DIR_ENV = "MINITRITON_DUMP_DIR"
@@ -71,11 +76,15 @@ class CompileOptions:
     #: The ``input_precision`` of fp32 dots that name none: ``TRITON_F32_DEFAULT``
     #: when the options are made (at each launch), else ``"tf32"``.
     default_dot_input_precision: str = field(default_factory=f32_default_precision)
+    #: Triton's ``enable_fp_fusion``: False keeps every float multiply and add apart on
+    #: the GPU (no FMA contraction); ``TRITON_DEFAULT_FP_FUSION=0`` sets the default.
+    enable_fp_fusion: bool = field(default_factory=default_fp_fusion)
 
     def key(self) -> tuple[Any, ...]:
         """The part of the specialization key these options contribute."""
         return (self.num_warps, self.num_stages, self.num_ctas, self.maxnreg, self.debug,
-                self.arch, self.passes, self.default_dot_input_precision)  # fmt: skip
+                self.arch, self.passes, self.default_dot_input_precision,
+                self.enable_fp_fusion)  # fmt: skip
 
 
 @dataclass

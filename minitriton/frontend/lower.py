@@ -456,6 +456,8 @@ class Compiler:
         attrs: dict[str, Any] = {"sym_name": fdef.name, "result_types": []}
         if any(arg_attrs):
             attrs["arg_attrs"] = arg_attrs
+        if not getattr(COMPILING_OPTIONS.get(), "enable_fp_fusion", True):
+            attrs["fp_fusion"] = False  # enable_fp_fusion=False: the GPU keeps mul and add apart
         func = FuncOp(attrs=attrs, regions=[Region(block)], loc=fdef.loc)
         lowerer = FunctionLowerer(self, src, Builder(block, fdef.loc), env, is_kernel=True)
         returned = lowerer.lower_body(fdef)

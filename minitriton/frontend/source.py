@@ -272,3 +272,11 @@ def f32_default_precision() -> str:
             f"{F32_DEFAULT_ENV} must be one of {', '.join(F32_PRECISIONS)}, got {value!r}"
         )
     return value
+
+
+def default_fp_fusion() -> bool:
+    """Triton's ``TRITON_DEFAULT_FP_FUSION`` (``knobs.language.default_fp_fusion``): whether
+    float multiplies and adds may fuse into FMAs when a launch does not say; True unless
+    it is ``0``, ``false``, ``off`` or ``no``."""
+    value = os.environ.get("TRITON_DEFAULT_FP_FUSION", "1").strip().lower()
+    return value not in ("0", "false", "off", "no")

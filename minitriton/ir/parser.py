@@ -164,6 +164,8 @@ class Parser:
             attrs["private"] = True
         if any(arg_attrs):
             attrs["arg_attrs"] = arg_attrs
+        if self.accept("attributes"):  # `attributes {fp_fusion = false}`
+            attrs.update(self.parse_attrs())
         self.expect("{")
         loc = self.parse_loc() or self.loc(start)
         func = FuncOp(attrs=attrs, regions=[Region(block)], loc=loc)

@@ -13,6 +13,11 @@ block's arguments::
       scf.yield(%s)
     }
 
+A function prints as ``tt.func [private] @name(%arg: type {arg attrs}, ...)
+-> (result types)``, and its other attributes after ``attributes``
+(``attributes {fp_fusion = false}`` for a kernel compiled with
+``enable_fp_fusion=False``).
+
 Values keep the names of the source variables they came from (``%offsets``);
 values with no name are numbered per function (``%0``, ``%1``). Attributes
 print sorted by key. Locations print only on request (``with_locs=True``), as
@@ -52,6 +57,10 @@ def format_attrs(attrs: dict[str, Attr]) -> str:
         return ""
     items = ", ".join(f"{k} = {format_attr(attrs[k])}" for k in sorted(attrs))
     return " {" + items + "}"
+
+
+#: The attributes of a ``tt.func`` that its syntax shows; others print after ``attributes``.
+_FUNC_SYNTAX_ATTRS = ("sym_name", "result_types", "private", "arg_attrs")
 
 
 class Printer:
@@ -115,6 +124,8 @@ class Printer:
         private = "private " if func.attrs.get("private") else ""
         results = func.attrs.get("result_types") or []
         ret = f" -> ({', '.join(str(t) for t in results)})" if results else ""
+        extra = {k: v for k, v in func.attrs.items() if k not in _FUNC_SYNTAX_ATTRS}
+        ret += f" attributes{format_attrs(extra)}" if extra else ""
         self.lines.append(f"tt.func {private}@{func.sym_name}({args}){ret} {{{self._loc(func)}")
         self._print_ops(func.body.block, 1)
         self.lines.append("}")

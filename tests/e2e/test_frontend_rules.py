@@ -288,3 +288,42 @@ def test_the_interpreters_rewriter_names_the_def_line() -> None:
     assert K.add_two.rewrite() is K.add_two.fn
     assert K.add_two.rewriter.def_file_lineno == def_line == first + 1  # after @triton.jit
     assert K.add_two.rewriter.filename == inspect.getsourcefile(K.add_two.fn)
+
+
+def _mul_add_inputs() -> list[np.ndarray]:
+    # (1 + 2^-12)^2 = 1 + 2^-11 + 2^-24: an FMA keeps the 2^-24 that a rounded product drops
+    a = np.full(16, 1 + 2.0**-12, np.float32)
+    return [a, a.copy(), np.full(16, -(1 + 2.0**-11), np.float32), np.zeros(16, np.float32)]
+
+
+def test_enable_fp_fusion_false_keeps_multiply_and_add_apart() -> None:
+    from minitriton.compiler import CompileOptions, compile_kernel
+
+    fn = K.mul_add
+    specs = fn.specialize(fn.bind(_mul_add_inputs(), {}))
+    fused = compile_kernel(fn.source, specs, CompileOptions(), stop_after="ptx")
+    apart = compile_kernel(
+        fn.source, specs, CompileOptions(enable_fp_fusion=False), stop_after="ptx"
+    )
+    assert "fma.rn.f32" in fused.asm["ptx"]
+    assert "fma.rn.f32" not in apart.asm["ptx"] and "mul.rn.f32" in apart.asm["ptx"]
+    assert "attributes {fp_fusion = false}" in apart.asm["ir-opt"]  # so caches tell them apart
+
+
+def test_the_default_fp_fusion_comes_from_tritons_variable(monkeypatch: pytest.MonkeyPatch) -> None:
+    from minitriton.compiler import CompileOptions
+
+    assert CompileOptions().enable_fp_fusion
+    monkeypatch.setenv("TRITON_DEFAULT_FP_FUSION", "0")
+    assert not CompileOptions().enable_fp_fusion
+
+
+@pytest.mark.gpu
+def test_enable_fp_fusion_changes_the_gpus_rounding() -> None:
+    *inputs, out = _mul_add_inputs()
+    K.mul_add[(1,)](*inputs, out, backend="gpu")
+    np.testing.assert_array_equal(out, 2.0**-24)  # one rounding: the FMA
+    K.mul_add[(1,)](*inputs, out, backend="gpu", enable_fp_fusion=False)
+    np.testing.assert_array_equal(out, 0.0)  # the product rounded first, as NumPy does
+    K.mul_add[(1,)](*inputs, out, backend="emulator")
+    np.testing.assert_array_equal(out, 0.0)  # the emulator never fuses

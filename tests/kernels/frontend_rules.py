@@ -226,3 +226,9 @@ def int_ops(x_ptr, y_ptr, z_ptr, OP: tl.constexpr):
     else:
         z = x * y
     tl.store(z_ptr + tl.arange(0, 4), z)
+
+
+@triton.jit
+def mul_add(a_ptr, b_ptr, c_ptr, out_ptr):
+    i = tl.arange(0, 16)
+    tl.store(out_ptr + i, tl.load(a_ptr + i) * tl.load(b_ptr + i) + tl.load(c_ptr + i))

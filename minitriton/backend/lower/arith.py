@@ -145,8 +145,14 @@ def _instr(method: str) -> ScalarFn:
 
 
 def _contract(method: str) -> ScalarFn:
-    """A float instruction that may fuse: a mul followed by an add becomes an FMA, as in Triton."""
-    return lambda ctx, st, a, b: getattr(ctx.b, method)(a, b, flags=("contract",))
+    """A float instruction that may fuse: a mul followed by an add becomes an FMA, as in
+    Triton, unless the kernel says ``fp_fusion = false`` (``enable_fp_fusion=False``)."""
+
+    def emit(ctx: LoweringContext, st: ScalarType, a: ir.Value, b: ir.Value) -> ir.Value:
+        fuse = ctx.kernel.attrs.get("fp_fusion", True)
+        return getattr(ctx.b, method)(a, b, flags=("contract",) if fuse else ())
+
+    return emit
 
 
 def _signed_int(cls: type[Operation]) -> ScalarFn:
