@@ -36,7 +36,9 @@ Timing means nothing on the emulator, so there it uses the first config
 that compiles, after ``prune_configs_by`` has pruned them, and says so once,
 on stderr (a config can fail a ``tl.static_assert`` for some arguments),
 unless the autotuner was given its own ``do_bench``: then the configs are
-timed with it, as on the GPU, and the winner is kept in memory only.
+timed with it, as on the GPU, and the winner is kept in memory only (a
+``do_bench`` that needs a GPU, one timing with CUDA events, fails on a machine
+without one: the first config that compiles runs then, and stderr says why).
 ``prune_configs_by`` follows Triton: ``early_config_prune(configs, nargs,
 **kwargs)`` must keep at least one config (else an ``AutotunerError``),
 and ``perf_model`` keeps the ``top_k`` configs it rates fastest (a float
@@ -187,9 +189,19 @@ class Autotuner(KernelInterface):
         try:
             # On the emulator, timing means nothing: unless the user's own do_bench asks
             # for it, the first config that compiles runs.
-            if resolve_backend(kwargs.get("backend")) == "emulator" and self.do_bench is None:
+            on_emulator = resolve_backend(kwargs.get("backend")) == "emulator"
+            if on_emulator and self.do_bench is None:
                 return self._run_on_emulator(named, args, grid, warmup, kwargs)
-            config = self._tuned_config(named, args, grid, kwargs)
+            try:
+                config = self._tuned_config(named, args, grid, kwargs)
+            except (UserError, OutOfResources):
+                raise
+            except Exception as e:
+                if not on_emulator:
+                    raise
+                # A do_bench made for a GPU (CUDA events) cannot time the emulator.
+                self._say_do_bench_failed(e)
+                return self._run_on_emulator(named, args, grid, warmup, kwargs)
             self.best_config = config
             return self._launch(config, args, grid, warmup, kwargs)
         finally:
@@ -267,6 +279,14 @@ class Autotuner(KernelInterface):
             self._tell_emulator(config)
             return result
         raise trimmed(errors[0]) from None
+
+    def _say_do_bench_failed(self, error: Exception) -> None:
+        if not self._told_emulator:
+            print(
+                f"minitriton: autotune of kernel '{self.__name__}' on the emulator: its do_bench "
+                f"failed ({type(error).__name__}: {_first_line(error)})",
+                file=sys.stderr,
+            )
 
     def _tell_emulator(self, config: Config) -> None:
         if not self._told_emulator:

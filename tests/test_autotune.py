@@ -483,3 +483,22 @@ def test_the_autotuner_has_tritons_attribute_names():
     )
     assert (tuned.num_warmups, tuned.num_reps, tuned.use_cuda_graph) == (3, 7, False)
     assert (tuned.perf_model, tuned.configs_top_k, tuned.early_config_prune) == (model, 2, None)
+
+
+def test_a_gpu_only_do_bench_falls_back_to_the_first_config_on_the_emulator(
+    gpu: FakeGPU, monkeypatch: pytest.MonkeyPatch, capsys
+):
+    # unsloth's do_bench times with torch.cuda.Event, which a machine without a GPU lacks
+    def cuda_events_only(call: Any, quantiles: Any) -> list[float]:
+        raise RuntimeError("Found no NVIDIA driver on your system")
+
+    monkeypatch.setenv("MINITRITON_BACKEND", "emulator")
+    tuned = process(gpu, do_bench=cuda_events_only)
+    launch(tuned)
+    assert gpu.launched == [32] and tuned.best_config.kwargs == {"BLOCK": 32}
+    err = capsys.readouterr().err
+    assert "its do_bench failed (RuntimeError: Found no NVIDIA driver" in err
+    assert "using the first config that compiles" in err
+    monkeypatch.setenv("MINITRITON_BACKEND", "gpu")  # on a GPU the error is the user's
+    with pytest.raises(RuntimeError, match="no NVIDIA driver"):
+        launch(process(gpu, do_bench=cuda_events_only))
