@@ -124,10 +124,10 @@ def test_override_wins_over_the_environment_which_wins_over_the_default(
     assert fresh.amd.use_buffer_ops and fresh.amd.use_block_pingpong is None
     assert fresh.compilation.use_ir_loc is None and fresh.cache.manager_class is None
     assert fresh.cache.dump_dir == os.path.join(os.path.expanduser("~/"), ".triton", "dump")
-    monkeypatch.setenv("TRITON_HOME", "/tmp/th")
-    assert fresh.cache.dump_dir == "/tmp/th/.triton/dump"
-    monkeypatch.setenv("TRITON_CUDART_PATH", "/tmp/rt")
-    assert fresh.build.backend_dirs == {"/tmp/rt"}
+    monkeypatch.setenv("TRITON_HOME", "/opt/triton-home")
+    assert fresh.cache.dump_dir == "/opt/triton-home/.triton/dump"
+    monkeypatch.setenv("TRITON_CUDART_PATH", "/opt/cudart")
+    assert fresh.build.backend_dirs == {"/opt/cudart"}
 
 
 @pytest.mark.parametrize(
