@@ -167,7 +167,8 @@ class Autotuner(KernelInterface):
         self.restore_value = list(restore_value or [])
         self.warmup_ms = 25.0 if warmup is None else float(warmup)
         self.rep_ms = 100.0 if rep is None else float(rep)
-        # Triton's attribute names for the same settings, which torch's wrap_triton reads.
+        # Triton's attribute names for these settings (torch's wrap_triton reads them, and
+        # prune_configs uses them, so a subclass may set them as in Triton).
         self.num_warmups, self.num_reps, self.use_cuda_graph = warmup, rep, use_cuda_graph
         self.early_config_prune = self.prune_configs_by.get("early_config_prune")
         self.perf_model = self.prune_configs_by.get("perf_model")
@@ -217,7 +218,7 @@ class Autotuner(KernelInterface):
         """
         nargs = self.nargs or {}
         configs = self.configs
-        early = self.prune_configs_by.get("early_config_prune")
+        early = self.early_config_prune
         if early is not None:
             configs = list(early(configs, nargs, **kwargs))
             if not configs:
@@ -225,10 +226,10 @@ class Autotuner(KernelInterface):
                     "No valid autotuner configs after pruning. `early_config_prune` should "
                     "return at least one config."
                 )
-        model = self.prune_configs_by.get("perf_model")
+        model = self.perf_model
         if model is None:
             return configs
-        top_k = self.prune_configs_by.get("top_k", 1.0)
+        top_k = self.configs_top_k
         if isinstance(top_k, float) and top_k <= 1.0:
             top_k = max(1, int(len(configs) * top_k))
         elif not isinstance(top_k, int):
@@ -266,8 +267,10 @@ class Autotuner(KernelInterface):
         """Launch the first (pruned) config that compiles for this key, without timing."""
         key = self._key(named)
         chosen = self._emulator_choice.get(key)
-        pruned = [chosen] if chosen is not None else None
-        configs = pruned or self.prune_configs(self._launch_kwargs(kwargs))
+        if chosen is not None:
+            configs = [chosen]
+        else:
+            configs = self.prune_configs(self._launch_kwargs(kwargs))
         errors: list[CompileError] = []
         for config in configs:
             try:

@@ -384,6 +384,7 @@ def lower_inline_asm(ctx: LoweringContext, op: Operation) -> Lowered | list[Lowe
     asm = ir.InlineAsm(fty, op.attrs["asm"], op.attrs["constraints"],
                        side_effect=not op.attrs["pure"])  # fmt: skip
     b = ctx.b
+    out_counts = [len(_packed_registers(t, pack)) for t in out_types]
 
     def call(groups: list[list[ir.Value]]) -> list[list[ir.Value]]:
         """One asm call on ``groups[operand][k]``; the results as ``[result][k]``."""
@@ -392,10 +393,9 @@ def lower_inline_asm(ctx: LoweringContext, op: Operation) -> Lowered | list[Lowe
         count = len(ret_regs)
         parts = [out] if count == 1 else [b.extract_value(out, i) for i in range(count)]
         results, at = [], 0
-        for t in out_types:
-            count = len(_packed_registers(t, pack))
-            results.append(_unpack_asm(b, parts[at : at + count], t, pack))
-            at += count
+        for t, n in zip(out_types, out_counts):
+            results.append(_unpack_asm(b, parts[at : at + n], t, pack))
+            at += n
         return results
 
     args = [ctx.get(v) for v in op.operands]
