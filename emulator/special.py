@@ -239,14 +239,17 @@ def y1(x: np.ndarray) -> np.ndarray:
 def _by_order(
     n: np.ndarray, x: np.ndarray, one: Callable[[int, np.ndarray], np.ndarray]
 ) -> np.ndarray:
-    """``one(order, x)`` for each distinct order in ``n``, on float64 copies, broadcast."""
+    """``one(order, x)`` for each distinct order in ``n``, on float64 copies, broadcast.
+
+    A negative order gives NaN, as CUDA's libdevice (``__nv_jn``, ``__nv_yn``),
+    which Triton's GPU code calls, gives it (measured on an H100).
+    """
     orders, xs = np.broadcast_arrays(np.asarray(n, dtype=np.int64), np.asarray(x, np.float64))
-    out = np.empty(xs.shape, dtype=np.float64)
+    out = np.full(xs.shape, np.nan, dtype=np.float64)
     with np.errstate(all="ignore"):
-        for order in np.unique(orders):
+        for order in np.unique(orders[orders >= 0]):
             sel = orders == order
-            value = one(abs(int(order)), xs[sel])
-            out[sel] = -value if order < 0 and order % 2 else value  # C_{-n} = (-1)**n C_n
+            out[sel] = one(int(order), xs[sel])
     return out
 
 

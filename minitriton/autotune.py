@@ -267,10 +267,7 @@ class Autotuner(KernelInterface):
         """Launch the first (pruned) config that compiles for this key, without timing."""
         key = self._key(named)
         chosen = self._emulator_choice.get(key)
-        if chosen is not None:
-            configs = [chosen]
-        else:
-            configs = self.prune_configs(self._launch_kwargs(kwargs))
+        configs = [chosen] if chosen is not None else self._launch_configs(kwargs)
         errors: list[CompileError] = []
         for config in configs:
             try:
@@ -338,6 +335,18 @@ class Autotuner(KernelInterface):
             self.cache[key] = config
         return config
 
+    def _launch_configs(self, kwargs: dict[str, Any]) -> list[Config]:
+        """The configs a launch picks from: the pruned ones, or the only one, unpruned.
+
+        As in Triton, an autotuner with a single config neither prunes nor
+        times it; it runs as written even where ``early_config_prune`` would
+        reject it for this launch (libraries ship one default config whose
+        pruner keeps nothing for some shapes).
+        """
+        if len(self.configs) == 1:
+            return list(self.configs)
+        return self.prune_configs(self._launch_kwargs(kwargs))
+
     @staticmethod
     def _launch_kwargs(kwargs: dict[str, Any]) -> dict[str, Any]:
         """The keywords a pruning function sees: the launch's, without MiniTriton's own."""
@@ -359,7 +368,7 @@ class Autotuner(KernelInterface):
         kwargs: dict, store: bool = True,
     ) -> Config:  # fmt: skip
         """Time every (pruned) config, report each on stderr, keep (and store) the fastest."""
-        configs = self.prune_configs(self._launch_kwargs(kwargs))
+        configs = self._launch_configs(kwargs)
         if len(configs) == 1:  # as in Triton, a single config is not timed
             return configs[0]
         _say(f"minitriton: autotuning {self._label(named)}: {len(configs)} configs")

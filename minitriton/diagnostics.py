@@ -20,6 +20,7 @@ import linecache
 import os
 import sys
 import traceback
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import FrameType, TracebackType
@@ -77,6 +78,9 @@ class Diagnostic:
     message: str
     severity: str = "error"
     help: str | None = None
+    #: Triton's own words for this error, where tests written for Triton compare them:
+    #: the message :meth:`CompileError.cause` chains (our message is the one rendered).
+    triton: str | None = None
 
     def render(self) -> str:
         """Render as ``file:line:col: severity: message``, source line and caret."""
@@ -133,14 +137,14 @@ class CompileError(UserError, Exception):
         """The first diagnostic (the one most tests assert on)."""
         return self.diagnostics[0]
 
-    def cause(self) -> CompileMessage:
+    def cause(self) -> CompileMessage | None:
         """The first diagnostic's message without its location, as an exception.
 
         A launch raises a compile error *from* it: Triton's CompilationError
         chains the error it wraps as ``__cause__``, and tests written for
         Triton read ``str(err.__cause__)``.
         """
-        return CompileMessage(self.first.message)
+        return CompileMessage(self.first.triton or self.first.message)
 
 
 class CompileMessage(Exception):
@@ -150,10 +154,28 @@ class CompileMessage(Exception):
 class CompileTimeAssertionFailure(CompileError):
     """A ``tl.static_assert`` whose condition is false (Triton's name for it)."""
 
+    def cause(self) -> CompileMessage | None:
+        """None: Triton raises a failed static_assert itself, chaining nothing."""
+        return None
 
-def error(loc: Location, message: str, help: str | None = None) -> CompileError:
-    """Build a :class:`CompileError` holding a single diagnostic."""
-    return CompileError([Diagnostic(loc, message, help=help)])
+
+def error(
+    loc: Location, message: str, help: str | None = None, triton: str | None = None
+) -> CompileError:
+    """Build a :class:`CompileError` holding a single diagnostic.
+
+    ``triton`` is Triton's wording of the same error, chained as the cause
+    (see :meth:`CompileError.cause`) where it differs from ours.
+    """
+    return CompileError([Diagnostic(loc, message, help=help, triton=triton)])
+
+
+def warn(loc: Location, message: str) -> None:
+    """A located ``UserWarning`` while compiling, as Triton warns (``tl.where`` on ints).
+
+    It names the kernel's line, so Python's warning filters report it once per line.
+    """
+    warnings.warn_explicit(message, UserWarning, filename=loc.file, lineno=max(loc.line, 1))
 
 
 def internal_error(loc: Location, where: str, cause: BaseException) -> CompileError:

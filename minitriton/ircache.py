@@ -131,9 +131,32 @@ def store_kernel(compiled: Any, key: str | None = None) -> None:
             source_folder(helper).mkdir(parents=True, exist_ok=True)
 
 
-def entry_key(src: KernelSource, specs: Sequence[ArgSpec], options: CompileOptions) -> str | None:
-    """:func:`kernel_key`, or None when the cache is not used for ``options``."""
-    return kernel_key(src, specs, options) if usable(options) else None
+def entry_key(
+    src: KernelSource, specs: Sequence[ArgSpec], options: CompileOptions, gpu: bool = False
+) -> str | None:
+    """:func:`kernel_key`, or None when the cache is not used for ``options``.
+
+    One entry serves both backends, except for a kernel that reads globals
+    Triton's compiler refuses: the emulator reads them and a GPU compile
+    refuses them (:mod:`minitriton.frontend.capture`), so ``gpu`` gets its own.
+    """
+    if not usable(options):
+        return None
+    key = kernel_key(src, specs, options)
+    return key + "-gpu" if gpu and reads_refused_globals(src) else key
+
+
+def reads_refused_globals(src: KernelSource) -> bool:
+    """Whether ``src`` or a helper it reaches names a global or closure variable that
+    Triton's compiler refuses (found as :func:`source_closure` finds names: generously)."""
+    from minitriton.frontend.capture import readable
+
+    for fn in [src, *helper_sources(src)]:
+        names = getattr(getattr(fn.fn, "__code__", None), "co_names", ())
+        values = [fn.globals[n] for n in names if n in fn.globals]
+        if not all(map(readable, [*values, *fn.nonlocals().values()])):
+            return True
+    return False
 
 
 def read_module(path: Path) -> Any:

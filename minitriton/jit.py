@@ -46,7 +46,7 @@ from typing import TYPE_CHECKING, Any
 from minitriton import compiled_api, env, ircache
 from minitriton.compiler import CompiledKernel, CompileOptions, compile_kernel
 from minitriton.compiler import preload as preload_components
-from minitriton.diagnostics import CompileError, UserError, full_traceback, trimmed
+from minitriton.diagnostics import CompileError, UserError, error, full_traceback, trimmed
 from minitriton.env import BACKEND_ENV, CHECKS_ENV, DEBUG_ENV, debug_enabled
 from minitriton.frontend.source import ArgSpec, JITBase, KernelSource
 from minitriton.ir.types import BF16, PointerType, ScalarType
@@ -415,6 +415,12 @@ class JITFunction(KernelInterface, JITBase):
         # them from one JITFunction to the next by these names (triton_kernels' specialize).
         self.fn = fn
         self.source = _capture_source(fn)
+        # Triton's record of the function's own text: lines (decorators included),
+        # the first one's file line, the ``def``'s 1-based column.
+        self.raw_src: list[str] = self.source.source.splitlines(keepends=True)
+        self.starting_line_number = self.source.first_line
+        def_line = self.raw_src[self.source.def_index()]
+        self.def_file_col_number = len(def_line) - len(def_line.lstrip()) + 1
         self.params: list[Param] = kernel_params(fn)
         self.arg_names = [p.name for p in self.params]
         self.debug = debug
@@ -481,6 +487,35 @@ class JITFunction(KernelInterface, JITBase):
             return self.__globals__
         cells = zip(fn.__code__.co_freevars, fn.__closure__)
         return self.__globals__ | {name: cell.cell_contents for name, cell in cells}
+
+    def is_gluon(self) -> bool:
+        """Always false: MiniTriton has no Gluon (Triton's check before it writes ``tl.``
+        or ``gl.`` into the source of a kernel it generates)."""
+        return False
+
+    # Triton's names for where the kernel's text is. Code generators that
+    # compile a generated text (triton_kernels' specialize) set ``file_name``
+    # and ``def_file_line_number`` to their template's, so that diagnostics
+    # point into the template: here, as in Triton, these two move the lines
+    # the frontend reports (``raw_src`` and ``starting_line_number`` are
+    # plain attributes, which Triton does not compile from either).
+    @property
+    def file_name(self) -> str:
+        """The file diagnostics name (Triton's ``JITFunction.file_name``)."""
+        return self.source.filename
+
+    @file_name.setter
+    def file_name(self, name: str) -> None:
+        self.source = replace(self.source, filename=name)
+
+    @property
+    def def_file_line_number(self) -> int:
+        """The file line of the ``def`` (Triton's ``def_file_line_number``)."""
+        return self.source.first_line + self.source.def_index()
+
+    @def_file_line_number.setter
+    def def_file_line_number(self, line: int) -> None:
+        self.source = replace(self.source, first_line=line - self.source.def_index())
 
     @property
     def cache_key(self) -> str:
@@ -710,6 +745,7 @@ class JITFunction(KernelInterface, JITBase):
         key = (tuple(s.key() for s in specs), options.key(), backend)
         compiled = self.cache.get(key)
         if compiled is None:
+            self.check_specialization_lists()
             if backend == "gpu" and not gpu_available():
                 raise RuntimeError(
                     "the GPU backend was chosen but no GPU is available "
@@ -720,12 +756,30 @@ class JITFunction(KernelInterface, JITBase):
             self.cache[key] = compiled
         return compiled
 
+    def check_specialization_lists(self) -> None:
+        """Triton's rule: a ``tl.constexpr`` parameter is always specialized.
+
+        Naming one in ``do_not_specialize`` (or ``..._on_alignment``) contradicts
+        that, and Triton refuses it when the kernel compiles; so do we, at the parameter.
+        """
+        for p in self.params:
+            if p.is_constexpr and (p.do_not_specialize or p.do_not_specialize_on_alignment):
+                node = next(q for q in self.source.parsed().params if q.name == p.name)
+                raise error(
+                    node.loc,
+                    f"{p.name} marked as constexpr and listed in do_not_specialize/"
+                    "do_not_specialize_on_alignment. Remove constexpr designation to skip "
+                    "specialization.",
+                    help=f"drop the tl.constexpr annotation of {p.name}, or leave {p.name} "
+                    "out of do_not_specialize",
+                )
+
     def _compile_or_load(
         self, specs: list[ArgSpec], options: CompileOptions, backend: str
     ) -> CompiledKernel:
         """From the on-disk IR cache (:mod:`minitriton.ircache`), else compiled and stored."""
         stop_after = "gpu" if backend == "gpu" else "ir-opt"
-        key = ircache.entry_key(self.source, specs, options)  # one key for both
+        key = ircache.entry_key(self.source, specs, options, gpu=backend == "gpu")
         compiled = ircache.load_kernel(self.source, specs, options, stop_after, key)
         if compiled is None:
             compiled = compile_kernel(self.source, specs, options, stop_after=stop_after)

@@ -91,6 +91,11 @@ where MiniTriton has a variable of its own.
 ``compilation.front_end_debugging`` (``MINITRITON_TRACEBACK``; default False)
     A kernel or launch error's traceback shows MiniTriton's own frames too,
     not only the user's. Triton's variable: ``TRITON_FRONT_END_DEBUGGING``.
+``compilation.allow_non_constexpr_globals`` (``TRITON_ALLOW_NON_CONSTEXPR_GLOBALS``; default False)
+    True lets kernels read any global or closure variable, not only
+    ``tl.constexpr`` values, modules, functions and dtypes (see
+    :mod:`minitriton.frontend.capture`). Read at each compile. The same
+    variable as Triton's.
 ``compilation.dump_ir`` (``MINITRITON_DUMP_DIR``; default False)
     True writes every stage of every kernel compiled from then on (the IR
     after each pass included) into ``cache.dump_dir`` as it is at the
@@ -133,8 +138,7 @@ and dumps of its own formats (``cache.override_dir``, ``compilation.override``,
   specialization; ``MINITRITON_CACHE=0`` turns the disk cache off;
 * ``cache.home_dir`` (``TRITON_HOME``) gives ``cache.dump_dir`` and
   ``cache.override_dir`` their defaults, as in Triton, but not ``cache.dir``;
-* the other hooks and listeners (``runtime.kernel_load_start_hook``,
-  ``kernel_load_end_hook``, ``kernel_unload_hook``,
+* the other hooks and listeners (``runtime.kernel_unload_hook``,
   ``runtime.add_stages_inspection_hook``, ``compilation.listener``,
   ``autotuning.listener``, ``build.impl``) are stored and never called.
 
@@ -149,7 +153,14 @@ These runtime hooks are called, as Triton calls them:
   ``repr``, ``fn``, ``compile``, ``is_manual_warmup``, ``already_compiled``);
   when ``jit_cache_hook`` returns True, the launch compiles and runs nothing
   and returns None. An option MiniTriton ignores (``extern_libs``) is
-  reported in ``compile`` but does not make another compile.
+  reported in ``compile`` but does not make another compile;
+* ``runtime.kernel_load_start_hook`` and ``runtime.kernel_load_end_hook``
+  (chains) around loading a compiled kernel into the GPU, once per compile,
+  with Triton's arguments ``(module, function, name, metadata_group, hash)``:
+  the module handle is None (MiniTriton keeps it), ``function`` the loaded
+  ``CUfunction`` (None before the load), ``metadata_group`` an empty dict
+  and ``hash`` a digest of the PTX. The emulator loads nothing and calls
+  neither, as Triton's interpreter.
 """
 
 from __future__ import annotations
@@ -582,7 +593,8 @@ class cache_knobs(base_knobs):
 
 
 class compilation_knobs(base_knobs):
-    """The compiler (``dump_ir`` and ``front_end_debugging`` take effect)."""
+    """The compiler (``dump_ir``, ``front_end_debugging`` and ``allow_non_constexpr_globals``
+    take effect)."""
 
     override = env_bool("TRITON_KERNEL_OVERRIDE")
     dump_ir = env_bool("TRITON_KERNEL_DUMP", mirror=_DUMP)
@@ -593,7 +605,14 @@ class compilation_knobs(base_knobs):
     enable_asan = env_bool("TRITON_ENABLE_ASAN")
     disable_line_info = env_bool("TRITON_DISABLE_LINE_INFO")
     front_end_debugging = env_bool("TRITON_FRONT_END_DEBUGGING", mirror=_flag(TRACEBACK_ENV))
-    allow_non_constexpr_globals = env_bool("TRITON_ALLOW_NON_CONSTEXPR_GLOBALS")
+    allow_non_constexpr_globals = env_bool(
+        "TRITON_ALLOW_NON_CONSTEXPR_GLOBALS",
+        mirror=Mirror(
+            "TRITON_ALLOW_NON_CONSTEXPR_GLOBALS",
+            lambda text: text.strip().lower() in ("1", "true", "yes", "on", "y"),
+            lambda on: "1" if on else "0",
+        ),
+    )
     instrumentation_mode = env_str("TRITON_INSTRUMENTATION_MODE", "")
     fpsan_homomorphic_casts = env_bool("TRITON_FPSAN_HOMOMORPHIC_CASTS")
     listener: Callable[..., None] | None = None

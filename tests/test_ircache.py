@@ -18,6 +18,7 @@ import numpy as np
 import pytest
 
 import minitriton.frontend.parser as parser_module
+import minitriton.language as tl
 from minitriton import compiler, ircache
 from minitriton.compiler import CompileOptions
 from minitriton.signature import kernel_params, parse_signature
@@ -31,7 +32,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 def reference(x: np.ndarray, block: int) -> np.ndarray:
     """What scale_kernel writes."""
-    y = (x * cache_kernels.SCALE).astype(x.dtype)
+    y = (x * cache_kernels.SCALE.value).astype(x.dtype)
     out = y.copy()
     for start in range(0, len(x), block):
         part = y[start : start + block]
@@ -114,7 +115,7 @@ def test_key_covers_specialization_options_helpers_globals_and_version(monkeypat
     assert key != key_of(num_stages=2)  # every option takes part, even unused ones
     assert key != key_of(passes=("cse",))
     assert key == key_of(print_after=("all",))  # printing changes nothing compiled
-    monkeypatch.setattr(cache_kernels, "SCALE", 4)  # a global the kernel reads
+    monkeypatch.setattr(cache_kernels, "SCALE", tl.constexpr(4))  # a global the kernel reads
     assert key_of() != key
     monkeypatch.undo()
     helper = cache_kernels.scaled.source

@@ -49,6 +49,12 @@ def add_one(x_ptr, n, BLOCK: tl.constexpr):
 
 
 @triton.jit
+def load_probe(x_ptr, n, BLOCK: tl.constexpr):  # launched by one test only: loaded there
+    offs = tl.arange(0, BLOCK)
+    tl.store(x_ptr + offs, tl.load(x_ptr + offs, mask=offs < n) + 1, mask=offs < n)
+
+
+@triton.jit
 def dot16(a_ptr, b_ptr, c_ptr):
     r = tl.arange(0, 16)
     a = tl.load(a_ptr + r[:, None] * 16 + r[None, :])
@@ -476,3 +482,36 @@ def test_compile_hooks_see_each_compile_and_may_take_it_over() -> None:
     assert info["repr"].startswith("add_one[num_warps=1") and info["fn"].jit_function is add_one
     assert not info["is_manual_warmup"] and info["compile"]["enable_fp_fusion"] is True
     np.testing.assert_array_equal(x, [2, 2, 2, 0, 0, 0, 0, 0])  # the taken-over launch did not run
+
+
+def test_load_hooks_wrap_loading_a_gpu_kernel_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The load itself is replaced (no GPU here): what is tested is when the hooks run.
+    from minitriton import backend
+    from minitriton.backend.build import PTXModule
+
+    calls: list[tuple] = []
+    kernel = backend.GPUKernel.of(PTXModule("k", "", "", ".entry k", 0, 4, "sm_90"))
+    loaded = object()
+    monkeypatch.setattr(backend.GPUKernel, "_loaded_launcher", lambda self: loaded)
+    with knobs.runtime.scope():
+        knobs.runtime.kernel_load_start_hook.add(lambda *a: calls.append(("start", *a)))
+        knobs.runtime.kernel_load_end_hook.add(lambda *a: calls.append(("end", *a)))
+        assert kernel.load() is loaded and kernel.load() is loaded  # loaded once
+    assert [c[0] for c in calls] == ["start", "end"]
+    assert calls[0][1:4] == (None, None, "k") and calls[0][4] == {}
+    assert calls[0][5] == calls[1][5] == kernel.hash and len(kernel.hash) == 64
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(not gpu(), reason="needs an NVIDIA GPU and cuda-python")
+def test_load_hooks_see_the_loaded_function_on_the_gpu() -> None:
+    names: list[tuple[str, str, bool]] = []
+    x = np.zeros(8, np.float32)
+    with knobs.runtime.scope():
+        start, end = knobs.runtime.kernel_load_start_hook, knobs.runtime.kernel_load_end_hook
+        start.add(lambda m, f, n, g, h: names.append(("s", n, f is None)))
+        end.add(lambda m, f, n, g, h: names.append(("e", n, f is None)))
+        load_probe[(1,)](x, 4, BLOCK=8, backend="gpu")
+        load_probe[(1,)](x, 4, BLOCK=8, backend="gpu")  # loaded already
+    assert names == [("s", "load_probe", True), ("e", "load_probe", False)]
+    np.testing.assert_array_equal(x, [2, 2, 2, 2, 0, 0, 0, 0])

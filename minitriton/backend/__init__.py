@@ -70,6 +70,17 @@ def synchronize() -> None:
 _lock = threading.Lock()
 
 
+def _load_hooks() -> Any:
+    """``minitriton.knobs.runtime`` when a load hook is set (setting one imports the knobs)."""
+    knobs = sys.modules.get("minitriton.knobs")
+    runtime = knobs.runtime if knobs is not None else None
+    if runtime is None:
+        return None
+    if runtime.kernel_load_start_hook.calls or runtime.kernel_load_end_hook.calls:
+        return runtime
+    return None
+
+
 @dataclass(eq=False, repr=False)
 class GPUKernel(PTXModule):
     """A compiled kernel (a :class:`PTXModule`), loaded into CUDA on its first launch."""
@@ -88,25 +99,37 @@ class GPUKernel(PTXModule):
         return cls(**{f.name: getattr(compiled, f.name) for f in fields(PTXModule)}, checks=checks)
 
     def load(self) -> Launcher:
-        """Load the PTX into the CUDA context (once)."""
+        """Load the PTX into the CUDA context (once), between Triton's load hooks."""
         if self._launcher is None:
-            shared = self.shared
-            if self.alt_ptx:  # two schedules: the one that fits more programs per SM
-                candidates = [(self.ptx, self.shared), (self.alt_ptx, self.alt_shared)]
-                func, shared = load_fuller(candidates, self.name, self.num_warps)
-            else:
-                func = load_kernel(self.ptx, self.name, self.shared, self.num_warps)
-            if self.checks is not None:
-                from minitriton.backend.debug_mode import DebugLauncher
-
-                self._launcher = DebugLauncher(
-                    func, self.name, self.params, self.num_warps, shared, self.checks
-                )
-            else:
-                self._launcher = Launcher(
-                    func, self.name, self.params, self.num_warps, shared, tma=self.tma
-                )
+            hooks = _load_hooks()
+            if hooks is not None:
+                hooks.kernel_load_start_hook(None, None, self.name, {}, self.hash)
+            self._launcher = self._loaded_launcher()
+            if hooks is not None:
+                function = getattr(self._launcher, "func", None)
+                hooks.kernel_load_end_hook(None, function, self.name, {}, self.hash)
         return self._launcher
+
+    @property
+    def hash(self) -> str:
+        """A digest of the PTX (Triton's ``CompiledKernel.hash``, which load hooks receive)."""
+        import hashlib
+
+        return hashlib.sha256(self.ptx.encode()).hexdigest()
+
+    def _loaded_launcher(self) -> Launcher:
+        """The launcher of the loaded kernel (the schedule that fits more programs, if two)."""
+        shared = self.shared
+        if self.alt_ptx:  # two schedules: the one that fits more programs per SM
+            candidates = [(self.ptx, self.shared), (self.alt_ptx, self.alt_shared)]
+            func, shared = load_fuller(candidates, self.name, self.num_warps)
+        else:
+            func = load_kernel(self.ptx, self.name, self.shared, self.num_warps)
+        if self.checks is not None:
+            from minitriton.backend.debug_mode import DebugLauncher
+
+            return DebugLauncher(func, self.name, self.params, self.num_warps, shared, self.checks)
+        return Launcher(func, self.name, self.params, self.num_warps, shared, tma=self.tma)
 
     def launch(self, grid: Sequence[int], args: Sequence[Any], stream: Any = None) -> None:
         """Launch on ``grid`` programs; ``args`` match the kernel's arguments one to one."""

@@ -185,12 +185,15 @@ def _run_steps(
     _stage(out, record, eager, "ast", lambda: ast_dump(fdef))
     if last < STAGES.index("ir"):
         return
-    out.module = lower(src, out.arg_specs, options)  # 2. AST -> IR, verified
+    # A GPU compile refuses the globals that Triton's compiler refuses; the emulator
+    # reads them, as Triton's interpreter does (see minitriton.frontend.capture).
+    strict = last >= STAGES.index("ptx")
+    out.module = lower(src, out.arg_specs, options, strict)  # 2. AST -> IR, verified
     if eager:
         record("ir", ir_text(out.module))
     else:  # the passes edit the module in place: lower again to print it
         specs = out.arg_specs
-        out.asm.lazy("ir", lambda: ir_text(lower(src, specs, options)))
+        out.asm.lazy("ir", lambda: ir_text(lower(src, specs, options, strict)))
     if last < STAGES.index("ir-opt"):
         return
     out.module = optimize(out.module, options, per_pass)  # 3. the pass pipeline
@@ -324,10 +327,18 @@ def ast_dump(fdef: Any) -> str:
 
 
 def lower(
-    src: KernelSource, arg_specs: Sequence[ArgSpec], options: CompileOptions | None = None
+    src: KernelSource,
+    arg_specs: Sequence[ArgSpec],
+    options: CompileOptions | None = None,
+    strict: bool = False,
 ) -> Any:
-    """Step 2: the kernel's AST (from :func:`parse`) -> verified IR ``Module``."""
+    """Step 2: the kernel's AST (from :func:`parse`) -> verified IR ``Module``.
+
+    ``strict`` lowers under Triton's compiler rule for globals, as a GPU
+    compile does (:mod:`minitriton.frontend.capture`); else under its interpreter's.
+    """
     from minitriton.frontend.builtins import COMPILING_OPTIONS, COMPILING_PRECISION
+    from minitriton.frontend.capture import compiler_rule
     from minitriton.frontend.lower import lower_kernel
     from minitriton.ir.verifier import verify_module
 
@@ -335,7 +346,8 @@ def lower(
     token = COMPILING_PRECISION.set(precision)
     options_token = COMPILING_OPTIONS.set(options if options is not None else CompileOptions())
     try:
-        module = lower_kernel(src, list(arg_specs))
+        with compiler_rule(strict):
+            module = lower_kernel(src, list(arg_specs))
     finally:
         COMPILING_OPTIONS.reset(options_token)
         COMPILING_PRECISION.reset(token)

@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from minitriton.compiler import DEFAULT_ARCH, CompiledKernel, CompileOptions, compile_kernel
+from minitriton.diagnostics import CompileError, full_traceback, trimmed
 from minitriton.frontend.source import ArgSpec, KernelSource
 from minitriton.signature import kernel_params, parse_signature
 
@@ -96,5 +97,13 @@ def compile(  # noqa: A001 - Triton's name
         maxnreg=given.get("maxnreg"),
         arch=f"sm_{given_arch}" if isinstance(given_arch, int) else DEFAULT_ARCH,
     )
-    source = _jit_function(src.fn).source
-    return compile_kernel(source, src.arg_specs(), opts, stop_after="ptx")
+    fn = _jit_function(src.fn)
+    try:
+        if hasattr(fn, "check_specialization_lists"):
+            fn.check_specialization_lists()
+        source = fn.source
+        return compile_kernel(source, src.arg_specs(), opts, stop_after="ptx")
+    except CompileError as e:
+        # As at launch: the message alone is chained as the cause, as Triton chains
+        # the error a CompilationError wraps (tests read ``str(err.__cause__)``).
+        raise trimmed(e) from (None if full_traceback() else e.cause())

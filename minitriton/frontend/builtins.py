@@ -20,7 +20,7 @@ from collections.abc import Callable
 from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any
 
-from minitriton.diagnostics import CompileError, CompileTimeAssertionFailure, Location, error
+from minitriton.diagnostics import CompileError, CompileTimeAssertionFailure, Location, error, warn
 from minitriton.frontend import blockptr as BP
 from minitriton.frontend import promotion as P
 from minitriton.frontend import semantic as S
@@ -212,6 +212,7 @@ def _arange_not_power_of_2(loc: Location, start: int, end: int) -> CompileError:
         help=f"use tl.arange({start}, {end_p2}), i.e. tl.arange({start}, {start + p}), and "
         f"mask the {p - n} extra lanes: offs = tl.arange({start}, {start + p}); "
         f"mask = offs < {end}; tl.load(ptr + offs, mask=mask)",
+        triton="arange's range must be a power of 2",
     )
 
 
@@ -651,8 +652,24 @@ def _load(
             "`other` cannot be provided without `mask`",
             help="pass mask= too, or drop other=",
         )
-    ptr, m = _ptr_and_mask(ctx, pointer, mask)
+    ptr, m = _ptr_and_mask(ctx, _load_pointer(ctx, pointer, mask, other), mask)
     return _emit_load(ctx, ptr, m, other)
+
+
+def _load_pointer(ctx: FunctionLowerer, pointer: Any, mask: Any, other: Any) -> Tensor:
+    """A load's block of pointers, widened to the shape it makes with ``mask`` and ``other``.
+
+    Triton broadcasts a load's pointer, mask and other together: a row of
+    pointers loaded under a 2-D mask gives a 2-D block (one row read for
+    every row of the mask). A store's pointer keeps its shape.
+    """
+    ptr = _pointer(ctx, pointer)
+    if not ptr.is_block:
+        return ptr
+    for x in (mask, other):
+        if isinstance(x, Tensor) and x.is_block:
+            ptr = S.broadcast_to(ctx.b, ptr, S.broadcast_shapes(ctx.b, ptr.shape, x.shape))
+    return ptr
 
 
 def _emit_load(ctx: FunctionLowerer, ptr: Tensor, m: Tensor | None, other: Any) -> Tensor:
@@ -833,6 +850,13 @@ def _scatter_tensor_descriptor(
 
 @impl("where")
 def _where(ctx: FunctionLowerer, condition: Any, x: Any, y: Any) -> Any:
+    if isinstance(condition, Tensor) and S.scalar_dtype(condition) != I1:
+        # Triton's deprecation: a non-zero test still works, with a warning.
+        warn(
+            ctx.b.loc,
+            "tl.where with a non-boolean condition is deprecated and will error out in a "
+            f"future triton release. Got {S.scalar_dtype(condition).triton_name}",
+        )
     return S.where(ctx.b, condition, x, y)
 
 
@@ -1241,6 +1265,15 @@ def _histogram(ctx: FunctionLowerer, input: Any, num_bins: Any, mask: Any) -> Te
     bins = _const_int(ctx, num_bins, "num_bins")
     if len(x.shape) != 1 or not S.scalar_dtype(x).is_int():
         raise error(ctx.b.loc, f"tl.histogram needs a 1-D block of integers, got {x.type}")
+    if S.scalar_dtype(x).bitwidth != 32:
+        # Triton's rule: its GPU lowering counts 32-bit values only.
+        dtype = S.scalar_dtype(x).triton_name
+        raise error(
+            ctx.b.loc,
+            f"tl.histogram takes 32-bit integers, got {dtype}",
+            help="cast first: tl.histogram(x.to(tl.int32), num_bins)",
+            triton=f"histogram only supports 32-bit integer input, but got {dtype}",
+        )
     k = S.expand_dims(ctx.b, IMPLS["arange"](ctx, 0, bins), 0)
     hit = S.compare(ctx.b, "==", S.expand_dims(ctx.b, x, 1), k)
     if mask is not None:
@@ -1894,6 +1927,9 @@ def _device_print(ctx: FunctionLowerer, prefix: Any, args: Any, hex: Any) -> Non
 def _device_assert(ctx: FunctionLowerer, cond: Any, msg: Any, mask: Any = None) -> None:
     flag = S.to_bool(ctx.b, _tensor(ctx, cond, "cond"))
     msg = _const_str(ctx, msg, "msg")
+    options = COMPILING_OPTIONS.get()
+    if options is not None and not options.debug:
+        return  # as in Triton: without debug mode, no check on either backend
     if mask is not None and not isinstance(mask, Tensor):
         if not mask:
             return  # no lane is checked

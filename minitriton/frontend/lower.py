@@ -47,7 +47,7 @@ from minitriton.diagnostics import (
     error,
     internal_error,
 )
-from minitriton.frontend import ast
+from minitriton.frontend import ast, capture
 from minitriton.frontend import libdevice as _libdevice  # noqa: F401 - registers its IMPLS
 from minitriton.frontend import promotion as P
 from minitriton.frontend import scaled_dot as _scaled_dot  # noqa: F401 - registers dot_scaled
@@ -223,7 +223,7 @@ class Carry:
 
 PY_BUILTINS = {n: PyBuiltin(n) for n in ("range", "min", "max", "float", "int", "bool", "len")}
 PY_BUILTINS |= {n: PyBuiltin(n) for n in ("print", "abs", "isinstance", "tuple", "getattr")}
-PY_BUILTINS |= {n: PyBuiltin(n) for n in ("hasattr",)}
+PY_BUILTINS |= {n: PyBuiltin(n) for n in ("hasattr", "list")}
 
 #: Tensor methods, by the ``tl`` builtin they call with the tensor first.
 TENSOR_METHODS = {"to": "cast", "T": "trans"}
@@ -937,6 +937,7 @@ class FunctionLowerer:
                     node.loc,
                     f"variable '{name}' has type {a.describe()} in the then-branch "
                     f"but {c.describe()} in the else-branch",
+                    help=_branch_type_help(name, has_else=bool(node.orelse)),
                 )
         with self.b.at(then_block):
             self.b.create(ops.YieldOp, [t.handle for t in then_t], loc=node.loc)
@@ -1097,8 +1098,7 @@ class FunctionLowerer:
         args = [self.eval(a) for a in call.args]
         kwargs = {k.name: self.eval(k.value) for k in call.keywords}
         if kind == "pyrange":
-            if kwargs or not 1 <= len(args) <= 3:
-                raise error(call.loc, "range() takes 1 to 3 positional arguments")
+            _check_pyrange_args(call, len(args), list(kwargs))
             start, end, step = _range_triple(args)
         else:
             bound = self.bind_builtin(kind, BUILTINS[kind], args, kwargs, call)
@@ -1440,13 +1440,18 @@ class FunctionLowerer:
                     f"variable '{name}' is not defined on every path to this use: {value.reason}",
                 )
             return value
-        if name in self.nonlocals:
-            return unwrap(self.nonlocals[name])
-        if name in self.globals:
-            return unwrap(self.globals[name])
+        for scope in (self.nonlocals, self.globals):
+            if name in scope:
+                return unwrap(self.captured(node, scope[name]))
         if name in PY_BUILTINS:
             return PY_BUILTINS[name]
         raise error(node.loc, f"name '{name}' is not defined")
+
+    def captured(self, node: ast.Name, value: Any) -> Any:
+        """A global or closure variable, unless Triton's compiler rule refuses it (capture.py)."""
+        if capture.refuses(value):
+            raise capture.refused_global(node.loc, node.id, value)
+        return value
 
     def expr_Tuple(self, node: ast.Tuple) -> Any:  # noqa: N802
         """``(a, b)``."""
@@ -2321,6 +2326,19 @@ def _trip_text(values: Any) -> str:
         return "more than 2**63"
 
 
+def _branch_type_help(name: str, has_else: bool) -> str:
+    """What to write when ``name`` leaves an ``if``'s two paths with different types."""
+    if has_else:
+        return f"give '{name}' one type in both branches (convert it with .to(...) in one)"
+    # Without an else-branch the other path is the value from before the if, which the
+    # message calls the else-branch as Triton does: say where that value comes from.
+    return (
+        f"the if has no else-branch: where its condition is false, '{name}' keeps its value "
+        "from before the if; give that value the branch's type (e.g. with .to(...)), "
+        f"or set '{name}' in an else-branch too"
+    )
+
+
 def _check_range_bound(loc: Location, v: Any) -> None:
     """A compile-time range bound must be an integer that fits in 64 bits."""
     if isinstance(v, Tensor):
@@ -2336,6 +2354,33 @@ def _check_range_bound(loc: Location, v: Any) -> None:
             loc,
             "a range bound does not fit in 64 bits",
             help="loop bounds must be int32 or int64 values",
+        )
+
+
+def _check_pyrange_args(call: ast.Call, n_args: int, keywords: list[str]) -> None:
+    """Python's ``range`` in a kernel takes 1 to 3 bounds, by position only.
+
+    Triton's compiler reads only the positional bounds of ``range`` and drops
+    any keyword (``range(a, b, step=s)`` steps by 1 there), while its
+    interpreter raises Python's TypeError: a keyword is refused here, with the
+    spelling that does what it says.
+    """
+    if keywords:
+        given = ", ".join(f"{k}=" for k in keywords)
+        if keywords == ["step"] and n_args == 2:
+            hint = "pass the step by position: range(start, end, step)"
+        else:
+            hint = "use tl.range, which takes step=, num_stages=, ... by keyword"
+        raise error(
+            _keyword_loc(call, keywords[0]),
+            f"range() takes no keyword arguments, got {given}",
+            help=f"{hint} (Triton's compiler would silently drop the keyword)",
+        )
+    if not 1 <= n_args <= 3:
+        raise error(
+            call.loc,
+            f"range() takes 1 to 3 positional arguments, got {n_args}",
+            help="write range(end), range(start, end) or range(start, end, step)",
         )
 
 

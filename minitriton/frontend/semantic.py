@@ -196,9 +196,13 @@ def _describe_object(x: object) -> str:
 def check_block_shape(b: Builder, shape: tuple[int, ...]) -> None:
     """Triton's rule: every dimension a power of two, at most 2^20 elements."""
     numel = 1
-    for d in shape:
+    for i, d in enumerate(shape):
         if not isinstance(d, int) or d <= 0 or d & (d - 1):
-            raise error(b.loc, f"block shape {list(shape)}: dimension {d} is not a power of two")
+            raise error(
+                b.loc,
+                f"block shape {list(shape)}: dimension {d} is not a power of two",
+                triton=f"Shape element {i} must be a power of 2",
+            )
         numel *= d
     if numel > MAX_NUMEL:
         raise error(b.loc, f"block shape {list(shape)} has {numel} elements, more than 2^20")

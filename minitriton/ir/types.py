@@ -216,6 +216,12 @@ class PointerType:
         """The element type (itself)."""
         return self
 
+    @property
+    def element_ty(self) -> ScalarType:
+        """The pointee (Triton's ``pointer_type.element_ty``, which Python code run at
+        compile time reads from a pointer's ``dtype``)."""
+        return self.pointee
+
     def __str__(self) -> str:
         return f"ptr<{self.pointee}>"
 

@@ -171,11 +171,27 @@ class const:  # noqa: N801 - Triton's spelling
     Triton; MiniTriton already refuses stores into read-only arrays when they are made."""
 
 
-class tensor:  # noqa: N801 - Triton's spelling
-    """Type of block values inside a kernel (for annotations only)."""
+class _RuntimeValueType(type):
+    """The class of ``tl.tensor`` and ``tl.tensor_descriptor``: ``isinstance`` holds for
+    the compiler's run-time values, so that Python code a kernel calls while it compiles
+    (a ``constexpr_function`` that reads its argument's ``dtype``) sees them as Triton's
+    code does."""
+
+    def __instancecheck__(cls, value: Any) -> bool:
+        # Imported here: the frontend imports this module.
+        from minitriton.frontend.semantic import Tensor
+        from minitriton.frontend.tensordesc import TensorDescriptor
+
+        kind = TensorDescriptor if cls.__name__.startswith("tensor_descriptor") else Tensor
+        return isinstance(value, kind) or type.__instancecheck__(cls, value)
 
 
-class tensor_descriptor_base:  # noqa: N801 - Triton's spelling
+class tensor(metaclass=_RuntimeValueType):  # noqa: N801 - Triton's spelling
+    """Type of run-time values inside a kernel: annotations, and ``isinstance`` in a kernel
+    or in Python code it calls while it compiles."""
+
+
+class tensor_descriptor_base(metaclass=_RuntimeValueType):  # noqa: N801 - Triton's spelling
     """Type of tensor descriptors inside a kernel (``isinstance`` and annotations)."""
 
 

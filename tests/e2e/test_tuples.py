@@ -108,9 +108,10 @@ def test_kernel_without_parameters(backend: str) -> None:
 
 
 def _kernel_filling_with(value: int, block: int) -> triton.JITFunction:
-    """A kernel defined in a function: it reads ``value`` and ``block`` from there."""
-    VALUE: tl.constexpr = value
-    BLOCK = block
+    """A kernel defined in a function: it reads ``value`` and ``block`` from there
+    (compile-time values, as Triton's rule for globals and closure variables asks)."""
+    VALUE = tl.constexpr(value)
+    BLOCK = tl.constexpr(block)
 
     @triton.jit
     def fill(out):
@@ -129,7 +130,7 @@ def test_kernels_read_their_enclosing_functions_variables(backend: str) -> None:
 
 
 def test_a_closure_variable_shadows_a_global() -> None:
-    K = 5  # noqa: N806 - the global tests.kernels alias K is shadowed here
+    K = tl.constexpr(5)  # noqa: N806 - the global tests.kernels alias K is shadowed here
 
     @triton.jit
     def store_k(out):

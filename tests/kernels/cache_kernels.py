@@ -3,7 +3,7 @@
 import minitriton as triton
 import minitriton.language as tl
 
-SCALE = 3
+SCALE = tl.constexpr(3)  # a global kernels read: a constexpr, as Triton asks
 
 
 @triton.jit

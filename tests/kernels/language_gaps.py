@@ -18,7 +18,8 @@ from minitriton.language.standard import _log2
 
 
 def next_pow2_log(n: int) -> int:
-    """A plain Python helper, as Inductor's kernels call them: ceil(log2(n))."""
+    """A plain Python helper: ceil(log2(n)). Kernels may name it only with
+    ``TRITON_ALLOW_NON_CONSTEXPR_GLOBALS=1``, as in Triton."""
     return max(0, math.ceil(math.log2(n)))
 
 
@@ -50,8 +51,9 @@ def assume_scale_kernel(x_ptr, y_ptr, n, stride, BLOCK: tl.constexpr):
 
 @triton.jit
 def compile_time_calls_kernel(x_ptr, y_ptr, BLOCK: tl.constexpr):
-    """y = x * LOG + HALF, with LOG and HALF computed by Python functions while compiling."""
-    LOG: tl.constexpr = _log2(BLOCK) + next_pow2_log(BLOCK - 1)
+    """y = x * LOG + HALF, with LOG and HALF computed by Python functions while compiling
+    (``math``'s, reached through the module, and a library builtin)."""
+    LOG: tl.constexpr = _log2(BLOCK) + math.ceil(math.log2(BLOCK - 1))
     HALF: tl.constexpr = constexpr_half(BLOCK)
     idtype = tl.core.get_int_dtype(bitwidth=x_ptr.dtype.element_ty.primitive_bitwidth, signed=True)
     offs = tl.arange(0, BLOCK)

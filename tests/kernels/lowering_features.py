@@ -7,7 +7,7 @@ import minitriton.language as tl
 from minitriton.language import load as tl_load
 
 SCALE = tl.constexpr(2)
-EPS = 1e-5
+EPS = tl.constexpr(1e-5)
 
 
 @triton.jit

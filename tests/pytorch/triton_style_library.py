@@ -21,8 +21,8 @@ from triton.language.extra import libdevice
 from triton.language.extra.cuda import libdevice as cuda_libdevice
 
 BLOCK = 64
-INV_SQRT2 = 0.7071067811865476
-INV_SQRT_2PI = 0.3989422804014327
+INV_SQRT2 = tl.constexpr(0.7071067811865476)  # a global kernels read: a constexpr, as in Triton
+INV_SQRT_2PI = tl.constexpr(0.3989422804014327)
 
 
 def num_sms(device: Any) -> int:
