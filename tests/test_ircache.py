@@ -347,3 +347,20 @@ def test_an_unusable_pickle_falls_back_to_the_text(tmp_path, monkeypatch, bad):
     ircache.cachefile.write_entry(path, json.dumps(entry))
     assert ircache.thaw_module(bad) is None
     assert ircache.ir_text_with_locs(ircache.read_module(path)) == text
+
+
+def test_the_ptx_cache_key_covers_the_backends_sources(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A change to the GPU backend's code (not only to the IR) must not reuse cached PTX.
+    from minitriton.backend import build
+
+    build.version_tag.cache_clear()
+    before = build.version_tag()
+    real = ircache._stamps
+    monkeypatch.setattr(ircache, "_stamps", lambda p: [s + "x" for s in real(p)])
+    build.version_tag.cache_clear()
+    try:
+        assert build.version_tag() != before and "/backend-" in before
+    finally:
+        monkeypatch.undo()
+        build.version_tag.cache_clear()
+    assert build.version_tag() == before

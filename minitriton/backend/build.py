@@ -349,6 +349,15 @@ def compile_to_ptx(module: Module, arch: str = "sm_90", num_warps: int = 4) -> t
     return k.llir, k.ptx
 
 
+@lru_cache(maxsize=1)
 def version_tag() -> str:
-    """Compiler and LLVM versions, for cache keys."""
-    return f"{COMPILER_VERSION}/llvmlite-{llvmlite.__version__}/llvm-{llvm.llvm_version_info}"
+    """Compiler and LLVM versions, for cache keys, and the backend's own sources (the size
+    and mtime of each file, as the IR cache stamps the frontend's), so that PTX cached by
+    an older backend is never reused."""
+    from pathlib import Path
+
+    from minitriton.ircache import source_digest
+
+    sources = source_digest(Path(__file__).resolve().parent)
+    versions = f"{COMPILER_VERSION}/llvmlite-{llvmlite.__version__}/llvm-{llvm.llvm_version_info}"
+    return f"{versions}/backend-{sources[:16]}"
