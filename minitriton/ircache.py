@@ -383,11 +383,6 @@ def compiler_digest() -> str:
     return hashlib.sha256(compiler_fingerprint().encode()).hexdigest()
 
 
-def source_digest(path: Path) -> str:
-    """The sha256 of the stamps of the sources under ``path`` (part of a cache key)."""
-    return hashlib.sha256("\n".join(_stamps(path)).encode()).hexdigest()
-
-
 def _stamps(path: Path) -> list[str]:
     """``path size mtime`` for a file, or for every ``.py``/``.lark`` file under a folder."""
     if path.is_file():

@@ -349,18 +349,13 @@ def test_an_unusable_pickle_falls_back_to_the_text(tmp_path, monkeypatch, bad):
     assert ircache.ir_text_with_locs(ircache.read_module(path)) == text
 
 
-def test_the_ptx_cache_key_covers_the_backends_sources(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_ptx_cache_key_covers_the_backends_sources(tmp_path: Path) -> None:
     # A change to the GPU backend's code (not only to the IR) must not reuse cached PTX.
     from minitriton.backend import build
 
-    build.version_tag.cache_clear()
-    before = build.version_tag()
-    real = ircache._stamps
-    monkeypatch.setattr(ircache, "_stamps", lambda p: [s + "x" for s in real(p)])
-    build.version_tag.cache_clear()
-    try:
-        assert build.version_tag() != before and "/backend-" in before
-    finally:
-        monkeypatch.undo()
-        build.version_tag.cache_clear()
-    assert build.version_tag() == before
+    root = Path(build.__file__).resolve().parent
+    assert build.version_tag().endswith("/backend-" + build.sources_digest(root)[:16])
+    (tmp_path / "lower.py").write_text("x = 1\n")
+    before = build.sources_digest(tmp_path)
+    (tmp_path / "lower.py").write_text("x = 12\n")  # another size: another digest
+    assert build.sources_digest(tmp_path) != before

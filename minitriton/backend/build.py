@@ -7,10 +7,12 @@ and what the launcher needs (parameter kinds, shared-memory bytes).
 
 from __future__ import annotations
 
+import hashlib
 import re
 import threading
 from dataclasses import dataclass, field
 from functools import lru_cache
+from pathlib import Path
 
 import llvmlite
 import llvmlite.binding as llvm
@@ -354,10 +356,15 @@ def version_tag() -> str:
     """Compiler and LLVM versions, for cache keys, and the backend's own sources (the size
     and mtime of each file, as the IR cache stamps the frontend's), so that PTX cached by
     an older backend is never reused."""
-    from pathlib import Path
-
-    from minitriton.ircache import source_digest
-
-    sources = source_digest(Path(__file__).resolve().parent)
+    sources = sources_digest(Path(__file__).resolve().parent)
     versions = f"{COMPILER_VERSION}/llvmlite-{llvmlite.__version__}/llvm-{llvm.llvm_version_info}"
     return f"{versions}/backend-{sources[:16]}"
+
+
+def sources_digest(root: Path) -> str:
+    """The sha256 of the name, size and mtime of every ``.py`` file under ``root``."""
+    h = hashlib.sha256()
+    for path in sorted(root.rglob("*.py")):
+        st = path.stat()
+        h.update(f"{path.relative_to(root)} {st.st_size} {st.st_mtime_ns}\n".encode())
+    return h.hexdigest()
