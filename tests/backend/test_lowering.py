@@ -90,6 +90,24 @@ def test_vector_add_is_vectorized_and_predicated():
     assert "ld.global.b32" not in ptx
 
 
+def test_a_loads_other_is_the_start_value_of_its_predicated_words():
+    # other=1.5: the words move it in before the predicated load; nothing selects after.
+    text = (
+        (KERNELS / "vector_add.ir")
+        .read_text()
+        .replace(
+            "%x = tt.load(%4, %mask)",
+            "%o = arith.constant() {value = 1.5} : tensor<1024xf32>\n  %x = tt.load(%4, %mask, %o)",
+        )
+    )
+    ptx = compile_ir(load("vector_add", text)).ptx
+    assert "selp" not in ptx
+    assert str(0x3FC00000) in ptx  # the bits of 1.5, moved into a register
+    loads = re.findall(r"((?:mov\.b32 %r\d+, [^;]+;\s*)+)@%p\d+ ld\.global\.v4\.b32", ptx)
+    assert len(loads) == 4
+    assert all(block.count("mov.b32") == 4 for block in loads)
+
+
 def test_without_divisibility_masked_accesses_are_scalar():
     text = (
         (KERNELS / "vector_add.ir")

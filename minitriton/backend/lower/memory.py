@@ -6,8 +6,9 @@ pointers contiguous, aligned to ``n`` elements and the mask constant over
 them, the ``n`` elements move as one access of up to 16 bytes
 (``ld.global.v4.b32``). Unmasked accesses are plain LLVM vector loads and
 stores (``load <4 x float>, align 16``); masked ones use predicated PTX, as
-Triton does (``@p ld.global.v4.b32 {...}, [addr];`` after zeroing the
-destination), then ``other`` is selected in per element. Accesses narrower
+Triton does (``@p ld.global.v4.b32 {...}, [addr];``) whose destination words first
+get ``other`` (or zero), so a masked-off vector needs no select afterwards
+and only the vector's first mask element is computed. Accesses narrower
 than 32 bits that are masked use a branch.
 
 Threads that hold copies of the same elements (a block smaller than the
@@ -131,21 +132,27 @@ def lower_load(ctx: LoweringContext, op: Operation) -> object:
     ptrs = ctx.tensor(ptr).vals
     masks = ctx.tensor(mask).vals if mask is not None else None
     vec = vector_width(ctx, ptr, mask, layout)
+    others = None
+    if len(op.operands) == 3 and masks is not None:
+        others = [_to_mem(ctx, st, o) for o in ctx.tensor(op.operands[2]).vals]
     vals: list[ir.Value] = []
     for r in range(0, layout.num_regs, vec):
         pred = masks[r] if masks is not None else None
         pred = check_access(ctx, op, layout, ptrs, r, vec, pred)
-        vals.extend(_load_vector(ctx, ptrs[r], pred, st, vec))
-    vals = [_from_mem(ctx, st, v) for v in vals]
-    if len(op.operands) == 3 and masks is not None:
-        others = ctx.tensor(op.operands[2]).vals
-        vals = [ctx.b.select(m, v, o) for m, v, o in zip(masks, vals, others)]
-    return RegTile(layout, vals)
+        other = others[r : r + vec] if others is not None else None
+        vals.extend(_load_vector(ctx, ptrs[r], pred, st, vec, other))
+    return RegTile(layout, [_from_mem(ctx, st, v) for v in vals])
 
 
 def _load_vector(
-    ctx: LoweringContext, ptr: ir.Value, pred: ir.Value | None, st: ElemType, vec: int
+    ctx: LoweringContext,
+    ptr: ir.Value,
+    pred: ir.Value | None,
+    st: ElemType,
+    vec: int,
+    other: list[ir.Value] | None,
 ) -> list[ir.Value]:
+    """``vec`` elements at ``ptr``; where ``pred`` is false, ``other`` (or zeros)."""
     mt = mem_type(st)
     total = vec * byte_size(st)
     if pred is None:
@@ -154,26 +161,62 @@ def _load_vector(
         if vec == 1:
             return [v]
         return [ctx.b.extract_element(v, ir.Constant(I32, i)) for i in range(vec)]
+    default = other if other is not None else [ir.Constant(mt, 0)] * vec
     if total < 2:
-        zero = ir.Constant(mt, 0)
-        return guarded(ctx, pred, lambda: [ctx.b.load(ptr, typ=mt, align=1)], [zero])
-    return _predicated_load(ctx, ptr, pred, mt, vec, total)
+        return guarded(ctx, pred, lambda: [ctx.b.load(ptr, typ=mt, align=1)], default)
+    return _predicated_load(ctx, ptr, pred, mt, total, default)
 
 
 def _predicated_load(
-    ctx: LoweringContext, ptr: ir.Value, pred: ir.Value, mt: ir.Type, vec: int, total: int
+    ctx: LoweringContext,
+    ptr: ir.Value,
+    pred: ir.Value,
+    mt: ir.Type,
+    total: int,
+    default: list[ir.Value],
 ) -> list[ir.Value]:
+    """Triton's predicated load: each destination word starts as ``default``'s.
+
+    A default that is the zero constant is an immediate; any other is an input
+    operand, so a masked-off vector keeps it without a select after the load.
+    """
     word, n, suffix, con = _words(total)
+    init = _default_words(ctx, default, mt, total)
     outs = ", ".join(f"${i}" for i in range(n))
-    zero = "".join(f"mov.{suffix} ${i}, 0;\n\t" for i in range(n))
+    moves, args, in_cons = [], [ptr, pred], ["l", "b"]
+    for i, w in enumerate(init):
+        if isinstance(w, ir.Constant) and w.constant == 0:
+            moves.append(f"mov.{suffix} ${i}, 0;")
+        else:
+            moves.append(f"mov.{suffix} ${i}, ${n + len(args)};")
+            args.append(w)
+            in_cons.append(con)
     v = f".v{n}" if n > 1 else ""
-    text = f"{zero}@${n + 1} ld.global{v}.{suffix} {{{outs}}}, [${n}];"
-    cons = ",".join([f"={con}"] * n + ["l", "b"])
+    text = "\n\t".join([*moves, f"@${n + 1} ld.global{v}.{suffix} {{{outs}}}, [${n}];"])
+    cons = ",".join([f"={con}"] * n + in_cons)
     ret = word if n == 1 else ir.LiteralStructType([word] * n)
-    asm = ir.InlineAsm(ir.FunctionType(ret, [ptr.type, I1]), text, cons, side_effect=True)
-    res = ctx.b.call(asm, [ptr, pred])
+    fty = ir.FunctionType(ret, [a.type for a in args])
+    res = ctx.b.call(ir.InlineAsm(fty, text, cons, side_effect=True), args)
     words = [res] if n == 1 else [ctx.b.extract_value(res, i) for i in range(n)]
-    return _unpack(ctx, words, mt, vec)
+    return _unpack(ctx, words, mt, len(default))
+
+
+def _default_words(
+    ctx: LoweringContext, default: list[ir.Value], mt: ir.Type, total: int
+) -> list[ir.Value]:
+    """``default`` packed into load words; all-zero constants stay one zero constant."""
+    word, n, _, _ = _words(total)
+    if all(_is_zero(d) for d in default):
+        return [ir.Constant(word, 0)] * n
+    return _pack(ctx, default, mt, total)
+
+
+def _is_zero(v: ir.Value) -> bool:
+    """A constant whose bits are all zero (``0``, ``0.0``, not ``-0.0``)."""
+    if not isinstance(v, ir.Constant):
+        return False
+    c = v.constant
+    return isinstance(c, (int, float)) and c == 0 and str(c)[0] != "-"
 
 
 def _scalar_load(ctx: LoweringContext, op: Operation) -> ir.Value:
