@@ -14,6 +14,7 @@ from collections.abc import Callable
 
 import numpy as np
 
+from minitriton.emulator import ptx
 from minitriton.emulator.interpreter import NeedSerial, ProgramState
 from minitriton.emulator.memory import RAW_ADDRESSES, Memory
 from minitriton.emulator.registry import semantics
@@ -484,11 +485,24 @@ def _address_problem(
 
 @semantics(InlineAsmOp)
 def _inline_asm(op: Operation, state: ProgramState, *xs: RVal) -> list[RVal]:
-    """PTX cannot run here: a located error (Triton's interpreter cannot run it either)."""
-    raise state.interp.error(
-        op,
-        state,
-        "tl.inline_asm_elementwise runs PTX, which only the GPU backend can run",
-        help="launch with backend='gpu' on an NVIDIA GPU, or write the operation with tl "
-        "builtins (bit casts: x.to(tl.int32, bitcast=True); libdevice functions)",
-    )
+    """Inline PTX, run by the emulator's PTX evaluator (:mod:`minitriton.emulator.ptx`).
+
+    Triton's interpreter cannot run it; an instruction the evaluator does not
+    know is a located error that names it.
+    """
+    batched = any(x.batched for x in xs)
+    types = [element_type(v.type) for v in [*op.operands, *op.results]]
+    if not all(isinstance(t, ScalarType) for t in types):
+        raise state.interp.error(
+            op, state, "the emulator cannot run inline PTX on pointers",
+            help="load and store with tl.load / tl.store around tl.inline_asm_elementwise",
+        )  # fmt: skip
+    args = [(x.rows(state.size) if batched else x.data, t) for x, t in zip(xs, types)]
+    try:
+        blocks = ptx.run_elementwise(
+            op.attrs["asm"], op.attrs["constraints"], int(op.attrs.get("pack", 1)),
+            args, types[len(xs):], rows=state.size if batched else 1,  # type: ignore[arg-type]
+        )  # fmt: skip
+    except ptx.PtxError as e:
+        raise state.interp.error(op, state, f"inline PTX: {e.message}", help=e.help) from None
+    return [RVal(b, batched) for b in blocks]
