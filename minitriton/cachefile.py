@@ -12,6 +12,10 @@ Files are written to a temporary name and moved into place with
 the same entry at once both succeed (the last one wins, with the same
 content). An entry whose checksum does not match reads as missing, so the
 caller rebuilds and rewrites it.
+
+Both caches' keys also cover the compiler's own sources, by the size and
+modification time of each file (:func:`source_stamps`): an edited pass or
+backend file never reuses an old entry.
 """
 
 from __future__ import annotations
@@ -72,3 +76,32 @@ def write_entry(path: Path, body: str) -> None:
     except OSError:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
+
+
+def source_stamps(
+    path: Path, suffixes: tuple[str, ...] = (".py",), relative_to: Path | None = None
+) -> list[str]:
+    """``name size mtime`` for the file ``path``, or for each file under the folder ``path``
+    whose name ends with one of ``suffixes``, in path order.
+
+    A file given alone is named by its name; files found under a folder by their path,
+    relative to ``relative_to`` when given. Folders named ``_*`` or ``.*`` (``__pycache__``)
+    are skipped: they hold no source.
+    """
+    if path.is_file():
+        return [_stamp(path.name, path.stat())]
+    if not path.is_dir():
+        return []
+    out: list[str] = []
+    for entry in sorted(os.scandir(path), key=lambda e: e.name):
+        if entry.is_dir() and not entry.name.startswith(("_", ".")):
+            out += source_stamps(Path(entry.path), suffixes, relative_to)
+        elif entry.name.endswith(suffixes):
+            name = os.path.relpath(entry.path, relative_to) if relative_to else entry.path
+            out.append(_stamp(name, entry.stat()))
+    return out
+
+
+def _stamp(name: str, st: os.stat_result) -> str:
+    # Size and mtime, not the content: stamping stays cheap on every first compile.
+    return f"{name} {st.st_size} {st.st_mtime_ns}"

@@ -68,6 +68,8 @@ COMPILER_VERSION = "minitriton-ir-1"
 SUBDIR = "ir"
 #: The compiler's own sources (relative to the package) that the fingerprint covers.
 COMPILER_SOURCES = ("frontend", "ir", "passes", "language", "compiler", "signature.py")
+#: The files the fingerprint stamps: Python and the grammar.
+_SOURCE_SUFFIXES = (".py", ".lark")
 #: Global values that take part in the key by their repr.
 _PLAIN = (int, float, bool, str, bytes, type(None), complex)
 #: Top-level packages whose functions and classes take part by name only.
@@ -142,16 +144,20 @@ def entry_key(
     """
     if not usable(options):
         return None
-    key = kernel_key(src, specs, options)
-    return key + "-gpu" if gpu and reads_refused_globals(src) else key
+    reached: dict[int, KernelSource] = {}  # the key's walk finds the helpers: walk them once
+    key = kernel_key(src, specs, options, reached)
+    return key + "-gpu" if gpu and reads_refused_globals(src, list(reached.values())) else key
 
 
-def reads_refused_globals(src: KernelSource) -> bool:
+def reads_refused_globals(src: KernelSource, reached: list[KernelSource] | None = None) -> bool:
     """Whether ``src`` or a helper it reaches names a global or closure variable that
-    Triton's compiler refuses (found as :func:`source_closure` finds names: generously)."""
+    Triton's compiler refuses (found as :func:`source_closure` finds names: generously).
+
+    ``reached``, when given, is ``src`` and its helpers, as :func:`source_closure` found them.
+    """
     from minitriton.frontend.capture import readable
 
-    for fn in [src, *helper_sources(src)]:
+    for fn in reached if reached is not None else [src, *helper_sources(src)]:
         names = getattr(getattr(fn.fn, "__code__", None), "co_names", ())
         values = [fn.globals[n] for n in names if n in fn.globals]
         if not all(map(readable, [*values, *fn.nonlocals().values()])):
@@ -274,17 +280,28 @@ def _lazy_stages(out: CompiledKernel, src: KernelSource, specs: list[ArgSpec]) -
 # ---------------------------------------------------------------------------
 
 
-def kernel_key(src: KernelSource, specs: Sequence[ArgSpec], options: CompileOptions) -> str:
-    """The sha256 key of one specialization of ``src`` with ``options``."""
+def kernel_key(
+    src: KernelSource,
+    specs: Sequence[ArgSpec],
+    options: CompileOptions,
+    reached: dict[int, KernelSource] | None = None,
+) -> str:
+    """The sha256 key of one specialization of ``src`` with ``options``.
+
+    ``reached``, when given, receives ``src`` and the helpers it reaches (:func:`source_closure`).
+    """
     h = hashlib.sha256()
-    for part in _key_parts(src, specs, options):
+    for part in _key_parts(src, specs, options, reached):
         h.update(part.encode("utf-8", "surrogatepass"))
         h.update(b"\0")
     return h.hexdigest()
 
 
 def _key_parts(
-    src: KernelSource, specs: Sequence[ArgSpec], options: CompileOptions
+    src: KernelSource,
+    specs: Sequence[ArgSpec],
+    options: CompileOptions,
+    reached: dict[int, KernelSource] | None = None,
 ) -> Iterator[str]:
     yield COMPILER_VERSION
     yield compiler_digest()
@@ -292,13 +309,16 @@ def _key_parts(
     yield repr([s.key() for s in specs])
     yield repr([(f.name, getattr(options, f.name)) for f in fields(options)
                 if f.name != "print_after"])  # fmt: skip
-    yield from source_closure(src)
+    yield from source_closure(src, reached)
 
 
-def source_closure(src: KernelSource) -> list[str]:
-    """The source texts of ``src`` and the helpers it reaches, and the globals it reads."""
+def source_closure(src: KernelSource, reached: dict[int, KernelSource] | None = None) -> list[str]:
+    """The source texts of ``src`` and the helpers it reaches, and the globals it reads.
+
+    ``reached``, when given (empty), receives ``src`` and those helpers, by ``id``.
+    """
     parts: list[str] = []
-    _describe_function(src, parts, {})
+    _describe_function(src, parts, {} if reached is None else reached)
     return parts
 
 
@@ -372,8 +392,8 @@ def compiler_fingerprint() -> str:
     root = Path(__file__).resolve().parent
     stamps = [__version__]
     for name in COMPILER_SOURCES:
-        stamps += _stamps(root / name)
-    stamps += _stamps(_grammar_path(root))
+        stamps += cachefile.source_stamps(root / name, _SOURCE_SUFFIXES)
+    stamps += cachefile.source_stamps(_grammar_path(root), _SOURCE_SUFFIXES)
     return "\n".join(stamps)
 
 
@@ -381,23 +401,6 @@ def compiler_fingerprint() -> str:
 def compiler_digest() -> str:
     """The sha256 of :func:`compiler_fingerprint` (a key hashes this, not the whole list)."""
     return hashlib.sha256(compiler_fingerprint().encode()).hexdigest()
-
-
-def _stamps(path: Path) -> list[str]:
-    """``path size mtime`` for a file, or for every ``.py``/``.lark`` file under a folder."""
-    if path.is_file():
-        st = path.stat()
-        return [f"{path.name} {st.st_size} {st.st_mtime_ns}"]
-    if not path.is_dir():
-        return []
-    out: list[str] = []
-    for entry in sorted(os.scandir(path), key=lambda e: e.name):
-        if entry.is_dir() and not entry.name.startswith(("_", ".")):
-            out += _stamps(Path(entry.path))
-        elif entry.name.endswith((".py", ".lark")):
-            st = entry.stat()
-            out.append(f"{entry.path} {st.st_size} {st.st_mtime_ns}")
-    return out
 
 
 def _grammar_path(root: Path) -> Path:
@@ -419,5 +422,5 @@ def _pass_sources(options: CompileOptions) -> list[str]:
         out.append(f"pass {name} {module}.{getattr(cls, '__qualname__', '?')}")
         path = getattr(sys.modules.get(module), "__file__", None)
         if path:
-            out += _stamps(Path(path))
+            out += cachefile.source_stamps(Path(path), _SOURCE_SUFFIXES)
     return out

@@ -145,8 +145,10 @@ def forget_the_fingerprint() -> None:
 def test_key_covers_the_compiler_sources(monkeypatch):
     key = key_of()
     forget_the_fingerprint()
-    real = ircache._stamps
-    monkeypatch.setattr(ircache, "_stamps", lambda p: [s + "x" for s in real(p)])
+    real = ircache.cachefile.source_stamps
+    monkeypatch.setattr(
+        ircache.cachefile, "source_stamps", lambda *a, **k: [s + "x" for s in real(*a, **k)]
+    )
     try:
         assert key_of() != key
     finally:
@@ -359,3 +361,25 @@ def test_the_ptx_cache_key_covers_the_backends_sources(tmp_path: Path) -> None:
     before = build.sources_digest(tmp_path)
     (tmp_path / "lower.py").write_text("x = 12\n")  # another size: another digest
     assert build.sources_digest(tmp_path) != before
+
+
+def test_source_stamps_name_size_and_mtime_of_each_source_file(tmp_path: Path) -> None:
+    # Both caches stamp their compiler's sources with this one helper.
+    from minitriton.cachefile import source_stamps
+
+    for name, text in [("b.py", "x = 1\n"), ("a/c.lark", "start: x\n"), ("a/d.py", ""),
+                       ("a.py", "y\n"), ("notes.txt", "z"), ("__pycache__/e.py", ""),
+                       (".git/f.py", "")]:  # fmt: skip
+        (tmp_path / name).parent.mkdir(exist_ok=True)
+        (tmp_path / name).write_text(text)
+    os.utime(tmp_path / "b.py", ns=(5, 7_000))
+    stamps = source_stamps(tmp_path, (".py", ".lark"), relative_to=tmp_path)
+    assert [s.split()[0] for s in stamps] == ["a/c.lark", "a/d.py", "a.py", "b.py"]
+    assert stamps[-1] == "b.py 6 7000"
+    assert source_stamps(tmp_path, relative_to=tmp_path)[0] == "a/d.py 0 " + str(
+        (tmp_path / "a/d.py").stat().st_mtime_ns
+    )
+    (only,) = source_stamps(tmp_path / "a")  # Python only; named by the path found
+    assert only.startswith(str(tmp_path / "a" / "d.py") + " 0 ")
+    assert source_stamps(tmp_path / "b.py") == ["b.py 6 7000"]  # a file alone: its name
+    assert source_stamps(tmp_path / "missing") == []

@@ -15,6 +15,7 @@ cache and the runtime.
 
 from __future__ import annotations
 
+import functools
 import sys
 import threading
 from collections.abc import Sequence
@@ -110,9 +111,12 @@ class GPUKernel(PTXModule):
                 hooks.kernel_load_end_hook(None, function, self.name, {}, self.hash)
         return self._launcher
 
-    @property
+    @functools.cached_property
     def hash(self) -> str:
-        """A digest of the PTX (Triton's ``CompiledKernel.hash``, which load hooks receive)."""
+        """A digest of the PTX (Triton's ``CompiledKernel.hash``, which load hooks receive).
+
+        Computed once: the PTX of a compiled kernel does not change, and both hooks ask.
+        """
         import hashlib
 
         return hashlib.sha256(self.ptx.encode()).hexdigest()

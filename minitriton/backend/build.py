@@ -24,6 +24,7 @@ from minitriton.backend.lower.math import find_libdevice
 from minitriton.backend.passes.software_pipeline import defer_mode
 from minitriton.backend.prepare import prepare_kernel
 from minitriton.backend.tma import mark_grid_constants, tma_enabled, tma_stores_enabled
+from minitriton.cachefile import source_stamps
 from minitriton.diagnostics import CompileError, error, internal_error
 from minitriton.ir.core import Operation
 from minitriton.ir.ops import CastOp, DotOp, Module
@@ -364,7 +365,6 @@ def version_tag() -> str:
 def sources_digest(root: Path) -> str:
     """The sha256 of the name, size and mtime of every ``.py`` file under ``root``."""
     h = hashlib.sha256()
-    for path in sorted(root.rglob("*.py")):
-        st = path.stat()
-        h.update(f"{path.relative_to(root)} {st.st_size} {st.st_mtime_ns}\n".encode())
+    for stamp in source_stamps(root, (".py",), relative_to=root):
+        h.update(f"{stamp}\n".encode())
     return h.hexdigest()

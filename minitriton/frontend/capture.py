@@ -98,15 +98,37 @@ def refused_global(loc: Location, name: str, value: Any) -> CompileError:
         "Alternatively, set the envvar TRITON_ALLOW_NON_CONSTEXPR_GLOBALS=1, but we do not "
         "promise to support this forever."
     )
-    if isinstance(value, (types.FunctionType, functools.partial)):
-        fix = f"decorate {name} with @triton.jit (or @triton.constexpr_function)"
-    else:
-        shown = reprlib.repr(value)
-        fix = f"make it a constant: {name} = tl.constexpr({shown}), or pass it as a parameter"
     return error(
         loc,
         f"Cannot access global variable {name} from within @jit'ed function: kernels read only "
-        f"globals that are compile-time constants, and {name} is a {type(value).__name__}",
-        help=f"{fix} (TRITON_ALLOW_NON_CONSTEXPR_GLOBALS=1 lifts the rule, as in Triton)",
+        f"globals that are compile-time constants, and {name} is a {_kind(value)}",
+        help=f"{_fix(name, value)} (TRITON_ALLOW_NON_CONSTEXPR_GLOBALS=1 lifts the rule, as in "
+        "Triton)",
         triton=triton,
     )
+
+
+def _kind(value: Any) -> str:
+    return "class" if isinstance(value, type) else type(value).__name__
+
+
+#: Functions a kernel calls: made readable by a decorator, not by ``tl.constexpr``.
+_FUNCTIONS = (types.FunctionType, types.BuiltinFunctionType, types.MethodType, functools.partial)
+
+
+def _fix(name: str, value: Any) -> str:
+    """What to write instead, by the kind of object ``name`` holds (Triton reads the same)."""
+    if isinstance(value, type):
+        # Triton's compiler reads a class only as an aggregate (``__triton_aggregate__``,
+        # which @triton.aggregate sets) or a named tuple, whose values a kernel can build.
+        return (
+            f"decorate the class {name} with @triton.aggregate, or make it a named tuple: "
+            f"class {name}(typing.NamedTuple)"
+        )
+    if isinstance(value, _FUNCTIONS):
+        return (
+            f"decorate {name} with @triton.jit (a device function) or with "
+            "@triton.constexpr_function (a function of compile-time values)"
+        )
+    shown = reprlib.repr(value)
+    return f"make it a constant: {name} = tl.constexpr({shown}), or pass it as a parameter"

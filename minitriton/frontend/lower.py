@@ -1872,21 +1872,24 @@ class FunctionLowerer:
             if getattr(fn, "__module__", None) == "math":
                 shown = ", ".join(_source_text(a, "x") for a in node.args)
                 raise _math_on_runtime(node.loc, fname, value, shown)
-            if _callable_at_compile_time(fn):
-                # As in Triton, a Python function may pass run-time values through (an
-                # aggregate's factory method); one that computes with them fails, and is told so.
-                try:
-                    return unwrap(fn(*args, **kwargs))
-                except CompileError:
-                    raise
-                except Exception:  # noqa: BLE001, S110 - the message below says what to do
-                    pass
-            raise error(
+            runtime_error = error(
                 node.loc,
                 f"the Python function '{fname}' runs at compile time, so its arguments must be "
                 f"compile-time values, but {which} is a run-time {S.describe(value)}",
                 help=f"decorate '{fname}' with @triton.jit to call it on run-time values",
             )
+            if not _callable_at_compile_time(fn):
+                raise runtime_error
+            # As in Triton, a Python function may pass run-time values through (an
+            # aggregate's factory method); one that computes with them fails, and is told so.
+            try:
+                return unwrap(fn(*args, **kwargs))
+            except CompileError:
+                raise
+            except Exception as e:  # noqa: BLE001 - one of the two messages says what to do
+                if _fails_on_runtime(e, [*args, *kwargs.values()]):
+                    raise runtime_error from None
+                raise _python_call_failed(node.loc, fname, e, args, kwargs) from None
         if not _callable_at_compile_time(fn):
             raise error(
                 node.loc,
@@ -1901,13 +1904,7 @@ class FunctionLowerer:
         except CompileError:
             raise
         except Exception as e:  # noqa: BLE001 - the user's function failed: say how
-            shown = ", ".join(S.describe(a) for a in [*args, *kwargs.values()])
-            raise error(
-                node.loc,
-                f"calling the Python function '{fname}' at compile time failed: "
-                f"{type(e).__name__}: {e}",
-                help=f"its arguments were: {shown or 'none'}",
-            ) from None
+            raise _python_call_failed(node.loc, fname, e, args, kwargs) from None
 
     def _make_struct(
         self, cls: type, args: list[Any], kwargs: dict[str, Any], node: ast.Call
@@ -2186,7 +2183,8 @@ def _callable_at_compile_time(fn: Any) -> bool:
         if type(fn.__self__) in (int, float, bool, str, tuple):  # (1024).bit_length
             return True
         return (getattr(fn, "__module__", None) or "") in _PURE_MODULES
-    return fn in (BlockType, ScalarType, tl_module.constexpr_type, tl_module.tuple_type)
+    type_makers = (tl_module.constexpr_type, tl_module.tuple_type, tl_module.slice)
+    return fn in (BlockType, ScalarType, *type_makers, tl_module.tensor_descriptor_type)
 
 
 #: Functions of Python's ``math`` module whose ``tl`` equivalent has another name.
@@ -2219,6 +2217,31 @@ def _math_on_runtime(loc: Location, name: str, value: Any, args: str) -> Compile
 
 
 _POSITIONAL = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+
+
+def _python_call_failed(
+    loc: Location, fname: str, e: Exception, args: list[Any], kwargs: dict[str, Any]
+) -> CompileError:
+    """A compile-time call of a Python function raised ``e``: its own error, at the call."""
+    shown = ", ".join(S.describe(a) for a in [*args, *kwargs.values()])
+    detail = f"{type(e).__name__}: {e}" if str(e) else type(e).__name__  # a bare ``assert``
+    return error(
+        loc,
+        f"calling the Python function '{fname}' at compile time failed: {detail}",
+        help=f"its arguments were: {shown or 'none'}",
+    )
+
+
+def _fails_on_runtime(e: Exception, values: list[Any]) -> bool:
+    """Whether ``e`` is Python refusing an operation on a run-time value among ``values``
+    (``n * 2`` on a tensor raises a TypeError naming ``Tensor``), not the function's own
+    error (an ``assert`` or a ``ValueError`` on its compile-time arguments)."""
+    if not isinstance(e, (TypeError, AttributeError)):
+        return False
+    kinds = {"Tensor"} | {
+        type(v).__name__ for v in values if has_runtime(v) and not isinstance(v, (tuple, list))
+    }
+    return any(kind in str(e) for kind in kinds)
 
 
 def _first_runtime(fn: Any, args: list[Any], kwargs: dict[str, Any]) -> tuple[str, Any] | None:
@@ -2288,6 +2311,7 @@ _TL_PUBLIC = frozenset(
     | {"TRITON_MAX_TENSOR_NUMEL", "N_ROUNDS_DEFAULT"}
     | {"_unwrap_if_constexpr"}  # tl.core's helper, which TorchInductor's kernels call
     | {"aggregate_replace", "extern", "extern_elementwise"}
+    | {"void", "str_to_ty"}  # Triton's void dtype; its signature-string parser
 )
 
 

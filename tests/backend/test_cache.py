@@ -106,3 +106,14 @@ def test_a_directory_where_an_entry_belongs_is_replaced(cache_dir):
     backend.clear_memory_cache()
     backend.compile_module(module())
     assert entry.is_file() and cache.load(entry.stem).ptx == k.ptx
+
+
+def test_a_kernels_hash_is_the_ptx_digest_computed_once(monkeypatch):
+    import hashlib
+
+    from minitriton.backend.build import PTXModule
+
+    kernel = backend.GPUKernel.of(PTXModule("k", "", "", ".entry k", 0, 4, "sm_90"))
+    assert kernel.hash == hashlib.sha256(b".entry k").hexdigest()
+    monkeypatch.setattr(hashlib, "sha256", None)  # a second digest would fail
+    assert kernel.hash == hashlib.new("sha256", b".entry k").hexdigest()

@@ -3,10 +3,13 @@
 * A GPU compile reads only compile-time globals (``tl.constexpr`` values,
   modules, ``@jit`` functions, dtypes), as Triton's compiler; the emulator reads
   any, as Triton's interpreter; ``TRITON_ALLOW_NON_CONSTEXPR_GLOBALS=1`` lifts it.
+  The help fits what the global holds: a value, a class or a function.
 * ``triton.compile`` chains the error's message as ``__cause__`` in Triton's
   words (``str(err.__cause__)``), as a launch does; a failed
   ``static_assert`` chains nothing.
 * A ``tl.constexpr`` parameter named in ``do_not_specialize`` is refused.
+* A ``constexpr_function`` that raises is reported with its own error at the call;
+  one that computes with a run-time value is told to be a ``@jit`` function.
 * ``tl.histogram`` takes 32-bit integers; ``tl.where`` on a non-boolean
   condition warns.
 """
@@ -49,11 +52,51 @@ def reads_annotated(out_ptr):
     tl.store(out_ptr, ANNOTATED)  # <- annotated
 
 
+class Bounds:  # a plain class: Triton's compiler reads only aggregates and named tuples
+    LOW = 3
+
+
+def doubled(x):  # a plain Python function: neither @triton.jit nor @constexpr_function
+    return x * 2
+
+
+@triton.jit
+def reads_class(out_ptr):
+    tl.store(out_ptr, Bounds.LOW)  # <- class
+
+
+@triton.jit
+def calls_plain_function(out_ptr):
+    tl.store(out_ptr, doubled(3))  # <- function
+
+
 @triton.jit
 def reads_constants(out_ptr):
     p = Pair(CONSTANT, 1)
     tl.static_assert(tl.pointer_type(tl.int32) == PTR_I32)
     tl.store(out_ptr, p.a + p.b + triton.cdiv(7, 2))
+
+
+@triton.constexpr_function
+def checked(block, x):  # checks a compile-time value, passes a run-time one through
+    if block % 16:
+        raise ValueError(f"a block of {block} is not a multiple of 16")
+    return x
+
+
+@triton.constexpr_function
+def scaled(block, x):  # computes with a run-time value: only a @jit function can
+    return x * block
+
+
+@triton.jit
+def calls_checked(out_ptr, BLOCK: tl.constexpr):
+    tl.store(out_ptr, checked(BLOCK, tl.load(out_ptr)) + 1)  # <- checked
+
+
+@triton.jit
+def calls_scaled(out_ptr, BLOCK: tl.constexpr):
+    tl.store(out_ptr, scaled(BLOCK, tl.load(out_ptr)))  # <- scaled
 
 
 def run(kernel, **kw):
@@ -80,6 +123,30 @@ def test_a_gpu_compile_refuses_a_plain_global_where_it_is_read(
         assert d.help is not None and "= tl.constexpr(42)" in d.help
         # Triton's own sentence is the cause, as tests written for Triton read it.
         assert "envvar TRITON_ALLOW_NON_CONSTEXPR_GLOBALS=1" in str(info.value.__cause__)
+
+
+@pytest.mark.parametrize(
+    ("kernel", "tag", "kind", "fix"),
+    [
+        (reads_plain, "plain", "int", "make it a constant: PLAIN = tl.constexpr(42), or pass it "
+         "as a parameter"),
+        (reads_class, "class", "class", "decorate the class Bounds with @triton.aggregate, or "
+         "make it a named tuple: class Bounds(typing.NamedTuple)"),
+        (calls_plain_function, "function", "function", "decorate doubled with @triton.jit (a "
+         "device function) or with @triton.constexpr_function (a function of compile-time "
+         "values)"),
+    ],
+)  # fmt: skip
+def test_the_help_fits_the_kind_of_global(
+    monkeypatch: pytest.MonkeyPatch, kernel, tag: str, kind: str, fix: str
+) -> None:
+    monkeypatch.delenv("TRITON_ALLOW_NON_CONSTEXPR_GLOBALS", raising=False)
+    with pytest.raises(CompileError) as info:
+        compile_for_gpu(kernel)
+    d = info.value.first
+    assert d.loc.line == marked_line(tag)
+    assert d.message.endswith(f" is a {kind}")
+    assert d.help == f"{fix} (TRITON_ALLOW_NON_CONSTEXPR_GLOBALS=1 lifts the rule, as in Triton)"
 
 
 def test_the_emulator_reads_plain_globals_as_tritons_interpreter_does() -> None:
@@ -123,6 +190,11 @@ def test_the_switch_lifts_the_rule(monkeypatch: pytest.MonkeyPatch) -> None:
         compile_for_gpu(reads_annotated)  # the knob is back to False
 
 
+@triton.jit
+def reads_plain_in_a_helper(out_ptr):
+    reads_plain(out_ptr)
+
+
 def test_a_kernel_reading_a_refused_global_has_its_own_gpu_cache_entry() -> None:
     # The emulator's compile must not hand its IR to a GPU launch, which refuses it.
     from minitriton import ircache
@@ -133,6 +205,10 @@ def test_a_kernel_reading_a_refused_global_has_its_own_gpu_cache_entry() -> None
     plain = [ircache.entry_key(reads_plain.source, specs, options, gpu=g) for g in (0, 1)]
     fine = [ircache.entry_key(reads_constants.source, specs, options, gpu=g) for g in (0, 1)]
     assert plain[0] != plain[1] and fine[0] == fine[1]
+    # A helper's refused global counts too (the key's own walk finds the helper).
+    helper = [ircache.entry_key(reads_plain_in_a_helper.source, specs, options, gpu=g)
+              for g in (0, 1)]  # fmt: skip
+    assert helper[0] != helper[1] and helper[1].endswith("-gpu")
 
 
 @triton.jit
@@ -170,6 +246,29 @@ def test_triton_compile_chains_the_message_in_tritons_words() -> None:
     assert str(err.__cause__) == "Shape element 0 must be a power of 2"
     err = compile_error(failing_static_assert)
     assert isinstance(err, CompileTimeAssertionFailure) and err.__cause__ is None
+
+
+def test_a_constexpr_function_reports_its_own_error_at_the_call() -> None:
+    assert run(calls_checked, BLOCK=32) == 1  # the run-time value passes through
+    with pytest.raises(CompileError) as info:
+        run(calls_checked, BLOCK=24)
+    d = info.value.first
+    assert d.loc.line == marked_line("checked")
+    assert d.message == (
+        "calling the Python function 'checked' at compile time failed: "
+        "ValueError: a block of 24 is not a multiple of 16"
+    )
+
+
+def test_a_constexpr_function_computing_with_a_run_time_value_is_told_so() -> None:
+    with pytest.raises(CompileError) as info:
+        run(calls_scaled, BLOCK=32)
+    d = info.value.first
+    assert d.loc.line == marked_line("scaled")
+    assert "its arguments must be compile-time values, but argument 2 ('x') is a run-time" in (
+        d.message
+    )
+    assert d.help == "decorate 'scaled' with @triton.jit to call it on run-time values"
 
 
 @pytest.mark.parametrize("ptr", ["*i8", "*i16", "*i64"])
