@@ -30,6 +30,7 @@ from minitriton.frontend.builder import Builder
 from minitriton.frontend.semantic import Tensor
 from minitriton.ir import ops
 from minitriton.ir import types as T
+from minitriton.language import core as tl_core
 
 
 class TensorDescriptor(BP.BlockPointer):
@@ -43,6 +44,14 @@ class TensorDescriptor(BP.BlockPointer):
     def dtype(self) -> Any:
         """The element type (``desc.dtype``, as in Triton)."""
         return self.element
+
+    @property
+    def type(self) -> Any:
+        """Triton's ``tl.tensor_descriptor_type``: the block type, and its sizes are ``int32``
+        and its strides ``int64`` (as Triton types them; the fields here are wider)."""
+        sizes = tl_core.tuple_type([tl_core.int32] * self.rank)
+        strides = tl_core.tuple_type([tl_core.int64] * self.rank)
+        return tl_core.tensor_descriptor_type(self.block_type, sizes, strides)
 
     def with_fields(self, fields: list[Tensor]) -> TensorDescriptor:
         """The same descriptor over new run-time fields (as carried through a loop)."""

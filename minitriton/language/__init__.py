@@ -7,6 +7,7 @@ from minitriton.language.core import abs as abs
 from minitriton.language.core import max as max  # noqa: A004
 from minitriton.language.core import min as min
 from minitriton.language.core import range as range  # noqa: A004
+from minitriton.language.core import slice as slice  # noqa: A004
 from minitriton.language.core import sum as sum
 from minitriton.language.core import tuple as tuple  # noqa: A004
 

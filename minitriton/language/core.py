@@ -203,6 +203,193 @@ class tensor_descriptor(tensor_descriptor_base):  # noqa: N801 - Triton's spelli
 #: The most elements a block may hold (2^20), as Triton's constant of that name.
 TRITON_MAX_TENSOR_NUMEL = 1048576
 
+# ---------------------------------------------------------------- Triton's other type names
+
+
+class _VoidType:
+    """The type of no value (Triton's ``tl.void``): what a function that returns nothing
+    returns, written as ``-> tl.void``. It is not an element type: a dtype argument of
+    ``tl.void`` (``tl.zeros(shape, tl.void)``) is refused as any non-dtype is."""
+
+    name = "void"
+    triton_name = "void"
+    primitive_bitwidth = 0
+
+    def is_void(self) -> bool:
+        """True: this is the void type (every dtype of ``tl`` answers False)."""
+        return True
+
+    def __getattr__(self, attr: str) -> Any:
+        # Triton's other predicates (is_int, is_floating, is_ptr, is_block ...): never void.
+        if attr.startswith("is_"):
+            return lambda: False
+        raise AttributeError(f"tl.void has no attribute '{attr}': it is the type of no value")
+
+    def __repr__(self) -> str:
+        return "void"
+
+    def describe(self) -> str:
+        """How ``tl.void`` reads in a diagnostic."""
+        return "tl.void (the type of no value, not an element type)"
+
+    def __reduce__(self) -> str:
+        return "void"  # pickled and copied as the one object, tl.void
+
+
+#: Triton's ``void`` dtype: the return type of a function that returns nothing.
+void = _VoidType()
+
+
+class slice_type:  # noqa: N801 - Triton's spelling
+    """The type of a :class:`slice` value (Triton's ``tl.core.slice_type``)."""
+
+    name = "slice_type"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, slice_type)
+
+    def __hash__(self) -> int:
+        return hash(self.name)
+
+    def __repr__(self) -> str:
+        return self.name
+
+
+class _SliceClass(type):
+    """The class of ``tl.slice``: a slice written in a kernel (``x[:, None]``, the key
+    ``a[1:3]`` that an aggregate's ``__getitem__`` receives) is a Python slice here, and
+    ``isinstance(key, tl.slice)`` holds for it, as for Triton's own slice objects."""
+
+    def __instancecheck__(cls, value: Any) -> bool:
+        return isinstance(value, _builtins.slice) or type.__instancecheck__(cls, value)
+
+
+class slice(metaclass=_SliceClass):  # noqa: A001, N801 - Triton's name
+    """A slice value (Triton's ``tl.slice``): ``start``, ``stop`` and ``step``, each a
+    compile-time value or ``None``. Triton makes one of each ``a:b:c`` in a kernel; code
+    that receives an index checks ``isinstance(idx, tl.slice)``."""
+
+    def __init__(self, start: Any, stop: Any, step: Any) -> None:
+        self.start = start
+        self.stop = stop
+        self.step = step
+        self.type = slice_type()
+
+    def __repr__(self) -> str:
+        return f"slice({self.start!r}, {self.stop!r}, {self.step!r})"
+
+    def describe(self) -> str:
+        """How the slice reads in a diagnostic."""
+        return f"tl.{self!r}"
+
+
+class tensor_descriptor_base_type:  # noqa: N801 - Triton's spelling
+    """The type of a tensor descriptor whose shape and strides are unknown: its
+    ``block_type`` (Triton's ``tl.core.tensor_descriptor_base_type``)."""
+
+    def __init__(self, block_type: Any) -> None:
+        self.block_type = block_type
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is type(self) and self.block_type == other.block_type
+
+    def __hash__(self) -> int:
+        return hash((type(self).__name__, self.block_type))
+
+    def __str__(self) -> str:
+        return f"tensor_descriptor<{self.block_type}>"
+
+    def __repr__(self) -> str:
+        return str(self)
+
+    def describe(self) -> str:
+        """How the type reads in a diagnostic."""
+        return f"the type {self}"
+
+
+class tensor_descriptor_type(tensor_descriptor_base_type):  # noqa: N801 - Triton's spelling
+    """The type of a tensor descriptor (Triton's ``tl.tensor_descriptor_type``): the
+    ``block_type`` of its tiles and the ``tuple_type`` of its sizes (``int32``) and of its
+    strides (``int64``). ``desc.type`` in a kernel and ``tl.str_to_ty("tensordesc<...>")``
+    are one; two are equal when all three are."""
+
+    def __init__(self, block_type: Any, shape_type: Any, strides_type: Any) -> None:
+        super().__init__(block_type)
+        self.shape_type = shape_type
+        self.strides_type = strides_type
+
+    def __eq__(self, other: object) -> bool:
+        if not super().__eq__(other):
+            return False
+        assert isinstance(other, tensor_descriptor_type)
+        return (self.shape_type, self.strides_type) == (other.shape_type, other.strides_type)
+
+    def __hash__(self) -> int:
+        return hash((self.block_type, self.shape_type, self.strides_type))
+
+
+#: ``str_to_ty``'s names of element types (Triton's signature names).
+_SIGNATURE_TYPES: dict[str, _t.ScalarType] = {
+    "fp8e4nv": float8e4nv, "fp8e4b8": float8e4b8, "fp8e5": float8e5, "fp8e5b16": float8e5b16,
+    "fp8e4b15": float8e4b15, "fp16": float16, "bf16": bfloat16, "fp32": float32,
+    "fp64": float64, "i1": int1, "i8": int8, "i16": int16, "i32": int32, "i64": int64,
+    "u1": int1, "u8": uint8, "u16": uint16, "u32": uint32, "u64": uint64, "B": int1,
+}  # fmt: skip
+
+
+def str_to_ty(name: Any, c: Any = None) -> Any:
+    """The type that a signature string names (Triton's ``tl.str_to_ty``).
+
+    ``"fp32"``, ``"i1"``, ``"u8"``, ``"bf16"`` ... are dtypes; ``"*fp16"`` is a pointer to
+    fp16 (``"*kfp16"``, Triton's pointer to read-only data, is the same pointer here);
+    ``"tensordesc<fp16[64, 64]>"`` is a :class:`tensor_descriptor_type`; ``"constexpr"``
+    is ``tl.constexpr_type(c)``; a tuple of names is a ``tl.tuple_type``. Any other name
+    is a ``KeyError``, as in Triton. A plain function: host code calls it, and so may a
+    kernel, on compile-time strings.
+    """
+    name = _unwrap_if_constexpr(name)
+    if isinstance(name, _builtins.tuple):
+        fields = getattr(type(name), "_fields", None)
+        return tuple_type([str_to_ty(x, c) for x in name], fields)
+    if not isinstance(name, str) or not name:
+        raise TypeError(f"str_to_ty expects a type name such as 'fp32' or '*fp16', got {name!r}")
+    if name[0] == "*":
+        pointee = name[2:] if name.startswith("*k") else name[1:]
+        return pointer_type(str_to_ty(pointee, c))
+    if name.startswith("tensordesc"):
+        return _descriptor_type(name)
+    if name.startswith("constexpr"):
+        return constexpr_type(c)
+    if name not in _SIGNATURE_TYPES:
+        known = ", ".join(_SIGNATURE_TYPES)
+        raise KeyError(f"unknown type name {name!r}: expected one of {known}, "
+                               "'*' and a type, 'tensordesc<...>' or 'constexpr'")  # fmt: skip
+    return _SIGNATURE_TYPES[name]
+
+
+def _descriptor_type(name: str) -> tensor_descriptor_type:
+    """``tensordesc<fp16[64, 64]>`` (or ``tensordesc_im2col<...,input_rank=4>``)."""
+    inner = name.partition("<")[2].rstrip(">")
+    element, _, rest = inner.partition("[")
+    dims, _, rest = rest.partition("]")
+    try:
+        block_shape = _builtins.tuple(int(d) for d in dims.split(","))
+    except ValueError:
+        example = "'tensordesc<fp16[64, 64]>'"
+        raise ValueError(f"expected a descriptor such as {example}, got {name!r}") from None
+    rank = len(block_shape)
+    if rest.startswith(",input_rank="):
+        rank_text, _, rest = rest.removeprefix(",input_rank=").partition(",")
+        rank = int(rank_text) if name.startswith("tensordesc_im2col") else rank
+    if rest.strip(", "):
+        raise ValueError(f"{name!r} names a Gluon shared-memory layout; MiniTriton has no Gluon")
+    return tensor_descriptor_type(
+        _t.BlockType(block_shape, str_to_ty(element.strip())),
+        tuple_type([int32] * rank),
+        tuple_type([int64] * rank),
+    )
+
+
 # ---------------------------------------------------------------- builtins
 
 BUILTINS: dict[str, Callable[..., Any]] = {}
@@ -361,6 +548,12 @@ aggregate_replace.__triton_builtin__ = True  # type: ignore[attr-defined]
 def builtin_name(obj: object) -> str | None:
     """The builtin's name if ``obj`` is a ``tl`` builtin stub, else ``None``."""
     return getattr(obj, "__minitriton_builtin__", None)
+
+
+def is_builtin(fn: Any) -> bool:
+    """True for a ``tl`` builtin and a library's function marked as one (Triton's
+    ``tl.core.is_builtin``, which tools that wrap Triton's language ask)."""
+    return builtin_name(fn) is not None or bool(getattr(fn, "__triton_builtin__", False))
 
 
 # -- indexing and creation ------------------------------------------------
@@ -705,13 +898,18 @@ def dot(
 
 @builtin
 def inline_asm_elementwise(asm, constraints, args, dtype, is_pure, pack):
-    """PTX ``asm`` applied to each element of the blocks ``args`` (the GPU backend only).
+    """PTX ``asm`` applied to each element of the blocks ``args``.
 
     ``constraints`` lists the results, then the operands, as LLVM's inline
     assembly does (``"=r,r"``); ``$0`` is the first result. ``dtype`` is the
-    result's dtype, or a tuple of dtypes for several results. ``pack`` must
-    be 1 (one element per instruction). The emulator cannot run PTX: a kernel
-    calling this is a located error there.
+    result's dtype, or a tuple of dtypes for several results. With ``pack =
+    n`` (a power of two) each call takes ``n`` consecutive elements, those
+    narrower than 32 bits packed into 32-bit registers (four int8 in one
+    ``r``, the first in the low bits). The emulator runs the PTX with a small
+    evaluator (:mod:`minitriton.emulator.ptx` lists the instructions it
+    knows; ``.approx`` ones give the correctly rounded function, the GPU's
+    differ in the last ulps); an instruction it does not know is a located
+    error that names it. Triton's interpreter cannot run inline PTX.
     """
 
 
