@@ -8,7 +8,8 @@ loop's ``ttg``/``ttng`` ops), else the FMA dot here (sm_75,
 ``input_precision="ieee"`` or ``"tf32x3"``, fp16 accumulators, shapes that
 fit no tensor-core instruction): operands staged in shared memory, each
 thread accumulating its own results with FMAs in a loop over K (exact fp32
-products).
+products). fp16 and bf16 accumulators are widened to fp32 for the loop and
+rounded once after it, as the tensor cores and the emulator round.
 """
 
 from __future__ import annotations
@@ -79,7 +80,13 @@ def fma_dot(ctx: LoweringContext, op: Operation) -> RegTile:
     ctx.barrier()
     tf32 = (rank == 3 and sta == stb == F32 and arch_number(ctx.arch) >= 80
             and op.attrs.get("input_precision", "tf32") == "tf32")  # fmt: skip
-    return RegTile(c.layout, _dot_loop(ctx, c, (sta, stb, stc), (m, k, n), off_b, tf32))
+    # fp16 and bf16 accumulators add in fp32 and round once at the end, as the tensor
+    # cores and the emulator do: rounding each of K partial sums to fp16 drifts by ~1e-2.
+    narrow = isinstance(stc, ScalarType) and stc.is_float() and stc.bitwidth < 32
+    wide = F32 if narrow else stc
+    acc = RegTile(c.layout, [cast(ctx, stc, wide, v) for v in c.vals])
+    vals = _dot_loop(ctx, acc, (sta, stb, wide), (m, k, n), off_b, tf32)
+    return RegTile(c.layout, [cast(ctx, wide, stc, v) for v in vals])
 
 
 def _dot_loop(
