@@ -654,7 +654,10 @@ class JITFunction(KernelInterface, JITBase):
                 kwargs.pop(k, None)
         backend = resolve_backend(launch_opts.pop("backend", None))
         if backend == "gpu" and "arch" not in launch_opts:
-            launch_opts["arch"] = _device_arch()
+            launch_opts["arch"] = _override_arch() or _device_arch()
+        if launch_opts.get("arch") is not None:  # Triton spells it "sm90"; we "sm_90"
+            launch_opts["arch"] = launch_checks.normalize_arch(launch_opts["arch"])
+            launch_checks.check_num_ctas(launch_opts["arch"], launch_opts.get("num_ctas"))
         # Triton's rule: the launch's debug= (else the kernel's) or the environment's.
         given = launch_opts.get("debug")
         launch_opts["debug"] = bool(given if given is not None else self.debug) or debug_enabled()
@@ -1117,6 +1120,14 @@ class _FastEntry:
         return True
 
 
+def _override_arch() -> str | None:
+    """``knobs.runtime.override_arch`` (``TRITON_OVERRIDE_ARCH``): compile for this arch
+    instead of the GPU's."""
+    knobs = _runtime_knobs()
+    found = knobs.override_arch if knobs is not None else os.environ.get("TRITON_OVERRIDE_ARCH")
+    return found or None
+
+
 def _device_arch() -> str | None:
     """The GPU's ``sm_XY`` (None without a GPU: the default arch then applies)."""
     if not gpu_available():
@@ -1473,9 +1484,13 @@ def _gpu_value(spec: ArgSpec, value: Any) -> Any:
     import numpy as np
 
     from minitriton.launch_checks import BF16View
+    from minitriton.streams import tensor_of
 
     if spec.kind == "scalar":
         return _scalar_value(spec, value)
+    # triton.reinterpret's wrapper: the kernel's pointer type already has its dtype, and
+    # the launch passes the memory underneath (a device tensor, or a NumPy array to copy)
+    value = tensor_of(value)
     if isinstance(value, (np.ndarray, BF16View)):
         return flat_host_array(value)  # copied to the device and back, views included
     return value

@@ -105,18 +105,36 @@ class TensorWrapper:
         return f"TensorWrapper[{self.dtype.triton_name}]({self.base})"
 
 
-def reinterpret(tensor: Any, dtype: t.ScalarType) -> TensorWrapper:
-    """View ``tensor``'s memory as elements of ``dtype`` (same element size)."""
+def reinterpret(tensor: Any, dtype: Any) -> Any:
+    """View ``tensor``'s memory as elements of ``dtype`` (same element size).
+
+    ``dtype`` is a ``tl`` dtype, or a torch or NumPy dtype, as Triton takes either.
+    Reinterpreting a wrapper as its base's own dtype gives the base back, as in Triton.
+    """
     if isinstance(tensor, TensorWrapper):
+        if dtype is getattr(tensor.base, "dtype", None):
+            return tensor.base
         tensor = tensor.base
     if not isinstance(dtype, t.ScalarType):
-        raise TypeError(f"reinterpret needs a tl dtype such as tl.uint8, got {dtype!r}")
+        dtype = _tl_dtype(dtype)
     size = _element_size(tensor)
     if size is not None and size * 8 != dtype.bitwidth:
         raise ValueError(
             f"reinterpret: {dtype} has {dtype.bitwidth} bits, the tensor's elements {size * 8}"
         )
     return TensorWrapper(tensor, dtype)
+
+
+def _tl_dtype(dtype: Any) -> t.ScalarType:
+    """The ``tl`` dtype of a torch or NumPy dtype."""
+    from minitriton.signature import dtype_to_type
+
+    try:
+        return dtype_to_type(dtype)
+    except (ValueError, TypeError):
+        raise TypeError(
+            f"reinterpret needs a dtype such as tl.uint8 or torch.uint8, got {dtype!r}"
+        ) from None
 
 
 def _element_size(tensor: Any) -> int | None:
