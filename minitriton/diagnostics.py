@@ -137,6 +137,12 @@ class CompileError(UserError, Exception):
         """The first diagnostic (the one most tests assert on)."""
         return self.diagnostics[0]
 
+    @property
+    def error_message(self) -> str:
+        """The first diagnostic's message without its location, in Triton's wording
+        where it differs (Triton's ``CompilationError.error_message``)."""
+        return self.first.triton or self.first.message
+
     def cause(self) -> CompileMessage | None:
         """The first diagnostic's message without its location, as an exception.
 

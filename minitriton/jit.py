@@ -154,12 +154,13 @@ Grid = Sequence[int] | Callable[[dict[str, Any]], Sequence[int]]
 #: Launch keywords that are not kernel arguments (``stream`` too, see :mod:`minitriton.streams`).
 LAUNCH_OPTIONS: tuple[str, ...] = ("num_warps", "num_stages", "num_ctas", "maxnreg", "debug")
 LAUNCH_OPTIONS += ("backend", "arch", "default_dot_input_precision", "enable_fp_fusion")
+LAUNCH_OPTIONS += ("enable_reflect_ftz",)
 #: Triton launch keywords accepted for compatibility; they change nothing here.
 IGNORED_OPTIONS: tuple[str, ...] = ("launch_cooperative_grid",)
 IGNORED_OPTIONS += ("sanitize_overflow",)
 # launch_pdl: programmatic dependent launch lets the next launch start early; without it the
 # launches run one after another, and tl.extra.cuda.gdc_wait() has nothing to wait for.
-IGNORED_OPTIONS += ("launch_pdl", "enable_reflect_ftz", "ptx_options", "clc")
+IGNORED_OPTIONS += ("launch_pdl", "ptx_options", "clc")
 # cluster_dims (1, 1, 1), warp_size 32, ptx_version and instrumentation_mode: Triton's defaults.
 IGNORED_OPTIONS += ("cluster_dims", "warp_size", "ptx_version", "instrumentation_mode")
 # extern_libs: libdevice is found on its own (MINITRITON_LIBDEVICE names another copy).

@@ -76,8 +76,9 @@ where MiniTriton has a variable of its own.
     ``TRITON_CACHE_DIR`` (whose default is ``~/.triton/cache``).
 ``language.fp32_default`` (``TRITON_F32_DEFAULT``; default None, which is ``tf32``)
     The ``input_precision`` of fp32 ``tl.dot`` that does not name one:
-    ``tf32``, ``tf32x3`` or ``ieee``; another value is a ``ValueError`` at
-    the next launch. Read at each launch. The same variable as Triton's.
+    ``tf32``, ``tf32x3``, ``ieee``, ``bf16x3`` or ``bf16x6``; another value
+    is a ``ValueError`` at the next launch. Read at each launch. The same
+    variable as Triton's.
 ``language.default_fp_fusion`` (``TRITON_DEFAULT_FP_FUSION``; default True)
     Whether float multiplies and adds may fuse into FMAs on the GPU when a
     launch does not pass ``enable_fp_fusion=``. Read when a launch makes its

@@ -23,6 +23,7 @@ After an emulator launch, a strided view whose gaps the kernel wrote or read
 
 from __future__ import annotations
 
+import re
 import warnings
 from collections.abc import Sequence
 from typing import Any
@@ -48,6 +49,14 @@ class LaunchError(UserError, ValueError):
 
 class LaunchTypeError(LaunchError, TypeError):
     """A launch given a value of the wrong kind (a list for an array, a float grid)."""
+
+
+class LaunchOverflowError(LaunchError, OverflowError):
+    """An integer argument outside 64 bits (Triton raises ``OverflowError``)."""
+
+
+class LaunchOptionError(LaunchError, AssertionError):
+    """A launch option out of range (Triton asserts on ``num_warps``)."""
 
 
 # ---------------------------------------------------------------- arguments bound
@@ -86,7 +95,9 @@ def check_options(kernel: str, options: dict[str, Any]) -> None:
     """``num_warps``, ``num_stages``, ``num_ctas`` and ``debug`` of a launch."""
     warps = options.get("num_warps")
     if warps is not None and (type(warps) is not int or warps not in NUM_WARPS):
-        raise LaunchError(f"kernel '{kernel}': num_warps={warps!r}: expected a power of 2 in 1..32")
+        raise LaunchOptionError(
+            f"kernel '{kernel}': num_warps={warps!r}: must be a power of 2 in 1..32"
+        )
     for name in ("num_stages", "num_ctas"):
         value = options.get(name)
         if value is not None and (type(value) is not int or value < 1):
@@ -105,6 +116,19 @@ def num_warps_problem(value: int) -> str | None:
     if value in NUM_WARPS:
         return None
     return f"num_warps must be a power of 2 in 1..32, got {value}"
+
+
+def normalize_arch(arch: Any) -> Any:
+    """``sm_90`` for Triton's spelling ``sm90`` (``arch=`` and ``TRITON_OVERRIDE_ARCH``)."""
+    found = re.fullmatch(r"sm(\d+[af]?)", arch) if isinstance(arch, str) else None
+    return f"sm_{found.group(1)}" if found else arch
+
+
+def check_num_ctas(arch: str, num_ctas: int | None) -> None:
+    """Triton's check: clusters of several CTAs need Hopper."""
+    digits = re.match(r"sm_(\d+)", arch)
+    if num_ctas is not None and num_ctas > 1 and digits and int(digits.group(1)) < 90:
+        raise ValueError(f"num_ctas > 1 requires NVIDIA SM90+ (Hopper); the target is {arch}")
 
 
 def arch_problem(arch: str) -> str | None:
@@ -177,7 +201,9 @@ def check_argument(kernel: str, name: str, value: Any) -> None:
         )
     if isinstance(value, int) and not isinstance(value, bool):
         if not -(2**63) <= value < 2**64:
-            raise LaunchError(f"{where}: the integer {_int_text(value)} does not fit in 64 bits")
+            raise LaunchOverflowError(
+                f"{where}: the integer {_int_text(value)} does not fit in 64 bits"
+            )
         return
     if is_pointer_arg(value):
         _check_array(where, value)

@@ -100,7 +100,7 @@ def test_bad_grids(grid: Any, error: type, message: str) -> None:
 @pytest.mark.parametrize(
     ("options", "error", "message"),
     [
-        ({"num_warps": 3}, LaunchError, "num_warps=3: expected a power of 2 in 1..32"),
+        ({"num_warps": 3}, LaunchError, "num_warps=3: must be a power of 2 in 1..32"),
         ({"num_warps": 0}, LaunchError, "num_warps=0"),
         ({"num_warps": 64}, LaunchError, "num_warps=64"),
         ({"num_warps": 4.0}, LaunchError, "num_warps=4.0"),

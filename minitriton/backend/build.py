@@ -209,8 +209,8 @@ def _reject_emulator_only_fp8(op: Operation) -> None:
         if isinstance(elem, ScalarType) and elem.name in EMULATOR_ONLY_FP8:
             raise error(
                 op.loc,
-                f"{elem!r} is not supported by the GPU backend (Triton has it only on "
-                "AMD GPUs, or before sm_90 for fp8e4b15)",
+                f"type {elem!r} not supported in this architecture: {elem!r} is not supported "
+                "by the GPU backend (Triton has it only on AMD GPUs, or before sm_90 for fp8e4b15)",
                 help="use tl.float8e4nv or tl.float8e5, or run with backend='emulator'",
             )
 

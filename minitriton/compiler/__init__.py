@@ -79,12 +79,15 @@ class CompileOptions:
     #: Triton's ``enable_fp_fusion``: False keeps every float multiply and add apart on
     #: the GPU (no FMA contraction); ``TRITON_DEFAULT_FP_FUSION=0`` sets the default.
     enable_fp_fusion: bool = field(default_factory=default_fp_fusion)
+    #: Triton's ``enable_reflect_ftz``: False compiles ``exp2`` and ``rsqrt`` to
+    #: approximations that keep subnormals (no ``.ftz``).
+    enable_reflect_ftz: bool = True
 
     def key(self) -> tuple[Any, ...]:
         """The part of the specialization key these options contribute."""
         return (self.num_warps, self.num_stages, self.num_ctas, self.maxnreg, self.debug,
                 self.arch, self.passes, self.default_dot_input_precision,
-                self.enable_fp_fusion)  # fmt: skip
+                self.enable_fp_fusion, self.enable_reflect_ftz)  # fmt: skip
 
 
 @dataclass

@@ -31,6 +31,7 @@ from minitriton.frontend.source import F32_PRECISIONS, f32_default_precision
 from minitriton.ir import ops
 from minitriton.ir.core import OP_REGISTRY
 from minitriton.ir.types import (
+    BF16,
     F16,
     F32,
     F64,
@@ -278,10 +279,12 @@ def _cast(
 def _trans(ctx: FunctionLowerer, input: Any, dims: tuple[Any, ...]) -> Tensor:
     x = _block(ctx, input, "input")
     order = _dims(dims)
-    if not order:
-        if len(x.shape) != 2:
-            raise error(ctx.b.loc, f"tl.trans without dims needs a 2-D block, got {x.type}")
-        order = (1, 0)
+    if not order:  # Triton swaps the last two dims: a (batched) 2-D transpose
+        rank = len(x.shape)
+        if rank < 2:
+            raise error(ctx.b.loc, f"tl.trans without dims needs a block of 2 or more dims, "
+                        f"got {x.type}")  # fmt: skip
+        order = (*range(rank - 2), rank - 1, rank - 2)
     return S.permute(ctx.b, x, tuple(_const_int(ctx, d, "a dimension") for d in order))
 
 
@@ -367,7 +370,9 @@ def _cat(ctx: FunctionLowerer, input: Any, other: Any, can_reorder: Any, dim: An
     """``join`` the two, move the pair's axis in front of ``dim``, and merge the two."""
     a, b = _block(ctx, input, "input"), _block(ctx, other, "other")
     if a.shape != b.shape:
-        raise error(ctx.b.loc, f"tl.cat needs blocks of one shape, got {a.type} and {b.type}")
+        raise error(
+            ctx.b.loc, f"tl.cat requires tensors of the same shape, got {a.type} and {b.type}"
+        )
     rank = len(a.shape)
     d = _axis(ctx, dim, rank)
     joined = _join(ctx, a, b)
@@ -526,7 +531,15 @@ def _value_for(ctx: FunctionLowerer, value: Any, ptr: Tensor, what: str) -> Tens
             raise error(ctx.b.loc, f"{what} is a block ({value.type}) but the pointer is a scalar")
         return S.broadcast_to(ctx.b, S.cast(ctx.b, value, pointee), ptr.shape)
     if not P.is_py_scalar(value):
-        raise error(ctx.b.loc, f"{what} must be a value, got {S.describe(value)}")
+        help_ = (
+            "a @jit helper that reaches its end without `return` gives None; "
+            "return a value on every path"
+            if value is None
+            else None
+        )
+        raise error(
+            ctx.b.loc, f"{what} must be a tensor or a number, got {S.describe(value)}", help_
+        )
     _check_fits(ctx, value, pointee, what)
     if pointee.is_int() and not pointee.is_bool() and not isinstance(value, bool):
         value = _wrapped(int(value), pointee)
@@ -652,8 +665,42 @@ def _load(
             "`other` cannot be provided without `mask`",
             help="pass mask= too, or drop other=",
         )
+    attrs = _cache_attrs(ctx, cache_modifier, eviction_policy, _LOAD_CACHE)
+    if volatile is not None and _compile_time(ctx, volatile, isinstance(volatile, bool),
+                                              "volatile", "True or False"):  # fmt: skip
+        attrs["volatile"] = True
     ptr, m = _ptr_and_mask(ctx, _load_pointer(ctx, pointer, mask, other), mask)
-    return _emit_load(ctx, ptr, m, other)
+    return _emit_load(ctx, ptr, m, other, attrs)
+
+
+#: Triton's cache modifiers of loads and of stores (PTX's ``ld.global.cg`` ...).
+_LOAD_CACHE = (".ca", ".cg", ".cs", ".cv")
+_STORE_CACHE = (".wb", ".cg", ".cs", ".wt")
+#: Triton's eviction policies (PTX's ``L1::evict_first`` ...).
+_EVICTION = ("evict_first", "evict_last")
+
+
+def _cache_attrs(
+    ctx: FunctionLowerer, cache_modifier: Any, eviction_policy: Any, allowed: tuple[str, ...]
+) -> dict[str, Any]:
+    """A load's or store's cache hints as op attributes, checked with Triton's words.
+
+    They change no value: the GPU backend writes them into the PTX access; the emulator
+    ignores them.
+    """
+    attrs: dict[str, Any] = {}
+    for value, key, known, what in (
+        (cache_modifier, "cache", allowed, "Cache modifier"),
+        (eviction_policy, "evict", _EVICTION, "Eviction policy"),
+    ):
+        if value in (None, ""):
+            continue
+        text = _const_str(ctx, value, key)
+        if text not in known:
+            raise error(ctx.b.loc, f"{what} {text} not supported",
+                        help="use one of " + ", ".join(repr(k) for k in known))  # fmt: skip
+        attrs[key] = text
+    return attrs
 
 
 def _load_pointer(ctx: FunctionLowerer, pointer: Any, mask: Any, other: Any) -> Tensor:
@@ -672,14 +719,16 @@ def _load_pointer(ctx: FunctionLowerer, pointer: Any, mask: Any, other: Any) -> 
     return ptr
 
 
-def _emit_load(ctx: FunctionLowerer, ptr: Tensor, m: Tensor | None, other: Any) -> Tensor:
+def _emit_load(
+    ctx: FunctionLowerer, ptr: Tensor, m: Tensor | None, other: Any, attrs: Any = None
+) -> Tensor:
     operands = [ptr.handle]
     if m is not None:
         operands.append(m.handle)
     if other is not None:
         operands.append(_value_for(ctx, other, ptr, "other").handle)
     result = with_element(ptr.type, S.pointee_of(ptr))
-    return Tensor(ctx.b.value(ops.LoadOp, operands, result))
+    return Tensor(ctx.b.value(ops.LoadOp, operands, result, attrs or None))
 
 
 def _load_block(
@@ -717,15 +766,19 @@ def _store(
             "Value argument cannot be block type if pointer argument is not a block",
             help="store through a block of pointers: tl.store(ptr + tl.arange(0, N), value)",
         )
-    _emit_store(ctx, ptr, value, m)
+    _emit_store(
+        ctx, ptr, value, m, _cache_attrs(ctx, cache_modifier, eviction_policy, _STORE_CACHE)
+    )
     return None
 
 
-def _emit_store(ctx: FunctionLowerer, ptr: Tensor, value: Any, m: Tensor | None) -> None:
+def _emit_store(
+    ctx: FunctionLowerer, ptr: Tensor, value: Any, m: Tensor | None, attrs: Any = None
+) -> None:
     operands = [ptr.handle, _value_for(ctx, value, ptr, "value").handle]
     if m is not None:
         operands.append(m.handle)
-    ctx.b.create(ops.StoreOp, operands)
+    ctx.b.create(ops.StoreOp, operands, attrs=attrs or None)
 
 
 def _store_block(ctx: FunctionLowerer, bp: Any, value: Any, mask: Any, boundary_check: Any) -> None:
@@ -825,7 +878,9 @@ def _descriptor_atomic(kind: str) -> None:
         if isinstance(value, Tensor) and value.is_block and value.shape != ptrs.shape:
             raise error(ctx.b.loc, f"the value's shape {list(value.shape)} does not match the "
                         f"descriptor's block shape {list(ptrs.shape)}")  # fmt: skip
-        _atomic_rmw(ctx, kind, ptrs, value, m, "relaxed", "gpu")
+        arch = getattr(COMPILING_OPTIONS.get(), "arch", None)
+        TD.check_reduce_type(ctx.b, kind, S.pointee_of(ptrs), arch)
+        _atomic_rmw(ctx, kind, ptrs, value, m, "relaxed", "gpu", typed=True)
 
 
 for _kind in ("add", "min", "max", "and", "or", "xor"):
@@ -875,15 +930,24 @@ def _sem_scope(ctx: FunctionLowerer, sem: Any, scope: Any) -> dict[str, str]:
 
 
 def _atomic_rmw(
-    ctx: FunctionLowerer, kind: str, pointer: Any, val: Any, mask: Any, sem: Any, scope: Any
+    ctx: FunctionLowerer,
+    kind: str,
+    pointer: Any,
+    val: Any,
+    mask: Any,
+    sem: Any,
+    scope: Any,
+    typed: bool = False,
 ) -> Tensor:
+    """``tl.atomic_<kind>``; ``typed``: the caller checked the element type (descriptors)."""
     _check_atomic_mask(ctx, kind, mask)
     ptr, m = _ptr_and_mask(ctx, pointer, mask)
     ptr, m = _widen_to_value(ctx, ptr, m, val)
     pointee = S.pointee_of(ptr)
     if kind in ("and", "or", "xor") and not pointee.is_int():
         raise error(ctx.b.loc, f"tl.atomic_{kind} needs integer pointers, got {ptr.type}")
-    _check_atomic_type(ctx, kind, pointee)
+    if not typed:
+        _check_atomic_type(ctx, kind, pointee)
     value = _value_for(ctx, val, ptr, "val")
     operands = [ptr.handle, value.handle] + ([m.handle] if m is not None else [])
     attrs = {"kind": kind, **_sem_scope(ctx, sem, scope)}
@@ -1013,9 +1077,10 @@ def _dot(
 ) -> Tensor:
     a, c = _block(ctx, input, "input"), _block(ctx, other, "other")
     rank = len(a.shape)
-    if rank not in (2, 3) or len(c.shape) != rank:
+    if rank < 2 or len(c.shape) != rank:
         raise error(
-            ctx.b.loc, f"tl.dot needs two 2-D (or two 3-D) blocks, got {a.type} and {c.type}"
+            ctx.b.loc,
+            f"tl.dot needs two blocks of the same rank, 2-D or more, got {a.type} and {c.type}",
         )
     if a.dtype != c.dtype:
         raise error(
@@ -1033,8 +1098,71 @@ def _dot(
     out = I32 if a.dtype.is_int() else _dot_out_dtype(ctx, out_dtype, acc)
     result = BlockType((*batch, m, n), out)
     acc_t = _dot_acc(ctx, acc, result)
-    operands = [a.handle, c.handle, acc_t.handle]
-    return Tensor(ctx.b.value(ops.DotOp, operands, result, {"input_precision": precision}))
+    if len(batch) > 1:  # as Triton: fold the batch dims into one, a 3-D dot, and unfold
+        a, c, acc_t = (_fold_batch(ctx, t) for t in (a, c, acc_t))
+        return S.reshape(ctx.b, _dot_value(ctx, a, c, acc_t, precision), result.shape)
+    return _dot_value(ctx, a, c, acc_t, precision)
+
+
+def _fold_batch(ctx: FunctionLowerer, x: Tensor) -> Tensor:
+    """``(*batch, r, s)`` as ``(prod(batch), r, s)``, the same elements in the same order."""
+    *batch, r, s = x.shape
+    return S.reshape(ctx.b, x, (math.prod(batch), r, s))
+
+
+def _dot_value(ctx: FunctionLowerer, a: Tensor, c: Tensor, acc: Tensor, precision: str) -> Tensor:
+    """The ``tt.dot`` of checked 2-D or 3-D operands; fp32 ``bf16x3``/``bf16x6`` split."""
+    if precision in _BF16_PARTS and a.dtype == F32:
+        return _bf16_split_dot(ctx, a, c, acc, precision)
+    operands = [a.handle, c.handle, acc.handle]
+    return Tensor(ctx.b.value(ops.DotOp, operands, acc.type, {"input_precision": precision}))
+
+
+#: How many bf16 parts each fp32 operand is split into, by precision.
+_BF16_PARTS = {"bf16x3": 2, "bf16x6": 3}
+#: The (lhs part, rhs part) products each precision sums, in Triton's order
+#: (its ``F32DotTC`` pass): smallest terms first, from a zero accumulator.
+_BF16_PRODUCTS = {
+    "bf16x3": ((1, 0), (0, 1)),
+    "bf16x6": ((1, 1), (2, 0), (0, 2), (1, 0), (0, 1)),
+}
+
+
+def _bf16_split_dot(
+    ctx: FunctionLowerer, a: Tensor, c: Tensor, acc: Tensor, precision: str
+) -> Tensor:
+    """An fp32 dot as bf16 tensor-core dots of the inputs split into bf16 parts.
+
+    Triton's ``F32DotTC`` decomposition, written out here so both backends get
+    it: each input is ``hi + mid (+ lo)`` in bf16 (each part rounds what the
+    earlier ones left); the cross products are summed from zero, NaNs there
+    become 0 (an infinite input times a zero part must not poison the sum),
+    then ``hi @ hi`` is added and finally ``acc``.
+    """
+    lhs = _bf16_parts(ctx, a, _BF16_PARTS[precision])
+    rhs = _bf16_parts(ctx, c, _BF16_PARTS[precision])
+
+    def dot(x: Tensor, y: Tensor, into: Tensor) -> Tensor:
+        operands = [x.handle, y.handle, into.handle]
+        return Tensor(ctx.b.value(ops.DotOp, operands, acc.type, {"input_precision": "ieee"}))
+
+    total = S.constant(ctx.b, 0, acc.type)
+    for i, j in _BF16_PRODUCTS[precision]:
+        total = dot(lhs[i], rhs[j], total)
+    total = S.where(ctx.b, S.compare(ctx.b, "!=", total, total), 0.0, total)
+    total = dot(lhs[0], rhs[0], total)
+    return S.binary(ctx.b, "+", total, acc)
+
+
+def _bf16_parts(ctx: FunctionLowerer, x: Tensor, n: int) -> list[Tensor]:
+    """``n`` bf16 blocks: ``x`` rounded to bf16, then each time what is left of it."""
+    parts = []
+    for i in range(n):
+        part = S.cast(ctx.b, x, BF16)
+        if i != n - 1:
+            x = S.binary(ctx.b, "-", x, S.cast(ctx.b, part, F32))
+        parts.append(part)
+    return parts
 
 
 def _check_imprecise_acc(ctx: FunctionLowerer, limit: Any, dtype: Any, k: int) -> None:

@@ -458,6 +458,8 @@ class Compiler:
             attrs["arg_attrs"] = arg_attrs
         if not getattr(COMPILING_OPTIONS.get(), "enable_fp_fusion", True):
             attrs["fp_fusion"] = False  # enable_fp_fusion=False: the GPU keeps mul and add apart
+        if not getattr(COMPILING_OPTIONS.get(), "enable_reflect_ftz", True):
+            attrs["reflect_ftz"] = False  # exp2 and rsqrt keep subnormals (no .ftz)
         func = FuncOp(attrs=attrs, regions=[Region(block)], loc=fdef.loc)
         lowerer = FunctionLowerer(self, src, Builder(block, fdef.loc), env, is_kernel=True)
         returned = lowerer.lower_body(fdef)

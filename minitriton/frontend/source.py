@@ -30,6 +30,9 @@ class KernelSource:
     filename: str
     first_line: int
     globals: dict[str, Any] = field(repr=False, default_factory=dict)
+    #: Columns the text lost against the file: a patched copy of ``src`` (which is
+    #: dedented, as Triton's) of a nested function; diagnostics add them back.
+    col_offset: int = 0
     #: The parsed AST, made by :meth:`parsed` on first use (the AST is frozen, so
     #: every specialization and every caller of this function shares it).
     _ast: Any = field(default=None, init=False, repr=False, compare=False)
@@ -70,7 +73,8 @@ class KernelSource:
         first = self.first_line
         if not text.lstrip().startswith("@"):
             first += self.def_index()
-        return replace(self, source=text, first_line=first)
+        lost = max(0, _indent_of(self.source) - _indent_of(text))
+        return replace(self, source=text, first_line=first, col_offset=self.col_offset + lost)
 
     def def_index(self) -> int:
         """The index of the ``def`` line among the source's lines (after its decorators)."""
@@ -78,8 +82,8 @@ class KernelSource:
         return next((i for i, line in enumerate(lines) if line.lstrip().startswith("def ")), 0)
 
     def from_def(self) -> str:
-        """The source from its ``def`` line on: Triton's ``JITFunction.src``."""
-        return "".join(self.source.splitlines(keepends=True)[self.def_index() :])
+        """The source from its ``def`` line on, dedented: Triton's ``JITFunction.src``."""
+        return textwrap.dedent("".join(self.source.splitlines(keepends=True)[self.def_index() :]))
 
     def nonlocals(self) -> dict[str, Any]:
         """The function's closure variables and their current values, as Triton sees them.
@@ -108,13 +112,21 @@ class KernelSource:
         if self._ast is None:
             from minitriton.frontend import parser
 
-            self._ast = parser.parse_function(self.source, self.filename, self.first_line)
+            self._ast = parser.parse_function(
+                self.source, self.filename, self.first_line, self.col_offset
+            )
         return self._ast
 
     @property
     def dedented(self) -> str:
         """The source without its common indentation."""
         return textwrap.dedent(self.source)
+
+
+def _indent_of(text: str) -> int:
+    """The indentation of the first non-blank line of ``text``."""
+    first = next((line for line in text.splitlines() if line.strip()), "")
+    return len(first) - len(first.lstrip(" \t"))
 
 
 class JITBase:
@@ -257,7 +269,7 @@ def tuple_value(cls: type, items: Sequence[Any]) -> tuple[Any, ...]:
 #: Triton's variable for the default ``input_precision`` of fp32 dots.
 F32_DEFAULT_ENV = "TRITON_F32_DEFAULT"
 #: The values ``input_precision`` (and so ``TRITON_F32_DEFAULT``) may take.
-F32_PRECISIONS = ("tf32", "tf32x3", "ieee")
+F32_PRECISIONS = ("tf32", "tf32x3", "ieee", "bf16x3", "bf16x6")
 
 
 def f32_default_precision() -> str:

@@ -126,6 +126,43 @@ def tile_pointers(b: Builder, desc: Any, offsets: Any, what: str) -> tuple[Tenso
     return BP.pointers_and_mask(b, bp, list(range(bp.rank)))
 
 
+#: The element types of Triton's descriptor reductions (TMA's ``cp.reduce.async.bulk``
+#: has no 64-bit signed add, no fp32 min/max and no 8- or 16-bit integers).
+REDUCE_TYPES: dict[str, tuple[T.ScalarType, ...]] = {
+    "add": (T.U32, T.I32, T.U64, T.F32, T.F16, T.BF16),
+    "min": (T.U32, T.I32, T.U64, T.I64, T.F16, T.BF16),
+    "max": (T.U32, T.I32, T.U64, T.I64, T.F16, T.BF16),
+    "and": (T.U32, T.I32, T.U64, T.I64),
+    "or": (T.U32, T.I32, T.U64, T.I64),
+    "xor": (T.U32, T.I32, T.U64, T.I64),
+}
+
+
+def check_reduce_type(b: Builder, kind: str, dtype: T.ScalarType, arch: str | None) -> None:
+    """Refuse, as Triton does, a ``desc.atomic_<kind>`` its TMA reductions lack.
+
+    fp16/bf16 min and max need native TMA (``arch`` sm_90 or newer; None is
+    the default target, sm_90): Triton has no fallback for them on older
+    GPUs, so neither is there one here.
+    """
+    allowed = REDUCE_TYPES[kind]
+    if dtype not in allowed:
+        names = ", ".join(t.triton_name for t in allowed)
+        raise error(b.loc, f"desc.atomic_{kind} does not support {dtype.triton_name}",
+                    help=f"desc.atomic_{kind} takes {names}")  # fmt: skip
+    if kind in ("min", "max") and dtype in (T.F16, T.BF16) and not _native_tma(arch):
+        raise error(
+            b.loc, f"desc.atomic_{kind} on {dtype.triton_name} needs native TMA (sm_90 or newer)",
+            help="compile for sm_90 or newer, or reduce a 32-bit integer type",
+        )  # fmt: skip
+
+
+def _native_tma(arch: str | None) -> bool:
+    """Whether ``arch`` (``"sm_90a"``) has TMA: Hopper, sm_90, or newer."""
+    digits = "".join(c for c in arch or "" if c.isdigit())
+    return not digits or int(digits) >= 90
+
+
 def row_pointers(
     b: Builder, desc: Any, x_offsets: Any, y_offset: Any, what: str
 ) -> tuple[Tensor, Tensor]:

@@ -609,7 +609,7 @@ def cast(input, dtype, fp_downcast_rounding=None, bitcast=False):
 
 @builtin
 def trans(input, *dims):
-    """Transpose a 2-D block, or permute dimensions by ``dims``."""
+    """Swap the last two dimensions (a possibly batched 2-D transpose), or permute by ``dims``."""
 
 
 @builtin
@@ -764,6 +764,13 @@ def load(
     ``other`` are not allowed: the dimensions listed in ``boundary_check``
     are checked against the parent tensor's shape, and out-of-bounds lanes
     take ``padding_option`` (``"zero"``, ``"nan"``, or ``""``: undefined).
+
+    The hints change no value: ``cache_modifier`` (``".ca"``, ``".cg"``,
+    ``".cs"``, ``".cv"``), ``eviction_policy`` (``"evict_first"``,
+    ``"evict_last"``) and ``volatile=True`` become the GPU's PTX access
+    (``ld.global.cg``, ``ld.global.L1::evict_last``, ``ld.volatile.global``:
+    a volatile load is never cached nor moved, as a spin loop needs); any
+    other hint is an error, as in Triton. The emulator reads as without them.
     """
 
 
@@ -774,6 +781,10 @@ def store(pointer, value, mask=None, boundary_check=(), cache_modifier="", evict
     If ``pointer`` is a block pointer (:func:`make_block_ptr`), ``mask`` is
     not allowed and only the lanes inside the parent tensor along the
     dimensions in ``boundary_check`` are written.
+
+    ``cache_modifier`` (``".wb"``, ``".cg"``, ``".cs"``, ``".wt"``) and
+    ``eviction_policy`` (``"evict_first"``, ``"evict_last"``) are hints, as
+    for :func:`load`: the GPU writes them into the PTX store.
     """
 
 
@@ -883,13 +894,18 @@ def dot(
 ):
     """Matrix product of two 2-D blocks, plus ``acc`` if given.
 
+    Blocks of 3 or more dims are batches of products: the leading dims are
+    batch dims, the same in both (Triton folds them into one batch).
+
     The result is ``out_dtype``: by default the accumulator's dtype when
     ``acc`` is given (an fp16 ``acc`` accumulates in fp16, as in Triton 3.8),
     else fp32 (int32 for integer inputs). Every dimension must be at
     least 16. With fp32 inputs, ``input_precision="tf32"`` (the default, or
     ``allow_tf32=True``) rounds them to TF32 before multiplying, on the GPU and
     on the emulator; ``"tf32x3"`` uses three TF32 products for about fp32's
-    accuracy; ``"ieee"`` is exact.
+    accuracy; ``"bf16x3"`` and ``"bf16x6"`` split each input into bf16 parts
+    and sum 3 or 6 bf16 products of them (about 16 and 24 bits); ``"ieee"``
+    is exact.
     """
 
 

@@ -171,10 +171,10 @@ def test_print_and_assert_use_cuda_system_calls():
 
 def test_atomics_carry_their_semantics():
     ptx = compile_ir(load("atomics")).ptx
-    assert "atom.relaxed.gpu.global.add.u32" in ptx
-    assert "atom.acquire.gpu.global.cas.b32" in ptx
-    assert "atom.release.gpu.global.exch.b32" in ptx
-    assert "atom.acq_rel.gpu.global.max.s32" in ptx  # float max, positive half
+    assert "atom.global.gpu.relaxed.add.u32" in ptx  # Triton's order: scope, then semantics
+    assert "atom.global.acquire.gpu.cas.b32" in ptx  # but for cas: semantics, then scope
+    assert "atom.global.gpu.release.exch.b32" in ptx
+    assert "atom.global.gpu.acq_rel.max.s32" in ptx  # float max, positive half
 
 
 def test_compile_to_ptx_returns_llir_and_ptx():

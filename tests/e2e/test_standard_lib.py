@@ -200,7 +200,7 @@ def test_tritons_functions_we_lack_say_so_and_what_to_write(
 
 def test_cat_of_two_shapes_is_a_located_error() -> None:
     text = _errors(mismatched_cat, "*fp32")
-    assert "tl.cat needs blocks of one shape, got tensor<8xf32> and tensor<4xf32>" in text
+    assert "tl.cat requires tensors of the same shape, got tensor<8xf32> and tensor<4xf32>" in text
     assert "tl.cat(a, b, can_reorder=True)" in text
 
 

@@ -226,8 +226,11 @@ def _simple_math(ctx: LoweringContext, name: str, st: ScalarType, x: ir.Value) -
     if name == "exp":
         scaled = ctx.b.fmul(x, ir.Constant(F32_T, LOG2E))
         return approx(ctx, "ex2.approx.f32", scaled)
-    if name in ("exp2", "rsqrt"):  # as Triton: .ftz, so no subnormal fix-up around them
-        return approx(ctx, _APPROX[name].replace(".approx.", ".approx.ftz."), x)
+    if name in ("exp2", "rsqrt"):  # as Triton: .ftz, so no subnormal fix-up around them,
+        op = _APPROX[name]  # unless the launch says enable_reflect_ftz=False
+        if ctx.kernel.attrs.get("reflect_ftz", True):
+            op = op.replace(".approx.", ".approx.ftz.")
+        return approx(ctx, op, x)
     return None
 
 

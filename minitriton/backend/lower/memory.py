@@ -14,7 +14,8 @@ than 32 bits that are masked use a branch.
 Threads that hold copies of the same elements (a block smaller than the
 CTA) do not store or run atomics twice: only one owner does. Scalar stores
 and atomics are done by thread 0; an atomic's old value reaches the other
-threads through shared memory.
+threads through shared memory. Atomics are spelled as Triton spells them
+(``atom.global.gpu.acq_rel.add.f32``, but ``atom.global.acq_rel.gpu.cas.b32``).
 
 ``tl.atomic_poll`` is Triton's loop: thread 0 reads the flag with
 ``ld.relaxed.<scope>`` until it matches (or ``%globaltimer`` says the
@@ -135,12 +136,13 @@ def lower_load(ctx: LoweringContext, op: Operation) -> object:
     others = None
     if len(op.operands) == 3 and masks is not None:
         others = [_to_mem(ctx, st, o) for o in ctx.tensor(op.operands[2]).vals]
+    access = _access(op, "ld")
     vals: list[ir.Value] = []
     for r in range(0, layout.num_regs, vec):
         pred = masks[r] if masks is not None else None
         pred = check_access(ctx, op, layout, ptrs, r, vec, pred)
         other = others[r : r + vec] if others is not None else None
-        vals.extend(_load_vector(ctx, ptrs[r], pred, st, vec, other))
+        vals.extend(_load_vector(ctx, ptrs[r], pred, st, vec, other, access))
     return RegTile(layout, [_from_mem(ctx, st, v) for v in vals])
 
 
@@ -151,10 +153,13 @@ def _load_vector(
     st: ElemType,
     vec: int,
     other: list[ir.Value] | None,
+    access: str = "ld.global",
 ) -> list[ir.Value]:
     """``vec`` elements at ``ptr``; where ``pred`` is false, ``other`` (or zeros)."""
     mt = mem_type(st)
     total = vec * byte_size(st)
+    if pred is None and access != "ld.global" and total >= 2:
+        pred = ir.Constant(I1, 1)  # a hinted access is written in PTX, as the masked ones
     if pred is None:
         ty = ir.VectorType(mt, vec) if vec > 1 else mt
         v = ctx.b.load(ptr, typ=ty, align=total)
@@ -164,7 +169,23 @@ def _load_vector(
     default = other if other is not None else [ir.Constant(mt, 0)] * vec
     if total < 2:
         return guarded(ctx, pred, lambda: [ctx.b.load(ptr, typ=mt, align=1)], default)
-    return _predicated_load(ctx, ptr, pred, mt, total, default)
+    return _predicated_load(ctx, ptr, pred, mt, total, default, access)
+
+
+def _access(op: Operation, kind: str) -> str:
+    """The PTX access of a load or store (``kind``: ``ld``/``st``) with its hints.
+
+    ``volatile=True`` gives ``ld.volatile.global`` (no cache hint goes with it in PTX);
+    ``cache_modifier=".cg"`` gives ``ld.global.cg``; ``eviction_policy="evict_last"``
+    ``ld.global.L1::evict_last``, where no cache modifier is given (PTX takes one of
+    the two). Accesses narrower than 16 bits are plain LLVM ones, without hints.
+    """
+    if op.attrs.get("volatile"):
+        return f"{kind}.volatile.global"
+    cache = op.attrs.get("cache")
+    evict = op.attrs.get("evict")
+    hint = f".{str(cache).lstrip('.')}" if cache else f".L1::{evict}" if evict else ""
+    return f"{kind}.global{hint}"
 
 
 def _predicated_load(
@@ -174,6 +195,7 @@ def _predicated_load(
     mt: ir.Type,
     total: int,
     default: list[ir.Value],
+    access: str = "ld.global",
 ) -> list[ir.Value]:
     """Triton's predicated load: each destination word starts as ``default``'s.
 
@@ -192,7 +214,7 @@ def _predicated_load(
             args.append(w)
             in_cons.append(con)
     v = f".v{n}" if n > 1 else ""
-    text = "\n\t".join([*moves, f"@${n + 1} ld.global{v}.{suffix} {{{outs}}}, [${n}];"])
+    text = "\n\t".join([*moves, f"@${n + 1} {access}{v}.{suffix} {{{outs}}}, [${n}];"])
     cons = ",".join([f"={con}"] * n + in_cons)
     ret = word if n == 1 else ir.LiteralStructType([word] * n)
     fty = ir.FunctionType(ret, [a.type for a in args])
@@ -226,10 +248,16 @@ def _scalar_load(ctx: LoweringContext, op: Operation) -> ir.Value:
     align = byte_size(st)
     mask = ctx.get(op.operands[1]) if len(op.operands) > 1 else None
     mask = check_access(ctx, op, None, [ptr], 0, 1, mask)
-    if mask is None:
+    access = _access(op, "ld")
+    if mask is None and (access == "ld.global" or align < 2):
         return _from_mem(ctx, st, ctx.b.load(ptr, typ=mt, align=align))
     other = _to_mem(ctx, st, ctx.get(op.operands[2])) if len(op.operands) == 3 else None
     default = other if other is not None else ir.Constant(mt, 0)
+    if align >= 2 and access != "ld.global":  # a spin loop's volatile load, a hinted one
+        pred = mask if mask is not None else ir.Constant(I1, 1)
+        (v,) = _predicated_load(ctx, ptr, pred, mt, align, [default], access)
+        return _from_mem(ctx, st, v)
+    assert mask is not None
     (v,) = guarded(ctx, mask, lambda: [ctx.b.load(ptr, typ=mt, align=align)], [default])
     return _from_mem(ctx, st, v)
 
@@ -244,26 +272,35 @@ def lower_store(ctx: LoweringContext, op: Operation) -> None:
     if not isinstance(ptr.type, BlockType):
         pred = _and(ctx, ctx.is_thread0(), ctx.get(mask) if mask is not None else None)
         pred = check_access(ctx, op, None, [ctx.get(ptr)], 0, 1, pred)
-        _store_vector(ctx, ctx.get(ptr), pred, [_to_mem(ctx, st, ctx.get(value))], st)
+        value_mem = [_to_mem(ctx, st, ctx.get(value))]
+        _store_vector(ctx, ctx.get(ptr), pred, value_mem, st, _access(op, "st"))
         return
     layout = ctx.layout(ptr)
     owner = ctx.owner_pred(layout)
     ptrs, vals = ctx.tensor(ptr).vals, ctx.tensor(value).vals
     masks = ctx.tensor(mask).vals if mask is not None else None
     vec = vector_width(ctx, ptr, mask, layout)
+    access = _access(op, "st")
     for r in range(0, layout.num_regs, vec):
         pred = _and(ctx, owner, masks[r] if masks is not None else None)
         pred = check_access(ctx, op, layout, ptrs, r, vec, pred)
         group = [_to_mem(ctx, st, v) for v in vals[r : r + vec]]
-        _store_vector(ctx, ptrs[r], pred, group, st)
+        _store_vector(ctx, ptrs[r], pred, group, st, access)
 
 
 def _store_vector(
-    ctx: LoweringContext, ptr: ir.Value, pred: ir.Value | None, vals: list[ir.Value], st: ElemType
+    ctx: LoweringContext,
+    ptr: ir.Value,
+    pred: ir.Value | None,
+    vals: list[ir.Value],
+    st: ElemType,
+    access: str = "st.global",
 ) -> None:
     mt = mem_type(st)
     vec = len(vals)
     total = vec * byte_size(st)
+    if pred is None and access != "st.global" and total >= 2:
+        pred = ir.Constant(I1, 1)  # a hinted store is written in PTX, as the masked ones
     if pred is None:
         ctx.b.store(_vector(ctx, vals, mt) if vec > 1 else vals[0], ptr, align=total)
         return
@@ -274,7 +311,7 @@ def _store_vector(
     words = _pack(ctx, vals, mt, total) if (vec > 1 or vals[0].type != word) else vals
     ins = ", ".join(f"${i + 2}" for i in range(n))
     v = f".v{n}" if n > 1 else ""
-    text = f"@$1 st.global{v}.{suffix} [$0], {{{ins}}};"
+    text = f"@$1 {access}{v}.{suffix} [$0], {{{ins}}};"
     cons = ",".join(["l", "b"] + [con] * n)
     fty = ir.FunctionType(ir.VoidType(), [ptr.type, I1] + [word] * n)
     ctx.b.call(ir.InlineAsm(fty, text, cons, side_effect=True), [ptr, pred, *words])
@@ -399,12 +436,18 @@ def _atomic(ctx: LoweringContext, op: Operation, emit: Callable) -> object:
     return result
 
 
-def _sem_scope(ctx: LoweringContext, op: Operation) -> str:
+def _sem_scope(ctx: LoweringContext, op: Operation) -> tuple[str, str]:
     sem = _SEM.get(op.attrs.get("sem", "acq_rel"))
     scope = _SCOPE.get(op.attrs.get("scope", "gpu"))
     if sem is None or scope is None:
         raise error(op.loc, "unknown atomic memory semantics or scope")
-    return f".{sem}.{scope}"
+    return sem, scope
+
+
+def _rmw_prefix(ctx: LoweringContext, op: Operation) -> str:
+    """Triton's spelling of a read-modify-write: ``atom.global.gpu.acq_rel``."""
+    sem, scope = _sem_scope(ctx, op)
+    return f"atom.global.{scope}.{sem}"
 
 
 def _atom_asm(ctx: LoweringContext, text: str, word: ir.IntType, args: list[ir.Value]) -> ir.Value:
@@ -419,6 +462,8 @@ def _rmw(
     ctx: LoweringContext, op: Operation, kind: str, ptr: ir.Value, pred: ir.Value, val: ir.Value
 ):
     st = scalar_of(op.result.type)
+    if st.is_float() and kind in ("max", "min") and st.bitwidth == 16:
+        return _half_minmax(ctx, op, kind, ptr, pred, val)
     if st.is_float() and kind in ("max", "min"):
         return _float_minmax(ctx, op, kind, ptr, pred, val)
     bits = st.bitwidth
@@ -427,7 +472,7 @@ def _rmw(
     word = ir.IntType(bits)
     type_ = _atom_type(ctx, op, kind, st)
     bits_val = ctx.b.bitcast(val, word) if val.type != word else val
-    text = f"atom{_sem_scope(ctx, op)}.global.{_atom_op(kind)}.{type_} $0, [$1], $3;"
+    text = f"{_rmw_prefix(ctx, op)}.{_atom_op(kind)}.{type_} $0, [$1], $3;"
     old = _atom_asm(ctx, text, word, [ptr, pred, bits_val])
     return ctx.b.bitcast(old, val.type) if val.type != word else old
 
@@ -461,13 +506,43 @@ def _float_minmax(
     pos = b.icmp_signed(">=", bits, ir.Constant(word, 0))
     neg = b.not_(pos)
     pos_kind, neg_kind = ("max", "min") if kind == "max" else ("min", "max")
-    sem = _sem_scope(ctx, op)
+    prefix = _rmw_prefix(ctx, op)
     n = st.bitwidth
-    t_pos = f"atom{sem}.global.{pos_kind}.s{n} $0, [$1], $3;"
-    t_neg = f"atom{sem}.global.{neg_kind}.u{n} $0, [$1], $3;"
+    t_pos = f"{prefix}.{pos_kind}.s{n} $0, [$1], $3;"
+    t_neg = f"{prefix}.{neg_kind}.u{n} $0, [$1], $3;"
     old_pos = _atom_asm(ctx, t_pos, word, [ptr, b.and_(pred, pos), bits])
     old_neg = _atom_asm(ctx, t_neg, word, [ptr, b.and_(pred, neg), bits])
     return b.bitcast(b.select(pos, old_pos, old_neg), val.type)
+
+
+def _half_minmax(
+    ctx: LoweringContext, op: Operation, kind: str, ptr: ir.Value, pred: ir.Value, val
+):
+    """fp16/bf16 min/max (descriptor reductions): a ``cas.b16`` loop around ``min.f16``.
+
+    PTX has no scalar 16-bit float ``atom.min``; ``min``/``max`` keep the
+    number when one side is NaN, as the emulator's ``np.fmin`` does.
+    """
+    st = scalar_of(op.result.type)
+    ty = "f16" if st == F16 else "bf16"
+    sem, scope = _sem_scope(ctx, op)
+    text = (  # labels are local to the braces, so each element's loop may reuse them
+        "{\n.reg .pred again;\n.reg .b16 seen, want;\n"
+        "mov.b16 $0, 0;\n@!$2 bra done_minmax;\n"
+        f"ld.relaxed.{scope}.global.b16 seen, [$1];\n"
+        "retry_minmax:\n"
+        f"{kind}.{ty} want, seen, $3;\n"
+        f"atom.global.{sem}.{scope}.cas.b16 $0, [$1], seen, want;\n"
+        "setp.ne.b16 again, $0, seen;\n"
+        "mov.b16 seen, $0;\n"
+        "@again bra retry_minmax;\n"
+        "done_minmax:\n}"
+    )
+    word = ir.IntType(16)
+    args = [ptr, pred, ctx.b.bitcast(val, word)]
+    fty = ir.FunctionType(word, [a.type for a in args])
+    old = ctx.b.call(ir.InlineAsm(fty, text, "=h,l,b,h,~{memory}", side_effect=True), args)
+    return ctx.b.bitcast(old, val.type)
 
 
 def _cas(
@@ -478,7 +553,8 @@ def _cas(
         raise error(op.loc, f"atomic_cas on {st} is not supported by the GPU backend")
     word = ir.IntType(st.bitwidth)
     args = [ctx.b.bitcast(v, word) if v.type != word else v for v in (cmp, val)]
-    text = f"atom{_sem_scope(ctx, op)}.global.cas.b{st.bitwidth} $0, [$1], $3, $4;"
+    sem, scope = _sem_scope(ctx, op)  # Triton's order for cas: semantics, then scope
+    text = f"atom.global.{sem}.{scope}.cas.b{st.bitwidth} $0, [$1], $3, $4;"
     old = _atom_asm(ctx, text, word, [ptr, pred, *args])
     return ctx.b.bitcast(old, val.type) if val.type != word else old
 

@@ -1,0 +1,127 @@
+"""Host and frontend behaviour that Triton's own tests rely on.
+
+Each test holds MiniTriton to what Triton does for one construct: a string
+continued with a backslash inside a call, ``CompilationError.error_message``,
+``JITFunction.src`` (dedented, patched with ``_unsafe_update_src``), the
+exception classes of bad launch options, Triton's ``sm90`` arch spelling and
+``enable_reflect_ftz``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import minitriton as triton
+import minitriton.language as tl
+from minitriton.compiler import ASTSource, CompileOptions, compile_kernel
+from minitriton.frontend.parser import parse_expression
+
+
+# The call is laid out as Triton's own test writes it.
+# fmt: off
+@triton.jit
+def shift_packed(X, Y, BLOCK: tl.constexpr):
+    x = tl.load(X + tl.arange(0, BLOCK))
+    y = tl.inline_asm_elementwise(
+        "and.b32 $0, $1, 0x1F1F1F1F; \
+            shl.b32 $0, $0, 3;", "=r,r", [
+            x,
+        ], dtype=tl.int8, is_pure=True, pack=4)
+    tl.store(Y + tl.arange(0, BLOCK), y)
+# fmt: on
+
+
+def test_backslash_continued_string_in_a_call_compiles() -> None:
+    specs = ASTSource(shift_packed, {"X": "*u8", "Y": "*u8"}, {"BLOCK": 64}).arg_specs()
+    ptx = compile_kernel(shift_packed.source, specs, CompileOptions(), stop_after="ptx").asm["ptx"]
+    # The backslash-newline is dropped, as Python drops it; the indentation stays.
+    assert "0x1F1F1F1F;             shl.b32" in ptx
+
+
+@pytest.mark.parametrize(
+    "text, value",
+    [('"a\\\nb"', "ab"), ("'a\\\r\nb'", "ab"), ("r'a\\\nb'", "a\\\nb"), ('"it\\"s"', 'it"s')],
+)
+def test_short_string_spans_lines_only_by_backslash(text: str, value: str) -> None:
+    assert parse_expression(text).value == value  # type: ignore[attr-defined]
+
+
+def test_short_string_with_bare_newline_is_unterminated() -> None:
+    with pytest.raises(triton.CompilationError, match="unterminated string literal"):
+        parse_expression('"a\nb"')
+
+
+@triton.jit
+def store_none(out):
+    tl.store(out, None)
+
+
+def test_error_message_is_the_bare_message() -> None:
+    with pytest.raises(triton.CompilationError) as info:
+        store_none.warmup(np.zeros(1, np.int32), grid=(1,))
+    assert info.value.error_message == "value must be a tensor or a number, got None"
+    assert "a @jit helper that reaches its end without `return`" in str(info.value)
+
+
+def _nested_kernel():  # noqa: ANN202 - returns a JITFunction
+    @triton.jit
+    def copy(x_ptr, out_ptr, flip):
+        offs = tl.arange(0, 8)
+        PICK  # noqa: B018, F821 - replaced before it compiles
+        tl.store(dst + offs, tl.load(x_ptr + offs))  # noqa: F821
+
+    return copy
+
+
+def test_src_is_dedented_and_patchable_with_a_block() -> None:
+    kernel = _nested_kernel()
+    assert kernel.src.startswith("def copy(x_ptr, out_ptr, flip):\n    offs")
+    pick = "\n    if flip > 0:\n        dst = out_ptr\n    else:\n        dst = out_ptr\n"
+    kernel._unsafe_update_src(kernel.src.replace("PICK", pick))
+    x, out = np.arange(8, dtype=np.float32), np.zeros(8, np.float32)
+    kernel[(1,)](x, out, 1)
+    np.testing.assert_array_equal(out, x)
+
+
+@triton.jit
+def nothing(x, n):
+    pass
+
+
+def test_num_warps_not_a_power_of_two_is_an_assertion() -> None:
+    with pytest.raises(AssertionError, match="must be a power of 2"):
+        nothing.warmup(np.zeros(1, np.float32), 1, grid=(1,), num_warps=3)
+
+
+@pytest.mark.parametrize("value", [2**64, -(2**63) - 1])
+def test_int_argument_past_64_bits_overflows(value: int) -> None:
+    with pytest.raises(OverflowError, match="does not fit in 64 bits"):
+        nothing[(1,)](np.zeros(1, np.float32), value)
+
+
+def test_arch_takes_tritons_spelling() -> None:
+    options, _, _ = nothing._split_options({"arch": "sm80"})
+    assert options.arch == "sm_80"
+
+
+def test_num_ctas_above_one_needs_hopper() -> None:
+    with pytest.raises(ValueError, match=r"num_ctas > 1 requires NVIDIA SM90\+ \(Hopper\)"):
+        nothing.warmup(np.zeros(1, np.float32), 1, grid=(1,), arch="sm80", num_ctas=2)
+
+
+@triton.jit
+def exp2_rsqrt(data):
+    ptrs = data + tl.arange(0, 128)
+    x = tl.load(ptrs)
+    tl.store(ptrs, tl.math.exp2(x) + tl.math.rsqrt(x))
+
+
+@pytest.mark.parametrize("ftz", [True, False])
+def test_enable_reflect_ftz_picks_the_approximation(ftz: bool) -> None:
+    specs = ASTSource(exp2_rsqrt, {"data": "*fp32"}).arg_specs()
+    options = CompileOptions(enable_reflect_ftz=ftz)
+    ptx = compile_kernel(exp2_rsqrt.source, specs, options, stop_after="ptx").asm["ptx"]
+    assert ("ex2.approx.ftz.f32" in ptx) == ftz
+    assert ("ex2.approx.f32" in ptx) == (not ftz)
+    assert ("rsqrt.approx.ftz.f32" in ptx) == ftz
