@@ -1496,6 +1496,11 @@ def _reduce_with_indices(
         if tie_break_left:
             tie = S.logical(b, "and", S.compare(b, "==", v1, v2), S.compare(b, "<", i1, i2))
             better = S.logical(b, "or", better, tie)
+        if v1.dtype.is_float():
+            # NaN is a missing value, as for tl.max/tl.min: a number beats a NaN on either
+            # side, so the answer does not hang on the order the backend combines in
+            nan_right = S.logical(b, "and", S.compare(b, "!=", v2, v2), S.compare(b, "==", v1, v1))
+            better = S.logical(b, "or", better, nan_right)
         return [S.where(b, better, v1, v2), S.where(b, better, i1, i2)]
 
     values, indices = reduce_blocks(ctx, [x, index], ax, combine, keep_dims)

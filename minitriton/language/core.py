@@ -967,12 +967,18 @@ def min(
 
 @builtin
 def argmax(input, axis, tie_break_left=True, keep_dims=False):
-    """Index of the maximum along ``axis``; the first index on ties."""
+    """Index of the maximum along ``axis``; the first index on ties.
+
+    NaN is skipped, as by :func:`max`: the index of the largest number (NaN
+    only where every element is NaN), on both backends whatever order they
+    combine in.
+    """
 
 
 @builtin
 def argmin(input, axis, tie_break_left=True, keep_dims=False):
-    """Index of the minimum along ``axis``; the first index on ties."""
+    """Index of the minimum along ``axis``; the first index on ties. NaN is skipped,
+    as by :func:`min` (see :func:`argmax`)."""
 
 
 @builtin
