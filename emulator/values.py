@@ -221,6 +221,29 @@ def cast_values(data: np.ndarray, src: ScalarType, dst: ScalarType) -> np.ndarra
     return np.asarray(to_compute(data, src)).astype(dst.numpy)
 
 
+def cast_toward_zero(data: np.ndarray, src: ScalarType, dst: ScalarType) -> np.ndarray:
+    """Narrow floats of type ``src`` to ``dst`` rounding toward zero (``arith.cast``'s
+    ``rounding = "rtz"``, Triton's ``fp_downcast_rounding="rtz"``).
+
+    The value rounded to nearest is one of the two codes around the exact value;
+    where it lies farther from zero, the code one below is the one toward zero:
+    sign apart, a float's codes grow with its magnitude, and the code below
+    infinity's is the largest finite value (IEEE's rounding toward zero of a
+    value too large). An infinity stays infinite, except in f8e4nv, which has
+    none and saturates; NaN stays NaN.
+    """
+    with np.errstate(over="ignore", invalid="ignore"):  # too large: inf; NaN: compares False
+        x = to_float64(data, src)
+        nearest = np.asarray(cast_values(data, src, dst))
+        away = np.abs(to_float64(nearest, dst)) > np.abs(x)
+    codes = nearest.view(np.dtype(f"u{nearest.dtype.itemsize}"))
+    stepped = np.where(away, codes - codes.dtype.type(1), codes).astype(codes.dtype)
+    if dst.name == "f8e5":  # f32_to_fp8 saturates: put the infinities back
+        infinity = np.uint8(0x7C) | np.where(np.signbit(x), np.uint8(0x80), np.uint8(0))
+        stepped = np.where(np.isinf(x), infinity, stepped).astype(np.uint8)
+    return stepped.view(nearest.dtype)
+
+
 def nan_as_int(src: ScalarType, dst: ScalarType) -> int:
     """The integer an NVIDIA GPU's ``cvt`` gives for a NaN of type ``src`` (measured on an H200).
 

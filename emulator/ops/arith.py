@@ -18,7 +18,14 @@ from minitriton.emulator import ptx
 from minitriton.emulator.interpreter import NeedSerial, ProgramState
 from minitriton.emulator.memory import RAW_ADDRESSES, Memory
 from minitriton.emulator.registry import semantics
-from minitriton.emulator.values import RVal, cast_values, from_compute, scalar_constant, to_compute
+from minitriton.emulator.values import (
+    RVal,
+    cast_toward_zero,
+    cast_values,
+    from_compute,
+    scalar_constant,
+    to_compute,
+)
 from minitriton.ir.core import Operation, Value
 from minitriton.ir.ops import (
     AddOp,
@@ -376,6 +383,8 @@ def _cast(op: Operation, state: ProgramState, x: RVal) -> RVal:
     if isinstance(dst, PointerType):
         assert isinstance(src, ScalarType)
         return _int_to_ptr(op, state, x, src, dst)
+    if op.attrs.get("rounding") == "rtz":
+        return RVal(cast_toward_zero(np.asarray(x.data), src, dst), x.batched)
     return RVal(np.asarray(cast_values(x.data, src, dst)), x.batched)
 
 

@@ -263,16 +263,59 @@ def _cast(
         if dtype is None:
             raise error(ctx.b.loc, "this dtype (fp8) is not supported by MiniTriton")
         raise error(ctx.b.loc, f"dtype must be a tl dtype, got {S.describe(dtype)}")
-    if fp_downcast_rounding not in (None, "rtne"):
+    x = _tensor(ctx, input, "input")
+    if bitcast:  # Triton ignores fp_downcast_rounding here
+        return S.bitcast(ctx.b, x, dtype)
+    if _downcast_rounding(ctx, fp_downcast_rounding, x.dtype, dtype) == "rtz":
+        attrs = {"rounding": "rtz"}
+        return Tensor(ctx.b.value(ops.CastOp, [x.handle], with_element(x.type, dtype), attrs))
+    return S.cast(ctx.b, x, dtype)
+
+
+def _downcast_rounding(
+    ctx: FunctionLowerer,
+    rounding: Any,
+    src: ScalarType | PointerType,
+    dst: ScalarType | PointerType,
+) -> str | None:
+    """``fp_downcast_rounding`` checked as Triton checks it: ``"rtz"``, or None (to nearest)."""
+    if rounding is None or src == dst:  # Triton returns an unchanged value unchecked
+        return None
+    if rounding not in ("rtne", "rtz"):
         raise error(
             ctx.b.loc,
-            f"fp_downcast_rounding={fp_downcast_rounding!r} is not "
-            "supported (only round-to-nearest-even, 'rtne')",
+            f"fp_downcast_rounding={rounding!r} is not a rounding mode",
+            help="use 'rtne' (to nearest, ties to even: the default) or 'rtz' (toward zero)",
+            triton=f"Invalid rounding mode: {rounding}. Supported rounding modes are 'rtne' "
+            "and 'rtz'.",
         )
-    x = _tensor(ctx, input, "input")
-    if bitcast:
-        return S.bitcast(ctx.b, x, dtype)
-    return S.cast(ctx.b, x, dtype)
+    if not (isinstance(src, ScalarType) and isinstance(dst, ScalarType)) or not (
+        src.is_float() and dst.is_float() and dst.bitwidth < src.bitwidth
+    ):
+        raise error(
+            ctx.b.loc,
+            f"fp_downcast_rounding applies only to a narrowing float cast, not {src!r} to {dst!r}",
+            help=f"drop fp_downcast_rounding: x.to({_dtype_name(dst)})",
+            triton="fp_downcast_rounding should be set only for truncating fp conversions. "
+            f"Source scalar type is {src!r} and destination type is {dst!r}",
+        )
+    if rounding == "rtz" and not ops.is_rtz_cast(src, dst):
+        raise error(
+            ctx.b.loc,
+            f"fp_downcast_rounding='rtz' is not supported for a cast to {_dtype_name(dst)}: "
+            "MiniTriton rounds toward zero only to tl.float32, tl.float16, tl.bfloat16, "
+            "tl.float8e5 and tl.float8e4nv",
+            help=f"round to nearest even: x.to({_dtype_name(dst)})",
+        )
+    return rounding if rounding == "rtz" else None
+
+
+def _dtype_name(t: ScalarType | PointerType) -> str:
+    """How a kernel spells ``t``: ``tl.float16``, ``tl.int32`` (a pointer type: its repr)."""
+    import minitriton.language as tl
+
+    names = [n for n, v in vars(tl).items() if v is t and not n.endswith("_")]
+    return f"tl.{names[0]}" if names else repr(t)
 
 
 @impl("trans")

@@ -407,6 +407,10 @@ class RoundedOp(Operation):
             raise self.fail(f"needs f32 or f64 operands, got {self.result.type}")
 
 
+#: The float types ``arith.cast {rounding = "rtz"}`` narrows to.
+RTZ_CAST_TARGETS = ("f32", "f16", "bf16", "f8e5", "f8e4nv")
+
+
 class CastOp(Operation):
     """``%r = arith.cast(%x) : tensor<128xf16>`` converts values between types.
 
@@ -414,6 +418,12 @@ class CastOp(Operation):
     narrowing floats (incl. to bf16) rounds to nearest even; ints wrap.
     Casting between pointer types, or between a pointer and ``i64``,
     reinterprets the address.
+
+    ``{rounding = "rtz"}`` (Triton's ``fp_downcast_rounding="rtz"``) makes a
+    narrowing float cast round toward zero instead: a finite value beyond the
+    largest finite one gives that one (with its sign), an infinity stays
+    infinite (f8e4nv, which has none, gives its largest finite value), NaN
+    stays NaN. Only narrowing float casts to :data:`RTZ_CAST_TARGETS` take it.
     """
 
     traits = trait_set(Pure, Elementwise)
@@ -423,6 +433,23 @@ class CastOp(Operation):
 
     def verify_(self) -> None:
         _same_shape(self, self.operands[0].type, self.result.type, "cast")
+        rounding = self.attrs.get("rounding")
+        if rounding is None:
+            return
+        if rounding != "rtz":
+            raise self.fail(f'rounding must be "rtz" (or absent), got {rounding!r}')
+        src, dst = element_type(self.operands[0].type), element_type(self.result.type)
+        if not is_rtz_cast(src, dst):
+            raise self.fail(f"rounding = \"rtz\" needs a narrowing float cast to one of "
+                            f"{', '.join(RTZ_CAST_TARGETS)}, got {src} to {dst}")  # fmt: skip
+
+
+def is_rtz_cast(src: Type, dst: Type) -> bool:
+    """Whether ``arith.cast {rounding = "rtz"}`` converts ``src`` to ``dst``."""
+    if not (isinstance(src, ScalarType) and isinstance(dst, ScalarType)):
+        return False
+    narrowing = src.is_float() and dst.is_float() and dst.bitwidth < src.bitwidth
+    return narrowing and dst.name in RTZ_CAST_TARGETS
 
 
 class BitcastOp(Operation):

@@ -604,7 +604,16 @@ def full_like(input, value, dtype=None):
 
 @builtin
 def cast(input, dtype, fp_downcast_rounding=None, bitcast=False):
-    """Convert ``input`` to ``dtype`` (also ``x.to(dtype)``); ``bitcast`` keeps the bits."""
+    """Convert ``input`` to ``dtype`` (also ``x.to(dtype)``); ``bitcast`` keeps the bits.
+
+    A narrowing float conversion rounds to nearest, ties to even (``"rtne"``,
+    the default); ``fp_downcast_rounding="rtz"`` rounds toward zero instead,
+    to ``float32``, ``float16``, ``bfloat16``, ``float8e5`` or ``float8e4nv``:
+    a finite value beyond the largest finite one gives that one, an infinity
+    stays infinite (``float8e4nv``, which has none, gives ±448), NaN stays NaN.
+    ``fp_downcast_rounding`` on any other conversion is an error, as in
+    Triton; with ``bitcast=True`` it is ignored.
+    """
 
 
 @builtin

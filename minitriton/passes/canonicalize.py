@@ -356,6 +356,8 @@ def _cast(op: Operation) -> list[Value] | None:
         exact = folding.is_exact_cast(element_type(src.type), element_type(x.type))
         if src.type == op.result.type and exact:
             return [src]
+    if "rounding" in op.attrs:
+        return None  # folding rounds to nearest even only
     # cast(c1) -> c2
     raw = constant_of(x)
     if raw is None:

@@ -44,7 +44,16 @@ from minitriton.backend.lltypes import (
 from minitriton.backend.registry import lowering
 from minitriton.ir import ops
 from minitriton.ir.core import Operation
-from minitriton.ir.types import BF16, F16, F32, BlockType, PointerType, ScalarType, element_type
+from minitriton.ir.types import (
+    BF16,
+    F16,
+    F32,
+    F64,
+    BlockType,
+    PointerType,
+    ScalarType,
+    element_type,
+)
 
 if TYPE_CHECKING:
     from minitriton.backend.lower.context import LoweringContext
@@ -100,6 +109,9 @@ def lower_cast(ctx: LoweringContext, op: Operation) -> Lowered:
     """A conversion between element types (:func:`cast`)."""
     src = element_type(op.operands[0].type)
     dst = element_type(op.result.type)
+    if op.attrs.get("rounding") == "rtz":
+        assert isinstance(src, ScalarType) and isinstance(dst, ScalarType)  # verified
+        return ctx.elementwise(op, lambda v: cast_toward_zero(ctx, src, dst, v))
     return ctx.elementwise(op, lambda v: cast(ctx, src, dst, v))
 
 
@@ -343,6 +355,71 @@ def cast(ctx: LoweringContext, src: ElemLike, dst: ElemLike, v: ir.Value) -> ir.
     if dst.is_float():
         return bld.sitofp(v, ll_type(dst)) if src.is_signed() else bld.uitofp(v, ll_type(dst))
     return _int_cast(ctx, src, dst, v)
+
+
+def cast_toward_zero(
+    ctx: LoweringContext, src: ScalarType, dst: ScalarType, v: ir.Value
+) -> ir.Value:
+    """A narrowing float cast rounding toward zero (``arith.cast {rounding = "rtz"}``).
+
+    Rounding toward zero gives the float of largest magnitude not above ``|x|``,
+    with ``x``'s sign. Done twice, to a format F and then to a format C whose
+    values F all holds, it gives that of C: a value of C not above ``|x|`` is
+    in F, so it is not above F's result either. Hence f64 goes to f32 first, and
+    f16/bf16 widen to f32 (exactly) before going to fp8.
+    """
+    bld = ctx.b
+    if src == F64:
+        v = _asm(bld, "cvt.rz.f32.f64", F32_T, "=f,d", v)
+    elif src != F32:
+        v = to_f32(ctx, v, src)
+    if dst == F32:
+        return v
+    if dst == F16:
+        return bld.bitcast(_asm(bld, "cvt.rz.f16.f32", I16, "=h,f", v), F16_T)
+    if dst == BF16:
+        if arch_number(ctx.arch) >= 80:
+            return _asm(bld, "cvt.rz.bf16.f32", I16, "=h,f", v)
+        top = bld.trunc(bld.lshr(bld.bitcast(v, I32), ir.Constant(I32, 16)), I16)
+        is_nan = bld.fcmp_unordered("uno", v, v)  # dropping bits could leave an infinity
+        return bld.select(is_nan, ir.Constant(I16, 0x7FC0), top)
+    return _f32_to_fp8_toward_zero(ctx, dst, v)
+
+
+def _f32_to_fp8_toward_zero(ctx: LoweringContext, dst: ScalarType, v: ir.Value) -> ir.Value:
+    """f32 to f8e5 or f8e4nv bits rounding toward zero (PTX has no ``cvt.rz`` to fp8).
+
+    f8e5 has f16's exponents and the top 2 of its 10 mantissa bits, so f8e5's
+    values are f16's whose low 8 bits are 0: ``cvt.rz.f16.f32``, then the top
+    byte is the f8e5 code (see :func:`cast_toward_zero` for why twice is once);
+    f16's rounding toward zero already gives 65504 (f8e5: 57344) for a value
+    too large, and keeps infinities. f8e4nv's values times ``2**-8`` are f16's
+    whose low 7 bits are 0 (exponents -6..8 become f16's -14..0, subnormals
+    ``k * 2**-9`` become ``k * 2**-17``), with f8e4nv's exponent field equal to
+    f16's: its code is the f16 code of ``x * 2**-8`` shifted right by 7, the
+    magnitude capped at 0x7E (448: f8e4nv has no infinity; 0x7F is NaN). The
+    product is exact unless it is an f32 subnormal, where ``|x| < 2**-118``
+    rounds to 0 whatever the product's last bit.
+    """
+    bld = ctx.b
+    e4 = dst.name == "f8e4nv"
+    if e4:
+        v = bld.fmul(v, ir.Constant(F32_T, 2.0**-8))
+    h = bld.zext(_asm(bld, "cvt.rz.f16.f32", I16, "=h,f", v), I32)
+    magnitude = bld.lshr(bld.and_(h, ir.Constant(I32, 0x7FFF)), ir.Constant(I32, 7 if e4 else 8))
+    if e4:
+        too_large = bld.icmp_unsigned(">", magnitude, ir.Constant(I32, 0x7E))
+        magnitude = bld.select(too_large, ir.Constant(I32, 0x7E), magnitude)
+    sign = bld.and_(bld.lshr(h, ir.Constant(I32, 8)), ir.Constant(I32, 0x80))
+    code = bld.trunc(bld.or_(sign, magnitude), I8)
+    is_nan = bld.fcmp_unordered("uno", v, v)  # the f16 NaN's payload may lie in the low bits
+    return bld.select(is_nan, ir.Constant(I8, 0x7F), code)
+
+
+def _asm(bld: ir.IRBuilder, instr: str, ret: ir.Type, constraints: str, v: ir.Value) -> ir.Value:
+    """One PTX instruction ``instr $0, $1;`` of one operand through inline assembly."""
+    asm = ir.InlineAsm(ir.FunctionType(ret, [v.type]), f"{instr} $0, $1;", constraints)
+    return bld.call(asm, [v])
 
 
 def _int_cast(ctx: LoweringContext, src: ScalarType, dst: ScalarType, v: ir.Value) -> ir.Value:
