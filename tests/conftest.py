@@ -4,6 +4,9 @@
 module. Run ``pytest --update-goldens`` to (re)write the files instead; review
 the diff before committing.
 
+``backend``: each test once on the emulator and once on the GPU (marked
+``gpu``, so it skips without a device); pass it as ``backend=`` at launch.
+
 ``fast_paths``: the emulator's fast paths are on for the test, even in a run
 with ``MINITRITON_EMULATOR_PLAIN=1`` (for tests of the fast paths themselves).
 """
@@ -108,3 +111,9 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     skip = pytest.mark.skip(reason="needs an NVIDIA GPU and cuda-python")
     for item in gpu_items:
         item.add_marker(skip)
+
+
+@pytest.fixture(params=["emulator", pytest.param("gpu", marks=pytest.mark.gpu)])
+def backend(request: pytest.FixtureRequest) -> str:
+    """The backend name to pass as ``backend=`` at every launch."""
+    return str(request.param)

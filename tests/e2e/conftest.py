@@ -1,8 +1,8 @@
 """End-to-end tests: real Triton kernels against NumPy references, on every backend.
 
-The ``backend`` fixture runs each test once on the emulator and once on the
-GPU (marked ``gpu``, so it skips without a device). Tests launch with the
-per-launch override ``kernel[grid](..., backend=backend)``.
+The ``backend`` fixture (``tests/conftest.py``) runs each test once on the
+emulator and once on the GPU (marked ``gpu``, so it skips without a device).
+Tests launch with the per-launch override ``kernel[grid](..., backend=backend)``.
 
 ``MINITRITON_DEBUG=1`` in the environment runs every launch in debug mode:
 on the GPU, every access is then bounds-checked on the device
@@ -21,12 +21,6 @@ import pytest
 REPO_ROOT = Path(__file__).resolve().parents[2]
 if str(REPO_ROOT) not in sys.path:
     sys.path.insert(0, str(REPO_ROOT))
-
-
-@pytest.fixture(params=["emulator", pytest.param("gpu", marks=pytest.mark.gpu)])
-def backend(request: pytest.FixtureRequest) -> str:
-    """The backend name to pass as ``backend=`` at every launch."""
-    return request.param
 
 
 @pytest.fixture

@@ -13,15 +13,6 @@ import pytest
 
 import minitriton as triton
 import minitriton.language as tl
-from minitriton.backend import gpu_available
-
-GPU = pytest.param(
-    "gpu",
-    marks=[
-        pytest.mark.gpu,
-        pytest.mark.skipif(not gpu_available(), reason="needs an NVIDIA GPU and cuda-python"),
-    ],
-)
 
 
 @triton.jit
@@ -32,7 +23,6 @@ def arg_extremes(x_ptr, out_ptr, N: tl.constexpr, BLOCK: tl.constexpr, LEFT: tl.
     tl.store(out_ptr + 1, tl.argmin(x, axis=0, tie_break_left=LEFT))
 
 
-@pytest.mark.parametrize("backend", ["emulator", GPU])
 @pytest.mark.parametrize("left", [True, False])
 @pytest.mark.parametrize("case", [[np.nan, 6, 8], [3, 5, np.nan], [3, np.nan, 1], "random"])
 def test_nan_is_skipped(backend, left, case):

@@ -16,18 +16,9 @@ import pytest
 
 import minitriton as triton
 import minitriton.language as tl
-from minitriton.backend import gpu_available
 from minitriton.diagnostics import CompileError
 from minitriton.ir.parser import parse_module
 from minitriton.ir.printer import print_module
-
-GPU = pytest.param(
-    "gpu",
-    marks=[
-        pytest.mark.gpu,
-        pytest.mark.skipif(not gpu_available(), reason="needs an NVIDIA GPU and cuda-python"),
-    ],
-)
 
 
 @triton.jit
@@ -89,7 +80,6 @@ def test_unknown_hints_are_refused_with_tritons_words(load, store, evict, messag
         hinted_copy[(1,)](out, x, 128, load, store, evict, backend="emulator")
 
 
-@pytest.mark.parametrize("backend", ["emulator", GPU])
 def test_hints_change_no_value(backend):
     x = np.random.default_rng(5).standard_normal(300).astype(np.float32)
     out = np.zeros(300, np.float32)

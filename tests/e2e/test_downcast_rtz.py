@@ -15,7 +15,6 @@ import pytest
 
 import minitriton as triton
 import minitriton.language as tl
-from minitriton.backend import gpu_available
 from minitriton.compiler import compile_kernel
 from minitriton.diagnostics import CompileError
 from minitriton.ir.parser import parse_module
@@ -25,14 +24,6 @@ from minitriton.jit import base_jit_function
 from minitriton.signature import kernel_params, parse_signature
 from tests.e2e.ptxas_check import assemble, needs_ptxas
 
-GPU = pytest.param(
-    "gpu",
-    marks=[
-        pytest.mark.gpu,
-        pytest.mark.skipif(not gpu_available(), reason="needs an NVIDIA GPU and cuda-python"),
-    ],
-)
-BACKENDS = ["emulator", GPU]
 BLOCK = 4096
 
 #: Float formats: exponent bits, mantissa bits, bias, largest finite code and
@@ -275,7 +266,6 @@ def test_a_bitcast_and_an_unchanged_type_ignore_the_rounding() -> None:
     np.testing.assert_array_equal(out, x)
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("dst", TARGETS)
 def test_both_backends_round_toward_zero(backend: str, dst: str) -> None:
     bits = patterns("float32", 64, seed=3)

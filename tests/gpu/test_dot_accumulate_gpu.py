@@ -14,15 +14,6 @@ import pytest
 
 import minitriton as triton
 import minitriton.language as tl
-from minitriton.backend import gpu_available
-
-GPU = pytest.param(
-    "gpu",
-    marks=[
-        pytest.mark.gpu,
-        pytest.mark.skipif(not gpu_available(), reason="needs an NVIDIA GPU and cuda-python"),
-    ],
-)
 
 
 @triton.jit
@@ -37,7 +28,6 @@ def batched_dot(x_ptr, y_ptr, o_ptr, B: tl.constexpr, M: tl.constexpr, N: tl.con
     tl.store(o_ptr + b * M * N + m * N + n, tl.dot(x, y, out_dtype=OUT))
 
 
-@pytest.mark.parametrize("backend", ["emulator", GPU])
 @pytest.mark.parametrize("out", [tl.float16, tl.float32])
 def test_a_batched_fp16_dot_rounds_once(backend, out):
     rng = np.random.default_rng(17)

@@ -15,16 +15,7 @@ import pytest
 
 import minitriton as triton
 import minitriton.language as tl
-from minitriton.backend import gpu_available
 
-GPU = pytest.param(
-    "gpu",
-    marks=[
-        pytest.mark.gpu,
-        pytest.mark.skipif(not gpu_available(), reason="needs an NVIDIA GPU and cuda-python"),
-    ],
-)
-BACKENDS = ["emulator", GPU]
 N, BLOCK = 1000, 256  # a partial last block: its tail takes `other`
 
 
@@ -75,21 +66,18 @@ def padded(x: np.ndarray, tail: np.ndarray | float) -> np.ndarray:
     return out
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
 def test_a_constant_other(backend, x):
     out = np.zeros(triton.cdiv(N, BLOCK) * BLOCK, np.float32)
     launch(constant_other, backend, x, out, N)
     np.testing.assert_array_equal(out, padded(x, -np.inf))
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
 def test_a_run_time_scalar_other(backend, x):
     out = np.zeros(triton.cdiv(N, BLOCK) * BLOCK, np.float32)
     launch(scalar_other, backend, x, out, N, 2.25)
     np.testing.assert_array_equal(out, padded(x, 2.25))
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("dtype", [np.float32, np.float16, np.int8])
 def test_an_other_that_differs_per_element(backend, x, dtype):
     # fp16 packs two lanes' `other` into one word; int8 takes the guarded load
@@ -100,7 +88,6 @@ def test_an_other_that_differs_per_element(backend, x, dtype):
     np.testing.assert_array_equal(out, padded(src, (-lanes).astype(dtype)))
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
 def test_a_boolean_other(backend):
     flags = np.random.default_rng(3).random(N) < 0.5
     out = np.zeros(triton.cdiv(N, BLOCK) * BLOCK, np.int32)

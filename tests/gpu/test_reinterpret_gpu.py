@@ -13,16 +13,6 @@ import pytest
 
 import minitriton as triton
 import minitriton.language as tl
-from minitriton.backend import gpu_available
-
-GPU = pytest.param(
-    "gpu",
-    marks=[
-        pytest.mark.gpu,
-        pytest.mark.skipif(not gpu_available(), reason="needs an NVIDIA GPU and cuda-python"),
-    ],
-)
-BACKENDS = ["emulator", GPU]
 
 
 @triton.jit
@@ -43,7 +33,6 @@ def test_an_unknown_dtype_is_refused():
         triton.reinterpret(np.zeros(4, np.float16), "fp16?")
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
 def test_numpy_arrays_reinterpreted(backend):
     x = np.linspace(-3, 3, 300).astype(np.float16)
     out = np.zeros_like(x)
@@ -52,7 +41,6 @@ def test_numpy_arrays_reinterpreted(backend):
     np.testing.assert_array_equal(out, -x)
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
 def test_torch_tensors_reinterpreted_with_torch_dtypes(backend):
     torch = pytest.importorskip("torch")
     device = "cuda" if backend == "gpu" else "cpu"
