@@ -5,7 +5,8 @@ Each operand is a block in one of Triton's formats, ``"e2m1"`` (fp4, two to a
 (fp8, as ``uint8`` bits or the fp8 type), ``"bf16"`` or ``"fp16"``, with an
 optional scale: one ``uint8`` ``e8m0`` exponent (the value ``2**(s - 127)``;
 ``0xFF`` is NaN) per 32 elements along K, of shape ``[M, K // 32]`` for the
-left operand and ``[N, K // 32]`` for the right one (not transposed).
+left operand and ``[N, K // 32]`` for the right one (not transposed), or, for
+NVFP4, one ``fp8e4nv`` scale (its value) per 16 elements, ``[M, K // 16]``.
 
 As Triton does on GPUs without MX tensor cores (Hopper among them), the
 frontend *decomposes* the product: each operand is decoded exactly to bf16
@@ -146,23 +147,39 @@ def _fp4_value(ctx: FunctionLowerer, nibble: Tensor, compute: ScalarType) -> Ten
 
 
 def _scaled(ctx: FunctionLowerer, x: Tensor, scale: Any, what: str) -> Tensor:
-    """``x * 2**(scale - 127)``, one scale per 32 elements along K; NaN where scale is 0xFF."""
+    """``x`` times its scales, one per group of 32 (or 16) elements along K.
+
+    A ``uint8`` scale is an ``e8m0`` exponent, ``2**(s - 127)``, NaN for 0xFF (MX
+    formats, groups of 32); an ``fp8e4nv`` scale is the e4m3 value itself (NVFP4:
+    groups of 16). The group is K over the scale's columns, as Triton reads it.
+    """
     if scale is None:
         return x
     b = ctx.b
     s = _block(ctx, scale, what)
     rows, k = x.shape
-    if S.scalar_dtype(s).bitwidth != 8 or s.shape != (rows, k // GROUP) or k % GROUP:
+    group = 16 if S.scalar_dtype(s) == F8E4NV else GROUP
+    if S.scalar_dtype(s).bitwidth != 8 or s.shape != (rows, k // group) or k % group:
         raise error(
             b.loc,
             f"tl.dot_scaled: {what} must be a uint8 block of shape [{rows}, {k // GROUP}] "
-            f"(one e8m0 exponent per {GROUP} elements along K), got {s.type}",
+            f"(one e8m0 exponent per {GROUP} elements along K), or an fp8e4nv block of shape "
+            f"[{rows}, {k // 16}] (one e4m3 scale per 16, NVFP4), got {s.type}",
         )
-    s = S.bitcast(b, s, U8)
-    factor_bits = S.binary(b, "<<", S.cast(b, s, U32), 23)  # 2**(s - 127) as fp32; 0 for s=0
-    factor = S.cast(b, S.bitcast(b, factor_bits, F32), S.scalar_dtype(x))
-    wide = S.expand_dims(b, factor, 2)
-    factor = S.reshape(b, S.broadcast_to(b, wide, (rows, k // GROUP, GROUP)), (rows, k))
-    nan = S.expand_dims(b, S.compare(b, "==", s, 0xFF), 2)
-    nan = S.reshape(b, S.broadcast_to(b, nan, (rows, k // GROUP, GROUP)), (rows, k))
-    return S.where(b, nan, float("nan"), S.binary(b, "*", x, factor))
+    if S.scalar_dtype(s) == F8E4NV:
+        factor = S.cast(b, S.cast(b, s, F32), S.scalar_dtype(x))
+        nan = None  # a NaN scale is its own value
+    else:
+        s = S.bitcast(b, s, U8)
+        factor_bits = S.binary(b, "<<", S.cast(b, s, U32), 23)  # 2**(s - 127); 0 for s=0
+        factor = S.cast(b, S.bitcast(b, factor_bits, F32), S.scalar_dtype(x))
+        nan = _per_element(ctx, S.compare(b, "==", s, 0xFF), rows, k, group)
+    scaled = S.binary(b, "*", x, _per_element(ctx, factor, rows, k, group))
+    return scaled if nan is None else S.where(b, nan, float("nan"), scaled)
+
+
+def _per_element(ctx: FunctionLowerer, per_group: Tensor, rows: int, k: int, group: int) -> Tensor:
+    """``[rows, k // group]`` values repeated over their groups: ``[rows, k]``."""
+    b = ctx.b
+    wide = S.expand_dims(b, per_group, 2)
+    return S.reshape(b, S.broadcast_to(b, wide, (rows, k // group, group)), (rows, k))

@@ -118,6 +118,25 @@ def test_a_scale_of_0xff_is_nan(backend: str) -> None:
     assert np.isnan(out[3]).all() and not np.isnan(np.delete(out, 3, axis=0)).any()
 
 
+#: e4m3 scale bytes and their values: 1, 2, 0.5, 1.5, 3, -1.
+E4M3_SCALES = {0x38: 1.0, 0x40: 2.0, 0x30: 0.5, 0x3C: 1.5, 0x44: 3.0, 0xB8: -1.0}
+
+
+def test_nvfp4_scales_are_e4m3_values_per_16(backend: str) -> None:
+    rng = np.random.default_rng(6)
+    a, a_val = _operand(rng, "e2m1", (M, KK), along=1)
+    b, b_val = _operand(rng, "e2m1", (KK, N), along=0)
+    codes = np.array(sorted(E4M3_SCALES), np.uint8)
+    a_scale = rng.choice(codes, (M, KK // 16))
+    b_scale = rng.choice(codes, (N, KK // 16))
+    value = np.vectorize(E4M3_SCALES.get)
+    a_ref = _round(a_val * np.repeat(value(a_scale), 16, axis=1), "bf16")
+    b_ref = _round(b_val * np.repeat(value(b_scale), 16, axis=1).T, "bf16")
+    out = np.zeros((M, N), np.float32)
+    K.nvfp4_product[(1,)](a, a_scale, b, b_scale, out, M, N, KK, backend=backend)
+    np.testing.assert_allclose(out, a_ref @ b_ref, rtol=1e-6, atol=1e-5)
+
+
 def test_errors_name_the_format_and_the_scale_shape() -> None:
     a = np.zeros((16, 64), np.uint8)
     with pytest.raises(CompileError, match=r"lhs_scale must be a uint8 block of shape \[16, 2\]"):

@@ -55,3 +55,20 @@ def bad_format(a_ptr, out_ptr, FORMAT: tl.constexpr):
     a = tl.load(a_ptr + tl.arange(0, 16)[:, None] * 32 + tl.arange(0, 32)[None, :])
     c = tl.dot_scaled(a, None, FORMAT, tl.trans(a), None, "e4m3")
     tl.store(out_ptr + tl.arange(0, 16)[:, None] * 16 + tl.arange(0, 16)[None, :], c)
+
+
+@triton.jit
+def nvfp4_product(
+    a_ptr, a_scale_ptr, b_ptr, b_scale_ptr, out_ptr,
+    M: tl.constexpr, N: tl.constexpr, K: tl.constexpr,
+):  # fmt: skip
+    """NVFP4: e2m1 packed along K, one e4m3 scale (its value) per 16 elements along K."""
+    a = tl.load(a_ptr + tl.arange(0, M)[:, None] * (K // 2) + tl.arange(0, K // 2)[None, :])
+    b = tl.load(b_ptr + tl.arange(0, K // 2)[:, None] * N + tl.arange(0, N)[None, :])
+    SK: tl.constexpr = K // 16
+    a_scale = tl.load(a_scale_ptr + tl.arange(0, M)[:, None] * SK + tl.arange(0, SK)[None, :])
+    b_scale = tl.load(b_scale_ptr + tl.arange(0, N)[:, None] * SK + tl.arange(0, SK)[None, :])
+    a_scale = a_scale.to(tl.float8e4nv, bitcast=True)
+    b_scale = b_scale.to(tl.float8e4nv, bitcast=True)
+    c = tl.dot_scaled(a, a_scale, "e2m1", b, b_scale, "e2m1")
+    tl.store(out_ptr + tl.arange(0, M)[:, None] * N + tl.arange(0, N)[None, :], c)
