@@ -26,8 +26,9 @@ schedule, ``NAME.ARCH.ttgir``) in ``DIR``: ``diff -r`` of two such folders shows
 change to the compiler changed. A dumped kernel that the GPU refused on purpose (the
 dump's ``NN-gpu-error.txt``: a dot with K below the GPU's bound, an fp8 format of
 another vendor; the diagnostic points to the emulator) must be refused again, with a
-located diagnostic, for every target. Without ``ptxas`` on ``PATH`` (or ``$PTXAS``) the
-check is skipped (status 0).
+located diagnostic, for every target. A kernel the GPU refuses for an older target on
+purpose (a located "needs sm_89 or newer": fp8 conversions) counts as checked there.
+Without ``ptxas`` on ``PATH`` (or ``$PTXAS``) the check is skipped (status 0).
 """
 
 from __future__ import annotations
@@ -153,6 +154,8 @@ def check_one(kernel: Kernel, arch: str, ptxas: str, workdir: str) -> tuple[bool
             module = parse_module(kernel.text, str(kernel.path))
             compiled = compile_ir(module, arch, kernel.num_warps)
         except CompileError as e:
+            if _needs_newer_arch(e, arch):
+                return True, f"refused for {arch}: {e.first.message}"
             return False, f"compile error:\n{e}"
         ms = (time.perf_counter() - start) * 1e3
     Path(workdir, f"{kernel.name}.{arch}.ttgir").write_text(compiled.ttgir)
@@ -170,6 +173,13 @@ def check_one(kernel: Kernel, arch: str, ptxas: str, workdir: str) -> tuple[bool
             return False, f"ptxas failed ({suffix}):\n{proc.stderr.strip()}"
     detail = f"{ms:.0f} ms to PTX, {kernel.num_warps} warps, {compiled.shared} B shared"
     return True, detail + (", two schedules" if compiled.alt_ptx else "")
+
+
+def _needs_newer_arch(e: CompileError, arch: str) -> bool:
+    """Whether the GPU refused ``arch`` on purpose: a located diagnostic that the kernel
+    "needs sm_NN" (fp8 conversions need sm_89, bf16 atomic adds sm_90), for an older ``arch``."""
+    found = re.search(r"needs sm_(\d+)", e.first.message)
+    return found is not None and int(found.group(1)) > int(re.sub(r"\D", "", arch))
 
 
 def check_refused(kernel: Kernel, arch: str) -> tuple[bool, str]:

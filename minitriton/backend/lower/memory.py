@@ -518,20 +518,28 @@ def _float_minmax(
 def _half_minmax(
     ctx: LoweringContext, op: Operation, kind: str, ptr: ir.Value, pred: ir.Value, val
 ):
-    """fp16/bf16 min/max (descriptor reductions): a ``cas.b16`` loop around ``min.f16``.
+    """fp16/bf16 min/max (descriptor reductions): a ``cas.b16`` loop around ``min.f32``.
 
-    PTX has no scalar 16-bit float ``atom.min``; ``min``/``max`` keep the
-    number when one side is NaN, as the emulator's ``np.fmin`` does.
+    PTX has no scalar 16-bit float ``atom.min``. Both halves are widened to fp32
+    (exactly: ``cvt`` for fp16, the bits in the high half for bf16), compared there,
+    and the winner, one of the two, narrowed back exactly; this runs on every arch
+    (``min.f16`` needs sm_80, ``.bf16`` too). ``min``/``max`` keep the number when
+    one side is NaN, as the emulator's ``np.fmin`` does.
     """
     st = scalar_of(op.result.type)
-    ty = "f16" if st == F16 else "bf16"
     sem, scope = _sem_scope(ctx, op)
+    if st == F16:
+        widen = "cvt.f32.f16 x, seen;\ncvt.f32.f16 y, $3;\n"
+        narrow = "cvt.rn.f16.f32 want, z;\n"
+    else:  # bf16: the fp32 with these bits on top
+        widen = "mov.b32 x, {zero, seen};\nmov.b32 y, {zero, $3};\n"
+        narrow = "mov.b32 {low, want}, z;\n"
     text = (  # labels are local to the braces, so each element's loop may reuse them
-        "{\n.reg .pred again;\n.reg .b16 seen, want;\n"
-        "mov.b16 $0, 0;\n@!$2 bra done_minmax;\n"
+        "{\n.reg .pred again;\n.reg .b16 seen, want, zero, low;\n.reg .b32 x, y, z;\n"
+        "mov.b16 zero, 0;\nmov.b16 $0, 0;\n@!$2 bra done_minmax;\n"
         f"ld.relaxed.{scope}.global.b16 seen, [$1];\n"
         "retry_minmax:\n"
-        f"{kind}.{ty} want, seen, $3;\n"
+        f"{widen}{kind}.f32 z, x, y;\n{narrow}"
         f"atom.global.{sem}.{scope}.cas.b16 $0, [$1], seen, want;\n"
         "setp.ne.b16 again, $0, seen;\n"
         "mov.b16 seen, $0;\n"
