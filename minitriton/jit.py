@@ -52,7 +52,13 @@ from minitriton.frontend.source import ArgSpec, JITBase, KernelSource
 from minitriton.ir.types import BF16, PointerType, ScalarType
 from minitriton.language.core import constexpr
 from minitriton.runtime.errors import OutOfResources, as_interpreter_error
-from minitriton.signature import Param, annotated_spec, kernel_params, spec_for_value
+from minitriton.signature import (
+    Param,
+    annotated_spec,
+    const_spec,
+    kernel_params,
+    spec_for_value,
+)
 
 if TYPE_CHECKING:
     import numpy as np
@@ -698,7 +704,7 @@ class JITFunction(KernelInterface, JITBase):
         specs = []
         for p in self.params:
             spec = spec_for_value(p.name, bound[p.name], p.is_constexpr)
-            spec = annotated_spec(spec, p.annotation_type)
+            spec = const_spec(annotated_spec(spec, p.annotation_type), p.is_const)
             specs.append(self._drop_hints(spec))
         return specs
 

@@ -47,7 +47,7 @@ from typing import Any
 from minitriton.diagnostics import Location, error
 from minitriton.frontend.source import ArgSpec
 from minitriton.ir import types as t
-from minitriton.language.core import constexpr
+from minitriton.language.core import const, constexpr
 
 # ---------------------------------------------------------------------------
 # Parameters of a kernel
@@ -71,6 +71,9 @@ class Param:
     #: A scalar type named by the annotation (``n: tl.int64``, ``x: "tl.float16"``): the
     #: argument is passed as that type, as in Triton; None for other annotations.
     annotation_type: t.ScalarType | None = field(default=None, compare=False)
+    #: Annotated ``tl.const`` (or ``"const ..."``, ``"*k..."``): a pointer argument is a
+    #: pointer to read-only data, as in Triton.
+    is_const: bool = field(default=False, compare=False)
 
     @property
     def has_default(self) -> bool:
@@ -82,7 +85,8 @@ def kernel_params(fn: Any) -> list[Param]:
     """The parameters of a Python kernel function, in order."""
     return [
         Param(p.name, is_constexpr_annotation(p.annotation), p.default, num=i,
-              annotation_type=annotation_scalar_type(p.annotation))
+              annotation_type=annotation_scalar_type(p.annotation),
+              is_const=is_const_annotation(p.annotation))
         for i, p in enumerate(inspect.signature(fn).parameters.values())
     ]  # fmt: skip
 
@@ -122,6 +126,26 @@ def annotated_spec(spec: ArgSpec, type_: t.ScalarType | None) -> ArgSpec:
         return spec
     keep = type_.is_int() and isinstance(spec.type, t.ScalarType) and spec.type.is_int()
     return ArgSpec(spec.name, "scalar", type_, divisible_by_16=keep and spec.divisible_by_16)
+
+
+def is_const_annotation(annotation: Any) -> bool:
+    """True for ``tl.const``, also as a string (``"tl.const"``, ``"const *fp32"``, ``"*kfp32"``),
+    Triton's mark of a pointer to read-only data."""
+    if annotation is const:
+        return True
+    if not isinstance(annotation, str) or is_constexpr_annotation(annotation):
+        return False
+    text = annotation.strip("'\" ")
+    return text.split(".")[-1] == "const" or text.startswith(("const ", "*k"))
+
+
+def const_spec(spec: ArgSpec, is_const: bool) -> ArgSpec:
+    """A pointer argument's spec with a const pointer type, for a ``tl.const`` parameter."""
+    if not is_const or spec.kind != "pointer" or not isinstance(spec.type, t.PointerType):
+        return spec
+    pointer = t.PointerType(spec.type.pointee, const=True)
+    return ArgSpec(spec.name, "pointer", pointer, spec.value, spec.divisible_by_16,
+                   spec.equal_to_1)  # fmt: skip
 
 
 def is_constexpr_annotation(annotation: Any) -> bool:
@@ -380,7 +404,7 @@ def _parse_entry(entry: _Entry, param: Param) -> ArgSpec:
         return _constexpr_entry(entry, param, value, hint)
     if param.is_constexpr:
         raise _err(entry, f"parameter '{param.name}' is a tl.constexpr: give its value, not a type")
-    return _typed_entry(entry, param.name, text, hint)
+    return const_spec(_typed_entry(entry, param.name, text, hint), param.is_const)
 
 
 def _split_hint(entry: _Entry) -> tuple[str, str | None]:
@@ -413,14 +437,15 @@ def _constexpr_entry(entry: _Entry, param: Param, value: Any, hint: str | None) 
 def _typed_entry(entry: _Entry, name: str, text: str, hint: str | None) -> ArgSpec:
     is_pointer = text.startswith("*")
     type_name = text.lstrip("*")
-    if is_pointer and type_name.startswith("k"):
+    is_const = is_pointer and type_name.startswith("k")
+    if is_const:
         type_name = type_name[1:]  # Triton's "*k" marks a const pointer
     scalar = _scalar(entry, type_name)
     flags = {_HINTS[hint]: True} if hint else {}
     if is_pointer:
         if hint == "1":
             raise _err(entry, f"hint ':1' applies to integers, not to the pointer '{text}'")
-        return ArgSpec(name, "pointer", t.PointerType(scalar), **flags)
+        return ArgSpec(name, "pointer", t.PointerType(scalar, const=is_const), **flags)
     if hint and not scalar.is_int():
         raise _err(entry, f"hint ':{hint}' applies to integers, not to '{text}'")
     return ArgSpec(name, "scalar", scalar, **flags)
@@ -436,7 +461,8 @@ def _scalar(entry: _Entry, name: str) -> t.ScalarType:
 
 def _missing(param: Param, fill: dict[str, Any], signature: str) -> ArgSpec:
     if param.name in fill:
-        return spec_for_value(param.name, fill[param.name], param.is_constexpr)
+        return const_spec(spec_for_value(param.name, fill[param.name], param.is_constexpr),
+                          param.is_const)  # fmt: skip
     if param.has_default:
         return spec_for_value(param.name, param.default, param.is_constexpr)
     end = _Entry("", len(signature) + 1)

@@ -152,7 +152,7 @@ def test_parse_vector_add_signature():
     [
         ("*bf16", ArgSpec("a", "pointer", t.PointerType(t.BF16))),
         ("*i8", ArgSpec("a", "pointer", t.PointerType(t.I8))),
-        ("*kfp16", ArgSpec("a", "pointer", t.PointerType(t.F16))),
+        ("*kfp16", ArgSpec("a", "pointer", t.PointerType(t.F16, const=True))),
         ("*f32", ArgSpec("a", "pointer", t.PointerType(t.F32))),
         ("i64:16", ArgSpec("a", "scalar", t.I64, divisible_by_16=True)),
         ("i32:1", ArgSpec("a", "scalar", t.I32, equal_to_1=True)),

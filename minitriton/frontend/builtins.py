@@ -29,7 +29,7 @@ from minitriton.frontend.builder import new_region
 from minitriton.frontend.semantic import Tensor
 from minitriton.frontend.source import F32_PRECISIONS, f32_default_precision
 from minitriton.ir import ops
-from minitriton.ir.core import OP_REGISTRY
+from minitriton.ir.core import OP_REGISTRY, Block, Value
 from minitriton.ir.types import (
     BF16,
     F16,
@@ -559,6 +559,19 @@ def _pointer(ctx: FunctionLowerer, pointer: Any) -> Tensor:
     return pointer
 
 
+def _writable(ctx: FunctionLowerer, ptr: Tensor, what: str) -> None:
+    """A store or an atomic through a ``tl.const`` pointer is an error (Triton's words)."""
+    elem = ptr.dtype
+    if isinstance(elem, PointerType) and elem.const:
+        raise error(
+            ctx.b.loc,
+            f"Cannot store to a constant pointer: {what} writes through {ptr.type}, "
+            "a pointer to read-only data",
+            help="drop the tl.const annotation of the parameter this pointer comes from, "
+            "or store through another (non-const) pointer",
+        )
+
+
 def _mask(ctx: FunctionLowerer, mask: Any, shape: tuple[int, ...]) -> Tensor:
     m = _tensor(ctx, mask, "mask")
     if m.dtype != I1:
@@ -803,6 +816,7 @@ def _store(
         return _store_block(ctx, pointer, value, mask, boundary_check)
     _no_block_pointer_options(ctx, boundary_check, "")
     ptr, m = _ptr_and_mask(ctx, pointer, mask)
+    _writable(ctx, ptr, "tl.store")
     if isinstance(value, Tensor) and value.is_block and not ptr.is_block:  # Triton's words
         raise error(
             ctx.b.loc,
@@ -948,12 +962,14 @@ def _scatter_tensor_descriptor(
 
 @impl("where")
 def _where(ctx: FunctionLowerer, condition: Any, x: Any, y: Any) -> Any:
-    if isinstance(condition, Tensor) and S.scalar_dtype(condition) != I1:
+    if isinstance(condition, Tensor) and condition.dtype != I1:
         # Triton's deprecation: a non-zero test still works, with a warning.
+        dtype = condition.dtype  # a pointer too: its test is ``!= 0``
+        shown = dtype.triton_name if isinstance(dtype, ScalarType) else repr(dtype)
         warn(
             ctx.b.loc,
             "tl.where with a non-boolean condition is deprecated and will error out in a "
-            f"future triton release. Got {S.scalar_dtype(condition).triton_name}",
+            f"future triton release. Got {shown}",
         )
     return S.where(ctx.b, condition, x, y)
 
@@ -985,6 +1001,7 @@ def _atomic_rmw(
     """``tl.atomic_<kind>``; ``typed``: the caller checked the element type (descriptors)."""
     _check_atomic_mask(ctx, kind, mask)
     ptr, m = _ptr_and_mask(ctx, pointer, mask)
+    _writable(ctx, ptr, f"tl.atomic_{kind}")
     ptr, m = _widen_to_value(ctx, ptr, m, val)
     pointee = S.pointee_of(ptr)
     if kind in ("and", "or", "xor") and not pointee.is_int():
@@ -1041,6 +1058,7 @@ def _atomic_cas(
     ctx: FunctionLowerer, pointer: Any, cmp: Any, val: Any, sem: Any, scope: Any
 ) -> Tensor:
     ptr = _pointer(ctx, pointer)
+    _writable(ctx, ptr, "tl.atomic_cas")
     if S.pointee_of(ptr).bitwidth not in (16, 32, 64):  # Triton's words
         raise error(ctx.b.loc, "atomic_cas only supports elements with width {16, 32, 64}")
     for v in (cmp, val):
@@ -2018,9 +2036,23 @@ def _make_hint(attr: str) -> Impl:
             return input
         if len(vals) != max(len(input.shape), 1):
             raise error(ctx.b.loc, f"tl.{attr} needs one value per dimension of {input.type}")
-        return Tensor(ctx.b.value(ops.HintOp, [input.handle], input.type, {attr: vals}))
+        hinted = ctx.b.value(ops.HintOp, [input.handle], input.type, {attr: vals})
+        if _defined_in(input.handle, ctx.b.block):
+            # Triton marks the value itself, so a hint whose result is dropped
+            # (`tl.multiple_of(offs, 16)` as a statement) still holds for
+            # `offs`. Here the variable's tensor takes the hinted value; only
+            # in the block that defines it, where every later use sees it.
+            input.handle = hinted
+            return input
+        return Tensor(hinted)
 
     return lower
+
+
+def _defined_in(v: Value, block: Block) -> bool:
+    """Whether ``v`` is an argument of ``block`` or the result of an op in it."""
+    owner = getattr(v, "owner", None)
+    return owner.parent is block if owner is not None else any(a is v for a in block.args)
 
 
 for _hint in ("multiple_of", "max_contiguous", "max_constancy"):

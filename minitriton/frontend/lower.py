@@ -935,6 +935,7 @@ class FunctionLowerer:
         else_t, else_s = self._materialize(else_block, else_vals)
         for name, a, c in zip(names, then_s, else_s):
             if a != c:
+                _check_const_merge(node, name, a, c)
                 raise error(
                     node.loc,
                     f"variable '{name}' has type {a.describe()} in the then-branch "
@@ -966,6 +967,8 @@ class FunctionLowerer:
         kinds = [isinstance(v, Tensor) or P.is_py_scalar(v) for v in values]
         if not all(kinds) or not any(isinstance(v, Tensor) for v in values):
             return  # compile-time values, None or structures: merged as they are
+        if any(isinstance(v, Tensor) and isinstance(v.dtype, PointerType) for v in values):
+            return  # pointers are not promoted: equal types merge, others are reported
         dtype = S.computation_type(self.b, values[0], values[1], P.ARITH)
         shape = S.broadcast_shapes(self.b, *(S.shape_of(v) for v in values))
         for (block, env), value in zip(branches, values):
@@ -1588,6 +1591,8 @@ class FunctionLowerer:
         if _has_call(node.body) or _has_call(node.orelse):
             return self._runtime_ifexp(node, S.to_bool(self.b, cond))
         body, orelse = self.eval(node.body), self.eval(node.orelse)
+        if isinstance(body, Tensor) and isinstance(orelse, Tensor):
+            _check_const_ternary(node, body.type, orelse.type)
         return S.where(self.b, cond, body, orelse)
 
     def _runtime_ifexp(self, node: ast.IfExp, flag: Tensor) -> Any:
@@ -2270,7 +2275,7 @@ def _pointer_type(loc: Location, args: list[Any], kwargs: dict[str, Any]) -> Poi
         return element_ty, address_space, const
 
     try:
-        element, space, _const = signature(*args, **kwargs)
+        element, space, const = signature(*args, **kwargs)
     except TypeError as e:
         raise error(loc, f"tl.pointer_type(): {e}") from None
     if not isinstance(element, ScalarType):
@@ -2283,7 +2288,9 @@ def _pointer_type(loc: Location, args: list[Any], kwargs: dict[str, Any]) -> Poi
         raise error(
             loc, f"tl.pointer_type(): only global memory (address_space=1) exists, got {space!r}"
         )
-    return PointerType(element)
+    if not isinstance(const, bool):
+        raise error(loc, f"tl.pointer_type(): const must be True or False, got {S.describe(const)}")
+    return PointerType(element, const=const)
 
 
 def _scalar_type(loc: Location, args: list[Any], kwargs: dict[str, Any]) -> ScalarType:
@@ -2350,6 +2357,67 @@ def _trip_text(values: Any) -> str:
         return str(len(values))
     except OverflowError:
         return "more than 2**63"
+
+
+def _without_const(t: Any) -> Any:
+    """``t`` with plain pointers for const ones (types, and the structures of values)."""
+    if isinstance(t, Structure):
+        key = _without_const(t.key) if t.kind == "value" else t.key
+        return Structure(t.kind, key, tuple(_without_const(c) for c in t.children), t.template)
+    if isinstance(t, PointerType):
+        return PointerType(t.pointee)
+    if isinstance(t, BlockType) and isinstance(t.element, PointerType):
+        return BlockType(t.shape, PointerType(t.element.pointee))
+    return t
+
+
+def _const_only(a: Any, c: Any) -> bool:
+    """True when ``a`` and ``c`` differ, but only in pointers being const in one."""
+    return a != c and _without_const(a) == _without_const(c)
+
+
+_CONST_MERGE_HELP = (
+    "a tl.const pointer and a plain pointer are different types; pick the pointer with a "
+    "tl.constexpr condition, or give both values the same const-ness"
+)
+
+
+def _check_const_ternary(node: ast.IfExp, a: Type, c: Type) -> None:
+    """``c_ptr if cond else ptr`` with a run-time condition (Triton's words)."""
+    if _const_only(a, c):
+        raise error(
+            node.loc,
+            f"Ternary expression with dynamic condition has inconsistent types {a} and {c}",
+            help=_CONST_MERGE_HELP,
+        )
+
+
+def _check_const_merge(node: ast.If, name: str, a: Structure, c: Structure) -> None:
+    """A run-time ``if`` whose two paths give ``name`` types that differ only in const-ness
+    (or in anything, for a helper's returned value or a conditional expression's, which
+    is not promoted further): Triton's words for each."""
+    if name == _RETURN:
+        raise error(
+            node.loc,
+            f"Return type mismatch: {a.describe()} and {c.describe()} "
+            "(the two paths of this if return different types)",
+            help=_CONST_MERGE_HELP if _const_only(a, c) else "return one type on every path",
+        )
+    if name.startswith("ifexp@"):  # a conditional expression's value (_runtime_ifexp)
+        raise error(
+            node.loc,
+            "Ternary expression with dynamic condition has inconsistent types "
+            f"{a.describe()} and {c.describe()}",
+            help=_CONST_MERGE_HELP if _const_only(a, c) else "give both values one type",
+        )
+    if not _const_only(a, c):
+        return
+    raise error(
+        node.loc,
+        f"Mismatched type for {name} between then block ({a.describe()}) "
+        f"and else block ({c.describe()})",
+        help=_CONST_MERGE_HELP,
+    )
 
 
 def _branch_type_help(name: str, has_else: bool) -> str:
@@ -2491,6 +2559,7 @@ _DTYPE_PREDICATES = {
     "is_int_unsigned": lambda t: t.kind == "uint",
     "is_bool": lambda t: t.is_bool(),
     "is_ptr": lambda t: t.is_ptr(),
+    "is_const": lambda t: isinstance(t, PointerType) and t.const,
     "is_fp16": lambda t: t.name == "f16",
     "is_bf16": lambda t: t.name == "bf16",
     "is_fp32": lambda t: t.name == "f32",
@@ -2516,7 +2585,7 @@ def _type_attribute(loc: Location, t: Any, attr: str) -> Any:
     if attr in _DTYPE_PREDICATES and not isinstance(t, BlockType):
         predicate = _DTYPE_PREDICATES[attr]
         return lambda: predicate(t)
-    if attr in ("shape", "scalar", "numel", "pointee", "element", "name", "bitwidth"):
+    if attr in ("shape", "scalar", "numel", "pointee", "element", "name", "bitwidth", "const"):
         try:
             return getattr(t, attr)
         except AttributeError:

@@ -15,7 +15,9 @@ def mangle_type(t: Type) -> str:
     if isinstance(t, BlockType):
         return f"{mangle_type(t.element)}S{'_'.join(map(str, t.shape))}S"
     if isinstance(t, PointerType):
-        return "P" + mangle_type(t.pointee)
+        # "k" for a const pointer, as in Triton's "*k" signatures: a helper called with a
+        # const pointer is another specialization than with a plain one.
+        return ("Pk" if t.const else "P") + mangle_type(t.pointee)
     return t.triton_name
 
 

@@ -26,7 +26,7 @@ _TOKEN = re.compile(
     (?P<ws>[ \t\r\n]+|//[^\n]*)
   | (?P<value>%[A-Za-z0-9_.]+)
   | (?P<symbol>@[A-Za-z0-9_.]+)
-  | (?P<type>tensor<[^<>]*(?:<[^<>]*>)?>|ptr<\w+>)
+  | (?P<type>tensor<[^<>]*(?:<[^<>]*>)?>|ptr<\w+(?:,[ ]const)?>)
   | (?P<string>"(?:[^"\\]|\\.)*")
   | (?P<number>-?(?:\d+\.\d*(?:[eE][-+]?\d+)?|\d+[eE][-+]?\d+|\d+|inf)|nan)
   | (?P<ident>[A-Za-z_][A-Za-z0-9_.]*)

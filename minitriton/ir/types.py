@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import reduce
 from typing import TYPE_CHECKING, ClassVar
 
@@ -113,6 +113,10 @@ class ScalarType:
         """Scalars are not pointers."""
         return False
 
+    def is_const(self) -> bool:
+        """Scalars are not const pointers (Triton's ``dtype.is_const()``)."""
+        return False
+
     @property
     def scalar(self) -> ScalarType:
         """The element type (itself)."""
@@ -195,9 +199,15 @@ class ScalarType:
 
 @dataclass(frozen=True)
 class PointerType:
-    """A pointer to global memory holding ``pointee`` values."""
+    """A pointer to global memory holding ``pointee`` values.
+
+    ``const`` marks a pointer to read-only data (a parameter annotated ``tl.const``,
+    Triton's ``pointer_type(..., const=True)``): loads go through it, stores and atomics
+    do not. It is part of the type, so a const and a plain pointer are different types.
+    """
 
     pointee: ScalarType
+    const: bool = field(default=False, kw_only=True)
 
     def is_ptr(self) -> bool:
         """Pointers are pointers."""
@@ -222,11 +232,15 @@ class PointerType:
         compile time reads from a pointer's ``dtype``)."""
         return self.pointee
 
+    def is_const(self) -> bool:
+        """True for a pointer to read-only data (Triton's ``pointer_type.is_const()``)."""
+        return self.const
+
     def __str__(self) -> str:
-        return f"ptr<{self.pointee}>"
+        return f"ptr<{self.pointee}, const>" if self.const else f"ptr<{self.pointee}>"
 
     def __repr__(self) -> str:
-        return f"pointer<{self.pointee!r}>"
+        return f"const_pointer<{self.pointee!r}>" if self.const else f"pointer<{self.pointee!r}>"
 
 
 ElementType = ScalarType | PointerType
@@ -382,7 +396,7 @@ def with_shape(element: ElementType, shape: tuple[int, ...]) -> Type:
 
 
 #: Compiled (and cached) by `re` on first use: the IR parser's, not the launcher's.
-_TYPE_RE = r"tensor<((?:\d+x)+)(.+)>|ptr<(\w+)>|(\w+)"
+_TYPE_RE = r"tensor<((?:\d+x)+)(.+)>|ptr<(\w+)(, const)?>|(\w+)"
 
 
 def parse_type(text: str) -> Type:
@@ -397,5 +411,5 @@ def parse_type(text: str) -> Type:
             raise ValueError(f"nested block type {text!r}")
         return BlockType(dims, elem)
     if m.group(3):
-        return PointerType(scalar(m.group(3)))
-    return scalar(m.group(4))
+        return PointerType(scalar(m.group(3)), const=m.group(4) is not None)
+    return scalar(m.group(5))

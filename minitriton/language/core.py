@@ -167,8 +167,10 @@ class tuple_type:  # noqa: N801 - Triton's spelling
 
 
 class const:  # noqa: N801 - Triton's spelling
-    """An annotation for pointers to read-only data (``x_ptr: tl.const``), accepted as in
-    Triton; MiniTriton already refuses stores into read-only arrays when they are made."""
+    """An annotation for pointers to read-only data (``x_ptr: tl.const``), as in Triton: the
+    argument's type is ``tl.pointer_type(elem, const=True)``; loads go through it, while
+    ``tl.store`` and atomics through it are compile errors ("Cannot store to a constant
+    pointer"), and a const pointer does not merge with a plain one."""
 
 
 class _RuntimeValueType(type):
@@ -341,7 +343,7 @@ def str_to_ty(name: Any, c: Any = None) -> Any:
     """The type that a signature string names (Triton's ``tl.str_to_ty``).
 
     ``"fp32"``, ``"i1"``, ``"u8"``, ``"bf16"`` ... are dtypes; ``"*fp16"`` is a pointer to
-    fp16 (``"*kfp16"``, Triton's pointer to read-only data, is the same pointer here);
+    fp16 (``"*kfp16"`` a const pointer to fp16, Triton's pointer to read-only data);
     ``"tensordesc<fp16[64, 64]>"`` is a :class:`tensor_descriptor_type`; ``"constexpr"``
     is ``tl.constexpr_type(c)``; a tuple of names is a ``tl.tuple_type``. Any other name
     is a ``KeyError``, as in Triton. A plain function: host code calls it, and so may a
@@ -355,7 +357,7 @@ def str_to_ty(name: Any, c: Any = None) -> Any:
         raise TypeError(f"str_to_ty expects a type name such as 'fp32' or '*fp16', got {name!r}")
     if name[0] == "*":
         pointee = name[2:] if name.startswith("*k") else name[1:]
-        return pointer_type(str_to_ty(pointee, c))
+        return pointer_type(str_to_ty(pointee, c), const=name.startswith("*k"))
     if name.startswith("tensordesc"):
         return _descriptor_type(name)
     if name.startswith("constexpr"):

@@ -94,7 +94,7 @@ Named = namedtuple("Named", ["ptr", "n"])
         ("i64", tl.int64),
         ("u8", tl.uint8),
         ("*fp16", tl.pointer_type(tl.float16)),
-        ("*kfp32", tl.pointer_type(tl.float32)),  # Triton's read-only pointer
+        ("*kfp32", tl.pointer_type(tl.float32, const=True)),  # Triton's read-only pointer
         ("*i8", tl.pointer_type(tl.int8)),
     ],
 )
