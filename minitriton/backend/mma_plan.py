@@ -63,6 +63,7 @@ from minitriton.ir.types import BF16, F8E4NV, F8E5, F16, F32, I8, I32, BlockType
 #: (A/B element type, accumulator type, input precision or None) -> instruction kind.
 _KINDS = {
     (F16, F32): "f16",
+    (F16, F16): "f16",  # fp16 accumulation: mma.sync ....f16.f16.f16.f16
     (BF16, F32): "bf16",
     (I8, I32): "s8",
     (F8E4NV, F32): "e4m3",  # sm_89 and later (see accelerate_matmul)

@@ -9,10 +9,16 @@ warpgroup. Supported inputs here:
 operands              acc       K step  B in shared memory
 ====================  ========  ======  ==========================
 fp16 x fp16           fp32      16      row-major (``tnspB`` = 1)
+fp16 x fp16           fp16      16      row-major (``tnspB`` = 1)
 bf16 x bf16           fp32      16      row-major (``tnspB`` = 1)
 fp32 x fp32 ("tf32")  fp32      8       K-major (no transpose)
 int8 x int8           int32     32      K-major (no transpose)
+fp8 x fp8             fp32      32      K-major (no transpose)
+fp8 x fp8             fp16      32      K-major (no transpose)
 ====================  ========  ======  ==========================
+
+An fp16 accumulator (``.f16`` dtype) holds the same elements in the same
+threads, two per 32-bit register (:mod:`~minitriton.backend.lower.f16acc`).
 
 A dot of MxN with ``num_warps`` warps (a multiple of 4) puts its warpgroups
 along M first (64 rows each), the rest along N. Each warpgroup covers
@@ -103,8 +109,11 @@ class WgmmaShape:
         assert tile is not None
         return tile
 
-    def ptx_types(self) -> str:
-        """The ``.dtype.atype.btype`` part of the instruction."""
+    def ptx_types(self, f16_acc: bool = False) -> str:
+        """The ``.dtype.atype.btype`` part of the instruction (``.f16`` D for ``f16_acc``)."""
+        if f16_acc:
+            assert self.kind in ("f16", *F16_ACC_FP8)
+            return f"f16.{self.kind}.{self.kind}"
         return {
             "f16": "f32.f16.f16",
             "bf16": "f32.bf16.bf16",
@@ -115,10 +124,18 @@ class WgmmaShape:
         }[self.kind]
 
 
+#: fp8 kinds that also accumulate in fp16 (``wgmma ... .f16.e4m3.e4m3``).
+F16_ACC_FP8 = ("e4m3", "e5m2")
+
+
 def _kind(op: Operation) -> str | None:
     ta, tb, tc = (element_type(v.type) for v in op.operands)
     if ta != tb:
         return None
+    if tc == F16 and ta == F16:  # fp16 accumulation
+        return "f16"
+    if tc == F16 and ta in (F8E4NV, F8E5):
+        return "e4m3" if ta == F8E4NV else "e5m2"
     if tc == F32 and ta in (F16, BF16):
         return "f16" if ta == F16 else "bf16"
     if tc == F32 and ta == F32 and op.attrs.get("input_precision", "tf32") == "tf32":

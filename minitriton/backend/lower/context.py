@@ -116,6 +116,9 @@ class LoweringContext:
     # -- mma.sync bookkeeping
     mma_uses: dict[int, int] | None
     mma_pending: bool
+    #: ``id`` of the fp16 accumulators lowered as packed ``.f16x2`` registers
+    #: (:mod:`~minitriton.backend.lower.f16acc`).
+    packed_values: set[int]
 
     def __init__(
         self,
@@ -153,6 +156,7 @@ class LoweringContext:
         self.uses_wgmma = False
         self.mma_uses = None
         self.mma_pending = False
+        self.packed_values = set()
         self.tma_params = []
         self.tma_barriers = 0
         self.tma_stages = 0

@@ -21,6 +21,7 @@ from llvmlite import ir
 
 from minitriton.backend.accelerate_matmul import arch_number
 from minitriton.backend.lltypes import Lowered, scalar_of
+from minitriton.backend.lower.f16acc import pack_inits, unpack_results
 from minitriton.backend.registry import lowering
 from minitriton.ir.core import Operation
 from minitriton.ir.ops import (
@@ -59,7 +60,8 @@ def lower_for(ctx: LoweringContext, op: Operation) -> list[Lowered]:
     bld = ctx.b
     lb, ub, step = (ctx.get(v) for v in op.operands[:3])
     st = scalar_of(op.operands[0].type)
-    inits = [ctx.get(v) for v in op.operands[3:]]
+    # fp16 tensor-core accumulators are carried as packed .f16x2 registers
+    inits = pack_inits(ctx, op, [ctx.get(v) for v in op.operands[3:]])
     loop = open_loop(bld, "for", [lb, *ctx.flatten(inits)])
     iv, phis = loop.phis[0], loop.phis[1:]
     cond = bld.icmp_signed("<", iv, ub) if st.is_signed() else bld.icmp_unsigned("<", iv, ub)
@@ -68,7 +70,7 @@ def lower_for(ctx: LoweringContext, op: Operation) -> list[Lowered]:
     yielded = ctx.lower_region(op.regions[0], [iv, *carried])
     nxt = ctx.b.add(iv, step)
     loop.close(ctx.b, [nxt, *ctx.flatten(yielded)])
-    return ctx.unflatten(op.results, list(phis))
+    return unpack_results(ctx, op, ctx.unflatten(op.results, list(phis)))
 
 
 @lowering(IfOp)

@@ -19,7 +19,13 @@ Two lowerings, for the ops :mod:`minitriton.backend.mma_plan` set up:
   ``mma.sync.aligned.m16n8k16`` (fp16, bf16), ``m16n8k8`` (tf32: the fp32 bits go
   to the tensor cores unconverted, as Triton hands them over) or ``m16n8k32`` (int8,
   int32 accumulators) as inline PTX. Fragment registers pack ``32 / bits``
-  K-consecutive elements each.
+  K-consecutive elements each. An fp16 accumulator (``out_dtype=tl.float16``
+  or an fp16 ``acc`` of fp16 operands) takes the fp16-accumulating form,
+  ``mma.sync.aligned.m16n8k16.row.col.f16.f16.f16.f16``: C and D are two
+  ``.f16x2`` registers (columns ``2c, 2c + 1`` of rows ``r`` and ``r + 8``,
+  the lower column in the lower half), packed once before the dot's
+  instructions and unpacked once after them, so the sum is rounded to fp16
+  after every k16 step, as on the hardware.
 
 When the conversion feeds the dot right after it (the usual case: a tile
 loaded in a loop), it only writes the tile and the dot reads the fragments
@@ -52,6 +58,7 @@ from minitriton.backend.lltypes import (
     byte_size,
     ll_type,
 )
+from minitriton.backend.lower.f16acc import as_halves, as_packed
 from minitriton.backend.lower.wgmma import _slot_base, smem_global
 from minitriton.backend.mma_plan import MmaDot
 from minitriton.backend.ops import LocalLoadOp
@@ -68,6 +75,7 @@ if TYPE_CHECKING:
 
 _MMA_PTX = {
     "f16": "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32",
+    "f16acc": "mma.sync.aligned.m16n8k16.row.col.f16.f16.f16.f16",
     "bf16": "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32",
     "tf32": "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32",
     "s8": "mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32",
@@ -424,17 +432,32 @@ def mma_dot(ctx: LoweringContext, op: Operation, mma: MmaDot) -> RegTile:
     wm, wn = mma.params.wpc
     index = _reg_index(c.layout)
     out = list(c.vals)
+    f16_acc = element_type(op.operands[2].type) == F16
+    kind = "f16acc" if f16_acc else mma.kind
+    tiles = {
+        (mi, ni): [index[(mi * 16 * wm + 8 * (i >> 1), ni * 8 * wn + (i & 1))] for i in range(4)]
+        for mi in range(m_tiles)
+        for ni in range(n_tiles)
+    }
+    # An fp16 accumulator stays packed (two f16x2 registers per tile) for all k steps.
+    if f16_acc:
+        out = as_packed(ctx, out)
+        accs = {t: [out[idx[0]], out[idx[2]]] for t, idx in tiles.items()}
+    else:
+        accs = {t: [out[i] for i in idx] for t, idx in tiles.items()}
     for ki in range(steps):
         a_regs = _fragments(ctx, a, mma, 0, ki, m_tiles)
         b_regs = _fragments(ctx, bm, mma, 1, ki, n_tiles)
-        for mi in range(m_tiles):
-            for ni in range(n_tiles):
-                idx = [
-                    index[(mi * 16 * wm + 8 * (i >> 1), ni * 8 * wn + (i & 1))] for i in range(4)
-                ]
-                res = _mma(ctx, mma.kind, a_regs[mi], b_regs[ni], [out[i] for i in idx])
-                for i, v in zip(idx, res):
-                    out[i] = v
+        for mi, ni in tiles:
+            accs[(mi, ni)] = _mma(ctx, kind, a_regs[mi], b_regs[ni], accs[(mi, ni)])
+    for t, idx in tiles.items():
+        vals = accs[t]
+        if f16_acc:  # registers 2j and 2j + 1 of the layout are a column pair
+            vals = [vals[0], vals[0], vals[1], vals[1]]
+        for i, v in zip(idx, vals):
+            out[i] = v
+    if f16_acc and id(op.result) not in ctx.packed_values:
+        out = as_halves(ctx, out)
     return RegTile(c.layout, out)
 
 
@@ -481,18 +504,20 @@ def _frag_pack(ctx: LoweringContext, elems: list[ir.Value], kind: str) -> ir.Val
 
 
 def _mma(ctx: LoweringContext, kind: str, a: list, bv: list, acc: list) -> list[ir.Value]:
+    """One ``mma.sync``; ``acc`` is 4 registers (2 packed ``.f16x2`` ones for ``"f16acc"``)."""
     b = ctx.b
-    acc_t = I32 if kind == "s8" else F32_T
-    c = "r" if kind == "s8" else "f"
-    names = [f"${i}" for i in range(14)]
+    acc_t = I32 if kind in ("s8", "f16acc") else F32_T
+    c = "r" if kind in ("s8", "f16acc") else "f"
+    nc = len(acc)
+    names = [f"${i}" for i in range(2 * nc + 6)]
     asm = (
-        f"{_MMA_PTX[kind]} {{{', '.join(names[0:4])}}}, {{{', '.join(names[4:8])}}}, "
-        f"{{{', '.join(names[8:10])}}}, {{{', '.join(names[10:14])}}};"
+        f"{_MMA_PTX[kind]} {{{', '.join(names[0:nc])}}}, {{{', '.join(names[nc : nc + 4])}}}, "
+        f"{{{', '.join(names[nc + 4 : nc + 6])}}}, {{{', '.join(names[nc + 6 :])}}};"
     )
-    cons = ",".join([f"={c}"] * 4 + ["r"] * 6 + [c] * 4)
-    fnty = ir.FunctionType(ir.LiteralStructType([acc_t] * 4), [I32] * 6 + [acc_t] * 4)
+    cons = ",".join([f"={c}"] * nc + ["r"] * 6 + [c] * nc)
+    fnty = ir.FunctionType(ir.LiteralStructType([acc_t] * nc), [I32] * 6 + [acc_t] * nc)
     res = b.call(ir.InlineAsm(fnty, asm, cons), [*a, *bv, *acc])
-    return [b.extract_value(res, i) for i in range(4)]
+    return [b.extract_value(res, i) for i in range(nc)]
 
 
 def _tile_counts(mma: MmaDot, op_idx: int) -> tuple[int, int]:

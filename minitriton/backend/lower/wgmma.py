@@ -23,6 +23,13 @@ values (registers) is lowered in five steps:
 5. ``wgmma.wait_group 0``, which returns the accumulator registers (they go
    through the wait as tied operands, so nothing reads them too early).
 
+An fp16 accumulator (fp16 or fp8 operands, ``out_dtype=tl.float16`` or an
+fp16 ``acc``) takes ``wgmma ... .f16.f16.f16`` (``.f16.e4m3.e4m3``): D is
+``N / 4`` ``.f16x2`` registers per thread, half the fp32 form's, and stays
+packed from the first instruction through every wait that leaves groups in
+flight and across the loop's back edge; the wait that ends the group unpacks
+it (:mod:`~minitriton.backend.lower.f16acc`).
+
 A dot in a pipelined loop (:mod:`~minitriton.backend.passes.software_pipeline`) skips steps 1
 and 2 (its operands are already in shared memory, or A in registers) and
 may wait with one group left in flight.
@@ -45,6 +52,7 @@ from minitriton.backend import lltypes as T
 from minitriton.backend.accelerate_matmul import DotPath, dot_path
 from minitriton.backend.layouts import Layout
 from minitriton.backend.lower.debug import check_access
+from minitriton.backend.lower.f16acc import as_halves, from_registers, packed_registers
 from minitriton.backend.lower.memory import vector_width
 from minitriton.backend.mma_v3 import (
     WgmmaShape,
@@ -67,7 +75,7 @@ from minitriton.backend.registry import lowering
 from minitriton.backend.shared_layout import MmaTile, SharedTile, align_tile
 from minitriton.backend.tma import dim_strides
 from minitriton.ir.core import Operation, Value
-from minitriton.ir.types import ScalarType, element_type
+from minitriton.ir.types import F16, ScalarType, element_type
 
 if TYPE_CHECKING:
     from minitriton.backend.lower.context import LoweringContext
@@ -193,8 +201,9 @@ def wgmma_dot(ctx: LoweringContext, op: Operation) -> T.RegTile | None:
     ctx.barrier()
     base = ctx.scratch_base
     a_arg = (a_tile, base) if a_regs is None else (a_regs, a.vals)
-    acc = wgmma(ctx, shape, c.vals, a_arg, (b_tile, base + off_b))
-    return T.RegTile(c.layout, wgmma_wait(ctx, acc, 0))
+    f16_acc = element_type(op.operands[2].type) == F16
+    acc = wgmma(ctx, shape, c.vals, a_arg, (b_tile, base + off_b), f16_acc=f16_acc)
+    return T.RegTile(c.layout, wgmma_wait(ctx, acc, 0, f16_acc))
 
 
 def reserve_tiles(ctx: LoweringContext, nbytes: int) -> None:
@@ -397,7 +406,9 @@ def lower_warp_group_dot(ctx: LoweringContext, op: Operation) -> T.RegTile:
         a = (a_tile, a_offset)
     else:
         a = _a_from_registers(ctx, shape, op.operands[2])
-    return T.RegTile(acc.layout, wgmma(ctx, shape, acc.vals, a, (b_tile, b_offset), deltas))
+    f16_acc = element_type(op.operands[0].type) == F16
+    out = wgmma(ctx, shape, acc.vals, a, (b_tile, b_offset), deltas, f16_acc)
+    return T.RegTile(acc.layout, out)
 
 
 def _slot_parts(
@@ -446,7 +457,8 @@ def lower_local_store(ctx: LoweringContext, op: Operation) -> None:
 @lowering(WarpGroupDotWaitOp)
 def lower_warp_group_dot_wait(ctx: LoweringContext, op: Operation) -> T.RegTile:
     acc = ctx.tensor(op.operands[0])
-    return T.RegTile(acc.layout, wgmma_wait(ctx, acc.vals, op.attrs["pendings"]))
+    f16_acc = element_type(op.operands[0].type) == F16
+    return T.RegTile(acc.layout, wgmma_wait(ctx, acc.vals, op.attrs["pendings"], f16_acc))
 
 
 def wgmma(
@@ -456,12 +468,14 @@ def wgmma(
     a: tuple[SharedTile, int | ir.Value] | tuple[RegisterA, list[ir.Value]],
     b: tuple[SharedTile, int | ir.Value],
     deltas: dict[str, ir.Value | None] | None = None,
+    f16_acc: bool = False,
 ) -> list[ir.Value]:
     """Issue and commit the instructions of one dot.
 
     ``b`` and a shared ``a`` are (tile, byte base); a register ``a`` is
     (:class:`RegisterA`, its registers). ``deltas`` holds, per operand
     (``"a"``, ``"b"``), an i64 to add to each of its descriptors (a ring slot's).
+    ``f16_acc``: an fp16 accumulator, returned packed (``.f16x2``).
     """
     moved = deltas or {}
 
@@ -509,13 +523,18 @@ def wgmma(
                     n0 = ctx.b.add(col_g, _i32(ctx, col_c))
                     db = plus(_descriptor(ctx, b, _i32(ctx, k_c), n0), "b")
                 issues.append((lo, da, db))
+    if f16_acc:  # two fp16 values per register: the instructions' chunks halve
+        acc, per = packed_registers(ctx, list(acc)), per // 2
+        issues = [(lo // 2, da, db) for lo, da, db in issues]
     asm(ctx, "wgmma.fence.sync.aligned;", "", T.VOID, [])
     out = list(acc)
     for lo, da, db in issues:
         chunk = out[lo : lo + per]
-        out[lo : lo + per] = _wgmma_instr(ctx, shape, chunk, da, db, b_k_major, _zeros(chunk))
+        out[lo : lo + per] = _wgmma_instr(
+            ctx, shape, chunk, da, db, b_k_major, _zeros(chunk), f16_acc
+        )
     asm(ctx, "wgmma.commit_group.sync.aligned;", "", T.VOID, [])
-    return out
+    return from_registers(out) if f16_acc else out
 
 
 def _zeros(chunk: list[ir.Value]) -> bool:
@@ -552,8 +571,11 @@ def _wgmma_instr(
     db: ir.Value,
     b_k_major: bool,
     first: bool = False,
+    f16_acc: bool = False,
 ) -> list[ir.Value]:
     """One ``wgmma.mma_async``; ``da`` is A's descriptor, or its 4 registers.
+
+    ``f16_acc``: ``chunk`` is the ``.f16x2`` registers of an fp16 accumulator.
 
     ``first``: the accumulator is zero, so the instruction does not read it
     (scale-d 0) and its registers need no zeroing; ``ptxas`` sees that only
@@ -576,9 +598,9 @@ def _wgmma_instr(
     scale_d = "0" if first else "1"  # 0: D = A * B, the registers are outputs only
     text = (
         f"wgmma.mma_async.sync.aligned.m64n{shape.instr_n}k{shape.k_step}."
-        f"{shape.ptx_types()} {{{regs}}}, {a_text}, ${nb}, {scale_d}{tail[shape.kind]};"
+        f"{shape.ptx_types(f16_acc)} {{{regs}}}, {a_text}, ${nb}, {scale_d}{tail[shape.kind]};"
     )
-    con = "r" if shape.kind == "s8" else "f"
+    con = "r" if shape.kind == "s8" or f16_acc else "f"
     tied = [] if first else [str(i) for i in range(n)]
     cons = ",".join([f"={con}"] * n + tied + a_cons + ["l"])
     ret = ir.LiteralStructType([chunk[0].type] * n)
@@ -602,14 +624,26 @@ def _pack_a(
     return out
 
 
-def wgmma_wait(ctx: LoweringContext, acc: list[ir.Value], pending: int) -> list[ir.Value]:
-    """``wgmma.wait_group pending``; the accumulator registers pass through it."""
+def wgmma_wait(
+    ctx: LoweringContext, acc: list[ir.Value], pending: int, f16_acc: bool = False
+) -> list[ir.Value]:
+    """``wgmma.wait_group pending``; the accumulator registers pass through it.
+
+    An fp16 accumulator passes packed; once no group is left in flight
+    (``pending == 0``) it comes out as one fp16 value per register.
+    """
+    if f16_acc:
+        acc = packed_registers(ctx, list(acc))
     n = len(acc)
     con = "r" if isinstance(acc[0].type, ir.IntType) else "f"
     cons = ",".join([f"={con}"] * n + [str(i) for i in range(n)])
     ret = ir.LiteralStructType([acc[0].type] * n)
     res = asm(ctx, f"wgmma.wait_group.sync.aligned {pending};", cons, ret, list(acc))
-    return [ctx.b.extract_value(res, i) for i in range(n)]
+    out = [ctx.b.extract_value(res, i) for i in range(n)]
+    if not f16_acc:
+        return out
+    packed = from_registers(out)
+    return as_halves(ctx, packed) if pending == 0 else packed
 
 
 # ------------------------------------------------------------ epilogue
