@@ -97,14 +97,26 @@ def tensor_of(value: Any) -> Any:
     return value.base if isinstance(value, TensorWrapper) else value
 
 
+def pinned_host(tensor: Any) -> bool:
+    """Whether ``tensor`` is a CPU tensor in pinned (page-locked) memory.
+
+    The GPU reads pinned host memory through its own address (unified
+    addressing), so Triton, and MiniTriton, pass such a tensor as it is.
+    """
+    return tensor.device.type == "cpu" and bool(tensor.is_pinned())
+
+
 def check_devices(kernel: str, tensors: Sequence[tuple[str, Any]]) -> None:
-    """Every tensor on CUDA device :data:`DEVICE` (one check per argument, named)."""
+    """Every tensor on CUDA device :data:`DEVICE`, or pinned on the host (one check per
+    argument, named)."""
+    tensors = [(name, tensor) for name, tensor in tensors if not pinned_host(tensor)]
     for name, tensor in tensors:
         if tensor.device.type != "cuda":
             raise LaunchTypeError(
                 f"kernel '{kernel}': argument '{name}' is a tensor on the {tensor.device.type}"
-                f" device; the GPU backend reads device memory: pass {name}.cuda(), or run the"
-                " launch on the emulator (backend='emulator')"
+                f" device; the GPU backend reads device memory: pass {name}.cuda() (or"
+                f" {name}.pin_memory(), which the GPU reads in place), or run the launch on the"
+                " emulator (backend='emulator')"
             )
     devices = {name: int(tensor.get_device()) for name, tensor in tensors}
     if len(set(devices.values())) > 1:

@@ -69,7 +69,7 @@ def accumulator_seeds(func: FuncOp, num_warps: int, arch: str) -> dict[int, Layo
                 _seed_k_major_operand(op.operands[1], axis, num_warps, seeds)
         if isinstance(op, AsyncCopyOp) and op.attrs.get("contig") == 0:
             layout = k_major_layout(op.operands[0].shape, num_warps, element_bytes(op.operands[0]))
-            for v in _address_chain(op.operands[0]) + op.operands[3:]:
+            for v in address_chain(op.operands[0]) + op.operands[3:]:
                 seeds[id(v)] = layout
         if isinstance(op, WarpGroupDotOp):
             seeds[id(op.result)] = accumulator_layout(shape_of_async_dot(op, num_warps))
@@ -83,7 +83,7 @@ def accumulator_seeds(func: FuncOp, num_warps: int, arch: str) -> dict[int, Layo
     return seeds
 
 
-def _address_chain(ptr: Value) -> list[Value]:
+def address_chain(ptr: Value) -> list[Value]:
     """``ptr`` and the pointer blocks it is offset from (``tt.addptr``'s first operand).
 
     A K-major ring copy's addresses are recomputed from the loop's carried

@@ -165,14 +165,18 @@ def blocked(params: BlockedParams, shape: tuple[int, ...]) -> Layout:
     return Layout(tuple(shape), tuple(regs), tuple(lanes), tuple(warps), str(params))
 
 
-def default_params(shape: tuple[int, ...], num_warps: int, vec: int) -> BlockedParams:
-    """Triton's default blocked encoding with ``vec`` elements per thread along the last dim.
+def default_params(
+    shape: tuple[int, ...], num_warps: int, vec: int, order: tuple[int, ...] | None = None
+) -> BlockedParams:
+    """Triton's default blocked encoding with ``vec`` elements per thread along the fastest dim.
 
-    Lanes, then warps, fill the dimensions fastest first; what is left over
-    goes to the slowest dimension (replicating when the block is small).
+    ``order`` lists the dimensions fastest first (default: the last dim
+    fastest, row-major). Lanes, then warps, fill the dimensions fastest
+    first; what is left over goes to the slowest dimension (replicating when
+    the block is small).
     """
     rank = len(shape)
-    order = tuple(reversed(range(rank)))
+    order = order or tuple(reversed(range(rank)))
     spt = [1] * rank
     spt[order[0]] = max(1, min(vec, shape[order[0]]))
     tpw, wpc = [1] * rank, [1] * rank

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
+from minitriton.backend.coalesce import seed_coalesced_layouts
 from minitriton.backend.dot_seeds import seed_dot_layouts
 from minitriton.backend.irutil import parent_block, producer, terminator
 from minitriton.backend.layouts import (
@@ -255,19 +256,25 @@ class LayoutPlan:
         self.want: dict[int, Layout] = {}
         self.carried: dict[int, list[Layout | None]] = {}
         self.layout_of: dict[int, Layout] = {}
-        self._defaults: dict[tuple[tuple[int, ...], int], Layout] = {}
+        self._defaults: dict[tuple[tuple[int, ...], int, tuple[int, ...] | None], Layout] = {}
         self._converts: dict[tuple[int, Layout, int], Value] = {}
         #: mma_v2 dots by ``id(op)``, and the conversions feeding them their operands
         #: (filled by :func:`~minitriton.backend.dot_seeds.seed_dot_layouts`).
+        #: Stores whose pointers keep the layout of their memory (``id`` of the pointers;
+        #: filled by :func:`~minitriton.backend.coalesce.seed_coalesced_layouts`).
+        self.coalesced: set[int] = set()
         self.mma: dict[int, MmaDot] = {}
         self.dot_operands: dict[int, tuple[MmaDot, int]] = {}
 
     # -- helpers --------------------------------------------------------
-    def default(self, shape: tuple[int, ...], vec: int | None = None) -> Layout:
-        """The default blocked layout of ``shape``, ``vec`` (or the plan's) elements a thread."""
-        key = (shape, vec or self.vec)
+    def default(
+        self, shape: tuple[int, ...], vec: int | None = None, order: tuple[int, ...] | None = None
+    ) -> Layout:
+        """The default blocked layout of ``shape``, ``vec`` (or the plan's) elements a thread
+        along the fastest dim of ``order`` (default: the last)."""
+        key = (shape, vec or self.vec, order)
         if key not in self._defaults:
-            params = default_params(shape, self.num_warps, key[1])
+            params = default_params(shape, self.num_warps, key[1], order)
             self._defaults[key] = blocked(params, shape)
         return self._defaults[key]
 
@@ -563,8 +570,9 @@ def _fwd_tt_store(plan: LayoutPlan, op: Operation) -> None:
     if not _is_block(ptr):
         return
     layout = plan.of(ptr)
-    # Store a computed value where it lives when the pointers are cheap to redo.
-    in_place = not is_mma_layout(plan.of(value))
+    # Store a computed value where it lives when the pointers are cheap to redo,
+    # unless the pointers have the layout of their memory (coalesced).
+    in_place = not is_mma_layout(plan.of(value)) and id(ptr) not in plan.coalesced
     if in_place and all(plan.can_remat(v, plan.of(value)) for v in op.operands):
         layout = plan.of(value)
         plan.ensure(op, 0, layout)
@@ -687,6 +695,7 @@ def assign_layouts(func: FuncOp, num_warps: int, arch: str = "sm_90") -> LayoutP
     """Choose layouts for ``func`` (in place: conversions and ``layout`` attributes)."""
     plan = LayoutPlan(func, num_warps, arch)
     seed_dot_layouts(plan)  # tensor-core dots of both kinds
+    seed_coalesced_layouts(plan)  # accesses whose memory runs along another dim than the last
     plan.back_block(func.body.block)
     plan.set(func.body.args, [None] * len(func.body.args))
     plan.fwd_block(func.body.block)

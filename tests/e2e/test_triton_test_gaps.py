@@ -9,6 +9,8 @@ exception classes of bad launch options, Triton's ``sm90`` arch spelling and
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
@@ -125,3 +127,64 @@ def test_enable_reflect_ftz_picks_the_approximation(ftz: bool) -> None:
     assert ("ex2.approx.ftz.f32" in ptx) == ftz
     assert ("ex2.approx.f32" in ptx) == (not ftz)
     assert ("rsqrt.approx.ftz.f32" in ptx) == ftz
+
+
+# ---------------------------------------------------------------- inline asm on pointers
+
+
+@triton.jit
+def shift_through_pointers(X, Y, BLOCK: tl.constexpr):
+    # The asm loads and stores itself: pointers travel as 64-bit addresses ("l").
+    tl.inline_asm_elementwise(
+        "ld.global.b8 $0, [$1]; shl.b32 $0, $0, 3; st.global.b8 [$2], $0;", "=r,l,l",
+        [X + tl.arange(0, BLOCK), Y + tl.arange(0, BLOCK)], dtype=tl.int8, is_pure=False, pack=1,
+    )  # fmt: skip
+
+
+def test_inline_asm_takes_pointer_operands_as_64_bit_addresses() -> None:
+    specs = ASTSource(shift_through_pointers, {"X": "*u8", "Y": "*u8"}, {"BLOCK": 128}).arg_specs()
+    ptx = compile_kernel(
+        shift_through_pointers.source, specs, CompileOptions(), stop_after="ptx"
+    ).asm["ptx"]
+    # One asm block per element, each with the two addresses in 64-bit registers.
+    calls = re.findall(r"ld\.global\.b8 %r\d+, \[%rd\d+\];.*st\.global\.b8 \[%rd\d+\]", ptx)
+    assert calls and len(calls) == ptx.count("// begin inline asm")
+
+
+@pytest.mark.gpu
+def test_inline_asm_through_pointers_runs_on_the_gpu() -> None:
+    x = np.arange(256, dtype=np.uint8)
+    y = np.zeros(256, np.uint8)
+    shift_through_pointers[(1,)](x, y, BLOCK=256, backend="gpu")
+    np.testing.assert_array_equal(y, (x << 3).astype(np.uint8))
+
+
+# ---------------------------------------------------------------- hints as statements
+
+
+@triton.jit
+def copy_shifted(dst, src, off, N, BLOCK: tl.constexpr, HINT: tl.constexpr):
+    offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    offsets = offsets + tl.load(off)
+    if HINT:
+        # The results are dropped: as in Triton, the hints hold for `offsets` itself.
+        tl.max_contiguous(tl.multiple_of(offsets, BLOCK), BLOCK)
+    tl.store(dst + offsets, tl.load(src + offsets, mask=offsets < N), mask=offsets < N)
+
+
+@pytest.mark.parametrize("hint", [False, True])
+def test_a_hint_whose_result_is_dropped_still_holds(hint: bool) -> None:
+    signature = {"dst": "*fp32", "src": "*fp32", "off": "*i32", "N": "i32"}
+    divisible = {(i,): [["tt.divisibility", 16]] for i in range(4)}
+    specs = ASTSource(copy_shifted, signature, {"BLOCK": 1024, "HINT": hint}, divisible).arg_specs()
+    ptx = compile_kernel(copy_shifted.source, specs, CompileOptions(), stop_after="ptx").asm["ptx"]
+    assert ("ld.global.v4.b32" in ptx) == hint
+
+
+def test_a_hint_as_a_statement_keeps_the_numbers(backend: str) -> None:
+    src = np.arange(2048, dtype=np.float32)
+    dst = np.zeros(1024, np.float32)
+    copy_shifted[(1,)](dst, src, np.array([512], np.int32), 1024, BLOCK=1024, HINT=True,
+                       backend=backend)  # fmt: skip
+    np.testing.assert_array_equal(dst[512:], src[512:1024])  # offsets 512 ... 1023 are in
+    np.testing.assert_array_equal(dst[:512], 0)

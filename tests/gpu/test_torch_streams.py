@@ -6,6 +6,7 @@
 * ``stream=`` (a ``torch.cuda.Stream`` or a handle) is honoured, on the fast path too;
 * a configuration over the device's shared memory raises ``OutOfResources``
   before the driver is asked, and the autotuner skips it;
+* pinned host tensors are read and written in place, as in Triton;
 * CPU tensors, launches a capture cannot record: errors that say what to do.
 
 Skipped without a GPU or PyTorch.
@@ -248,6 +249,20 @@ def test_a_cpu_tensor_on_the_gpu_backend_names_the_argument_and_the_fix():
         scale_kernel[grid()](x, torch.empty(N), 2.0, N, BLOCK=BLOCK, backend="gpu")
     with pytest.raises(LaunchTypeError, match=r"pass x_ptr.cuda\(\)"):
         scale_kernel[grid()](torch.randn(N), y, 2.0, N, BLOCK=BLOCK, backend="gpu")
+
+
+def test_pinned_host_tensors_are_read_and_written_in_place():
+    # Triton passes pinned host memory as it is: the GPU reaches it at the same address.
+    x = torch.randn(N).pin_memory()
+    y = torch.zeros(N).pin_memory()
+    on_gpu = torch.empty(N, device="cuda")
+    scale_kernel[grid()](x, y, 3.0, N, BLOCK=BLOCK, backend="gpu")  # host -> host
+    scale_kernel[grid()](x, on_gpu, 2.0, N, BLOCK=BLOCK, backend="gpu")  # host -> device
+    torch.cuda.synchronize()
+    torch.testing.assert_close(y, 3 * x)
+    torch.testing.assert_close(on_gpu.cpu(), 2 * x)
+    with pytest.raises(ValueError, match=r"x_ptr.pin_memory\(\)"):
+        scale_kernel[grid()](x.clone(), y, 2.0, N, BLOCK=BLOCK, backend="gpu")  # not pinned
 
 
 @pytest.mark.skipif(torch.cuda.device_count() < 2, reason="needs two GPUs")

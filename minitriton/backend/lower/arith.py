@@ -52,6 +52,7 @@ from minitriton.ir.types import (
     BlockType,
     PointerType,
     ScalarType,
+    Type,
     element_type,
 )
 
@@ -453,7 +454,7 @@ def lower_inline_asm(ctx: LoweringContext, op: Operation) -> Lowered | list[Lowe
     with undefined values, whose results are dropped.
     """
     pack = int(op.attrs.get("pack", 1))
-    in_types = [scalar_of(v.type) for v in op.operands]
+    in_types = [_asm_operand_type(v.type) for v in op.operands]
     out_types = [scalar_of(r.type) for r in op.results]
     ret_regs = [r for t in out_types for r in _packed_registers(t, pack)]
     ret = ret_regs[0] if len(ret_regs) == 1 else ir.LiteralStructType(ret_regs)
@@ -491,6 +492,15 @@ def lower_inline_asm(ctx: LoweringContext, op: Operation) -> Lowered | list[Lowe
     else:
         results = [RegTile(layout, values[:count]) for values in per_result]
     return results[0] if len(results) == 1 else results
+
+
+def _asm_operand_type(t: Type) -> ScalarType:
+    """The element type an operand travels as: a pointer as a 64-bit integer (``l``)."""
+    return _ASM_POINTER if isinstance(element_type(t), PointerType) else scalar_of(t)
+
+
+#: Pointers are passed to inline assembly as their 64-bit address, as in Triton.
+_ASM_POINTER = ScalarType("u64")
 
 
 def _per_register(t: ScalarType, pack: int) -> int:
@@ -535,6 +545,8 @@ def _asm_register(t: ScalarType) -> ir.Type:
 
 
 def _to_asm(b: ir.IRBuilder, v: ir.Value, t: ScalarType) -> ir.Value:
+    if isinstance(v.type, ir.PointerType):
+        return b.ptrtoint(v, I64)
     return b.bitcast(v, I16) if t == F16 else v
 
 

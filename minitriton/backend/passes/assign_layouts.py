@@ -18,6 +18,11 @@ three steps:
    ``wgmma`` (sm_90a) :func:`~minitriton.backend.accumulators.accumulator_seeds`
    does. Operands read from a software-pipelined ring (``ttg.local_load``)
    get their dot-operand layout directly.
+   Then :func:`~minitriton.backend.coalesce.seed_coalesced_layouts` gives
+   each load and store of memory that runs along another dim than the last
+   (a column-major tile) a blocked layout of that order, as Triton's
+   ``Coalesce`` pass does: 16-byte vectors and coalesced lanes where the
+   default layout would load single elements from 32 rows.
 2. **Backwards**: each value's users say which layout they want; the first
    demand wins (a store wants its pointers' default layout, an elementwise
    op its result's, a loop-carried value its loop result's). The default
