@@ -102,3 +102,25 @@ def test_bf16_with_an_fp16_result_stays_off_the_tensor_cores():
     for arch in ("sm_80", "sm_90a"):
         k = build(kernels.dot_out_kernel, sig, arch=arch, num_warps=4)
         assert "mma" not in k.ptx
+
+
+@pytest.mark.parametrize("wpc", [(1, 1), (2, 2), (4, 1), (1, 4), (8, 1)])
+@pytest.mark.parametrize("shape", [(64, 64), (128, 32), (128, 256)])
+def test_register_pairs_are_column_pairs_of_one_row_in_mma_layouts(wpc, shape):
+    # A packed .f16x2 accumulator register holds registers 2j and 2j + 1 of the layout: that
+    # is right only if register bit 0 steps one column (the PTX ISA's c0/c1 pair; the f32
+    # layouts' fragment tables are checked in test_mma_layouts.py).
+    from minitriton.backend.layouts import MmaParams, mma_layout
+
+    layout = mma_layout(MmaParams(wpc), shape)
+    assert layout.reg_bases[0] == (0, 1)
+
+
+@pytest.mark.parametrize("n", [64, 128, 256])
+@pytest.mark.parametrize("warps", [4, 8])
+def test_register_pairs_are_column_pairs_of_one_row_in_wgmma_layouts(n, warps):
+    from minitriton.backend.mma_v3 import accumulator_layout, shape_for
+
+    shape = shape_for(64 * warps // 4, n, 64, "f16", warps)
+    assert shape is not None
+    assert accumulator_layout(shape).reg_bases[0] == (0, 1)
