@@ -81,6 +81,9 @@ class Diagnostic:
     #: Triton's own words for this error, where tests written for Triton compare them:
     #: the message :meth:`CompileError.cause` chains (our message is the one rendered).
     triton: str | None = None
+    #: For a GPU refusal of an older target on purpose ("needs sm_89"): the oldest arch
+    #: number that compiles the construct (tools tell these from real failures by it).
+    needs_arch: int | None = None
 
     def render(self) -> str:
         """Render as ``file:line:col: severity: message``, source line and caret."""
@@ -166,14 +169,20 @@ class CompileTimeAssertionFailure(CompileError):
 
 
 def error(
-    loc: Location, message: str, help: str | None = None, triton: str | None = None
+    loc: Location,
+    message: str,
+    help: str | None = None,
+    triton: str | None = None,
+    needs_arch: int | None = None,
 ) -> CompileError:
     """Build a :class:`CompileError` holding a single diagnostic.
 
     ``triton`` is Triton's wording of the same error, chained as the cause
-    (see :meth:`CompileError.cause`) where it differs from ours.
+    (see :meth:`CompileError.cause`) where it differs from ours; ``needs_arch``
+    marks a construct the target arch lacks (``90`` for "needs sm_90").
     """
-    return CompileError([Diagnostic(loc, message, help=help, triton=triton)])
+    diagnostic = Diagnostic(loc, message, help=help, triton=triton, needs_arch=needs_arch)
+    return CompileError([diagnostic])
 
 
 def warn(loc: Location, message: str) -> None:

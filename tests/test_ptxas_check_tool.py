@@ -82,3 +82,14 @@ def test_a_kernel_refused_for_an_older_arch_on_purpose_is_checked_there(tmp_path
     broken = dataclasses.replace(kernel, text=FP8_CAST.replace("store(%4, %y)", "store(%4, %x)"))
     ok, detail = check_one(broken, "sm_80", "ptxas-not-needed", str(tmp_path))
     assert not ok and "compile error" in detail
+
+
+def test_a_refusal_counts_by_its_needs_arch_field_not_its_words() -> None:
+    from minitriton.diagnostics import Location, error
+    from minitriton.tools.ptxas_check import _needs_newer_arch
+
+    here = Location("k.py", 1, 1)
+    marked = error(here, "atomic add on bf16 needs sm_90", needs_arch=90)
+    assert _needs_newer_arch(marked, "sm_80")
+    assert not _needs_newer_arch(marked, "sm_90a")  # the arch it needs: a real failure there
+    assert not _needs_newer_arch(error(here, "this kernel needs sm_90"), "sm_80")  # words only

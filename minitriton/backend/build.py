@@ -171,6 +171,7 @@ def _reject_emulator_only(module: Module, arch: str) -> None:
                 f"compiled for {arch})",
                 help="convert on the host, pass arch='sm_89' or newer, "
                 "or run with backend='emulator'",
+                needs_arch=89,
             )
 
 

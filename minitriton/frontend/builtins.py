@@ -15,6 +15,7 @@ the GPU backend need no special op for them.
 from __future__ import annotations
 
 import math
+import re
 import sys
 from collections.abc import Callable
 from contextvars import ContextVar
@@ -311,11 +312,15 @@ def _downcast_rounding(
 
 
 def _dtype_name(t: ScalarType | PointerType) -> str:
-    """How a kernel spells ``t``: ``tl.float16``, ``tl.int32`` (a pointer type: its repr)."""
-    import minitriton.language as tl
+    """How a kernel spells ``t``: ``tl.float16``, ``tl.int32`` (a pointer type: its repr).
 
-    names = [n for n, v in vars(tl).items() if v is t and not n.endswith("_")]
-    return f"tl.{names[0]}" if names else repr(t)
+    Triton's short names (``fp16``, ``bf16``, ``fp8e4nv``) are ``tl``'s long ones
+    with ``float`` for ``fp`` (``bfloat16`` for ``bf16``); integers are the same.
+    """
+    if not isinstance(t, ScalarType):
+        return repr(t)
+    short = t.triton_name
+    return "tl." + ("bfloat16" if short == "bf16" else re.sub(r"^fp", "float", short))
 
 
 @impl("trans")

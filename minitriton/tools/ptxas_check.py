@@ -177,9 +177,9 @@ def check_one(kernel: Kernel, arch: str, ptxas: str, workdir: str) -> tuple[bool
 
 def _needs_newer_arch(e: CompileError, arch: str) -> bool:
     """Whether the GPU refused ``arch`` on purpose: a located diagnostic that the kernel
-    "needs sm_NN" (fp8 conversions need sm_89, bf16 atomic adds sm_90), for an older ``arch``."""
-    found = re.search(r"needs sm_(\d+)", e.first.message)
-    return found is not None and int(found.group(1)) > int(re.sub(r"\D", "", arch))
+    needs a newer arch (``needs_arch``: fp8 conversions need sm_89, bf16 atomic adds sm_90)."""
+    needs = e.first.needs_arch
+    return needs is not None and needs > int(re.sub(r"\D", "", arch))
 
 
 def check_refused(kernel: Kernel, arch: str) -> tuple[bool, str]:

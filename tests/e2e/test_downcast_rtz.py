@@ -270,3 +270,15 @@ def test_a_bitcast_and_an_unchanged_type_ignore_the_rounding() -> None:
 def test_both_backends_round_toward_zero(backend: str, dst: str) -> None:
     bits = patterns("float32", 64, seed=3)
     check(run(bits, "float32", dst, backend), bits, "float32", dst)
+
+
+def test_the_help_spells_every_dtype_as_a_kernel_does() -> None:
+    # The help of a refused rounding names the dtype as `tl.<name>`: each must be tl's object.
+    import minitriton.language as tl
+    from minitriton.frontend.builtins import _dtype_name
+    from minitriton.ir.types import _TRITON_NAMES, ScalarType
+
+    for name in _TRITON_NAMES:
+        t = ScalarType(name)
+        spelled = _dtype_name(t)
+        assert spelled.startswith("tl.") and getattr(tl, spelled[3:]) is t, (name, spelled)

@@ -483,7 +483,7 @@ def _atom_type(ctx: LoweringContext, op: Operation, kind: str, st: ScalarType) -
         return "noftz.f16"
     if kind == "add" and st == BF16:
         if arch_number(ctx.arch) < 90:
-            raise error(op.loc, "atomic add on bf16 needs sm_90")
+            raise error(op.loc, "atomic add on bf16 needs sm_90", needs_arch=90)
         return "noftz.bf16"
     if kind == "add" and st.is_float():
         return f"f{bits}"
