@@ -646,10 +646,36 @@ class _Builder:
             _unsupported(self.loc(tree), construct, help_)
         return getattr(self, "s_" + tree.data)(tree)
 
+    def _reject_bare_walrus(self, *trees: Tree | Token | None) -> None:
+        """Python refuses ``x := v`` unparenthesized at the top of a statement
+        (``x := v`` alone, ``y = x := v``, ``return x := v``, ``a, b := v``): so does the
+        parser, where the grammar's one ``test`` rule would take it."""
+        for tree in trees:
+            if not isinstance(tree, Tree) or self._parenthesized(tree):
+                continue
+            if tree.data == "tuple" and not self._text_of(tree).startswith("("):
+                self._reject_bare_walrus(*tree.children)
+            elif tree.data == "assign_expr":
+                raise error(
+                    self.loc(tree),
+                    "invalid syntax: an assignment expression (:=) must be in parentheses here",
+                    help=f"write ({self._text_of(tree)})",
+                )
+
+    def _parenthesized(self, tree: Tree) -> bool:
+        """Whether ``tree``'s text is the inside of a pair of parentheses."""
+        if tree.meta.empty:
+            return False
+        before = self.src.text[: tree.meta.start_pos].rstrip()
+        after = self.src.text[tree.meta.end_pos :].lstrip()
+        return before.endswith("(") and after.startswith(")")
+
     def s_expr_stmt(self, tree: Tree) -> ast.ExprStmt:
+        self._reject_bare_walrus(tree.children[0])
         return ast.ExprStmt(self.expr(tree.children[0]), loc=self.loc(tree))
 
     def s_assign(self, tree: Tree) -> ast.Assign:
+        self._reject_bare_walrus(*tree.children)
         *target_trees, value_tree = tree.children
         for target_tree in target_trees:
             self._reject_store(target_tree)
@@ -660,6 +686,7 @@ class _Builder:
 
     def s_augassign(self, tree: Tree) -> ast.AugAssign:
         target_tree, op_tree, value_tree = tree.children
+        self._reject_bare_walrus(target_tree, value_tree)
         self._reject_store(target_tree)
         target = self.expr(target_tree)
         if isinstance(target, ast.Tuple):
@@ -670,6 +697,7 @@ class _Builder:
 
     def s_annassign(self, tree: Tree) -> ast.AnnAssign:
         target_tree, annotation, value = tree.children
+        self._reject_bare_walrus(target_tree, annotation, value)
         target = self.expr(target_tree)
         if not isinstance(target, ast.Name):
             raise error(target.loc, "only a plain name can have an annotation")
@@ -683,10 +711,12 @@ class _Builder:
         return ast.PassStmt(loc=self.loc(tree))
 
     def s_return_stmt(self, tree: Tree) -> ast.Return:
+        self._reject_bare_walrus(tree.children[0])
         return ast.Return(self._opt(tree.children[0]), loc=self.loc(tree))
 
     def s_assert_stmt(self, tree: Tree) -> ast.Assert:
         test, msg = tree.children
+        self._reject_bare_walrus(test, msg)
         return ast.Assert(self.expr(test), self._opt(msg), loc=self.loc(tree))
 
     def s_if_stmt(self, tree: Tree) -> ast.If:

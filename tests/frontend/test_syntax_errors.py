@@ -202,3 +202,34 @@ def test_expression_syntax_error_is_located() -> None:
     diag = info.value.first
     assert (diag.loc.file, diag.loc.line, diag.loc.col) == ("<expr>", 1, 5)
     assert diag.message == "invalid syntax: unexpected '*'"
+
+
+WALRUS_STATEMENTS = [
+    ("x := 1", False), ("y = x := 1", False), ("y = (x := 1)", True), ("(x := 1)", True),
+    ("return x := 1", False), ("return (x := 1)", True), ("a, b := 1", False),
+    ("a, (b := 1)", True), ("z = (a, b := 1)", True), ("f(x := 1)", True),
+    ("assert x := 1", False), ("assert (x := 1)", True), ("y += x := 1", False),
+    ("y += (x := 1)", True), ("y: int = x := 1", False), ("y = [x := 1, 2]", True),
+    ("y = (x := 1) + (z := 2)", True), ("if x := 1:\n        pass", True),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("statement", "valid"), WALRUS_STATEMENTS)
+def test_an_assignment_expression_needs_parentheses_where_python_says(
+    statement: str, valid: bool
+) -> None:
+    import ast as pyast
+
+    source = f"def k(a):\n    {statement}\n"
+    try:
+        pyast.parse(source)
+    except SyntaxError:
+        assert not valid, "the table disagrees with Python"
+    else:
+        assert valid, "the table disagrees with Python"
+    if valid:
+        parse_function(source, "k.py", 1)
+        return
+    line, col, message, help_ = first_error(source)
+    assert line == 2 and "(:=) must be in parentheses" in message
+    assert help_ is not None and help_.startswith("write (")
