@@ -70,6 +70,8 @@ def memory_order(contig: Sequence[int], shape: Sequence[int]) -> tuple[int, ...]
     dim on a tie), then the others, last dim first. None when no such dim is
     contiguous (a gather), or for a 1-D block: the default layout serves those.
     """
+    # BEGIN EXERCISE c8-coalesce
+    # STUB: raise NotImplementedError("c8-coalesce: memory_order, the blocked order of an access")
     dims = [d for d in range(len(shape)) if shape[d] > 1]
     if len(shape) < 2 or not dims:
         return None
@@ -77,6 +79,7 @@ def memory_order(contig: Sequence[int], shape: Sequence[int]) -> tuple[int, ...]
     if contig[best] <= 1:
         return None
     return (best, *(d for d in reversed(range(len(shape))) if d != best))
+    # END EXERCISE
 
 
 def column_major(order: Sequence[int], shape: Sequence[int]) -> bool:

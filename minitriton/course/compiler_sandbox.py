@@ -19,6 +19,7 @@ c5-reduce       ``_reduce`` on the operand arrays           the arrays; the comb
 c6-lower        ``_int_binary(name, type)``                 replays the builder calls (a fixed
                                                             list of integer instructions)
 c7-swizzle      ``SharedTile.linear`` / ``physical``        the integer
+c8-coalesce     ``memory_order(contig, shape)``             the tuple of dims (or None)
 ==============  ==========================================  =====================================
 
 So the tests, their assertions, the JUnit report and the score all live in
@@ -37,7 +38,7 @@ import os
 import select
 import subprocess
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -205,6 +206,24 @@ def _c7(w: Worker) -> None:
         setattr(SharedTile, method, proxy)
 
 
+def _c8(w: Worker) -> None:
+    from minitriton.backend import coalesce
+
+    memo: dict[tuple, tuple[int, ...] | None] = {}
+
+    def memory_order(contig: Sequence[int], shape: Sequence[int]) -> tuple[int, ...] | None:
+        key = (tuple(int(c) for c in contig), tuple(int(s) for s in shape))
+        if key not in memo:
+            what = f"memory_order({list(key[0])}, {list(key[1])})"
+            answer = w.call("memory_order", list(key[0]), list(key[1]))
+            if answer is not None and not isinstance(answer, list):
+                raise TypeError(f"{what} returned {answer!r}, not a tuple of dims or None")
+            memo[key] = None if answer is None else tuple(_int_answer(d, what) for d in answer)
+        return memo[key]
+
+    coalesce.memory_order = memory_order
+
+
 def _func_text(func: Any) -> str:
     from minitriton.ir import print_module
     from minitriton.ir.ops import Module
@@ -328,6 +347,7 @@ PROXIES: dict[str, Callable[[Worker], None]] = {
     "c5-reduce": _c5,
     "c6-lower": _c6,
     "c7-swizzle": _c7,
+    "c8-coalesce": _c8,
 }
 
 # ---------------------------------------------------------------- the plugin's side

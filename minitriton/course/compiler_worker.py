@@ -112,6 +112,13 @@ def _physical(fields: list[Any], row: int, col: int) -> Any:
     return _tile(fields).physical(row, col)
 
 
+def _memory_order(contig: list[int], shape: list[int]) -> Any:
+    from minitriton.backend import coalesce
+
+    out = coalesce.memory_order(tuple(contig), tuple(shape))
+    return list(out) if isinstance(out, tuple) else out
+
+
 def _is_effect_free(text: str, at: int) -> Any:
     from minitriton.passes import dce
 
@@ -234,6 +241,7 @@ HANDLERS: dict[str, Callable[..., Any]] = {
     "integer_promote": _integer_promote,
     "linear": _linear,
     "physical": _physical,
+    "memory_order": _memory_order,
     "is_effect_free": _is_effect_free,
     "remove_dead_ops": _remove_dead_ops,
     "cse": _cse,

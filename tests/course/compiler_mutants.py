@@ -624,4 +624,86 @@ C7 = (
     ),
 )
 
-MUTANTS: tuple[CompilerMutant, ...] = (*C1, *C2, *C3, *C4, *C5, *C6, *C7)
+# ---------------------------------------------------------------- c8 coalesce
+
+ORDER = "minitriton.backend.coalesce:memory_order"
+
+
+def _order(choose: str, rest: str = "d for d in reversed(range(len(shape))) if d != best") -> str:
+    return f"""
+def memory_order(contig, shape):
+{choose}
+    return (best, *({rest}))
+"""
+
+
+_CHOOSE = """
+    dims = [d for d in range(len(shape)) if shape[d] > 1]
+    if len(shape) < 2 or not dims:
+        return None
+    best = max(dims, key=lambda d: (contig[d], d))
+    if contig[best] <= 1:
+        return None
+"""
+
+C8 = (
+    M(
+        "c8",
+        "always the last dim first",
+        ORDER,
+        """
+def memory_order(contig, shape):
+    if len(shape) < 2 or max(contig) <= 1:
+        return None
+    return tuple(reversed(range(len(shape))))
+""",
+        "golden_order\\[column-major\\]|most_contiguous|16_byte_vectors\\[column-major\\]",
+    ),
+    M(
+        "c8",
+        "ties go to the lower dim",
+        ORDER,
+        _order(_CHOOSE.replace("(contig[d], d)", "(contig[d], -d)")),
+        "tie",
+    ),
+    M(
+        "c8",
+        "dims of size 1 may come first",
+        ORDER,
+        _order(_CHOOSE.replace("if shape[d] > 1]", "]")),
+        "size_1",
+    ),
+    M(
+        "c8",
+        "the other dims in forward order",
+        ORDER,
+        _order(_CHOOSE, "d for d in range(len(shape)) if d != best"),
+        "last_to_first|golden_order\\[3d",
+    ),
+    M(
+        "c8",
+        "the other dims sorted by contiguity",
+        ORDER,
+        _order(
+            _CHOOSE,
+            "sorted((d for d in range(len(shape)) if d != best), key=lambda d: (-contig[d], -d))",
+        ),
+        "last_to_first|others-not-by-contiguity",
+    ),
+    M(
+        "c8",
+        "None never returned for a gather",
+        ORDER,
+        _order(_CHOOSE.replace("contig[best] <= 1", "contig[best] < 1")),
+        "none_only|gather",
+    ),
+    M(
+        "c8",
+        "1-D blocks get an order",
+        ORDER,
+        _order(_CHOOSE.replace("len(shape) < 2 or not dims", "not dims")),
+        "1d",
+    ),
+)
+
+MUTANTS: tuple[CompilerMutant, ...] = (*C1, *C2, *C3, *C4, *C5, *C6, *C7, *C8)

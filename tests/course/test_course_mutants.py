@@ -69,6 +69,7 @@ QUICK_COMPILER = {
     "c5": "a right fold: associative, but another order",
     "c6": "i1's signedness from its type name",
     "c7": "no swizzle",
+    "c8": "always the last dim first",
 }
 
 
