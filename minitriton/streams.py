@@ -98,12 +98,15 @@ def tensor_of(value: Any) -> Any:
 
 
 def pinned_host(tensor: Any) -> bool:
-    """Whether ``tensor`` is a CPU tensor in pinned (page-locked) memory.
+    """Whether ``tensor`` is a torch CPU tensor in pinned (page-locked) memory.
 
     The GPU reads pinned host memory through its own address (unified
     addressing), so Triton, and MiniTriton, pass such a tensor as it is.
+    Anything else (an array, a CUDA tensor) answers False.
     """
-    return tensor.device.type == "cpu" and bool(tensor.is_pinned())
+    is_pinned = getattr(tensor, "is_pinned", None)
+    device = getattr(tensor, "device", None)
+    return callable(is_pinned) and getattr(device, "type", None) == "cpu" and bool(is_pinned())
 
 
 def check_devices(kernel: str, tensors: Sequence[tuple[str, Any]]) -> None:

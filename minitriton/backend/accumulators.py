@@ -28,6 +28,8 @@ of ``mma.sync`` dots, from :func:`~minitriton.backend.dot_seeds.seed_dot_layouts
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from minitriton.backend.accelerate_matmul import dot_result_layout
 from minitriton.backend.axis import AxisAnalysis
 from minitriton.backend.irutil import producer, terminator
@@ -136,7 +138,7 @@ def _seed(seeds: dict[int, Layout], v: Value, layout: Layout) -> bool:
 
 def _seed_op(op: Operation, seeds: dict[int, Layout]) -> bool:
     if isinstance(op, ForOp):
-        return _seed_loop(op, seeds)
+        return seed_loop(op, seeds)
     if isinstance(op, ReduceOp) and id(op.operands[0]) in seeds:
         layout = slice_layout(seeds[id(op.operands[0])], op.attrs["axis"])
         return any([_seed(seeds, r, layout) for r in op.results])
@@ -149,7 +151,14 @@ def _seed_op(op: Operation, seeds: dict[int, Layout]) -> bool:
     return False
 
 
-def _seed_loop(op: Operation, seeds: dict[int, Layout]) -> bool:
+def seed_loop(
+    op: Operation,
+    seeds: dict[int, Layout],
+    seed: Callable[[dict[int, Layout], Value, Layout], bool] = _seed,
+) -> bool:
+    """Give each carried value of ``scf.for`` ``op`` whose ``scf.yield`` operand or region
+    argument is seeded the same seed on all four of its values (with ``seed``, which may
+    refuse one); True if any was new."""
     body = op.regions[0]
     changed = False
     for i, v in enumerate(terminator(body.block).operands):
@@ -158,5 +167,5 @@ def _seed_loop(op: Operation, seeds: dict[int, Layout]) -> bool:
         if layout is None:
             continue
         for related in (v, op.results[i], op.operands[3 + i], body.args[1 + i]):
-            changed |= _seed(seeds, related, layout)
+            changed |= seed(seeds, related, layout)
     return changed

@@ -48,11 +48,11 @@ default, so the plan is unchanged for it.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import partial
 from typing import TYPE_CHECKING
 
-from minitriton.backend.accumulators import address_chain
+from minitriton.backend.accumulators import address_chain, seed_loop
 from minitriton.backend.axis import AxisAnalysis
-from minitriton.backend.irutil import terminator
 from minitriton.backend.mma_v3 import is_mma_layout
 from minitriton.ir.ops import ForOp, LoadOp, StoreOp
 from minitriton.ir.types import BlockType, PointerType, element_type
@@ -144,19 +144,12 @@ def _seed(plan: LayoutPlan, seeds: dict[int, Layout], v: Value, layout: Layout) 
 
 def _through_loops(plan: LayoutPlan, seeds: dict[int, Layout]) -> None:
     """A carried value with a seeded region argument or ``scf.yield`` operand: seed its
-    initial value, result and step's addresses alike, so that a loop's carried pointers keep
-    the access's layout (no conversion of the pointers in every iteration)."""
+    initial value and result alike, so that a loop's carried pointers keep the access's
+    layout (no conversion of the pointers in every iteration)."""
+    seed = partial(_seed, plan)
     changed = True
     while changed:
         changed = False
         for op in plan.func.walk():
-            if not isinstance(op, ForOp):
-                continue
-            body = op.regions[0].block
-            for i, y in enumerate(terminator(body).operands):
-                arg = body.args[1 + i]
-                layout = seeds.get(id(arg)) or seeds.get(id(y))
-                if layout is None or not isinstance(y.type, BlockType):
-                    continue
-                for v in (arg, y, op.results[i], op.operands[3 + i], *address_chain(y)):
-                    changed |= _seed(plan, seeds, v, layout)
+            if isinstance(op, ForOp):
+                changed |= seed_loop(op, seeds, seed)

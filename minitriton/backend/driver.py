@@ -39,6 +39,7 @@ import numpy as np
 
 from minitriton.backend.lltypes import bf16_bits
 from minitriton.resources import DeviceLimits, Usage, check_fits
+from minitriton.streams import pinned_host
 
 _STICKY = {
     "CUDA_ERROR_ILLEGAL_ADDRESS",
@@ -288,20 +289,13 @@ def _dlpack_pointer(obj: Any) -> int:
     return int(tensor.data or 0) + int(tensor.byte_offset)
 
 
-def _pinned_tensor(obj: Any) -> bool:
-    """A torch CPU tensor in pinned memory (``x.pin_memory()``)."""
-    is_pinned = getattr(obj, "is_pinned", None)
-    device = getattr(obj, "device", None)
-    return callable(is_pinned) and getattr(device, "type", None) == "cpu" and bool(is_pinned())
-
-
 def device_pointer(obj: Any) -> int | None:
     """The device address of a device array, or ``None`` if ``obj`` is not one."""
     if isinstance(obj, DeviceArray):
         return obj.ptr
     if getattr(obj, "is_cuda", False) and hasattr(obj, "data_ptr"):
         return int(obj.data_ptr())  # PyTorch fast path
-    if _pinned_tensor(obj):
+    if pinned_host(obj):
         return int(obj.data_ptr())  # the GPU reads pinned host memory at the same address
     cai = getattr(obj, "__cuda_array_interface__", None)
     if cai is not None:

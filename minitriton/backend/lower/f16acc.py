@@ -81,7 +81,7 @@ def packed_registers(ctx: LoweringContext, vals: list[ir.Value]) -> list[ir.Valu
 
 def as_packed(ctx: LoweringContext, vals: list[ir.Value]) -> list[ir.Value]:
     """An fp16 block value's registers in the packed form (each register twice)."""
-    return [r for r in packed_registers(ctx, vals) for _ in range(2)]
+    return from_registers(packed_registers(ctx, vals))
 
 
 def from_registers(regs: list[ir.Value]) -> list[ir.Value]:
