@@ -97,21 +97,11 @@ def tensor_of(value: Any) -> Any:
     return value.base if isinstance(value, TensorWrapper) else value
 
 
-def pinned_host(tensor: Any) -> bool:
-    """Whether ``tensor`` is a torch CPU tensor in pinned (page-locked) memory.
-
-    The GPU reads pinned host memory through its own address (unified
-    addressing), so Triton, and MiniTriton, pass such a tensor as it is.
-    Anything else (an array, a CUDA tensor) answers False.
-    """
-    is_pinned = getattr(tensor, "is_pinned", None)
-    device = getattr(tensor, "device", None)
-    return callable(is_pinned) and getattr(device, "type", None) == "cpu" and bool(is_pinned())
-
-
 def check_devices(kernel: str, tensors: Sequence[tuple[str, Any]]) -> None:
     """Every tensor on CUDA device :data:`DEVICE`, or pinned on the host (one check per
     argument, named)."""
+    from minitriton.backend.driver import pinned_host  # loaded by any GPU launch already
+
     tensors = [(name, tensor) for name, tensor in tensors if not pinned_host(tensor)]
     for name, tensor in tensors:
         if tensor.device.type != "cuda":

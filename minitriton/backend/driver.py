@@ -39,7 +39,6 @@ import numpy as np
 
 from minitriton.backend.lltypes import bf16_bits
 from minitriton.resources import DeviceLimits, Usage, check_fits
-from minitriton.streams import pinned_host
 
 _STICKY = {
     "CUDA_ERROR_ILLEGAL_ADDRESS",
@@ -287,6 +286,18 @@ def _dlpack_pointer(obj: Any) -> int:
     get.argtypes = [ctypes.py_object, ctypes.c_char_p]
     tensor = _DLTensor.from_address(get(capsule, b"dltensor"))
     return int(tensor.data or 0) + int(tensor.byte_offset)
+
+
+def pinned_host(tensor: Any) -> bool:
+    """Whether ``tensor`` is a torch CPU tensor in pinned (page-locked) memory.
+
+    The GPU reads pinned host memory through its own address (unified
+    addressing), so Triton, and MiniTriton, pass such a tensor as it is.
+    Anything else (an array, a CUDA tensor) answers False.
+    """
+    is_pinned = getattr(tensor, "is_pinned", None)
+    device = getattr(tensor, "device", None)
+    return callable(is_pinned) and getattr(device, "type", None) == "cpu" and bool(is_pinned())
 
 
 def device_pointer(obj: Any) -> int | None:
