@@ -55,11 +55,14 @@ def mm_kernel(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_bk, str
 _TYPES = {"fp16": "fp16", "bf16": "bf16", "tf32": "fp32", "int8": "i8"}
 
 
-def _compile(kind: str, bm: int, bn: int, bk: int, warps: int, stages: int, arch="sm_90"):
+def _compile(
+    kind: str, bm: int, bn: int, bk: int, warps: int, stages: int, arch="sm_90", a_m_major=False
+):
     t = _TYPES[kind]
     out = "i32" if kind == "int8" else "fp32"
+    a_strides = "1, i32:16" if a_m_major else "i32:16, 1"
     sig = (
-        f"*{t}:16, *{t}:16, *{out}:16, i32:16, i32:16, i32:16, i32:16, 1, i32:16, 1, "
+        f"*{t}:16, *{t}:16, *{out}:16, i32:16, i32:16, i32:16, {a_strides}, i32:16, 1, "
         f"i32:16, 1, {bm}, {bn}, {bk}, {int(kind == 'int8')}, 0"
     )
     specs = parse_signature(sig, kernel_params(mm_kernel.fn))
@@ -119,6 +122,26 @@ def test_other_operand_types_use_wgmma(kind, instr):
     assert pipelined == (kind == "bf16")  # tf32/int8 stage B K-major through registers
 
 
+@pytest.mark.parametrize("kind", ["fp16", "bf16"])
+@pytest.mark.parametrize(("bm", "bn", "warps"), [(128, 256, 8), (64, 128, 4)])
+def test_an_m_major_a_is_copied_by_cp_async_and_read_transposed(kind, bm, bn, warps):
+    # ``x.T @ y``: A's tiles run along M in memory. They go into M-major rings as they
+    # lie (no ld.global in the loop), read by wgmma with tnspA = 1, or on mma.sync
+    # with ldmatrix.trans for A as well as for the row-major B.
+    hopper = _compile(kind, bm, bn, 64, warps, 3, a_m_major=True).asm
+    assert "transposed=true" in hopper["ttgir"]
+    assert "ld.global" not in hopper["ptx"] and "cp.async.cg.shared.global" in hopper["ptx"]
+    instrs = re.findall(r"wgmma\.mma_async[^;]*?, (\d), (\d), (\d), (\d), (\d);", hopper["ptx"])
+    assert instrs and set(instrs) == {("1", "1", "1", "1", "1")}  # scale-d, scales, tnspA, tnspB
+    row_major = _compile(kind, bm, bn, 64, warps, 3).asm["ptx"]
+    assert set(re.findall(r", (\d), (\d);", row_major)) >= {("0", "1")}
+    ampere = _compile(kind, bm, bn, 64, warps, 3, arch="sm_80", a_m_major=True).asm["ptx"]
+    assert "ld.global" not in ampere and "mma.sync" in ampere
+    plain = _compile(kind, bm, bn, 64, warps, 3, arch="sm_80").asm["ptx"]
+    trans = "ldmatrix.sync.aligned.m8n8.x4.trans"
+    assert ampere.count(trans) > plain.count(trans) and "x4.shared" not in ampere
+
+
 def test_sm80_takes_the_mma_sync_path():
     k = _compile("fp16", 128, 128, 64, 4, 3, arch="sm_80")
     assert "wgmma.mma_async" not in k.asm["ptx"] and "mma.sync" in k.asm["ptx"]
@@ -130,10 +153,13 @@ def test_sm80_takes_the_mma_sync_path():
 @pytest.mark.parametrize(
     ("kind", "bm", "bn", "bk", "warps"),
     [("fp16", 128, 128, 64, 4), ("fp16", 128, 256, 64, 8), ("bf16", 64, 64, 32, 4),
-     ("tf32", 128, 128, 32, 8), ("int8", 128, 128, 64, 4)],
+     ("tf32", 128, 128, 32, 8), ("int8", 128, 128, 64, 4), ("fp16-at", 128, 256, 64, 8),
+     ("bf16-at", 64, 128, 64, 4)],
 )  # fmt: skip
 def test_ptxas_accepts_without_spills(kind, bm, bn, bk, warps, tmp_path):
-    report = _ptxas(_compile(kind, bm, bn, bk, warps, 3).asm["ptx"], tmp_path)
+    a_m_major = kind.endswith("-at")  # A M-major in memory: read with tnspA
+    kernel = _compile(kind.removesuffix("-at"), bm, bn, bk, warps, 3, a_m_major=a_m_major)
+    report = _ptxas(kernel.asm["ptx"], tmp_path)
     assert "0 bytes spill stores" in report, report
 
 
@@ -188,6 +214,37 @@ def test_wgmma_matmul_matches_reference(kind, m, n, k, bm, bn, bk, warps, stages
         return
     err = (torch.linalg.norm(c.double() - ref) / torch.linalg.norm(ref)).item()
     assert err < {"tf32": 3e-3, "bf16": 1e-2, "fp16": 2e-3}[kind], err
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(not gpu_available(), reason="needs an NVIDIA GPU and cuda-python")
+@pytest.mark.parametrize("arch", ["sm_90a", "sm_80"])
+@pytest.mark.parametrize(
+    ("kind", "b_k_major", "m", "n", "k", "bm", "bn", "bk", "warps"),
+    [
+        ("fp16", False, 256, 256, 512, 128, 256, 64, 8),  # tutorial 03's Hopper config
+        ("fp16", True, 256, 256, 192, 128, 128, 64, 4),  # both operands transposed
+        ("bf16", False, 200, 136, 80, 128, 64, 32, 4),  # edges and a K tail
+        ("fp16", False, 192, 128, 256, 64, 128, 64, 4),  # one warpgroup along M
+    ],
+)
+def test_an_m_major_a_is_pipelined_and_matches_reference(
+    arch, kind, b_k_major, m, n, k, bm, bn, bk, warps
+):
+    """``x.T @ y``: A's M-major tiles are copied as they lie and read transposed."""
+    torch = pytest.importorskip("torch")
+    a, b, ref = _inputs(kind, m, n, k)
+    a = a.t().contiguous().t()  # the same values, column-major
+    if b_k_major:
+        b = b.t().contiguous().t()
+    c = torch.full((m, n), -7777.0, device="cuda")
+    grid = (triton.cdiv(m, bm), triton.cdiv(n, bn))
+    mm_kernel[grid](a, b, c, m, n, k, a.stride(0), a.stride(1), b.stride(0), b.stride(1), n, 1,
+                    BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk, INT_ACC=0, OUT_F16=0,
+                    num_warps=warps, num_stages=3, arch=arch, backend="gpu")  # fmt: skip
+    torch.cuda.synchronize()
+    err = (torch.linalg.norm(c.double() - ref) / torch.linalg.norm(ref)).item()
+    assert err < {"bf16": 1e-2, "fp16": 2e-3}[kind], err
 
 
 def _attention(stage: int):

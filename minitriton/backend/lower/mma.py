@@ -256,7 +256,8 @@ def _store_vec(ctx: LoweringContext, off: ir.Value, vals: list[ir.Value], eb: in
 def staged_fragments(ctx: LoweringContext, staged: Staged, ki: int, tiles: int) -> dict[int, list]:
     """The packed 32-bit registers of k step ``ki`` for each m16 (A) or n8 (B) tile."""
     if staged.op_idx == 0:
-        return {mi: _ldmatrix_a(ctx, staged, mi, ki) for mi in range(tiles)}
+        read_a = _ldmatrix_a_m_major if staged.tile.contig == 0 else _ldmatrix_a
+        return {mi: read_a(ctx, staged, mi, ki) for mi in range(tiles)}
     if staged.tile.contig == 0:  # a K-major ring tile: plain ldmatrix, every element type
         return _ldmatrix_b_k_major(ctx, staged, ki, tiles)
     if staged.mma.bits == 16:
@@ -320,6 +321,24 @@ def _ldmatrix_a(ctx: LoweringContext, staged: Staged, mi: int, ki: int) -> list[
     row0, col0 = _origin(mma, 0, ki, mi)
     col = b.add(b.mul(j1, _c(staged.tile.unit)), _c(col0))
     return _ldmatrix(ctx, staged, (lane_row, col, row0), 4, False)
+
+
+def _ldmatrix_a_m_major(ctx: LoweringContext, staged: Staged, mi: int, ki: int) -> list[ir.Value]:
+    """16-bit A from an M-major tile (one row per ``k``): ``ldmatrix.trans``.
+
+    Register ``a_j`` holds rows ``8 (j & 1)`` and k ``8 (j >> 1)`` of the
+    m16 x k16 fragment, two K-consecutive elements of row ``lane / 4``: in a
+    tile whose rows are A's columns, ``.trans`` hands each lane exactly that
+    from the 8 x 8 matrix at tile row ``k0 + 8 (j >> 1)``, unit ``m0 + 8 (j & 1)``.
+    The k step's rows (a multiple of 8) go into the immediate offset.
+    """
+    mma = staged.mma
+    r, j0, j1 = _ldmatrix_lane(ctx)
+    b = ctx.b
+    row0, col0 = _origin(mma, 0, ki, mi)
+    k_row = b.add(r, b.mul(j1, _c(8)))
+    m_col = b.add(b.add(warp_offset(ctx, mma.a, 0), _c(row0)), b.mul(j0, _c(8)))
+    return _ldmatrix(ctx, staged, (k_row, m_col, col0), 4, True)
 
 
 def _ldmatrix_b(ctx: LoweringContext, staged: Staged, ki: int, tiles: int) -> dict[int, list]:

@@ -497,8 +497,12 @@ def wgmma(
     # One descriptor per operand for the warpgroup; each instruction's is that one
     # plus a constant (as Triton does), where the tile's offsets are additive.
     a_desc = None
+    a_m_major = not isinstance(a[0], RegisterA) and a[0].contig == 0
     if not isinstance(a[0], RegisterA):
-        a_desc = plus(_descriptor(ctx, a, row_g, _i32(ctx, 0)), "a")
+        # (row, col) are (non-contiguous, contiguous) tile coordinates: (m, k), or (k, m).
+        at = (_i32(ctx, 0), row_g) if a_m_major else (row_g, _i32(ctx, 0))
+        assert not a_m_major or a[0].splits_at(64), "an M-major A tile too narrow for m64"
+        a_desc = plus(_descriptor(ctx, a, *at), "a")
     b_split = b_k_major or shape.wg_n == 1 or b[0].splits_at(shape.n_per_wg)
     b_desc = None
     if b_split:
@@ -515,7 +519,8 @@ def wgmma(
                 if isinstance(a[0], RegisterA):
                     da = _pack_a(ctx, a[0], a[1], mi, kk)
                 else:
-                    da = [_step(ctx, a_desc, a[0].linear(row_c, k_c))]
+                    at_c = (k_c, row_c) if a_m_major else (row_c, k_c)
+                    da = [_step(ctx, a_desc, a[0].linear(*at_c))]
                 if b_desc is not None:
                     step = b[0].linear(col_c, k_c) if b_k_major else b[0].linear(k_c, col_c)
                     db = _step(ctx, b_desc, step)
@@ -531,7 +536,7 @@ def wgmma(
     for lo, da, db in issues:
         chunk = out[lo : lo + per]
         out[lo : lo + per] = _wgmma_instr(
-            ctx, shape, chunk, da, db, b_k_major, _zeros(chunk), f16_acc
+            ctx, shape, chunk, da, db, b_k_major, _zeros(chunk), f16_acc, a_m_major
         )
     asm(ctx, "wgmma.commit_group.sync.aligned;", "", T.VOID, [])
     return from_registers(out) if f16_acc else out
@@ -572,10 +577,12 @@ def _wgmma_instr(
     b_k_major: bool,
     first: bool = False,
     f16_acc: bool = False,
+    a_m_major: bool = False,
 ) -> list[ir.Value]:
     """One ``wgmma.mma_async``; ``da`` is A's descriptor, or its 4 registers.
 
     ``f16_acc``: ``chunk`` is the ``.f16x2`` registers of an fp16 accumulator.
+    ``a_m_major``: A's tile is M-major (``tnspA`` = 1, 16-bit elements only).
 
     ``first``: the accumulator is zero, so the instruction does not read it
     (scale-d 0) and its registers need no zeroing; ``ptxas`` sees that only
@@ -592,7 +599,8 @@ def _wgmma_instr(
         a_text = "{" + ", ".join(f"${a0 + i}" for i in range(len(da))) + "}"
         a_cons = ["r"] * len(da)
     tnsp_b = "0" if b_k_major else "1"
-    trans = ", 1, 1" + ("" if len(da) > 1 else ", 0") + f", {tnsp_b}"
+    tnsp_a = "1" if a_m_major else "0"
+    trans = ", 1, 1" + ("" if len(da) > 1 else f", {tnsp_a}") + f", {tnsp_b}"
     tail = {"f16": trans, "bf16": trans, "tf32": ", 1, 1", "s8": "", "e4m3": ", 1, 1"}
     tail["e5m2"] = tail["e4m3"]
     scale_d = "0" if first else "1"  # 0: D = A * B, the registers are outputs only

@@ -19,12 +19,13 @@ tensor-core path. Three forms:
   the rings through descriptors;
 * ``mma.sync`` (sm_80..sm_89, sm_120, or ``arch="sm_80"`` on Hopper): the
   rings are swizzled row-major tiles (:class:`~minitriton.backend.shared_layout.MmaTile`,
-  printed ``swizzled_shared``), or for a K-major B (attention's ``k``) a
-  tile holding the block transposed (``contig = 0``, ``order=[0, 1]``), and
-  each ring operand becomes a ``ttg.local_load(%slot)`` in the dot-operand
-  layout, which the code generator turns into ``ldmatrix`` (``.trans`` for
-  a row-major 16-bit B, none for a K-major one) straight from the slot being
-  consumed, one k step at a time (see *mma.sync* below);
+  printed ``swizzled_shared``), or for a K-major B (attention's ``k``) or
+  a 16-bit M-major A (``x.T @ dy``) a tile holding the block transposed
+  (``contig = 0``, ``order=[0, 1]``), and each ring operand becomes a
+  ``ttg.local_load(%slot)`` in the dot-operand layout, which the code
+  generator turns into ``ldmatrix`` (``.trans`` for a row-major 16-bit B
+  and an M-major A, none for a K-major B or a row-major A) straight from
+  the slot being consumed, one k step at a time (see *mma.sync* below);
 * ``wgmma`` with tf32, int8 or other fp8 operands, whose B must be K-major and
   whose fp32 inputs must be rounded to TF32: the same rings and
   ``ttg.local_load`` as ``mma.sync``, in a blocked layout (registers), then
@@ -41,7 +42,10 @@ The fp16/bf16 ``wgmma`` form needs:
 
 * every dot's B, and A where it is loaded in the loop, is a ``tt.load`` used
   only by that dot, with no ``other`` or a zero one (``cp.async`` zero-fills
-  masked-off bytes), row-major or (B only) K-major in memory;
+  masked-off bytes), row-major or transposed in memory: a K-major B, or an
+  M-major A (a backward pass's ``x.T @ dy``), copied as it lies into a tile
+  of that order (``nvmma_shared<..., transposed=true>``) that ``wgmma``
+  reads with ``tnspB = 0`` or ``tnspA = 1``;
 * the pointers and the mask are computed in the loop (hints such as
   ``tl.multiple_of(start_n, BLOCK_N)`` included) from the induction
   variable, loop-invariant values, and loop-carried values that advance by a
@@ -62,7 +66,8 @@ loop) or is computed in the loop (attention's ``P``: fed to
 A loop that breaks a rule keeps step 1's path (operands loaded into
 registers, then staged into shared memory). The other two forms need B
 (and A, to be in a ring) loaded in the loop under the same rules, A
-row-major; an A that is not keeps its ordinary load and staging. B may be
+row-major (or M-major with 16-bit elements on ``mma.sync``); an A that is
+not keeps its ordinary load and staging. B may be
 K-major on ``mma.sync`` (attention's ``k`` loaded transposed: copied 16
 bytes along K into its transposed tile); on the restaging ``wgmma`` form a
 K-major B leaves the loop unpipelined.
@@ -383,6 +388,10 @@ def _elem_bytes(v: Value) -> int:
     return st.bitwidth // 8
 
 
+def _bits(v: Value) -> int:
+    return 8 * _elem_bytes(v)
+
+
 def _bytes(v: Value) -> int:
     n = _elem_bytes(v)
     for d in v.shape:
@@ -466,9 +475,10 @@ def _match_mma(
     """The plan of a loop whose dots run ``mma.sync`` (or restage for ``wgmma``): rings.
 
     Row-major operands go into rings; with ``k_major_b`` (``mma.sync``) so
-    does a K-major B (attention's ``k`` loaded transposed), into a tile
-    stored transposed. A K-major A, or one not loaded in the loop, stays on
-    the path of registers staged through shared memory.
+    does a K-major B (attention's ``k`` loaded transposed) and a 16-bit
+    M-major A (``x.T @ dy``), into tiles stored transposed. Any other A, or
+    one not loaded in the loop, stays on the path of registers staged
+    through shared memory.
     """
     body = loop.regions[0].block
     if any(isinstance(op, DotOp) for op in _nested(body)):
@@ -480,7 +490,9 @@ def _match_mma(
         ring = []
         for i, v in enumerate(dot.operands[:2]):
             ld = _match_load(v, body, axis, uses, advancing)
-            ok = ld is not None and (ld.contig == 1 or (i == 1 and k_major_b))
+            transposed = ld is not None and ld.contig == 0 and k_major_b
+            # mma.sync reads a transposed tile with ldmatrix(.trans): any B, a 16-bit A.
+            ok = ld is not None and (ld.contig == 1 or (transposed and (i == 1 or _bits(v) == 16)))
             ring.append(ld if ok else None)
         if ring[1] is None:
             return None
@@ -543,7 +555,10 @@ def _match(
             return None
         a_value = dot.operands[0]
         a = _match_load(a_value, body, axis, uses, advancing, tma_func)
-        if a is not None and a.contig == 1:
+        # An M-major A (``x.T @ dy``) is copied as it lies and read transposed
+        # (``tnspA``), which wgmma allows for 16-bit elements only.
+        m_major_ok = a is not None and a.tma is None and shape.kind in ("f16", "bf16")
+        if a is not None and (a.contig == 1 or m_major_ok):
             planned.append(_Dot(dot, a, "ring", b))
             loads += [a, b]
             continue
