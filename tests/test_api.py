@@ -455,6 +455,9 @@ def test_warmup_asm_holds_each_stage(emulator: None):
     assert compiled.asm["ast"].startswith("FunctionDef name='add_kernel'")
     assert "tt.func @add_kernel(" in compiled.asm["ir"]
     assert "tt.func @add_kernel(" in compiled.asm["ir-opt"]
+    assert "ttir" in compiled.asm  # Triton's name for the same text
+    assert compiled.asm["ttir"] == compiled.asm["ir-opt"]
+    assert "ttgir" not in compiled.asm  # an emulator compile stops before the GPU stages
     assert not out.any()  # warmup does not run the kernel
 
 

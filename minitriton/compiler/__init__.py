@@ -96,8 +96,9 @@ class CompiledKernel(CompiledKernelAPI):
 
     ``module`` is the optimized IR (what the emulator runs); ``asm`` maps a
     stage name to its text (a :class:`Stages` mapping: texts are made when
-    read); ``binary`` is the launchable GPU kernel when the kernel was
-    compiled for the GPU, else ``None``. ``from_disk`` is true when the
+    read; ``"ttir"``, Triton's name, is ``"ir-opt"``); ``binary`` is the
+    launchable GPU kernel when the kernel was compiled for the GPU, else
+    ``None``. ``from_disk`` is true when the
     optimized IR came from the on-disk cache (:mod:`minitriton.ircache`).
     Triton's ``n_regs``, ``n_spills``, ``metadata`` and ``kernel[grid](...)``
     come from :class:`~minitriton.compiled_api.CompiledKernelAPI`.
@@ -279,7 +280,13 @@ class Stages(MutableMapping[str, str]):
         """Make ``stage``'s text with ``make()`` when someone reads it."""
         self._entries[stage] = make
 
+    #: Triton's names for our stages: ``asm["ttir"]`` (the tt dialect after its
+    #: passes) is the optimized IR. Read through, not listed by iteration.
+    ALIASES = {"ttir": "ir-opt"}
+
     def __getitem__(self, stage: str) -> str:
+        if stage not in self._entries:
+            stage = self.ALIASES.get(stage, stage)
         entry = self._entries[stage]
         if isinstance(entry, str):
             return entry
@@ -294,6 +301,8 @@ class Stages(MutableMapping[str, str]):
         del self._entries[stage]
 
     def __contains__(self, stage: object) -> bool:
+        if isinstance(stage, str) and stage not in self._entries:
+            stage = self.ALIASES.get(stage, stage)
         return stage in self._entries  # without making the text
 
     def __iter__(self) -> Iterator[str]:
