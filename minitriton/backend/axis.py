@@ -53,6 +53,7 @@ from minitriton.ir.ops import (
     SubOp,
     TransOp,
 )
+from minitriton.ir.traits import Elementwise
 from minitriton.ir.types import BlockType, PointerType, ScalarType, element_type, shape_of
 
 MAX_DIV = 1 << 20
@@ -157,8 +158,12 @@ class AxisAnalysis:
             self.info[id(res)] = meet(self.get(a), self.get(b))
 
     def generic(self, op: Operation) -> AxisInfo | None:
-        # Elementwise ops of constant runs stay constant over the common runs.
+        # Pure elementwise ops of constant runs stay constant over the common runs.
+        # Nothing else does: an atomic or a scan of equal inputs returns different
+        # values, and so may inline asm (``%laneid``) or a load racing a store.
         if len(op.results) != 1 or not op.operands:
+            return None
+        if not (op.pure and op.has_trait(Elementwise)):
             return None
         res = op.result
         infos = [self.get(v) for v in op.operands if v.shape == res.shape]

@@ -4,8 +4,12 @@
 program instance is one CTA. A block value is held by the CTA's threads as
 its layout says (:mod:`minitriton.backend.layouts`): a thread keeps one LLVM
 value per register (:class:`~minitriton.backend.lltypes.RegTile`) and
-elementwise ops are unrolled over them. Scalars are computed by every thread
-(they are uniform).
+elementwise ops are unrolled over them. Where the axis analysis knows a
+result is constant over aligned chunks (``cols < N`` with ``N % 16 == 0``),
+the op is computed once per chunk of a thread's registers and the value
+reused, as Triton's elementwise lowering deduplicates: one mask compare per
+16-byte vector rather than per element. Scalars are computed by every
+thread (they are uniform).
 
 :meth:`LoweringContext.lower` finds each op's lowering in
 :data:`~minitriton.backend.registry.LOWERINGS` by the op's class; the
@@ -388,7 +392,33 @@ class LoweringContext:
             if isinstance(a, RegTile) and a.layout != layout:
                 raise error(op.loc, "internal error: operand layout differs from the result's")
         cols = [a.vals if isinstance(a, RegTile) else [a] * n for a in args]
-        return RegTile(layout, [fn(*xs) for xs in zip(*cols)])
+        vals: list[ir.Value] = []
+        for r, first in enumerate(self._constant_runs(op.results[0], layout)):
+            # A register in a run of equal elements reuses its run's first value.
+            vals.append(fn(*(col[r] for col in cols)) if first == r else vals[first])
+        return RegTile(layout, vals)
+
+    def _constant_runs(self, v: Value, layout: Layout) -> list[int]:
+        """For each register of ``v``, the first register certain to hold the same element value.
+
+        The axis analysis's constancy ``C`` along a dim says the elements are
+        equal over aligned chunks of ``C`` (``cols < N`` with ``N % 16 == 0``
+        is one boolean per 16 columns). A coordinate is the XOR of a thread
+        part and a register part, so for ``C = 2**k`` two registers fall in
+        the same chunk in every thread exactly when their register parts agree
+        above bit ``k``: the op is then computed once per chunk, as Triton's
+        elementwise lowering deduplicates, which keeps a mask's ``setp`` per
+        vector instead of per element (and the registers behind them).
+        """
+        shifts = [(c & -c).bit_length() - 1 for c in self.axis.get(v).const]
+        if not any(shifts) or len(shifts) != layout.rank:
+            return list(range(layout.num_regs))
+        firsts: dict[tuple[int, ...], int] = {}
+        out = []
+        for r, coord in enumerate(layout.reg_coords()):
+            key = tuple(x >> s for x, s in zip(coord, shifts))
+            out.append(firsts.setdefault(key, r))
+        return out
 
     # ------------------------------------------------------------ control flow
     def flatten(self, values: list[Lowered]) -> list[ir.Value]:
