@@ -484,8 +484,11 @@ class Launcher:
                 " array (CUDA tensor, DeviceArray, __cuda_array_interface__), got"
                 f" {type(arg).__name__}"
             )
-        dev = DeviceArray.from_numpy(arg, stream)
         copies = copies or []
+        for host, dev in copies:
+            if _same_array(host, arg):  # one array passed twice: one device copy
+                return dev.ptr, copies
+        dev = DeviceArray.from_numpy(arg, stream)
         copies.append((arg, dev))
         return dev.ptr, copies
 
@@ -498,6 +501,19 @@ class Launcher:
                 dev.copy_to(host)
             else:
                 host[...] = dev.to_numpy()
+
+
+def _same_array(a: np.ndarray, b: np.ndarray) -> bool:
+    """Whether two host arguments are views of the same elements (``f(x, x)``).
+
+    Each gets one device copy, written back once: two copies would each be
+    written back, and the one copied last would undo the kernel's stores
+    through the other.
+    """
+    if a is b:
+        return True
+    same_start = a.__array_interface__["data"][0] == b.__array_interface__["data"][0]
+    return same_start and (a.dtype, a.shape, a.strides) == (b.dtype, b.shape, b.strides)
 
 
 #: ``CUDA_ERROR_INVALID_CONTEXT``: no context is current in the launching thread.
