@@ -90,7 +90,8 @@ def test_ieee_stays_exact_on_fma(tmp_path):
 def test_int8_uses_m16n8k32_with_int32_accumulators(tmp_path):
     sig = f"*i8:16, *i8:16, *i32:16, {STRIDES}, 64, 64, 64"
     k = build(dot_kernels.int8_dot_kernel, sig)
-    assert k.ptx.count("mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32") == 2 * 4 * 2
+    # .satfinite, as Triton: an int32 sum that overflows saturates rather than wraps.
+    assert k.ptx.count("mma.sync.aligned.m16n8k32.row.col.satfinite.s32.s8.s8.s32") == 2 * 4 * 2
     assemble(k, tmp_path)
 
 

@@ -78,7 +78,7 @@ _MMA_PTX = {
     "f16acc": "mma.sync.aligned.m16n8k16.row.col.f16.f16.f16.f16",
     "bf16": "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32",
     "tf32": "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32",
-    "s8": "mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32",
+    "s8": "mma.sync.aligned.m16n8k32.row.col.satfinite.s32.s8.s8.s32",  # as Triton: saturating
     "e4m3": "mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e4m3.f32",
     "e5m2": "mma.sync.aligned.m16n8k32.row.col.f32.e5m2.e5m2.f32",
 }
