@@ -39,7 +39,7 @@ import os
 import sys
 import threading
 import weakref
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
@@ -395,6 +395,46 @@ def base_jit_function(fn: Any) -> JITFunction:
 # ---------------------------------------------------------------------------
 
 
+class KernelCache(Mapping[tuple[Any, ...], CompiledKernel]):
+    """A kernel's compiled specializations, read-only but for :meth:`clear`."""
+
+    def __init__(self, fn: JITFunction) -> None:
+        self._fn = fn
+
+    def __getitem__(self, key: tuple[Any, ...]) -> CompiledKernel:
+        return self._fn.cache[key]
+
+    def __iter__(self) -> Iterator[tuple[Any, ...]]:
+        return iter(self._fn.cache)
+
+    def __len__(self) -> int:
+        return len(self._fn.cache)
+
+    def clear(self) -> None:
+        """Drop them all: the next launch compiles again."""
+        self._fn.forget_compiled()
+
+
+class DeviceCaches(Mapping[Any, tuple[KernelCache]]):
+    """Triton's ``JITFunction.device_caches``: every device maps to ``(compiled kernels,)``."""
+
+    def __init__(self, fn: JITFunction) -> None:
+        self._fn = fn
+
+    def __getitem__(self, device: Any) -> tuple[KernelCache]:
+        return (KernelCache(self._fn),)
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter([0] if self._fn.cache else [])
+
+    def __len__(self) -> int:
+        return 1 if self._fn.cache else 0
+
+    def clear(self) -> None:
+        """Drop every compiled kernel."""
+        self._fn.forget_compiled()
+
+
 class JITFunction(KernelInterface, JITBase):
     """A ``@jit`` kernel: compiled per specialization, cached in memory.
 
@@ -539,8 +579,22 @@ class JITFunction(KernelInterface, JITBase):
         specializations are dropped; the parameters stay the function's.
         """
         self.source = self.source.with_text(new_src)
+        self.forget_compiled()
+
+    def forget_compiled(self) -> None:
+        """Drop every compiled specialization: the next launch compiles again."""
         self.cache.clear()
         self._fast = FastLaunchCache(self)
+
+    @property
+    def device_caches(self) -> DeviceCaches:
+        """Triton's per-device caches, for tests that clear them to force a recompile.
+
+        ``kernel.device_caches[device][0]`` is the compiled kernels (one table
+        for every device here); ``.clear()`` on it or on ``device_caches`` drops
+        them all.
+        """
+        return DeviceCaches(self)
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         raise RuntimeError(

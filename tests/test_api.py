@@ -522,3 +522,22 @@ def test_vector_add_on_the_gpu():
 
 def test_module_is_importable_as_triton():
     assert sys.modules["minitriton.language"] is tl
+
+
+def test_clearing_device_caches_compiles_again(emulator: None):
+    # Triton's tests clear ``kernel.device_caches[device][0]`` to force a recompile.
+    x, y, out = _arrays()
+    add_kernel[(2,)](x, y, out, 100, BLOCK_SIZE=64)
+    add_kernel[(2,)](x, y, out, 100, BLOCK_SIZE=64)
+    assert add_kernel.compile_count == 1
+    kernels = add_kernel.device_caches["cpu"][0]
+    assert len(kernels) == 1 and list(add_kernel.device_caches) == [0]
+    assert all(k.name == "add_kernel" for k in kernels.values())
+    kernels.clear()
+    assert len(kernels) == 0 and len(add_kernel.device_caches) == 0
+    add_kernel[(2,)](x, y, out, 100, BLOCK_SIZE=64)
+    assert add_kernel.compile_count == 2
+    add_kernel.device_caches.clear()
+    add_kernel[(2,)](x, y, out, 100, BLOCK_SIZE=64)
+    assert add_kernel.compile_count == 3
+    np.testing.assert_array_equal(out, x + y)
