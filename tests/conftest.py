@@ -9,12 +9,17 @@ the diff before committing.
 
 ``fast_paths``: the emulator's fast paths are on for the test, even in a run
 with ``MINITRITON_EMULATOR_PLAIN=1`` (for tests of the fast paths themselves).
+
+``module_from_source``: ``load(name, text)`` imports kernel source text as a
+module of its own file (``@jit`` reads a kernel's source back from its file).
 """
 
 from __future__ import annotations
 
+import importlib.util
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 
@@ -47,6 +52,24 @@ def fast_paths() -> Iterator[None]:
 
     with fast_paths_enabled(True):
         yield
+
+
+@pytest.fixture(scope="session")
+def module_from_source(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Callable[[str, str], ModuleType]:
+    """Return ``load(name, text)``: ``text`` written to ``name.py`` and imported."""
+
+    def load(name: str, text: str) -> ModuleType:
+        path = tmp_path_factory.mktemp(name) / f"{name}.py"
+        path.write_text(text)
+        spec = importlib.util.spec_from_file_location(name, path)
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        return module
+
+    return load
 
 
 @pytest.fixture

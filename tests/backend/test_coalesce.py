@@ -10,8 +10,9 @@ default layout. The GPU runs check the numbers on both backends.
 
 from __future__ import annotations
 
-import importlib.util
 import re
+from collections.abc import Callable
+from types import ModuleType
 from typing import Any
 
 import numpy as np
@@ -54,14 +55,8 @@ def dot_cols(a_ptr, b_ptr, c_ptr, sam, sak, sbk, sbn,
 
 
 @pytest.fixture(scope="module")
-def kernels(tmp_path_factory: pytest.TempPathFactory) -> Any:
-    path = tmp_path_factory.mktemp("coalesce") / "coalesce_kernels.py"
-    path.write_text(SOURCE)
-    spec = importlib.util.spec_from_file_location("coalesce_kernels", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+def kernels(module_from_source: Callable[[str, str], ModuleType]) -> ModuleType:
+    return module_from_source("coalesce_kernels", SOURCE)
 
 
 def compiled(fn: Any, args: tuple, consts: dict, arch: str = "sm_90a", warps: int = 4) -> Any:

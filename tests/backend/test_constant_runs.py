@@ -12,8 +12,9 @@ those are not merged.
 
 from __future__ import annotations
 
-import importlib.util
 import re
+from collections.abc import Callable
+from types import ModuleType
 from typing import Any
 
 import numpy as np
@@ -47,14 +48,8 @@ def equal_inputs(counter_ptr, out_ptr, BLOCK: tl.constexpr):
 
 
 @pytest.fixture(scope="module")
-def kernels(tmp_path_factory: pytest.TempPathFactory) -> Any:
-    path = tmp_path_factory.mktemp("runs") / "constant_runs_kernels.py"
-    path.write_text(SOURCE)
-    spec = importlib.util.spec_from_file_location("constant_runs_kernels", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+def kernels(module_from_source: Callable[[str, str], ModuleType]) -> ModuleType:
+    return module_from_source("constant_runs_kernels", SOURCE)
 
 
 def compiled(fn: Any, args: tuple, consts: dict, stop_after: str = "ptx") -> Any:
