@@ -581,6 +581,18 @@ class JITFunction(KernelInterface, JITBase):
         self.source = self.source.with_text(new_src)
         self.forget_compiled()
 
+    def preload(self, specialization_data: str) -> CompiledKernel:
+        """Compile the specialization that ``specialization_data`` describes (Triton's).
+
+        The text is what a compile hook received as ``compile["specialization_data"]``
+        (:mod:`minitriton.runtime.specialization`); the kernel is compiled, or
+        found in the caches, for the backend it was compiled for then.
+        """
+        from minitriton.runtime import specialization
+
+        specs, options, backend = specialization.loads(specialization_data, self.__name__)
+        return self.compile(specs, options, backend)
+
     def forget_compiled(self) -> None:
         """Drop every compiled specialization: the next launch compiles again."""
         self.cache.clear()
@@ -655,7 +667,9 @@ class JITFunction(KernelInterface, JITBase):
         try:
             # Triton's compile hooks (triton.knobs.runtime), around a compile that is needed.
             fresh = hooks is not None and not self.is_compiled(specs, options, backend)
-            info = self._hook_info(specs, options, warmup, given_options) if fresh else None
+            info = (
+                self._hook_info(specs, options, warmup, given_options, backend) if fresh else None
+            )
             if (
                 info is not None
                 and hooks.jit_cache_hook is not None
@@ -775,10 +789,13 @@ class JITFunction(KernelInterface, JITBase):
         return (tuple(s.key() for s in specs), options.key(), backend) in self.cache
 
     def _hook_info(
-        self, specs: list[ArgSpec], options: CompileOptions, warmup: bool, given: dict[str, Any]
-    ) -> dict[str, Any]:
+        self, specs: list[ArgSpec], options: CompileOptions, warmup: bool, given: dict[str, Any],
+        backend: str | None = None,
+    ) -> dict[str, Any]:  # fmt: skip
         """The keywords Triton's ``jit_cache_hook`` and ``jit_post_compile_hook`` take."""
         from types import SimpleNamespace
+
+        from minitriton.runtime import specialization
 
         signature = {s.name: str(s.type) if s.type is not None else "constexpr" for s in specs}
         constants = {s.name: s.value for s in specs if s.kind == "constexpr"}
@@ -790,7 +807,10 @@ class JITFunction(KernelInterface, JITBase):
             "enable_fp_fusion": options.enable_fp_fusion,
             "launch_cooperative_grid": given.get("launch_cooperative_grid", False),
             "extern_libs": tuple(libs.items()) if isinstance(libs, dict) else libs,
-            "configs": [], "specialization_data": None, "is_warmup": warmup,
+            "configs": [], "is_warmup": warmup,
+            "specialization_data": specialization.dumps(
+                self.__name__, specs, options, resolve_backend(backend)
+            ),
         }  # fmt: skip
         key = (tuple(s.key() for s in specs), options.key())
         args = ", ".join(f"{s.name}: {signature[s.name]}" for s in specs)

@@ -116,6 +116,17 @@ class CompiledKernel(CompiledKernelAPI):
     source: KernelSource | None = field(default=None, repr=False)
     from_disk: bool = False
 
+    @property
+    def hash(self) -> str:
+        """Triton's ``CompiledKernel.hash``: one value for one source, specialization and options.
+
+        ``kernel.preload(data)`` of the ``specialization_data`` written at a
+        compile gives a kernel of the same hash.
+        """
+        text = self.source.source if self.source is not None else self.name
+        parts = [text, repr([s.key() for s in self.arg_specs]), repr(self.options.key())]
+        return hashlib.sha256("\0".join(parts).encode("utf-8", "surrogatepass")).hexdigest()
+
 
 # ---------------------------------------------------------------------------
 # The pipeline
