@@ -1128,28 +1128,32 @@ class FunctionLowerer:
         """The ``tl.range`` hints the GPU backend reads, as ``scf.for`` attributes.
 
         ``num_stages=N`` (this loop's pipelining depth, read by the
-        ``software-pipeline`` pass) and ``warp_specialize=True`` (read by the
-        ``warp-specialize`` pass) travel; the other hints are accepted and
+        ``software-pipeline`` pass), ``warp_specialize=True`` (read by the
+        ``warp-specialize`` pass) and ``loop_unroll_factor=F`` (read by the
+        ``loop-unroll`` pass) travel; the other hints are accepted and
         ignored.
         """
         hints: dict[str, Attr] = {}
         if kind != "range":
             return hints
+        least = {"num_stages": 0, "loop_unroll_factor": 1}
+        example = {"num_stages": 3, "loop_unroll_factor": 2}
         for k in call.keywords:
-            if k.name not in ("num_stages", "warp_specialize"):
+            if k.name not in ("num_stages", "warp_specialize", "loop_unroll_factor"):
                 continue
             value = self.eval(k.value)
             value = value.value if isinstance(value, constexpr) else value
             if k.name == "warp_specialize" and isinstance(value, (bool, int)) and value:
                 hints["warp_specialize"] = True  # a constexpr flag, 1 or True
-            elif k.name == "num_stages" and value is not None:
-                if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            elif k.name in least and value is not None:
+                low = least[k.name]
+                if isinstance(value, bool) or not isinstance(value, int) or value < low:
                     raise error(
                         k.value.loc,
-                        f"tl.range's num_stages must be a compile-time int >= 0, got {value!r}",
-                        help="pass a literal or a tl.constexpr, e.g. num_stages=3",
+                        f"tl.range's {k.name} must be a compile-time int >= {low}, got {value!r}",
+                        help=f"pass a literal or a tl.constexpr, e.g. {k.name}={example[k.name]}",
                     )
-                hints["num_stages"] = value
+                hints[k.name] = value
         return hints
 
     def _unroll(self, node: ast.For, values: Any, budget_loc: Location | None = None) -> None:

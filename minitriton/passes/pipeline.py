@@ -2,6 +2,8 @@
 
 The default order, and why::
 
+    loop-unroll    unroll the loops that tl.range(loop_unroll_factor=F) marks, first,
+                   so that the passes below fold and merge across the copies
     canonicalize   fold constants, simplify identities, drop dead branches
     licm           move invariant work (often constants and splats) out of loops
     cse            merge duplicates, including those hoisted out of sibling loops
@@ -34,7 +36,7 @@ from minitriton.ir.printer import print_module
 from minitriton.ir.verifier import verify_module
 from minitriton.passes.base import PASSES, Pass, get_pass
 
-DEFAULT_PIPELINE: tuple[str, ...] = ("canonicalize", "licm", "cse", "dce")
+DEFAULT_PIPELINE: tuple[str, ...] = ("loop-unroll", "canonicalize", "licm", "cse", "dce")
 
 DUMP_HEADER = "// -----// IR Dump After {name} //----- //"
 

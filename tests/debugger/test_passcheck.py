@@ -44,8 +44,8 @@ def test_kernels_agree_after_every_pass() -> None:
     report = check_passes(add_kernel, (4,), x, x, np.empty_like(x), 100, BLOCK_SIZE=32)
     assert report.ok, report
     assert (
-        str(report)
-        == "add_kernel: the results agree after every pass (canonicalize, licm, cse, dce)"
+        str(report) == "add_kernel: the results agree after every pass "
+        "(loop-unroll, canonicalize, licm, cse, dce)"
     )
     rows = np.random.default_rng(0).standard_normal((5, 10)).astype(np.float32)
     report = check_passes(softmax_kernel, (3,), np.empty_like(rows), rows, 10, 10, 5, 10, 16, 2)
@@ -104,7 +104,8 @@ def test_gpu_passes_are_checked_while_the_emulator_can_run_them() -> None:
     report = check_passes(add_kernel, (4,), x, x, np.empty_like(x), 100, BLOCK_SIZE=32, gpu=True)
     assert report.ok, report
     assert str(report) == (
-        "add_kernel: the results agree after every pass (canonicalize, licm, cse, dce, "
+        "add_kernel: the results agree after every pass (loop-unroll, canonicalize, licm, "
+        "cse, dce, "
         "inline-calls, scalar-combiners, sink-transposes, software-pipeline, warp-specialize, "
         "tma-stores, "
         "assign-layouts)"
@@ -121,8 +122,8 @@ def test_gpu_only_ir_is_reported_not_emulated() -> None:
                           gpu=True)  # fmt: skip
     assert report.ok, report
     lines = str(report).splitlines()
-    assert lines[0].endswith("(canonicalize, licm, cse, dce, inline-calls, scalar-combiners, "
-                             "sink-transposes)")  # fmt: skip
+    assert lines[0].endswith("(loop-unroll, canonicalize, licm, cse, dce, inline-calls, "
+                             "scalar-combiners, sink-transposes)")  # fmt: skip
     assert lines[1].startswith("  pass software-pipeline: IR has GPU-only ops (ttg.async_comm")
     assert lines[1].endswith(", ...), not emulated")
     assert lines[2].startswith("  pass warp-specialize: IR has GPU-only ops")

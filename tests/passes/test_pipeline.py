@@ -75,7 +75,7 @@ def test_every_module_of_the_package_is_imported() -> None:
 
 
 def test_default_pipeline_order() -> None:
-    assert DEFAULT_PIPELINE == ("canonicalize", "licm", "cse", "dce")
+    assert DEFAULT_PIPELINE == ("loop-unroll", "canonicalize", "licm", "cse", "dce")
     assert "inline" not in DEFAULT_PIPELINE
 
 
