@@ -9,6 +9,7 @@ ring of ``N`` buffers whatever the launch option says.
 from __future__ import annotations
 
 import re
+from typing import Any
 
 import numpy as np
 import pytest
@@ -84,13 +85,29 @@ def bad_stages(x_ptr, N):
         tl.store(x_ptr + i, i)
 
 
-def test_a_stage_count_that_is_not_an_int_is_located() -> None:
-    specs = parse_signature("*i32, i32", kernel_params(bad_stages.fn))
+@triton.jit
+def bad_unroll(x_ptr, N):
+    for i in tl.range(0, N, loop_unroll_factor=0):
+        tl.store(x_ptr + i, i)
+
+
+@pytest.mark.parametrize(
+    ("kernel", "words", "instead"),
+    [
+        (bad_stages, "num_stages must be a compile-time int >= 0, got 2.5", "num_stages=3"),
+        (bad_unroll, "loop_unroll_factor must be a compile-time int >= 1, got 0",
+         "loop_unroll_factor=2"),
+    ],
+)  # fmt: skip
+def test_a_loop_hint_that_is_not_a_fitting_int_is_located(
+    kernel: Any, words: str, instead: str
+) -> None:
+    specs = parse_signature("*i32, i32", kernel_params(kernel.fn))
     with pytest.raises(CompileError) as info:
-        compile_kernel(bad_stages.source, specs, CompileOptions())
+        compile_kernel(kernel.source, specs, CompileOptions())
     text = str(info.value)
-    assert "num_stages must be a compile-time int >= 0, got 2.5" in text
-    assert "test_loop_stages.py:" in text and "^" in text and "num_stages=3" in text
+    assert words in text
+    assert "test_loop_stages.py:" in text and "^" in text and instead in text
 
 
 @pytest.mark.gpu

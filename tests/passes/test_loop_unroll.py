@@ -4,8 +4,8 @@ The unrolled loop must give the loop's values for every trip count (none,
 fewer than ``F``, a multiple of ``F``, one more), start and step, on both
 backends; the optimized IR holds ``F`` copies of the body plus the remainder
 loop's one (unless the bounds show it never runs), as Triton's (its
-``test_unroll_attr`` counts them). A factor that
-is not a positive compile-time int is a located error.
+``test_unroll_attr`` counts them). A factor that is not a positive
+compile-time int is a located error (``tests/backend/test_loop_stages.py``).
 """
 
 from __future__ import annotations
@@ -16,7 +16,6 @@ import pytest
 import minitriton as triton
 import minitriton.language as tl
 from minitriton.compiler import CompileOptions, compile_kernel
-from minitriton.diagnostics import CompileError
 from minitriton.signature import kernel_params, parse_signature
 
 
@@ -36,12 +35,6 @@ def sums(out_ptr, lo, hi, STEP: tl.constexpr, F: tl.constexpr):
 def counted(dst, F: tl.constexpr):
     for i in tl.range(0, 10, loop_unroll_factor=F):
         tl.atomic_add(dst, i)
-
-
-@triton.jit
-def bad_factor(x_ptr, n):
-    for i in tl.range(0, n, loop_unroll_factor=0):
-        tl.store(x_ptr + i, i)
 
 
 #: Trip counts: none, fewer than a factor, many, stepped, an empty range.
@@ -68,12 +61,3 @@ def test_the_ir_holds_factor_copies_and_a_remainder(factor: int) -> None:
     remainder = int(10 % factor != 0)
     assert (loops, atomics) == (1 + remainder, factor + remainder)
     assert "loop_unroll_factor" not in ir
-
-
-def test_a_factor_below_one_is_a_located_error() -> None:
-    specs = parse_signature("*i32, i32", kernel_params(bad_factor.fn))
-    with pytest.raises(CompileError) as info:
-        compile_kernel(bad_factor.source, specs, CompileOptions())
-    text = str(info.value)
-    assert "loop_unroll_factor must be a compile-time int >= 1, got 0" in text
-    assert "test_loop_unroll.py:" in text and "^" in text and "loop_unroll_factor=2" in text
