@@ -320,7 +320,7 @@ class LaunchMetadata:
     def get(self) -> dict[str, Any]:
         """The metadata as a dict."""
         if self._data is None:
-            data = {"name": self._fn.__name__, "function": None, "stream": self._stream}
+            data = {"name": self._compiled.name, "function": None, "stream": self._stream}
             if self._fn.launch_metadata is not None:
                 args = {
                     k: v.value if isinstance(v, constexpr) else v for k, v in self._bound.items()
@@ -393,6 +393,25 @@ def base_jit_function(fn: Any) -> JITFunction:
 # ---------------------------------------------------------------------------
 # @jit
 # ---------------------------------------------------------------------------
+
+
+def _specialization_proxy(specs: list[ArgSpec]) -> Any:
+    """What Triton passes to ``@jit(repr=fn)``: ``.signature`` and ``.constants`` by name.
+
+    ``signature`` maps each parameter to its type (``"i32"``, ``"ptr<f32>"``,
+    ``"constexpr"``); ``constants`` maps the compile-time ones, integers
+    specialized as equal to 1 included, to their values.
+    """
+    from types import SimpleNamespace
+
+    signature, constants = {}, {}
+    for s in specs:
+        if s.kind == "constexpr" or s.equal_to_1:
+            signature[s.name] = "constexpr"
+            constants[s.name] = 1 if s.equal_to_1 else s.value
+        else:
+            signature[s.name] = str(s.type) if s.type is not None else s.kind
+    return SimpleNamespace(signature=signature, constants=constants)
 
 
 class KernelCache(Mapping[tuple[Any, ...], CompiledKernel]):
@@ -475,6 +494,8 @@ class JITFunction(KernelInterface, JITBase):
         self.do_not_specialize = do_not_specialize or ()
         self.do_not_specialize_on_alignment = do_not_specialize_on_alignment or ()
         self.repr: Callable[[Any], str] = repr or (lambda _: fn.__name__)
+        #: ``repr`` names each compiled kernel (Triton's ``@jit(repr=...)``).
+        self._named_by_repr = repr is not None
         self._no_spec = set(self._param_names(self.do_not_specialize))
         self._no_align_spec = set(self._param_names(self.do_not_specialize_on_alignment))
         self.params = [replace(p, do_not_specialize=p.name in self._no_spec,
@@ -836,6 +857,8 @@ class JITFunction(KernelInterface, JITBase):
                     "(it needs cuda-python and an NVIDIA device); use backend='emulator'"
                 )
             compiled = self._compile_or_load(specs, options, backend)
+            if self._named_by_repr:
+                compiled.name = self.repr(_specialization_proxy(specs))
             self.compile_count += 1
             self.cache[key] = compiled
         return compiled

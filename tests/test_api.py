@@ -541,3 +541,26 @@ def test_clearing_device_caches_compiles_again(emulator: None):
     add_kernel[(2,)](x, y, out, 100, BLOCK_SIZE=64)
     assert add_kernel.compile_count == 3
     np.testing.assert_array_equal(out, x + y)
+
+
+def test_repr_names_each_compiled_kernel(emulator: None):
+    # Triton's @jit(repr=fn): fn gets the specialization's signature and constants by name.
+    def name(spec: Any) -> str:
+        ones = "_".join(k for k, v in spec.constants.items() if v == 1)
+        return f"scaled_{spec.signature['n']}_{ones}_{spec.constants['BLOCK']}"
+
+    @triton.jit(repr=name)
+    def scaled(x_ptr, n, one, BLOCK: tl.constexpr):
+        offs = tl.arange(0, BLOCK)
+        tl.store(x_ptr + offs, tl.load(x_ptr + offs, mask=offs < n) * one, mask=offs < n)
+
+    x = np.ones(16, np.float32)
+    seen: list[str] = []
+    with triton.knobs.runtime.scope():
+        triton.knobs.runtime.launch_enter_hook.add(lambda meta: seen.append(meta.get()["name"]))
+        scaled[(1,)](x, 3, 1, BLOCK=16)
+    assert seen == ["scaled_i32_one_16"]  # launch hooks see the kernel's name
+    assert scaled.warmup(x, 3, 1, BLOCK=16, grid=(1,)).name == "scaled_i32_one_16"
+    assert scaled.warmup(x, 2**40, 1, BLOCK=8, grid=(1,)).name == "scaled_i64_one_8"
+    assert add_kernel.warmup(x, x, x, 16, BLOCK_SIZE=16, grid=(1,)).name == "add_kernel"
+    assert add_kernel.repr(add_kernel) == "add_kernel"  # what Inductor reads
