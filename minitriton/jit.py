@@ -811,7 +811,7 @@ class JITFunction(KernelInterface, JITBase):
 
     def _hook_info(
         self, specs: list[ArgSpec], options: CompileOptions, warmup: bool, given: dict[str, Any],
-        backend: str | None = None,
+        backend: str | None,
     ) -> dict[str, Any]:  # fmt: skip
         """The keywords Triton's ``jit_cache_hook`` and ``jit_post_compile_hook`` take."""
         from types import SimpleNamespace

@@ -98,8 +98,8 @@ class CompiledKernel(CompiledKernelAPI):
     stage name to its text (a :class:`Stages` mapping: texts are made when
     read; ``"ttir"``, Triton's name, is ``"ir-opt"``); ``binary`` is the
     launchable GPU kernel when the kernel was compiled for the GPU, else
-    ``None``. ``from_disk`` is true when the
-    optimized IR came from the on-disk cache (:mod:`minitriton.ircache`).
+    ``None``. ``from_disk`` is true when the optimized IR came from the
+    on-disk cache (:mod:`minitriton.ircache`).
     Triton's ``n_regs``, ``n_spills``, ``metadata`` and ``kernel[grid](...)``
     come from :class:`~minitriton.compiled_api.CompiledKernelAPI`.
     """

@@ -391,6 +391,9 @@ def unwrap(value: Any) -> Any:
 # ---------------------------------------------------------------------------
 
 
+#: ``tl.range``'s integer hints that travel to its ``scf.for``: the least value, an example.
+_INT_LOOP_HINTS = {"num_stages": (0, 3), "loop_unroll_factor": (1, 2)}
+
 #: How many statements ``tl.static_range`` loops may unroll in one kernel, in all.
 UNROLL_BUDGET = 2**12
 
@@ -1136,22 +1139,20 @@ class FunctionLowerer:
         hints: dict[str, Attr] = {}
         if kind != "range":
             return hints
-        least = {"num_stages": 0, "loop_unroll_factor": 1}
-        example = {"num_stages": 3, "loop_unroll_factor": 2}
         for k in call.keywords:
-            if k.name not in ("num_stages", "warp_specialize", "loop_unroll_factor"):
+            if k.name != "warp_specialize" and k.name not in _INT_LOOP_HINTS:
                 continue
             value = self.eval(k.value)
             value = value.value if isinstance(value, constexpr) else value
             if k.name == "warp_specialize" and isinstance(value, (bool, int)) and value:
                 hints["warp_specialize"] = True  # a constexpr flag, 1 or True
-            elif k.name in least and value is not None:
-                low = least[k.name]
+            elif k.name in _INT_LOOP_HINTS and value is not None:
+                low, example = _INT_LOOP_HINTS[k.name]
                 if isinstance(value, bool) or not isinstance(value, int) or value < low:
                     raise error(
                         k.value.loc,
                         f"tl.range's {k.name} must be a compile-time int >= {low}, got {value!r}",
-                        help=f"pass a literal or a tl.constexpr, e.g. {k.name}={example[k.name]}",
+                        help=f"pass a literal or a tl.constexpr, e.g. {k.name}={example}",
                     )
                 hints[k.name] = value
         return hints
