@@ -3,6 +3,7 @@
 #
 #     bash scripts/device_check.sh            # with the lark wheel carried in .whl/
 #     bash scripts/device_check.sh --tests    # (a) and (c) only, no benchmark
+#     NPROC=4 bash scripts/device_check.sh    # the tests in 4 pytest-xdist workers
 #
 # It installs lark (from .whl/, no network) and MiniTriton itself into
 # /tmp/site, then
@@ -66,9 +67,13 @@ if ! python3 -c "import docutils" 2>/dev/null; then
     echo "no docutils here: tests/test_docs_coverage.py (no GPU tests) is left out"
     IGNORE=(--ignore="$REPO/tests/test_docs_coverage.py")
 fi
+XDIST=()
+if [[ -n "${NPROC:-}" ]] && python3 -c "import xdist" 2>/dev/null; then
+    XDIST=(-n "$NPROC")
+fi
 timeout 500 python3 -m pytest -c "$REPO/pyproject.toml" --rootdir="$REPO" -p no:cacheprovider \
     -m gpu -q --continue-on-collection-errors --durations=15 --junitxml="$OUT/gpu_tests.xml" \
-    "${IGNORE[@]}" "${TARGETS[@]}" \
+    "${XDIST[@]}" "${IGNORE[@]}" "${TARGETS[@]}" \
     2>&1 | tee "$OUT/gpu_tests.log"
 TEST_RC=${PIPESTATUS[0]}
 

@@ -1160,14 +1160,17 @@ def _dot(
             f"tl.dot shapes {list(a.shape)} and {list(c.shape)} are not compatible",
         )
     precision = _precision(ctx, input_precision, allow_tf32)
-    _check_imprecise_acc(ctx, max_num_imprecise_acc, a.dtype, k)
+    limit = _check_imprecise_acc(ctx, max_num_imprecise_acc, a.dtype, k)
     out = I32 if a.dtype.is_int() else _dot_out_dtype(ctx, out_dtype, acc)
     result = BlockType((*batch, m, n), out)
     acc_t = _dot_acc(ctx, acc, result)
+    attrs: dict[str, Any] = {"input_precision": precision}
+    if limit is not None and a.dtype.is_fp8() and out == F32:
+        attrs["max_num_imprecise_acc"] = limit
     if len(batch) > 1:  # as Triton: fold the batch dims into one, a 3-D dot, and unfold
         a, c, acc_t = (_fold_batch(ctx, t) for t in (a, c, acc_t))
-        return S.reshape(ctx.b, _dot_value(ctx, a, c, acc_t, precision), result.shape)
-    return _dot_value(ctx, a, c, acc_t, precision)
+        return S.reshape(ctx.b, _dot_value(ctx, a, c, acc_t, attrs), result.shape)
+    return _dot_value(ctx, a, c, acc_t, attrs)
 
 
 def _fold_batch(ctx: FunctionLowerer, x: Tensor) -> Tensor:
@@ -1176,12 +1179,15 @@ def _fold_batch(ctx: FunctionLowerer, x: Tensor) -> Tensor:
     return S.reshape(ctx.b, x, (math.prod(batch), r, s))
 
 
-def _dot_value(ctx: FunctionLowerer, a: Tensor, c: Tensor, acc: Tensor, precision: str) -> Tensor:
+def _dot_value(
+    ctx: FunctionLowerer, a: Tensor, c: Tensor, acc: Tensor, attrs: dict[str, Any]
+) -> Tensor:
     """The ``tt.dot`` of checked 2-D or 3-D operands; fp32 ``bf16x3``/``bf16x6`` split."""
+    precision = attrs["input_precision"]
     if precision in _BF16_PARTS and a.dtype == F32:
         return _bf16_split_dot(ctx, a, c, acc, precision)
     operands = [a.handle, c.handle, acc.handle]
-    return Tensor(ctx.b.value(ops.DotOp, operands, acc.type, {"input_precision": precision}))
+    return Tensor(ctx.b.value(ops.DotOp, operands, acc.type, attrs))
 
 
 #: How many bf16 parts each fp32 operand is split into, by precision.
@@ -1231,18 +1237,22 @@ def _bf16_parts(ctx: FunctionLowerer, x: Tensor, n: int) -> list[Tensor]:
     return parts
 
 
-def _check_imprecise_acc(ctx: FunctionLowerer, limit: Any, dtype: Any, k: int) -> None:
+def _check_imprecise_acc(ctx: FunctionLowerer, limit: Any, dtype: Any, k: int) -> int | None:
     """``max_num_imprecise_acc``: a whole number, and for fp8 at most K (Triton's rule).
 
-    The tensor cores' fp8 accumulation is modelled as a whole (see the
-    differences page), so the value changes no result here.
+    The emulator models the tensor cores' fp8 accumulation as a whole (see the
+    differences page), so the value changes none of its results; on ``wgmma``
+    (sm_90a) an fp8 dot with an fp32 result adds its partial sums into fp32
+    registers every ``limit`` products along K (``None``: never, Triton's
+    default there).
     """
     if limit is None:
-        return
+        return None
     limit = _const_int(ctx, limit, "max_num_imprecise_acc")
     if dtype.is_fp8() and limit > k:
         raise error(ctx.b.loc, f"max_num_imprecise_acc ({limit}) must be <= K ({k})",
                     help=f"pass at most {k}, the reduction length of this tl.dot")  # fmt: skip
+    return limit
 
 
 def _dot_out_dtype(ctx: FunctionLowerer, out_dtype: Any, acc: Any) -> Any:

@@ -28,7 +28,11 @@ ROOT = Path(__file__).resolve().parents[2]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from tests.kernels.dot_kernels import batched_dot_kernel, dot_kernel  # noqa: E402
+from tests.kernels.dot_kernels import (  # noqa: E402
+    batched_dot_kernel,
+    dot_kernel,
+    imprecise_fp8_dot_kernel,
+)
 
 torch = pytest.importorskip("torch")
 
@@ -66,6 +70,40 @@ def test_fp8_dot_agrees_with_the_emulator(dtype: str, arch: str) -> None:
     scale = np.abs(a.double().numpy()) @ np.abs(b.double().numpy())
     assert np.all(np.abs(gpu - emulated) <= 2.0**-11 * scale + 1e-6)
     assert not np.allclose(gpu, exact + 1.0)  # the check can fail
+
+
+def imprecise_dot(a, b, limit, backend: str):  # noqa: ANN001, ANN201
+    (m, k), n = a.shape, b.shape[1]
+    c = torch.full((m, n), float("nan"), device=a.device)
+    meta = {"arch": "sm_90a"} if backend == "gpu" else {}
+    imprecise_fp8_dot_kernel[(m // 128, n // 128)](
+        a, b, c, m, n, k, *a.stride(), *b.stride(), *c.stride(), BLOCK_M=128, BLOCK_N=128,
+        BLOCK_K=128, LIMIT=limit, num_warps=8, backend=backend, **meta,
+    )  # fmt: skip
+    return c.cpu().double().numpy()
+
+
+@pytest.mark.parametrize("b_k_major", [True, False], ids=["pipelined", "restaged"])
+def test_max_num_imprecise_acc_sums_runs_in_fp32(b_k_major: bool) -> None:
+    # Positive products: a long sum whose low bits the tensor cores' fp8 accumulator
+    # drops at every step; summed in fp32 every 32 or 64 products, far fewer are lost.
+    gen = torch.Generator().manual_seed(4)
+    m, n, k = 128, 256, 4096
+    a = (torch.rand(m, k, generator=gen) + 0.5).to(torch.float8_e4m3fn)
+    b = (torch.rand(n, k, generator=gen) + 0.5).to(torch.float8_e4m3fn)
+    b = b.T if b_k_major else b.T.contiguous()  # K-major B takes the pipelined wgmma path
+    exact = a.double().numpy() @ b.double().numpy()
+    errors = {}
+    for limit in (None, 0, 32, 64):
+        gpu = imprecise_dot(a.cuda(), b.cuda(), limit, "gpu")
+        errors[limit] = float(np.max(np.abs(gpu - exact) / exact))
+    print("relative errors by max_num_imprecise_acc:", errors)
+    for limit in (0, 32, 64):
+        # Each instruction (32 products) still sums with about 14 bits: about 2^-13
+        # of the result at most, whatever the length of K.
+        assert errors[limit] <= 2.0**-11, errors
+    emulated = imprecise_dot(a, b, 32, "emulator")
+    np.testing.assert_allclose(emulated, exact, rtol=1e-6)
 
 
 @pytest.mark.parametrize("dtype", ["float8_e4m3fn", "float8_e5m2"])

@@ -202,7 +202,10 @@ def wgmma_dot(ctx: LoweringContext, op: Operation) -> T.RegTile | None:
     base = ctx.scratch_base
     a_arg = (a_tile, base) if a_regs is None else (a_regs, a.vals)
     f16_acc = element_type(op.operands[2].type) == F16
-    acc = wgmma(ctx, shape, c.vals, a_arg, (b_tile, base + off_b), f16_acc=f16_acc)
+    imprecise = op.attrs.get("max_num_imprecise_acc")
+    acc = wgmma(ctx, shape, c.vals, a_arg, (b_tile, base + off_b), None, f16_acc, imprecise)
+    if imprecise is not None:
+        return T.RegTile(c.layout, acc)  # complete: each part was waited for
     return T.RegTile(c.layout, wgmma_wait(ctx, acc, 0, f16_acc))
 
 
@@ -407,7 +410,8 @@ def lower_warp_group_dot(ctx: LoweringContext, op: Operation) -> T.RegTile:
     else:
         a = _a_from_registers(ctx, shape, op.operands[2])
     f16_acc = element_type(op.operands[0].type) == F16
-    out = wgmma(ctx, shape, acc.vals, a, (b_tile, b_offset), deltas, f16_acc)
+    imprecise = op.attrs.get("max_num_imprecise_acc")
+    out = wgmma(ctx, shape, acc.vals, a, (b_tile, b_offset), deltas, f16_acc, imprecise)
     return T.RegTile(acc.layout, out)
 
 
@@ -469,6 +473,7 @@ def wgmma(
     b: tuple[SharedTile, int | ir.Value],
     deltas: dict[str, ir.Value | None] | None = None,
     f16_acc: bool = False,
+    imprecise: int | None = None,
 ) -> list[ir.Value]:
     """Issue and commit the instructions of one dot.
 
@@ -476,6 +481,8 @@ def wgmma(
     (:class:`RegisterA`, its registers). ``deltas`` holds, per operand
     (``"a"``, ``"b"``), an i64 to add to each of its descriptors (a ring slot's).
     ``f16_acc``: an fp16 accumulator, returned packed (``.f16x2``).
+    ``imprecise``: an fp8 dot's ``max_num_imprecise_acc`` (see
+    :func:`_issue_in_parts`); its result comes back complete.
     """
     moved = deltas or {}
 
@@ -531,6 +538,8 @@ def wgmma(
     if f16_acc:  # two fp16 values per register: the instructions' chunks halve
         acc, per = packed_registers(ctx, list(acc)), per // 2
         issues = [(lo // 2, da, db) for lo, da, db in issues]
+    if imprecise is not None:
+        return _issue_in_parts(ctx, shape, list(acc), issues, per, b_k_major, imprecise)
     asm(ctx, "wgmma.fence.sync.aligned;", "", T.VOID, [])
     out = list(acc)
     for lo, da, db in issues:
@@ -540,6 +549,44 @@ def wgmma(
         )
     asm(ctx, "wgmma.commit_group.sync.aligned;", "", T.VOID, [])
     return from_registers(out) if f16_acc else out
+
+
+def _issue_in_parts(
+    ctx: LoweringContext,
+    shape: WgmmaShape,
+    out: list[ir.Value],
+    issues: list[tuple[int, list[ir.Value], ir.Value]],
+    per: int,
+    b_k_major: bool,
+    limit: int,
+) -> list[ir.Value]:
+    """An fp8 dot whose products are summed in fp32 every ``limit`` along K.
+
+    ``max_num_imprecise_acc``, as Triton's ``wgmma`` lowering: the tensor
+    cores keep fp8 sums with fewer bits than fp32, so each run of instructions
+    covering ``limit`` products along K (at least one instruction) writes fresh
+    registers (scale-d 0), is waited for, and is added to the accumulator with
+    one ``add.f32`` per register. The groups this leaves are all complete.
+    """
+    runs: dict[int, list[tuple[list[ir.Value], ir.Value]]] = {}
+    for lo, da, db in issues:
+        runs.setdefault(lo, []).append((da, db))
+    per_run = max(1, -(-limit // shape.k_step))
+    fuse = ("contract",) if ctx.kernel.attrs.get("fp_fusion", True) else ()  # as the kernel's adds
+    for lo, instrs in runs.items():
+        for start in range(0, len(instrs), per_run):
+            asm(ctx, "wgmma.fence.sync.aligned;", "", T.VOID, [])
+            part = out[lo : lo + per]
+            for i, (da, db) in enumerate(instrs[start : start + per_run]):
+                part = _wgmma_instr(ctx, shape, part, da, db, b_k_major, first=i == 0)
+            asm(ctx, "wgmma.commit_group.sync.aligned;", "", T.VOID, [])
+            done = wgmma_wait(ctx, out[lo : lo + per] + part, 0)
+            total, part = done[:per], done[per:]
+            if start == 0 and _zeros(out[lo : lo + per]):
+                out[lo : lo + per] = part  # nothing to add to yet
+            else:
+                out[lo : lo + per] = [ctx.b.fadd(x, y, flags=fuse) for x, y in zip(total, part)]
+    return out
 
 
 def _zeros(chunk: list[ir.Value]) -> bool:

@@ -940,6 +940,8 @@ class _Rewriter:
             "kind": _wgmma_kind(op, self.num_warps),
             "input_precision": op.attrs.get("input_precision", "tf32"),
         }
+        if "max_num_imprecise_acc" in op.attrs:
+            attrs["max_num_imprecise_acc"] = op.attrs["max_num_imprecise_acc"]
         acc_t = op.result.type
         d = self.emit(self.body, op, "ttng.warp_group_dot", operands, [acc_t], attrs)
         if pendings is None:
