@@ -286,6 +286,7 @@ class Stages(MutableMapping[str, str]):
 
     def __init__(self, texts: dict[str, str] | None = None) -> None:
         self._entries: dict[str, str | Callable[[], str]] = dict(texts or {})
+        self._sass_text: str | None = None
 
     def lazy(self, stage: str, make: Callable[[], str]) -> None:
         """Make ``stage``'s text with ``make()`` when someone reads it."""
@@ -298,12 +299,26 @@ class Stages(MutableMapping[str, str]):
     def __getitem__(self, stage: str) -> str:
         if stage not in self._entries:
             stage = self.ALIASES.get(stage, stage)
+        if stage == "sass" and stage not in self._entries and "ptx" in self._entries:
+            return self._sass()
         entry = self._entries[stage]
         if isinstance(entry, str):
             return entry
         text = entry()
         self._entries[stage] = text
         return text
+
+    def _sass(self) -> str:
+        """``asm["sass"]``, as Triton's: made from the PTX on first read, never listed.
+
+        It needs NVIDIA's ``ptxas`` and ``nvdisasm`` (or ``cuobjdump``); see
+        :mod:`minitriton.backend.sass`.
+        """
+        if self._sass_text is None:
+            from minitriton.backend.sass import disassemble
+
+            self._sass_text = disassemble(self["ptx"])
+        return self._sass_text
 
     def __setitem__(self, stage: str, text: str) -> None:
         self._entries[stage] = text

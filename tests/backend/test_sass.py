@@ -1,0 +1,58 @@
+"""``asm["sass"]``: made from the PTX by NVIDIA's tools on first read, never listed."""
+
+from __future__ import annotations
+
+import pytest
+
+from minitriton.backend import sass
+from minitriton.compiler import CompileOptions, compile_kernel
+from minitriton.jit import base_jit_function
+from minitriton.signature import kernel_params, parse_signature
+from tests.kernels import dot_kernels
+
+SIGNATURE = (
+    '*fp16:16, *fp16:16, *fp32:16, i32, i32, i32, i32:16, i32:1, i32:16, i32:1, i32:16, i32:1, '
+    '64, 64, 32, "tf32"'
+)  # fmt: skip
+
+
+def compiled():  # noqa: ANN201
+    jit = base_jit_function(dot_kernels.dot_kernel)
+    specs = parse_signature(SIGNATURE, kernel_params(jit.fn))
+    return compile_kernel(jit.source, specs, CompileOptions(arch="sm_90a"), stop_after="ptx")
+
+
+def test_sass_is_not_a_listed_stage() -> None:
+    asm = compiled().asm
+    assert "sass" not in asm and "sass" not in list(asm)
+    assert "ptx" in asm
+
+
+@pytest.mark.skipif(
+    sass.find_tool("ptxas") is None
+    or (sass.find_tool("nvdisasm") or sass.find_tool("cuobjdump")) is None,
+    reason="needs NVIDIA's ptxas and nvdisasm (or cuobjdump)",
+)
+def test_sass_lists_the_kernels_instructions() -> None:
+    asm = compiled().asm
+    text = asm["sass"]
+    assert "HGMMA" in text  # the wgmma of the dot, as the tensor cores run it
+    assert "EXIT" in text and "dot_kernel" in text
+    assert asm["sass"] is text  # made once
+
+
+def test_missing_tools_are_named(monkeypatch: pytest.MonkeyPatch) -> None:
+    for names in sass.VARIABLES.values():
+        for name in names:
+            monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("PATH", "")
+    monkeypatch.setattr(sass, "_candidates", lambda binary: [])
+    assert sass.find_tool("ptxas") is None
+    with pytest.raises(sass.MissingToolError, match="needs NVIDIA's ptxas and nvdisasm"):
+        compiled().asm["sass"]
+
+
+def test_a_variable_names_the_tool(monkeypatch: pytest.MonkeyPatch, tmp_path) -> None:
+    tool = tmp_path / "my-nvdisasm"
+    monkeypatch.setenv("TRITON_NVDISASM_PATH", str(tool))
+    assert sass.find_tool("nvdisasm") == str(tool)
