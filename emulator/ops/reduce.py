@@ -1,7 +1,7 @@
-"""Semantics of ``tt.reduce``, ``tt.scan``, ``tt.sort`` and ``tt.map_elementwise``.
+"""Semantics of the ``reduce`` family (``tt.reduce``, ``tt.scan``, ``tt.sort``, ``tt.histogram``).
 
-Combiner regions run *vectorized*: the region's ops are applied to whole
-NumPy arrays of many pairs at once.
+And of ``tt.map_elementwise``. Combiner regions run *vectorized*: the
+region's ops are applied to whole NumPy arrays of many pairs at once.
 
 * A reduction combines neighbours pairwise, ``(x0, x1), (x2, x3), ...``,
   halving the axis each step (log2(n) region runs). Left operands always
@@ -11,6 +11,8 @@ NumPy arrays of many pairs at once.
   NumPy's.
 * A scan uses Hillis-Steele: step ``d`` combines element ``i - d`` with
   element ``i``, for ``d = 1, 2, 4, ...``.
+* ``tt.histogram`` counts with one ``np.bincount`` over every program's
+  values at once (each program's bins offset by its row).
 * ``tt.map_elementwise`` runs its region once, on every element of every
   program at once, one element per row.
 """
@@ -23,8 +25,8 @@ from minitriton.emulator.interpreter import ProgramState
 from minitriton.emulator.registry import semantics
 from minitriton.emulator.values import RVal, storage_dtype, to_compute
 from minitriton.ir.core import Operation, Region
-from minitriton.ir.ops import MapElementwiseOp, ReduceOp, ScanOp, SortOp
-from minitriton.ir.types import ScalarType, element_type
+from minitriton.ir.ops import HistogramOp, MapElementwiseOp, ReduceOp, ScanOp, SortOp
+from minitriton.ir.types import ScalarType, element_type, shape_of
 
 
 def _combine(
@@ -161,3 +163,20 @@ def _map_elementwise(op: Operation, state: ProgramState, *xs: RVal) -> list[RVal
         return [RVal(e if batched else e[0], batched) for e in empty]
     full = _per_row(op.regions[0], state, arrays)
     return [RVal(f if batched else f[0], batched) for f in full]
+
+
+@semantics(HistogramOp)
+def _histogram(op: Operation, state: ProgramState, x: RVal, mask: RVal | None = None) -> RVal:
+    """How many values (of lanes ``mask`` enables) equal each bin; the others are left out."""
+    bins = shape_of(op.result.type)[0]
+    batched = x.batched or (mask is not None and mask.batched)
+    values = np.asarray(x.data).astype(np.int64)
+    keep = (values >= 0) & (values < bins)
+    if mask is not None:
+        keep = keep & np.asarray(mask.data, dtype=bool)
+    if not batched:
+        return RVal(np.bincount(values[keep], minlength=bins).astype(np.int32), False)
+    values, keep = np.broadcast_arrays(values, keep)  # (programs, n) both
+    rows = np.arange(keep.shape[0])[:, None] * bins
+    counts = np.bincount((values + rows)[keep], minlength=keep.shape[0] * bins)
+    return RVal(counts.reshape(keep.shape[0], bins).astype(np.int32), True)

@@ -62,6 +62,7 @@ from minitriton.ir.ops import (
     ForOp,
     FuncOp,
     GatherOp,
+    HistogramOp,
     IfOp,
     MakeRangeOp,
     MapElementwiseOp,
@@ -518,6 +519,12 @@ def _back_tt_gather(plan: LayoutPlan, op: Operation) -> None:
     plan.demand(idx, plan.wanted(op.result))
 
 
+@layout_rule("back", HistogramOp)
+def _back_tt_histogram(plan: LayoutPlan, op: Operation) -> None:
+    for v in op.operands:  # any layout: the counts go through shared memory
+        plan.demand(v, plan.default(v.shape))
+
+
 @layout_rule("back", ScanOp, SortOp)
 def _back_tt_scan(plan: LayoutPlan, op: Operation) -> None:
     for v, r in zip(op.operands, op.results):
@@ -608,6 +615,12 @@ def _fwd_tt_gather(plan: LayoutPlan, op: Operation) -> None:
     layout = plan.wanted(op.result)
     plan.ensure(op, 1, layout)
     plan.set(op.results, [layout])
+
+
+@layout_rule("fwd", HistogramOp)
+def _fwd_tt_histogram(plan: LayoutPlan, op: Operation) -> None:
+    plan.same_operands(op)  # the mask in the values' layout
+    plan.set(op.results, [plan.wanted(op.result)])
 
 
 @layout_rule("fwd", ScanOp, SortOp)

@@ -1165,7 +1165,7 @@ def _dot(
     result = BlockType((*batch, m, n), out)
     acc_t = _dot_acc(ctx, acc, result)
     attrs: dict[str, Any] = {"input_precision": precision}
-    if limit is not None and a.dtype.is_fp8() and out == F32:
+    if limit is not None and isinstance(a.dtype, ScalarType) and a.dtype.is_fp8() and out == F32:
         attrs["max_num_imprecise_acc"] = limit
     if len(batch) > 1:  # as Triton: fold the batch dims into one, a 3-D dot, and unfold
         a, c, acc_t = (_fold_batch(ctx, t) for t in (a, c, acc_t))
@@ -1464,7 +1464,10 @@ def _reduce_or(ctx: FunctionLowerer, input: Any, axis: Any, keep_dims: Any) -> T
 
 @impl("histogram")
 def _histogram(ctx: FunctionLowerer, input: Any, num_bins: Any, mask: Any) -> Tensor:
-    """``sum(input[:, None] == arange(num_bins)[None, :], axis=0)``, masked lanes left out."""
+    """One ``tt.histogram``: how many values equal each of ``0 .. num_bins - 1``.
+
+    Masked lanes and values outside ``[0, num_bins)`` are left out.
+    """
     x = _values(ctx, input, "input")
     bins = _const_int(ctx, num_bins, "num_bins")
     if len(x.shape) != 1 or not S.scalar_dtype(x).is_int():
@@ -1478,12 +1481,13 @@ def _histogram(ctx: FunctionLowerer, input: Any, num_bins: Any, mask: Any) -> Te
             help="cast first: tl.histogram(x.to(tl.int32), num_bins)",
             triton=f"histogram only supports 32-bit integer input, but got {dtype}",
         )
-    k = S.expand_dims(ctx.b, IMPLS["arange"](ctx, 0, bins), 0)
-    hit = S.compare(ctx.b, "==", S.expand_dims(ctx.b, x, 1), k)
+    if bins < 1:
+        raise error(ctx.b.loc, f"tl.histogram needs at least one bin, got {bins}")
+    operands = [x.handle]
     if mask is not None:
-        lanes = S.expand_dims(ctx.b, _tensor(ctx, mask, "mask"), 1)
-        hit = S.binary(ctx.b, "&", hit, S.cast(ctx.b, lanes, I1))
-    return _sum(ctx, S.cast(ctx.b, hit, I32), 0, False, None)
+        lanes = S.broadcast_to(ctx.b, _tensor(ctx, mask, "mask"), x.shape)
+        operands.append(S.cast(ctx.b, lanes, I1).handle)
+    return Tensor(ctx.b.value(ops.HistogramOp, operands, BlockType((bins,), I32), {}))
 
 
 def _upcast_for_minmax(ctx: FunctionLowerer, x: Tensor) -> Tensor:

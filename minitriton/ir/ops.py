@@ -934,6 +934,31 @@ class PrintOp(Operation):
     name = "tt.print"
 
 
+class HistogramOp(Operation):
+    """``%h = tt.histogram(%x[, %mask]) : tensor<8xi32>``: ``h[k]`` counts the values of
+    ``x`` (where ``mask`` holds) equal to ``k``; values outside ``[0, 8)`` are left out.
+
+    ``x`` is a 1-D block of 32-bit integers, ``mask`` an ``i1`` block of its shape.
+    """
+
+    traits = trait_set(Pure)
+
+    name = "tt.histogram"
+    operand_counts = (1, 2)
+
+    def verify_(self) -> None:
+        x, r = self.operands[0].type, self.result.type
+        if not (isinstance(x, BlockType) and len(x.shape) == 1):
+            raise self.fail(f"x must be a 1-D block, got {x}")
+        st = element_type(x)
+        if not (isinstance(st, ScalarType) and st.is_int() and st.bitwidth == 32):
+            raise self.fail(f"x must hold 32-bit integers, got {x}")
+        if not (isinstance(r, BlockType) and len(r.shape) == 1 and element_type(r) == I32):
+            raise self.fail(f"the result must be a 1-D block of i32, got {r}")
+        if len(self.operands) == 2 and self.operands[1].type != BlockType(x.shape, I1):
+            raise self.fail(f"mask must be a block of i1 shaped as x, got {self.operands[1].type}")
+
+
 class GatherOp(Operation):
     """``%r = tt.gather(%src, %idx) {axis = 0} : tensor<64x8xf32>``: ``src`` indexed by
     ``idx`` along ``axis`` (``r[i][j] = src[idx[i][j]][j]`` for axis 0).
@@ -1081,7 +1106,7 @@ register_ops(
     ExpandDimsOp, ReshapeOp, TransOp, LoadOp, StoreOp, AtomicRMWOp, AtomicCASOp, AtomicPollOp,
     DotOp, ReduceOp, ScanOp, ReduceReturnOp, ScanReturnOp, SortOp, ForOp, IfOp, WhileOp, YieldOp,
     ConditionOp, CallOp, ReturnOp, FuncOp, PrintOp, AssertOp, BarrierOp, HintOp, InlineAsmOp,
-    GatherOp, MapElementwiseOp, MapElementwiseReturnOp, GridDependencyOp,
+    GatherOp, HistogramOp, MapElementwiseOp, MapElementwiseReturnOp, GridDependencyOp,
 )  # fmt: skip
 
 

@@ -15,7 +15,8 @@ import pytest
 
 import minitriton as triton
 import minitriton.language as tl
-from minitriton.compiler import compile_kernel
+from minitriton.backend import sass
+from minitriton.compiler import CompileOptions, compile_kernel
 from minitriton.diagnostics import CompileError
 from minitriton.frontend.lower import NOT_YET
 from minitriton.jit import base_jit_function
@@ -127,6 +128,39 @@ def test_histogram_and_reduce_or(backend: str, rng: np.random.Generator) -> None
     np.testing.assert_array_equal(ors, np.bitwise_or.reduce(padded, axis=1))
 
 
+@pytest.mark.parametrize(
+    ("m", "bins", "warps"),
+    [(2048, 2, 4), (1024, 128, 4), (256, 512, 4), (8, 512, 4), (32, 512, 8), (8, 2, 1)],
+)  # fewer values than threads: replicated lanes must count each value once
+def test_histograms_of_many_sizes(backend: str, rng, m: int, bins: int, warps: int) -> None:
+    x = rng.integers(-2, bins + 2, m).astype(np.int32)
+    out = np.full(bins, -1, np.int32)
+    K.bins_kernel[(1,)](x, out, M=m, BINS=bins, num_warps=warps, backend=backend)
+    np.testing.assert_array_equal(out, np.bincount(x[(x >= 0) & (x < bins)], minlength=bins))
+
+
+def test_a_histogram_is_one_op_counted_in_shared_memory() -> None:
+    jit = base_jit_function(K.bins_kernel)
+    specs = parse_signature("*i32:16, *i32:16, 1024, 128", kernel_params(jit.fn))
+    k = compile_kernel(jit.source, specs, stop_after="ptx")
+    assert k.asm["ir-opt"].count("tt.histogram") == 1
+    assert "tt.reduce" not in k.asm["ir-opt"]  # no one-hot block summed along an axis
+    # 1024 values over 128 threads: 8 increments a thread, in shared memory.
+    assert k.asm["ptx"].count("atom.shared.add.u32") == 8
+
+
+@pytest.mark.skipif(
+    sass.find_tool("ptxas") is None
+    or (sass.find_tool("nvdisasm") or sass.find_tool("cuobjdump")) is None,
+    reason="needs NVIDIA's ptxas and nvdisasm (or cuobjdump)",
+)
+def test_the_histograms_increments_are_warp_aggregated() -> None:
+    jit = base_jit_function(K.bins_kernel)
+    specs = parse_signature("*i32:16, *i32:16, 1024, 128", kernel_params(jit.fn))
+    k = compile_kernel(jit.source, specs, CompileOptions(arch="sm_90a"), stop_after="ptx")
+    assert "ATOMS.POPC.INC" in k.asm["sass"]  # what Triton's own test looks for
+
+
 def test_random_4x_helpers_follow_tritons_stream(backend: str) -> None:
     block, seed = 64, 1234
     u = np.zeros((4, block), np.float32)
@@ -236,6 +270,7 @@ PTX_CASES = {
     "gather": (K.gather_kernel, "*fp32:16, *i32:16, *fp32:16, *fp32:16, 8, 4, 16"),
     "large-gather": (K.large_gather, "*fp32:16, *i64:16, *fp32:16, 128, 64, 256"),
     "histogram": (K.histogram_kernel, "*i32:16, *i32:16, *i32:16, i32, 128, 16"),
+    "bins": (K.bins_kernel, "*i32:16, *i32:16, 8, 512"),
     "topk": (K.topk_kernel, "*fp32:16, *fp32:16, *fp32:16, 4, 32, 8"),
     "random4x": (K.random4x_kernel, "*fp32:16, *fp32:16, *fp32:16, i32, 64"),
     "newer-forms": (K.newer_forms_kernel, "*fp32:16, *fp32:16, 4, 8"),

@@ -91,11 +91,14 @@ def test_verifier_checks_the_declared_signature(line: str, problem: str) -> None
         ),
         ("%e = tt.expand_dims(%r) {axis = -1} : tensor<8x1xi32>", "axis -1 is out of range"),
         ("%s = tt.sort(%r) {descending = false, dim = 1} : tensor<8xi32>", "dim 1 is out of range"),
+        ("%h = tt.histogram(%r) : tensor<4xi64>", "the result must be a 1-D block of i32"),
+        ("%h = tt.histogram(%r, %r) : tensor<4xi32>", "mask must be a block of i1 shaped as x"),
+        ("%f = tt.histogram(%n) : tensor<4xi32>", "x must be a 1-D block"),
     ],
 )
 def test_verifier_rejects_axes_out_of_range(line: str, problem: str) -> None:
     msg = _diagnose(
-        "tt.func @k() {\n"
+        "tt.func @k(%n: i32) {\n"
         "  %r = tt.make_range() {end = 8, start = 0} : tensor<8xi32>\n"
         f"  {line}\n"
         "  tt.return()\n"

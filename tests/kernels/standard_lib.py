@@ -78,6 +78,15 @@ def histogram_kernel(x_ptr, out_ptr, or_ptr, n, BLOCK: tl.constexpr, BINS: tl.co
 
 
 @triton.jit
+def bins_kernel(x_ptr, out_ptr, M: tl.constexpr, BINS: tl.constexpr):
+    """Triton's test_histogram kernel: the counts also broadcast against an (M, BINS) block."""
+    x = tl.load(x_ptr + tl.arange(0, M))
+    z = tl.histogram(x, BINS)
+    biased = z + tl.full([M, BINS], 1, dtype=tl.int32)  # noqa: F841
+    tl.store(out_ptr + tl.arange(0, BINS), z)
+
+
+@triton.jit
 def random4x_kernel(u_ptr, n_ptr, f_ptr, seed, BLOCK: tl.constexpr):
     """rand4x and randn4x (each four blocks), and the two helpers on randint4x's output."""
     offs = tl.arange(0, BLOCK)

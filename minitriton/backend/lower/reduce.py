@@ -6,6 +6,8 @@
 * ``tt.scan``: Hillis–Steele rounds through shared memory (log2(n) rounds,
   earlier elements always the left operand);
 * ``tt.sort``: a bitonic network through shared memory;
+* ``tt.histogram``: bins zeroed in shared memory, one ``atom.shared.add`` of 1
+  per value in range (by the one owner of a replicated element), read back;
 * ``tt.map_elementwise``: its region lowered inline once per register.
 
 The combiner region is lowered inline for each pair of values
@@ -25,12 +27,14 @@ from minitriton.backend.bitpack import pack_bits
 from minitriton.backend.layouts import Layout, slice_layout
 from minitriton.backend.lltypes import (
     I1,
+    I8,
     I32,
     I64,
     RegTile,
     byte_size,
 )
 from minitriton.backend.lower.arith import compare
+from minitriton.backend.lower.control import guarded
 from minitriton.backend.lower.smem import (
     align16,
     byte_offset,
@@ -41,8 +45,9 @@ from minitriton.backend.lower.smem import (
 )
 from minitriton.backend.registry import lowering
 from minitriton.ir.core import Operation, Region
-from minitriton.ir.ops import MapElementwiseOp, ReduceOp, ScanOp, SortOp
-from minitriton.ir.types import BlockType, element_type
+from minitriton.ir.ops import HistogramOp, MapElementwiseOp, ReduceOp, ScanOp, SortOp
+from minitriton.ir.types import I32 as INT32
+from minitriton.ir.types import BlockType, element_type, shape_of
 
 if TYPE_CHECKING:
     from minitriton.backend.lower.context import LoweringContext
@@ -243,6 +248,62 @@ def _scan_round(
         combined = combine(ctx, op.regions[0], other, mine)
         out.append(tuple(b.select(valid, c, m) for c, m in zip(combined, mine)))
     return out
+
+
+# ------------------------------------------------------------ histogram
+@lowering(HistogramOp)
+def lower_histogram(ctx: LoweringContext, op: Operation) -> RegTile:
+    """``tt.histogram``: counts in shared memory, one atomic increment per value.
+
+    Values outside ``[0, bins)`` fail one unsigned compare (negative ones
+    too). ``ptxas`` turns the increments into ``ATOMS.POPC.INC``, which adds
+    once per group of lanes hitting the same bin.
+    """
+    b = ctx.b
+    x = ctx.tensor(op.operands[0])
+    masks = ctx.tensor(op.operands[1]).vals if len(op.operands) == 2 else [None] * len(x.vals)
+    bins = shape_of(op.result.type)[0]
+    ctx.reserve(align16(bins * 4))
+    ctx.barrier()  # earlier readers of the scratch area are done
+    _zero_words(ctx, bins)
+    ctx.barrier()
+    owner = ctx.owner_pred(x.layout)
+    for v, m in zip(x.vals, masks):
+        pred = b.icmp_unsigned("<", v, ir.Constant(I32, bins))
+        for extra in (owner, m):
+            pred = pred if extra is None else b.and_(pred, extra)
+        slot = b.gep(ctx.smem, [b.mul(v, ir.Constant(I32, 4))], source_etype=I8)
+
+        def bump(slot: ir.Value = slot) -> list[ir.Value]:
+            word = b.bitcast(slot, I32.as_pointer(3))
+            b.atomic_rmw("add", word, ir.Constant(I32, 1), "monotonic")
+            return []
+
+        guarded(ctx, pred, bump, [])
+    ctx.barrier()
+    out = ctx.layout(op.result)
+    lin, consts = lin_index(ctx, out, (1,))
+    vals = [smem_load(ctx, byte_offset(ctx, b.add(lin, ir.Constant(I32, c)), 4, 0), INT32)
+            for c in consts]  # fmt: skip
+    return RegTile(out, vals)
+
+
+def _zero_words(ctx: LoweringContext, n: int) -> None:
+    """Zero the first ``n`` 32-bit words of the scratch area, a word per thread at a time."""
+    b = ctx.b
+    threads = ctx.num_warps * 32
+    for start in range(0, n, threads):
+        idx = b.add(ctx.tid, ir.Constant(I32, start))
+        off = byte_offset(ctx, idx, 4, 0)
+        if start + threads <= n:
+            smem_store(ctx, off, ir.Constant(I32, 0), INT32)
+            continue
+
+        def store(off: ir.Value = off) -> list[ir.Value]:
+            smem_store(ctx, off, ir.Constant(I32, 0), INT32)
+            return []
+
+        guarded(ctx, b.icmp_unsigned("<", idx, ir.Constant(I32, n)), store, [])
 
 
 # ------------------------------------------------------------ sort
