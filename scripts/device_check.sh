@@ -3,6 +3,7 @@
 #
 #     bash scripts/device_check.sh            # with the lark wheel carried in .whl/
 #     bash scripts/device_check.sh --tests    # (a) and (c) only, no benchmark
+#     bash scripts/device_check.sh --bench    # (b) only, no tests
 #     NPROC=4 bash scripts/device_check.sh    # the tests in 4 pytest-xdist workers
 #
 # It installs lark (from .whl/, no network) and MiniTriton itself into
@@ -56,29 +57,33 @@ print(f"lark {lark.__version__}; gpu_available() = {minitriton.backend.gpu_avail
 assert minitriton.__file__.startswith("/tmp/site/"), "the repository's copy shadows the install"
 PY
 
-banner "(a) pytest -m gpu"
-# The GPU tests: every test under tests/ that carries the `gpu` marker.
-mapfile -t TARGETS < <(echo "$REPO/tests")
-echo "targets: ${TARGETS[*]#"$REPO/"}"
-# The docs-coverage tests hold no GPU test but import the docs extension, which needs
-# docutils (the `test` extra brings it): without it, leave them out, not a collection error.
-IGNORE=()
-if ! python3 -c "import docutils" 2>/dev/null; then
-    echo "no docutils here: tests/test_docs_coverage.py (no GPU tests) is left out"
-    IGNORE=(--ignore="$REPO/tests/test_docs_coverage.py")
+MODE="${1:-}"
+TEST_RC=0
+if [[ "$MODE" != "--bench" ]]; then
+    banner "(a) pytest -m gpu"
+    # The GPU tests: every test under tests/ that carries the `gpu` marker.
+    mapfile -t TARGETS < <(echo "$REPO/tests")
+    echo "targets: ${TARGETS[*]#"$REPO/"}"
+    # The docs-coverage tests hold no GPU test but import the docs extension, which needs
+    # docutils (the `test` extra brings it): without it, leave them out, not a collection error.
+    IGNORE=()
+    if ! python3 -c "import docutils" 2>/dev/null; then
+        echo "no docutils here: tests/test_docs_coverage.py (no GPU tests) is left out"
+        IGNORE=(--ignore="$REPO/tests/test_docs_coverage.py")
+    fi
+    XDIST=()
+    if [[ -n "${NPROC:-}" ]] && python3 -c "import xdist" 2>/dev/null; then
+        XDIST=(-n "$NPROC")
+    fi
+    timeout 500 python3 -m pytest -c "$REPO/pyproject.toml" --rootdir="$REPO" -p no:cacheprovider \
+        -m gpu -q --continue-on-collection-errors --durations=15 --junitxml="$OUT/gpu_tests.xml" \
+        "${XDIST[@]}" "${IGNORE[@]}" "${TARGETS[@]}" \
+        2>&1 | tee "$OUT/gpu_tests.log"
+    TEST_RC=${PIPESTATUS[0]}
 fi
-XDIST=()
-if [[ -n "${NPROC:-}" ]] && python3 -c "import xdist" 2>/dev/null; then
-    XDIST=(-n "$NPROC")
-fi
-timeout 500 python3 -m pytest -c "$REPO/pyproject.toml" --rootdir="$REPO" -p no:cacheprovider \
-    -m gpu -q --continue-on-collection-errors --durations=15 --junitxml="$OUT/gpu_tests.xml" \
-    "${XDIST[@]}" "${IGNORE[@]}" "${TARGETS[@]}" \
-    2>&1 | tee "$OUT/gpu_tests.log"
-TEST_RC=${PIPESTATUS[0]}
 
 BENCH_RC=0
-if [[ "${1:-}" != "--tests" ]]; then
+if [[ "$MODE" != "--tests" ]]; then
     banner "(b) benchmarks/gpu_bench.py"
     timeout 420 python3 "$REPO/benchmarks/gpu_bench.py" --json "$OUT/gpu_bench.json" \
         2>&1 | tee "$OUT/gpu_bench.log"
@@ -86,7 +91,7 @@ if [[ "${1:-}" != "--tests" ]]; then
 fi
 
 banner "(c) summary"
-python3 - "$OUT/gpu_tests.xml" <<'PY'
+[[ "$MODE" == "--bench" ]] || python3 - "$OUT/gpu_tests.xml" <<'PY'
 import sys
 import xml.etree.ElementTree as ET
 
