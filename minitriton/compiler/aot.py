@@ -86,17 +86,21 @@ def compile(  # noqa: A001 - Triton's name
 ) -> CompiledKernel:
     """Compile ``src`` down to PTX for ``target`` (a ``GPUTarget``; sm_90 by default).
 
-    ``options`` takes Triton's ``num_warps``, ``num_stages`` and ``maxnreg``.
-    A kernel that does not compile raises a located ``CompilationError``.
+    ``options`` takes the launch options of :class:`CompileOptions` under
+    Triton's names (``num_warps``, ``num_stages``, ``maxnreg``, ``debug``,
+    ``enable_fp_fusion`` ...); others, Triton's alone, are left out, as
+    Triton leaves out names its backend does not know. A capability of 90 or
+    more compiles for the arch-specific target (``sm_90a``, ``sm_100a``), as
+    Triton does. A kernel that does not compile raises a located
+    ``CompilationError``.
     """
-    given = dict(options or {})
+    known = set(CompileOptions.__dataclass_fields__) - {"arch", "passes", "print_after"}
+    given = {k: v for k, v in (options or {}).items() if k in known}
     given_arch = getattr(target, "arch", None)
-    opts = CompileOptions(
-        num_warps=int(given.get("num_warps", 4)),
-        num_stages=int(given.get("num_stages", 3)),
-        maxnreg=given.get("maxnreg"),
-        arch=f"sm_{given_arch}" if isinstance(given_arch, int) else DEFAULT_ARCH,
-    )
+    arch = DEFAULT_ARCH
+    if isinstance(given_arch, int):
+        arch = f"sm_{given_arch}" + ("a" if given_arch >= 90 else "")
+    opts = CompileOptions(**given, arch=arch)
     fn = _jit_function(src.fn)
     try:
         if hasattr(fn, "check_specialization_lists"):

@@ -1710,8 +1710,16 @@ def _topk(ctx: FunctionLowerer, x: Any, k: Any, dim: Any, descending: Any) -> Te
     ordered = _sort(ctx, x, dim, descending)
     *outer, n = ordered.shape
     count = _const_int(ctx, k, "k")
-    if count <= 0 or count & (count - 1) or count > n:
-        raise error(ctx.b.loc, f"tl.topk needs k a power of two up to {n}, got {count}")
+    # Triton's library checks k with static_asserts: the same failures, in its words.
+    for bad, triton in (
+        (count <= 0, "topk: k must be greater than 0"),
+        (count & (count - 1), "topk: k must be a power of two"),
+        (count > n, "topk: k must not exceed the size of the selected dimension"),
+    ):
+        if bad:
+            failed = error(ctx.b.loc, f"tl.topk needs k a power of two up to {n}, got {count}",
+                           triton=triton)  # fmt: skip
+            raise CompileTimeAssertionFailure(failed.diagnostics)
     rows = S.reshape(ctx.b, ordered, (*outer, n // count, count))
     first = _full(ctx, (*[1] * len(outer), 1, count), 0, I32)
     picked = _gather(ctx, rows, first, len(outer))
@@ -2180,6 +2188,9 @@ def _device_assert(ctx: FunctionLowerer, cond: Any, msg: Any, mask: Any = None) 
 def _expect_zero(ctx: FunctionLowerer, x: Any, mask: Any) -> Any:
     """``x``; in debug mode an assertion that ``x == 0`` where ``mask`` holds."""
     value = _tensor(ctx, x, "x")
+    options = COMPILING_OPTIONS.get()
+    if options is not None and not options.debug:
+        return x  # as Triton: no check, and no op in the IR, outside debug mode
     enabled = S.to_bool(ctx.b, _tensor(ctx, mask, "mask"))
     zero = S.compare(ctx.b, "==", value, 0)
     holds = S.binary(ctx.b, "|", zero, S.logical_not(ctx.b, enabled))

@@ -238,6 +238,21 @@ def test_triton_compile_of_an_ast_source_gives_ptx() -> None:
     assert "cas.b32" in by_index.asm["ptx"]
 
 
+def test_triton_compile_takes_launch_options_and_tritons_targets() -> None:
+    from minitriton.runtime.driver import GPUTarget
+
+    src = triton.compiler.ASTSource(
+        fn=K.compare_and_swap, signature={"x_ptr": "*fp32", "old_ptr": "*fp32"},
+        constexprs={"N": 64},
+    )  # fmt: skip
+    for capability, ptx_target in ((90, "sm_90a"), (100, "sm_100a"), (80, "sm_80")):
+        compiled = triton.compile(src, target=GPUTarget("cuda", capability, 32))
+        assert f".target {ptx_target}\n" in compiled.asm["ptx"]
+    # Options CompileOptions knows pass through; Triton's own others are left out.
+    compiled = triton.compile(src, options={"debug": True, "instrumentation_mode": "fpsan"})
+    assert compiled.options.debug
+
+
 def test_triton_compile_reports_a_kernels_error() -> None:
     src = triton.compiler.ASTSource(K.drops_cube, {"x_ptr": "*fp32"}, constexprs={"N": 8})
     with pytest.raises(triton.CompilationError, match="The result of cube is not being used"):

@@ -232,6 +232,26 @@ def test_tritons_functions_we_lack_say_so_and_what_to_write(
     assert "help: call tl.sum instead" in text and "^" in text
 
 
+@triton.jit
+def largest_k(x_ptr, K: tl.constexpr):
+    x = tl.load(x_ptr + tl.arange(0, 32))
+    tl.store(x_ptr, tl.min(tl.topk(x, K), 0))
+
+
+@pytest.mark.parametrize(
+    ("k", "triton_words"),
+    [(0, "k must be greater than 0"), (3, "k must be a power of two"),
+     (64, "k must not exceed the size of the selected dimension")],
+)  # fmt: skip
+def test_a_bad_topk_k_fails_as_tritons_static_assert(k: int, triton_words: str) -> None:
+    from minitriton.diagnostics import CompileTimeAssertionFailure
+
+    with pytest.raises(CompileTimeAssertionFailure) as info:
+        largest_k[(1,)](np.zeros(32, np.float32), K=k, backend="emulator")
+    assert f"tl.topk needs k a power of two up to 32, got {k}" in str(info.value)
+    assert info.value.error_message == "topk: " + triton_words
+
+
 def test_cat_of_two_shapes_is_a_located_error() -> None:
     text = _errors(mismatched_cat, "*fp32")
     assert "tl.cat requires tensors of the same shape, got tensor<8xf32> and tensor<4xf32>" in text
@@ -253,6 +273,11 @@ def test_expect_zero_is_checked_in_debug_mode() -> None:
         K.expect_zero_kernel[(1,)](x, N=8, backend="emulator", debug=True)
     assert "lanes 2 (1 lane of 8)" in str(info.value)
     K.expect_zero_kernel[(1,)](x, N=8, backend="emulator")  # not checked outside debug mode
+    for debug in (False, True):
+        jit = base_jit_function(K.expect_zero_kernel)
+        specs = parse_signature("*fp32:16, 8", kernel_params(jit.fn))
+        ir = compile_kernel(jit.source, specs, CompileOptions(debug=debug), stop_after="ir-opt")
+        assert ("tt.assert" in ir.asm["ir-opt"]) == debug  # as Triton's IR
 
 
 def test_squeeze_of_a_longer_dimension_is_a_located_error() -> None:
