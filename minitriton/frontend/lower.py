@@ -1524,7 +1524,7 @@ class FunctionLowerer:
                 "~": operator.invert,
                 "not": operator.not_,
             }
-            return _fold(node.loc, lambda a, _: fns[node.op](a), value, None, node.op)
+            return _fold(node.loc, lambda a, _: fns[node.op](a), value, None, node.op, True)
         if node.op == "-":
             return S.negate(self.b, value)
         if node.op == "~":
@@ -2129,8 +2129,10 @@ def _truth(loc: Location, value: Any) -> bool:
 MAX_FOLD_BITS = 4096
 
 
-def _fold(loc: Location, fn: Callable[[Any, Any], Any], a: Any, c: Any, op: str) -> Any:
-    """Evaluate a compile-time operation with Python's semantics."""
+def _fold(
+    loc: Location, fn: Callable[[Any, Any], Any], a: Any, c: Any, op: str, unary: bool = False
+) -> Any:
+    """Evaluate a compile-time operation with Python's semantics (``unary``: of ``a`` alone)."""
     _check_fold_size(loc, a, c, op)
     mixed = (isinstance(a, tuple) and isinstance(c, list)) or (
         isinstance(a, list) and isinstance(c, tuple)
@@ -2143,6 +2145,8 @@ def _fold(loc: Location, fn: Callable[[Any, Any], Any], a: Any, c: Any, op: str)
     except ZeroDivisionError:
         raise error(loc, "division by zero in a compile-time expression") from None
     except Exception:  # noqa: BLE001
+        if unary:
+            raise error(loc, f"bad operand type for unary '{op}': {S.describe(a)}") from None
         raise error(
             loc, f"unsupported operand types for '{op}': {S.describe(a)} and {S.describe(c)}"
         ) from None

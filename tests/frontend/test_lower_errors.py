@@ -318,3 +318,22 @@ def test_tl_dtype_needs_a_type_name() -> None:
     out = np.zeros(2, dtype=np.int32)
     dtype_by_name[(1,)](out, backend="emulator")
     np.testing.assert_array_equal(out, [7, 7])
+
+
+@triton.jit
+def negates_a_tuple(p):
+    t = -(0, 0)  # <- unary
+    tl.store(p, t[0])
+
+
+@triton.jit
+def adds_a_string(p):
+    t = 0 + "a"  # <- binary
+    tl.store(p, t)
+
+
+def test_compile_time_operators_name_their_operands() -> None:
+    check(compile_error(negates_a_tuple, "ptr<i32>"), "unary", 9,
+          "bad operand type for unary '-': tuple (0, 0)")  # fmt: skip
+    check(compile_error(adds_a_string, "ptr<i32>"), "binary", 9,
+          "unsupported operand types for '+': int 0 and str 'a'")  # fmt: skip
