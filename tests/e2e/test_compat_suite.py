@@ -248,9 +248,12 @@ def test_triton_compile_takes_launch_options_and_tritons_targets() -> None:
     for capability, ptx_target in ((90, "sm_90a"), (100, "sm_100a"), (80, "sm_80")):
         compiled = triton.compile(src, target=GPUTarget("cuda", capability, 32))
         assert f".target {ptx_target}\n" in compiled.asm["ptx"]
-    # Options CompileOptions knows pass through; Triton's own others are left out.
-    compiled = triton.compile(src, options={"debug": True, "instrumentation_mode": "fpsan"})
-    assert compiled.options.debug
+    # Options CompileOptions knows pass through; Triton's own others are left out, and
+    # debug too (Inductor asks for it; MiniTriton's debug mode checks every access).
+    options = {"num_warps": 2, "enable_fp_fusion": False, "debug": True, "launch_pdl": True}
+    compiled = triton.compile(src, options=options)
+    assert compiled.options.num_warps == 2 and not compiled.options.enable_fp_fusion
+    assert not compiled.options.debug
 
 
 def test_triton_compile_reports_a_kernels_error() -> None:
