@@ -15,6 +15,7 @@ packages (``nvidia-cuda-nvcc``, ``nvidia-cuda-nvdisasm``,
 
 from __future__ import annotations
 
+import importlib.metadata
 import importlib.util
 import os
 import re
@@ -46,9 +47,22 @@ def _package_dirs(name: str) -> list[Path]:
     return [Path(p) for p in spec.submodule_search_locations]
 
 
+def _triton_dirs() -> list[Path]:
+    """The installed Triton package's folder, found by its distribution's files.
+
+    ``import triton`` may name MiniTriton (``minitriton.compat.alias_triton``),
+    so the module spec alone could point here.
+    """
+    try:
+        dist = importlib.metadata.distribution("triton")
+    except importlib.metadata.PackageNotFoundError:
+        return _package_dirs("triton")
+    return list(dict.fromkeys([Path(str(dist.locate_file("triton"))), *_package_dirs("triton")]))
+
+
 def _candidates(binary: str) -> list[Path]:
     """Folders beyond ``PATH`` where NVIDIA's programs are installed."""
-    folders = [d / "backends" / "nvidia" / "bin" for d in _package_dirs("triton")]
+    folders = [d / "backends" / "nvidia" / "bin" for d in _triton_dirs()]
     if os.environ.get("CUDA_HOME"):
         folders.append(Path(os.environ["CUDA_HOME"]) / "bin")
     for nvidia in _package_dirs("nvidia"):
