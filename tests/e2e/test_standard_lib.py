@@ -139,6 +139,16 @@ def test_histograms_of_many_sizes(backend: str, rng, m: int, bins: int, warps: i
     np.testing.assert_array_equal(out, np.bincount(x[(x >= 0) & (x < bins)], minlength=bins))
 
 
+def test_histograms_with_a_mask_per_program(backend: str, rng) -> None:
+    x = rng.integers(-1, 9, (4, 64)).astype(np.int32)
+    out = np.full((4, 8), -1, np.int32)
+    K.rows_histogram_kernel[(4,)](x, out, 40, M=64, BINS=8, backend=backend)
+    for pid in range(4):
+        row = x[pid, : 40 - pid]
+        kept = row[(row >= 0) & (row < 8)]
+        np.testing.assert_array_equal(out[pid], np.bincount(kept, minlength=8))
+
+
 def test_a_histogram_is_one_op_counted_in_shared_memory() -> None:
     jit = base_jit_function(K.bins_kernel)
     specs = parse_signature("*i32:16, *i32:16, 1024, 128", kernel_params(jit.fn))

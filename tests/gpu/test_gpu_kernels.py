@@ -157,6 +157,14 @@ def test_scan_sort(rng):
     np.testing.assert_array_equal(icum, np.cumsum(iv, axis=1))
 
 
+def test_histogram(rng):
+    x = rng.integers(-4, 20, 512).astype(np.int32)  # some values outside the 16 bins
+    out = np.full(16, -1, np.int32)
+    kernel("histogram").launch((1, 1, 1), [x, out, 300])
+    kept = x[:300][(x[:300] >= 0) & (x[:300] < 16)]
+    np.testing.assert_array_equal(out, np.bincount(kept, minlength=16))
+
+
 def test_atomics(rng):
     n, programs = 1000, 4
     bins = rng.integers(0, 10, n).astype(np.int32)

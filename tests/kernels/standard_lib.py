@@ -87,6 +87,15 @@ def bins_kernel(x_ptr, out_ptr, M: tl.constexpr, BINS: tl.constexpr):
 
 
 @triton.jit
+def rows_histogram_kernel(x_ptr, out_ptr, n, M: tl.constexpr, BINS: tl.constexpr):
+    """Each program's histogram of its row's first n - pid values."""
+    pid = tl.program_id(0)
+    offs = tl.arange(0, M)
+    x = tl.load(x_ptr + pid * M + offs)
+    tl.store(out_ptr + pid * BINS + tl.arange(0, BINS), tl.histogram(x, BINS, mask=offs < n - pid))
+
+
+@triton.jit
 def random4x_kernel(u_ptr, n_ptr, f_ptr, seed, BLOCK: tl.constexpr):
     """rand4x and randn4x (each four blocks), and the two helpers on randint4x's output."""
     offs = tl.arange(0, BLOCK)
