@@ -96,10 +96,19 @@ def _run(cmd: list[str]) -> str:
     return done.stdout
 
 
+def _tools() -> tuple[str | None, str | None]:
+    """The assembler and the lister (``nvdisasm``, else ``cuobjdump``), None where missing."""
+    return find_tool("ptxas"), find_tool("nvdisasm") or find_tool("cuobjdump")
+
+
+def available() -> bool:
+    """Whether :func:`disassemble` finds both programs it needs."""
+    return None not in _tools()
+
+
 def disassemble(ptx: str) -> str:
     """The SASS of ``ptx``: assembled by ``ptxas``, listed by ``nvdisasm`` or ``cuobjdump``."""
-    ptxas = find_tool("ptxas")
-    lister = find_tool("nvdisasm") or find_tool("cuobjdump")
+    ptxas, lister = _tools()
     if ptxas is None or lister is None:
         missing = " and ".join(
             name for name, tool in (("ptxas", ptxas), ("nvdisasm or cuobjdump", lister))

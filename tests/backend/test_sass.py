@@ -29,8 +29,7 @@ def test_sass_is_not_a_listed_stage() -> None:
 
 
 @pytest.mark.skipif(
-    sass.find_tool("ptxas") is None
-    or (sass.find_tool("nvdisasm") or sass.find_tool("cuobjdump")) is None,
+    not sass.available(),
     reason="needs NVIDIA's ptxas and nvdisasm (or cuobjdump)",
 )
 def test_sass_lists_the_kernels_instructions() -> None:

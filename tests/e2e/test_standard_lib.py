@@ -160,8 +160,7 @@ def test_a_histogram_is_one_op_counted_in_shared_memory() -> None:
 
 
 @pytest.mark.skipif(
-    sass.find_tool("ptxas") is None
-    or (sass.find_tool("nvdisasm") or sass.find_tool("cuobjdump")) is None,
+    not sass.available(),
     reason="needs NVIDIA's ptxas and nvdisasm (or cuobjdump)",
 )
 def test_the_histograms_increments_are_warp_aggregated() -> None:

@@ -157,13 +157,17 @@ def _instr(method: str) -> ScalarFn:
     return lambda ctx, st, a, b: getattr(ctx.b, method)(a, b)
 
 
+def contract_flags(ctx: LoweringContext) -> tuple[str, ...]:
+    """The flags of the kernel's float adds and multiplies: ``contract`` (they may fuse
+    into FMAs, as in Triton) unless it says ``fp_fusion = false`` (``enable_fp_fusion=False``)."""
+    return ("contract",) if ctx.kernel.attrs.get("fp_fusion", True) else ()
+
+
 def _contract(method: str) -> ScalarFn:
-    """A float instruction that may fuse: a mul followed by an add becomes an FMA, as in
-    Triton, unless the kernel says ``fp_fusion = false`` (``enable_fp_fusion=False``)."""
+    """A float instruction that may fuse (:func:`contract_flags`)."""
 
     def emit(ctx: LoweringContext, st: ScalarType, a: ir.Value, b: ir.Value) -> ir.Value:
-        fuse = ctx.kernel.attrs.get("fp_fusion", True)
-        return getattr(ctx.b, method)(a, b, flags=("contract",) if fuse else ())
+        return getattr(ctx.b, method)(a, b, flags=contract_flags(ctx))
 
     return emit
 

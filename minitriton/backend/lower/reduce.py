@@ -42,6 +42,7 @@ from minitriton.backend.lower.smem import (
     row_major,
     smem_load,
     smem_store,
+    store_if,
 )
 from minitriton.backend.registry import lowering
 from minitriton.ir.core import Operation, Region
@@ -294,16 +295,11 @@ def _zero_words(ctx: LoweringContext, n: int) -> None:
     threads = ctx.num_warps * 32
     for start in range(0, n, threads):
         idx = b.add(ctx.tid, ir.Constant(I32, start))
-        off = byte_offset(ctx, idx, 4, 0)
+        off, zero = byte_offset(ctx, idx, 4, 0), ir.Constant(I32, 0)
         if start + threads <= n:
-            smem_store(ctx, off, ir.Constant(I32, 0), INT32)
-            continue
-
-        def store(off: ir.Value = off) -> list[ir.Value]:
-            smem_store(ctx, off, ir.Constant(I32, 0), INT32)
-            return []
-
-        guarded(ctx, b.icmp_unsigned("<", idx, ir.Constant(I32, n)), store, [])
+            smem_store(ctx, off, zero, INT32)
+        else:  # the last round: only the threads with a word left
+            store_if(ctx, b.icmp_unsigned("<", idx, ir.Constant(I32, n)), off, zero, INT32)
 
 
 # ------------------------------------------------------------ sort

@@ -93,12 +93,14 @@ def write_tensor(
         if pred is None:
             smem_store(ctx, off, v, st)
         else:
-            _store_if(ctx, pred, off, v, st)
+            store_if(ctx, pred, off, v, st)
 
 
-def _store_if(
+def store_if(
     ctx: LoweringContext, pred: ir.Value, off: ir.Value, v: ir.Value, st: ElemType
 ) -> None:
+    """Store one element at ``off`` of shared memory where ``pred`` holds."""
+
     def store() -> list[ir.Value]:
         smem_store(ctx, off, v, st)
         return []
@@ -149,7 +151,7 @@ def broadcast_from_thread0(ctx: LoweringContext, v: ir.Value, st: ElemType) -> i
     """Give every thread thread 0's value of ``v``."""
     ctx.reserve(byte_size(st))
     ctx.barrier()
-    _store_if(ctx, ctx.is_thread0(), ir.Constant(I32, 0), v, st)
+    store_if(ctx, ctx.is_thread0(), ir.Constant(I32, 0), v, st)
     ctx.barrier()
     return smem_load(ctx, ir.Constant(I32, 0), st)
 

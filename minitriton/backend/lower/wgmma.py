@@ -51,6 +51,7 @@ from llvmlite import ir
 from minitriton.backend import lltypes as T
 from minitriton.backend.accelerate_matmul import DotPath, dot_path
 from minitriton.backend.layouts import Layout
+from minitriton.backend.lower.arith import contract_flags
 from minitriton.backend.lower.debug import check_access
 from minitriton.backend.lower.f16acc import as_halves, from_registers, packed_registers
 from minitriton.backend.lower.memory import vector_width
@@ -572,7 +573,7 @@ def _issue_in_parts(
     for lo, da, db in issues:
         runs.setdefault(lo, []).append((da, db))
     per_run = max(1, -(-limit // shape.k_step))
-    fuse = ("contract",) if ctx.kernel.attrs.get("fp_fusion", True) else ()  # as the kernel's adds
+    fuse = contract_flags(ctx)  # as the kernel's own adds
     for lo, instrs in runs.items():
         for start in range(0, len(instrs), per_run):
             asm(ctx, "wgmma.fence.sync.aligned;", "", T.VOID, [])
