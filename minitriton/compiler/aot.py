@@ -92,10 +92,9 @@ def compile(  # noqa: A001 - Triton's name
     Triton leaves out names its backend does not know. ``debug`` is left out
     too: MiniTriton's debug mode checks every memory access, where Triton's
     only keeps ``tl.device_assert``, and torch's Inductor asks for it by
-    default. A capability of 90 or
-    more compiles for the arch-specific target (``sm_90a``, ``sm_100a``), as
-    Triton does. A kernel that does not compile raises a located
-    ``CompilationError``.
+    default. A capability of 90 or more compiles for the arch-specific
+    target (``sm_90a``, ``sm_100a``), as Triton does. A kernel that does not
+    compile raises a located ``CompilationError``.
     """
     known = set(CompileOptions.__dataclass_fields__) - {"arch", "passes", "print_after", "debug"}
     given = {k: v for k, v in (options or {}).items() if k in known}
