@@ -1,9 +1,10 @@
-"""``CompiledKernel.asm["sass"]``: the GPU's own instructions, as NVIDIA's tools print them.
+"""``CompiledKernel.asm["cubin"]`` and ``asm["sass"]``: the GPU's own binary and instructions.
 
 The kernel's PTX is assembled by ``ptxas`` for the arch its ``.target`` line
-names, and the cubin disassembled by ``nvdisasm`` (else ``cuobjdump
--sass``). Nothing runs until someone reads ``asm["sass"]``, as in Triton;
-the driver loads the PTX itself, so a launch never needs these programs.
+names, with line information (``-lineinfo``, as Triton assembles), into the
+cubin (bytes); the SASS is that cubin disassembled by ``nvdisasm`` (else
+``cuobjdump -sass``). Nothing runs until someone reads one of them; the
+driver loads the PTX itself, so a launch never needs these programs.
 
 Each program is looked for as Triton looks for it: its variable
 (``TRITON_PTXAS_PATH``, ``TRITON_NVDISASM_PATH``, ``TRITON_CUOBJDUMP_PATH``;
@@ -33,7 +34,7 @@ VARIABLES = {
 
 
 class MissingToolError(RuntimeError):
-    """A program that ``asm["sass"]`` needs is not on this machine."""
+    """A program that ``asm["cubin"]`` or ``asm["sass"]`` needs is not on this machine."""
 
 
 def _package_dirs(name: str) -> list[Path]:
@@ -106,23 +107,40 @@ def available() -> bool:
     return None not in _tools()
 
 
+def _missing(what: str, names: list[str]) -> MissingToolError:
+    return MissingToolError(
+        f"{what} needs NVIDIA's {' and '.join(names)}, found neither on PATH nor beside Triton "
+        "or CUDA; install them (pip install nvidia-cuda-nvcc nvidia-cuda-nvdisasm) or "
+        "name them with TRITON_PTXAS_PATH and TRITON_NVDISASM_PATH"
+    )
+
+
+def _assemble_to(ptxas: str, ptx: str, tmp: Path) -> Path:
+    """Assemble ``ptx`` into ``tmp/kernel.cubin`` and return that path."""
+    src, cubin = tmp / "kernel.ptx", tmp / "kernel.cubin"
+    src.write_text(ptx)
+    _run([ptxas, "-lineinfo", f"-arch={_target(ptx)}", str(src), "-o", str(cubin)])
+    return cubin
+
+
+def assemble(ptx: str) -> bytes:
+    """The cubin of ``ptx`` (Triton's ``asm["cubin"]``), assembled by ``ptxas``."""
+    ptxas = find_tool("ptxas")
+    if ptxas is None:
+        raise _missing('asm["cubin"]', ["ptxas"])
+    with tempfile.TemporaryDirectory(prefix="minitriton-sass-") as tmp:
+        return _assemble_to(ptxas, ptx, Path(tmp)).read_bytes()
+
+
 def disassemble(ptx: str) -> str:
     """The SASS of ``ptx``: assembled by ``ptxas``, listed by ``nvdisasm`` or ``cuobjdump``."""
     ptxas, lister = _tools()
     if ptxas is None or lister is None:
-        missing = " and ".join(
-            name for name, tool in (("ptxas", ptxas), ("nvdisasm or cuobjdump", lister))
-            if tool is None
-        )  # fmt: skip
-        raise MissingToolError(
-            f'asm["sass"] needs NVIDIA\'s {missing}, found neither on PATH nor beside Triton '
-            "or CUDA; install them (pip install nvidia-cuda-nvcc nvidia-cuda-nvdisasm) or "
-            "name them with TRITON_PTXAS_PATH and TRITON_NVDISASM_PATH"
-        )
+        names = [name for name, tool in (("ptxas", ptxas), ("nvdisasm or cuobjdump", lister))
+                 if tool is None]  # fmt: skip
+        raise _missing('asm["sass"]', names)
     with tempfile.TemporaryDirectory(prefix="minitriton-sass-") as tmp:
-        src, cubin = Path(tmp) / "kernel.ptx", Path(tmp) / "kernel.cubin"
-        src.write_text(ptx)
-        _run([ptxas, f"-arch={_target(ptx)}", str(src), "-o", str(cubin)])
+        cubin = _assemble_to(ptxas, ptx, Path(tmp))
         if Path(lister).name.startswith("nvdisasm"):
             return _run([lister, "-c", str(cubin)])  # the code sections
         return _run([lister, "-sass", str(cubin)])

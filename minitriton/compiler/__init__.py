@@ -286,7 +286,7 @@ class Stages(MutableMapping[str, str]):
 
     def __init__(self, texts: dict[str, str] | None = None) -> None:
         self._entries: dict[str, str | Callable[[], str]] = dict(texts or {})
-        self._sass_text: str | None = None
+        self._made: dict[str, str | bytes] = {}
 
     def lazy(self, stage: str, make: Callable[[], str]) -> None:
         """Make ``stage``'s text with ``make()`` when someone reads it."""
@@ -296,11 +296,12 @@ class Stages(MutableMapping[str, str]):
     #: passes) is the optimized IR. Read through, not listed by iteration.
     ALIASES = {"ttir": "ir-opt"}
 
-    def __getitem__(self, stage: str) -> str:
+    def __getitem__(self, stage: str) -> Any:
+        """The text of ``stage`` (``str``); ``"cubin"`` is ``bytes``, as in Triton."""
         if stage not in self._entries:
             stage = self.ALIASES.get(stage, stage)
-        if stage == "sass" and stage not in self._entries and "ptx" in self._entries:
-            return self._sass()
+        if stage in self.FROM_PTX and stage not in self._entries and "ptx" in self._entries:
+            return self._from_ptx(stage)
         entry = self._entries[stage]
         if isinstance(entry, str):
             return entry
@@ -308,17 +309,22 @@ class Stages(MutableMapping[str, str]):
         self._entries[stage] = text
         return text
 
-    def _sass(self) -> str:
-        """``asm["sass"]``, as Triton's: made from the PTX on first read, never listed.
+    #: Stages made from the PTX by NVIDIA's tools on first read and never listed
+    #: (Triton lists no SASS either; a compile never needs them).
+    FROM_PTX = ("cubin", "sass")
 
-        It needs NVIDIA's ``ptxas`` and ``nvdisasm`` (or ``cuobjdump``); see
-        :mod:`minitriton.backend.sass`.
+    def _from_ptx(self, stage: str) -> str | bytes:
+        """``asm["cubin"]`` or ``asm["sass"]``, as Triton's, made from the PTX on first read.
+
+        They need NVIDIA's ``ptxas`` (and ``nvdisasm`` or ``cuobjdump`` for the
+        SASS); see :mod:`minitriton.backend.sass`.
         """
-        if self._sass_text is None:
-            from minitriton.backend.sass import disassemble
+        if stage not in self._made:
+            from minitriton.backend import sass
 
-            self._sass_text = disassemble(self["ptx"])
-        return self._sass_text
+            make = sass.assemble if stage == "cubin" else sass.disassemble
+            self._made[stage] = make(self["ptx"])
+        return self._made[stage]
 
     def __setitem__(self, stage: str, text: str) -> None:
         self._entries[stage] = text

@@ -1,6 +1,8 @@
-"""``asm["sass"]``: made from the PTX by NVIDIA's tools on first read, never listed."""
+"""``asm["cubin"]`` and ``asm["sass"]``: made from the PTX on first read, never listed."""
 
 from __future__ import annotations
+
+import subprocess
 
 import pytest
 
@@ -22,10 +24,28 @@ def compiled():  # noqa: ANN201
     return compile_kernel(jit.source, specs, CompileOptions(arch="sm_90a"), stop_after="ptx")
 
 
-def test_sass_is_not_a_listed_stage() -> None:
+def test_sass_and_cubin_are_not_listed_stages() -> None:
     asm = compiled().asm
-    assert "sass" not in asm and "sass" not in list(asm)
+    for stage in ("sass", "cubin"):
+        assert stage not in asm and stage not in list(asm)
     assert "ptx" in asm
+
+
+@pytest.mark.skipif(sass.find_tool("ptxas") is None, reason="needs NVIDIA's ptxas")
+def test_cubin_is_the_assembled_kernel_with_line_info(tmp_path) -> None:
+    asm = compiled().asm
+    cubin = asm["cubin"]
+    assert isinstance(cubin, bytes) and cubin[:4] == b"\x7fELF"
+    assert asm["cubin"] is cubin  # made once
+    nvdisasm = sass.find_tool("nvdisasm")
+    if nvdisasm is None:
+        return
+    path = tmp_path / "kernel.cubin"
+    path.write_bytes(cubin)
+    listing = subprocess.run([nvdisasm, "-g", str(path)], capture_output=True, text=True).stdout
+    # the PTX's .loc lines reach the cubin: instructions name their line of the kernel's
+    # file, which Triton's own line-info tests read with `nvdisasm -g`
+    assert "dot_kernels.py" in listing
 
 
 @pytest.mark.skipif(
@@ -49,6 +69,8 @@ def test_missing_tools_are_named(monkeypatch: pytest.MonkeyPatch) -> None:
     assert sass.find_tool("ptxas") is None
     with pytest.raises(sass.MissingToolError, match="needs NVIDIA's ptxas and nvdisasm"):
         compiled().asm["sass"]
+    with pytest.raises(sass.MissingToolError, match=r'asm\["cubin"\] needs NVIDIA\'s ptxas,'):
+        compiled().asm["cubin"]
 
 
 def test_a_variable_names_the_tool(monkeypatch: pytest.MonkeyPatch, tmp_path) -> None:
