@@ -863,6 +863,8 @@ class _Builder:
         has_f = any("f" in _prefix(str(c.children[0])) for c in tree.children)
         if not has_f and all(isinstance(p, ast.Constant) for p in parts):
             return ast.Constant("".join(p.value for p in parts), loc=loc)
+        # An empty constant part leaves no trace in an f-string, as in Python's AST.
+        parts = [p for p in parts if not (isinstance(p, ast.Constant) and p.value == "")]
         return ast.JoinedStr(parts, loc=loc)
 
     def _string(self, token: Token) -> str | list[Any]:

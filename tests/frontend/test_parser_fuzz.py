@@ -160,6 +160,14 @@ def test_mutated_kernels_parse_or_fail_cleanly(source: str) -> None:
     check_against_python(source)
 
 
+@pytest.mark.parametrize(
+    "literal", ['"" f\'{x}\' "A"', 'f""', '"" f""', 'f"" "a"', 'f"{x}" ""', '"a" f"" "b"']
+)
+def test_empty_parts_of_an_fstring_leave_no_trace(literal: str) -> None:
+    # found by the fuzzer: Python's AST drops an f-string's empty constant parts
+    check_against_python(f"def f():\n    {literal}\n    return 1\n")
+
+
 @pytest.mark.heavy
 @LONG
 @given(mutated_kernel())
