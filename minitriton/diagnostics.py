@@ -84,14 +84,33 @@ class Diagnostic:
     #: For a GPU refusal of an older target on purpose ("needs sm_89"): the oldest arch
     #: number that compiles the construct (tools tell these from real failures by it).
     needs_arch: int | None = None
+    #: The kernel or ``@jit`` function ``loc`` lies in: its name and where its ``def`` is.
+    function: tuple[str, Location] | None = None
+
+    def in_function(self) -> str | None:
+        """Where ``loc`` is as Triton's errors say it: ``at 2:4: in kernel``.
+
+        Line 1 is the function's ``def``; the column counts from 0 in the
+        function's dedented source. None outside a known function.
+        """
+        if self.function is None:
+            return None
+        name, start = self.function
+        return f"at {self.loc.line - start.line + 1}:{self.loc.col - start.col}: in {name}"
 
     def render(self) -> str:
-        """Render as ``file:line:col: severity: message``, source line and caret."""
+        """Render as ``file:line:col: severity: message``, source line and caret.
+
+        In a kernel or ``@jit`` function, the caret also says where it points
+        as Triton's errors do (``at 2:4: in kernel``, see :meth:`in_function`).
+        """
         lines = [f"{self.loc}: {self.severity}: {self.message}"]
         text = source_line(self.loc)
         if text is not None:
             lines.append(f"    {text}")
-            lines.append("    " + " " * max(self.loc.col - 1, 0) + "^")
+            caret = "    " + " " * max(self.loc.col - 1, 0) + "^"
+            where = self.in_function()
+            lines.append(f"{caret} {where}" if where else caret)
         if self.help:
             lines.append(f"help: {self.help}")
         return "\n".join(lines)
@@ -151,9 +170,16 @@ class CompileError(UserError, Exception):
 
         A launch raises a compile error *from* it: Triton's CompilationError
         chains the error it wraps as ``__cause__``, and tests written for
-        Triton read ``str(err.__cause__)``.
+        Triton read ``str(err.__cause__)``. An error inside a ``@jit`` helper
+        (one followed by the notes of its calls) chains, as Triton's does, the
+        helper's own located error, which chains the message.
         """
-        return CompileMessage(self.first.triton or self.first.message)
+        message = CompileMessage(self.first.triton or self.first.message)
+        if len(self.diagnostics) < 2 or self.diagnostics[1].severity != "note":
+            return message
+        located = CompileMessage(self.first.render())
+        located.__cause__ = message
+        return located
 
 
 class CompileMessage(Exception):

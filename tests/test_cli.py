@@ -222,7 +222,7 @@ def test_semantic_error_is_a_located_diagnostic(capsys: pytest.CaptureFixture[st
     assert lines[0].startswith(f"{path}:8:")
     assert ": error: " in lines[0] and "other" in lines[0]
     assert lines[1] == "        x = tl.load(x_ptr + offsets, other=0.0)"
-    assert lines[2].strip() == "^"
+    assert lines[2].strip() == "^ at 3:8: in bad_kernel"  # and where, as Triton says it
     assert "Traceback" not in err
 
 

@@ -96,7 +96,9 @@ def test_a_plain_script_shows_no_frames_of_ours(tmp_path: Path) -> None:
     assert 'user_script.py", line 14, in <module>' in done.stderr
     assert "minitriton.diagnostics.CompileError: " in done.stderr
     assert our_lines(done.stderr, tmp_path) == []
-    assert done.stderr.endswith("x // 2.0, mask=offs < n)\n                               ^\n")
+    assert done.stderr.endswith(
+        "x // 2.0, mask=offs < n)\n                               ^ at 4:27: in k\n"
+    )
 
 
 @pytest.mark.parametrize(("mask", "op"), [(", mask=offs < n", "//"), ("", "*")])
@@ -130,7 +132,7 @@ def test_compile_error_prints_only_user_frames(tmp_path: Path) -> None:
         f"minitriton.diagnostics.CompileError: {script}:10:28: error: floor division '//'"
         " is not supported on floating-point values (fp32 // fp32)\n"
         "        tl.store(x_ptr + offs, x // 2.0, mask=offs < n)\n"
-        "                               ^\n"
+        "                               ^ at 4:27: in k\n"
     )
 
 

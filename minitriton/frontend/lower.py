@@ -35,13 +35,14 @@ import math
 import operator
 import types
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from minitriton import language as tl_module
 from minitriton.diagnostics import (
     UNKNOWN,
     CompileError,
+    Diagnostic,
     DiagnosticBag,
     Location,
     error,
@@ -136,6 +137,25 @@ class Poison:
     def describe(self) -> str:
         """How a diagnostic names it."""
         return "a value whose definition failed"
+
+
+@dataclass(frozen=True)
+class Call:
+    """A call of a ``@jit`` function: where, from which function (name, ``def``), of which."""
+
+    loc: Location
+    caller: tuple[str, Location] | None
+    callee: str
+
+
+def _last_line(fdef: ast.FunctionDef) -> int:
+    """The last line that a node of ``fdef`` starts on."""
+    return max(node.loc.line for node in ast.walk(fdef) if hasattr(node, "loc"))
+
+
+def _within(loc: Location, start: Location, last_line: int) -> bool:
+    """Whether ``loc`` is in the function whose ``def`` is at ``start``."""
+    return loc.file == start.file and start.line <= loc.line <= last_line
 
 
 class PoisonUse(CompileError):
@@ -410,16 +430,20 @@ class Compiler:
         self.unrolled = 0  # statements lowered by tl.static_range iterations so far
         self.bag = DiagnosticBag()  # the errors of the statements lowering went past
 
-    def record(self, err: CompileError) -> None:
-        """Keep ``err``'s diagnostics for the one error raised at the end (no duplicates).
+    def record(self, err: CompileError, diagnostics: list[Diagnostic] | None = None) -> None:
+        """Keep ``err``'s diagnostics (or ``diagnostics``) for the one error raised at the end.
 
-        A helper that fails is lowered again at its next call, with the same error.
+        A helper that fails is lowered again at its next call, with the same
+        error: a repeated error is left out, with the notes that follow it.
         """
         if not self.bag.items:
             self.bag.kind = type(err)
         seen = {(d.loc, d.message) for d in self.bag.items}
-        for d in err.diagnostics:
-            if (d.loc, d.message) not in seen:
+        repeated = False
+        for d in err.diagnostics if diagnostics is None else diagnostics:
+            if d.severity != "note":
+                repeated = (d.loc, d.message) in seen
+            if not repeated:
                 self.bag.items.append(d)
                 seen.add((d.loc, d.message))
 
@@ -494,13 +518,14 @@ class Compiler:
                 constants.append(f"{i}c{value!r}")
         name = mangle_name(fdef.name, key_parts, constants)
         if name not in self.signatures:
-            self._lower_helper(name, src, fdef, bound, structures)
+            self._lower_helper(caller, name, src, fdef, bound, structures)
         results = self.signatures[name]
         call = caller.b.create(ops.CallOp, [t.handle for t in runtime], results, {"callee": name})
         return rebuild(self._returns[name], [Tensor(r) for r in call.results])
 
     def _lower_helper(
         self,
+        caller: FunctionLowerer,
         name: str,
         src: KernelSource,
         fdef: ast.FunctionDef,
@@ -512,7 +537,7 @@ class Compiler:
         self.in_progress.add(name)
         saved_loc = self.loc
         try:
-            self._lower_helper_body(name, src, fdef, bound, structures)
+            self._lower_helper_body(caller, name, src, fdef, bound, structures)
         finally:
             # A helper that failed is no recursion at its next call.
             self.in_progress.discard(name)
@@ -520,6 +545,7 @@ class Compiler:
 
     def _lower_helper_body(
         self,
+        caller: FunctionLowerer,
         name: str,
         src: KernelSource,
         fdef: ast.FunctionDef,
@@ -536,7 +562,8 @@ class Compiler:
             types_ = leaf_types(structure)
             args = [_add_block_arg(block, t, n) for t, n in zip(types_, leaf_names(value, pname))]
             env[pname] = rebuild(structure, [Tensor(a) for a in args])
-        lowerer = FunctionLowerer(self, src, Builder(block, fdef.loc), env, is_kernel=False)
+        calls = caller.call_of(fdef.name)
+        lowerer = FunctionLowerer(self, src, Builder(block, fdef.loc), env, False, calls)
         returned = lowerer.lower_body(fdef)
         lowerer.raise_if_failed()
         end = lowerer.return_loc or lowerer.end_loc(fdef)
@@ -556,7 +583,8 @@ class Compiler:
         src = fn.source
         fdef = self.parse(src)
         bound = _bind_helper(caller.b.loc, src, fdef.name, args, {})
-        lowerer = FunctionLowerer(self, src, caller.b, dict(bound), is_kernel=False)
+        calls = caller.call_of(fdef.name)
+        lowerer = FunctionLowerer(self, src, caller.b, dict(bound), False, calls)
         lowerer.depth = 0
         saved = self.loc
         returned = lowerer.lower_body(fdef)
@@ -735,9 +763,12 @@ class FunctionLowerer:
         builder: Builder,
         env: dict[str, Any],
         is_kernel: bool,
+        calls: tuple[Call, ...] = (),
     ) -> None:
         self.compiler = compiler
         self.src = src
+        self.calls = calls  # the calls that led here, from the kernel's on
+        self.fdef: ast.FunctionDef | None = None
         self.globals = src.globals
         self.nonlocals = src.nonlocals()
         self.b = builder
@@ -755,8 +786,35 @@ class FunctionLowerer:
     # -- entry ----------------------------------------------------------------
     def lower_body(self, fdef: ast.FunctionDef) -> Any:
         """Lower the statements of ``fdef``; returns the returned value, if any."""
+        self.fdef = fdef
         self.lower_stmts(fdef.body)
         return self.return_value
+
+    def call_of(self, callee: str) -> tuple[Call, ...]:
+        """The calls that lead into ``callee``, called from here."""
+        here = (self.fdef.name, self.fdef.loc) if self.fdef else None
+        return (*self.calls, Call(self.b.loc, here, callee))
+
+    def placed(self, diagnostics: list[Diagnostic]) -> list[Diagnostic]:
+        """``diagnostics`` placed in this function, then a note for each call that led here.
+
+        Their carets then say where they are as Triton's errors do (``at 2:4:
+        in kernel``), and an error in a helper shows how the kernel reached it.
+        """
+        if self.fdef is None or not diagnostics:
+            return diagnostics  # none: a helper's error, recorded with its calls already
+        here, last = (self.fdef.name, self.fdef.loc), _last_line(self.fdef)
+        placed = [
+            replace(d, function=here) if d.function is None and _within(d.loc, here[1], last) else d
+            for d in diagnostics
+        ]
+        if any(d.severity == "note" for d in placed):
+            return placed  # an inner helper's error already has its calls
+        notes = [
+            Diagnostic(c.loc, f"'{c.callee}' is called here", "note", function=c.caller)
+            for c in reversed(self.calls)
+        ]
+        return placed + notes
 
     def end_loc(self, fdef: ast.FunctionDef) -> Location:
         """Where the implicit ``return`` at the end of ``fdef`` is located."""
@@ -798,7 +856,7 @@ class FunctionLowerer:
         except CompileError as err:
             self.env, self.depth, self.loop_depth = saved
             self.failed = True
-            self.compiler.record(err)
+            self.compiler.record(err, self.placed(err.diagnostics))
             for node in ast.walk(stmt):
                 for name in _target_names(node):
                     self.env[name] = Poison()

@@ -50,6 +50,53 @@ def check(err: CompileError, tag: str, col: int, message: str) -> None:
 
 
 @triton.jit
+def innermost(x):
+    return x + no_such_value  # noqa: F821  # <- innermost
+
+
+@triton.jit
+def middle(x):
+    return innermost(x) * 2  # <- middle
+
+
+@triton.jit
+def calls_through_two_helpers(p):
+    x = tl.load(p + tl.arange(0, 16))
+    # a comment line, counted as Triton counts the lines of a function
+    tl.store(p + tl.arange(0, 16), middle(x))  # <- outer
+
+
+def test_an_error_in_a_helper_shows_the_calls_that_reached_it() -> None:
+    err = compile_error(calls_through_two_helpers, "ptr<i32>")
+    check(err, "innermost", 16, "name 'no_such_value' is not defined")
+    chain = [(d.severity, d.loc.line, d.message) for d in err.diagnostics]
+    assert chain == [  # the innermost call first, as a compiler's "required from here"
+        ("error", marked_line("innermost"), "name 'no_such_value' is not defined"),
+        ("note", marked_line("middle"), "'innermost' is called here"),
+        ("note", marked_line("outer"), "'middle' is called here"),
+    ]
+    # each caret says where it points as Triton does: line:column within its function
+    where = [d.in_function() for d in err.diagnostics]
+    assert where == [
+        "at 2:15: in innermost",
+        "at 2:11: in middle",
+        "at 4:35: in calls_through_two_helpers",
+    ]
+    text = str(err)
+    assert "    ^ at 4:35: in calls_through_two_helpers" in text.splitlines()[-1]
+    # Triton chains the helper's own located error as the cause, and its message under it
+    cause = err.cause()
+    assert cause is not None and str(cause) == err.first.render()
+    assert str(cause.__cause__) == "name 'no_such_value' is not defined"
+
+
+def test_an_error_in_the_kernel_chains_its_message_alone() -> None:
+    err = compile_error(shape_mismatch, "ptr<i32>")
+    assert len(err.diagnostics) == 1 and err.first.in_function() == "at 4:8: in shape_mismatch"
+    assert str(err.cause()) == "shapes [128] and [64] cannot be broadcast together"
+
+
+@triton.jit
 def arange_not_pow2(p):
     x = tl.arange(0, 100)  # <- arange
     tl.store(p + x, x)
@@ -277,7 +324,7 @@ def test_shape_mismatch_exact_text() -> None:
     assert str(err) == (
         f"{THIS}:{line}:9: error: shapes [128] and [64] cannot be broadcast together\n"
         "        c = a + b  # <- shapes\n"
-        "            ^"
+        "            ^ at 4:8: in shape_mismatch"  # Triton's way: line 4 of the function
     )
 
 

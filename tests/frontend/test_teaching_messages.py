@@ -380,14 +380,20 @@ def test_independent_mistakes_are_reported_together_each_once() -> None:
     with pytest.raises(CompileError) as info:
         independent_mistakes[(1,)](X, 16, backend="emulator")
     found = [(d.loc.line, d.message) for d in info.value.diagnostics]
+    # each error in the helper is followed by a note at the (first) call that reached it
+    called = (marked_line("helper-call-1"), "'broken_helper' is called here")
     assert found == [
         (marked_line("undefined"), "name 'scale' is not defined"),
         (marked_line("keyword"), "tl.sum() got an unexpected keyword argument 'dim'"),
         (marked_line("types"), found[2][1]),
         (marked_line("helper-keyword"), "tl.sum() got an unexpected keyword argument 'dim'"),
+        called,
         (marked_line("helper-undefined"), "name 'undefined_in_helper' is not defined"),
+        called,
     ]
     assert found[2][1] == "cannot use tuple (1, 2) in an arithmetic expression"
+    severities = [d.severity for d in info.value.diagnostics]
+    assert severities == ["error"] * 4 + ["note", "error", "note"]
 
 
 @triton.jit
