@@ -22,6 +22,13 @@ location of the op they replace. Rules, by kind:
   ``select`` of a constant condition or of two equal values;
   ``addptr(p, 0)``; a cast to the same type; ``cast(cast(x: A): B): A`` when
   ``A -> B`` loses nothing (``i8 -> i32 -> i8``, but not ``i32 -> i8 -> i32``).
+* **Dot accumulation** (Triton's combine rule): ``add(dot(a, b, 0), d)``
+  and ``add(d, dot(a, b, 0))`` give ``dot(a, b, d)``, at the dot's location,
+  when the dot has no other use and sits in the add's block. ``acc +=
+  tl.dot(a, b)`` in a loop then accumulates in the tensor cores, as ``acc =
+  tl.dot(a, b, acc)`` does, with Triton's numbers. Not for fp8 inputs
+  (Triton keeps their imprecise accumulator apart) nor a dot with
+  ``max_num_imprecise_acc``.
 * **Control flow**: ``scf.if`` with a constant condition is replaced by the
   ops of the taken region; ``scf.for`` whose constant bounds give zero trips
   (``lb >= ub``) is replaced by its initial values.
@@ -94,6 +101,7 @@ from minitriton.ir.ops import (
     CmpOp,
     DivOp,
     DivRnOp,
+    DotOp,
     ExpandDimsOp,
     ForOp,
     FuncOp,
@@ -125,6 +133,7 @@ from minitriton.passes.rewriting import (
     make_constant,
     replace_op,
     use_index,
+    users_of,
 )
 
 # A rule looks at one op and returns the values that replace its results,
@@ -235,7 +244,32 @@ def _identity(op: Operation, e: float) -> list[Value] | None:
 def _add(op: Operation) -> list[Value] | None:
     # x + 0 -> x, 0 + x -> x (ints); x + -0.0 -> x (floats: x + 0.0 turns -0.0 into 0.0)
     zero = 0 if _is_int(op.operands[0]) else -0.0
-    return _identity(op, zero) or _fold_binary(op)
+    return _identity(op, zero) or _fold_binary(op) or _dot_add(op)
+
+
+def _dot_add(op: Operation) -> list[Value] | None:
+    """``dot(a, b, 0) + d -> dot(a, b, d)`` (and ``d + dot(a, b, 0)``), as Triton combines."""
+    for dot_value, d in (op.operands, op.operands[::-1]):
+        dot = getattr(dot_value, "owner", None)
+        if not isinstance(dot, DotOp) or not _accumulates_into(dot, op):
+            continue
+        a, b, _ = dot.operands
+        fused = DotOp([a, b, d], [dot.result.type], dict(dot.attrs), loc=dot.loc)
+        insert_before(op, fused)
+        return [fused.result]
+    return None
+
+
+def _accumulates_into(dot: DotOp, add: Operation) -> bool:
+    """Whether ``add`` may take ``dot``'s place as its accumulator (Triton's conditions)."""
+    a, _, acc = dot.operands
+    if not (_is(acc, 0) or _is(acc, -0.0)) or users_of(dot.result) != [add]:
+        return False
+    if dot.parent is not add.parent:
+        return False  # a dot hoisted out of a loop would run at each trip of it
+    if _is_int(acc):
+        return True
+    return not _elem(a).is_fp8() and not dot.attrs.get("max_num_imprecise_acc")
 
 
 def _sub(op: Operation) -> list[Value] | None:

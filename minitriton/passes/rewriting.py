@@ -74,6 +74,14 @@ def use_index(root: Operation) -> Iterator[None]:
         _USE_INDEXES.pop()
 
 
+def users_of(value: Value) -> list[Operation] | None:
+    """The ops of the innermost :func:`use_index`'s root that use ``value``; None outside one."""
+    if not _USE_INDEXES:
+        return None
+    root, index = _USE_INDEXES[-1]
+    return [op for op in index.get(id(value), []) if is_attached(op, root)]
+
+
 def _replace_indexed(index: dict[int, list[Operation]], old: Value, new: Value) -> None:
     users = index.pop(id(old), [])
     for user in users:
