@@ -57,7 +57,14 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, TypedDict
 
 from minitriton.diagnostics import CompileError, UserError, trimmed
-from minitriton.jit import Grid, KernelInterface, base_jit_function, graph_break, resolve_backend
+from minitriton.jit import (
+    Grid,
+    KernelInterface,
+    MockTensor,
+    base_jit_function,
+    graph_break,
+    resolve_backend,
+)
 from minitriton.runtime.errors import OutOfResources
 
 if TYPE_CHECKING:
@@ -252,7 +259,9 @@ class Autotuner(KernelInterface):
 
     def warmup(self, *args: Any, grid: Grid | None = None, **kwargs: Any) -> list[Any]:
         """Compile every config that pruning keeps for these arguments (Triton's); returns
-        the compiled kernels."""
+        the compiled kernels. As in ``JITFunction.warmup``, a torch dtype stands for a
+        tensor of that dtype."""
+        args, kwargs = _mock_dtypes(args, kwargs)
         self.nargs = dict(zip(self.arg_names, args))
         try:
             configs = self.prune_configs(self._launch_kwargs(kwargs))
@@ -664,8 +673,15 @@ class Heuristics(KernelInterface):
         return self.fn.run(*args, grid=grid, warmup=warmup, **kwargs)
 
     def warmup(self, *args: Any, grid: Grid | None = None, **kwargs: Any) -> Any:
-        """Compile without running."""
+        """Compile without running (a torch dtype stands for a tensor of that dtype)."""
+        args, kwargs = _mock_dtypes(args, kwargs)
         return self.run(*args, grid=grid, warmup=True, **kwargs)
+
+
+def _mock_dtypes(args: Sequence[Any], kwargs: dict[str, Any]) -> tuple[tuple, dict[str, Any]]:
+    """``warmup``'s arguments with each torch dtype made a tensor of it (Triton's rule)."""
+    wrapped = tuple(MockTensor.wrap_dtype(a) for a in args)
+    return wrapped, {k: MockTensor.wrap_dtype(v) for k, v in kwargs.items()}
 
 
 def heuristics(values: dict[str, Callable[[dict], Any]]) -> Callable[[KernelInterface], Heuristics]:

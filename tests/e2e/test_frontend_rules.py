@@ -213,6 +213,20 @@ def test_warmup_takes_torch_dtypes_as_mock_tensors() -> None:
     assert MockTensor.wrap_dtype(3) == 3
 
 
+def test_autotuned_and_heuristic_warmups_take_torch_dtypes_too() -> None:
+    torch = pytest.importorskip("torch")
+    configs = [triton.Config({}, num_warps=4), triton.Config({}, num_warps=8)]
+    tuned = triton.autotune(configs=configs, key=[])(K.fp16_accumulator)
+    compiled = tuned.warmup(torch.float16, torch.float16, torch.float16, grid=(1,))
+    assert len(compiled) == 2  # one per config, as Triton's Autotuner.warmup
+    for c in compiled:
+        assert [(s.kind, str(s.type)) for s in c.arg_specs] == [("pointer", "ptr<f16>")] * 3
+    # the heuristic sees a_ptr as the mock tensor, and gives it to b_ptr
+    with_heuristic = triton.heuristics({"b_ptr": lambda args: args["a_ptr"]})(K.fp16_accumulator)
+    one = with_heuristic.warmup(torch.float16, out_ptr=torch.float16, grid=(1,))
+    assert [str(s.type) for s in one.arg_specs] == ["ptr<f16>"] * 3
+
+
 def test_filecheck_tests_compile_then_skip() -> None:
     module = _filecheck.run_parser(K.types_of_values)
     text = module.str_nodebug()
