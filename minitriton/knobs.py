@@ -594,8 +594,8 @@ class cache_knobs(base_knobs):
 
 
 class compilation_knobs(base_knobs):
-    """The compiler (``dump_ir``, ``front_end_debugging`` and ``allow_non_constexpr_globals``
-    take effect)."""
+    """The compiler (``dump_ir``, ``front_end_debugging``, ``allow_non_constexpr_globals``
+    and ``disable_line_info``, for ``asm["cubin"]``, take effect)."""
 
     override = env_bool("TRITON_KERNEL_OVERRIDE")
     dump_ir = env_bool("TRITON_KERNEL_DUMP", mirror=_DUMP)

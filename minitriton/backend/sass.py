@@ -1,10 +1,11 @@
 """``CompiledKernel.asm["cubin"]`` and ``asm["sass"]``: the GPU's own binary and instructions.
 
 The kernel's PTX is assembled by ``ptxas`` for the arch its ``.target`` line
-names, with line information (``-lineinfo``, as Triton assembles), into the
-cubin (bytes); the SASS is that cubin disassembled by ``nvdisasm`` (else
-``cuobjdump -sass``). Nothing runs until someone reads one of them; the
-driver loads the PTX itself, so a launch never needs these programs.
+names, with line information (``-lineinfo``, as Triton assembles; none
+under ``TRITON_DISABLE_LINE_INFO=1``), into the cubin (bytes); the SASS is
+that cubin disassembled by ``nvdisasm`` (else ``cuobjdump -sass``).
+Nothing runs until someone reads one of them; the driver loads the PTX
+itself, so a launch never needs these programs.
 
 Each program is looked for as Triton looks for it: its variable
 (``TRITON_PTXAS_PATH``, ``TRITON_NVDISASM_PATH``, ``TRITON_CUOBJDUMP_PATH``;
@@ -115,11 +116,22 @@ def _missing(what: str, names: list[str]) -> MissingToolError:
     )
 
 
+def _line_info_flags() -> list[str]:
+    """``-lineinfo``; ``-suppress-debug-info`` too under ``TRITON_DISABLE_LINE_INFO``, as Triton."""
+    from minitriton import knobs
+
+    return (
+        ["-lineinfo", "-suppress-debug-info"]
+        if knobs.compilation.disable_line_info
+        else ["-lineinfo"]
+    )
+
+
 def _assemble_to(ptxas: str, ptx: str, tmp: Path) -> Path:
     """Assemble ``ptx`` into ``tmp/kernel.cubin`` and return that path."""
     src, cubin = tmp / "kernel.ptx", tmp / "kernel.cubin"
     src.write_text(ptx)
-    _run([ptxas, "-lineinfo", f"-arch={_target(ptx)}", str(src), "-o", str(cubin)])
+    _run([ptxas, *_line_info_flags(), f"-arch={_target(ptx)}", str(src), "-o", str(cubin)])
     return cubin
 
 

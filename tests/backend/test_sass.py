@@ -49,6 +49,21 @@ def test_cubin_is_the_assembled_kernel_with_line_info(tmp_path) -> None:
 
 
 @pytest.mark.skipif(
+    sass.find_tool("ptxas") is None or sass.find_tool("nvdisasm") is None,
+    reason="needs NVIDIA's ptxas and nvdisasm",
+)
+def test_triton_disable_line_info_leaves_the_cubin_without_lines(
+    monkeypatch: pytest.MonkeyPatch, tmp_path
+) -> None:
+    monkeypatch.setenv("TRITON_DISABLE_LINE_INFO", "1")
+    path = tmp_path / "kernel.cubin"
+    path.write_bytes(compiled().asm["cubin"])
+    nvdisasm = str(sass.find_tool("nvdisasm"))
+    listing = subprocess.run([nvdisasm, "-g", str(path)], capture_output=True, text=True).stdout
+    assert "HGMMA" in listing and "## File" not in listing
+
+
+@pytest.mark.skipif(
     not sass.available(),
     reason="needs NVIDIA's ptxas and nvdisasm (or cuobjdump)",
 )
