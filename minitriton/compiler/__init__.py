@@ -82,12 +82,22 @@ class CompileOptions:
     #: Triton's ``enable_reflect_ftz``: False compiles ``exp2`` and ``rsqrt`` to
     #: approximations that keep subnormals (no ``.ftz``).
     enable_reflect_ftz: bool = True
+    #: Triton's ``debug``: ``tl.device_assert`` and ``tl.expect_zero`` stay in the
+    #: kernel (a failing one stops it, as in Triton) without debug mode's checks of
+    #: every access. ``triton.compile(..., options={"debug": True})`` sets it;
+    #: ``debug`` implies it.
+    device_asserts: bool = False
 
     def key(self) -> tuple[Any, ...]:
         """The part of the specialization key these options contribute."""
         return (self.num_warps, self.num_stages, self.num_ctas, self.maxnreg, self.debug,
                 self.arch, self.passes, self.default_dot_input_precision,
-                self.enable_fp_fusion, self.enable_reflect_ftz)  # fmt: skip
+                self.enable_fp_fusion, self.enable_reflect_ftz,
+                self.device_asserts)  # fmt: skip
+
+    def keeps_asserts(self) -> bool:
+        """Whether ``tl.device_assert`` and ``tl.expect_zero`` are compiled in."""
+        return self.debug or self.device_asserts
 
 
 @dataclass

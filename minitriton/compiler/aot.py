@@ -89,15 +89,19 @@ def compile(  # noqa: A001 - Triton's name
     ``options`` takes the launch options of :class:`CompileOptions` under
     Triton's names (``num_warps``, ``num_stages``, ``maxnreg``,
     ``enable_fp_fusion`` ...); others, Triton's alone, are left out, as
-    Triton leaves out names its backend does not know. ``debug`` is left out
-    too: MiniTriton's debug mode checks every memory access, where Triton's
-    only keeps ``tl.device_assert``, and torch's Inductor asks for it by
-    default. A capability of 90 or more compiles for the arch-specific
-    target (``sm_90a``, ``sm_100a``), as Triton does. A kernel that does not
-    compile raises a located ``CompilationError``.
+    Triton leaves out names its backend does not know. ``debug`` keeps
+    ``tl.device_assert`` and ``tl.expect_zero`` in the kernel, as Triton's
+    does (``CompileOptions.device_asserts``), without MiniTriton's debug
+    mode, which checks every memory access (torch's Inductor asks for
+    ``debug`` by default, for its indexing asserts). A capability of 90 or
+    more compiles for the arch-specific target (``sm_90a``, ``sm_100a``), as
+    Triton does. A kernel that does not compile raises a located
+    ``CompilationError``.
     """
     known = set(CompileOptions.__dataclass_fields__) - {"arch", "passes", "print_after", "debug"}
     given = {k: v for k, v in (options or {}).items() if k in known}
+    if (options or {}).get("debug"):
+        given["device_asserts"] = True  # Triton's debug: the kernel's asserts stay in it
     given_arch = getattr(target, "arch", None)
     arch = DEFAULT_ARCH
     if isinstance(given_arch, int):

@@ -2163,7 +2163,7 @@ def _device_assert(ctx: FunctionLowerer, cond: Any, msg: Any, mask: Any = None) 
     flag = S.to_bool(ctx.b, _tensor(ctx, cond, "cond"))
     msg = _const_str(ctx, msg, "msg")
     options = COMPILING_OPTIONS.get()
-    if options is not None and not options.debug:
+    if options is not None and not options.keeps_asserts():
         return  # as in Triton: without debug mode, no check on either backend
     if mask is not None and not isinstance(mask, Tensor):
         if not mask:
@@ -2189,7 +2189,7 @@ def _expect_zero(ctx: FunctionLowerer, x: Any, mask: Any) -> Any:
     """``x``; in debug mode an assertion that ``x == 0`` where ``mask`` holds."""
     value = _tensor(ctx, x, "x")
     options = COMPILING_OPTIONS.get()
-    if options is not None and not options.debug:
+    if options is not None and not options.keeps_asserts():
         return x  # as Triton: no check, and no op in the IR, outside debug mode
     enabled = S.to_bool(ctx.b, _tensor(ctx, mask, "mask"))
     zero = S.compare(ctx.b, "==", value, 0)

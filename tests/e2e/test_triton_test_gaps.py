@@ -188,3 +188,42 @@ def test_a_hint_as_a_statement_keeps_the_numbers(backend: str) -> None:
                        backend=backend)  # fmt: skip
     np.testing.assert_array_equal(dst[512:], src[512:1024])  # offsets 512 ... 1023 are in
     np.testing.assert_array_equal(dst[:512], 0)
+
+
+# ---------------------------------------------------------------- Triton's debug option
+
+
+@triton.jit
+def checked_gather(x_ptr, idx_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    idx = tl.load(idx_ptr + offs)
+    tl.device_assert((idx >= 0) & (idx < n), "index out of bounds: 0 <= idx < n")
+    tl.store(out_ptr + offs, tl.load(x_ptr + tl.expect_zero(idx * 0, offs < BLOCK) + idx))
+
+
+GATHER = ASTSource(
+    checked_gather, {"x_ptr": "*fp32", "idx_ptr": "*i32", "out_ptr": "*fp32", "n": "i32"},
+    {"BLOCK": 64},
+)  # fmt: skip
+
+
+@pytest.mark.parametrize("debug", [False, True])
+def test_tritons_debug_option_keeps_the_asserts_alone(debug: bool) -> None:
+    # Triton's debug=True (torch's Inductor sets it for its indexing asserts) keeps
+    # tl.device_assert and tl.expect_zero; MiniTriton's debug mode stays off
+    k = triton.compile(GATHER, options={"debug": debug, "num_warps": 2})
+    assert k.asm["ttir"].count("tt.assert") == (2 if debug else 0)
+    assert ("__assertfail" in k.asm["ptx"]) == debug  # a failing one stops the kernel
+    assert not k.options.debug and k.options.device_asserts == debug
+    params = re.search(r"\.entry \w+\(([^)]*)\)", k.asm["ptx"])
+    assert params and params.group(1).count(".param") == 4  # no hidden bounds parameters
+
+
+@pytest.mark.gpu
+def test_tritons_debug_option_runs_passing_asserts_on_the_gpu() -> None:
+    k = triton.compile(GATHER, options={"debug": True})
+    x = np.arange(100, dtype=np.float32) * 0.5
+    idx = np.random.default_rng(3).integers(0, 100, 64).astype(np.int32)
+    out = np.zeros(64, np.float32)
+    k[(1, 1, 1)](x, idx, out, 100, 64)
+    np.testing.assert_array_equal(out, x[idx])
