@@ -167,7 +167,8 @@ def f32_to_fp8(x: np.ndarray, name: str) -> np.ndarray:
     a = np.abs(np.asarray(x, dtype=np.float32))
     hi = np.clip(np.searchsorted(finite, a), 1, len(finite) - 1)
     lo = hi - 1
-    down, up = a - finite[lo], finite[hi] - a
+    with np.errstate(invalid="ignore"):  # inf - inf: NaN, and saturated below anyway
+        down, up = a - finite[lo], finite[hi] - a
     pick_hi = (up < down) | ((up == down) & (hi % 2 == 0))
     code = np.where(a >= finite[-1], len(finite) - 1, np.where(pick_hi, hi, lo))
     special = FP8_FORMATS[name][3]

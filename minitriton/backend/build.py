@@ -154,8 +154,8 @@ def _reject_emulator_only(module: Module, arch: str) -> None:
     """What the GPU backend cannot run on ``arch``: a located error.
 
     fp8 values are loaded, stored, converted from and multiplied (``tl.dot``)
-    on every arch; rounding to fp8 uses ``cvt.rn.satfinite``, which sm_89
-    brought.
+    on every arch; rounding to f8e4nv uses ``cvt.rn.satfinite``, which sm_89
+    brought (rounding to f8e5 has a software path before it, as in Triton).
     """
     for op in module.walk():
         _reject_emulator_only_fp8(op)
@@ -164,7 +164,7 @@ def _reject_emulator_only(module: Module, arch: str) -> None:
         if not isinstance(op, CastOp) or arch_number(arch) >= 89:
             continue
         elem = element_type(op.result.type)
-        if isinstance(elem, ScalarType) and elem.is_fp8():
+        if isinstance(elem, ScalarType) and elem.is_fp8() and elem.name != "f8e5":
             raise error(
                 op.loc,
                 f"converting to {elem!r} on the GPU needs sm_89 or newer (this kernel is "

@@ -103,12 +103,49 @@ def fp8_to_f32(b: ir.IRBuilder, st: ScalarType, v: ir.Value) -> ir.Value:
     return b.bitcast(b.or_(b.bitcast(value, I32), sign), F32_T)
 
 
-def f32_to_fp8(b: ir.IRBuilder, st: ScalarType, v: ir.Value) -> ir.Value:
-    """Round f32 to fp8 bits: nearest even, saturating (``cvt.rn.satfinite``, sm_89+)."""
+def f32_to_fp8(b: ir.IRBuilder, st: ScalarType, v: ir.Value, native: bool = True) -> ir.Value:
+    """Round f32 to fp8 bits: nearest even, saturating (``cvt.rn.satfinite``, sm_89+).
+
+    Without ``native`` (before sm_89), f8e5 is rounded in integer arithmetic
+    to the same bits (:func:`f32_to_f8e5_bits`); Triton, too, converts to
+    f8e5 in software there, and refuses f8e4nv.
+    """
+    if not native:
+        assert st.name == "f8e5", "only f8e5 has a conversion before sm_89"
+        return f32_to_f8e5_bits(b, v)
     kind = "e5m2x2" if st.name == "f8e5" else "e4m3x2"
     fnty = ir.FunctionType(I16, [F32_T, F32_T])
     cvt = ir.InlineAsm(fnty, f"cvt.rn.satfinite.{kind}.f32 $0, $1, $2;", "=h,f,f")
     return b.trunc(b.call(cvt, [ir.Constant(F32_T, 0.0), v]), I8)  # the low byte is $2's
+
+
+def f32_to_f8e5_bits(b: ir.IRBuilder, v: ir.Value) -> ir.Value:
+    """``cvt.rn.satfinite.e5m2`` of one f32, in plain LLVM (any arch; the host too).
+
+    f8e5 keeps f32's sign, 5 exponent bits (bias 15) and the top 2 mantissa
+    bits. A normal value rounds its 23 mantissa bits to 2, to nearest even,
+    and is rebiased; past the largest finite code (``0x7b``, 57344), the
+    infinities included, it saturates. Below 2^-14 the codes are multiples
+    of 2^-16, so the code is ``|x| * 2^16`` rounded to the nearest even
+    integer (4 is 2^-14's normal code: the two ranges meet). NaN is ``0x7f``.
+    """
+
+    def c(n: int) -> ir.Constant:
+        return ir.Constant(I32, n)
+
+    bits = b.bitcast(v, I32)
+    mag = b.and_(bits, c(0x7FFFFFFF))
+    odd = b.and_(b.lshr(mag, c(21)), c(1))
+    rounded = b.lshr(b.add(mag, b.add(c(0xFFFFF), odd)), c(21))  # exponent and 2 bits
+    normal = b.sub(rounded, c(112 << 2))  # rebias 127 -> 15
+    normal = b.select(b.icmp_unsigned(">", normal, c(0x7B)), c(0x7B), normal)
+    rint = b.module.declare_intrinsic("llvm.rint", [F32_T])
+    scaled = b.fmul(b.bitcast(mag, F32_T), ir.Constant(F32_T, 65536.0))
+    subnormal = b.fptoui(b.call(rint, [scaled]), I32)
+    code = b.select(b.icmp_unsigned("<", mag, c(0x38800000)), subnormal, normal)
+    code = b.or_(code, b.and_(b.lshr(bits, c(24)), c(0x80)))
+    code = b.select(b.icmp_unsigned(">", mag, c(0x7F800000)), c(0x7F), code)
+    return b.trunc(code, I8)
 
 
 def mem_type(t: ElemType) -> ir.Type:

@@ -3,7 +3,7 @@
 Each feature is tested on the emulator here; the GPU backend is tested to
 compile it (the GPU runs are in ``tests/gpu/test_fp8_batched_gpu.py``), and
 to reject, with a located diagnostic, the one thing an arch cannot do:
-rounding to fp8 before sm_89.
+rounding to fp8e4nv before sm_89.
 """
 
 from __future__ import annotations
@@ -99,13 +99,18 @@ def fp8_zeros(*shape: int):  # noqa: ANN201 (a reinterpreted array)
     return triton.reinterpret(np.zeros(shape, np.uint8), tl.float8e5)
 
 
-def test_rounding_to_fp8_before_sm89_is_a_located_error() -> None:
-    x = fp8_zeros(8)
+def test_rounding_to_fp8e4nv_before_sm89_is_a_located_error() -> None:
+    x = triton.reinterpret(np.zeros(8, np.uint8), tl.float8e4nv)
     compiled = fp8_round_trip.warmup(x, np.zeros(8, np.float32), x, 8, BLOCK=8, grid=(1,))
-    with pytest.raises(CompileError, match="converting to fp8e5 on the GPU needs sm_89") as info:
+    with pytest.raises(CompileError, match="converting to fp8e4nv on the GPU needs sm_89") as info:
         compile_ir(compiled.module, "sm_80")
     text = str(info.value)
     assert "test_emulator_only_features.py:63:" in text and "^" in text and "arch='sm_89'" in text
+    assert "cvt.rn.satfinite.e4m3x2.f32" in compile_ir(compiled.module, "sm_89").ptx
+    # f8e5 rounds in software before sm_89, as in Triton (tests/backend/test_fp8_soft.py)
+    e5 = fp8_zeros(8)
+    compiled = fp8_round_trip.warmup(e5, np.zeros(8, np.float32), e5, 8, BLOCK=8, grid=(1,))
+    assert "cvt.rn.satfinite" not in compile_ir(compiled.module, "sm_80").ptx
     assert "cvt.rn.satfinite.e5m2x2.f32" in compile_ir(compiled.module, "sm_89").ptx
 
 

@@ -345,7 +345,8 @@ def cast(ctx: LoweringContext, src: ElemLike, dst: ElemLike, v: ir.Value) -> ir.
         wide = fp8_to_f32(bld, src, v)
         return wide if dst == F32 else cast(ctx, F32, dst, wide)
     if dst.is_fp8():
-        return f32_to_fp8(bld, dst, v if src == F32 else cast(ctx, src, F32, v))
+        wide = v if src == F32 else cast(ctx, src, F32, v)
+        return f32_to_fp8(bld, dst, wide, native=arch_number(ctx.arch) >= 89)
     if dst.is_bool():
         zero = const(src, 0)
         return compare(ctx, "ne", src, v, zero)
