@@ -296,7 +296,7 @@ class Stages(MutableMapping[str, str]):
 
     def __init__(self, texts: dict[str, str] | None = None) -> None:
         self._entries: dict[str, str | Callable[[], str]] = dict(texts or {})
-        self._made: dict[str, str | bytes] = {}
+        self._made: dict[tuple[str, bool], str | bytes] = {}
 
     def lazy(self, stage: str, make: Callable[[], str]) -> None:
         """Make ``stage``'s text with ``make()`` when someone reads it."""
@@ -329,12 +329,15 @@ class Stages(MutableMapping[str, str]):
         They need NVIDIA's ``ptxas`` (and ``nvdisasm`` or ``cuobjdump`` for the
         SASS); see :mod:`minitriton.backend.sass`.
         """
-        if stage not in self._made:
-            from minitriton.backend import sass
+        from minitriton import knobs
+        from minitriton.backend import sass
 
+        # made once for each TRITON_DISABLE_LINE_INFO setting, which changes the cubin
+        key = (stage, knobs.compilation.disable_line_info)
+        if key not in self._made:
             make = sass.assemble if stage == "cubin" else sass.disassemble
-            self._made[stage] = make(self["ptx"])
-        return self._made[stage]
+            self._made[key] = make(self["ptx"])
+        return self._made[key]
 
     def __setitem__(self, stage: str, text: str) -> None:
         self._entries[stage] = text

@@ -55,12 +55,16 @@ def test_cubin_is_the_assembled_kernel_with_line_info(tmp_path) -> None:
 def test_triton_disable_line_info_leaves_the_cubin_without_lines(
     monkeypatch: pytest.MonkeyPatch, tmp_path
 ) -> None:
+    asm = compiled().asm
+    with_lines = asm["cubin"]
     monkeypatch.setenv("TRITON_DISABLE_LINE_INFO", "1")
     path = tmp_path / "kernel.cubin"
-    path.write_bytes(compiled().asm["cubin"])
+    path.write_bytes(asm["cubin"])  # the same kernel read again: made again, without lines
     nvdisasm = str(sass.find_tool("nvdisasm"))
     listing = subprocess.run([nvdisasm, "-g", str(path)], capture_output=True, text=True).stdout
     assert "HGMMA" in listing and "## File" not in listing
+    monkeypatch.delenv("TRITON_DISABLE_LINE_INFO")
+    assert asm["cubin"] is with_lines
 
 
 @pytest.mark.skipif(
