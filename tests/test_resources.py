@@ -91,6 +91,9 @@ class FakeDriver:
         CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK = "max threads"
         CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES = "max dynamic shared"
 
+    class CUfunc_cache:  # noqa: N801  (cuda-bindings' name)
+        CU_FUNC_CACHE_PREFER_SHARED = "prefer shared"
+
     def __init__(self, regs: int) -> None:
         self.calls: list[str] = []
         self.attributes = {"static shared": 0, "registers": regs, "max threads": 1024}
@@ -108,6 +111,10 @@ class FakeDriver:
 
     def cuFuncSetAttribute(self, func: str, attr: str, value: int) -> tuple[int]:  # noqa: N802
         self.calls.append("cuFuncSetAttribute")
+        return (0,)
+
+    def cuFuncSetCacheConfig(self, func: str, config: str) -> tuple[int]:  # noqa: N802
+        self.calls.append(f"cuFuncSetCacheConfig({config})")
         return (0,)
 
     def cuModuleUnload(self, module: str) -> tuple[int]:  # noqa: N802
@@ -142,7 +149,12 @@ def test_too_many_registers_unload_the_module_before_any_set_attribute(
 
 def test_a_fitting_kernel_loads_and_opts_in_to_its_shared_memory(fake_driver: FakeDriver) -> None:
     assert driver.load_kernel("// ptx", "matmul", 196608, num_warps=8) == "function"
-    assert fake_driver.calls == ["cuModuleLoadData", "cuModuleGetFunction", "cuFuncSetAttribute"]
+    # as Triton's launcher: past 48 KiB, the dynamic size and the largest carveout
+    assert fake_driver.calls == ["cuModuleLoadData", "cuModuleGetFunction", "cuFuncSetAttribute",
+                                 "cuFuncSetCacheConfig(prefer shared)"]  # fmt: skip
+    fake_driver.calls.clear()
+    assert driver.load_kernel("// ptx", "small", 16384, num_warps=4) == "function"
+    assert fake_driver.calls == ["cuModuleLoadData", "cuModuleGetFunction"]
 
 
 # ---------------------------------------------------------------- on the emulator

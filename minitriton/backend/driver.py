@@ -626,6 +626,9 @@ def load_kernel(ptx: str, name: str, shared: int, num_warps: int | None = None) 
     if shared > 48 * 1024:
         attr = cu.CUfunction_attribute.CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES
         check(cu.cuFuncSetAttribute(func, attr, shared), "cuFuncSetAttribute", name)
+        # As Triton's launcher: the SM's largest shared-memory carveout (the rest is L1).
+        prefer = cu.CUfunc_cache.CU_FUNC_CACHE_PREFER_SHARED
+        check(cu.cuFuncSetCacheConfig(func, prefer), "cuFuncSetCacheConfig", name)
     _state.setdefault("modules", []).append(module)  # keep modules loaded for the process
     return func
 
