@@ -31,6 +31,14 @@ def debug_enabled() -> bool:
     return value not in ("", "0")
 
 
+def line_info_disabled() -> bool:
+    """Whether ``TRITON_DISABLE_LINE_INFO`` is on, read as Triton reads a boolean (``1``,
+    ``y``, ``on``, ``yes``, ``true``); setting ``knobs.compilation.disable_line_info``
+    sets the variable too."""
+    value = os.environ.get("TRITON_DISABLE_LINE_INFO", "")
+    return value.strip().lower() in ("1", "y", "on", "yes", "true")
+
+
 #: ``MINITRITON_EMULATOR_PLAIN=1``, read once, at import: then no launch takes the
 #: launcher's fast path (each binds, specializes and finds its kernel the plain way),
 #: and the emulator runs without its fast paths. Both read it here, at each launch;

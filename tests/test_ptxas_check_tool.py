@@ -59,14 +59,14 @@ def test_a_refused_kernel_that_compiles_fails_the_check(tmp_path, monkeypatch) -
     assert not ok and "compiled, but the dump run refused it" in detail
 
 
-FP8_CAST = """tt.func @to_fp8(%x_ptr: ptr<f32>, %y_ptr: ptr<f8e5>) {
+FP8_CAST = """tt.func @to_fp8(%x_ptr: ptr<f32>, %y_ptr: ptr<f8e4nv>) {
   %0 = tt.make_range() {end = 128, start = 0} : tensor<128xi32>
   %1 = tt.splat(%x_ptr) : tensor<128xptr<f32>>
   %2 = tt.addptr(%1, %0) : tensor<128xptr<f32>>
   %x = tt.load(%2) : tensor<128xf32>
-  %y = arith.cast(%x) : tensor<128xf8e5>
-  %3 = tt.splat(%y_ptr) : tensor<128xptr<f8e5>>
-  %4 = tt.addptr(%3, %0) : tensor<128xptr<f8e5>>
+  %y = arith.cast(%x) : tensor<128xf8e4nv>
+  %3 = tt.splat(%y_ptr) : tensor<128xptr<f8e4nv>>
+  %4 = tt.addptr(%3, %0) : tensor<128xptr<f8e4nv>>
   tt.store(%4, %y)
   tt.return()
 }
@@ -74,10 +74,10 @@ FP8_CAST = """tt.func @to_fp8(%x_ptr: ptr<f32>, %y_ptr: ptr<f8e5>) {
 
 
 def test_a_kernel_refused_for_an_older_arch_on_purpose_is_checked_there(tmp_path) -> None:
-    # rounding to fp8 needs sm_89's cvt: sm_80 refuses it with a located "needs sm_89"
+    # rounding to fp8e4nv needs sm_89's cvt: sm_80 refuses it with a located "needs sm_89"
     kernel = Kernel("to_fp8", tmp_path / "to_fp8.ir", FP8_CAST, 4)
     ok, detail = check_one(kernel, "sm_80", "ptxas-not-needed", str(tmp_path))
-    assert ok and detail.startswith("refused for sm_80: converting to fp8e5"), detail
+    assert ok and detail.startswith("refused for sm_80: converting to fp8e4nv"), detail
     # Any other compile error still fails the check.
     broken = dataclasses.replace(kernel, text=FP8_CAST.replace("store(%4, %y)", "store(%4, %x)"))
     ok, detail = check_one(broken, "sm_80", "ptxas-not-needed", str(tmp_path))

@@ -26,6 +26,8 @@ import subprocess
 import tempfile
 from pathlib import Path
 
+from minitriton.env import line_info_disabled
+
 #: Each program's variables, first match wins.
 VARIABLES = {
     "ptxas": ("TRITON_PTXAS_PATH", "PTXAS"),
@@ -118,13 +120,7 @@ def _missing(what: str, names: list[str]) -> MissingToolError:
 
 def _line_info_flags() -> list[str]:
     """``-lineinfo``; ``-suppress-debug-info`` too under ``TRITON_DISABLE_LINE_INFO``, as Triton."""
-    from minitriton import knobs
-
-    return (
-        ["-lineinfo", "-suppress-debug-info"]
-        if knobs.compilation.disable_line_info
-        else ["-lineinfo"]
-    )
+    return ["-lineinfo", "-suppress-debug-info"] if line_info_disabled() else ["-lineinfo"]
 
 
 def _assemble_to(ptxas: str, ptx: str, tmp: Path) -> Path:

@@ -329,11 +329,11 @@ class Stages(MutableMapping[str, str]):
         They need NVIDIA's ``ptxas`` (and ``nvdisasm`` or ``cuobjdump`` for the
         SASS); see :mod:`minitriton.backend.sass`.
         """
-        from minitriton import knobs
         from minitriton.backend import sass
+        from minitriton.env import line_info_disabled
 
         # made once for each TRITON_DISABLE_LINE_INFO setting, which changes the cubin
-        key = (stage, knobs.compilation.disable_line_info)
+        key = (stage, line_info_disabled())
         if key not in self._made:
             make = sass.assemble if stage == "cubin" else sass.disassemble
             self._made[key] = make(self["ptx"])
