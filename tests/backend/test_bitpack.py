@@ -15,17 +15,16 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from llvmlite import binding as llvm
 from llvmlite import ir
 
 from minitriton.backend.bitpack import Run, pack_bits, runs
 from minitriton.backend.build import compile_ir
 from minitriton.ir.parser import parse_module
+from tests.backend.host_jit import host_function
 
 I32 = ir.IntType(32)
 KERNELS = Path(__file__).resolve().parent / "kernels"
 PTXAS = shutil.which("ptxas")
-_ENGINES: list[object] = []  # keep the JIT engines (and their code) alive
 
 
 def naive(pairs: list[tuple[int, int]], tid: int) -> int:
@@ -42,16 +41,8 @@ def jit(pairs: list[tuple[int, int]]) -> tuple[Callable[[int], int], str]:
     fn = ir.Function(module, ir.FunctionType(I32, [I32]), "pack")
     b = ir.IRBuilder(fn.append_basic_block())
     b.ret(pack_bits(b, fn.args[0], pairs))
-    llvm.initialize_native_target()
-    llvm.initialize_native_asmprinter()
-    parsed = llvm.parse_assembly(str(module))
-    parsed.verify()
-    machine = llvm.Target.from_default_triple().create_target_machine()
-    engine = llvm.create_mcjit_compiler(parsed, machine)
-    engine.finalize_object()
-    _ENGINES.append(engine)
     proto = ctypes.CFUNCTYPE(ctypes.c_uint32, ctypes.c_uint32)
-    return proto(engine.get_function_address("pack")), str(module)
+    return host_function(module, "pack", proto), str(module)
 
 
 def test_blocked_layout_bits_are_one_run():

@@ -14,16 +14,14 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from llvmlite import binding as llvm
 from llvmlite import ir
 
 import minitriton as triton
 import minitriton.language as tl
 from minitriton.backend.lltypes import F32_T, I8, f32_to_f8e5_bits
 from minitriton.emulator.values import f32_to_fp8
+from tests.backend.host_jit import host_function
 from tests.e2e.ptxas_check import assemble, needs_ptxas
-
-_ENGINES: list[object] = []  # keep the JIT engines (and their code) alive
 
 
 def host_f8e5() -> ctypes._CFuncPtr:
@@ -45,16 +43,8 @@ def host_f8e5() -> ctypes._CFuncPtr:
     b.cbranch(b.icmp_signed("<", nxt, n), body, done)
     b.position_at_end(done)
     b.ret_void()
-    llvm.initialize_native_target()
-    llvm.initialize_native_asmprinter()
-    parsed = llvm.parse_assembly(str(module))
-    parsed.verify()
-    machine = llvm.Target.from_default_triple().create_target_machine()
-    engine = llvm.create_mcjit_compiler(parsed, machine)
-    engine.finalize_object()
-    _ENGINES.append(engine)
     proto = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64)
-    return proto(engine.get_function_address("convert"))
+    return host_function(module, "convert", proto)
 
 
 def convert(x: np.ndarray) -> np.ndarray:
