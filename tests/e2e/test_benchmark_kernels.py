@@ -1,6 +1,6 @@
 """The library kernels that the benchmarks time, run small on the emulator against NumPy.
 
-``tests/kernels/tc_kernels.py`` (the tensor-core benchmark's matmul, attention
+``tests/kernels/tc_kernels.py`` (the tensor-core benchmark's matmuls, attention
 and descriptor matmul), ``tma_matmul.bp_matmul_kernel`` (the TMA benchmark's
 block-pointer matmul) and ``silu_mul.py`` (the emulator benchmark's
 elementwise row): each at a size with ragged tails where the kernel masks
@@ -23,13 +23,14 @@ def _elements(a: np.ndarray) -> tuple[int, ...]:
 
 
 @pytest.mark.parametrize("out_dtype", [np.float16, np.float32])
-def test_the_tensor_core_matmul(rng: np.random.Generator, out_dtype: type) -> None:
+@pytest.mark.parametrize("kernel", ["matmul_kernel", "matmul_kernel_plus_equals"])
+def test_the_tensor_core_matmul(rng: np.random.Generator, out_dtype: type, kernel: str) -> None:
     M, N, K = 72, 80, 48  # noqa: N806 - tails in every dimension over 32 x 32 x 16 tiles
     a = rng.standard_normal((M, K)).astype(np.float16)
     b = rng.standard_normal((K, N)).astype(np.float16)
     c = np.full((M, N), np.nan, dtype=out_dtype)  # the output takes c_ptr's element type
     grid = (triton.cdiv(M, 32) * triton.cdiv(N, 32),)
-    tc_kernels.matmul_kernel[grid](
+    getattr(tc_kernels, kernel)[grid](
         a, b, c, M, N, K, *_elements(a), *_elements(b), *_elements(c),
         BLOCK_SIZE_M=32, BLOCK_SIZE_N=32, BLOCK_SIZE_K=16, GROUP_SIZE_M=2, backend="emulator",
     )  # fmt: skip
