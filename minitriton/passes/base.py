@@ -39,6 +39,11 @@ class Pass:
     #: ``"ir"``: a pass of the optimization pipeline, on the block IR;
     #: ``"gpu"``: a step of the GPU backend (:mod:`minitriton.backend.passes`).
     stage: ClassVar[str] = "ir"
+    #: What the pass may do to float results besides keeping them: ``""`` (nothing, the
+    #: default), or a phrase naming the rewrite that rounds float sums differently
+    #: (``canonicalize`` moves an addition into ``tl.dot``'s accumulator, as Triton
+    #: does). The pass checker then accepts results that differ within rounding.
+    rounding: ClassVar[str] = ""
 
     def apply(self, module: Module) -> None:
         """Rewrite ``module`` in place."""

@@ -28,7 +28,9 @@ location of the op they replace. Rules, by kind:
   tl.dot(a, b)`` in a loop then accumulates in the tensor cores, as ``acc =
   tl.dot(a, b, acc)`` does, with Triton's numbers. Not for fp8 inputs
   (Triton keeps their imprecise accumulator apart) nor a dot with
-  ``max_num_imprecise_acc``.
+  ``max_num_imprecise_acc``. This is the one rule that changes results: a
+  float sum rounded once where it was rounded twice (the pass checker,
+  ``minitriton check-passes``, accepts that within rounding).
 * **Control flow**: ``scf.if`` with a constant condition is replaced by the
   ops of the taken region; ``scf.for`` whose constant bounds give zero trips
   (``lb >= ub``) is replaced by its initial values.
@@ -80,7 +82,8 @@ Conditions
 ----------
 
 Precondition: verified IR. Postcondition: verified IR with the same
-observable behaviour; no rule applies any more.
+observable behaviour (but for the rounding of a float dot's accumulation,
+see *Dot accumulation*); no rule applies any more.
 """
 
 from __future__ import annotations
@@ -148,6 +151,7 @@ class Canonicalize(FunctionPass):
     """Fold constants and simplify ops until nothing changes."""
 
     name: ClassVar[str] = "canonicalize"
+    rounding: ClassVar[str] = "it moves additions into tl.dot's accumulator, as Triton does"
 
     def apply_to_function(self, func: FuncOp) -> None:
         while True:

@@ -143,3 +143,44 @@ def test_a_broken_gpu_pass_is_reported(monkeypatch: pytest.MonkeyPatch) -> None:
                           gpu=True)  # fmt: skip
     assert not report.ok and report.bad_pass == "scalar-combiners"
     assert "pass 'scalar-combiners' changes the kernel's results" in str(report)
+
+
+@dataclass(frozen=True)
+class RoundingAddToItself(AddToItself):
+    """The wrong pass again, but claiming it only rounds differently: still reported."""
+
+    name: ClassVar[str] = "test-rounding-add-to-itself"
+    rounding: ClassVar[str] = "it says so"
+
+
+def test_a_dot_add_rounded_once_is_accepted_and_said() -> None:
+    # canonicalize moves `acc + dot(a, b)` into the dot's accumulator (Triton's rule):
+    # one rounding fewer, so float results may move by rounding, and the report says so
+    from tests.kernels.tc_kernels import matmul_kernel_plus_equals
+
+    rng = np.random.default_rng(1)
+    a = rng.standard_normal((64, 96)).astype(np.float16)
+    b = rng.standard_normal((96, 64)).astype(np.float16)
+    c = np.zeros((64, 64), np.float32)
+    report = check_passes(matmul_kernel_plus_equals, (1,), a, b, c, 64, 64, 96, 96, 1, 64, 1,
+                          64, 1, BLOCK_SIZE_M=64, BLOCK_SIZE_N=64, BLOCK_SIZE_K=32,
+                          GROUP_SIZE_M=1)  # fmt: skip
+    assert report.ok, report
+    assert report.rounded == [
+        "pass canonicalize: float results round differently "
+        "(it moves additions into tl.dot's accumulator, as Triton does)"
+    ]
+    assert str(report).splitlines()[1].strip() == report.rounded[0]
+
+
+def test_a_pass_that_claims_rounding_but_changes_values_is_reported() -> None:
+    register_pass(RoundingAddToItself)
+    try:
+        x = np.arange(8, dtype=np.float32)
+        passes = ["canonicalize", RoundingAddToItself.name]
+        out = np.zeros(8, np.float32)
+        report = check_passes(add_kernel, (2,), x, 2 * x, out, 8, BLOCK_SIZE=4, passes=passes)
+    finally:
+        PASSES.pop(RoundingAddToItself.name)
+    assert not report.ok and report.bad_pass == RoundingAddToItself.name
+    assert report.rounded == []
