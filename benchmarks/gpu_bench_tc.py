@@ -53,9 +53,7 @@ HEADERS = {flavor: head + _DESCRIPTOR.format(flavor) for flavor, head in LIBRARY
 
 #: Tutorial 03's matmul (autotune and activation cut) and tutorial 06's forward
 #: pass, from the kernel library (``tests/kernels/tc_kernels.py``).
-TC_SOURCE = kernel_text(
-    "tc_kernels", "matmul_kernel", "matmul_kernel_plus_equals", "_attn_fwd_inner", "_attn_fwd"
-)
+TC_SOURCE = kernel_text("tc_kernels", "matmul_kernel", "_attn_fwd_inner", "_attn_fwd")
 
 #: Tutorial 09's descriptor matmul (C = A @ B.T through host-side TensorDescriptors):
 #: the library's kernel and its host code.
@@ -138,7 +136,7 @@ ATTN_CONFIGS = {
 }
 MATMUL_ROWS = [("fp16", 1024), ("fp16", 4096), ("fp16", 8192), ("bf16", 4096), ("bf16", 8192),
                ("fp32", 4096), ("fp8", 4096)]  # fmt: skip
-#: Tutorial 03 with ``accumulator += tl.dot(a, b)`` (``matmul_kernel_plus_equals``), fp16.
+#: Tutorial 03 with ``accumulator += tl.dot(a, b)`` (``PLUS_EQUALS=True``), fp16.
 PLUS_EQUALS_ROWS = [4096]
 PERSISTENT_ROWS = [4096]
 DESC_ROWS = [4096]
@@ -210,7 +208,7 @@ def best(configs: list, launch: Callable[[Any], Callable[[], Any]], check: Calla
 
 
 def matmul_row(
-    mods: dict[str, ModuleType], dtype_name: str, n: int, kernel: str = "matmul_kernel"
+    mods: dict[str, ModuleType], dtype_name: str, n: int, plus_equals: bool = False
 ) -> dict[str, Any]:
     """One matmul row: n x n x n, fp32 (TF32) accumulation, output in the input type."""
     import torch
@@ -224,7 +222,7 @@ def matmul_row(
     ref = (a.double() @ b.double()).float()
     tol = {"fp16": 1e-2, "bf16": 2e-2, "fp32": 5e-3, "fp8": 2e-2}[dtype_name]
     flops = 2.0 * n**3
-    label = f"matmul {dtype_name} {n}" + (" (acc +=)" if kernel != "matmul_kernel" else "")
+    label = f"matmul {dtype_name} {n}" + (" (acc +=)" if plus_equals else "")
     out: dict[str, Any] = {"kernel": label, "tflops": {}, "config": {}}
     configs = MATMUL_CONFIGS[dtype_name if dtype_name in ("fp32", "fp8") else "fp16"]
     out_dtype = torch.float16 if dtype_name == "fp8" else dtype
@@ -238,7 +236,9 @@ def matmul_row(
             opts = {"num_warps": warps, "num_stages": stages}
             if name == "minitriton":
                 opts.update(MT_OPTIONS)
-            return lambda: getattr(mod, kernel)[grid](
+            if plus_equals:
+                opts["PLUS_EQUALS"] = True
+            return lambda: mod.matmul_kernel[grid](
                 a, b, c, n, n, n, a.stride(0), a.stride(1), b.stride(0), b.stride(1),
                 c.stride(0), c.stride(1), BLOCK_SIZE_M=bm, BLOCK_SIZE_N=bn, BLOCK_SIZE_K=bk,
                 GROUP_SIZE_M=8, **opts)  # fmt: skip
@@ -393,8 +393,7 @@ def run_all(which: str = "all", rows_wanted: list[str] | None = None) -> list[di
         wanted = [(d, n) for d, n in MATMUL_ROWS if not rows_wanted or f"{d} {n}" in rows_wanted]
         rows += [_attempt(lambda d=d, n=n: matmul_row(mods, d, n)) for d, n in wanted]
         pluses = [n for n in PLUS_EQUALS_ROWS if not rows_wanted or f"fp16 += {n}" in rows_wanted]
-        rows += [_attempt(lambda n=n: matmul_row(mods, "fp16", n, "matmul_kernel_plus_equals"))
-                 for n in pluses]  # fmt: skip
+        rows += [_attempt(lambda n=n: matmul_row(mods, "fp16", n, True)) for n in pluses]
     if which in ("all", "matmul", "descriptor"):
         descs = [n for n in DESC_ROWS if not rows_wanted or f"descriptor {n}" in rows_wanted]
         rows += [_attempt(lambda n=n: descriptor_matmul_row(mods, n)) for n in descs]

@@ -195,12 +195,7 @@ def test_gpu_bench_runs_the_librarys_kernels() -> None:
 def test_gpu_bench_tc_runs_the_librarys_kernels() -> None:
     import gpu_bench_tc
 
-    assert kernels_in(gpu_bench_tc.TC_SOURCE) == [
-        "matmul_kernel",
-        "matmul_kernel_plus_equals",
-        "_attn_fwd_inner",
-        "_attn_fwd",
-    ]
+    assert kernels_in(gpu_bench_tc.TC_SOURCE) == ["matmul_kernel", "_attn_fwd_inner", "_attn_fwd"]
     assert kernels_in(gpu_bench_tc.DESC_SOURCE) == ["matmul_kernel_tma"]
     for source in (gpu_bench_tc.TC_SOURCE, gpu_bench_tc.DESC_SOURCE):
         assert not_the_librarys(source, "tc_kernels") == []

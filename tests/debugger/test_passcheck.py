@@ -156,15 +156,15 @@ class RoundingAddToItself(AddToItself):
 def test_a_dot_add_rounded_once_is_accepted_and_said() -> None:
     # canonicalize moves `acc + dot(a, b)` into the dot's accumulator (Triton's rule):
     # one rounding fewer, so float results may move by rounding, and the report says so
-    from tests.kernels.tc_kernels import matmul_kernel_plus_equals
+    from tests.kernels.tc_kernels import matmul_kernel
 
     rng = np.random.default_rng(1)
     a = rng.standard_normal((64, 96)).astype(np.float16)
     b = rng.standard_normal((96, 64)).astype(np.float16)
     c = np.zeros((64, 64), np.float32)
-    report = check_passes(matmul_kernel_plus_equals, (1,), a, b, c, 64, 64, 96, 96, 1, 64, 1,
-                          64, 1, BLOCK_SIZE_M=64, BLOCK_SIZE_N=64, BLOCK_SIZE_K=32,
-                          GROUP_SIZE_M=1)  # fmt: skip
+    report = check_passes(matmul_kernel, (1,), a, b, c, 64, 64, 96, 96, 1, 64, 1, 64, 1,
+                          BLOCK_SIZE_M=64, BLOCK_SIZE_N=64, BLOCK_SIZE_K=32, GROUP_SIZE_M=1,
+                          PLUS_EQUALS=True)  # fmt: skip
     assert report.ok, report
     assert report.rounded == [
         "pass canonicalize: float results round differently "

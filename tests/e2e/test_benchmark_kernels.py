@@ -23,16 +23,19 @@ def _elements(a: np.ndarray) -> tuple[int, ...]:
 
 
 @pytest.mark.parametrize("out_dtype", [np.float16, np.float32])
-@pytest.mark.parametrize("kernel", ["matmul_kernel", "matmul_kernel_plus_equals"])
-def test_the_tensor_core_matmul(rng: np.random.Generator, out_dtype: type, kernel: str) -> None:
+@pytest.mark.parametrize("plus_equals", [False, True])
+def test_the_tensor_core_matmul(
+    rng: np.random.Generator, out_dtype: type, plus_equals: bool
+) -> None:
     M, N, K = 72, 80, 48  # noqa: N806 - tails in every dimension over 32 x 32 x 16 tiles
     a = rng.standard_normal((M, K)).astype(np.float16)
     b = rng.standard_normal((K, N)).astype(np.float16)
     c = np.full((M, N), np.nan, dtype=out_dtype)  # the output takes c_ptr's element type
     grid = (triton.cdiv(M, 32) * triton.cdiv(N, 32),)
-    getattr(tc_kernels, kernel)[grid](
+    tc_kernels.matmul_kernel[grid](
         a, b, c, M, N, K, *_elements(a), *_elements(b), *_elements(c),
-        BLOCK_SIZE_M=32, BLOCK_SIZE_N=32, BLOCK_SIZE_K=16, GROUP_SIZE_M=2, backend="emulator",
+        BLOCK_SIZE_M=32, BLOCK_SIZE_N=32, BLOCK_SIZE_K=16, GROUP_SIZE_M=2,
+        PLUS_EQUALS=plus_equals, backend="emulator",
     )  # fmt: skip
     want = a.astype(np.float32) @ b.astype(np.float32)
     np.testing.assert_allclose(c.astype(np.float32), want, rtol=1e-2, atol=2e-2)
