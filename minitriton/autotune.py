@@ -261,7 +261,7 @@ class Autotuner(KernelInterface):
         """Compile every config that pruning keeps for these arguments (Triton's); returns
         the compiled kernels. As in ``JITFunction.warmup``, a torch dtype stands for a
         tensor of that dtype."""
-        args, kwargs = _mock_dtypes(args, kwargs)
+        args, kwargs = MockTensor.wrap_arguments(args, kwargs)
         self.nargs = dict(zip(self.arg_names, args))
         try:
             configs = self.prune_configs(self._launch_kwargs(kwargs))
@@ -674,14 +674,8 @@ class Heuristics(KernelInterface):
 
     def warmup(self, *args: Any, grid: Grid | None = None, **kwargs: Any) -> Any:
         """Compile without running (a torch dtype stands for a tensor of that dtype)."""
-        args, kwargs = _mock_dtypes(args, kwargs)
+        args, kwargs = MockTensor.wrap_arguments(args, kwargs)
         return self.run(*args, grid=grid, warmup=True, **kwargs)
-
-
-def _mock_dtypes(args: Sequence[Any], kwargs: dict[str, Any]) -> tuple[tuple, dict[str, Any]]:
-    """``warmup``'s arguments with each torch dtype made a tensor of it (Triton's rule)."""
-    wrapped = tuple(MockTensor.wrap_dtype(a) for a in args)
-    return wrapped, {k: MockTensor.wrap_dtype(v) for k, v in kwargs.items()}
 
 
 def heuristics(values: dict[str, Callable[[dict], Any]]) -> Callable[[KernelInterface], Heuristics]:

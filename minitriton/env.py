@@ -31,12 +31,16 @@ def debug_enabled() -> bool:
     return value not in ("", "0")
 
 
+def truthy(text: str) -> bool:
+    """Triton's reading of a boolean variable: ``1``, ``y``, ``on``, ``yes``, ``true``
+    (any case) are True, anything else False."""
+    return text.lower() in ("1", "y", "on", "yes", "true")
+
+
 def line_info_disabled() -> bool:
-    """Whether ``TRITON_DISABLE_LINE_INFO`` is on, read as Triton reads a boolean (``1``,
-    ``y``, ``on``, ``yes``, ``true``); setting ``knobs.compilation.disable_line_info``
-    sets the variable too."""
-    value = os.environ.get("TRITON_DISABLE_LINE_INFO", "")
-    return value.strip().lower() in ("1", "y", "on", "yes", "true")
+    """Whether ``TRITON_DISABLE_LINE_INFO`` is on, read as Triton reads a boolean;
+    setting ``knobs.compilation.disable_line_info`` sets the variable too."""
+    return truthy(os.environ.get("TRITON_DISABLE_LINE_INFO", "").strip())
 
 
 #: ``MINITRITON_EMULATOR_PLAIN=1``, read once, at import: then no launch takes the

@@ -363,6 +363,14 @@ class MockTensor:
             return MockTensor(arg)
         return arg
 
+    @staticmethod
+    def wrap_arguments(
+        args: Sequence[Any], kwargs: dict[str, Any]
+    ) -> tuple[tuple[Any, ...], dict[str, Any]]:
+        """``warmup``'s arguments with each torch dtype a :class:`MockTensor` (Triton's rule)."""
+        wrapped = tuple(MockTensor.wrap_dtype(a) for a in args)
+        return wrapped, {k: MockTensor.wrap_dtype(v) for k, v in kwargs.items()}
+
     def stride(self) -> tuple[int, ...]:
         """Row-major strides, in elements."""
         strides = [1]
@@ -733,8 +741,7 @@ class JITFunction(KernelInterface, JITBase):
 
         As in Triton, a torch dtype stands for a tensor of that dtype (a :class:`MockTensor`).
         """
-        args = tuple(MockTensor.wrap_dtype(a) for a in args)
-        kwargs = {k: MockTensor.wrap_dtype(v) for k, v in kwargs.items()}
+        args, kwargs = MockTensor.wrap_arguments(args, kwargs)
         return self.run(*args, grid=grid, warmup=True, **kwargs)
 
     def _split_options(self, kwargs: dict[str, Any]) -> tuple[CompileOptions, str, dict]:

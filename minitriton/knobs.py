@@ -181,7 +181,7 @@ from typing import Any, Generic, TypeVar, cast, overload
 from minitriton.autotune import AUTOTUNE_CACHE_ENV
 from minitriton.cachefile import CACHE_DIR_ENV, cache_dir
 from minitriton.compiler import DUMP_DIR_ENV
-from minitriton.env import BACKEND_ENV, DEBUG_ENV, TRACEBACK_ENV
+from minitriton.env import BACKEND_ENV, DEBUG_ENV, TRACEBACK_ENV, truthy
 from minitriton.frontend.source import F32_DEFAULT_ENV
 
 
@@ -224,12 +224,6 @@ def toenv(value: Any) -> tuple[str | None] | None:
     if kind is int:
         return (str(value),)
     return None
-
-
-def truthy(text: str) -> bool:
-    """Triton's reading of a boolean variable: ``1``, ``y``, ``on``, ``yes``, ``true``
-    (any case) are True, anything else False."""
-    return text.lower() in ("1", "y", "on", "yes", "true")
 
 
 # --------------------------------------------------------------- the variables MiniTriton reads
