@@ -17,19 +17,19 @@ from pathlib import Path
 import llvmlite
 import llvmlite.binding as llvm
 
-from minitriton.backend.accelerate_matmul import arch_number, target_arch
+from minitriton.backend.accelerate_matmul import target_arch
 from minitriton.backend.lower import LoweringContext
 from minitriton.backend.lower.debug import CheckTable
 from minitriton.backend.lower.math import find_libdevice
 from minitriton.backend.passes.software_pipeline import defer_mode
 from minitriton.backend.prepare import prepare_kernel
+from minitriton.backend.target_rules import reject_unsupported
 from minitriton.backend.tma import mark_grid_constants, tma_enabled, tma_stores_enabled
 from minitriton.cachefile import source_stamps
-from minitriton.diagnostics import CompileError, error, internal_error
-from minitriton.ir.core import Operation
-from minitriton.ir.ops import CastOp, DotOp, Module
+from minitriton.diagnostics import CompileError, internal_error
+from minitriton.ir.ops import Module
 from minitriton.ir.printer import print_module
-from minitriton.ir.types import BlockType, PointerType, ScalarType, element_type
+from minitriton.ir.types import PointerType
 from minitriton.ir.verifier import verify_module
 
 #: Bump when the generated code changes: it is part of every cache key.
@@ -140,7 +140,7 @@ def _compile_checked(
     if num_warps not in (1, 2, 4, 8, 16, 32):
         raise ValueError(f"num_warps must be a power of two in 1..32, got {num_warps}")
     verify_module(module)
-    _reject_emulator_only(module, arch)
+    reject_unsupported(module, arch)
     with _LOCK:
         try:
             return _compile(module, arch, num_warps, num_stages, debug, maxnreg)
@@ -148,72 +148,6 @@ def _compile_checked(
             raise
         except Exception as e:  # internal failure: report it located at the kernel
             raise internal_error(module.kernel.loc, "the GPU backend", e) from e
-
-
-def _reject_emulator_only(module: Module, arch: str) -> None:
-    """What the GPU backend cannot run on ``arch``: a located error.
-
-    fp8 values are loaded, stored, converted from and multiplied (``tl.dot``)
-    on every arch; rounding to f8e4nv uses ``cvt.rn.satfinite``, which sm_89
-    brought (rounding to f8e5 has a software path before it, as in Triton).
-    """
-    for op in module.walk():
-        _reject_emulator_only_fp8(op)
-        if isinstance(op, DotOp):
-            _check_dot_k(op)
-        if not isinstance(op, CastOp) or arch_number(arch) >= 89:
-            continue
-        elem = element_type(op.result.type)
-        if isinstance(elem, ScalarType) and elem.is_fp8() and elem.name != "f8e5":
-            raise error(
-                op.loc,
-                f"converting to {elem!r} on the GPU needs sm_89 or newer (this kernel is "
-                f"compiled for {arch})",
-                help="convert on the host, pass arch='sm_89' or newer, "
-                "or run with backend='emulator'",
-                needs_arch=89,
-            )
-
-
-#: fp8 formats of Triton's that NVIDIA GPUs of sm_89 and later lack (Triton refuses them too).
-EMULATOR_ONLY_FP8 = frozenset({"f8e4b15", "f8e4b8", "f8e5b16"})
-
-
-#: The smallest K of a ``tl.dot`` on the GPU, by operand bit width: Triton's bounds for
-#: NVIDIA GPUs, a tensor-core instruction's K (M and N may be as small as 1).
-MIN_DOT_K = {8: 32, 16: 16, 32: 8, 64: 4}
-
-
-def _check_dot_k(op: DotOp) -> None:
-    """A located error for a dot whose K is below Triton's bound (the emulator runs any K)."""
-    a_type, result = op.operands[0].type, op.results[0].type
-    assert isinstance(a_type, BlockType) and isinstance(result, BlockType)
-    m, k = a_type.shape[-2:]
-    n = result.shape[-1]
-    elem = a_type.element
-    min_k = MIN_DOT_K.get(elem.bitwidth if isinstance(elem, ScalarType) else 16, 16)
-    if k < min_k:
-        raise error(
-            op.loc,
-            f"Input shapes should have M >= 1, N >= 1 and K >= {min_k} on the GPU; got "
-            f"M={m}, N={n}, K={k}",
-            help=f"make K (the shared dimension) {min_k} or more, padding with zeros; "
-            "the emulator runs any K",
-        )
-
-
-def _reject_emulator_only_fp8(op: Operation) -> None:
-    for value in [*op.operands, *op.results]:
-        elem = element_type(value.type)
-        if isinstance(elem, PointerType):
-            elem = elem.pointee
-        if isinstance(elem, ScalarType) and elem.name in EMULATOR_ONLY_FP8:
-            raise error(
-                op.loc,
-                f"type {elem!r} not supported in this architecture: {elem!r} is not supported "
-                "by the GPU backend (Triton has it only on AMD GPUs, or before sm_90 for fp8e4b15)",
-                help="use tl.float8e4nv or tl.float8e5, or run with backend='emulator'",
-            )
 
 
 def _compile(

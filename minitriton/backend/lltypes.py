@@ -89,11 +89,14 @@ def fp8_to_f32(b: ir.IRBuilder, st: ScalarType, v: ir.Value) -> ir.Value:
 
     e5m2 is the top byte of an fp16. e4m3 (bias 7) becomes an fp16 with its
     exponent and mantissa bits moved into place (bias 15), times 2^8: exact
-    for normal and subnormal codes alike; ``0x7f`` is its NaN.
+    for normal and subnormal codes alike; ``0x7f`` is its NaN. fp8e4b15
+    (bias 15, every code finite) is that fp16 itself, with its sign.
     """
     bits16 = b.zext(v, I16)
     if st.name == "f8e5":
         return b.fpext(b.bitcast(b.shl(bits16, ir.Constant(I16, 8)), F16_T), F32_T)
+    if st.name == "f8e4b15":
+        return b.fpext(b.bitcast(f8e4b15_as_f16_bits(b, bits16), F16_T), F32_T)
     mag = b.and_(bits16, ir.Constant(I16, 0x7F))
     half = b.bitcast(b.shl(mag, ir.Constant(I16, 7)), F16_T)
     value = b.fmul(b.fpext(half, F32_T), ir.Constant(F32_T, 256.0))
@@ -103,13 +106,27 @@ def fp8_to_f32(b: ir.IRBuilder, st: ScalarType, v: ir.Value) -> ir.Value:
     return b.bitcast(b.or_(b.bitcast(value, I32), sign), F32_T)
 
 
+def f8e4b15_as_f16_bits(b: ir.IRBuilder, bits16: ir.Value) -> ir.Value:
+    """The fp16 bits (an i16) of the fp8e4b15 code in the low byte of ``bits16``.
+
+    Both formats have exponent bias 15, so the sign moves to bit 15 and the
+    4 exponent and 3 mantissa bits move up by 7, for subnormals too.
+    """
+    sign = b.shl(b.and_(bits16, ir.Constant(I16, 0x80)), ir.Constant(I16, 8))
+    magnitude = b.shl(b.and_(bits16, ir.Constant(I16, 0x7F)), ir.Constant(I16, 7))
+    return b.or_(sign, magnitude)
+
+
 def f32_to_fp8(b: ir.IRBuilder, st: ScalarType, v: ir.Value, native: bool = True) -> ir.Value:
     """Round f32 to fp8 bits: nearest even, saturating (``cvt.rn.satfinite``, sm_89+).
 
     Without ``native`` (before sm_89), f8e5 is rounded in integer arithmetic
     to the same bits (:func:`f32_to_f8e5_bits`); Triton, too, converts to
-    f8e5 in software there, and refuses f8e4nv.
+    f8e5 in software there, and refuses f8e4nv. fp8e4b15, which no PTX
+    conversion knows, is always rounded that way.
     """
+    if st.name == "f8e4b15":
+        return soft_fp8_bits(b, v, E4B15_SOFT)
     if not native:
         assert st.name == "f8e5", "only f8e5 has a conversion before sm_89"
         return f32_to_f8e5_bits(b, v)
@@ -119,30 +136,57 @@ def f32_to_fp8(b: ir.IRBuilder, st: ScalarType, v: ir.Value, native: bool = True
     return b.trunc(b.call(cvt, [ir.Constant(F32_T, 0.0), v]), I8)  # the low byte is $2's
 
 
-def f32_to_f8e5_bits(b: ir.IRBuilder, v: ir.Value) -> ir.Value:
-    """``cvt.rn.satfinite.e5m2`` of one f32, in plain LLVM (any arch; the host too).
+@dataclass(frozen=True)
+class SoftFP8:
+    """An fp8 format as :func:`soft_fp8_bits` rounds to it."""
 
-    f8e5 keeps f32's sign, 5 exponent bits (bias 15) and the top 2 mantissa
-    bits. A normal value rounds its 23 mantissa bits to 2, to nearest even,
-    and is rebiased; past the largest finite code (``0x7b``, 57344), the
-    infinities included, it saturates. Below 2^-14 the codes are multiples
-    of 2^-16, so the code is ``|x| * 2^16`` rounded to the nearest even
-    integer (4 is 2^-14's normal code: the two ranges meet). NaN is ``0x7f``.
+    mantissa_bits: int
+    bias: int
+    #: The code of the largest finite value, where larger values saturate.
+    max_code: int
+
+
+#: f8e5 (e5m2): 57344 is its largest finite value.
+E5M2_SOFT = SoftFP8(mantissa_bits=2, bias=15, max_code=0x7B)
+#: Triton's fp8e4b15: e4m3 with fp16's bias, no infinity or NaN; 1.875 is its largest value.
+E4B15_SOFT = SoftFP8(mantissa_bits=3, bias=15, max_code=0x7F)
+
+
+def f32_to_f8e5_bits(b: ir.IRBuilder, v: ir.Value) -> ir.Value:
+    """``cvt.rn.satfinite.e5m2`` of one f32, in plain LLVM (any arch; the host too)."""
+    return soft_fp8_bits(b, v, E5M2_SOFT)
+
+
+def soft_fp8_bits(b: ir.IRBuilder, v: ir.Value, fmt: SoftFP8) -> ir.Value:
+    """Round one f32 to the fp8 format ``fmt`` in plain LLVM: nearest even, saturating.
+
+    The code keeps f32's sign, the exponent rebiased to ``fmt.bias`` and the
+    top ``fmt.mantissa_bits`` mantissa bits. A normal value rounds its 23
+    mantissa bits to that many, to nearest even, and is rebiased; past the
+    largest finite code, the infinities included, it saturates. Below the
+    smallest normal value, ``2^(1 - bias)``, the codes are multiples of
+    ``2^(1 - bias - mantissa_bits)``, so the code is ``|x|`` over that step
+    rounded to the nearest even integer (the two ranges meet at the smallest
+    normal code). NaN becomes ``0x7f`` (f8e5's NaN; fp8e4b15's largest code,
+    as the emulator rounds it).
     """
 
     def c(n: int) -> ir.Constant:
         return ir.Constant(I32, n)
 
+    drop = 23 - fmt.mantissa_bits
     bits = b.bitcast(v, I32)
     mag = b.and_(bits, c(0x7FFFFFFF))
-    odd = b.and_(b.lshr(mag, c(21)), c(1))
-    rounded = b.lshr(b.add(mag, b.add(c(0xFFFFF), odd)), c(21))  # exponent and 2 bits
-    normal = b.sub(rounded, c(112 << 2))  # rebias 127 -> 15
-    normal = b.select(b.icmp_unsigned(">", normal, c(0x7B)), c(0x7B), normal)
+    odd = b.and_(b.lshr(mag, c(drop)), c(1))
+    rounded = b.lshr(b.add(mag, b.add(c((1 << (drop - 1)) - 1), odd)), c(drop))
+    normal = b.sub(rounded, c((127 - fmt.bias) << fmt.mantissa_bits))
+    normal = b.select(b.icmp_unsigned(">", normal, c(fmt.max_code)), c(fmt.max_code), normal)
     rint = b.module.declare_intrinsic("llvm.rint", [F32_T])
-    scaled = b.fmul(b.bitcast(mag, F32_T), ir.Constant(F32_T, 65536.0))
+    step = 2.0 ** (fmt.bias - 1 + fmt.mantissa_bits)
+    scaled = b.fmul(b.bitcast(mag, F32_T), ir.Constant(F32_T, step))
     subnormal = b.fptoui(b.call(rint, [scaled]), I32)
-    code = b.select(b.icmp_unsigned("<", mag, c(0x38800000)), subnormal, normal)
+    smallest_normal = (128 - fmt.bias) << 23  # the f32 bits of 2^(1 - bias)
+    code = b.select(b.icmp_unsigned("<", mag, c(smallest_normal)), subnormal, normal)
     code = b.or_(code, b.and_(b.lshr(bits, c(24)), c(0x80)))
     code = b.select(b.icmp_unsigned(">", mag, c(0x7F800000)), c(0x7F), code)
     return b.trunc(code, I8)

@@ -214,6 +214,10 @@ def _run_steps(
     # reads them, as Triton's interpreter does (see minitriton.frontend.capture).
     strict = last >= STAGES.index("ptx")
     out.module = lower(src, out.arg_specs, options, strict)  # 2. AST -> IR, verified
+    if strict:  # as Triton's frontend: before the passes can delete what the GPU refuses
+        from minitriton.backend.target_rules import reject_unsupported
+
+        reject_unsupported(out.module, options.arch)
     if eager:
         record("ir", ir_text(out.module))
     else:  # the passes edit the module in place: lower again to print it

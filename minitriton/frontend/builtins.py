@@ -27,12 +27,14 @@ from minitriton.frontend import promotion as P
 from minitriton.frontend import semantic as S
 from minitriton.frontend import tensordesc as TD
 from minitriton.frontend.builder import new_region
+from minitriton.frontend.capture import compiling_for_gpu
 from minitriton.frontend.semantic import Tensor
 from minitriton.frontend.source import F32_PRECISIONS, f32_default_precision
 from minitriton.ir import ops
 from minitriton.ir.core import OP_REGISTRY, Block, Value
 from minitriton.ir.types import (
     BF16,
+    F8E4B15,
     F16,
     F32,
     F64,
@@ -1152,6 +1154,8 @@ def _dot(
         raise error(
             ctx.b.loc, f"tl.dot operands must have the same dtype, got {a.dtype!r} and {c.dtype!r}"
         )
+    if a.dtype == F8E4B15:
+        a, c = _e4b15_as_f16(ctx, a, c)
     *batch, m, k = a.shape
     *batch2, k2, n = c.shape
     if k != k2 or batch != batch2:
@@ -1171,6 +1175,29 @@ def _dot(
         a, c, acc_t = (_fold_batch(ctx, t) for t in (a, c, acc_t))
         return S.reshape(ctx.b, _dot_value(ctx, a, c, acc_t, attrs), result.shape)
     return _dot_value(ctx, a, c, acc_t, attrs)
+
+
+#: Triton's warning for an fp8e4b15 dot compiled for sm_90 or newer.
+E4B15_DEPRECATED = (
+    "the use of fp8e4b15 is deprecated on Hopper and later architectures and can cause "
+    "significant slow down. It will be removed in a future triton release"
+)
+
+
+def _e4b15_as_f16(ctx: FunctionLowerer, a: Tensor, c: Tensor) -> tuple[Tensor, Tensor]:
+    """fp8e4b15 dot operands as fp16, as Triton does: no tensor core takes them.
+
+    Every fp8e4b15 value is an fp16 value (the same exponent bias, 3 of fp16's
+    10 mantissa bits), so the dot's result is unchanged. A GPU compile for
+    sm_90 or newer warns, as Triton's does; the emulator, like Triton's
+    interpreter, does not.
+    """
+    options = COMPILING_OPTIONS.get()
+    arch = str(getattr(options, "arch", ""))
+    digits = re.sub(r"\D", "", arch)
+    if compiling_for_gpu() and digits and int(digits) >= 90:
+        warn(ctx.b.loc, E4B15_DEPRECATED)
+    return S.cast(ctx.b, a, F16), S.cast(ctx.b, c, F16)
 
 
 def _fold_batch(ctx: FunctionLowerer, x: Tensor) -> Tensor:

@@ -66,6 +66,11 @@ def compiler_rule(strict: bool) -> Iterator[None]:
         _STRICT.reset(token)
 
 
+def compiling_for_gpu() -> bool:
+    """True while a kernel is lowered for a GPU compile (Triton's compiler, not its interpreter)."""
+    return _STRICT.get()
+
+
 def refuses(value: Any) -> bool:
     """True if the compile under way must refuse reading ``value`` from a global."""
     return _STRICT.get() and not readable(value) and not non_constexpr_globals_allowed()

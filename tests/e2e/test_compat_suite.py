@@ -9,6 +9,7 @@ GPUs, Triton's dtype API and error classes, ``triton.set_allocator``,
 
 from __future__ import annotations
 
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -110,12 +111,96 @@ def test_fp8_formats_of_other_gpus_round_trip_on_the_emulator(name: str) -> None
     assert bits[1] == (negative_zero or 0)  # the fnuz formats have no negative zero
 
 
-@pytest.mark.parametrize("name", sorted(FP8))
-def test_the_gpu_refuses_fp8_formats_of_other_gpus(name: str, tmp_path) -> None:
+@pytest.mark.parametrize("name", ["float8e4b8", "float8e5b16"])
+def test_the_gpu_refuses_amd_fp8_formats(name: str, tmp_path) -> None:
     args = (np.zeros(8, np.uint8), np.zeros(8, np.float32), np.zeros(8, np.float32), 8,
             getattr(tl, name))  # fmt: skip
     with pytest.raises(CompileError, match="not supported by the GPU backend"):
         assemble_for_args(K.fp8_round_trip, args, "sm_90a", tmp_path)
+
+
+@pytest.mark.parametrize("name", ["float8e4b8", "float8e5b16"])
+def test_a_gpu_compile_refuses_amd_fp8_even_where_the_value_is_unused(name: str) -> None:
+    # Triton's test_fp8_support: its frontend refuses the type before any pass runs
+    with pytest.raises(triton.CompilationError) as info:
+        triton.compile(triton.compiler.ASTSource(
+            fn=K.unused_fp8_dot, signature={"dtype": "constexpr"},
+            constexprs={"dtype": getattr(tl, name)}))  # fmt: skip
+    assert "not supported in this architecture" in str(info.value.__cause__)
+    assert "kernels/compat_suite.py:" in str(info.value) and "^" in str(info.value)
+
+
+def e4b15_values() -> np.ndarray:
+    """The value of each of fp8e4b15's 256 codes, from fp16: the same bias, 3 mantissa bits."""
+    codes = np.arange(256, dtype=np.uint16)
+    return (((codes & 0x80) << 8) | ((codes & 0x7F) << 7)).view(np.float16).astype(np.float32)
+
+
+def e4b15_round(x: np.ndarray) -> np.ndarray:
+    """fp8e4b15 codes of ``x``: nearest, ties to the even code, saturating at 1.875; NaN 0x7f."""
+    grid = e4b15_values()[:128].astype(np.float64)  # increasing, 0 to 1.875
+    a = np.minimum(np.abs(x.astype(np.float64)), grid[-1])
+    distance = np.abs(grid[None, :] - np.nan_to_num(a)[:, None])
+    best = distance.min(axis=1, keepdims=True)
+    ties = distance == best
+    code = np.where(ties.sum(axis=1) > 1, np.argmax(ties & (np.arange(128) % 2 == 0), axis=1),
+                    np.argmax(ties, axis=1))  # fmt: skip
+    code = np.where(np.signbit(x), code | 0x80, code)
+    return np.where(np.isnan(x), 0x7F, code).astype(np.uint8)
+
+
+def test_fp8e4b15_rounds_and_decodes_on_both_backends(backend: str) -> None:
+    # Triton keeps fp8e4b15 on NVIDIA GPUs: the GPU converts it in software
+    rng = np.random.default_rng(3)
+    values = e4b15_values()
+    mids = (values[:127] + values[1:128]) / 2  # ties, both neighbours' codes
+    xs = np.concatenate([values, mids, -mids, rng.uniform(-2.5, 2.5, 1000),
+                         [1.9, 2.0, 1e30, -np.inf, np.nan, 2.0**-18, 3 * 2.0**-18]])  # fmt: skip
+    xs = xs.astype(np.float32)
+    n = 2048
+    xs = np.concatenate([xs, np.zeros(n - xs.size, np.float32)])
+    bits, back = np.zeros(n, np.uint8), np.zeros(n, np.float32)
+    K.fp8_round_trip[(1,)](bits, back, xs, N=n, FP8=tl.float8e4b15, backend=backend)
+    np.testing.assert_array_equal(bits, e4b15_round(xs))
+    np.testing.assert_array_equal(back, values[bits])
+
+
+def test_fp8e4b15_dot_goes_through_fp16_on_both_backends(backend: str) -> None:
+    rng = np.random.default_rng(4)
+    m, n, k = 32, 32, 64
+    a = rng.integers(0, 256, (m, k), dtype=np.uint8)
+    b = rng.integers(0, 256, (k, n), dtype=np.uint8)
+    c = np.zeros((m, n), np.float32)
+    K.fp8_bits_dot[(1,)](a, b, c, M=m, N=n, K=k, FP8=tl.float8e4b15, backend=backend)
+    values = e4b15_values().astype(np.float64)
+    np.testing.assert_allclose(c, values[a] @ values[b], rtol=1e-5, atol=1e-5)
+
+
+@needs_ptxas
+@pytest.mark.parametrize("arch", ["sm_80", "sm_90a"])
+def test_fp8e4b15_compiles_in_software_on_every_arch(arch: str, tmp_path) -> None:
+    args = (np.zeros(64, np.uint8), np.zeros(64, np.float32), np.zeros(64, np.float32), 64,
+            tl.float8e4b15)  # fmt: skip
+    ptx = assemble_for_args(K.fp8_round_trip, args, arch, tmp_path).ptx
+    assert "cvt.rn.satfinite" not in ptx and "cvt.rni.f32.f32" in ptx
+    a = np.zeros((64, 64), np.uint8)
+    args = (a, a, np.zeros((64, 64), np.float32), 64, 64, 64, tl.float8e4b15)
+    ptx = assemble_for_args(K.fp8_bits_dot, args, arch, tmp_path).ptx
+    assert ("wgmma" in ptx and "f16.f16" in ptx) if arch == "sm_90a" else "mma.sync" in ptx
+
+
+def test_an_fp8e4b15_dot_warns_as_tritons_does_on_sm90_and_only_there() -> None:
+    source = triton.compiler.ASTSource(
+        fn=K.unused_fp8_dot, signature={"dtype": "constexpr"},
+        constexprs={"dtype": tl.float8e4b15})  # fmt: skip
+    with pytest.warns(UserWarning, match="fp8e4b15 is deprecated on Hopper and later"):
+        triton.compile(source, target=triton.backends.compiler.GPUTarget("cuda", 90, 32))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        triton.compile(source, target=triton.backends.compiler.GPUTarget("cuda", 80, 32))
+        a = np.zeros((16, 16), np.uint8)
+        K.fp8_bits_dot[(1,)](a, a, np.zeros((16, 16), np.float32), M=16, N=16, K=16,
+                             FP8=tl.float8e4b15, backend="emulator")  # fmt: skip
 
 
 @pytest.mark.parametrize("name", ["float8e4nv", "float8e5"])

@@ -82,6 +82,23 @@ def fp8_round_trip(out_ptr, back_ptr, x_ptr, N: tl.constexpr, FP8: tl.constexpr)
 
 
 @triton.jit
+def fp8_bits_dot(a_ptr, b_ptr, c_ptr, M: tl.constexpr, N: tl.constexpr, K: tl.constexpr,
+                 FP8: tl.constexpr):  # fmt: skip
+    """``C = A @ B`` of fp8 blocks given by their bits."""
+    rm, rn, rk = tl.arange(0, M), tl.arange(0, N), tl.arange(0, K)
+    a = tl.load(a_ptr + rm[:, None] * K + rk[None, :]).to(FP8, bitcast=True)
+    b = tl.load(b_ptr + rk[:, None] * N + rn[None, :]).to(FP8, bitcast=True)
+    tl.store(c_ptr + rm[:, None] * N + rn[None, :], tl.dot(a, b))
+
+
+@triton.jit
+def unused_fp8_dot(dtype: tl.constexpr):
+    """A dot whose result nothing uses (Triton's ``test_fp8_support``)."""
+    a = tl.full((64, 64), 0.0, dtype)
+    tl.dot(a, a)
+
+
+@triton.jit
 def abs_of_bits(out_ptr, bits_ptr, N: tl.constexpr, FP8: tl.constexpr):
     """``tl.abs`` of fp8 values given by their bits (as Triton's ``test_abs_fp8``)."""
     offs = tl.arange(0, N)
