@@ -144,6 +144,20 @@ def test_lazy_names_are_the_modules_objects() -> None:
     assert minitriton.jit.__name__ == "jit"
 
 
+def test_tritons_package_attributes_are_there_in_a_fresh_process() -> None:
+    # after ``import triton``, Triton's package has these (its runtime imports backends)
+    code = (
+        "import minitriton as t, sys; "
+        "print(t.backends.compiler.GPUTarget.__name__, t.tools.__name__, "
+        "t.InterpreterError.__name__, t.MockTensor.__name__, t.compiler.ASTSource.__name__)"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.split() == [
+        "GPUTarget", "minitriton.tools", "InterpreterError", "MockTensor", "ASTSource",
+    ]  # fmt: skip
+
+
 #: A module of kernels: ``@jit``, ``@autotune`` over ``@heuristics``, ``Config``, ``cdiv``.
 KERNELS = """
 import minitriton as triton
