@@ -58,12 +58,15 @@ class ProgramState:
     def __init__(
         self,
         interp: Interpreter,
-        pids: np.ndarray,
+        pids: np.ndarray | None,
         parent: ProgramState | None = None,
         rows: np.ndarray | None = None,
     ) -> None:
         self.interp = interp
-        self.pids = pids  # (size, 3) int64: the program ids of the rows
+        # (size, 3) int64: the program ids of the rows; None: the parent's at ``rows``,
+        # picked when first read (a combiner's scope has a row per pair of elements,
+        # and most combiners never read a program id)
+        self._pids = pids
         self.parent = parent
         self.rows = rows  # rows of the parent this state covers (None: all)
         self.env: dict[Value, RVal] = {}  # Values hash by identity
@@ -74,9 +77,20 @@ class ProgramState:
         self.programs: int | None = parent.programs if parent is not None else None
 
     @property
+    def pids(self) -> np.ndarray:
+        """The program ids of the rows, ``(size, 3)`` int64."""
+        if self._pids is None:
+            assert self.parent is not None and self.rows is not None
+            self._pids = self.parent.pids[self.rows]
+        return self._pids
+
+    @property
     def size(self) -> int:
         """Number of programs in this batch."""
-        return int(self.pids.shape[0])
+        if self._pids is None:
+            assert self.rows is not None
+            return int(self.rows.shape[0])
+        return int(self._pids.shape[0])
 
     def lookup(self, value: Value) -> RVal:
         """The runtime value of ``value`` (restricted to this state's rows)."""
@@ -97,8 +111,7 @@ class ProgramState:
 
     def child(self, rows: np.ndarray | None = None) -> ProgramState:
         """A nested scope over ``rows`` of this batch (all rows if ``None``)."""
-        pids = self.pids if rows is None else self.pids[rows]
-        return ProgramState(self.interp, pids, self, rows)
+        return ProgramState(self.interp, self.pids if rows is None else None, self, rows)
 
     def pid(self, row: int = 0) -> tuple[int, int, int]:
         """The program id of row ``row``."""

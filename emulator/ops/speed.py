@@ -21,7 +21,11 @@ switches this module off and the suite passes either way.
   that dies at the op (:func:`dying_block`), and over lazy loads defer to
   their use;
 * ``tt.addptr`` on an argument's pointer keeps the offsets block itself as
-  the pointer's data.
+  the pointer's data;
+* ``tt.reduce`` and ``tt.scan`` whose combiner is one elementwise op on its
+  two arguments (``tl.sum``, ``tl.max``, ``tl.cumsum`` ...) call that op's
+  semantics on whole levels of the tree, in the semantics' order, instead
+  of running the region with a scope of one row per pair of elements.
 """
 
 from __future__ import annotations
@@ -39,11 +43,24 @@ from minitriton.emulator.lanes import LoadedRuns, RunsAccess, store_rows
 from minitriton.emulator.memory import RAW_ADDRESSES, Buffer
 from minitriton.emulator.ops import memory as mem
 from minitriton.emulator.ops.arith import ELEMENTWISE
+from minitriton.emulator.ops.reduce import axis_last, result_of
+from minitriton.emulator.registry import SEMANTICS
 from minitriton.emulator.rows import Rows, complete_despite_interrupt, find_rows
 from minitriton.emulator.speed import DECLINED, fast_path
 from minitriton.emulator.values import FP8_FORMATS, RVal
-from minitriton.ir.core import Operation, OpResult
-from minitriton.ir.ops import AddOp, AddPtrOp, CmpOp, LoadOp, MakeRangeOp, MulOp, StoreOp, SubOp
+from minitriton.ir.core import Operation, OpResult, Region
+from minitriton.ir.ops import (
+    AddOp,
+    AddPtrOp,
+    CmpOp,
+    LoadOp,
+    MakeRangeOp,
+    MulOp,
+    ReduceOp,
+    ScanOp,
+    StoreOp,
+    SubOp,
+)
 from minitriton.ir.types import ScalarType, element_type
 
 # ---------------------------------------------------------------- lazy lanes
@@ -341,3 +358,79 @@ def dying_block(
         ):  # fmt: skip
             return block
     return None
+
+
+# ---------------------------------------------------------------- reductions and scans
+
+Combine = Callable[[np.ndarray, np.ndarray], np.ndarray]
+
+
+def one_op_combiner(region: Region, state: ProgramState) -> Combine | None:
+    """The combiner as a function of two arrays, when it is one elementwise op of its arguments.
+
+    That op's semantics then runs on whole arrays, which is what the region
+    computes on one element per row (the op is elementwise: no row sees
+    another). None for any other region, and while listeners (the
+    debugger, the checks) or a step budget watch every op the region runs.
+    """
+    interp = state.interp
+    if interp.listeners or interp.max_steps is not None or len(region.args) != 2:
+        return None
+    ops = region.ops
+    if len(ops) != 2 or type(ops[0]) not in ELEMENTWISE or len(ops[0].results) != 1:
+        return None
+    inner, ret = ops
+    left, right = region.args
+    if list(ret.operands) != [inner.results[0]] or list(inner.operands) not in (
+        [left, right],
+        [right, left],
+    ):
+        return None
+    swapped = inner.operands[0] is right
+    semantics_fn = SEMANTICS[type(inner)]
+
+    def combine(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        x, y = (RVal(b, True), RVal(a, True)) if swapped else (RVal(a, True), RVal(b, True))
+        return np.asarray(semantics_fn(inner, state, x, y).data)
+
+    return combine
+
+
+@fast_path(ReduceOp)
+def _reduce(op: Operation, state: ProgramState, *xs: RVal) -> list[RVal]:
+    """``tl.sum``, ``tl.max`` ...: the semantics' pairwise tree, a level at a time."""
+    combine = one_op_combiner(op.regions[0], state) if len(xs) == 1 else None
+    if combine is None:
+        return DECLINED
+    (a,), batched, _ = axis_last(op, state, xs)
+    if a.size == 0:
+        return DECLINED
+    while a.shape[-1] > 1:
+        n = a.shape[-1]
+        pairs = n - n % 2
+        combined = combine(a[..., 0:pairs:2], a[..., 1:pairs:2])
+        if n % 2:  # an odd element waits for the next level
+            combined = np.concatenate([combined, a[..., -1:]], axis=-1)
+        a = combined
+    return [result_of(a[..., 0], batched)]
+
+
+@fast_path(ScanOp)
+def _scan(op: Operation, state: ProgramState, *xs: RVal) -> list[RVal]:
+    """``tl.cumsum`` ...: the semantics' Hillis-Steele steps, a step at a time."""
+    combine = one_op_combiner(op.regions[0], state) if len(xs) == 1 else None
+    if combine is None:
+        return DECLINED
+    (a,), batched, axis = axis_last(op, state, xs)
+    if a.size == 0:
+        return DECLINED
+    reverse = bool(op.attrs.get("reverse", False))
+    if reverse:
+        a = a[..., ::-1]
+    d = 1
+    while d < a.shape[-1]:
+        a = np.concatenate([a[..., :d], combine(a[..., :-d], a[..., d:])], axis=-1)
+        d *= 2
+    if reverse:
+        a = a[..., ::-1]
+    return [result_of(np.ascontiguousarray(np.moveaxis(a, -1, axis)), batched)]

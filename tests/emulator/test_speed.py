@@ -24,7 +24,7 @@ import minitriton as triton
 import minitriton.language as tl
 from minitriton.emulator import Listener, launch, speed
 from minitriton.emulator.registry import SEMANTICS
-from minitriton.ir.ops import AddOp, LoadOp, MakeRangeOp
+from minitriton.ir.ops import AddOp, LoadOp, MakeRangeOp, ReduceOp, ScanOp
 from minitriton.ir.types import PointerType, element_type
 
 jit_module = importlib.import_module("minitriton.jit")  # `minitriton.jit` is also the decorator
@@ -82,6 +82,32 @@ def softmax_rows(x_ptr, out_ptr, cols, BLOCK: tl.constexpr):
     tl.store(out_ptr + row * cols + offs, (e / tl.sum(e, axis=0)).to(tl.float16), mask=mask)
 
 
+@triton.jit
+def _minus(a, b):
+    return b - a  # not commutative: the order of the operands shows
+
+
+@triton.jit
+def reductions(x_ptr, i_ptr, out_ptr, ROWS: tl.constexpr, COLS: tl.constexpr):
+    pid = tl.program_id(0)
+    r, c = tl.arange(0, ROWS)[:, None], tl.arange(0, COLS)[None, :]
+    x = tl.load(x_ptr + pid * ROWS * COLS + r * COLS + c)  # fp16, with NaNs
+    i = tl.load(i_ptr + pid * ROWS * COLS + r * COLS + c)
+    out = out_ptr + pid * (4 * COLS + 4 * ROWS + 4)
+    cols, rows = tl.arange(0, COLS), tl.arange(0, ROWS)
+    tl.store(out + cols, tl.sum(x.to(tl.float32), axis=0))
+    tl.store(out + COLS + cols, tl.max(x, axis=0).to(tl.float32))
+    tl.store(out + 2 * COLS + rows, tl.min(x, axis=1).to(tl.float32))
+    tl.store(out + 2 * COLS + ROWS + rows, tl.reduce(x.to(tl.float32), 1, _minus))
+    tl.store(out + 2 * COLS + 2 * ROWS + rows, tl.sum(i * i, axis=1).to(tl.float32))  # wraps
+    tl.store(out + 2 * COLS + 3 * ROWS + rows,
+             tl.sum(tl.cumsum(x.to(tl.float32), axis=1, reverse=True), axis=1))  # fmt: skip
+    tl.store(out + 2 * COLS + 4 * ROWS + cols,
+             tl.associative_scan(i, 0, _minus).to(tl.float32).sum(axis=0))  # fmt: skip
+    tl.store(out + 3 * COLS + 4 * ROWS + cols, tl.cumprod(i, axis=0).to(tl.float32).sum(axis=0))
+    tl.store(out + 4 * COLS + 4 * ROWS, tl.sum(tl.arange(0, COLS)).to(tl.float32))  # unbatched
+
+
 def _rng() -> np.random.Generator:
     return np.random.default_rng(7)
 
@@ -115,7 +141,17 @@ def _softmax_rows() -> tuple[Callable[..., Any], tuple[int, ...], list[Any], dic
     return softmax_rows, (9,), [x, np.zeros_like(x), 50], {"BLOCK": 64}
 
 
+def _reductions() -> tuple[Callable[..., Any], tuple[int, ...], list[Any], dict[str, Any]]:
+    rows, cols, programs = 8, 64, 3
+    x = _rng().standard_normal(programs * rows * cols).astype(np.float16)
+    x[::37] = np.nan
+    i = _rng().integers(-(2**31), 2**31 - 1, x.size).astype(np.int32)
+    out = np.zeros(programs * (4 * cols + 4 * rows + 4), np.float32)
+    return reductions, (programs,), [x, i, out], {"ROWS": rows, "COLS": cols}
+
+
 CASES = {
+    "reductions": _reductions,
     "vector_add": _vector_add,
     "strided_rows": _strided_rows,
     "int_loop": _int_loop,
@@ -212,6 +248,34 @@ def test_off_no_fast_path_is_called(monkeypatch: pytest.MonkeyPatch) -> None:
     x, y, out = run_case("vector_add", fast=True)[:3]
     assert {"tt.make_range", "tt.load", "tt.store", "arith.add"} <= set(calls)
     np.testing.assert_array_equal(out, x + y)  # declined every time: the semantics ran
+
+
+def test_one_op_combiners_take_the_fast_path_and_others_the_region(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    taken: list[tuple[str, bool]] = []
+    for cls in (ReduceOp, ScanOp):
+        plain, fast = speed.FAST_PATHS[cls]
+
+        def watch(op: Any, state: Any, *args: Any, _fast: Any = fast) -> Any:
+            out = _fast(op, state, *args)
+            taken.append((op.name, out is not speed.DECLINED))
+            return out
+
+        monkeypatch.setitem(speed.FAST_PATHS, cls, (plain, watch))
+    run_case("reductions", fast=True)
+    assert ("tt.reduce", True) in taken and ("tt.scan", True) in taken
+    # argmax-style combiners (two operands) run their region
+    x = np.array([3.0, 7.0, 7.0, 1.0], np.float32)
+    out = np.zeros(1, np.int32)
+    with speed.fast_paths_enabled(True):
+        argmax_kernel[(1,)](x, out, N=4, backend="emulator")
+    assert out[0] == 1 and ("tt.reduce", False) in taken
+
+
+@triton.jit
+def argmax_kernel(x_ptr, out_ptr, N: tl.constexpr):
+    tl.store(out_ptr, tl.argmax(tl.load(x_ptr + tl.arange(0, N)), axis=0))
 
 
 def test_a_replaced_semantics_is_not_bypassed(monkeypatch: pytest.MonkeyPatch) -> None:
