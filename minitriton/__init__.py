@@ -53,11 +53,13 @@ TritonError = UserError
 install_excepthook()
 
 __all__ = [
+    "AsyncCompileMode",
     "Autotuner",
     "CompilationError",
     "CompileError",
     "CompiledKernel",
     "Config",
+    "FutureKernel",
     "Heuristics",
     "InterpreterError",
     "JITFunction",
@@ -101,6 +103,8 @@ __getattr__ = lazy_attributes(
     __name__,
     {
         "CompiledKernel": "minitriton.compiler",
+        "AsyncCompileMode": "minitriton.runtime._async_compile",
+        "FutureKernel": "minitriton.runtime._async_compile",
         "backends": "minitriton.backends",
         "tools": "minitriton.tools",
         "InterpreterError": "minitriton.runtime.errors",

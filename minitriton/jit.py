@@ -41,7 +41,7 @@ import threading
 import weakref
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from minitriton import compiled_api, env, ircache
 from minitriton.compiler import CompiledKernel, CompileOptions, compile_kernel
@@ -686,7 +686,7 @@ class JITFunction(KernelInterface, JITBase):
         if "stream" in kwargs and "stream" not in self.arg_names:
             kwargs = dict(kwargs)
             stream = kwargs.pop("stream")
-        from minitriton import launch_checks, resources
+        from minitriton import launch_checks
 
         given_options = {k: kwargs[k] for k in IGNORED_OPTIONS if k in kwargs}
         options, backend, kwargs = self._split_options(kwargs)
@@ -705,18 +705,17 @@ class JITFunction(KernelInterface, JITBase):
                 and hooks.jit_cache_hook(**info)
             ):
                 return None  # Triton's contract: the hook took the compile over
+            mode = async_compile_mode() if warmup else None
+            if mode is not None:
+                key = (id(self), tuple(s.key() for s in specs), options.key(), backend)
+                # A compile this block started stays its future, even once it has ended.
+                if key in mode.future_kernels or not self.is_compiled(specs, options, backend):
+                    return self._compile_later(mode, key, specs, options, backend, hooks, info)
             compiled = self.compile(specs, options, backend)
             if info is not None and hooks.jit_post_compile_hook is not None:
                 hooks.jit_post_compile_hook(**info)
-        except CompileError as e:
-            # The diagnostic says it all; its message alone is chained as the cause, as
-            # Triton chains a CompilationError's (tests read str(err.__cause__)), except
-            # when MINITRITON_TRACEBACK asks for the traceback, which then starts with it.
-            err = e if resolve_backend(backend) != "emulator" else as_interpreter_error(e)
-            raise trimmed(err) from (None if full_traceback() else e.cause())
-        except OutOfResources as e:  # found when the GPU loads it: add what was asked for
-            e.config = e.config or resources.config_text(options, specs)
-            raise trimmed(e) from None
+        except (CompileError, OutOfResources) as e:
+            raise_for_user(e, specs, options, backend)
         if warmup:
             return compiled
         meta = {k: v.value if isinstance(v, constexpr) else v for k, v in bound.items()}
@@ -735,6 +734,24 @@ class JITFunction(KernelInterface, JITBase):
         if backend == "gpu":
             self._fast.remember(args, call_kwargs, bound, compiled, stream)
         return compiled
+
+    def _compile_later(
+        self, mode: Any, key: tuple, specs: list[ArgSpec], options: CompileOptions,
+        backend: str, hooks: Any, info: dict[str, Any] | None,
+    ) -> Any:  # fmt: skip
+        """A warm-up inside ``AsyncCompileMode``: the compile goes to its executor."""
+
+        def compile_now() -> CompiledKernel:
+            try:
+                return self.compile(specs, options, backend)
+            except (CompileError, OutOfResources) as e:
+                raise_for_user(e, specs, options, backend)
+
+        def finalize(_: CompiledKernel) -> None:
+            if info is not None and hooks.jit_post_compile_hook is not None:
+                hooks.jit_post_compile_hook(**info)
+
+        return mode.submit(key, compile_now, finalize)
 
     def warmup(self, *args: Any, grid: Grid | None = None, **kwargs: Any) -> CompiledKernel:
         """Compile for these arguments without running; returns the :class:`CompiledKernel`.
@@ -1313,6 +1330,33 @@ def jit(fn: Callable[..., Any] | None = None, **options: Any) -> Any:
 # ---------------------------------------------------------------------------
 # Running a compiled kernel
 # ---------------------------------------------------------------------------
+
+
+def async_compile_mode() -> Any:
+    """The ``AsyncCompileMode`` this thread is in, if any (its module loads only when used)."""
+    module = sys.modules.get("minitriton.runtime._async_compile")
+    return None if module is None else module.active_mode.get()
+
+
+def raise_for_user(
+    e: CompileError | OutOfResources, specs: list[ArgSpec], options: CompileOptions, backend: str
+) -> NoReturn:
+    """Raise a compile's error as users see it: no traceback from the compiler's insides.
+
+    A diagnostic says it all; its message alone is chained as the cause, as
+    Triton chains a CompilationError's (tests read ``str(err.__cause__)``),
+    except when ``MINITRITON_TRACEBACK`` asks for the traceback, which then
+    starts with it. An emulator launch's error is Triton's ``InterpreterError``
+    too. A kernel too big for the GPU (found when it loads) says what was
+    asked for.
+    """
+    if isinstance(e, OutOfResources):
+        from minitriton import resources
+
+        e.config = e.config or resources.config_text(options, specs)
+        raise trimmed(e) from None
+    err = e if resolve_backend(backend) != "emulator" else as_interpreter_error(e)
+    raise trimmed(err) from (None if full_traceback() else e.cause())
 
 
 def must_use_result(fn: Any, note: str | bool = True) -> Any:
