@@ -194,6 +194,23 @@ class CompileTimeAssertionFailure(CompileError):
         return None
 
 
+class UnsupportedLanguageConstruct(CompileError):
+    """An operation that Triton's code generator itself refuses (Triton's name for it).
+
+    Triton raises these without chaining an error, so ``__cause__`` is None
+    (an error raised inside a builtin chains that builtin's error instead).
+    """
+
+    def cause(self) -> CompileMessage | None:
+        """None: nothing is chained, as in Triton."""
+        return None
+
+
+def unsupported(loc: Location, message: str, help: str | None = None) -> CompileError:
+    """A located :class:`UnsupportedLanguageConstruct`."""
+    return UnsupportedLanguageConstruct([Diagnostic(loc, message, help=help)])
+
+
 def error(
     loc: Location,
     message: str,

@@ -47,6 +47,7 @@ from minitriton.diagnostics import (
     Location,
     error,
     internal_error,
+    unsupported,
 )
 from minitriton.frontend import ast, capture
 from minitriton.frontend import libdevice as _libdevice  # noqa: F401 - registers its IMPLS
@@ -2204,7 +2205,7 @@ def _fold(
         raise error(loc, "division by zero in a compile-time expression") from None
     except Exception:  # noqa: BLE001
         if unary:
-            raise error(loc, f"bad operand type for unary '{op}': {S.describe(a)}") from None
+            raise unsupported(loc, f"bad operand type for unary '{op}': {S.describe(a)}") from None
         raise error(
             loc, f"unsupported operand types for '{op}': {S.describe(a)} and {S.describe(c)}"
         ) from None
