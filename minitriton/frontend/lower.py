@@ -809,10 +809,10 @@ class FunctionLowerer:
             replace(d, function=here) if d.function is None and _within(d.loc, here[1], last) else d
             for d in diagnostics
         ]
-        if any(d.severity == "note" for d in placed):
+        if any(d.message.endswith(CALLED_HERE) for d in placed):
             return placed  # an inner helper's error already has its calls
         notes = [
-            Diagnostic(c.loc, f"'{c.callee}' is called here", "note", function=c.caller)
+            Diagnostic(c.loc, f"'{c.callee}' {CALLED_HERE}", "note", function=c.caller)
             for c in reversed(self.calls)
         ]
         return placed + notes
@@ -997,7 +997,7 @@ class FunctionLowerer:
         else_t, else_s = self._materialize(else_block, else_vals)
         for name, a, c in zip(names, then_s, else_s):
             if a != c:
-                _check_const_merge(node, name, a, c)
+                _check_const_merge(node, name, a, c, self.fdef.loc if self.fdef else node.loc)
                 raise error(
                     node.loc,
                     f"variable '{name}' has type {a.describe()} in the then-branch "
@@ -2460,17 +2460,26 @@ def _check_const_ternary(node: ast.IfExp, a: Type, c: Type) -> None:
         )
 
 
-def _check_const_merge(node: ast.If, name: str, a: Structure, c: Structure) -> None:
+#: How a note about a call that led to an error ends.
+CALLED_HERE = "is called here"
+
+
+def _check_const_merge(
+    node: ast.If, name: str, a: Structure, c: Structure, def_loc: Location
+) -> None:
     """A run-time ``if`` whose two paths give ``name`` types that differ only in const-ness
     (or in anything, for a helper's returned value or a conditional expression's, which
-    is not promoted further): Triton's words for each."""
+    is not promoted further): Triton's words for each.
+
+    A returned value's mismatch is the function's, as Triton locates it (at its
+    ``def``, ``def_loc``); a note then points at the ``if``."""
     if name == _RETURN:
-        raise error(
-            node.loc,
-            f"Return type mismatch: {a.describe()} and {c.describe()} "
-            "(the two paths of this if return different types)",
-            help=_CONST_MERGE_HELP if _const_only(a, c) else "return one type on every path",
-        )
+        help = _CONST_MERGE_HELP if _const_only(a, c) else "return one type on every path"
+        message = f"Return type mismatch: {a.describe()} and {c.describe()}"
+        raise CompileError([
+            Diagnostic(def_loc, message, help=help),
+            Diagnostic(node.loc, "the two paths of this if return different types", "note"),
+        ])  # fmt: skip
     if name.startswith("ifexp@"):  # a conditional expression's value (_runtime_ifexp)
         raise error(
             node.loc,

@@ -185,7 +185,7 @@ def test_no_store_through_a_const_pointer(kernel: object, tag: str) -> None:
 
 
 @triton.jit
-def choose(a, b, choose_b):
+def choose(a, b, choose_b):  # <- choose-def
     if choose_b:  # <- returns
         return b
     else:
@@ -227,7 +227,7 @@ def merge_by_call(out, c_out: tl.const, flag):
          "Ternary expression with dynamic condition has inconsistent type"),
         (merge_by_ternary_with_call, "ternary-call", 17,
          "Ternary expression with dynamic condition has inconsistent type"),
-        (merge_by_call, "returns", 5, "Return type mismatch: "),
+        (merge_by_call, "choose-def", 1, "Return type mismatch: "),  # at the def, as Triton
     ],
 )  # fmt: skip
 def test_const_and_plain_pointers_do_not_merge(
@@ -240,6 +240,17 @@ def test_const_and_plain_pointers_do_not_merge(
     assert "ptr<f32, const>" in info.value.error_message
     d = info.value.first
     assert (d.loc.line, d.loc.col) == (marked_line(tag), col)
+
+
+def test_a_return_type_mismatch_notes_the_if_whose_paths_differ() -> None:
+    out = np.zeros(1, np.float32)
+    with pytest.raises(triton.CompilationError) as info:
+        merge_by_call[(1,)](out, out, 3, backend="emulator")  # type: ignore[index]
+    error, at_if, called = info.value.diagnostics
+    assert "at 1:0: in choose" in error.render()
+    assert (at_if.severity, at_if.loc.line, at_if.loc.col) == ("note", marked_line("returns"), 5)
+    assert at_if.message == "the two paths of this if return different types"
+    assert called.message == "'choose' is called here"
 
 
 def test_same_const_pointers_merge(backend: str) -> None:
