@@ -25,7 +25,8 @@ def reject_unsupported(module: Module, arch: str) -> None:
 
     fp8 values are loaded, stored, converted from and multiplied (``tl.dot``)
     on every arch; rounding to f8e4nv uses ``cvt.rn.satfinite``, which sm_89
-    brought (rounding to f8e5 has a software path before it, as in Triton).
+    brought (rounding to f8e5 has a software path before it, as in Triton, and
+    rounding to fp8e4b15, which no PTX conversion knows, always takes one).
     """
     for op in module.walk():
         _reject_emulator_only_fp8(op)
@@ -47,7 +48,7 @@ def reject_unsupported(module: Module, arch: str) -> None:
 
 #: fp8 formats of Triton's for AMD GPUs only: Triton refuses them on NVIDIA GPUs too.
 EMULATOR_ONLY_FP8 = frozenset({"f8e4b8", "f8e5b16"})
-#: fp8 formats that the GPU rounds to in software, on every arch.
+#: fp8 formats that every arch can round to (in software where PTX has no conversion).
 SOFT_FP8 = frozenset({"f8e5", "f8e4b15"})
 
 
