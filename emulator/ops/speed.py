@@ -396,15 +396,25 @@ def one_op_combiner(region: Region, state: ProgramState) -> Combine | None:
     return combine
 
 
+def _one_operand(
+    op: Operation, state: ProgramState, xs: tuple[RVal, ...]
+) -> tuple[Combine, np.ndarray, bool, int] | None:
+    """The combiner and the one operand (axis last) of a reduction or scan the fast path
+    covers, whether the result is batched and where its axis goes back; else None."""
+    combine = one_op_combiner(op.regions[0], state) if len(xs) == 1 else None
+    if combine is None:
+        return None
+    (a,), batched, axis = axis_last(op, state, xs)
+    return None if a.size == 0 else (combine, a, batched, axis)
+
+
 @fast_path(ReduceOp)
 def _reduce(op: Operation, state: ProgramState, *xs: RVal) -> list[RVal]:
     """``tl.sum``, ``tl.max`` ...: the semantics' pairwise tree, a level at a time."""
-    combine = one_op_combiner(op.regions[0], state) if len(xs) == 1 else None
-    if combine is None:
+    prepared = _one_operand(op, state, xs)
+    if prepared is None:
         return DECLINED
-    (a,), batched, _ = axis_last(op, state, xs)
-    if a.size == 0:
-        return DECLINED
+    combine, a, batched, _ = prepared
     while a.shape[-1] > 1:
         n = a.shape[-1]
         pairs = n - n % 2
@@ -418,12 +428,10 @@ def _reduce(op: Operation, state: ProgramState, *xs: RVal) -> list[RVal]:
 @fast_path(ScanOp)
 def _scan(op: Operation, state: ProgramState, *xs: RVal) -> list[RVal]:
     """``tl.cumsum`` ...: the semantics' Hillis-Steele steps, a step at a time."""
-    combine = one_op_combiner(op.regions[0], state) if len(xs) == 1 else None
-    if combine is None:
+    prepared = _one_operand(op, state, xs)
+    if prepared is None:
         return DECLINED
-    (a,), batched, axis = axis_last(op, state, xs)
-    if a.size == 0:
-        return DECLINED
+    combine, a, batched, axis = prepared
     reverse = bool(op.attrs.get("reverse", False))
     if reverse:
         a = a[..., ::-1]
