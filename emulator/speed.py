@@ -79,6 +79,33 @@ def fast_path(op_class: type[Operation]) -> Callable[[FastPathFn], FastPathFn]:
     return register
 
 
+#: Runs a combiner region on whole arrays (``emulator/ops/speed.py`` registers it with
+#: :func:`combiner_fast_path`): the combined arrays, or None where the region must run.
+CombinerFn = Callable[..., Any]
+_COMBINER: list[CombinerFn] = []
+
+
+def combiner_fast_path(fn: CombinerFn) -> CombinerFn:
+    """Register the decorated function as the fast path of combiner regions.
+
+    The semantics of reductions and scans (``emulator/ops/reduce.py``) try it
+    before they run their combiner: ``fn(region, state, lefts, rights)``
+    returns what the region gives on those arrays, or None to let the region
+    run one row per pair.
+    """
+    if _COMBINER:
+        raise ValueError("the combiner fast path is registered twice")
+    _COMBINER.append(fn)
+    return fn
+
+
+def combine_fast(region: Any, state: Any, lefts: list[Any], rights: list[Any]) -> Any:
+    """The combiner fast path's arrays, or None (none registered, or the launch runs plain)."""
+    if not _COMBINER or not state.interp.fast_paths:
+        return None
+    return _COMBINER[0](region, state, lefts, rights)
+
+
 def active() -> dict[type[Operation], tuple[SemanticsFn, FastPathFn]]:
     """The fast paths a new launch uses: all of them, or none in plain mode."""
     return _EMPTY if env.EMULATOR_PLAIN else FAST_PATHS

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from minitriton.emulator import speed
 from minitriton.emulator.interpreter import ProgramState
 from minitriton.emulator.registry import semantics
 from minitriton.emulator.values import RVal, storage_dtype, to_compute
@@ -32,9 +33,16 @@ from minitriton.ir.types import ScalarType, element_type, shape_of
 def _combine(
     region: Region, state: ProgramState, left: list[np.ndarray], right: list[np.ndarray]
 ) -> list[np.ndarray]:
-    """Apply the combiner region to arrays of left and right operands (see :func:`_per_row`)."""
+    """Apply the combiner region to arrays of left and right operands (see :func:`_per_row`).
+
+    The speed layer may give the same arrays faster (a combiner of elementwise
+    ops runs them on whole arrays: :func:`minitriton.emulator.speed.combine_fast`).
+    """
     if left[0].size == 0:
         return [np.asarray(a) for a in left]
+    fast = speed.combine_fast(region, state, left, right)
+    if fast is not None:
+        return fast
     return _per_row(region, state, left + right)
 
 
@@ -70,7 +78,7 @@ def _reads_kernel_values(region: Region) -> bool:
     return any(id(v) not in inside for op in ops for v in op.operands)
 
 
-def axis_last(op: Operation, state: ProgramState, xs: tuple[RVal, ...]) -> tuple[list, bool, int]:
+def _axis_last(op: Operation, state: ProgramState, xs: tuple[RVal, ...]) -> tuple[list, bool, int]:
     """The operands with a leading program axis and the combined axis last.
 
     Returns the arrays, whether the result is batched, and where the axis
@@ -92,7 +100,7 @@ def axis_last(op: Operation, state: ProgramState, xs: tuple[RVal, ...]) -> tuple
 @semantics(ReduceOp)
 def _reduce(op: Operation, state: ProgramState, *xs: RVal) -> list[RVal]:
     """Pairwise tree reduction along ``axis`` with the combiner region."""
-    arrays, batched, _ = axis_last(op, state, xs)
+    arrays, batched, _ = _axis_last(op, state, xs)
     region = op.regions[0]
     # BEGIN EXERCISE c5-reduce
     # STUB: raise NotImplementedError("c5-reduce: combine neighbours pairwise until one is left")
@@ -106,10 +114,10 @@ def _reduce(op: Operation, state: ProgramState, *xs: RVal) -> list[RVal]:
             combined = [np.concatenate([c, a[..., -1:]], axis=-1) for c, a in zip(combined, arrays)]
         arrays = combined
     # END EXERCISE
-    return [result_of(a[..., 0], batched) for a in arrays]
+    return [_result(a[..., 0], batched) for a in arrays]
 
 
-def result_of(data: np.ndarray, batched: bool) -> RVal:
+def _result(data: np.ndarray, batched: bool) -> RVal:
     """A result with its program axis (dropped when the operands were the same for all)."""
     return RVal(np.array(data if batched else data[0]), batched)  # np.array keeps 0-d
 
@@ -121,7 +129,7 @@ def _scan(op: Operation, state: ProgramState, *xs: RVal) -> list[RVal]:
     A reverse scan is Triton's: flip, scan, flip. The running value, which
     comes from the end, is the combiner's left operand, as on the GPU.
     """
-    arrays, batched, axis = axis_last(op, state, xs)
+    arrays, batched, axis = _axis_last(op, state, xs)
     reverse = bool(op.attrs.get("reverse", False))
     if reverse:
         arrays = [a[..., ::-1] for a in arrays]
@@ -135,7 +143,7 @@ def _scan(op: Operation, state: ProgramState, *xs: RVal) -> list[RVal]:
         d *= 2
     if reverse:
         arrays = [a[..., ::-1] for a in arrays]
-    return [result_of(np.ascontiguousarray(np.moveaxis(a, -1, axis)), batched) for a in arrays]
+    return [_result(np.ascontiguousarray(np.moveaxis(a, -1, axis)), batched) for a in arrays]
 
 
 @semantics(SortOp)

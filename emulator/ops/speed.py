@@ -22,15 +22,17 @@ switches this module off and the suite passes either way.
   their use;
 * ``tt.addptr`` on an argument's pointer keeps the offsets block itself as
   the pointer's data;
-* ``tt.reduce`` and ``tt.scan`` whose combiner is one elementwise op on its
-  two arguments (``tl.sum``, ``tl.max``, ``tl.cumsum`` ...) call that op's
-  semantics on whole levels of the tree, in the semantics' order, instead
-  of running the region with a scope of one row per pair of elements.
+* a reduction's or scan's combiner made of elementwise ops alone
+  (``tl.sum``, ``tl.max``, ``tl.argmax``, ``tl.cumsum``, Welford's combiner
+  ...) runs those ops' semantics on the whole arrays of each step of the
+  semantics' tree, instead of the region with a scope of one row per pair
+  of elements (:func:`~minitriton.emulator.speed.combiner_fast_path`).
 """
 
 from __future__ import annotations
 
 import sys
+import weakref
 from collections.abc import Callable
 from functools import partial
 
@@ -43,21 +45,21 @@ from minitriton.emulator.lanes import LoadedRuns, RunsAccess, store_rows
 from minitriton.emulator.memory import RAW_ADDRESSES, Buffer
 from minitriton.emulator.ops import memory as mem
 from minitriton.emulator.ops.arith import ELEMENTWISE
-from minitriton.emulator.ops.reduce import axis_last, result_of
 from minitriton.emulator.registry import SEMANTICS
 from minitriton.emulator.rows import Rows, complete_despite_interrupt, find_rows
-from minitriton.emulator.speed import DECLINED, fast_path
+from minitriton.emulator.speed import DECLINED, combiner_fast_path, fast_path
 from minitriton.emulator.values import FP8_FORMATS, RVal
-from minitriton.ir.core import Operation, OpResult, Region
+from minitriton.ir.core import Operation, OpResult, Region, Value
 from minitriton.ir.ops import (
     AddOp,
     AddPtrOp,
+    CastOp,
     CmpOp,
+    ConstantOp,
     LoadOp,
     MakeRangeOp,
     MulOp,
-    ReduceOp,
-    ScanOp,
+    SelectOp,
     StoreOp,
     SubOp,
 )
@@ -360,85 +362,59 @@ def dying_block(
     return None
 
 
-# ---------------------------------------------------------------- reductions and scans
+# ---------------------------------------------------------------- combiners
 
-Combine = Callable[[np.ndarray, np.ndarray], np.ndarray]
+#: Ops that are elementwise besides those :func:`elementwise` registers: a combiner made
+#: of these alone gives each element's result from that element's operands only.
+_ALSO_ELEMENTWISE = (CmpOp, SelectOp, CastOp, ConstantOp)
 
 
-def one_op_combiner(region: Region, state: ProgramState) -> Combine | None:
-    """The combiner as a function of two arrays, when it is one elementwise op of its arguments.
+@combiner_fast_path
+def _combine_whole(
+    region: Region, state: ProgramState, lefts: list[np.ndarray], rights: list[np.ndarray]
+) -> list[np.ndarray] | None:
+    """A combiner of elementwise ops alone, run on whole arrays: each op's semantics once.
 
-    That op's semantics then runs on whole arrays, which is what the region
-    computes on one element per row (the op is elementwise: no row sees
-    another). None for any other region, and while listeners (the
-    debugger, the checks) or a step budget watch every op the region runs.
+    Such a region (``tl.sum``'s add, ``tl.argmax``'s compares and selects,
+    Welford's arithmetic) computes each element's result from that element's
+    operands alone, so running its ops on the whole arrays, in the region's
+    order, gives what it gives on one element per row. None (the region
+    runs) for a region with anything else (a splat, a helper call, an
+    ``if``), with pointers, or reading a value defined outside it; and while
+    listeners (the debugger, the checks) or a step budget watch every op the
+    region runs.
     """
     interp = state.interp
-    if interp.listeners or interp.max_steps is not None or len(region.args) != 2:
+    if interp.listeners or interp.max_steps is not None or not _is_elementwise(region):
         return None
-    ops = region.ops
-    if len(ops) != 2 or type(ops[0]) not in ELEMENTWISE or len(ops[0].results) != 1:
-        return None
-    inner, ret = ops
-    left, right = region.args
-    if list(ret.operands) != [inner.results[0]] or list(inner.operands) not in (
-        [left, right],
-        [right, left],
-    ):
-        return None
-    swapped = inner.operands[0] is right
-    semantics_fn = SEMANTICS[type(inner)]
-
-    def combine(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-        x, y = (RVal(b, True), RVal(a, True)) if swapped else (RVal(a, True), RVal(b, True))
-        return np.asarray(semantics_fn(inner, state, x, y).data)
-
-    return combine
+    env: dict[Value, RVal] = {a: RVal(x, True) for a, x in zip(region.args, [*lefts, *rights])}
+    *body, ret = region.ops
+    for inner in body:
+        out = SEMANTICS[type(inner)](inner, state, *(env[v] for v in inner.operands))
+        env[inner.results[0]] = out
+    shape = lefts[0].shape
+    return [np.broadcast_to(env[v].data, shape) for v in ret.operands]
 
 
-def _one_operand(
-    op: Operation, state: ProgramState, xs: tuple[RVal, ...]
-) -> tuple[Combine, np.ndarray, bool, int] | None:
-    """The combiner and the one operand (axis last) of a reduction or scan the fast path
-    covers, whether the result is batched and where its axis goes back; else None."""
-    combine = one_op_combiner(op.regions[0], state) if len(xs) == 1 else None
-    if combine is None:
-        return None
-    (a,), batched, axis = axis_last(op, state, xs)
-    return None if a.size == 0 else (combine, a, batched, axis)
+#: What :func:`_is_elementwise` found for each region, for as long as the region lives.
+_ELEMENTWISE_REGIONS: weakref.WeakKeyDictionary[Region, bool] = weakref.WeakKeyDictionary()
 
 
-@fast_path(ReduceOp)
-def _reduce(op: Operation, state: ProgramState, *xs: RVal) -> list[RVal]:
-    """``tl.sum``, ``tl.max`` ...: the semantics' pairwise tree, a level at a time."""
-    prepared = _one_operand(op, state, xs)
-    if prepared is None:
-        return DECLINED
-    combine, a, batched, _ = prepared
-    while a.shape[-1] > 1:
-        n = a.shape[-1]
-        pairs = n - n % 2
-        combined = combine(a[..., 0:pairs:2], a[..., 1:pairs:2])
-        if n % 2:  # an odd element waits for the next level
-            combined = np.concatenate([combined, a[..., -1:]], axis=-1)
-        a = combined
-    return [result_of(a[..., 0], batched)]
-
-
-@fast_path(ScanOp)
-def _scan(op: Operation, state: ProgramState, *xs: RVal) -> list[RVal]:
-    """``tl.cumsum`` ...: the semantics' Hillis-Steele steps, a step at a time."""
-    prepared = _one_operand(op, state, xs)
-    if prepared is None:
-        return DECLINED
-    combine, a, batched, axis = prepared
-    reverse = bool(op.attrs.get("reverse", False))
-    if reverse:
-        a = a[..., ::-1]
-    d = 1
-    while d < a.shape[-1]:
-        a = np.concatenate([a[..., :d], combine(a[..., :-d], a[..., d:])], axis=-1)
-        d *= 2
-    if reverse:
-        a = a[..., ::-1]
-    return [result_of(np.ascontiguousarray(np.moveaxis(a, -1, axis)), batched)]
+def _is_elementwise(region: Region) -> bool:
+    """Whether every op of ``region`` is elementwise on scalars of the region (remembered)."""
+    known = _ELEMENTWISE_REGIONS.get(region)
+    if known is not None:
+        return known
+    inside: set[Value] = set(region.args)
+    ok = all(isinstance(a.type, ScalarType) for a in region.args)
+    *body, ret = region.ops
+    for inner in body:
+        kind = type(inner)
+        values = [*inner.operands, *inner.results]
+        ok = ok and (kind in ELEMENTWISE or kind in _ALSO_ELEMENTWISE) and not inner.regions
+        ok = ok and len(inner.results) == 1 and all(isinstance(v.type, ScalarType) for v in values)
+        ok = ok and all(v in inside for v in inner.operands)  # nothing from outside
+        inside.update(inner.results)
+    ok = ok and all(v in inside for v in ret.operands)
+    _ELEMENTWISE_REGIONS[region] = ok
+    return ok

@@ -24,7 +24,7 @@ import minitriton as triton
 import minitriton.language as tl
 from minitriton.emulator import Listener, launch, speed
 from minitriton.emulator.registry import SEMANTICS
-from minitriton.ir.ops import AddOp, LoadOp, MakeRangeOp, ReduceOp, ScanOp
+from minitriton.ir.ops import AddOp, LoadOp, MakeRangeOp
 from minitriton.ir.types import PointerType, element_type
 
 jit_module = importlib.import_module("minitriton.jit")  # `minitriton.jit` is also the decorator
@@ -88,12 +88,29 @@ def _minus(a, b):
 
 
 @triton.jit
+def _welford(mean_a, m2_a, n_a, mean_b, m2_b, n_b):
+    n = n_a + n_b
+    delta = mean_b - mean_a
+    frac = tl.where(n == 0.0, 0.0, n_b / n)
+    return mean_a + delta * frac, m2_a + m2_b + delta * delta * n_a * frac, n
+
+
+@triton.jit
+def _larger_by_if(a, b):
+    if a > b:  # noqa: SIM108 - a run-time if: the combiner's region runs, one row per pair
+        c = a
+    else:
+        c = b
+    return c
+
+
+@triton.jit
 def reductions(x_ptr, i_ptr, out_ptr, ROWS: tl.constexpr, COLS: tl.constexpr):
     pid = tl.program_id(0)
     r, c = tl.arange(0, ROWS)[:, None], tl.arange(0, COLS)[None, :]
     x = tl.load(x_ptr + pid * ROWS * COLS + r * COLS + c)  # fp16, with NaNs
     i = tl.load(i_ptr + pid * ROWS * COLS + r * COLS + c)
-    out = out_ptr + pid * (4 * COLS + 4 * ROWS + 4)
+    out = out_ptr + pid * (5 * COLS + 6 * ROWS + 4)
     cols, rows = tl.arange(0, COLS), tl.arange(0, ROWS)
     tl.store(out + cols, tl.sum(x.to(tl.float32), axis=0))
     tl.store(out + COLS + cols, tl.max(x, axis=0).to(tl.float32))
@@ -106,6 +123,14 @@ def reductions(x_ptr, i_ptr, out_ptr, ROWS: tl.constexpr, COLS: tl.constexpr):
              tl.associative_scan(i, 0, _minus).to(tl.float32).sum(axis=0))  # fmt: skip
     tl.store(out + 3 * COLS + 4 * ROWS + cols, tl.cumprod(i, axis=0).to(tl.float32).sum(axis=0))
     tl.store(out + 4 * COLS + 4 * ROWS, tl.sum(tl.arange(0, COLS)).to(tl.float32))  # unbatched
+    big, where = tl.max(x, axis=1, return_indices=True)  # ties and NaNs among the fp16 values
+    tl.store(out + 4 * COLS + 4 * ROWS + 1 + rows, big.to(tl.float32) + where.to(tl.float32))
+    xf = x.to(tl.float32)
+    mean, m2, n = tl.reduce((xf, tl.zeros_like(xf), tl.full(xf.shape, 1.0, tl.float32)), 1,
+                            _welford)  # fmt: skip
+    tl.store(out + 4 * COLS + 5 * ROWS + 1 + rows, mean + m2 + n)
+    # three levels: an odd number, so a swap of the operands cannot cancel out
+    tl.store(out + 4 * COLS + 6 * ROWS + 1 + cols, tl.reduce(x.to(tl.float32), 0, _minus))
 
 
 def _rng() -> np.random.Generator:
@@ -146,7 +171,7 @@ def _reductions() -> tuple[Callable[..., Any], tuple[int, ...], list[Any], dict[
     x = _rng().standard_normal(programs * rows * cols).astype(np.float16)
     x[::37] = np.nan
     i = _rng().integers(-(2**31), 2**31 - 1, x.size).astype(np.int32)
-    out = np.zeros(programs * (4 * cols + 4 * rows + 4), np.float32)
+    out = np.zeros(programs * (5 * cols + 6 * rows + 4), np.float32)
     return reductions, (programs,), [x, i, out], {"ROWS": rows, "COLS": cols}
 
 
@@ -250,32 +275,35 @@ def test_off_no_fast_path_is_called(monkeypatch: pytest.MonkeyPatch) -> None:
     np.testing.assert_array_equal(out, x + y)  # declined every time: the semantics ran
 
 
-def test_one_op_combiners_take_the_fast_path_and_others_the_region(
+def test_elementwise_combiners_take_the_fast_path_and_others_the_region(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    taken: list[tuple[str, bool]] = []
-    for cls in (ReduceOp, ScanOp):
-        plain, fast = speed.FAST_PATHS[cls]
+    taken: list[bool] = []
+    (whole,) = speed._COMBINER
 
-        def watch(op: Any, state: Any, *args: Any, _fast: Any = fast) -> Any:
-            out = _fast(op, state, *args)
-            taken.append((op.name, out is not speed.DECLINED))
-            return out
+    def watch(*args: Any) -> Any:
+        out = whole(*args)
+        taken.append(out is not None)
+        return out
 
-        monkeypatch.setitem(speed.FAST_PATHS, cls, (plain, watch))
+    monkeypatch.setattr(speed, "_COMBINER", [watch])
     run_case("reductions", fast=True)
-    assert ("tt.reduce", True) in taken and ("tt.scan", True) in taken
-    # argmax-style combiners (two operands) run their region
-    x = np.array([3.0, 7.0, 7.0, 1.0], np.float32)
-    out = np.zeros(1, np.int32)
+    assert taken and all(taken)  # sums, scans, argmax and Welford's combiner
+    # a combiner with an if runs its region
+    taken.clear()
+    x = np.array([3.0, 7.0, 7.5, 1.0], np.float32)
+    out = np.zeros(1, np.float32)
     with speed.fast_paths_enabled(True):
-        argmax_kernel[(1,)](x, out, N=4, backend="emulator")
-    assert out[0] == 1 and ("tt.reduce", False) in taken
+        larger_kernel[(1,)](x, out, N=4, backend="emulator")
+    assert out[0] == 7.5 and taken and not any(taken)
+    taken.clear()
+    run_case("reductions", fast=False)
+    assert taken == []  # plain: not even asked
 
 
 @triton.jit
-def argmax_kernel(x_ptr, out_ptr, N: tl.constexpr):
-    tl.store(out_ptr, tl.argmax(tl.load(x_ptr + tl.arange(0, N)), axis=0))
+def larger_kernel(x_ptr, out_ptr, N: tl.constexpr):
+    tl.store(out_ptr, tl.reduce(tl.load(x_ptr + tl.arange(0, N)), 0, _larger_by_if))
 
 
 def test_a_replaced_semantics_is_not_bypassed(monkeypatch: pytest.MonkeyPatch) -> None:
