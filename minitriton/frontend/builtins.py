@@ -1192,10 +1192,7 @@ def _e4b15_as_f16(ctx: FunctionLowerer, a: Tensor, c: Tensor) -> tuple[Tensor, T
     sm_90 or newer warns, as Triton's does; the emulator, like Triton's
     interpreter, does not.
     """
-    options = COMPILING_OPTIONS.get()
-    arch = str(getattr(options, "arch", ""))
-    digits = re.sub(r"\D", "", arch)
-    if compiling_for_gpu() and digits and int(digits) >= 90:
+    if compiling_for_gpu() and TD.sm90_or_newer(getattr(COMPILING_OPTIONS.get(), "arch", None)):
         warn(ctx.b.loc, E4B15_DEPRECATED)
     return S.cast(ctx.b, a, F16), S.cast(ctx.b, c, F16)
 

@@ -150,15 +150,16 @@ def check_reduce_type(b: Builder, kind: str, dtype: T.ScalarType, arch: str | No
         names = ", ".join(t.triton_name for t in allowed)
         raise error(b.loc, f"desc.atomic_{kind} does not support {dtype.triton_name}",
                     help=f"desc.atomic_{kind} takes {names}")  # fmt: skip
-    if kind in ("min", "max") and dtype in (T.F16, T.BF16) and not _native_tma(arch):
+    if kind in ("min", "max") and dtype in (T.F16, T.BF16) and not sm90_or_newer(arch):
         raise error(
             b.loc, f"desc.atomic_{kind} on {dtype.triton_name} needs native TMA (sm_90 or newer)",
             help="compile for sm_90 or newer, or reduce a 32-bit integer type",
         )  # fmt: skip
 
 
-def _native_tma(arch: str | None) -> bool:
-    """Whether ``arch`` (``"sm_90a"``) has TMA: Hopper, sm_90, or newer."""
+def sm90_or_newer(arch: str | None) -> bool:
+    """Whether ``arch`` (``"sm_90a"``) is Hopper, sm_90, or newer (it has native TMA);
+    None is the default target, sm_90."""
     digits = "".join(c for c in arch or "" if c.isdigit())
     return not digits or int(digits) >= 90
 

@@ -19,8 +19,8 @@ from llvmlite import ir
 
 from minitriton.backend.bitpack import Run, pack_bits, runs
 from minitriton.backend.build import compile_ir
+from minitriton.backend.host_jit import host_function
 from minitriton.ir.parser import parse_module
-from tests.backend.host_jit import host_function
 
 I32 = ir.IntType(32)
 KERNELS = Path(__file__).resolve().parent / "kernels"

@@ -21,6 +21,7 @@ from llvmlite import ir
 
 import minitriton as triton
 import minitriton.language as tl
+from minitriton.backend.host_jit import host_function
 from minitriton.backend.lltypes import (
     E4B15_SOFT,
     E5M2_SOFT,
@@ -32,7 +33,6 @@ from minitriton.backend.lltypes import (
 )
 from minitriton.emulator.values import f32_to_fp8
 from minitriton.emulator.values import fp8_to_f32 as emulator_fp8_to_f32
-from tests.backend.host_jit import host_function
 from tests.e2e.ptxas_check import assemble, needs_ptxas
 
 FORMATS = {"f8e5": E5M2_SOFT, "f8e4b15": E4B15_SOFT}

@@ -12,9 +12,9 @@ from types import SimpleNamespace
 
 import numpy as np
 import pytest
-from llvmlite import binding as llvm
 from llvmlite import ir
 
+from minitriton.backend.host_jit import host_function
 from minitriton.backend.lower import arith
 from minitriton.ir.types import I1, I8, I16, I32, I64, U8, U16, U32, U64, ScalarType
 
@@ -60,9 +60,6 @@ def _operands(op: str, dtype: type, rng: np.random.Generator) -> tuple[np.ndarra
     return a, b
 
 
-_ENGINES: list[llvm.ExecutionEngine] = []  # keep the JIT code alive
-
-
 def _compile(op: str, st: ScalarType, ctype: type) -> ctypes._CFuncPtr:
     """``f(a, b)``: ``op`` lowered by ``arith._int_binary`` and JIT-compiled for this CPU."""
     module = ir.Module(name="c6")
@@ -71,15 +68,7 @@ def _compile(op: str, st: ScalarType, ctype: type) -> ctypes._CFuncPtr:
     builder = ir.IRBuilder(fn.append_basic_block())
     # _int_binary only needs the builder of the lowering context.
     builder.ret(arith._int_binary(SimpleNamespace(b=builder), op, st, *fn.args))
-    llvm.initialize_native_target()
-    llvm.initialize_native_asmprinter()
-    parsed = llvm.parse_assembly(str(module))
-    parsed.verify()
-    target = llvm.Target.from_default_triple().create_target_machine()
-    engine = llvm.create_mcjit_compiler(parsed, target)
-    engine.finalize_object()
-    _ENGINES.append(engine)
-    return ctypes.CFUNCTYPE(ctype, ctype, ctype)(engine.get_function_address("f"))
+    return host_function(module, "f", ctypes.CFUNCTYPE(ctype, ctype, ctype))
 
 
 @pytest.mark.parametrize("tname", list(TYPES))

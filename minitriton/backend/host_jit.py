@@ -1,7 +1,8 @@
 """Run LLVM that a lowering helper emits on the host, with llvmlite's MCJIT.
 
-Helpers whose LLVM holds no PTX (bit packing, software rounding) are checked
-against their definition this way, on every input that matters, without a GPU.
+Helpers whose LLVM holds no PTX (bit packing, software rounding, the integer
+ops of the course's exercise c6) are checked against their definition this
+way, on every input that matters, without a GPU.
 """
 
 from __future__ import annotations
